@@ -1,0 +1,53 @@
+# tfcc: the two commands of the README are `make demo` and `make test`. Both install what they need
+# (a project venv with the Python package built by maturin; Debian packages via apt where root is
+# needed) and then run. Nothing relies on what was installed by hand.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+CARGO ?= cargo
+# Where `make demo` writes its report.
+OUT ?= out/demo
+
+.PHONY: demo test install rust-tools ns2 lint rust-test py-test fmt bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# The Python package (and its compiled core) into the venv; cargo's incremental build makes a
+# repeated install cheap.
+install: $(BIN)/python
+	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --release --extras test -q
+
+# rustfmt and clippy are rustup components; a fresh toolchain may lack them.
+rust-tools:
+	@command -v rustup >/dev/null && rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+ns2:
+	@bash scripts/install-ns2.sh
+
+demo: install
+	$(BIN)/tfcc demo
+
+lint: rust-tools install
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+
+# tfcc-py is tested from Python (pytest), where the extension module is importable.
+rust-test:
+	$(CARGO) test --workspace --exclude tfcc-py
+
+py-test: install ns2
+	$(BIN)/pytest -q
+
+test: lint rust-test py-test
+
+fmt:
+	$(CARGO) fmt --all
+	$(BIN)/ruff format python tests
+	$(BIN)/ruff check --fix python tests

@@ -1,0 +1,83 @@
+//! The sans-IO endpoint interface every protocol implements.
+//!
+//! A protocol is a pair of endpoints, a [`Sender`] and a [`Receiver`] (DESIGN.md, "Core
+//! abstractions"). Neither reads a clock, sleeps or touches a socket: the driver (the simulator,
+//! the UDP transport, or Python) feeds events with the current time and polls for output. The
+//! contract, the same for both sides:
+//!
+//! 1. After any event ([`Endpoint::on_packet`], [`Endpoint::on_timeout`], or construction), call
+//!    [`Endpoint::poll_transmit`] until it returns `None`, and send what it returns.
+//! 2. Then ask [`Endpoint::next_timeout`]; when the clock reaches it, call
+//!    [`Endpoint::on_timeout`] and go back to 1. A rate-paced sender reports its next send time
+//!    here, so the pacing clock and the protocol timers are one deadline.
+//! 3. Calling `on_timeout` early, or twice for one deadline, is a harmless no-op: endpoints
+//!    compare `now` against their own deadlines.
+//!
+//! Time never goes backwards between calls; endpoints may `debug_assert!` it.
+
+use crate::packet::Packet;
+use crate::time::{Dur, Time};
+
+/// The events and polls shared by senders and receivers.
+pub trait Endpoint {
+    /// A packet from the peer arrived at `now`.
+    fn on_packet(&mut self, now: Time, pkt: &Packet);
+    /// The deadline from [`Endpoint::next_timeout`] has passed (or may have: see the module doc).
+    fn on_timeout(&mut self, now: Time);
+    /// The next packet to send at `now`, if any is due.
+    #[must_use]
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet>;
+    /// The earliest time at which the endpoint wants [`Endpoint::on_timeout`]; `None` if it is
+    /// idle until a packet arrives.
+    #[must_use]
+    fn next_timeout(&self) -> Option<Time>;
+    /// A snapshot of the endpoint's state for recording and reporting.
+    fn stats(&self) -> Stats;
+}
+
+/// The data-sending side of a protocol.
+pub trait Sender: Endpoint {
+    /// The transport could not send the packet just returned by `poll_transmit` (a full socket
+    /// buffer, 004 Sec. 3.6.3). Protocols that react to it override this; the default ignores it.
+    fn on_send_error(&mut self, _now: Time) {}
+    /// Limit the data the application has to send: `None` is a bulk (always backlogged) source,
+    /// `Some(bytes)` adds that many bytes to the send buffer.
+    fn offer(&mut self, _bytes: Option<u64>) {}
+}
+
+/// The data-receiving side of a protocol.
+pub trait Receiver: Endpoint {
+    /// Payload bytes delivered to the application so far (goodput accounting).
+    fn delivered_bytes(&self) -> u64;
+}
+
+/// A uniform snapshot of congestion-control state, the same shape for every protocol so that the
+/// simulator, the testbed and Python record them alike. Fields a protocol does not have are `None`.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Congestion window in packets (window-based protocols).
+    pub cwnd: Option<f64>,
+    /// Allowed sending rate in bytes per second (rate-based protocols).
+    pub rate: Option<f64>,
+    /// Loss event rate estimate `p` (equation-based protocols) or the measured loss ratio.
+    pub p: Option<f64>,
+    /// Average loss interval in packets, `1/p`.
+    pub ali: Option<f64>,
+    /// Smoothed round-trip time.
+    pub rtt: Option<Dur>,
+    /// Retransmission or no-feedback timeout currently in force.
+    pub rto: Option<Dur>,
+    /// Data packets handed to the network (retransmissions included).
+    pub packets_sent: u64,
+    /// Data bytes handed to the network (retransmissions included).
+    pub bytes_sent: u64,
+    /// Retransmitted packets (reliable protocols only).
+    pub retransmits: u64,
+    /// Loss events seen (congestion responses for TCP).
+    pub loss_events: u64,
+    /// Retransmission or no-feedback timer expiries.
+    pub timeouts: u64,
+    /// Protocol mode, e.g. "slowstart", "congestion-avoidance" (for plots and logs).
+    pub mode: &'static str,
+}

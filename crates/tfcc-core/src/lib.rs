@@ -1,0 +1,31 @@
+//! tfcc-core: sans-IO TCP-friendly congestion control.
+//!
+//! Deterministic and free of I/O: nothing here reads a clock, sleeps, spawns, or touches a socket.
+//! Time is passed in as integer nanoseconds ([`time::Time`]); protocols are state machines fed
+//! with events and polled for packets ([`endpoint`]). The same code runs in the simulator
+//! (`tfcc-sim`), over real UDP (`tfcc-net`) and from Python (`tfcc-py`).
+//!
+//! Shared pieces, each implemented once and used by every protocol:
+//! - [`equation`]: the TCP throughput models (simple and Padhye/PFTK) as rate and as window, and
+//!   their inverses;
+//! - [`loss_events`]: loss detection with reordering tolerance and grouping into loss events;
+//! - [`loss_history`]: the average-loss-interval estimator (and the alternatives 004 rejects);
+//! - [`rtt`]: TFRC's RTT EWMA and TCP's SRTT/RTTVAR/RTO;
+//! - [`quantity`]: `"20ms"`/`"15Mbps"`/`"1000B"` parsing, so every `Config` derives `Deserialize`.
+
+#![forbid(unsafe_code)]
+
+pub mod endpoint;
+pub mod equation;
+pub mod loss_events;
+pub mod loss_history;
+pub mod packet;
+pub mod quantity;
+pub mod rtt;
+pub mod time;
+pub mod units;
+
+pub use endpoint::{Endpoint, Receiver, Sender, Stats};
+pub use packet::{Header, Packet};
+pub use time::{Dur, Time};
+pub use units::Rate;

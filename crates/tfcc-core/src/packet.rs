@@ -1,0 +1,37 @@
+//! The packet every endpoint emits and consumes.
+//!
+//! A [`Packet`] is a small `Copy` value, so the simulator can keep packets in a pool and move them
+//! by index without heap allocation per packet (DESIGN.md, "Simulator"). The protocol-specific
+//! part is the [`Header`] enum: one variant per message type, each defined in its protocol's own
+//! module. Byte encodings for the real network live beside each header type and never panic on
+//! bad input; the simulator passes the structured form and only charges `size` bytes of link time.
+
+use crate::time::Time;
+
+/// One datagram or segment as it crosses a link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Bytes on the wire, headers included: what a link charges serialisation time for and what a
+    /// byte-limited queue counts.
+    pub size: u32,
+    pub header: Header,
+}
+
+/// The protocol message a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Header {
+    /// Payload without congestion control (CBR and on/off sources): a sequence number and the
+    /// send time, enough for a receiver to count losses and delay.
+    Raw { seq: u64, sent_at: Time },
+}
+
+impl Packet {
+    /// A raw (uncontrolled) datagram.
+    pub fn raw(seq: u64, sent_at: Time, size: u32) -> Packet {
+        Packet {
+            size,
+            header: Header::Raw { seq, sent_at },
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Configuration of the ns-2-compatible TCP sender and sink.
+//!
+//! Every default is ns-2.35's (`tcl/lib/ns-default.tcl`) unless the field says otherwise; the
+//! theses' TCP baselines are ns-2 agents (000 §3.1, 002 Ch. 4: `Agent/TCP/Sack1`; 003 §5: SACK,
+//! no delayed ACK, 1000 B packets, maximum window 200), so matching ns-2 is what makes their
+//! comparisons reproducible. The defaults suit the dumbbells of the simulator issue (2 Mb/s to
+//! 1 Gb/s, 10–100 ms): the one deliberate departure from ns-2 is [`TcpConfig::max_window`].
+
+use crate::rtt::TcpRttConfig;
+use crate::time::Dur;
+
+/// Which loss recovery the sender runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// `Agent/TCP/Reno`: fast retransmit and fast recovery with window inflation; recovery ends
+    /// on the first new ACK, so a second loss in the window usually waits for a timeout.
+    Reno,
+    /// `Agent/TCP/Newreno`: stays in recovery until the ACK covers the recovery point,
+    /// retransmitting one segment per partial ACK (RFC 2582/6582).
+    NewReno,
+    /// `Agent/TCP/Sack1` with `Agent/TCPSink/Sack1`: SACK scoreboard and pipe-limited sending
+    /// during recovery (RFC 2018, the Fall & Floyd 1996 "Sack1" algorithm).
+    Sack,
+}
+
+impl Variant {
+    /// The scenario-file name (`tcp-reno`, `tcp-newreno`, `tcp-sack`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Reno => "tcp-reno",
+            Variant::NewReno => "tcp-newreno",
+            Variant::Sack => "tcp-sack",
+        }
+    }
+}
+
+/// Sender and sink parameters. Build the pair from one value so that the sink generates SACK
+/// blocks exactly when the sender is [`Variant::Sack`] (ns-2 pairs `Sack1` with
+/// `TCPSink/Sack1`, Reno and NewReno with the plain `TCPSink`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Loss recovery algorithm.
+    pub variant: Variant,
+    /// Payload bytes per segment. ns-2 `packetSize_ 1000`; 003 §5 and the simulator issue use
+    /// 1000 B segments.
+    pub segment_size: u32,
+    /// TCP/IP header bytes added to every data segment on the wire (ns-2
+    /// `tcpip_base_hdr_size_ 40`, added by `TcpAgent::headersize()` because `useHeaders_` is
+    /// true): a data packet is 1040 bytes.
+    pub header_size: u32,
+    /// Extra header bytes when [`TcpConfig::timestamps`] is on (ns-2 `ts_option_size_ 10`).
+    pub ts_option_size: u32,
+    /// Bytes of a bare ACK (ns-2 `Agent/TCPSink set packetSize_ 40`).
+    pub ack_size: u32,
+    /// Bytes added to an ACK per SACK block (ns-2 `Sacker::append_ack` adds 8 per block).
+    pub sack_block_size: u32,
+    /// Initial congestion window in segments (ns-2 `windowInit_ 2`, `windowInitOption_ 1`).
+    pub window_init: u32,
+    /// Receiver's advertised window, the cap on the sending window and the initial ssthresh, in
+    /// segments (ns-2 `window_`). ns-2's default is **20**, which would hold a flow to
+    /// 20 × 1040 B per RTT (3.8 Mb/s at 44 ms) and make the network irrelevant; our default,
+    /// 10 000, never binds on the scenarios we run (a 1 Gb/s × 100 ms path holds ~12 000
+    /// segments, shared by many flows) and is what `bench/ns2/dumbbell.tcl` sets `window_` to, so
+    /// both simulators see the same cap. 003 §5 uses 200: set it per scenario.
+    pub max_window: u32,
+    /// Model the SYN exchange: segment 0 is a 40-byte SYN sent with a window of one, and the
+    /// window becomes [`TcpConfig::window_init`] when it is acknowledged (ns-2 `syn_ true` with
+    /// `delay_growth_ true`, `TcpAgent::set_initial_window`). Costs one RTT at the start.
+    pub syn: bool,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_ 3`; RFC 5681 §3.2).
+    pub dupack_threshold: u32,
+    /// Congestion-avoidance increase per ACK is `increase_num / cwnd` (ns-2 `increase_num_ 1.0`
+    /// with `windowOption_ 1`, `TcpAgent::opencwnd`).
+    pub increase_num: f64,
+    /// Multiplicative decrease on a fast retransmit after the first one (ns-2 `decrease_num_ 0.5`;
+    /// the first decrease is always a halving, `TcpAgent::slowdown`).
+    pub decrease_num: f64,
+    /// Most segments sent in response to one ACK, 0 for no limit (ns-2 `maxburst_ 0`).
+    pub max_burst: u32,
+    /// Limited transmit: send a new segment on each of the first two duplicate ACKs if the
+    /// window allows cwnd + dupacks (ns-2 `singledup_ 1`; RFC 3042).
+    pub limited_transmit: bool,
+    /// Forbid a second fast retransmit until the ACK passes the recovery point set by the last
+    /// one or by a timeout (ns-2 `bugFix_ true`; RFC 2582 §3 "careful" variant). This is what
+    /// makes Reno wait for a timeout after two losses in one window.
+    pub bug_fix: bool,
+    /// Take RTT samples from echoed timestamps on every new ACK instead of timing one segment
+    /// per RTT (ns-2 `timestamps_ false`, so the default times one segment with `rtt_seq_`;
+    /// either way no sample is taken across a retransmission, Karn's rule).
+    pub timestamps: bool,
+    /// Phase of the sender's coarse RTT clock within one tick. ns-2 draws `boot_time_` uniformly
+    /// in `[0, tcpTick_)` per agent and counts the tick boundaries a segment's RTT crosses
+    /// (`TcpAgent::rtt_update`); we make the phase a parameter (default 0) so runs stay
+    /// deterministic, and a simulator can draw it per flow from its own RNG stream.
+    pub clock_phase: Dur,
+    /// Sack1 only: send two segments on each partial ACK during recovery (ns-2 `partial_ack_
+    /// false`).
+    pub sack_partial_ack: bool,
+    /// NewReno only: deflate the inflated window by the amount a partial ACK acknowledges
+    /// (ns-2 `partial_window_deflation_ 1`; RFC 6582 §3.2 step 3).
+    pub newreno_partial_window_deflation: bool,
+    /// NewReno only: re-arm the retransmission timer on the first partial ACK of a recovery only
+    /// (ns-2 `newreno_changes1_ 1`; RFC 6582 §3.2 "Impatient" variant).
+    pub newreno_impatient: bool,
+    /// RTO estimation (SRTT/RTTVAR, 10 ms tick, 200 ms minimum, 3 s initial, 60 s maximum,
+    /// exponential back-off): ns-2.35's defaults live in [`TcpRttConfig::default`].
+    pub rtt: TcpRttConfig,
+    /// Sink: the most SACK blocks per ACK, at most [`super::MAX_SACK_BLOCKS`] (ns-2
+    /// `maxSackBlocks_ 3`). Used only with [`Variant::Sack`].
+    pub max_sack_blocks: u8,
+    /// Sink: delay ACKs for in-order segments, acknowledging every second one or after this
+    /// interval (ns-2 `Agent/TCPSink/DelAck`, `interval_ 100ms`). `None`, the default, ACKs every
+    /// segment (plain `Agent/TCPSink`; 003 §5 "no delayed ACKs").
+    pub delayed_ack: Option<Dur>,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::Sack, // the theses' baseline (000 §3.1, 002 Ch. 4, 003 §5)
+            segment_size: 1000,     // packetSize_
+            header_size: 40,        // tcpip_base_hdr_size_
+            ts_option_size: 10,     // ts_option_size_
+            ack_size: 40,           // Agent/TCPSink packetSize_
+            sack_block_size: 8,     // Sacker::append_ack
+            window_init: 2,         // windowInit_
+            max_window: 10_000,     // see the field doc: ns-2's 20 would cap throughput
+            syn: true,              // syn_ with delay_growth_
+            dupack_threshold: 3,    // numdupacks_
+            increase_num: 1.0,      // increase_num_
+            decrease_num: 0.5,      // decrease_num_
+            max_burst: 0,           // maxburst_
+            limited_transmit: true, // singledup_ 1
+            bug_fix: true,          // bugFix_
+            timestamps: false,      // timestamps_
+            clock_phase: Dur::ZERO, // boot_time_ is random in ns-2
+            sack_partial_ack: false,                // partial_ack_
+            newreno_partial_window_deflation: true, // partial_window_deflation_ 1
+            newreno_impatient: true,                // newreno_changes1_ 1
+            rtt: TcpRttConfig::default(),           // tcpTick_, minrto_, rtxcur_init_, maxrto_
+            max_sack_blocks: 3,                     // maxSackBlocks_
+            delayed_ack: None,                      // Agent/TCPSink (no DelAck)
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The default configuration with another recovery variant.
+    pub fn with_variant(variant: Variant) -> TcpConfig {
+        TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        }
+    }
+
+    /// ns-2's `Agent/TCPSink/DelAck` interval (`interval_ 100ms`).
+    pub const NS2_DELACK_INTERVAL: Dur = Dur::from_millis(100);
+    /// ns-2's default advertised window (`window_ 20`), for scenarios that want it.
+    pub const NS2_DEFAULT_WINDOW: u32 = 20;
+
+    /// Header bytes on every data segment but the SYN (ns-2 `TcpAgent::headersize()`).
+    pub fn data_header_size(&self) -> u32 {
+        if self.timestamps {
+            self.header_size.saturating_add(self.ts_option_size)
+        } else {
+            self.header_size
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Integer time: instants and durations in nanoseconds.
+//!
+//! Every clock in tfcc is an integer count of nanoseconds (DESIGN.md, "Core abstractions"), so a
+//! simulated run is bit-for-bit reproducible and never accumulates floating-point drift over hours
+//! of simulated time. `u64` nanoseconds cover 584 years. Conversions to and from seconds as `f64`
+//! exist for the equations and for reporting; they round to the nearest nanosecond.
+
+use core::fmt;
+use core::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
+
+/// A point in time, in nanoseconds since the start of a run (simulator) or of a session (UDP).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+/// A non-negative span of time, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Dur(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    /// A time later than any a run reaches; used as "never" for timers.
+    pub const MAX: Time = Time(u64::MAX);
+
+    pub const fn from_nanos(ns: u64) -> Time {
+        Time(ns)
+    }
+    pub const fn from_micros(us: u64) -> Time {
+        Time(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Time {
+        Time(s * 1_000_000_000)
+    }
+    /// Seconds as a float, rounded to the nearest nanosecond; negative or NaN input gives zero.
+    pub fn from_secs_f64(s: f64) -> Time {
+        Time(secs_to_nanos(s))
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    /// The span from `earlier` to `self`, or zero if `earlier` is later.
+    pub const fn saturating_since(self, earlier: Time) -> Dur {
+        Dur(self.0.saturating_sub(earlier.0))
+    }
+    pub const fn checked_since(self, earlier: Time) -> Option<Dur> {
+        match self.0.checked_sub(earlier.0) {
+            Some(d) => Some(Dur(d)),
+            None => None,
+        }
+    }
+    pub const fn saturating_add(self, d: Dur) -> Time {
+        Time(self.0.saturating_add(d.0))
+    }
+}
+
+impl Dur {
+    pub const ZERO: Dur = Dur(0);
+    pub const MAX: Dur = Dur(u64::MAX);
+
+    pub const fn from_nanos(ns: u64) -> Dur {
+        Dur(ns)
+    }
+    pub const fn from_micros(us: u64) -> Dur {
+        Dur(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> Dur {
+        Dur(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Dur {
+        Dur(s * 1_000_000_000)
+    }
+    /// Seconds as a float, rounded to the nearest nanosecond; negative or NaN input gives zero,
+    /// values beyond `u64` nanoseconds saturate.
+    pub fn from_secs_f64(s: f64) -> Dur {
+        Dur(secs_to_nanos(s))
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 * 1e-6
+    }
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+    pub const fn saturating_sub(self, o: Dur) -> Dur {
+        Dur(self.0.saturating_sub(o.0))
+    }
+    pub const fn saturating_mul(self, k: u64) -> Dur {
+        Dur(self.0.saturating_mul(k))
+    }
+    /// Multiply by a float factor (e.g. `k·RTT`), rounding to the nearest nanosecond.
+    pub fn mul_f64(self, k: f64) -> Dur {
+        Dur(secs_to_nanos(self.0 as f64 * k * 1e-9))
+    }
+}
+
+fn secs_to_nanos(s: f64) -> u64 {
+    let ns = (s * 1e9).round();
+    if ns.is_nan() || ns <= 0.0 {
+        0
+    } else if ns >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        ns as u64
+    }
+}
+
+impl Add<Dur> for Time {
+    type Output = Time;
+    fn add(self, d: Dur) -> Time {
+        Time(self.0 + d.0)
+    }
+}
+impl AddAssign<Dur> for Time {
+    fn add_assign(&mut self, d: Dur) {
+        self.0 += d.0;
+    }
+}
+impl Sub<Dur> for Time {
+    type Output = Time;
+    fn sub(self, d: Dur) -> Time {
+        Time(self.0 - d.0)
+    }
+}
+/// The span between two instants. Panics (in debug builds) if `o` is later: callers that cannot
+/// rule that out use [`Time::saturating_since`].
+impl Sub<Time> for Time {
+    type Output = Dur;
+    fn sub(self, o: Time) -> Dur {
+        Dur(self.0 - o.0)
+    }
+}
+impl Add for Dur {
+    type Output = Dur;
+    fn add(self, o: Dur) -> Dur {
+        Dur(self.0 + o.0)
+    }
+}
+impl AddAssign for Dur {
+    fn add_assign(&mut self, o: Dur) {
+        self.0 += o.0;
+    }
+}
+impl Sub for Dur {
+    type Output = Dur;
+    fn sub(self, o: Dur) -> Dur {
+        Dur(self.0 - o.0)
+    }
+}
+impl SubAssign for Dur {
+    fn sub_assign(&mut self, o: Dur) {
+        self.0 -= o.0;
+    }
+}
+impl Mul<u64> for Dur {
+    type Output = Dur;
+    fn mul(self, k: u64) -> Dur {
+        Dur(self.0 * k)
+    }
+}
+impl Div<u64> for Dur {
+    type Output = Dur;
+    fn div(self, k: u64) -> Dur {
+        Dur(self.0 / k)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 >= 1_000_000_000 {
+            write!(f, "{}s", self.as_secs_f64())
+        } else if self.0 >= 1_000_000 {
+            write!(f, "{}ms", self.as_millis_f64())
+        } else if self.0 >= 1_000 {
+            write!(f, "{}us", self.0 as f64 * 1e-3)
+        } else {
+            write!(f, "{}ns", self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_conversions_round_to_the_nearest_nanosecond() {
+        assert_eq!(Dur::from_secs_f64(0.1), Dur(100_000_000));
+        assert_eq!(Dur::from_secs_f64(1e-10), Dur(0));
+        assert_eq!(Dur::from_secs_f64(-3.0), Dur(0));
+        assert_eq!(Dur::from_secs_f64(f64::NAN), Dur(0));
+        assert_eq!(Dur::from_secs_f64(1e30), Dur::MAX);
+        assert_eq!(Time::from_millis(20).as_secs_f64(), 0.02);
+    }
+
+    #[test]
+    fn arithmetic_and_saturation() {
+        let t = Time::from_secs(1) + Dur::from_millis(5);
+        assert_eq!(t - Time::from_secs(1), Dur::from_millis(5));
+        assert_eq!(Time::ZERO.saturating_since(t), Dur::ZERO);
+        assert_eq!(Time::ZERO.checked_since(t), None);
+        assert_eq!(Time::MAX.saturating_add(Dur(1)), Time::MAX);
+        assert_eq!(Dur::from_millis(100).mul_f64(4.0), Dur::from_millis(400));
+    }
+
+    #[test]
+    fn display_picks_a_readable_unit() {
+        assert_eq!(Dur::from_millis(20).to_string(), "20ms");
+        assert_eq!(Dur::from_secs(3).to_string(), "3s");
+        assert_eq!(Dur(1500).to_string(), "1.5us");
+    }
+}

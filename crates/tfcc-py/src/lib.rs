@@ -1,0 +1,18 @@
+//! Python bindings: the private extension module `tfcc._core`.
+//!
+//! The public Python API is `python/tfcc/__init__.py`, which re-exports what is here; the stub
+//! `python/tfcc/_core.pyi` documents each name for editors and type checkers. Bad arguments raise
+//! `ValueError` with the parameter's name; nothing here panics on user input.
+
+use pyo3::prelude::*;
+
+mod equation;
+mod loss_history;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<equation::PyEquation>()?;
+    m.add_class::<loss_history::PyLossHistory>()?;
+    Ok(())
+}

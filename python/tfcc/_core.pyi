@@ -1,0 +1,63 @@
+"""Type stubs for the Rust extension ``tfcc._core`` (see crates/tfcc-py)."""
+
+from collections.abc import Sequence
+
+__version__: str
+
+class Equation:
+    """A TCP throughput model: ``"pftk"`` (Padhye, RFC 5348 form) or ``"simple"``."""
+
+    def __init__(
+        self,
+        model: str = "pftk",
+        *,
+        b: float = 1.0,
+        rto_factor: float = 4.0,
+        rto_floor: float = 0.0,
+        c: float | None = None,
+        timeout_term: str = "rfc5348",
+    ) -> None: ...
+    def rate(self, s: float, rtt: float, p: float) -> float:
+        """Rate in bytes/s for packet size ``s`` (B), RTT ``rtt`` (s), loss event rate ``p``."""
+    def window(self, p: float) -> float:
+        """Window in packets per RTT, ``W = 1/f(p)``."""
+    def loss_for_rate(self, s: float, rtt: float, x: float) -> float:
+        """The loss event rate whose rate is ``x`` bytes/s."""
+    def loss_for_window(self, w: float) -> float:
+        """The loss event rate whose window is ``w`` packets."""
+
+class LossHistory:
+    """The weighted average loss interval (004 Eq. 3.6, Sec. 3.4.3, Sec. 3.7)."""
+
+    def __init__(
+        self,
+        n: int | None = None,
+        *,
+        preset: str = "tfrc",
+        weights: str | Sequence[float] | None = None,
+        current_interval: str | None = None,
+        discounting: str | None = None,
+        discount_floor: float | None = None,
+        discount_threshold: float | None = None,
+        partial: str | None = None,
+        first_run: str | None = None,
+    ) -> None: ...
+    def packet(self, lost: bool = False, *, same_event: bool = False) -> None: ...
+    def packets(self, count: int) -> None: ...
+    def loss_event(self) -> None: ...
+    def seed(self, interval: float) -> None: ...
+    def reset(self) -> None: ...
+    @property
+    def ali(self) -> float | None: ...
+    @property
+    def p(self) -> float | None: ...
+    @property
+    def loss_events(self) -> int: ...
+    @property
+    def open_interval(self) -> int: ...
+    @property
+    def weights(self) -> list[float]: ...
+    @property
+    def intervals(self) -> list[float]: ...
+    @property
+    def discount_factor(self) -> float: ...
