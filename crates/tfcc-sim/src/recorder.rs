@@ -1,0 +1,195 @@
+//! What a run records: per-interval time series, the end-of-run summary, and the metrics
+//! computed from them, as plain Rust data (the Python layer writes `timeseries.parquet` and
+//! `summary.json` from these; DESIGN.md, "Outputs").
+//!
+//! Sampling happens in one event per interval for all flows and links, so its cost is
+//! `flows × intervals`, independent of packets; the default interval is 100 ms, the rate sampling
+//! period of 003's smoothness metric (§3.5.2, "sample the flow rate R every 0.1 s"), which also
+//! resolves the RTT-scale dynamics of the theses' 20–200 ms paths.
+//!
+//! Summary quantities are measured in the window `[measure_from, duration]` by differencing
+//! monotone counters read at both ends, so warm-up is excluded exactly (DESIGN.md,
+//! `measure_from`).
+
+use tfcc_core::Time;
+
+/// One flow over one sampling interval `(time − interval, time]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSample {
+    pub time: Time,
+    pub flow: u32,
+    /// Goodput over the interval: payload bytes delivered to the receiving application · 8 /
+    /// interval.
+    pub throughput_bps: f64,
+    /// Payload bytes delivered since the start of the run.
+    pub delivered_bytes: u64,
+    /// The sender's state at `time` (from its `Stats`): window in packets, rate in bit/s,
+    /// loss event rate, smoothed RTT in seconds.
+    pub cwnd: Option<f64>,
+    pub rate_bps: Option<f64>,
+    pub p: Option<f64>,
+    pub rtt_s: Option<f64>,
+}
+
+/// One link over one sampling interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSample {
+    pub time: Time,
+    pub link: u32,
+    /// Time-averaged waiting packets over the interval.
+    pub queue_pkts_avg: f64,
+    /// Waiting packets and bytes at `time`.
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+    /// Bits transmitted over the interval / interval.
+    pub throughput_bps: f64,
+    /// Packets dropped in the interval (queue, artificial and down together).
+    pub drops: u64,
+}
+
+/// Whole-run packet accounting of one flow (not windowed), for conservation checks:
+/// `sent = delivered + dropped + in_flight` in each direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowTotals {
+    pub data_sent: u64,
+    pub data_delivered: u64,
+    pub data_dropped: u64,
+    pub data_in_flight: u64,
+    pub feedback_sent: u64,
+    pub feedback_delivered: u64,
+    pub feedback_dropped: u64,
+    pub feedback_in_flight: u64,
+}
+
+/// A flow's results in the measurement window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSummary {
+    pub id: u32,
+    pub protocol: String,
+    /// Goodput: payload bytes delivered in the window · 8 / window length.
+    pub throughput_bps: f64,
+    pub bytes_delivered: u64,
+    /// Data packets the sender put on its first link in the window.
+    pub packets_sent: u64,
+    /// Data packets dropped anywhere on the forward route in the window (queues, artificial
+    /// loss, down links).
+    pub packets_lost: u64,
+    /// Loss events per data packet sent in the window, from the sender's `Stats::loss_events`;
+    /// for senders that count none (CBR), the receiver's `p` (the sink's loss ratio).
+    pub loss_event_rate: f64,
+    /// Mean of the sender's smoothed RTT over the samples in the window.
+    pub mean_rtt_s: Option<f64>,
+    /// Coefficient of variation (population standard deviation / mean) of the per-interval
+    /// throughput samples lying wholly in the window, at the sampling timescale.
+    pub cov: Option<f64>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub totals: FlowTotals,
+}
+
+/// A link's results in the measurement window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSummary {
+    pub name: String,
+    /// Fraction of the window the transmitter was busy.
+    pub utilization: f64,
+    /// All drops: `queue_drops + artificial_drops + down_drops`.
+    pub drops: u64,
+    pub queue_drops: u64,
+    /// Of the queue drops, RED's early (probabilistic) ones.
+    pub early_drops: u64,
+    pub artificial_drops: u64,
+    pub down_drops: u64,
+    /// Time-averaged number of waiting packets (excluding the one on the wire).
+    pub mean_queue_pkts: f64,
+    pub arrivals: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+}
+
+/// The end-of-run summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub measure_from_s: f64,
+    /// Events processed.
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+    /// Jain's fairness index over all flows' window throughputs.
+    pub jain_index: Option<f64>,
+    /// Most packets simultaneously in the network (the pool's high-water mark).
+    pub peak_packets: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    pub summary: RunSummary,
+    pub flow_series: Vec<FlowSample>,
+    pub link_series: Vec<LinkSample>,
+}
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)` (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when all
+/// equal, `1/n` when one takes everything. `None` for no flows or all-zero throughput.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    (!x.is_empty() && s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
+}
+
+/// Running mean and variance (population), for per-flow CoV without storing samples.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Moments {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Moments {
+    /// Welford's update, stable for long runs.
+    pub fn push(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.mean)
+    }
+    /// Standard deviation / mean; `None` without samples or with a zero mean.
+    pub fn cov(&self) -> Option<f64> {
+        (self.n > 0 && self.mean != 0.0).then(|| (self.m2 / self.n as f64).sqrt() / self.mean)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_ranges_from_one_over_n_to_one() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+        // (1+2+3)² / (3·14) = 36/42.
+        assert!((jain_index(&[1.0, 2.0, 3.0]).unwrap() - 36.0 / 42.0).abs() < 1e-15);
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn moments_give_population_cov() {
+        let mut m = Moments::default();
+        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            m.push(x);
+        }
+        // Mean 5, population sd 2.
+        assert!((m.mean().unwrap() - 5.0).abs() < 1e-12);
+        assert!((m.cov().unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(Moments::default().cov(), None);
+    }
+}

@@ -1,0 +1,1235 @@
+//! The simulation: a topology, flows and scheduled events driven by the event queue to a
+//! [`RunResult`].
+//!
+//! Event economy (STYLE.md, "htsim"): a busy link has one pending `TxDone`; a non-empty
+//! propagation pipe has one pending `Arrive` for its head; each endpoint has at most one live
+//! timer event. Endpoint timers are cancelled lazily: the flow remembers the deadline it has an
+//! event for (`armed`), schedules a new event only when the endpoint wants to be woken *earlier*,
+//! and ignores events whose time no longer matches. A TCP sender that pushes its RTO back on
+//! every ACK therefore costs no event per ACK: the old event fires, finds the deadline moved,
+//! and re-arms once.
+
+use crate::engine::EventQueue;
+use crate::flow::{FlowSpec, ReceiverImpl, SenderImpl};
+use crate::link::{Link, LinkCounters, LinkId};
+use crate::loss_model::LossSpec;
+use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
+use crate::recorder::{
+    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments, RunResult,
+    RunSummary,
+};
+use crate::topology::Topology;
+use crate::SimError;
+use tfcc_core::{Dur, Packet, Rate, Time};
+
+/// Run-wide settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Simulated time to run.
+    pub duration: Dur,
+    /// Summary metrics ignore what happens before this (DESIGN.md `measure_from`).
+    pub measure_from: Dur,
+    /// The scenario seed every random stream derives from.
+    pub seed: u64,
+    /// Time-series sampling interval; 100 ms by default (see [`crate::recorder`]).
+    pub sample_interval: Dur,
+    /// Keep the per-interval time series (the summary is computed either way).
+    pub record_series: bool,
+    /// How often the progress callback is called, in simulated time.
+    pub progress_interval: Dur,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            duration: Dur::from_secs(10),
+            measure_from: Dur::ZERO,
+            seed: 1,
+            sample_interval: Dur::from_millis(100),
+            record_series: true,
+            progress_interval: Dur::from_secs(1),
+        }
+    }
+}
+
+/// A change to a link at a given time (DESIGN.md `[[events]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkAction {
+    SetRate(Rate),
+    /// Install, replace or (`None`) remove the artificial loss model.
+    SetLoss(Option<LossSpec>),
+    /// `false` takes the link down (a dropout), `true` brings it back.
+    SetUp(bool),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduledEvent {
+    pub at: Time,
+    pub link: LinkId,
+    pub action: LinkAction,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    TxDone(LinkId),
+    Arrive(LinkId),
+    Timer { flow: u32, side: Side },
+    FlowStart(u32),
+    FlowStop(u32),
+    Scheduled(u32),
+    MeasureStart,
+    Sample,
+    Progress,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Sender,
+    Receiver,
+}
+
+impl Side {
+    fn idx(self) -> usize {
+        match self {
+            Side::Sender => 0,
+            Side::Receiver => 1,
+        }
+    }
+}
+
+/// Per-flow counters of the simulator's own (protocol-independent) accounting.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowCount {
+    sent: [u64; 2],
+    delivered: [u64; 2],
+    dropped: [u64; 2],
+}
+
+/// What is read at the start of the measurement window.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowMark {
+    delivered_bytes: u64,
+    count: FlowCount,
+    loss_events: u64,
+    stats_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+}
+
+struct FlowRt {
+    protocol: String,
+    sender: SenderImpl,
+    receiver: ReceiverImpl,
+    route: u32,
+    start: Time,
+    stop: Time,
+    active: bool,
+    armed: [Time; 2],
+    count: FlowCount,
+    mark: FlowMark,
+    last_delivered: u64,
+    throughput: Moments,
+    rtt: Moments,
+}
+
+fn dir_idx(d: Direction) -> usize {
+    match d {
+        Direction::Forward => 0,
+        Direction::Reverse => 1,
+    }
+}
+
+/// A simulation being set up. Fill it with flows and events, then [`Simulation::run`].
+pub struct Simulation {
+    cfg: SimConfig,
+    topology: Topology,
+    flows: Vec<FlowSpec>,
+    events: Vec<ScheduledEvent>,
+}
+
+impl Simulation {
+    pub fn new(cfg: SimConfig, topology: Topology) -> Result<Simulation, SimError> {
+        if cfg.duration.is_zero() {
+            return Err(SimError::InvalidConfig("duration must be positive".into()));
+        }
+        if cfg.measure_from >= cfg.duration {
+            return Err(SimError::InvalidConfig(format!(
+                "measure_from ({}) must be before duration ({})",
+                cfg.measure_from, cfg.duration
+            )));
+        }
+        if cfg.sample_interval.is_zero() || cfg.progress_interval.is_zero() {
+            return Err(SimError::InvalidConfig(
+                "sample_interval and progress_interval must be positive".into(),
+            ));
+        }
+        topology.validate()?;
+        if topology.links.len() > u32::MAX as usize {
+            return Err(SimError::InvalidConfig("too many links".into()));
+        }
+        Ok(Simulation {
+            cfg,
+            topology,
+            flows: Vec::new(),
+            events: Vec::new(),
+        })
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Add a flow; returns its id (its index, the order flows are added in).
+    pub fn add_flow(&mut self, f: FlowSpec) -> Result<u32, SimError> {
+        let id = self.flows.len();
+        let bad = |reason: String| SimError::InvalidFlow { flow: id, reason };
+        if f.route >= self.topology.routes.len() {
+            return Err(bad(format!(
+                "route {} does not exist (the topology has {})",
+                f.route,
+                self.topology.routes.len()
+            )));
+        }
+        if let SenderImpl::Cbr(c) = &f.sender {
+            c.config().validate().map_err(bad)?;
+        }
+        if f.stop.is_some_and(|s| s <= f.start) {
+            return Err(bad("stop must be after start".into()));
+        }
+        if id >= u32::MAX as usize {
+            return Err(bad("too many flows".into()));
+        }
+        self.flows.push(f);
+        Ok(id as u32)
+    }
+
+    /// Schedule a change to a link.
+    pub fn add_event(&mut self, e: ScheduledEvent) -> Result<(), SimError> {
+        let idx = self.events.len();
+        let bad = |reason: String| SimError::InvalidEvent { event: idx, reason };
+        if e.link as usize >= self.topology.links.len() {
+            return Err(bad(format!("link id {} does not exist", e.link)));
+        }
+        match &e.action {
+            LinkAction::SetRate(r) if r.bps() == 0 => {
+                return Err(bad(
+                    "rate must be positive (use up = false for a dropout)".into()
+                ))
+            }
+            LinkAction::SetLoss(Some(l)) => l.model.validate().map_err(bad)?,
+            _ => {}
+        }
+        self.events.push(e);
+        Ok(())
+    }
+
+    /// Run to the end.
+    pub fn run(self) -> RunResult {
+        self.run_with_progress(&mut |_, _| {})
+    }
+
+    /// Run to the end, calling `progress(now, end)` every `progress_interval` of simulated time.
+    pub fn run_with_progress(self, progress: &mut dyn FnMut(Time, Time)) -> RunResult {
+        let mut w = World::build(self);
+        w.run(progress);
+        w.finish()
+    }
+}
+
+struct World {
+    cfg: SimConfig,
+    end: Time,
+    q: EventQueue<Ev>,
+    links: Vec<Link>,
+    routes: Vec<[Box<[LinkId]>; 2]>,
+    pool: PacketPool,
+    flows: Vec<FlowRt>,
+    events: Vec<ScheduledEvent>,
+    link_marks: Vec<LinkCounters>,
+    link_last: Vec<LinkCounters>,
+    flow_series: Vec<FlowSample>,
+    link_series: Vec<LinkSample>,
+}
+
+impl World {
+    fn build(sim: Simulation) -> World {
+        let Simulation {
+            cfg,
+            topology,
+            flows,
+            events,
+        } = sim;
+        let seed = cfg.seed;
+        let links: Vec<Link> = topology.links.iter().map(|l| Link::new(l, seed)).collect();
+        let routes = topology
+            .routes
+            .iter()
+            .map(|r| {
+                [
+                    r.forward.clone().into_boxed_slice(),
+                    r.reverse.clone().into_boxed_slice(),
+                ]
+            })
+            .collect();
+        let flows = flows
+            .into_iter()
+            .map(|f| FlowRt {
+                protocol: f.protocol,
+                sender: f.sender,
+                receiver: f.receiver,
+                route: f.route as u32,
+                start: f.start,
+                stop: f.stop.unwrap_or(Time::MAX),
+                active: false,
+                armed: [Time::MAX; 2],
+                count: FlowCount::default(),
+                mark: FlowMark::default(),
+                last_delivered: 0,
+                throughput: Moments::default(),
+                rtt: Moments::default(),
+            })
+            .collect::<Vec<_>>();
+        let n_links = links.len();
+        let mut w = World {
+            end: Time::ZERO + cfg.duration,
+            q: EventQueue::with_capacity(4 * n_links + 2 * flows.len() + 16),
+            links,
+            routes,
+            pool: PacketPool::with_capacity(1024),
+            flows,
+            events,
+            link_marks: vec![LinkCounters::default(); n_links],
+            link_last: vec![LinkCounters::default(); n_links],
+            flow_series: Vec::new(),
+            link_series: Vec::new(),
+            cfg,
+        };
+        // Set-up events first, in a fixed order: measurement start, flow starts and stops,
+        // scheduled changes, sampling, progress.
+        w.q.schedule(Time::ZERO + w.cfg.measure_from, Ev::MeasureStart);
+        for (i, f) in w.flows.iter().enumerate() {
+            w.q.schedule(f.start, Ev::FlowStart(i as u32));
+            if f.stop < w.end {
+                w.q.schedule(f.stop, Ev::FlowStop(i as u32));
+            }
+        }
+        for (i, e) in w.events.iter().enumerate() {
+            w.q.schedule(e.at, Ev::Scheduled(i as u32));
+        }
+        w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
+        w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
+        w
+    }
+
+    fn run(&mut self, progress: &mut dyn FnMut(Time, Time)) {
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let Some((now, ev)) = self.q.pop() else { break };
+            match ev {
+                Ev::TxDone(l) => self.on_tx_done(now, l),
+                Ev::Arrive(l) => self.on_arrive(now, l),
+                Ev::Timer { flow, side } => self.on_timer(now, flow, side),
+                Ev::FlowStart(f) => {
+                    let fl = &mut self.flows[f as usize];
+                    fl.active = true;
+                    self.pump(now, f, Side::Sender);
+                    self.pump(now, f, Side::Receiver);
+                }
+                Ev::FlowStop(f) => self.flows[f as usize].active = false,
+                Ev::Scheduled(i) => self.on_scheduled(now, i),
+                Ev::MeasureStart => self.mark(now),
+                Ev::Sample => {
+                    self.sample(now);
+                    let next = now + self.cfg.sample_interval;
+                    if next <= self.end {
+                        self.q.schedule(next, Ev::Sample);
+                    }
+                }
+                Ev::Progress => {
+                    progress(now, self.end);
+                    let next = now + self.cfg.progress_interval;
+                    if next <= self.end {
+                        self.q.schedule(next, Ev::Progress);
+                    }
+                }
+            }
+        }
+        progress(self.end, self.end);
+    }
+
+    // ---- packet movement (hot path) ----
+
+    /// An endpoint handed a packet to the network.
+    fn inject(&mut self, now: Time, flow: u32, dir: Direction, pkt: Packet) {
+        self.flows[flow as usize].count.sent[dir_idx(dir)] += 1;
+        let id = self.pool.alloc(SimPacket {
+            pkt,
+            flow,
+            dir,
+            hop: 0,
+            enqueued_at: now,
+        });
+        self.enter_link(now, id);
+    }
+
+    fn enter_link(&mut self, now: Time, id: PacketId) {
+        let sp = self.pool.get_mut(id);
+        sp.enqueued_at = now;
+        let (flow, dir, hop, size) = (sp.flow, sp.dir, sp.hop, sp.pkt.size);
+        let route = self.flows[flow as usize].route as usize;
+        let link = self.routes[route][dir_idx(dir)][usize::from(hop)];
+        match self.links[link as usize].arrive(now, id, size, flow) {
+            Ok(Some(done)) => self.q.schedule(done, Ev::TxDone(link)),
+            Ok(None) => {}
+            Err(_) => {
+                self.flows[flow as usize].count.dropped[dir_idx(dir)] += 1;
+                self.pool.free(id);
+            }
+        }
+    }
+
+    fn on_tx_done(&mut self, now: Time, l: LinkId) {
+        let link = &mut self.links[l as usize];
+        let (id, was_empty, next) = link.tx_done(now);
+        link.count_tx_bytes(self.pool.get(id).pkt.size);
+        if was_empty {
+            if let Some(t) = link.pipe_head() {
+                self.q.schedule(t, Ev::Arrive(l));
+            }
+        }
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::TxDone(l));
+        }
+    }
+
+    fn on_arrive(&mut self, now: Time, l: LinkId) {
+        let link = &mut self.links[l as usize];
+        let Some(id) = link.pipe_pop() else {
+            debug_assert!(false, "pipe event without a packet");
+            return;
+        };
+        if let Some(t) = link.pipe_head() {
+            self.q.schedule(t, Ev::Arrive(l));
+        }
+        let sp = self.pool.get_mut(id);
+        sp.hop += 1;
+        let (flow, dir, hop) = (sp.flow, sp.dir, sp.hop);
+        let route = self.flows[flow as usize].route as usize;
+        if usize::from(hop) < self.routes[route][dir_idx(dir)].len() {
+            self.enter_link(now, id);
+            return;
+        }
+        let pkt = sp.pkt;
+        self.pool.free(id);
+        let f = &mut self.flows[flow as usize];
+        f.count.delivered[dir_idx(dir)] += 1;
+        match dir {
+            Direction::Forward => {
+                f.receiver.on_packet(now, &pkt);
+                self.pump(now, flow, Side::Receiver);
+            }
+            Direction::Reverse => {
+                f.sender.on_packet(now, &pkt);
+                if f.active {
+                    self.pump(now, flow, Side::Sender);
+                }
+            }
+        }
+    }
+
+    /// Drain an endpoint's output, then make sure it will be woken at its next deadline.
+    fn pump(&mut self, now: Time, flow: u32, side: Side) {
+        loop {
+            let f = &mut self.flows[flow as usize];
+            let out = match side {
+                Side::Sender => {
+                    if !f.active {
+                        return;
+                    }
+                    f.sender.poll_transmit(now).map(|p| (p, Direction::Forward))
+                }
+                Side::Receiver => f
+                    .receiver
+                    .poll_transmit(now)
+                    .map(|p| (p, Direction::Reverse)),
+            };
+            match out {
+                Some((p, dir)) => self.inject(now, flow, dir, p),
+                None => break,
+            }
+        }
+        self.arm(now, flow, side);
+    }
+
+    fn arm(&mut self, now: Time, flow: u32, side: Side) {
+        let f = &mut self.flows[flow as usize];
+        let deadline = match side {
+            Side::Sender => f.sender.next_timeout(),
+            Side::Receiver => f.receiver.next_timeout(),
+        };
+        let Some(t) = deadline else { return };
+        let t = t.max(now);
+        let armed = &mut f.armed[side.idx()];
+        if t < *armed {
+            *armed = t;
+            self.q.schedule(t, Ev::Timer { flow, side });
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, flow: u32, side: Side) {
+        let f = &mut self.flows[flow as usize];
+        if f.armed[side.idx()] != now {
+            return; // superseded by an earlier deadline
+        }
+        f.armed[side.idx()] = Time::MAX;
+        if side == Side::Sender && !f.active {
+            return;
+        }
+        let due = match side {
+            Side::Sender => f.sender.next_timeout(),
+            Side::Receiver => f.receiver.next_timeout(),
+        };
+        if due.is_some_and(|d| d <= now) {
+            match side {
+                Side::Sender => f.sender.on_timeout(now),
+                Side::Receiver => f.receiver.on_timeout(now),
+            }
+        }
+        self.pump(now, flow, side);
+    }
+
+    fn on_scheduled(&mut self, now: Time, i: u32) {
+        let e = self.events[i as usize].clone();
+        let l = e.link;
+        let link = &mut self.links[l as usize];
+        match e.action {
+            LinkAction::SetRate(r) => link.set_rate(r),
+            LinkAction::SetLoss(loss) => link.set_loss(loss, now),
+            LinkAction::SetUp(up) => {
+                if let Some(done) = link.set_up(up, now) {
+                    self.q.schedule(done, Ev::TxDone(l));
+                }
+            }
+        }
+    }
+
+    // ---- recording ----
+
+    fn mark(&mut self, now: Time) {
+        for f in &mut self.flows {
+            let s = f.sender.stats();
+            f.mark = FlowMark {
+                delivered_bytes: f.receiver.delivered_bytes(),
+                count: f.count,
+                loss_events: s.loss_events,
+                stats_sent: s.packets_sent,
+                retransmits: s.retransmits,
+                timeouts: s.timeouts,
+            };
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            self.link_marks[i] = l.counters(now);
+        }
+    }
+
+    fn sample(&mut self, now: Time) {
+        let iv = self.cfg.sample_interval;
+        let secs = iv.as_secs_f64();
+        // An interval counts towards the summary's CoV and RTT if it lies wholly in the window.
+        let in_window = now.saturating_since(Time::ZERO) >= self.cfg.measure_from + iv;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let delivered = f.receiver.delivered_bytes();
+            let thr = (delivered - f.last_delivered) as f64 * 8.0 / secs;
+            f.last_delivered = delivered;
+            let s = f.sender.stats();
+            let rtt = s.rtt.map(|d| d.as_secs_f64());
+            if in_window && now > f.start {
+                f.throughput.push(thr);
+                if let Some(r) = rtt {
+                    f.rtt.push(r);
+                }
+            }
+            if self.cfg.record_series {
+                self.flow_series.push(FlowSample {
+                    time: now,
+                    flow: i as u32,
+                    throughput_bps: thr,
+                    delivered_bytes: delivered,
+                    cwnd: s.cwnd,
+                    rate_bps: s.rate.map(|r| r * 8.0),
+                    p: s.p.or_else(|| f.receiver.stats().p),
+                    rtt_s: rtt,
+                });
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            let c = l.counters(now);
+            let prev = self.link_last[i];
+            self.link_last[i] = c;
+            if self.cfg.record_series {
+                let drops = |c: &LinkCounters| c.queue_drops() + c.artificial_drops + c.down_drops;
+                self.link_series.push(LinkSample {
+                    time: now,
+                    link: i as u32,
+                    queue_pkts_avg: (c.queue_area - prev.queue_area) as f64 / iv.as_nanos() as f64,
+                    queue_pkts: l.queue().len() as u32,
+                    queue_bytes: l.queue().bytes(),
+                    throughput_bps: (c.tx_bytes - prev.tx_bytes) as f64 * 8.0 / secs,
+                    drops: drops(&c) - drops(&prev),
+                });
+            }
+        }
+    }
+
+    fn finish(self) -> RunResult {
+        let now = self.end;
+        let window = self.cfg.duration - self.cfg.measure_from;
+        let wsecs = window.as_secs_f64();
+        // Packets still in the network, per flow and direction, found where they are.
+        let mut in_flight = vec![[0u64; 2]; self.flows.len()];
+        for l in &self.links {
+            for id in l.packets() {
+                let sp = self.pool.get(id);
+                in_flight[sp.flow as usize][dir_idx(sp.dir)] += 1;
+            }
+        }
+        let flows: Vec<FlowSummary> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let s = f.sender.stats();
+                let m = &f.mark;
+                let bytes = f.receiver.delivered_bytes() - m.delivered_bytes;
+                let sent = f.count.sent[0] - m.count.sent[0];
+                let stats_sent = s.packets_sent - m.stats_sent;
+                let loss_events = s.loss_events - m.loss_events;
+                let loss_event_rate = if loss_events > 0 {
+                    loss_events as f64 / stats_sent.max(sent).max(1) as f64
+                } else {
+                    f.receiver.stats().p.unwrap_or(0.0)
+                };
+                FlowSummary {
+                    id: i as u32,
+                    protocol: f.protocol.clone(),
+                    throughput_bps: bytes as f64 * 8.0 / wsecs,
+                    bytes_delivered: bytes,
+                    packets_sent: sent,
+                    packets_lost: f.count.dropped[0] - m.count.dropped[0],
+                    loss_event_rate,
+                    mean_rtt_s: f.rtt.mean(),
+                    cov: f.throughput.cov(),
+                    retransmits: s.retransmits - m.retransmits,
+                    timeouts: s.timeouts - m.timeouts,
+                    totals: FlowTotals {
+                        data_sent: f.count.sent[0],
+                        data_delivered: f.count.delivered[0],
+                        data_dropped: f.count.dropped[0],
+                        data_in_flight: in_flight[i][0],
+                        feedback_sent: f.count.sent[1],
+                        feedback_delivered: f.count.delivered[1],
+                        feedback_dropped: f.count.dropped[1],
+                        feedback_in_flight: in_flight[i][1],
+                    },
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .zip(&self.link_marks)
+            .map(|(l, m)| {
+                let c = l.counters(now);
+                let queue_drops = c.queue_drops() - m.queue_drops();
+                let artificial = c.artificial_drops - m.artificial_drops;
+                let down = c.down_drops - m.down_drops;
+                LinkSummary {
+                    name: l.name.clone(),
+                    utilization: (c.busy_ns - m.busy_ns) as f64 / window.as_nanos() as f64,
+                    drops: queue_drops + artificial + down,
+                    queue_drops,
+                    early_drops: c.early_drops - m.early_drops,
+                    artificial_drops: artificial,
+                    down_drops: down,
+                    mean_queue_pkts: (c.queue_area - m.queue_area) as f64
+                        / window.as_nanos() as f64,
+                    arrivals: c.arrivals - m.arrivals,
+                    tx_packets: c.tx_packets - m.tx_packets,
+                    tx_bytes: c.tx_bytes - m.tx_bytes,
+                }
+            })
+            .collect();
+        let thr: Vec<f64> = flows.iter().map(|f| f.throughput_bps).collect();
+        RunResult {
+            summary: RunSummary {
+                seed: self.cfg.seed,
+                sim_seconds: self.cfg.duration.as_secs_f64(),
+                measure_from_s: self.cfg.measure_from.as_secs_f64(),
+                events: self.q.events_processed(),
+                jain_index: jain_index(&thr),
+                peak_packets: self.pool.capacity_used() as u64,
+                flows,
+                links,
+            },
+            flow_series: self.flow_series,
+            link_series: self.link_series,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::CbrConfig;
+    use crate::link::LinkSpec;
+    use crate::loss_model::LossModel;
+    use crate::queue::{QueueLimit, QueueSpec, RedConfig};
+    use crate::topology::{AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec};
+    use proptest::prelude::*;
+    use std::sync::{Arc, Mutex};
+    use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+    use tfcc_core::Header;
+
+    /// One link a→b (and its reverse), one route.
+    fn one_link(rate: Rate, delay: Dur, queue: QueueSpec, loss: Option<LossModel>) -> Topology {
+        let mut fwd = LinkSpec::new("ab", rate, delay, queue.clone());
+        if let Some(m) = loss {
+            fwd = fwd.with_loss(m);
+        }
+        let l = |spec: LinkSpec, from: &str, to: &str| CustomLink {
+            spec,
+            from: from.into(),
+            to: to.into(),
+        };
+        Topology::custom(
+            vec![
+                l(fwd, "a", "b"),
+                l(LinkSpec::new("ba", rate, delay, queue), "b", "a"),
+            ],
+            vec![CustomRoute {
+                forward: vec!["ab".into()],
+                reverse: vec!["ba".into()],
+            }],
+        )
+        .unwrap()
+    }
+
+    fn cfg(secs: u64) -> SimConfig {
+        SimConfig {
+            duration: Dur::from_secs(secs),
+            ..SimConfig::default()
+        }
+    }
+
+    fn cbr(rate: Rate, size: u32) -> CbrConfig {
+        CbrConfig {
+            rate,
+            packet_size: size,
+            on_off: None,
+        }
+    }
+
+    /// A receiver that records every arrival (time, seq).
+    struct Recording(Arc<Mutex<Vec<(Time, u64)>>>, u64);
+    impl Endpoint for Recording {
+        fn on_packet(&mut self, now: Time, pkt: &Packet) {
+            if let Header::Raw { seq, .. } = pkt.header {
+                self.0.lock().unwrap().push((now, seq));
+                self.1 += u64::from(pkt.size);
+            }
+        }
+        fn on_timeout(&mut self, _: Time) {}
+        fn poll_transmit(&mut self, _: Time) -> Option<Packet> {
+            None
+        }
+        fn next_timeout(&self) -> Option<Time> {
+            None
+        }
+        fn stats(&self) -> Stats {
+            Stats::default()
+        }
+    }
+    impl Receiver for Recording {
+        fn delivered_bytes(&self) -> u64 {
+            self.1
+        }
+    }
+
+    fn recorded_cbr(topo: Topology, c: CbrConfig, secs: u64) -> (RunResult, Vec<(Time, u64)>) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut sim = Simulation::new(cfg(secs), topo).unwrap();
+        sim.add_flow(FlowSpec {
+            protocol: "cbr".into(),
+            route: 0,
+            start: Time::ZERO,
+            stop: None,
+            sender: SenderImpl::Cbr(crate::flow::CbrSender::new(c, Time::ZERO, None)),
+            receiver: ReceiverImpl::Custom(Box::new(Recording(log.clone(), 0))),
+        })
+        .unwrap();
+        let r = sim.run();
+        let v = log.lock().unwrap().clone();
+        (r, v)
+    }
+
+    #[test]
+    fn cbr_packets_arrive_after_exact_serialisation_plus_propagation() {
+        // 1000 B at 8 Mb/s = 1 ms on the wire, 10 ms propagation; a 4 Mb/s CBR sends every
+        // 2 ms and never queues: packet k arrives at 2k ms + 11 ms exactly.
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(10)),
+            None,
+        );
+        let (r, log) = recorded_cbr(topo, cbr(Rate::from_mbps(4), 1000), 1);
+        for (t, seq) in &log {
+            assert_eq!(*t, Time::from_millis(2 * seq + 11));
+        }
+        // Sent at 0, 2, ..., 1000 ms (501); delivered those sent by 989 ms (495).
+        assert_eq!(log.len(), 495);
+        let f = &r.summary.flows[0];
+        assert_eq!(f.totals.data_sent, 501);
+        assert_eq!(f.packets_lost, 0);
+        assert_eq!(f.totals.data_in_flight, 6);
+        assert_eq!(r.summary.links[0].tx_packets, 500); // the one sent at 1000 ms is on the wire
+    }
+
+    #[test]
+    fn an_overloaded_droptail_link_serialises_back_to_back_and_counts_overflows() {
+        // 16 Mb/s into 8 Mb/s: the queue fills to 9 waiting (limit 10, ns-2 semantics), then
+        // every other arrival is dropped; departures are exactly 1 ms apart.
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(10)),
+            None,
+        );
+        let (r, log) = recorded_cbr(topo, cbr(Rate::from_mbps(16), 1000), 1);
+        for (k, (t, _)) in log.iter().enumerate() {
+            assert_eq!(*t, Time::from_millis(k as u64 + 11));
+        }
+        let f = &r.summary.flows[0];
+        let l = &r.summary.links[0];
+        assert_eq!(f.totals.data_sent, 2001); // every 0.5 ms from 0 to 1000 ms inclusive
+        assert_eq!(l.tx_packets, 1000);
+        assert_eq!(l.queue_drops, f.packets_lost);
+        assert_eq!(l.artificial_drops, 0);
+        // Accepted = 1000 done + 1 on the wire + 9 waiting; the rest overflowed.
+        assert_eq!(l.queue_drops, 2001 - 1010);
+        let t = f.totals;
+        assert_eq!(
+            t.data_sent,
+            t.data_delivered + t.data_dropped + t.data_in_flight
+        );
+        assert!((l.utilization - 1.0).abs() < 1e-9);
+        // The queue holds 9 packets nearly all the time once full (from ~18 ms).
+        assert!(
+            l.mean_queue_pkts > 8.7 && l.mean_queue_pkts <= 9.0,
+            "{}",
+            l.mean_queue_pkts
+        );
+    }
+
+    #[test]
+    fn bernoulli_link_loss_is_counted_apart_from_queue_drops() {
+        let topo = one_link(
+            Rate::from_mbps(100),
+            Dur::from_millis(5),
+            QueueSpec::DropTail(QueueLimit::Packets(100)),
+            Some(LossModel::Bernoulli { p: 0.05 }),
+        );
+        let mut sim = Simulation::new(cfg(20), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(8), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let r = sim.run();
+        let l = &r.summary.links[0];
+        let n = l.arrivals as f64;
+        let sd = (n * 0.05 * 0.95).sqrt();
+        assert_eq!(l.queue_drops, 0);
+        assert!((l.artificial_drops as f64 - 0.05 * n).abs() < 4.5 * sd);
+        assert_eq!(r.summary.flows[0].packets_lost, l.artificial_drops);
+        // The sink's loss ratio is the loss event rate reported for a CBR flow.
+        let p = r.summary.flows[0].loss_event_rate;
+        assert!((p - 0.05).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn a_rate_change_takes_effect_from_the_next_packet() {
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::ZERO,
+            QueueSpec::DropTail(QueueLimit::Packets(1000)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(1), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(16), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        sim.add_event(ScheduledEvent {
+            at: Time::from_millis(500),
+            link: 0,
+            action: LinkAction::SetRate(Rate::from_mbps(4)),
+        })
+        .unwrap();
+        let r = sim.run();
+        // 500 packets at 1 ms in the first half (the 500th ends at 500 ms), then 2 ms each.
+        assert_eq!(r.summary.links[0].tx_packets, 500 + 250);
+        let thr: Vec<f64> = r
+            .link_series
+            .iter()
+            .filter(|s| s.link == 0)
+            .map(|s| s.throughput_bps)
+            .collect();
+        assert_eq!(thr[2], 8e6);
+        assert_eq!(thr[8], 4e6);
+    }
+
+    #[test]
+    fn a_down_link_drops_arrivals_and_resumes_when_up() {
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(100)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(1), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(4), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        for (at, up) in [(300, false), (500, true)] {
+            sim.add_event(ScheduledEvent {
+                at: Time::from_millis(at),
+                link: 0,
+                action: LinkAction::SetUp(up),
+            })
+            .unwrap();
+        }
+        let r = sim.run();
+        let l = &r.summary.links[0];
+        // Arrivals at 300, 302, ..., 498 ms are refused (the one at 300 ms comes after the
+        // event, scheduled first); the one at 500 ms is accepted (the up event comes first).
+        assert_eq!(l.down_drops, 100);
+        assert_eq!(l.queue_drops, 0);
+        assert_eq!(r.summary.flows[0].packets_lost, 100);
+        let t = r.summary.flows[0].totals;
+        assert_eq!(
+            t.data_sent,
+            t.data_delivered + t.data_dropped + t.data_in_flight
+        );
+    }
+
+    /// A window-limited sender clocked by echoes, with an RTO-like deadline pushed back on every
+    /// echo: exercises the reverse path and lazy timer cancellation.
+    struct Windowed {
+        window: u32,
+        in_flight: u32,
+        seq: u64,
+        deadline: Time,
+        timeouts: u64,
+    }
+    impl Endpoint for Windowed {
+        fn on_packet(&mut self, now: Time, _: &Packet) {
+            self.in_flight -= 1;
+            self.deadline = now + Dur::from_secs(1);
+        }
+        fn on_timeout(&mut self, now: Time) {
+            if now >= self.deadline {
+                self.timeouts += 1;
+                self.in_flight = 0;
+                self.deadline = now + Dur::from_secs(1);
+            }
+        }
+        fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+            (self.in_flight < self.window).then(|| {
+                self.in_flight += 1;
+                self.seq += 1;
+                if self.deadline == Time::MAX {
+                    self.deadline = now + Dur::from_secs(1);
+                }
+                Packet::raw(self.seq, now, 1000)
+            })
+        }
+        fn next_timeout(&self) -> Option<Time> {
+            (self.deadline != Time::MAX).then_some(self.deadline)
+        }
+        fn stats(&self) -> Stats {
+            let mut s = Stats::default();
+            s.cwnd = Some(f64::from(self.window));
+            s.timeouts = self.timeouts;
+            s.packets_sent = self.seq;
+            s
+        }
+    }
+    impl Sender for Windowed {}
+
+    #[derive(Default)]
+    struct Echo {
+        pending: u32,
+        bytes: u64,
+    }
+    impl Endpoint for Echo {
+        fn on_packet(&mut self, _: Time, p: &Packet) {
+            self.pending += 1;
+            self.bytes += u64::from(p.size);
+        }
+        fn on_timeout(&mut self, _: Time) {}
+        fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+            (self.pending > 0).then(|| {
+                self.pending -= 1;
+                Packet::raw(0, now, 40)
+            })
+        }
+        fn next_timeout(&self) -> Option<Time> {
+            None
+        }
+        fn stats(&self) -> Stats {
+            Stats::default()
+        }
+    }
+    impl Receiver for Echo {
+        fn delivered_bytes(&self) -> u64 {
+            self.bytes
+        }
+    }
+
+    #[test]
+    fn a_self_clocked_sender_fills_the_link_without_spurious_timeouts() {
+        // 10 Mb/s, 20 ms each way: BDP = 10e6 · 0.04 / 8000 = 50 packets; a window of 60
+        // keeps the link busy with 10 packets queued.
+        let topo = one_link(
+            Rate::from_mbps(10),
+            Dur::from_millis(20),
+            QueueSpec::DropTail(QueueLimit::Packets(100)),
+            None,
+        );
+        let mut sim = Simulation::new(
+            SimConfig {
+                duration: Dur::from_secs(10),
+                measure_from: Dur::from_secs(1),
+                ..SimConfig::default()
+            },
+            topo,
+        )
+        .unwrap();
+        sim.add_flow(FlowSpec::custom(
+            "windowed",
+            0,
+            Box::new(Windowed {
+                window: 60,
+                in_flight: 0,
+                seq: 0,
+                deadline: Time::MAX,
+                timeouts: 0,
+            }),
+            Box::new(Echo::default()),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let r = sim.run();
+        let f = &r.summary.flows[0];
+        assert_eq!(f.timeouts, 0);
+        assert!((r.summary.links[0].utilization - 1.0).abs() < 1e-6);
+        assert!((f.throughput_bps - 10e6).abs() < 10e6 * 0.001);
+        assert_eq!(f.cov.map(|c| c < 1e-2), Some(true));
+        // Per data packet: one TxDone and one Arrive on each of the two links, and no timer
+        // event per echo (lazy cancellation): a few events per packet, not more.
+        let packets = f.totals.data_sent as f64;
+        let per_packet = r.summary.events as f64 / packets;
+        assert!(per_packet < 4.2, "{per_packet} events per packet");
+        let t = f.totals;
+        assert_eq!(
+            t.feedback_sent,
+            t.feedback_delivered + t.feedback_dropped + t.feedback_in_flight
+        );
+    }
+
+    fn dumbbell_run(seed: u64) -> RunResult {
+        let topo = Topology::dumbbell(&DumbbellSpec {
+            bottleneck: LinkSpec::new(
+                "bottleneck",
+                Rate::from_mbps(10),
+                Dur::from_millis(20),
+                QueueSpec::Red(RedConfig::default()),
+            )
+            .with_loss(LossModel::Bernoulli { p: 0.01 }),
+            access: AccessSpec::new(
+                Rate::from_mbps(100),
+                DelaySpread::Uniform {
+                    lo: Dur::from_millis(1),
+                    hi: Dur::from_millis(5),
+                },
+            ),
+            flows: 3,
+        })
+        .unwrap();
+        let mut sim = Simulation::new(
+            SimConfig {
+                duration: Dur::from_secs(5),
+                measure_from: Dur::from_secs(1),
+                seed,
+                ..SimConfig::default()
+            },
+            topo,
+        )
+        .unwrap();
+        for i in 0..3 {
+            let mut c = cbr(Rate::from_mbps(4 + i), 1000);
+            if i == 2 {
+                c.on_off = Some((Dur::from_millis(300), Dur::from_millis(200)));
+            }
+            sim.add_flow(FlowSpec::cbr(
+                i as usize,
+                c,
+                Time::from_millis(100 * i),
+                None,
+            ))
+            .unwrap();
+        }
+        sim.run()
+    }
+
+    #[test]
+    fn the_same_seed_gives_identical_results_and_another_seed_differs() {
+        let a = dumbbell_run(7);
+        let b = dumbbell_run(7);
+        assert_eq!(a, b);
+        let c = dumbbell_run(8);
+        assert_ne!(a.summary.links, c.summary.links);
+        // Overloaded (4+5+6 Mb/s on/off into 10 Mb/s): RED drops early, loss adds artificially.
+        let l = &a.summary.links[0];
+        assert!(l.early_drops > 0 && l.artificial_drops > 0);
+        assert!(a.summary.jain_index.unwrap() > 0.5);
+    }
+
+    #[test]
+    fn progress_is_reported_in_simulated_time_up_to_the_end() {
+        let topo = one_link(Rate::from_mbps(1), Dur::ZERO, QueueSpec::default(), None);
+        let mut sim = Simulation::new(cfg(3), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_kbps(100), 100),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let mut seen = Vec::new();
+        sim.run_with_progress(&mut |now, end| seen.push((now, end)));
+        let end = Time::from_secs(3);
+        assert_eq!(
+            seen,
+            vec![
+                (Time::from_secs(1), end),
+                (Time::from_secs(2), end),
+                (end, end),
+                (end, end)
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_rejected_with_a_precise_error() {
+        let topo = || one_link(Rate::from_mbps(1), Dur::ZERO, QueueSpec::default(), None);
+        let c = SimConfig {
+            measure_from: Dur::from_secs(20),
+            ..cfg(10)
+        };
+        assert!(
+            matches!(Simulation::new(c, topo()), Err(SimError::InvalidConfig(m)) if m.contains("measure_from"))
+        );
+        let mut sim = Simulation::new(cfg(1), topo()).unwrap();
+        let e = sim
+            .add_flow(FlowSpec::cbr(
+                3,
+                cbr(Rate::from_mbps(1), 100),
+                Time::ZERO,
+                None,
+            ))
+            .unwrap_err();
+        assert!(e.to_string().contains("route 3"), "{e}");
+        let e = sim
+            .add_flow(FlowSpec::cbr(0, cbr(Rate::ZERO, 100), Time::ZERO, None))
+            .unwrap_err();
+        assert!(e.to_string().contains("rate"), "{e}");
+        let e = sim
+            .add_event(ScheduledEvent {
+                at: Time::ZERO,
+                link: 9,
+                action: LinkAction::SetUp(false),
+            })
+            .unwrap_err();
+        assert!(matches!(e, SimError::InvalidEvent { event: 0, .. }));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn packets_are_conserved_and_links_never_exceed_capacity_or_limits(
+            seed in any::<u64>(),
+            flows in proptest::collection::vec((100u64..20_000, 40u32..1500, 0u64..500), 1..5),
+            limit in 2u32..60,
+            p in 0.0f64..0.2,
+            red in any::<bool>(),
+            rate_kbps in 500u64..20_000,
+        ) {
+            let queue = if red {
+                QueueSpec::Red(RedConfig { limit, ..RedConfig::default() })
+            } else {
+                QueueSpec::DropTail(QueueLimit::Packets(limit))
+            };
+            let topo = Topology::dumbbell(&DumbbellSpec {
+                bottleneck: LinkSpec::new("bottleneck", Rate::from_kbps(rate_kbps), Dur::from_millis(15), queue)
+                    .with_loss(LossModel::Bernoulli { p }),
+                access: AccessSpec::new(Rate::from_mbps(100), DelaySpread::Fixed(Dur::from_millis(2))),
+                flows: flows.len(),
+            }).unwrap();
+            let mut sim = Simulation::new(SimConfig {
+                duration: Dur::from_secs(2),
+                measure_from: Dur::ZERO,
+                seed,
+                ..SimConfig::default()
+            }, topo.clone()).unwrap();
+            for (i, (kbps, size, start_ms)) in flows.iter().enumerate() {
+                sim.add_flow(FlowSpec::cbr(i, cbr(Rate::from_kbps(*kbps), *size), Time::from_millis(*start_ms), None)).unwrap();
+            }
+            let r = sim.run();
+            let mut in_flight = 0;
+            for f in &r.summary.flows {
+                let t = f.totals;
+                prop_assert_eq!(t.data_sent, t.data_delivered + t.data_dropped + t.data_in_flight);
+                prop_assert_eq!(t.feedback_sent, 0);
+                in_flight += t.data_in_flight;
+            }
+            prop_assert!(in_flight <= r.summary.peak_packets);
+            let b = topo.link_id("bottleneck").unwrap() as usize;
+            let l = &r.summary.links[b];
+            // Whole-window capacity plus at most the packet that started before the end.
+            let cap_bits = rate_kbps as f64 * 1e3 * 2.0 + 1500.0 * 8.0;
+            prop_assert!(l.tx_bytes as f64 * 8.0 <= cap_bits);
+            prop_assert!(l.utilization <= 1.0 + 1e-9);
+            for s in r.link_series.iter().filter(|s| s.link as usize == b) {
+                if !red {
+                    prop_assert!(s.queue_pkts < limit);
+                }
+                prop_assert!(s.throughput_bps <= rate_kbps as f64 * 1e3 * 1.0 + 1500.0 * 8.0 / 0.1);
+            }
+        }
+    }
+}

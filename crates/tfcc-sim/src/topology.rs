@@ -1,0 +1,499 @@
+//! Topologies: links plus, for each flow, a forward and a reverse route (lists of link ids).
+//!
+//! Packets carry their hop index and follow their flow's route, so the simulator needs no
+//! routing tables and no per-node objects; nodes only exist to check that a custom route is
+//! connected. Builders cover the theses' shapes:
+//! - dumbbell with per-flow access links on both sides (004, 002, 000, 003 E2.2/E3.3);
+//! - parking lot: a chain of bottlenecks crossed by long flows and one-hop cross flows (003's
+//!   multi-bottleneck check of E2.2);
+//! - custom: named nodes, links between them, and per-flow routes by link name.
+//!
+//! Links are unidirectional; each builder creates a reverse link for every forward link, named
+//! with a `-rev` suffix, with the same rate, delay and queue and no artificial loss (loss
+//! models apply to the data direction; give the reverse link a loss model explicitly if needed).
+
+use crate::link::{LinkId, LinkSpec};
+use crate::queue::{QueueLimit, QueueSpec};
+use crate::SimError;
+use std::collections::HashMap;
+use tfcc_core::{Dur, Rate};
+
+/// A flow's path: link ids from sender to receiver and back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub forward: Vec<LinkId>,
+    pub reverse: Vec<LinkId>,
+}
+
+/// Propagation delay of per-flow access links: one value, or spread over the flows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DelaySpread {
+    Fixed(Dur),
+    /// Flow `i` of `n` gets `lo + (hi − lo)·i/(n − 1)`: evenly spaced, so the spread is exactly
+    /// uniform over the flows and reproducible without random draws (003 E2.2 spreads RTTs
+    /// "uniformly" to set CV[RTT]; a deterministic spread hits the intended CV exactly).
+    Uniform {
+        lo: Dur,
+        hi: Dur,
+    },
+}
+
+impl DelaySpread {
+    pub fn for_flow(&self, i: usize, n: usize) -> Dur {
+        match *self {
+            DelaySpread::Fixed(d) => d,
+            DelaySpread::Uniform { lo, hi } => {
+                if n <= 1 {
+                    // One flow: the middle of the range keeps the mean.
+                    Dur((lo.0 + hi.0) / 2)
+                } else {
+                    let span = u128::from(hi.0.saturating_sub(lo.0));
+                    Dur(lo.0 + (span * i as u128 / (n as u128 - 1)) as u64)
+                }
+            }
+        }
+    }
+}
+
+/// Per-flow access links (sender to the first router, last router to the receiver).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessSpec {
+    pub rate: Rate,
+    pub delay: DelaySpread,
+    /// ns-2's default `Queue set limit_ 50` DropTail when not set by the scenario.
+    pub queue: QueueSpec,
+}
+
+impl AccessSpec {
+    pub fn new(rate: Rate, delay: DelaySpread) -> AccessSpec {
+        AccessSpec {
+            rate,
+            delay,
+            queue: QueueSpec::DropTail(QueueLimit::Packets(crate::queue::NS2_DEFAULT_LIMIT)),
+        }
+    }
+}
+
+/// A dumbbell: `flows` senders, each on its own access link, into router R1, the bottleneck
+/// R1→R2 (named by `bottleneck.name`), and per-flow access links to the receivers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DumbbellSpec {
+    pub bottleneck: LinkSpec,
+    pub access: AccessSpec,
+    pub flows: usize,
+}
+
+/// A parking lot: `hops` bottlenecks in a chain; `long_flows` cross all of them, then
+/// `cross_flows_per_hop` flows cross each hop alone. Routes are numbered in that order: long
+/// flows first, then hop 0's cross flows, hop 1's, and so on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParkingLotSpec {
+    pub hops: Vec<LinkSpec>,
+    pub access: AccessSpec,
+    pub long_flows: usize,
+    pub cross_flows_per_hop: usize,
+}
+
+/// A link of a custom topology, between two named nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomLink {
+    pub spec: LinkSpec,
+    pub from: String,
+    pub to: String,
+}
+
+/// A custom route by link names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomRoute {
+    pub forward: Vec<String>,
+    pub reverse: Vec<String>,
+}
+
+/// Links and routes, ready for a [`crate::Simulation`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topology {
+    pub links: Vec<LinkSpec>,
+    pub routes: Vec<Route>,
+}
+
+fn reverse_of(spec: &LinkSpec) -> LinkSpec {
+    LinkSpec {
+        name: format!("{}-rev", spec.name),
+        rate: spec.rate,
+        delay: spec.delay,
+        queue: spec.queue.clone(),
+        loss: None,
+    }
+}
+
+impl Topology {
+    /// The id of the link called `name`.
+    pub fn link_id(&self, name: &str) -> Option<LinkId> {
+        self.links
+            .iter()
+            .position(|l| l.name == name)
+            .map(|i| i as LinkId)
+    }
+
+    fn push(&mut self, spec: LinkSpec) -> LinkId {
+        self.links.push(spec);
+        (self.links.len() - 1) as LinkId
+    }
+
+    /// Add a forward link and its reverse twin; returns both ids.
+    fn push_pair(&mut self, spec: LinkSpec) -> (LinkId, LinkId) {
+        let rev = reverse_of(&spec);
+        (self.push(spec), self.push(rev))
+    }
+
+    /// Access links for flow `i` of `n`; returns (src fwd, src rev, dst fwd, dst rev).
+    fn push_access(&mut self, a: &AccessSpec, i: usize, n: usize) -> [LinkId; 4] {
+        let d = a.delay.for_flow(i, n);
+        let (sf, sr) = self.push_pair(LinkSpec::new(
+            format!("access-src-{i}"),
+            a.rate,
+            d,
+            a.queue.clone(),
+        ));
+        let (df, dr) = self.push_pair(LinkSpec::new(
+            format!("access-dst-{i}"),
+            a.rate,
+            d,
+            a.queue.clone(),
+        ));
+        [sf, sr, df, dr]
+    }
+
+    pub fn dumbbell(spec: &DumbbellSpec) -> Result<Topology, SimError> {
+        let mut t = Topology {
+            links: Vec::with_capacity(2 + 4 * spec.flows),
+            routes: Vec::with_capacity(spec.flows),
+        };
+        let (bf, br) = t.push_pair(spec.bottleneck.clone());
+        for i in 0..spec.flows {
+            let [sf, sr, df, dr] = t.push_access(&spec.access, i, spec.flows);
+            t.routes.push(Route {
+                forward: vec![sf, bf, df],
+                reverse: vec![dr, br, sr],
+            });
+        }
+        t.validate()?;
+        Ok(t)
+    }
+
+    pub fn parking_lot(spec: &ParkingLotSpec) -> Result<Topology, SimError> {
+        let n = spec.long_flows + spec.cross_flows_per_hop * spec.hops.len();
+        let mut t = Topology {
+            links: Vec::new(),
+            routes: Vec::with_capacity(n),
+        };
+        let hops: Vec<(LinkId, LinkId)> =
+            spec.hops.iter().map(|h| t.push_pair(h.clone())).collect();
+        let mut flow = 0;
+        for _ in 0..spec.long_flows {
+            let [sf, sr, df, dr] = t.push_access(&spec.access, flow, n);
+            let mut forward = vec![sf];
+            forward.extend(hops.iter().map(|h| h.0));
+            forward.push(df);
+            let mut reverse = vec![dr];
+            reverse.extend(hops.iter().rev().map(|h| h.1));
+            reverse.push(sr);
+            t.routes.push(Route { forward, reverse });
+            flow += 1;
+        }
+        for h in &hops {
+            for _ in 0..spec.cross_flows_per_hop {
+                let [sf, sr, df, dr] = t.push_access(&spec.access, flow, n);
+                t.routes.push(Route {
+                    forward: vec![sf, h.0, df],
+                    reverse: vec![dr, h.1, sr],
+                });
+                flow += 1;
+            }
+        }
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// A custom topology. Every route must be connected (each link ends at the node where the
+    /// next begins) and the reverse route must lead from the forward route's last node back
+    /// to its first.
+    pub fn custom(links: Vec<CustomLink>, routes: Vec<CustomRoute>) -> Result<Topology, SimError> {
+        let mut by_name: HashMap<&str, (LinkId, &str, &str)> = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            let prev = by_name.insert(&l.spec.name, (i as LinkId, &l.from, &l.to));
+            if prev.is_some() {
+                return Err(SimError::DuplicateLink(l.spec.name.clone()));
+            }
+        }
+        let resolve = |r: usize, names: &[String]| -> Result<(Vec<LinkId>, &str, &str), SimError> {
+            let mut ids = Vec::with_capacity(names.len());
+            let mut ends: Option<(&str, &str)> = None;
+            for n in names {
+                let &(id, from, to) = by_name
+                    .get(n.as_str())
+                    .ok_or_else(|| SimError::UnknownLink(n.clone()))?;
+                if let Some((_, last)) = ends {
+                    if last != from {
+                        return Err(SimError::InvalidRoute {
+                            route: r,
+                            reason: format!("link `{n}` starts at `{from}`, not at `{last}`"),
+                        });
+                    }
+                }
+                ends = Some((ends.map_or(from, |e| e.0), to));
+                ids.push(id);
+            }
+            let (a, b) = ends.ok_or(SimError::InvalidRoute {
+                route: r,
+                reason: "empty route".into(),
+            })?;
+            Ok((ids, a, b))
+        };
+        let mut out = Vec::with_capacity(routes.len());
+        for (r, route) in routes.iter().enumerate() {
+            let (forward, src, dst) = resolve(r, &route.forward)?;
+            let (reverse, rsrc, rdst) = resolve(r, &route.reverse)?;
+            if rsrc != dst || rdst != src {
+                return Err(SimError::InvalidRoute {
+                    route: r,
+                    reason: format!("reverse route goes {rsrc} -> {rdst}, expected {dst} -> {src}"),
+                });
+            }
+            out.push(Route { forward, reverse });
+        }
+        let t = Topology {
+            links: links.into_iter().map(|l| l.spec).collect(),
+            routes: out,
+        };
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// Check every link and route: positive rates, unique names, valid loss and queue
+    /// parameters, non-empty routes over existing links.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let mut seen = HashMap::new();
+        for l in &self.links {
+            if seen.insert(l.name.as_str(), ()).is_some() {
+                return Err(SimError::DuplicateLink(l.name.clone()));
+            }
+            validate_link(l)?;
+        }
+        for (r, route) in self.routes.iter().enumerate() {
+            for (what, path) in [("forward", &route.forward), ("reverse", &route.reverse)] {
+                if path.is_empty() {
+                    return Err(SimError::InvalidRoute {
+                        route: r,
+                        reason: format!("empty {what} route"),
+                    });
+                }
+                if path.len() > usize::from(u16::MAX) {
+                    return Err(SimError::InvalidRoute {
+                        route: r,
+                        reason: format!("{what} route longer than {} hops", u16::MAX),
+                    });
+                }
+                if let Some(bad) = path.iter().find(|&&l| l as usize >= self.links.len()) {
+                    return Err(SimError::InvalidRoute {
+                        route: r,
+                        reason: format!("link id {bad} does not exist"),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Check one link's parameters.
+pub fn validate_link(l: &LinkSpec) -> Result<(), SimError> {
+    let bad = |reason: String| SimError::InvalidLink {
+        link: l.name.clone(),
+        reason,
+    };
+    if l.rate.bps() == 0 {
+        return Err(bad("rate must be positive".into()));
+    }
+    match &l.queue {
+        QueueSpec::DropTail(QueueLimit::Packets(n)) if *n < 2 => {
+            return Err(bad(format!(
+                "a DropTail limit of {n} packets admits nothing (ns-2 semantics: limit counts the packet on the wire)"
+            )))
+        }
+        QueueSpec::DropTail(QueueLimit::Bytes(0)) => return Err(bad("byte limit must be positive".into())),
+        QueueSpec::Red(c) => {
+            if c.limit == 0 {
+                return Err(bad("RED limit must be positive".into()));
+            }
+            if !(0.0..=1.0).contains(&c.max_p) {
+                return Err(bad(format!("max_p must be in [0, 1], got {}", c.max_p)));
+            }
+            if let Some(w) = c.w_q {
+                if !(w > 0.0 && w <= 1.0) {
+                    return Err(bad(format!("w_q must be in (0, 1], got {w}")));
+                }
+            }
+            let min = c.min_th.unwrap_or(0.0);
+            if c.min_th.is_some_and(|m| !(m > 0.0 && m.is_finite())) {
+                return Err(bad(format!("min_th must be positive, got {min}")));
+            }
+            if let Some(max) = c.max_th {
+                if !(max.is_finite() && max > 0.0 && max >= min) {
+                    return Err(bad(format!("max_th must be >= min_th, got {max} < {min}")));
+                }
+            }
+            if c.mean_pktsize == 0 {
+                return Err(bad("mean_pktsize must be positive".into()));
+            }
+        }
+        _ => {}
+    }
+    if let Some(loss) = &l.loss {
+        loss.model.validate().map_err(bad)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bottleneck() -> LinkSpec {
+        LinkSpec::new(
+            "bottleneck",
+            Rate::from_mbps(15),
+            Dur::from_millis(20),
+            QueueSpec::DropTail(QueueLimit::Packets(100)),
+        )
+    }
+
+    #[test]
+    fn dumbbell_routes_cross_the_shared_bottleneck_both_ways() {
+        let t = Topology::dumbbell(&DumbbellSpec {
+            bottleneck: bottleneck(),
+            access: AccessSpec::new(
+                Rate::from_mbps(100),
+                DelaySpread::Uniform {
+                    lo: Dur::from_millis(10),
+                    hi: Dur::from_millis(30),
+                },
+            ),
+            flows: 3,
+        })
+        .unwrap();
+        assert_eq!(t.links.len(), 2 + 4 * 3);
+        assert_eq!(t.routes.len(), 3);
+        let b = t.link_id("bottleneck").unwrap();
+        let br = t.link_id("bottleneck-rev").unwrap();
+        for r in &t.routes {
+            assert_eq!(r.forward[1], b);
+            assert_eq!(r.reverse[1], br);
+        }
+        // Access delays evenly spread: 10, 20, 30 ms on both sides.
+        let delays: Vec<Dur> = t
+            .routes
+            .iter()
+            .map(|r| t.links[r.forward[0] as usize].delay)
+            .collect();
+        assert_eq!(
+            delays,
+            [
+                Dur::from_millis(10),
+                Dur::from_millis(20),
+                Dur::from_millis(30)
+            ]
+        );
+        assert_eq!(
+            t.links[t.routes[2].forward[2] as usize].delay,
+            Dur::from_millis(30)
+        );
+        assert!(t.links[br as usize].loss.is_none());
+    }
+
+    #[test]
+    fn parking_lot_long_flows_cross_every_hop() {
+        let hop = |i: usize| LinkSpec {
+            name: format!("hop{i}"),
+            ..bottleneck()
+        };
+        let t = Topology::parking_lot(&ParkingLotSpec {
+            hops: vec![hop(0), hop(1), hop(2)],
+            access: AccessSpec::new(
+                Rate::from_mbps(100),
+                DelaySpread::Fixed(Dur::from_millis(1)),
+            ),
+            long_flows: 2,
+            cross_flows_per_hop: 1,
+        })
+        .unwrap();
+        assert_eq!(t.routes.len(), 5);
+        assert_eq!(t.routes[0].forward.len(), 5);
+        let h1 = t.link_id("hop1").unwrap();
+        assert_eq!(t.routes[3].forward[1], h1);
+        assert_eq!(t.routes[3].reverse[1], t.link_id("hop1-rev").unwrap());
+        let rev: Vec<LinkId> = t.routes[0].reverse[1..4].to_vec();
+        let want: Vec<LinkId> = ["hop2-rev", "hop1-rev", "hop0-rev"]
+            .iter()
+            .map(|n| t.link_id(n).unwrap())
+            .collect();
+        assert_eq!(rev, want);
+    }
+
+    #[test]
+    fn custom_routes_must_be_connected_and_return_home() {
+        let l = |name: &str, from: &str, to: &str| CustomLink {
+            spec: LinkSpec {
+                name: name.into(),
+                ..bottleneck()
+            },
+            from: from.into(),
+            to: to.into(),
+        };
+        let links = || {
+            vec![
+                l("ab", "a", "b"),
+                l("bc", "b", "c"),
+                l("cb", "c", "b"),
+                l("ba", "b", "a"),
+            ]
+        };
+        let route = |f: &[&str], r: &[&str]| CustomRoute {
+            forward: f.iter().map(|s| s.to_string()).collect(),
+            reverse: r.iter().map(|s| s.to_string()).collect(),
+        };
+        let t = Topology::custom(links(), vec![route(&["ab", "bc"], &["cb", "ba"])]).unwrap();
+        assert_eq!(
+            t.routes[0],
+            Route {
+                forward: vec![0, 1],
+                reverse: vec![2, 3]
+            }
+        );
+        assert!(matches!(
+            Topology::custom(links(), vec![route(&["bc", "ab"], &["ba"])]),
+            Err(SimError::InvalidRoute { .. })
+        ));
+        assert!(matches!(
+            Topology::custom(links(), vec![route(&["ab"], &["cb", "ba"])]),
+            Err(SimError::InvalidRoute { .. })
+        ));
+        assert!(matches!(
+            Topology::custom(links(), vec![route(&["ab", "xx"], &["ba"])]),
+            Err(SimError::UnknownLink(n)) if n == "xx"
+        ));
+    }
+
+    #[test]
+    fn invalid_links_are_rejected_with_their_name() {
+        let mut b = bottleneck();
+        b.rate = Rate::ZERO;
+        let err = Topology::dumbbell(&DumbbellSpec {
+            bottleneck: b,
+            access: AccessSpec::new(Rate::from_mbps(100), DelaySpread::Fixed(Dur::ZERO)),
+            flows: 1,
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("bottleneck"), "{err}");
+    }
+}
