@@ -1,0 +1,222 @@
+"""tfcc against ns-2 on the same dumbbell, one after the other in one run (issue 4).
+
+Each case is one set of parameters in ns-2's ``bench/ns2/dumbbell.tcl`` vocabulary; the same case
+runs in tfcc as ``bench/scenarios/dumbbell.toml`` with ``--set`` overrides, through the ``tfcc run``
+command line with its normal outputs (summary, parquet, plots) so that set-up and output are paid
+for, as they are by ns-2. Both are timed from spawn to exit, and their peak RSS is ``ru_maxrss`` of
+that very child (``os.wait4``).
+
+    python bench/compare.py               # rows A (N = 2, 16, 64, 128) and B, writes bench/RESULTS.md
+    python bench/compare.py --quick       # small rows only, prints the table
+
+``crosscheck(case)`` is also used by ``tests/test_ns2_crosscheck.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfcc.ns2 import run_ns2
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "bench" / "scenarios" / "dumbbell.toml"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    tcp: int
+    rate: float  # bit/s
+    delay: float  # s, one way
+    limit: int  # packets
+    duration: float  # s
+    loss: float = 0.0
+    access_rate: float = 100e6
+    access_delay: float = 0.001
+    start_max: float = 1.0
+    measure_from: float | None = None
+    variant: str = "sack"
+
+    def ns2_params(self) -> dict[str, Any]:
+        return {
+            "tcp": self.tcp,
+            "tcp_variant": self.variant,
+            "bottleneck_rate": self.rate,
+            "bottleneck_delay": self.delay,
+            "limit": self.limit,
+            "loss": self.loss,
+            "access_rate": self.access_rate,
+            "access_delay": self.access_delay,
+            "duration": self.duration,
+            "measure_from": self.window_start(),
+            "start_max": self.start_max,
+            "start_mode": "even",
+        }
+
+    def window_start(self) -> float:
+        return self.duration / 5 if self.measure_from is None else self.measure_from
+
+    def tfcc_overrides(self) -> list[str]:
+        # ns-2's "even" start: flow i of n at i·start_max/n, i.e. a spread over
+        # [0, start_max·(n−1)/n].
+        last = self.start_max * (self.tcp - 1) / self.tcp
+        loss = (
+            f'{{ model = "bernoulli", p = {self.loss} }}'
+            if self.loss > 0
+            else '{ model = "none" }'
+        )
+        return [
+            f"duration={self.duration}",
+            f"measure_from={self.window_start()}",
+            f"topology.bottleneck.rate={self.rate}",
+            f"topology.bottleneck.delay={self.delay}",
+            f"topology.bottleneck.limit={self.limit}",
+            f"topology.bottleneck.loss={loss}",
+            f"topology.access.rate={self.access_rate}",
+            f"topology.access.delay={self.access_delay}",
+            f"flows.0.protocol=tcp-{self.variant}",
+            f"flows.0.count={self.tcp}",
+            f"flows.0.start=[0.0, {last}]",
+        ]
+
+
+def _measure(cmd: list[str], cwd: str) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS (KiB) and exit code of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited with {code}: {err.strip()[-500:]}")
+    return wall, usage.ru_maxrss, code
+
+
+def run_tfcc(case: Case) -> dict[str, Any]:
+    """``tfcc run`` on the case; returns its summary plus wall time and peak RSS."""
+    tfcc = Path(sys.executable).with_name("tfcc")
+    with tempfile.TemporaryDirectory(prefix="tfcc-bench-") as tmp:
+        out = Path(tmp) / "out"
+        cmd = [str(tfcc), "run", str(SCENARIO), "--out", str(out), "--quiet"]
+        for o in case.tfcc_overrides():
+            cmd += ["--set", o]
+        wall, rss, _ = _measure(cmd, tmp)
+        summary = json.loads((out / "summary.json").read_text())
+    summary["wall_seconds_process"] = wall
+    summary["peak_rss_kib"] = rss
+    return summary
+
+
+def bottleneck(summary: dict[str, Any]) -> dict[str, Any]:
+    for link in summary["links"]:
+        if link["name"] == "bottleneck":
+            return link
+    raise KeyError("bottleneck")
+
+
+def crosscheck(case: Case) -> dict[str, Any]:
+    """Both simulators on one case, with the four compared quantities side by side."""
+    ns = run_ns2(case.ns2_params(), timeout=1800)
+    tf = run_tfcc(case)
+    nb, tb = ns["bottleneck"], bottleneck(tf)
+    ns_thr = [f["throughput_bps"] for f in ns["flows"]]
+    tf_thr = [f["throughput_bps"] for f in tf["flows"]]
+    return {
+        "case": case.name,
+        "ns2": {
+            "utilization": nb["utilization"],
+            "throughput_bps": sum(ns_thr),
+            "drops": nb["drops_pkts"] + nb["loss_model_drops_pkts"],
+            "jain": ns["derived"]["jain_index"],
+            "wall_s": ns["wall_seconds"],
+            "rss_kib": ns["peak_rss_kib"],
+            "departures": ns["bottleneck_totals"]["departures_pkts"],
+        },
+        "tfcc": {
+            "utilization": tb["utilization"],
+            "throughput_bps": sum(tf_thr),
+            "drops": tb["drops"],
+            "jain": tf["metrics"]["jain_index"],
+            "wall_s": tf["wall_seconds_process"],
+            "rss_kib": tf["peak_rss_kib"],
+            "departures": tb.get("departures_pkts_total", tb.get("departures_pkts", 0)),
+        },
+    }
+
+
+ROWS_A = [Case(f"A N={n}", n, 15e6, 0.020, 100, 100.0) for n in (2, 16, 64, 128)]
+ROW_B = Case("B N=1000", 1000, 1e9, 0.010, 1000, 20.0, access_rate=10e9, measure_from=5.0)
+QUICK = [Case("A N=2 (20 s)", 2, 15e6, 0.020, 100, 20.0), Case("A N=16 (20 s)", 16, 15e6, 0.020, 100, 20.0)]
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    lines = [
+        "| row | ns-2 wall s | tfcc wall s | speed-up | ns-2 RSS MiB | tfcc RSS MiB "
+        "| ns-2 pkts/wall s | tfcc pkts/wall s | util ns-2 / tfcc | Jain ns-2 / tfcc |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        n, t = r["ns2"], r["tfcc"]
+        lines.append(
+            f"| {r['case']} | {n['wall_s']:.2f} | {t['wall_s']:.2f} "
+            f"| {n['wall_s'] / t['wall_s']:.1f}× | {n['rss_kib'] / 1024:.0f} "
+            f"| {t['rss_kib'] / 1024:.0f} | {n['departures'] / n['wall_s']:,.0f} "
+            f"| {t['departures'] / t['wall_s']:,.0f} "
+            f"| {n['utilization']:.3f} / {t['utilization']:.3f} "
+            f"| {n['jain']:.3f} / {t['jain']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="two short rows, no RESULTS.md")
+    ap.add_argument("--no-b", action="store_true", help="skip row B (1000 flows at 1 Gb/s)")
+    args = ap.parse_args()
+    cases = QUICK if args.quick else ROWS_A + ([] if args.no_b else [ROW_B])
+    results = []
+    for c in cases:
+        print(f"running {c.name} ...", file=sys.stderr, flush=True)
+        results.append(crosscheck(c))
+    text = table(results)
+    print(text)
+    if not args.quick:
+        stamp = time.strftime("%Y-%m-%d")
+        (ROOT / "bench" / "RESULTS.md").write_text(
+            "# tfcc vs ns-2, side by side\n\n"
+            f"Recorded {stamp} by `python bench/compare.py` on {machine()}.\n"
+            "Wall time is spawn to exit of each process (set-up and outputs included); RSS is "
+            "the peak resident set of that process. tfcc ran `tfcc run` with its normal outputs "
+            "(summary.json, timeseries.parquet, plots).\n\n" + text + "\n"
+        )
+        (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Scenario-level metrics over a run's ``summary.json`` (DESIGN.md, "Evaluation and reproduction").
+
+Each metric is defined once, here, with the thesis' formula in its doc comment, and is looked up
+by name from reproduction claim files (``scenarios/reproduce/*.toml``). A metric takes the summary
+dict and keyword arguments from the claim and returns a float; a metric that cannot be computed
+(no matching flow, no loss) raises :class:`MetricError` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import tfcc
+
+Summary = Mapping[str, Any]
+
+
+class MetricError(ValueError):
+    """A metric cannot be computed on this run; the message says why."""
+
+
+def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> list[Mapping]:
+    flows = list(s.get("flows", []))
+    if flow is not None:
+        picked = [f for f in flows if f.get("id") == flow]
+        if not picked:
+            raise MetricError(f"no flow with id {flow} (the run has {len(flows)})")
+        return picked
+    if protocol is not None:
+        picked = [f for f in flows if str(f.get("protocol", "")).startswith(protocol)]
+        if not picked:
+            raise MetricError(f"no flow of protocol {protocol!r}")
+        return picked
+    if not flows:
+        raise MetricError("the run has no flows")
+    return flows
+
+
+def throughput_bps(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean goodput per flow in bit/s over the measurement window (of one flow, of the flows of
+    one protocol, or of all)."""
+    fl = _flows(s, flow, protocol)
+    return sum(float(f["throughput_bps"]) for f in fl) / len(fl)
+
+
+def throughput_kbyte_s(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean goodput per flow in KByte/s (1000 bytes), the unit of 004 Ch. 4."""
+    return throughput_bps(s, flow, protocol) / 8000.0
+
+
+def jain_index(x: Sequence[float]) -> float:
+    """Jain's fairness index ``(Σx)² / (n·Σx²)`` (003 Sec. 3.5; 1 is perfectly fair)."""
+    n = len(x)
+    sq = sum(v * v for v in x)
+    if n == 0 or sq == 0:
+        raise MetricError("Jain's index needs at least one non-zero throughput")
+    return sum(x) ** 2 / (n * sq)
+
+
+def jain(s: Summary, protocol: str | None = None) -> float:
+    """Jain's index over the per-flow goodputs (of one protocol, or of all flows)."""
+    return jain_index([float(f["throughput_bps"]) for f in _flows(s, protocol=protocol)])
+
+
+def fairness_theta(s: Summary, tcp: str = "tcp", other: str | None = None) -> float:
+    """θ: TCP's share of the total throughput of TCP and the TCP-friendly flows it competes
+    with (002 Sec. 5.2; 0.5 is a fair share between equal numbers of flows). Computed from
+    per-flow means so that unequal flow counts compare per flow: ``θ = T̄_tcp/(T̄_tcp + T̄_x)``."""
+    flows = _flows(s)
+    t = [float(f["throughput_bps"]) for f in flows if str(f["protocol"]).startswith(tcp)]
+    o = [
+        float(f["throughput_bps"])
+        for f in flows
+        if not str(f["protocol"]).startswith(tcp)
+        and (other is None or str(f["protocol"]).startswith(other))
+    ]
+    if not t or not o:
+        raise MetricError("θ needs TCP flows and flows of another protocol")
+    mt, mo = sum(t) / len(t), sum(o) / len(o)
+    if mt + mo == 0:
+        raise MetricError("θ is undefined when nothing was delivered")
+    return mt / (mt + mo)
+
+
+def utilization(s: Summary, link: str = "bottleneck") -> float:
+    """Bits carried by the link in the measurement window over its capacity."""
+    for entry in s.get("links", []):
+        if entry.get("name") == link:
+            return float(entry["utilization"])
+    raise MetricError(f"no link named {link!r}")
+
+
+def tcp_model_ratio(
+    s: Summary, flow: int | None = None, protocol: str | None = None, packet_size: float = 1000
+) -> float:
+    """Measured goodput over the Padhye prediction (004 Eq. 2.7, RFC 5348 form, b = 1,
+    t_RTO = 4R) at the flow's own measured loss event rate and mean RTT; 1 means TCP follows
+    the model. Averaged over the matching flows."""
+    ratios = []
+    for f in _flows(s, flow, protocol):
+        p, rtt = f.get("loss_event_rate"), f.get("mean_rtt_s")
+        if not p or not rtt or p <= 0 or rtt <= 0:
+            raise MetricError(f"flow {f.get('id')} has no loss event rate or RTT to model")
+        model = tfcc.padhye_rate(packet_size, rtt, p) * 8
+        ratios.append(float(f["throughput_bps"]) / model)
+    return sum(ratios) / len(ratios)
+
+
+def loss_event_rate(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean loss event rate p of the matching flows."""
+    vals = [f.get("loss_event_rate") for f in _flows(s, flow, protocol)]
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        raise MetricError("a flow reports no loss event rate")
+    return sum(vals) / len(vals)
+
+
+#: Name → metric, as used by claim files.
+METRICS: dict[str, Callable[..., float]] = {
+    "throughput_bps": throughput_bps,
+    "throughput_kbyte_s": throughput_kbyte_s,
+    "jain": jain,
+    "fairness_theta": fairness_theta,
+    "utilization": utilization,
+    "tcp_model_ratio": tcp_model_ratio,
+    "loss_event_rate": loss_event_rate,
+}

@@ -1,0 +1,124 @@
+"""The reproduction framework and the metrics, with a stand-in runner (no simulation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tfcc
+from tfcc import metrics, reproduce
+
+
+def summary(*flows: tuple[str, float], util: float = 0.9) -> dict:
+    return {
+        "flows": [
+            {
+                "id": i,
+                "protocol": proto,
+                "throughput_bps": thr,
+                "loss_event_rate": 0.01,
+                "mean_rtt_s": 0.1,
+            }
+            for i, (proto, thr) in enumerate(flows)
+        ],
+        "links": [{"name": "bottleneck", "utilization": util}],
+    }
+
+
+def test_metrics_follow_their_formulas() -> None:
+    s = summary(("tcp-sack", 3e6), ("tcp-sack", 1e6), ("tfrc", 2e6))
+    assert metrics.throughput_bps(s, protocol="tcp") == 2e6
+    assert metrics.throughput_kbyte_s(s, flow=2) == 250.0
+    assert metrics.fairness_theta(s) == pytest.approx(0.5)
+    assert metrics.jain(s) == pytest.approx(36e12 / (3 * 14e12))
+    assert metrics.utilization(s) == 0.9
+    model = tfcc.padhye_rate(1000, 0.1, 0.01) * 8
+    assert metrics.tcp_model_ratio(s, flow=0) == pytest.approx(3e6 / model)
+    with pytest.raises(metrics.MetricError, match="needs TCP flows"):
+        metrics.fairness_theta(summary(("tfrc", 1.0)), tcp="tcp")
+    with pytest.raises(metrics.MetricError, match="no link"):
+        metrics.utilization(s, link="access")
+
+
+CLAIMS = """
+title = "test"
+[[claims]]
+id = "a"
+thesis = "004"
+section = "Sec. 4.3.2"
+claim = "within 30 %"
+scenario = "x.toml"
+metric = "throughput_kbyte_s"
+args = { protocol = "tcp" }
+seeds = [1, 2]
+target = 100.0
+tolerance = { rel = 0.3 }
+quick = true
+
+[[claims]]
+id = "b"
+thesis = "002"
+section = "Sec. 5"
+claim = "at least 0.95"
+scenario = "x.toml"
+metric = "jain"
+min = 0.95
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "r.toml"
+    p.write_text(text)
+    return p
+
+
+def test_claims_pass_and_fail_on_the_seed_average(tmp_path: Path) -> None:
+    path = write(tmp_path, CLAIMS)
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append((scenario.name, seed))
+        # 60 and 80 KByte/s: a mean of 70 is inside 100 ± 30 %; the 3:1 split fails Jain ≥ 0.95.
+        return summary(("tcp", 480e3 if seed == 1 else 640e3), ("tfrc", 160e3))
+
+    title, out = reproduce.run(str(path), runner=runner)
+    assert title == "test"
+    assert seen == [("x.toml", 1), ("x.toml", 2), ("x.toml", 1)]
+    assert out[0].measured == pytest.approx(70.0)
+    assert out[0].passed
+    assert not out[1].passed
+    assert out[0].claim.describe_target() == "100 ±30 %"
+    assert out[1].claim.describe_target() == "≥ 0.95"
+    _, quick = reproduce.run(str(path), quick=True, runner=runner)
+    assert [o.claim.id for o in quick] == ["a"]
+
+
+def test_a_metric_that_cannot_be_computed_fails_the_claim(tmp_path: Path) -> None:
+    path = write(tmp_path, CLAIMS)
+    _, out = reproduce.run(str(path), runner=lambda *_: summary(("tfrc", 1.0)))
+    assert not out[0].passed
+    assert "no flow of protocol 'tcp'" in out[0].error
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace('metric = "jain"', 'metric = "speed"'), "unknown metric 'speed'"),
+        (lambda t: t.replace("min = 0.95", ""), "needs a target"),
+        (lambda t: t.replace('section = "Sec. 5"\n', ""), "missing section"),
+        (lambda t: t.replace("{ rel = 0.3 }", "{ pct = 3 }"), r"claims\[0\]\.tolerance"),
+        (lambda t: t.replace("[[claims]]", "[[claims]", 1), "invalid TOML"),
+        (lambda t: t + 'colour = "red"\n', "unexpected keyword"),
+    ],
+)
+def test_bad_claim_files_name_the_file_and_key(tmp_path: Path, edit, message: str) -> None:
+    path = write(tmp_path, edit(CLAIMS))
+    with pytest.raises(reproduce.ClaimFileError, match=message) as e:
+        reproduce.load(str(path))
+    assert str(path) in str(e.value)
+
+
+def test_an_unknown_reproduction_lists_the_available_ones() -> None:
+    with pytest.raises(reproduce.ClaimFileError, match="no such reproduction"):
+        reproduce.load("no-such-thesis")
