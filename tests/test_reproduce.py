@@ -122,3 +122,30 @@ def test_bad_claim_files_name_the_file_and_key(tmp_path: Path, edit, message: st
 def test_an_unknown_reproduction_lists_the_available_ones() -> None:
     with pytest.raises(reproduce.ClaimFileError, match="no such reproduction"):
         reproduce.load("no-such-thesis")
+
+
+def test_results_are_written_whole_with_every_claim(tmp_path: Path) -> None:
+    path = write(tmp_path, CLAIMS)
+    title, out = reproduce.run(
+        str(path), runner=lambda *_: summary(("tcp", 560e3), ("tfrc", 560e3))
+    )
+    dest = tmp_path / "res"
+    reproduce.write_results(dest, title, out)
+    table = (dest / "results.md").read_text()
+    assert "| a | 004 Sec. 4.3.2 | within 30 % | 100 ±30 % | 70 | 70, 70 | pass |" in table
+    assert "| b | 002 Sec. 5 | at least 0.95 | ≥ 0.95 | 1 | 1 | pass |" in table
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.toml", "res"]
+
+
+def test_the_cli_rejects_an_unknown_reproduction_with_exit_2() -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", "no-such-thesis"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2
+    assert "no such reproduction" in r.stderr
+    assert "Traceback" not in r.stderr

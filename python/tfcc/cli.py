@@ -53,6 +53,63 @@ def demo(
     run_demo(packet_size=packet_size, rtt_s=rtt_ms / 1000.0)
 
 
+@app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="Reproduction name (e.g. tfrc) or claim-file path.")],
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Only the claims marked quick (a few minutes).")
+    ] = False,
+    out: Annotated[
+        str | None,
+        typer.Option("--out", help="Also write results.json and results.md into this directory."),
+    ] = None,
+) -> None:
+    """Run a thesis' experiments and check each claim against its target and tolerance."""
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from tfcc import reproduce as rep
+
+    console = Console()
+    err = Console(stderr=True)
+    try:
+        rep.load(name)
+    except rep.ClaimFileError as e:
+        err.print(f"error: {e}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+    def show(o: rep.Outcome) -> None:
+        verdict = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
+        measured = "—" if o.measured is None else f"{o.measured:.4g}"
+        console.print(
+            f"{verdict}  {o.claim.id}: measured {measured}, wanted {o.claim.describe_target()}"
+        )
+        if o.error:
+            console.print(f"      {o.error}", markup=False, highlight=False)
+
+    title, outcomes = rep.run(name, quick=quick, on_outcome=show)
+    table = Table(title=title)
+    for col in ("claim", "source", "target", "measured", "result"):
+        table.add_column(col)
+    for o in outcomes:
+        table.add_row(
+            o.claim.id,
+            f"{o.claim.thesis} {o.claim.section}",
+            o.claim.describe_target(),
+            "—" if o.measured is None else f"{o.measured:.4g}",
+            "[green]pass[/]" if o.passed else "[red]FAIL[/]",
+        )
+    console.print(table)
+    if out is not None:
+        rep.write_results(Path(out), title, outcomes)
+    failed = sum(not o.passed for o in outcomes)
+    if failed:
+        console.print(f"{failed} of {len(outcomes)} claims failed")
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console entry point: usage errors exit with 2 (click's convention), never a traceback."""
     try:

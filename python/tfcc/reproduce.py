@@ -197,3 +197,43 @@ def to_json(outcomes: list[Outcome]) -> str:
             }
         )
     return json.dumps(rows, indent=2) + "\n"
+
+
+def to_markdown(title: str, outcomes: list[Outcome]) -> str:
+    """The table committed under ``docs/reproductions/``: every claim with its measured value."""
+    lines = [
+        f"# {title}",
+        "",
+        "| claim | source | statement | target | measured | per seed | result |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        measured = "—" if o.measured is None else f"{o.measured:.4g}"
+        seeds = ", ".join(f"{v:.4g}" for v in o.per_seed)
+        result = "pass" if o.passed else f"**FAIL** {o.error}".strip()
+        c = o.claim
+        lines.append(
+            f"| {c.id} | {c.thesis} {c.section} | {c.claim} | {c.describe_target()} "
+            f"| {measured} | {seeds} | {result} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_results(out: Path, title: str, outcomes: list[Outcome]) -> None:
+    """Write ``results.json`` and ``results.md`` into ``out`` all at once: a temporary directory
+    beside it is renamed into place, so an interrupted run leaves no half-written results."""
+    import shutil
+    import tempfile
+
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (tmp / "results.json").write_text(to_json(outcomes))
+        (tmp / "results.md").write_text(to_markdown(title, outcomes))
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
