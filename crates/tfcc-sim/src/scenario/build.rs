@@ -113,14 +113,18 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             if let Some(s) = s {
                 let (lo, hi) = s.bounds();
                 if lo > hi {
-                    return err(at(key), format!("the range goes backwards: [{lo}, {hi}]"));
+                    return err(
+                        at(key),
+                        format!("the range goes backwards: [{}, {}]", since0(lo), since0(hi)),
+                    );
                 }
                 if key == "start" && hi >= end {
                     return err(
                         at(key),
                         format!(
-                            "must be before the end of the run ({}), got {hi}",
-                            spec.duration
+                            "must be before the end of the run ({}), got {}",
+                            spec.duration,
+                            since0(hi)
                         ),
                     );
                 }
@@ -159,7 +163,11 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             if stop <= start {
                 return err(
                     format!("flows[{g}].stop"),
-                    format!("flow {i} of the group stops at {stop}, not after its start {start}"),
+                    format!(
+                        "flow {i} of the group stops at {}, not after its start {}",
+                        since0(stop),
+                        since0(start)
+                    ),
                 );
             }
         }
@@ -216,6 +224,11 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         events,
         reported_links,
     })
+}
+
+/// A point in the run as the time since its start, printed as the file writes it (`10s`).
+fn since0(t: Time) -> Dur {
+    t.saturating_since(Time::ZERO)
 }
 
 /// Names topology.rs gives per-flow access links (`access-src-3`, `access-dst-3-rev`).
@@ -505,10 +518,12 @@ fn loss(t: &LossTable, path: &str) -> Result<Option<LossSpec>, BuildError> {
         ("mean", t.mean.is_some()),
         ("mean_packets", t.mean_packets.is_some()),
         ("cv", t.cv.is_some()),
-        ("scope", t.scope.is_some() && t.model != LossKind::None),
+        ("scope", t.scope.is_some()),
     ];
     for (key, present) in given {
-        if present && key != "scope" && !takes.contains(&key) {
+        // Every model but "none" takes a scope.
+        let takes_it = takes.contains(&key) || (key == "scope" && t.model != LossKind::None);
+        if present && !takes_it {
             return err(
                 at(key),
                 format!(
@@ -683,7 +698,11 @@ fn event(
     if e.at > end {
         return err(
             at("at"),
-            format!("after the end of the run ({end}), got {}", e.at),
+            format!(
+                "after the end of the run ({}), got {}",
+                since0(end),
+                since0(e.at)
+            ),
         );
     }
     let Some(link) = topo.link_id(&e.link) else {

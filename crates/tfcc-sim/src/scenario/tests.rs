@@ -346,7 +346,7 @@ fn bad_events_name_the_event_and_key() {
     assert_eq!(k, "events[0].rate");
     let (k, m) = bad(&ev("at = \"11s\"\nlink = \"bottleneck\"\nup = false"), &[]);
     assert_eq!(k, "events[0].at");
-    assert!(m.contains("after the end"), "{m}");
+    assert_eq!(m, "after the end of the run (10s), got 11s");
 }
 
 #[test]
@@ -646,6 +646,9 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     let (k, m) = bad(BASE, &["flows.0.start=[\"2s\", \"1s\"]"]);
     assert_eq!(k, "flows[0].start");
     assert!(m.contains("backwards"), "{m}");
+    let (k, m) = bad(BASE, &["flows.0.start=\"12s\""]);
+    assert_eq!(k, "flows[0].start");
+    assert_eq!(m, "must be before the end of the run (10s), got 12s");
     let (k, _) = bad(BASE, &["flows.0.stop=0"]);
     assert_eq!(k, "flows[0].stop");
     let (k, _) = bad(BASE, &["flows.0.on=\"1s\""]);
