@@ -254,3 +254,12 @@ def test_the_python_api_returns_columnar_series() -> None:
     assert calls[-1] == (2.0, 2.0) and len(calls) >= 100
     with pytest.raises(tfcc.ScenarioError, match="flows\\[0\\].count"):
         tfcc.check_scenario(str(EXAMPLE), ["flows.0.count=0"])
+
+
+def test_only_the_simulator_backend_exists_yet(tmp_path: Path) -> None:
+    scen = write(tmp_path, GOOD)
+    assert_refused(
+        run_cli("run", scen, "--out", tmp_path / "out", "--backend", "testbed"),
+        "not implemented yet",
+    )
+    assert not (tmp_path / "out").exists()

@@ -186,6 +186,9 @@ def run(
         int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
     ] = None,
     set_: SetOpt = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="Where to run: sim (the simulator) or testbed.")
+    ] = "sim",
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
 ) -> None:
@@ -195,6 +198,10 @@ def run(
     from tfcc.output import OutputError
     from tfcc.run import run as run_to
 
+    if backend != "sim":
+        if backend == "testbed":
+            raise _fail("--backend testbed: the testbed backend is not implemented yet; use sim")
+        raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
     progress = _LazyProgress(enabled=not quiet)
     try:
         summary = run_to(
