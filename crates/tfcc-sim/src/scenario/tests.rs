@@ -843,4 +843,25 @@ proptest! {
             prop_assert_eq!(s.for_flow(n - 1, n), Dur(lo + span));
         }
     }
+
+    #[test]
+    fn written_quantities_reach_the_topology_exactly(
+        kbps in 1u64..10_000_000,
+        delay_us in 0u64..10_000_000,
+        limit in 2u32..10_000,
+        count in 1u32..20,
+    ) {
+        let text = format!(
+            "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"{kbps}kbps\", delay = \"{delay_us}us\", limit = {limit} }}\n\
+             [[flows]]\nprotocol = \"cbr\"\nrate = \"1kbps\"\ncount = {count}\n"
+        );
+        let b = load_str(&text, "t.toml", "t", &[], None).unwrap();
+        let bn = &b.topology.links[0];
+        prop_assert_eq!(bn.rate, Rate(kbps * 1000));
+        prop_assert_eq!(bn.delay, Dur(delay_us * 1000));
+        prop_assert_eq!(&bn.queue, &QueueSpec::DropTail(QueueLimit::Packets(limit)));
+        prop_assert_eq!(b.flows.len(), count as usize);
+        prop_assert_eq!(b.topology.routes.len(), count as usize);
+    }
 }
