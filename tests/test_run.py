@@ -4,8 +4,10 @@ bad input (one message naming the file and the key, exit code 2, no traceback, n
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -263,3 +265,32 @@ def test_only_the_simulator_backend_exists_yet(tmp_path: Path) -> None:
         "not implemented yet",
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_an_exception_in_progress_abandons_the_run() -> None:
+    calls: list[float] = []
+
+    def stop(now: float, end: float) -> None:
+        calls.append(now)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        tfcc.run_scenario(str(EXAMPLE), [], None, stop)
+    assert len(calls) == 1
+
+
+def test_ctrl_c_stops_a_long_run_without_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    long = ["--set", "duration=20000s", "--set", "flows.0.count=20", "-q", "--no-plots"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", "run", str(EXAMPLE), "--out", str(out), *long],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)  # past start-up, into the simulation
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

@@ -58,7 +58,7 @@ pub fn check_scenario<'py>(
 }
 
 /// Run a scenario; `seed` replaces the file's; `progress(now_s, end_s)` is called about a
-/// hundred times a run. Returns `{"summary": dict, "flow_series": dict of lists,
+/// hundred times a run, and an exception it raises (or Ctrl-C) abandons the run. Returns `{"summary": dict, "flow_series": dict of lists,
 /// "link_series": dict of lists}`.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = Vec::new(), seed = None, progress = None))]
@@ -77,27 +77,35 @@ pub fn run_scenario<'py>(
     let sim = b
         .into_simulation()
         .map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))?;
+    // The GIL is released while simulating; each progress report takes it back briefly to
+    // call `progress` and to run Python's signal handlers, so Ctrl-C abandons the run there.
     let mut cb_err: Option<PyErr> = None;
-    let result: RunResult = py.detach(|| {
+    let result: Option<RunResult> = py.detach(|| {
         let mut report = |now: tfcc_core::Time, end: tfcc_core::Time| {
-            let Some(cb) = &progress else { return };
-            if cb_err.is_some() {
-                return;
-            }
             Python::attach(|py| {
-                let r = cb
-                    .call1(py, (now.as_secs_f64(), end.as_secs_f64()))
-                    .and_then(|_| py.check_signals());
-                if let Err(e) = r {
-                    cb_err = Some(e);
+                let r = match &progress {
+                    Some(cb) => cb
+                        .call1(py, (now.as_secs_f64(), end.as_secs_f64()))
+                        .map(drop),
+                    None => Ok(()),
                 }
-            });
+                .and_then(|_| py.check_signals());
+                match r {
+                    Ok(()) => true,
+                    Err(e) => {
+                        cb_err = Some(e);
+                        false
+                    }
+                }
+            })
         };
-        sim.run_with_progress(&mut report)
+        sim.run_cancellable(&mut report)
     });
-    if let Some(e) = cb_err {
-        return Err(e);
-    }
+    let result = match (result, cb_err) {
+        (_, Some(e)) => return Err(e),
+        (Some(r), None) => r,
+        (None, None) => return Err(ScenarioError::new_err(format!("{path}: run abandoned"))),
+    };
     let wall_seconds = wall.elapsed().as_secs_f64();
 
     let s = &result.summary;
