@@ -13,7 +13,14 @@ and packets::
     0.05
 """
 
-from tfcc._core import Equation, LossHistory, __version__
+from tfcc._core import (
+    Equation,
+    LossHistory,
+    ScenarioError,
+    __version__,
+    check_scenario,
+    run_scenario,
+)
 
 _PFTK = Equation("pftk")
 _SIMPLE = Equation("simple")
@@ -21,10 +28,13 @@ _SIMPLE = Equation("simple")
 __all__ = [
     "Equation",
     "LossHistory",
+    "ScenarioError",
     "__version__",
+    "check_scenario",
     "p_from_rate",
     "p_from_window",
     "padhye_rate",
+    "run_scenario",
     "simple_rate",
     "window",
 ]

@@ -1,6 +1,7 @@
 """Type stubs for the Rust extension ``tfcc._core`` (see crates/tfcc-py)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __version__: str
 
@@ -61,3 +62,28 @@ class LossHistory:
     def intervals(self) -> list[float]: ...
     @property
     def discount_factor(self) -> float: ...
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot run; the message names the file and the key."""
+
+def check_scenario(path: str, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """Parse, override (``key.path=value``) and check a scenario without running it.
+
+    Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
+    ``events`` and ``groups`` (``[(label, count), ...]``). Raises :class:`ScenarioError`.
+    """
+
+def run_scenario(
+    path: str,
+    overrides: Sequence[str] = (),
+    seed: int | None = None,
+    progress: Callable[[float, float], object] | None = None,
+) -> dict[str, Any]:
+    """Run a scenario in the simulator.
+
+    ``seed`` replaces the file's seed; ``progress(now_s, end_s)`` is called about a hundred
+    times a run (the GIL is released in between). Returns ``{"summary": dict, "flow_series":
+    dict of lists, "link_series": dict of lists}``: the summary is ``summary.json``'s content
+    (``metrics`` holds ``jain_index``), the series are columnar, one row per flow (or reported
+    link) per sampling interval. Raises :class:`ScenarioError` before running on a bad file.
+    """

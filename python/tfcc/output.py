@@ -50,6 +50,10 @@ def write_run(
     check_writable(out)
     out.resolve().parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.resolve().parent))
+    # mkdtemp makes the directory private (0700); the results are ordinary files.
+    mask = os.umask(0)
+    os.umask(mask)
+    tmp.chmod(0o777 & ~mask)
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n")
         flows = pa.table(dict(flow_series))

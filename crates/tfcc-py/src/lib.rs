@@ -8,11 +8,18 @@ use pyo3::prelude::*;
 
 mod equation;
 mod loss_history;
+mod scenario;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<equation::PyEquation>()?;
     m.add_class::<loss_history::PyLossHistory>()?;
+    m.add(
+        "ScenarioError",
+        m.py().get_type::<scenario::ScenarioError>(),
+    )?;
+    m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
     Ok(())
 }

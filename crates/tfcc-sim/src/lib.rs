@@ -14,7 +14,8 @@
 //! - [`topology`]: dumbbell, parking lot, custom;
 //! - [`flow`]: endpoint dispatch and the CBR / on-off CBR source and sink;
 //! - [`recorder`]: time series, summary, metrics;
-//! - [`sim`]: the [`Simulation`] API that a scenario fills and runs.
+//! - [`sim`]: the [`Simulation`] API that a scenario fills and runs;
+//! - [`scenario`]: TOML scenario files to a ready [`Simulation`], and the protocol registry.
 //!
 //! A scenario layer builds a [`Topology`], a [`SimConfig`], [`FlowSpec`]s and
 //! [`ScheduledEvent`]s, then calls [`Simulation::run`] (or `run_with_progress`).
@@ -29,6 +30,7 @@ pub mod packet_pool;
 pub mod queue;
 pub mod recorder;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod topology;
 

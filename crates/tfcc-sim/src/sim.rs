@@ -231,8 +231,21 @@ impl Simulation {
     /// Run to the end, calling `progress(now, end)` every `progress_interval` of simulated time.
     pub fn run_with_progress(self, progress: &mut dyn FnMut(Time, Time)) -> RunResult {
         let mut w = World::build(self);
-        w.run(progress);
+        w.run(&mut |now, end| {
+            progress(now, end);
+            true
+        });
         w.finish()
+    }
+
+    /// As [`Simulation::run_with_progress`], but `progress` returning `false` abandons the run
+    /// (an interrupted command line): `None` then, and no partial result.
+    pub fn run_cancellable(
+        self,
+        progress: &mut dyn FnMut(Time, Time) -> bool,
+    ) -> Option<RunResult> {
+        let mut w = World::build(self);
+        w.run(progress).then(|| w.finish())
     }
 }
 
@@ -321,7 +334,8 @@ impl World {
         w
     }
 
-    fn run(&mut self, progress: &mut dyn FnMut(Time, Time)) {
+    /// Returns `false` when `progress` asked to stop.
+    fn run(&mut self, progress: &mut dyn FnMut(Time, Time) -> bool) -> bool {
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
@@ -348,7 +362,9 @@ impl World {
                     }
                 }
                 Ev::Progress => {
-                    progress(now, self.end);
+                    if !progress(now, self.end) {
+                        return false;
+                    }
                     let next = now + self.cfg.progress_interval;
                     if next <= self.end {
                         self.q.schedule(next, Ev::Progress);
@@ -356,7 +372,7 @@ impl World {
                 }
             }
         }
-        progress(self.end, self.end);
+        progress(self.end, self.end)
     }
 
     // ---- packet movement (hot path) ----
@@ -1141,6 +1157,38 @@ mod tests {
                 (end, end)
             ]
         );
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_at_the_progress_report_that_asked() {
+        let topo = Topology::dumbbell(&crate::topology::DumbbellSpec {
+            bottleneck: crate::link::LinkSpec::new(
+                "bottleneck",
+                Rate::from_mbps(10),
+                Dur::from_millis(10),
+                crate::queue::QueueSpec::default(),
+            ),
+            access: crate::topology::AccessSpec::new(
+                Rate::from_mbps(100),
+                crate::topology::DelaySpread::Fixed(Dur::from_millis(1)),
+            ),
+            flows: 1,
+        })
+        .unwrap();
+        let cfg = SimConfig::default();
+        let mut calls = Vec::new();
+        let out = Simulation::new(cfg.clone(), topo.clone())
+            .unwrap()
+            .run_cancellable(&mut |now, _| {
+                calls.push(now);
+                now < Time::from_secs(3)
+            });
+        assert!(out.is_none());
+        assert_eq!(calls.last(), Some(&Time::from_secs(3)));
+        let out = Simulation::new(cfg, topo)
+            .unwrap()
+            .run_cancellable(&mut |_, _| true);
+        assert!(out.is_some());
     }
 
     #[test]

@@ -215,6 +215,44 @@ impl Topology {
         Ok(t)
     }
 
+    /// A parking lot whose flows each cross a contiguous span of hops: flow `i` crosses hops
+    /// `spans[i].0 ..= spans[i].1` (the scenario format's per-flow `hops = [first, last]`),
+    /// with its own access links on both sides. [`Topology::parking_lot`] is the special case
+    /// of long flows over every hop plus one-hop cross flows.
+    pub fn parking_lot_spans(
+        hops: &[LinkSpec],
+        access: &AccessSpec,
+        spans: &[(usize, usize)],
+    ) -> Result<Topology, SimError> {
+        let n = spans.len();
+        let mut t = Topology {
+            links: Vec::with_capacity(2 * hops.len() + 4 * n),
+            routes: Vec::with_capacity(n),
+        };
+        let ids: Vec<(LinkId, LinkId)> = hops.iter().map(|h| t.push_pair(h.clone())).collect();
+        for (flow, &(first, last)) in spans.iter().enumerate() {
+            if first > last || last >= ids.len() {
+                return Err(SimError::InvalidRoute {
+                    route: flow,
+                    reason: format!(
+                        "hops [{first}, {last}] outside the {} hops of the parking lot",
+                        ids.len()
+                    ),
+                });
+            }
+            let [sf, sr, df, dr] = t.push_access(access, flow, n);
+            let mut forward = vec![sf];
+            forward.extend(ids[first..=last].iter().map(|h| h.0));
+            forward.push(df);
+            let mut reverse = vec![dr];
+            reverse.extend(ids[first..=last].iter().rev().map(|h| h.1));
+            reverse.push(sr);
+            t.routes.push(Route { forward, reverse });
+        }
+        t.validate()?;
+        Ok(t)
+    }
+
     /// A custom topology. Every route must be connected (each link ends at the node where the
     /// next begins) and the reverse route must lead from the forward route's last node back
     /// to its first.

@@ -1,0 +1,750 @@
+//! From a parsed [`ScenarioSpec`] to what the simulator runs: a [`Topology`], a [`SimConfig`],
+//! one [`FlowSpec`] per flow and the [`ScheduledEvent`]s.
+//!
+//! serde has already checked types, units and unknown keys; this checks what serde cannot see
+//! (keys that only some topology kinds or loss models take, positive rates, ranges, times inside
+//! the run, link names in events) and names the key of every problem, in the same
+//! `flows[0].count` form serde_path_to_error uses.
+
+use super::protocols::{self, FlowCommon};
+use super::spec::{
+    AccessTable, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec, ScopeKind,
+    Spread, TopologyKind,
+};
+use crate::flow::FlowSpec;
+use crate::link::{LinkId, LinkSpec};
+use crate::loss_model::{LossModel, LossScope, LossSpec};
+use crate::queue::{QueueLimit, QueueSpec, RedConfig, NS2_DEFAULT_LIMIT};
+use crate::sim::{LinkAction, ScheduledEvent, SimConfig};
+use crate::topology::{AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, Topology};
+use std::collections::HashMap;
+use tfcc_core::{Dur, Rate, Time};
+
+/// A problem with one key of the scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    /// Dotted key path, `topology.bottleneck.rate`, `flows[1].params.tp`.
+    pub key: String,
+    pub message: String,
+}
+
+fn err<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, BuildError> {
+    Err(BuildError {
+        key: key.into(),
+        message: message.into(),
+    })
+}
+
+/// Per-flow facts the outputs need beside the simulator's own summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowInfo {
+    /// The `[[flows]]` entry the flow comes from.
+    pub group: usize,
+    /// `label`, or the protocol name.
+    pub label: String,
+    /// The protocol as written in the scenario.
+    pub protocol: String,
+}
+
+/// A scenario ready to run.
+pub struct Built {
+    pub name: String,
+    pub cfg: SimConfig,
+    pub topology: Topology,
+    pub flows: Vec<FlowSpec>,
+    pub flow_info: Vec<FlowInfo>,
+    pub events: Vec<ScheduledEvent>,
+    /// Links worth reporting: every link except the per-flow access links, which would
+    /// otherwise make outputs grow with four links per flow.
+    pub reported_links: Vec<LinkId>,
+}
+
+/// Default access rate: ten times the fastest bottleneck, so access links never limit a flow
+/// (docs/scenarios.md).
+const ACCESS_RATE_FACTOR: u64 = 10;
+/// Default access delay (docs/scenarios.md).
+const ACCESS_DELAY: Dur = Dur::from_millis(1);
+
+pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
+    if spec.duration.is_zero() {
+        return err("duration", "must be positive");
+    }
+    if spec.measure_from >= spec.duration {
+        return err(
+            "measure_from",
+            format!(
+                "must be before the end of the run ({}), got {}",
+                spec.duration, spec.measure_from
+            ),
+        );
+    }
+    if spec.sample_interval.is_zero() {
+        return err("sample_interval", "must be positive");
+    }
+    if spec.sample_interval > spec.duration {
+        return err(
+            "sample_interval",
+            format!(
+                "longer than the run ({}), got {}",
+                spec.duration, spec.sample_interval
+            ),
+        );
+    }
+    if spec.flows.is_empty() {
+        return err("flows", "a scenario needs at least one [[flows]] entry");
+    }
+    let end = Time::ZERO + spec.duration;
+    // Flow schedules first: the topology needs the flow count.
+    let mut per_flow: Vec<(usize, usize)> = Vec::new(); // (group, index in group)
+    for (g, f) in spec.flows.iter().enumerate() {
+        let at = |k: &str| format!("flows[{g}].{k}");
+        // The protocol first: other keys' meaning depends on it.
+        protocols::check_name(&f.protocol).map_err(|e| BuildError {
+            key: at("protocol"),
+            message: e.to_string(),
+        })?;
+        if f.count == 0 {
+            return err(at("count"), "must be at least 1");
+        }
+        if f.packet_size == 0 {
+            return err(at("packet_size"), "must be positive");
+        }
+        for (key, s) in [("start", f.start), ("stop", f.stop)] {
+            if let Some(s) = s {
+                let (lo, hi) = s.bounds();
+                if lo > hi {
+                    return err(
+                        at(key),
+                        format!("the range goes backwards: [{}, {}]", since0(lo), since0(hi)),
+                    );
+                }
+                if key == "start" && hi >= end {
+                    return err(
+                        at(key),
+                        format!(
+                            "must be before the end of the run ({}), got {}",
+                            spec.duration,
+                            since0(hi)
+                        ),
+                    );
+                }
+            }
+        }
+        for (key, given) in [
+            ("rate", f.rate.is_some()),
+            ("on", f.on.is_some()),
+            ("off", f.off.is_some()),
+        ] {
+            if given && !f.protocol.starts_with("cbr") {
+                return err(
+                    at(key),
+                    format!(
+                        "only cbr flows take `{key}`; protocol `{}` takes its settings in params",
+                        f.protocol
+                    ),
+                );
+            }
+        }
+        for i in 0..f.count as usize {
+            per_flow.push((g, i));
+        }
+    }
+    let n = per_flow.len();
+    let (topology, routes) = topology(spec, &per_flow)?;
+
+    let mut flows = Vec::with_capacity(n);
+    let mut flow_info = Vec::with_capacity(n);
+    for (id, &(g, i)) in per_flow.iter().enumerate() {
+        let f = &spec.flows[g];
+        let count = f.count as usize;
+        let start = f.start.map_or(Time::ZERO, |s| s.for_flow(i, count));
+        let stop = f.stop.map(|s| s.for_flow(i, count));
+        if let Some(stop) = stop {
+            if stop <= start {
+                return err(
+                    format!("flows[{g}].stop"),
+                    format!(
+                        "flow {i} of the group stops at {}, not after its start {}",
+                        since0(stop),
+                        since0(start)
+                    ),
+                );
+            }
+        }
+        let common = FlowCommon {
+            id,
+            route: routes[id],
+            start,
+            stop: stop.filter(|&s| s < end),
+            packet_size: f.packet_size,
+            seed: spec.seed,
+            cbr_rate: f.rate,
+            on: f.on,
+            off: f.off,
+        };
+        let flow = protocols::build(&f.protocol, &f.params, &common).map_err(|e| BuildError {
+            key: format!("flows[{g}].{}", e.key()),
+            message: e.message(),
+        })?;
+        flows.push(flow);
+        flow_info.push(FlowInfo {
+            group: g,
+            label: f.label.clone().unwrap_or_else(|| f.protocol.clone()),
+            protocol: f.protocol.clone(),
+        });
+    }
+
+    let mut events = Vec::with_capacity(spec.events.len());
+    for (k, e) in spec.events.iter().enumerate() {
+        events.push(event(k, e, &topology, end)?);
+    }
+
+    let reported_links = topology
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.name.starts_with(ACCESS_PREFIX))
+        .map(|(i, _)| i as LinkId)
+        .collect();
+    let cfg = SimConfig {
+        duration: spec.duration,
+        measure_from: spec.measure_from,
+        seed: spec.seed,
+        sample_interval: spec.sample_interval,
+        record_series: true,
+        // A hundred progress reports a run, whatever its length.
+        progress_interval: Dur((spec.duration.0 / 100).max(1)),
+    };
+    Ok(Built {
+        name,
+        cfg,
+        topology,
+        flows,
+        flow_info,
+        events,
+        reported_links,
+    })
+}
+
+/// A point in the run as the time since its start, printed as the file writes it (`10s`).
+fn since0(t: Time) -> Dur {
+    t.saturating_since(Time::ZERO)
+}
+
+/// Names topology.rs gives per-flow access links (`access-src-3`, `access-dst-3-rev`).
+const ACCESS_PREFIX: &str = "access-";
+
+/// Keys of `t` that `kind` does not take.
+fn refuse_keys(t: &super::spec::TopologySpec, allowed: &[&str]) -> Result<(), BuildError> {
+    let given = [
+        ("bottleneck", t.bottleneck.is_some()),
+        ("access", t.access.is_some()),
+        ("hops", t.hops.is_some()),
+        ("nodes", t.nodes.is_some()),
+        ("links", t.links.is_some()),
+    ];
+    for (key, present) in given {
+        if present && !allowed.contains(&key) {
+            return err(
+                format!("topology.{key}"),
+                format!(
+                    "not used by kind = \"{}\" (it takes: {})",
+                    t.kind.as_str(),
+                    allowed.join(", ")
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The topology and each flow's route index.
+fn topology(
+    spec: &ScenarioSpec,
+    per_flow: &[(usize, usize)],
+) -> Result<(Topology, Vec<usize>), BuildError> {
+    let t = &spec.topology;
+    let n = per_flow.len();
+    let refuse_flow_key = |key: &str, kind: &str| -> Result<(), BuildError> {
+        for (g, f) in spec.flows.iter().enumerate() {
+            let given = match key {
+                "hops" => f.hops.is_some(),
+                _ => f.route.is_some(),
+            };
+            if given {
+                return err(
+                    format!("flows[{g}].{key}"),
+                    format!("not used by topology kind = \"{kind}\""),
+                );
+            }
+        }
+        Ok(())
+    };
+    let sim_err = |e: crate::SimError| BuildError {
+        key: "topology".into(),
+        message: e.to_string(),
+    };
+    match t.kind {
+        TopologyKind::Dumbbell => {
+            refuse_keys(t, &["bottleneck", "access"])?;
+            refuse_flow_key("hops", "dumbbell")?;
+            refuse_flow_key("route", "dumbbell")?;
+            let Some(b) = &t.bottleneck else {
+                return err(
+                    "topology.bottleneck",
+                    "missing: a dumbbell needs bottleneck = { rate, delay }",
+                );
+            };
+            let bottleneck = link(b, "topology.bottleneck", "bottleneck", false)?;
+            let access = access(t.access.as_ref(), bottleneck.rate)?;
+            let topo = Topology::dumbbell(&DumbbellSpec {
+                bottleneck,
+                access,
+                flows: n,
+            })
+            .map_err(sim_err)?;
+            Ok((topo, (0..n).collect()))
+        }
+        TopologyKind::ParkingLot => {
+            refuse_keys(t, &["hops", "access"])?;
+            refuse_flow_key("route", "parking-lot")?;
+            let Some(hops) = t.hops.as_ref().filter(|h| !h.is_empty()) else {
+                return err(
+                    "topology.hops",
+                    "missing: a parking lot needs hops = [link, link, ...]",
+                );
+            };
+            let hops = hops
+                .iter()
+                .enumerate()
+                .map(|(i, h)| link(h, &format!("topology.hops[{i}]"), &format!("hop{i}"), false))
+                .collect::<Result<Vec<_>, _>>()?;
+            let fastest = hops.iter().map(|h| h.rate).max().unwrap_or(Rate::ZERO);
+            let access = access(t.access.as_ref(), fastest)?;
+            let mut spans = Vec::with_capacity(n);
+            for &(g, _) in per_flow {
+                let span = match spec.flows[g].hops {
+                    Some([a, b]) => {
+                        if a > b || b >= hops.len() {
+                            return err(
+                                format!("flows[{g}].hops"),
+                                format!(
+                                    "[first, last] must satisfy first <= last < {} (hops are numbered from 0), got [{a}, {b}]",
+                                    hops.len()
+                                ),
+                            );
+                        }
+                        (a, b)
+                    }
+                    None => (0, hops.len() - 1),
+                };
+                spans.push(span);
+            }
+            let topo = Topology::parking_lot_spans(&hops, &access, &spans).map_err(sim_err)?;
+            Ok((topo, (0..n).collect()))
+        }
+        TopologyKind::Custom => {
+            refuse_keys(t, &["nodes", "links"])?;
+            refuse_flow_key("hops", "custom")?;
+            custom(spec, per_flow)
+        }
+        TopologyKind::AccessGateway => err(
+            "topology.kind",
+            "access-gateway (thesis 003's MSF-RS topology) is not implemented yet in this build",
+        ),
+    }
+}
+
+fn access(a: Option<&AccessTable>, fastest: Rate) -> Result<AccessSpec, BuildError> {
+    let a = a.cloned().unwrap_or_default();
+    let rate = a
+        .rate
+        .unwrap_or(Rate(fastest.0.saturating_mul(ACCESS_RATE_FACTOR)));
+    if rate.bps() == 0 {
+        return err("topology.access.rate", "must be positive");
+    }
+    let delay = match a.delay.unwrap_or(Spread::One(ACCESS_DELAY)) {
+        Spread::One(d) => DelaySpread::Fixed(d),
+        Spread::Range(lo, hi) => {
+            if lo > hi {
+                return err(
+                    "topology.access.delay",
+                    format!("the range goes backwards: [{lo}, {hi}]"),
+                );
+            }
+            DelaySpread::Uniform { lo, hi }
+        }
+    };
+    let limit = a.limit.unwrap_or(NS2_DEFAULT_LIMIT);
+    if limit < 2 {
+        return err(
+            "topology.access.limit",
+            format!(
+                "a limit of {limit} admits nothing (ns-2's limit counts the packet on the wire)"
+            ),
+        );
+    }
+    Ok(AccessSpec {
+        rate,
+        delay,
+        queue: QueueSpec::DropTail(QueueLimit::Packets(limit)),
+    })
+}
+
+/// One link table to a [`LinkSpec`]; `custom` allows `name`, `from` and `to`.
+fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec, BuildError> {
+    let at = |k: &str| format!("{path}.{k}");
+    if l.rate.bps() == 0 {
+        return err(at("rate"), "must be positive");
+    }
+    if !custom {
+        for (key, given) in [
+            ("name", l.name.is_some()),
+            ("from", l.from.is_some()),
+            ("to", l.to.is_some()),
+        ] {
+            if given {
+                return err(
+                    at(key),
+                    "only links of a custom topology take a name and ends",
+                );
+            }
+        }
+    }
+    let red_keys = [
+        ("min_th", l.min_th.is_some()),
+        ("max_th", l.max_th.is_some()),
+        ("max_p", l.max_p.is_some()),
+        ("w_q", l.w_q.is_some()),
+        ("gentle", l.gentle.is_some()),
+        ("wait", l.wait.is_some()),
+        ("bytes", l.bytes.is_some()),
+        ("queue_in_bytes", l.queue_in_bytes.is_some()),
+        ("mean_pktsize", l.mean_pktsize.is_some()),
+        ("target_delay", l.target_delay.is_some()),
+        ("use_mark_p", l.use_mark_p.is_some()),
+    ];
+    let queue = match l.queue {
+        QueueKind::Droptail => {
+            if let Some((key, _)) = red_keys.iter().find(|(_, given)| *given) {
+                return err(
+                    at(key),
+                    "a RED parameter; this link's queue is droptail (set queue = \"red\")",
+                );
+            }
+            match (l.limit, l.limit_bytes) {
+                (Some(_), Some(_)) => {
+                    return err(at("limit_bytes"), "give either limit (packets) or limit_bytes, not both")
+                }
+                (_, Some(0)) => return err(at("limit_bytes"), "must be positive"),
+                (_, Some(b)) => QueueSpec::DropTail(QueueLimit::Bytes(b)),
+                (Some(p), None) if p < 2 => {
+                    return err(
+                        at("limit"),
+                        format!("a limit of {p} admits nothing (ns-2's limit counts the packet on the wire)"),
+                    )
+                }
+                (p, None) => QueueSpec::DropTail(QueueLimit::Packets(p.unwrap_or(NS2_DEFAULT_LIMIT))),
+            }
+        }
+        QueueKind::Red => {
+            if l.limit_bytes.is_some() {
+                return err(
+                    at("limit_bytes"),
+                    "RED's limit is `limit` packets (in bytes: limit × mean_pktsize with queue_in_bytes)",
+                );
+            }
+            let d = RedConfig::default();
+            let cfg = RedConfig {
+                limit: l.limit.unwrap_or(d.limit),
+                min_th: l.min_th.or(d.min_th),
+                max_th: l.max_th.or(d.max_th),
+                max_p: l.max_p.unwrap_or(d.max_p),
+                w_q: l.w_q.or(d.w_q),
+                gentle: l.gentle.unwrap_or(d.gentle),
+                wait: l.wait.unwrap_or(d.wait),
+                bytes: l.bytes.unwrap_or(d.bytes),
+                queue_in_bytes: l.queue_in_bytes.unwrap_or(d.queue_in_bytes),
+                mean_pktsize: l.mean_pktsize.unwrap_or(d.mean_pktsize),
+                target_delay: l.target_delay.unwrap_or(d.target_delay),
+                use_mark_p: l.use_mark_p.unwrap_or(d.use_mark_p),
+            };
+            if cfg.limit == 0 {
+                return err(at("limit"), "must be positive");
+            }
+            QueueSpec::Red(cfg)
+        }
+    };
+    let loss = match &l.loss {
+        Some(t) => loss(t, &at("loss"))?,
+        None => None,
+    };
+    let spec = LinkSpec {
+        name: name.to_string(),
+        rate: l.rate,
+        delay: l.delay,
+        queue,
+        loss,
+    };
+    // The simulator's own checks (RED thresholds, w_q range), mapped to this link's path.
+    crate::topology::validate_link(&spec).map_err(|e| BuildError {
+        key: path.to_string(),
+        message: match e {
+            crate::SimError::InvalidLink { reason, .. } => reason,
+            other => other.to_string(),
+        },
+    })?;
+    Ok(spec)
+}
+
+/// A loss table; `None` for `model = "none"`.
+fn loss(t: &LossTable, path: &str) -> Result<Option<LossSpec>, BuildError> {
+    let at = |k: &str| format!("{path}.{k}");
+    let takes: &[&str] = match t.model {
+        LossKind::None => &[],
+        LossKind::Periodic => &["every"],
+        LossKind::Bernoulli => &["p"],
+        LossKind::Gilbert => &["p_gb", "p_bg", "loss_bad", "loss_good"],
+        LossKind::Interval => &["mean", "cv"],
+        LossKind::CountInterval => &["mean_packets", "cv"],
+    };
+    let given = [
+        ("every", t.every.is_some()),
+        ("p", t.p.is_some()),
+        ("p_gb", t.p_gb.is_some()),
+        ("p_bg", t.p_bg.is_some()),
+        ("loss_bad", t.loss_bad.is_some()),
+        ("loss_good", t.loss_good.is_some()),
+        ("mean", t.mean.is_some()),
+        ("mean_packets", t.mean_packets.is_some()),
+        ("cv", t.cv.is_some()),
+        ("scope", t.scope.is_some()),
+    ];
+    for (key, present) in given {
+        // Every model but "none" takes a scope.
+        let takes_it = takes.contains(&key) || (key == "scope" && t.model != LossKind::None);
+        if present && !takes_it {
+            return err(
+                at(key),
+                format!(
+                    "not a parameter of model \"{}\" (it takes: {})",
+                    t.model.as_str(),
+                    if takes.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        takes.join(", ")
+                    }
+                ),
+            );
+        }
+    }
+    fn need<T: Copy>(v: Option<T>, key: String, model: &str) -> Result<T, BuildError> {
+        v.ok_or_else(|| BuildError {
+            key,
+            message: format!("missing: model \"{model}\" needs it"),
+        })
+    }
+    let m = t.model.as_str();
+    let model = match t.model {
+        LossKind::None => return Ok(None),
+        LossKind::Periodic => LossModel::Periodic {
+            every: need(t.every, at("every"), m)?,
+        },
+        LossKind::Bernoulli => LossModel::Bernoulli {
+            p: need(t.p, at("p"), m)?,
+        },
+        // Defaults make it the classic Gilbert model: every packet in the bad state lost, none
+        // in the good state.
+        LossKind::Gilbert => LossModel::Gilbert {
+            p_gb: need(t.p_gb, at("p_gb"), m)?,
+            p_bg: need(t.p_bg, at("p_bg"), m)?,
+            loss_bad: t.loss_bad.unwrap_or(1.0),
+            loss_good: t.loss_good.unwrap_or(0.0),
+        },
+        LossKind::Interval => LossModel::Interval {
+            mean: need(t.mean, at("mean"), m)?,
+            cv: need(t.cv, at("cv"), m)?,
+        },
+        LossKind::CountInterval => LossModel::CountInterval {
+            mean: need(t.mean_packets, at("mean_packets"), m)?,
+            cv: need(t.cv, at("cv"), m)?,
+        },
+    };
+    model.validate().map_err(|message| BuildError {
+        key: path.to_string(),
+        message,
+    })?;
+    Ok(Some(LossSpec {
+        model,
+        scope: match t.scope {
+            Some(ScopeKind::PerFlow) => LossScope::PerFlow,
+            _ => LossScope::Aggregate,
+        },
+    }))
+}
+
+fn custom(
+    spec: &ScenarioSpec,
+    per_flow: &[(usize, usize)],
+) -> Result<(Topology, Vec<usize>), BuildError> {
+    let t = &spec.topology;
+    let Some(nodes) = &t.nodes else {
+        return err(
+            "topology.nodes",
+            "missing: a custom topology needs nodes = [\"a\", \"b\", ...]",
+        );
+    };
+    let Some(tables) = &t.links else {
+        return err(
+            "topology.links",
+            "missing: a custom topology needs links = [{ from, to, name, rate, delay }, ...]",
+        );
+    };
+    let mut links = Vec::with_capacity(tables.len());
+    // (from, to) -> link name; the first link between two nodes carries the traffic.
+    let mut between: HashMap<(&str, &str), &str> = HashMap::new();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, l) in tables.iter().enumerate() {
+        let path = format!("topology.links[{i}]");
+        let (Some(name), Some(from), Some(to)) = (&l.name, &l.from, &l.to) else {
+            let missing = if l.name.is_none() {
+                "name"
+            } else if l.from.is_none() {
+                "from"
+            } else {
+                "to"
+            };
+            return err(
+                format!("{path}.{missing}"),
+                "missing: a custom link needs name, from and to",
+            );
+        };
+        for (key, node) in [("from", from), ("to", to)] {
+            if !nodes.contains(node) {
+                return err(
+                    format!("{path}.{key}"),
+                    format!("no node `{node}` in topology.nodes"),
+                );
+            }
+        }
+        if let Some(j) = names.insert(name, i) {
+            return err(
+                format!("{path}.name"),
+                format!("`{name}` is already the name of topology.links[{j}]"),
+            );
+        }
+        between.entry((from, to)).or_insert(name);
+        links.push(CustomLink {
+            spec: link(l, &path, name, true)?,
+            from: from.clone(),
+            to: to.clone(),
+        });
+    }
+    let mut routes = Vec::with_capacity(per_flow.len());
+    let mut group_route: HashMap<usize, CustomRoute> = HashMap::new();
+    for &(g, _) in per_flow {
+        if let Some(r) = group_route.get(&g) {
+            routes.push(r.clone());
+            continue;
+        }
+        let key = format!("flows[{g}].route");
+        let Some(path) = &spec.flows[g].route else {
+            return err(
+                key,
+                "missing: flows in a custom topology name their path, route = [\"a\", \"b\", ...]",
+            );
+        };
+        if path.len() < 2 {
+            return err(key, "a route needs at least two nodes, source first");
+        }
+        let hop = |a: &str, b: &str, what: &str| -> Result<String, BuildError> {
+            between
+                .get(&(a, b))
+                .map(|s| s.to_string())
+                .ok_or_else(|| BuildError {
+                    key: key.clone(),
+                    message: format!(
+                        "no link from `{a}` to `{b}` for the {what} (add it to topology.links)"
+                    ),
+                })
+        };
+        let mut forward = Vec::with_capacity(path.len() - 1);
+        let mut reverse = Vec::with_capacity(path.len() - 1);
+        for w in path.windows(2) {
+            forward.push(hop(&w[0], &w[1], "data")?);
+        }
+        for w in path.windows(2).rev() {
+            reverse.push(hop(&w[1], &w[0], "acknowledgements")?);
+        }
+        let r = CustomRoute { forward, reverse };
+        group_route.insert(g, r.clone());
+        routes.push(r);
+    }
+    let topo = Topology::custom(links, routes).map_err(|e| BuildError {
+        key: "topology".into(),
+        message: e.to_string(),
+    })?;
+    let n = per_flow.len();
+    Ok((topo, (0..n).collect()))
+}
+
+fn event(
+    k: usize,
+    e: &EventSpec,
+    topo: &Topology,
+    end: Time,
+) -> Result<ScheduledEvent, BuildError> {
+    let at = |key: &str| format!("events[{k}].{key}");
+    if e.at > end {
+        return err(
+            at("at"),
+            format!(
+                "after the end of the run ({}), got {}",
+                since0(end),
+                since0(e.at)
+            ),
+        );
+    }
+    let Some(link) = topo.link_id(&e.link) else {
+        let named: Vec<&str> = topo
+            .links
+            .iter()
+            .map(|l| l.name.as_str())
+            .filter(|n| !n.starts_with(ACCESS_PREFIX))
+            .collect();
+        return err(
+            at("link"),
+            format!("no link named `{}` (links: {}, and access-src-N / access-dst-N per flow where the topology has them)", e.link, named.join(", ")),
+        );
+    };
+    let action = match (e.rate, &e.loss, e.up) {
+        (Some(r), None, None) => {
+            if r.bps() == 0 {
+                return err(
+                    at("rate"),
+                    "must be positive (use up = false for a dropout)",
+                );
+            }
+            LinkAction::SetRate(r)
+        }
+        (None, Some(l), None) => LinkAction::SetLoss(loss(l, &at("loss"))?),
+        (None, None, Some(up)) => LinkAction::SetUp(up),
+        (None, None, None) => {
+            return err(
+                format!("events[{k}]"),
+                "says nothing to change: give rate, loss or up",
+            )
+        }
+        _ => {
+            return err(
+                format!("events[{k}]"),
+                "give one change per event: rate, loss or up",
+            )
+        }
+    };
+    Ok(ScheduledEvent {
+        at: e.at,
+        link,
+        action,
+    })
+}

@@ -1,0 +1,214 @@
+//! Scenario files: TOML in, a ready-to-run simulation out (DESIGN.md, "Scenario files";
+//! docs/scenarios.md documents every key).
+//!
+//! The pipeline, each step with its own error that names the file and the key:
+//! 1. read the file and parse it as TOML ([`toml::Table`]);
+//! 2. apply `--set key.path=value` overrides on that table ([`apply_override`]), so overrides go
+//!    through exactly the same checks as the file;
+//! 3. deserialise into [`spec::ScenarioSpec`] through `serde_path_to_error`, which turns unknown
+//!    keys, wrong types and wrong units into errors at `topology.bottleneck.rate`;
+//! 4. check what serde cannot and build the simulator objects ([`build::build`]), looking up
+//!    each flow group's protocol in the registry ([`protocols`]).
+//!
+//! Nothing runs until all of this has succeeded: a bad file never starts a run.
+
+pub mod build;
+pub mod protocols;
+pub mod spec;
+#[cfg(test)]
+mod tests;
+
+pub use build::{BuildError, Built, FlowInfo};
+pub use protocols::{config_from_params, FlowCommon, ProtocolError};
+pub use spec::ScenarioSpec;
+
+use crate::sim::Simulation;
+use std::fmt;
+use std::path::Path;
+
+/// A scenario that cannot run: which file, which key (a dotted path, `flows[0].count`, or the
+/// `--set` override at fault), and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(k) => write!(f, "{}: {}: {}", self.file, k, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Built {
+    /// The simulation, with every flow and event added.
+    pub fn into_simulation(self) -> Result<Simulation, crate::SimError> {
+        let mut sim = Simulation::new(self.cfg, self.topology)?;
+        for f in self.flows {
+            sim.add_flow(f)?;
+        }
+        for e in self.events {
+            sim.add_event(e)?;
+        }
+        Ok(sim)
+    }
+}
+
+/// Read, override, check and build the scenario at `path`. `seed`, when given, replaces the
+/// file's `seed` (the command line's `--seed`).
+pub fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Built, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        key: None,
+        message: format!("cannot read the scenario: {}", io_reason(&e)),
+    })?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into());
+    load_str(&text, &file, &stem, overrides, seed)
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::InvalidData => "not UTF-8 text".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// As [`load`] for text already in memory; `file` names it in errors and `stem` is the default
+/// scenario name.
+pub fn load_str(
+    text: &str,
+    file: &str,
+    stem: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<Built, ScenarioError> {
+    let fail = |key: Option<String>, message: String| ScenarioError {
+        file: file.to_string(),
+        key,
+        message,
+    };
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|s| {
+                let (line, col) = line_col(text, s.start);
+                format!(" at line {line}, column {col}")
+            })
+            .unwrap_or_default();
+        fail(
+            None,
+            format!("invalid TOML{at}: {}", e.message().trim_end()),
+        )
+    })?;
+    let mut root = toml::Value::Table(table);
+    for o in overrides {
+        apply_override(&mut root, o).map_err(|m| fail(Some(format!("--set {o}")), m))?;
+    }
+    let mut spec: ScenarioSpec = serde_path_to_error::deserialize(root).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().message().trim_end().to_string();
+        let (key, message) = refine(path, message);
+        fail(key, message)
+    })?;
+    if let Some(s) = seed {
+        spec.seed = s;
+    }
+    let name = spec.name.clone().unwrap_or_else(|| stem.to_string());
+    build::build(&spec, name).map_err(|e| fail(Some(e.key), e.message))
+}
+
+/// serde reports a missing field at its parent (`flows[0]`: "missing field `protocol`"); name
+/// the field itself instead.
+fn refine(path: String, message: String) -> (Option<String>, String) {
+    let parent = (path != ".").then_some(path);
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        if let Some(field) = rest.strip_suffix('`') {
+            let key = match parent {
+                Some(p) => format!("{p}.{field}"),
+                None => field.to_string(),
+            };
+            return (Some(key), "missing: this key is required".into());
+        }
+    }
+    (parent, message)
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Apply one `key.path=value` override to the parsed file. `value` is read as TOML (`10`,
+/// `true`, `"15Mbps"`, `{ model = "bernoulli", p = 0.01 }`), or taken as a plain string when it
+/// is not valid TOML (`15Mbps`). Numbers in the path index lists (`flows.0.count`); missing
+/// tables on the way are created, so a key the file leaves out can still be set.
+pub fn apply_override(root: &mut toml::Value, assignment: &str) -> Result<(), String> {
+    let Some((path, raw)) = assignment.split_once('=') else {
+        return Err("expected KEY=VALUE, e.g. topology.bottleneck.rate=10Mbps".into());
+    };
+    let path = path.trim();
+    let raw = raw.trim();
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let segs: Vec<&str> = path.split('.').collect();
+    if segs.iter().any(|s| s.is_empty()) {
+        return Err(format!("`{path}` is not a dotted key path"));
+    }
+    let mut cur: &mut toml::Value = root;
+    let mut walked = String::new();
+    for (i, seg) in segs.iter().enumerate() {
+        let last = i + 1 == segs.len();
+        let here = if walked.is_empty() {
+            seg.to_string()
+        } else {
+            format!("{walked}.{seg}")
+        };
+        cur = match cur {
+            toml::Value::Table(t) => {
+                if last {
+                    t.insert(seg.to_string(), value);
+                    return Ok(());
+                }
+                t.entry(seg.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            }
+            toml::Value::Array(a) => {
+                let len = a.len();
+                let idx: usize = seg.parse().map_err(|_| {
+                    format!("`{walked}` is a list: index it with a number, not `{seg}`")
+                })?;
+                let slot = a.get_mut(idx).ok_or_else(|| {
+                    format!("`{walked}` has {len} entries (numbered from 0), there is no {idx}")
+                })?;
+                if last {
+                    *slot = value;
+                    return Ok(());
+                }
+                slot
+            }
+            _ => {
+                return Err(format!(
+                    "`{walked}` is a value, not a table: cannot set `{here}`"
+                ))
+            }
+        };
+        walked = here;
+    }
+    Ok(())
+}

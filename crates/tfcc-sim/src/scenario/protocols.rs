@@ -1,0 +1,242 @@
+//! The protocol registry: a scenario's `protocol = "..."` and `params = { ... }` to a
+//! [`FlowSpec`].
+//!
+//! Adding a protocol is one arm in [`build`] (plus moving its name from [`PLANNED`] to
+//! [`AVAILABLE`]), typically four lines:
+//!
+//! ```ignore
+//! "tfrc" => {
+//!     let cfg: tfcc_core::tfrc::TfrcConfig = config_from_params(params)?;
+//!     Ok(common.flow(protocol, SenderImpl::Tfrc(..cfg..), ReceiverImpl::Tfrc(..)))
+//! }
+//! ```
+//!
+//! Every protocol `Config` derives `Deserialize` with `#[serde(deny_unknown_fields, default)]`,
+//! so `params` overrides any field by name and a misspelt one is an error naming it
+//! (DESIGN.md, "Core abstractions": "scenarios can override any of them by name").
+
+use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use tfcc_core::{Dur, Rate, Time};
+
+/// Protocols this build can run.
+pub const AVAILABLE: &[&str] = &["cbr", "cbr-onoff"];
+
+/// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
+/// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
+pub const PLANNED: &[&str] = &[
+    "tcp-reno",
+    "tcp-newreno",
+    "tcp-sack",
+    "tcp-cubic",
+    "tfrc",
+    "tfwc",
+    "ttfwc",
+    "warc",
+    "gaimd",
+    "iiad",
+    "sqrt",
+    "simd",
+    "aiadh",
+    "tfrcp",
+    "tear",
+    "ptcp",
+    "web",
+];
+
+/// Why a flow group's protocol could not be built. Messages name the key inside the flow
+/// table (`params.tp`, `rate`) so the scenario layer can prefix the group's path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProtocolError {
+    /// A name the scenario format does not know.
+    #[error("unknown protocol `{name}` (known: {known})")]
+    Unknown { name: String, known: String },
+    /// A name of the scenario format that this build does not implement.
+    #[error("protocol `{0}` is not implemented yet in this build (available: {avail})", avail = AVAILABLE.join(", "))]
+    NotImplemented(String),
+    /// A parameter is missing, unknown or has a bad value; `key` is relative to the flow table.
+    #[error("{key}: {message}")]
+    Param { key: String, message: String },
+}
+
+impl ProtocolError {
+    /// The key inside the flow table the error is about.
+    pub fn key(&self) -> &str {
+        match self {
+            ProtocolError::Unknown { .. } | ProtocolError::NotImplemented(_) => "protocol",
+            ProtocolError::Param { key, .. } => key,
+        }
+    }
+
+    /// The message without the key.
+    pub fn message(&self) -> String {
+        match self {
+            ProtocolError::Param { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Whether `name` is a protocol of the scenario format that this build lacks.
+pub fn is_planned(name: &str) -> bool {
+    PLANNED.contains(&name)
+}
+
+/// What every flow has whatever its protocol, resolved per flow from the group's keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowCommon {
+    /// The flow's index in the run (also its id in the outputs).
+    pub id: usize,
+    /// Index of its route in the topology.
+    pub route: usize,
+    pub start: Time,
+    pub stop: Option<Time>,
+    /// Bytes per packet on the wire.
+    pub packet_size: u32,
+    /// The run's seed, for protocols with random draws (derive a per-flow stream with
+    /// `crate::rng::SimRng::named(seed, &format!("flow/{id}"))`).
+    pub seed: u64,
+    /// The flow table's `rate`, `on` and `off` (cbr only).
+    pub cbr_rate: Option<Rate>,
+    pub on: Option<Dur>,
+    pub off: Option<Dur>,
+}
+
+impl FlowCommon {
+    /// A flow of this protocol with these endpoints, on this flow's route and schedule.
+    pub fn flow(&self, protocol: &str, sender: SenderImpl, receiver: ReceiverImpl) -> FlowSpec {
+        FlowSpec {
+            protocol: protocol.to_string(),
+            route: self.route,
+            start: self.start,
+            stop: self.stop,
+            sender,
+            receiver,
+        }
+    }
+}
+
+/// Reads a protocol `Config` from a flow's `params` table; errors name the key as
+/// `params.<path>`.
+pub fn config_from_params<C: DeserializeOwned>(params: &toml::Table) -> Result<C, ProtocolError> {
+    let value = toml::Value::Table(params.clone());
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        ProtocolError::Param {
+            key: if path == "." {
+                "params".into()
+            } else {
+                format!("params.{path}")
+            },
+            message: e.into_inner().message().trim_end().to_string(),
+        }
+    })
+}
+
+/// Whether this build can run `name`: the error for an unknown or not yet implemented one.
+pub fn check_name(name: &str) -> Result<(), ProtocolError> {
+    if AVAILABLE.contains(&name) {
+        Ok(())
+    } else if is_planned(name) {
+        Err(ProtocolError::NotImplemented(name.to_string()))
+    } else {
+        Err(unknown(name))
+    }
+}
+
+fn unknown(name: &str) -> ProtocolError {
+    ProtocolError::Unknown {
+        name: name.to_string(),
+        known: AVAILABLE
+            .iter()
+            .chain(PLANNED)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// Build one flow of `protocol`.
+pub fn build(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    match protocol {
+        "cbr" | "cbr-onoff" => cbr(protocol, params, common),
+        p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
+        p => Err(unknown(p)),
+    }
+}
+
+/// CBR takes its settings as flow keys (`rate`, `on`, `off`, as DESIGN.md writes them) or,
+/// equally, in `params`; not both.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct CbrParams {
+    /// Rate while on.
+    rate: Option<Rate>,
+    /// On period of the square wave.
+    on: Option<Dur>,
+    /// Off period of the square wave.
+    off: Option<Dur>,
+}
+
+/// A CBR setting given as a flow key or in params, not both.
+fn pick<T>(key: &str, top: Option<T>, inner: Option<T>) -> Result<Option<T>, ProtocolError> {
+    match (top, inner) {
+        (Some(_), Some(_)) => Err(ProtocolError::Param {
+            key: format!("params.{key}"),
+            message: format!("`{key}` is given twice, as a flow key and in params"),
+        }),
+        (a, b) => Ok(a.or(b)),
+    }
+}
+
+fn cbr(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    let p: CbrParams = config_from_params(params)?;
+    let rate: Option<Rate> = pick("rate", common.cbr_rate, p.rate)?;
+    let on: Option<Dur> = pick("on", common.on, p.on)?;
+    let off: Option<Dur> = pick("off", common.off, p.off)?;
+    let param = |key: &str, message: String| ProtocolError::Param {
+        key: key.into(),
+        message,
+    };
+    let rate = rate.ok_or_else(|| {
+        param(
+            "rate",
+            "a cbr flow needs a rate, e.g. rate = \"1Mbps\"".into(),
+        )
+    })?;
+    if rate.bps() == 0 {
+        return Err(param("rate", "must be positive".into()));
+    }
+    let on_off = match (on, off) {
+        (None, None) if protocol == "cbr-onoff" => {
+            return Err(param("on", "cbr-onoff needs `on` and `off` periods".into()))
+        }
+        (None, None) => None,
+        (Some(on), Some(off)) => {
+            if on.is_zero() {
+                return Err(param("on", "the on period must be positive".into()));
+            }
+            Some((on, off))
+        }
+        (Some(_), None) => return Err(param("off", "`on` needs an `off` period too".into())),
+        (None, Some(_)) => return Err(param("on", "`off` needs an `on` period too".into())),
+    };
+    if common.packet_size == 0 {
+        return Err(param("packet_size", "must be positive".into()));
+    }
+    let cfg = CbrConfig {
+        rate,
+        packet_size: common.packet_size,
+        on_off,
+    };
+    Ok(FlowSpec::cbr(common.route, cfg, common.start, common.stop))
+}

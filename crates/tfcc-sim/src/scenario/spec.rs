@@ -1,0 +1,394 @@
+//! The scenario file as serde structs: one struct per TOML table, field for field as
+//! docs/scenarios.md documents them.
+//!
+//! Everything here is plain data; [`super::build`] checks the combinations (which keys a
+//! topology kind or a loss model takes) and turns it into simulator objects. Tables that change
+//! shape with a `kind` or `model` key are flat structs with optional fields rather than
+//! internally tagged enums: serde buffers a tagged enum's content before choosing the variant,
+//! which loses the key path of any error inside it, and every error must name its key.
+//!
+//! Every table denies unknown keys, so a misspelt key is an error rather than a silent default.
+
+use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::marker::PhantomData;
+use tfcc_core::{Dur, Rate, Time};
+
+/// The whole file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Name used in reports; the file stem when absent.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text, ignored by the simulator.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Simulated time to run.
+    pub duration: Dur,
+    /// Start of the measurement window (DESIGN.md: metrics ignore the warm-up before it).
+    #[serde(default)]
+    pub measure_from: Dur,
+    /// Master seed of every random stream (DESIGN.md, "Simulator").
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Time-series sampling interval; 100 ms, 003's rate-sampling period (see `recorder`).
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Dur,
+    pub topology: TopologySpec,
+    pub flows: Vec<FlowGroupSpec>,
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn default_sample_interval() -> Dur {
+    Dur::from_millis(100)
+}
+
+/// `[topology]`: which keys apply depends on `kind` (checked in `build`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    pub kind: TopologyKind,
+    /// dumbbell: the shared link.
+    #[serde(default)]
+    pub bottleneck: Option<LinkTable>,
+    /// dumbbell and parking-lot: every flow's own access links.
+    #[serde(default)]
+    pub access: Option<AccessTable>,
+    /// parking-lot: the chain of bottlenecks, named `hop0`, `hop1`, ...
+    #[serde(default)]
+    pub hops: Option<Vec<LinkTable>>,
+    /// custom: node names.
+    #[serde(default)]
+    pub nodes: Option<Vec<String>>,
+    /// custom: one-way links between nodes.
+    #[serde(default)]
+    pub links: Option<Vec<LinkTable>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    Dumbbell,
+    ParkingLot,
+    AccessGateway,
+    Custom,
+}
+
+impl TopologyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::ParkingLot => "parking-lot",
+            TopologyKind::AccessGateway => "access-gateway",
+            TopologyKind::Custom => "custom",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    #[default]
+    Droptail,
+    Red,
+}
+
+/// A link: the bottleneck, a parking-lot hop or a custom link. `name`, `from` and `to` are for
+/// custom links only; the RED keys for `queue = "red"` only.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTable {
+    pub rate: Rate,
+    pub delay: Dur,
+    #[serde(default)]
+    pub queue: QueueKind,
+    /// Queue limit in packets, ns-2's `limit_` (it counts the packet on the wire).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// DropTail limit in bytes instead of packets.
+    #[serde(default, deserialize_with = "opt_bytes")]
+    pub limit_bytes: Option<u64>,
+    #[serde(default)]
+    pub loss: Option<LossTable>,
+    // RED (queue.rs `RedConfig`; absent keys take ns-2.35's defaults).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    #[serde(default)]
+    pub wait: Option<bool>,
+    #[serde(default)]
+    pub bytes: Option<bool>,
+    #[serde(default)]
+    pub queue_in_bytes: Option<bool>,
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub mean_pktsize: Option<u32>,
+    #[serde(default)]
+    pub target_delay: Option<Dur>,
+    #[serde(default)]
+    pub use_mark_p: Option<bool>,
+    // custom topologies
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
+/// `access = { rate, delay, limit }`: per-flow access links of a dumbbell or parking lot.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessTable {
+    /// Default: ten times the fastest bottleneck, so access links never limit a flow.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// One delay, or `[low, high]` spread evenly over the flows. Default 1 ms.
+    #[serde(default)]
+    pub delay: Option<Spread<Dur>>,
+    /// DropTail limit in packets; ns-2's default 50.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// `loss = { model = ..., ... }`: which keys apply depends on `model` (checked in `build`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossTable {
+    pub model: LossKind,
+    /// periodic: one drop every `every` packets.
+    #[serde(default)]
+    pub every: Option<u64>,
+    /// bernoulli: drop probability.
+    #[serde(default)]
+    pub p: Option<f64>,
+    /// gilbert: transition and per-state loss probabilities.
+    #[serde(default)]
+    pub p_gb: Option<f64>,
+    #[serde(default)]
+    pub p_bg: Option<f64>,
+    #[serde(default)]
+    pub loss_bad: Option<f64>,
+    #[serde(default)]
+    pub loss_good: Option<f64>,
+    /// interval: mean time between drops.
+    #[serde(default)]
+    pub mean: Option<Dur>,
+    /// count-interval: mean number of packets between drops.
+    #[serde(default)]
+    pub mean_packets: Option<f64>,
+    /// interval and count-interval: coefficient of variation of the spacing.
+    #[serde(default)]
+    pub cv: Option<f64>,
+    /// One process for the link (`aggregate`, default) or one per flow (`per-flow`).
+    #[serde(default)]
+    pub scope: Option<ScopeKind>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossKind {
+    None,
+    Periodic,
+    Bernoulli,
+    Gilbert,
+    Interval,
+    CountInterval,
+}
+
+impl LossKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LossKind::None => "none",
+            LossKind::Periodic => "periodic",
+            LossKind::Bernoulli => "bernoulli",
+            LossKind::Gilbert => "gilbert",
+            LossKind::Interval => "interval",
+            LossKind::CountInterval => "count-interval",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScopeKind {
+    Aggregate,
+    PerFlow,
+}
+
+/// `[[flows]]`: a group of `count` identical flows.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroupSpec {
+    pub protocol: String,
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default)]
+    pub start: Option<Spread<Time>>,
+    #[serde(default)]
+    pub stop: Option<Spread<Time>>,
+    /// Bytes per packet on the wire (ns-2's `packetSize_`); 1000 B, the theses' ns-2 default.
+    #[serde(default = "default_packet_size", deserialize_with = "bytes_u32")]
+    pub packet_size: u32,
+    /// Protocol configuration by field name, read by the protocol's `Config`.
+    #[serde(default)]
+    pub params: toml::Table,
+    /// cbr: rate while on.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// cbr: on/off square wave.
+    #[serde(default)]
+    pub on: Option<Dur>,
+    #[serde(default)]
+    pub off: Option<Dur>,
+    /// Name in reports; the protocol name when absent.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// parking-lot: `[first, last]` hop crossed (inclusive).
+    #[serde(default)]
+    pub hops: Option<[usize; 2]>,
+    /// custom: node names from source to sink.
+    #[serde(default)]
+    pub route: Option<Vec<String>>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_packet_size() -> u32 {
+    1000
+}
+
+fn bytes_u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    tfcc_core::quantity::bytes_u32(d)
+}
+
+fn opt_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    tfcc_core::quantity::bytes_u64(d).map(Some)
+}
+
+fn opt_bytes_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    tfcc_core::quantity::bytes_u32(d).map(Some)
+}
+
+/// `[[events]]`: at `at`, change `link` in exactly one way.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    pub at: Time,
+    pub link: String,
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub loss: Option<LossTable>,
+    #[serde(default)]
+    pub up: Option<bool>,
+}
+
+/// A value that is either one quantity for every flow of a group or a `[low, high]` range
+/// spread evenly over them (docs/scenarios.md, "Quantities and units").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Spread<T> {
+    One(T),
+    Range(T, T),
+}
+
+/// Integer-nanosecond quantities that can be spread.
+pub trait Nanos: Copy {
+    fn ns(self) -> u64;
+    fn from_ns(ns: u64) -> Self;
+}
+
+impl Nanos for Dur {
+    fn ns(self) -> u64 {
+        self.0
+    }
+    fn from_ns(ns: u64) -> Self {
+        Dur(ns)
+    }
+}
+
+impl Nanos for Time {
+    fn ns(self) -> u64 {
+        self.0
+    }
+    fn from_ns(ns: u64) -> Self {
+        Time(ns)
+    }
+}
+
+impl<T: Nanos> Spread<T> {
+    /// The two ends (equal for a single value).
+    pub fn bounds(&self) -> (T, T) {
+        match *self {
+            Spread::One(v) => (v, v),
+            Spread::Range(lo, hi) => (lo, hi),
+        }
+    }
+
+    /// Flow `i` of `n` gets `low + (high − low)·i/(n − 1)`; one flow gets the middle, as
+    /// topology.rs's `DelaySpread` does.
+    pub fn for_flow(&self, i: usize, n: usize) -> T {
+        match *self {
+            Spread::One(v) => v,
+            Spread::Range(lo, hi) => {
+                let (lo, hi) = (lo.ns(), hi.ns());
+                let span = u128::from(hi.saturating_sub(lo));
+                let off = if n <= 1 {
+                    span / 2
+                } else {
+                    span * i as u128 / (n as u128 - 1)
+                };
+                T::from_ns(lo + off as u64)
+            }
+        }
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Spread<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: DeserializeOwned> Visitor<'de> for V<T> {
+            type Value = Spread<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a quantity, or a [low, high] list of two")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                T::deserialize(de::value::StrDeserializer::<E>::new(v)).map(Spread::One)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::F64Deserializer::<E>::new(v)).map(Spread::One)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::I64Deserializer::<E>::new(v)).map(Spread::One)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::U64Deserializer::<E>::new(v)).map(Spread::One)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let two = || de::Error::custom("a range must be a list of two values [low, high]");
+                let lo: T = seq.next_element()?.ok_or_else(two)?;
+                let hi: T = seq.next_element()?.ok_or_else(two)?;
+                if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    return Err(two());
+                }
+                Ok(Spread::Range(lo, hi))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}

@@ -1,0 +1,296 @@
+"""``tfcc run`` and ``tfcc check``: the output contract, determinism, and one test per kind of
+bad input (one message naming the file and the key, exit code 2, no traceback, no output)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import tfcc
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "scenarios" / "dumbbell-cbr.toml"
+# The example shortened to keep the suite quick: 4 s, window from 1 s, rate change at 3 s.
+SHORT = ["--set", "duration=4s", "--set", "measure_from=1s", "--set", "events.0.at=3s"]
+
+GOOD = """\
+duration = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+"""
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def assert_refused(r: subprocess.CompletedProcess[str], *needles: str) -> str:
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+def refused_run(tmp_path: Path, text: str, *needles: str, sets: tuple[str, ...] = ()) -> str:
+    scen = write(tmp_path, text)
+    out = tmp_path / "out"
+    args: list[str] = []
+    for s in sets:
+        args += ["--set", s]
+    msg = assert_refused(run_cli("run", scen, "--out", out, *args), str(scen), *needles)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"], "no output, no temporaries"
+    return msg
+
+
+# ---- bad input ----
+
+
+def test_an_unknown_key(tmp_path: Path) -> None:
+    refused_run(
+        tmp_path,
+        GOOD.replace("delay =", "dealy ="),
+        "topology.bottleneck.dealy",
+        "unknown field `dealy`",
+    )
+
+
+def test_a_wrong_unit(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD.replace('"10Mbps"', '"20ms"'), "topology.bottleneck.rate", "rate")
+
+
+def test_a_negative_rate(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD.replace('"10Mbps"', "-10"), "topology.bottleneck.rate")
+
+
+def test_a_zero_rate(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD.replace('"1Mbps"', '"0Mbps"'), "flows[0].rate", "must be positive")
+
+
+def test_an_unknown_protocol(tmp_path: Path) -> None:
+    refused_run(
+        tmp_path,
+        GOOD.replace('"cbr"', '"tcp-vegas"'),
+        "flows[0].protocol",
+        "unknown protocol `tcp-vegas` (known: cbr",
+    )
+
+
+def test_a_protocol_not_implemented_yet(tmp_path: Path) -> None:
+    refused_run(
+        tmp_path,
+        GOOD.replace('rate = "1Mbps"', ""),
+        "flows[0].protocol",
+        "not implemented yet",
+        sets=("flows.0.protocol=tfwc",),
+    )
+
+
+def test_a_missing_field(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD.replace('duration = "2s"', ""), ": duration: missing")
+
+
+def test_measure_from_past_the_duration(tmp_path: Path) -> None:
+    refused_run(
+        tmp_path,
+        'measure_from = "5s"\n' + GOOD,
+        "measure_from: must be before the end of the run (2s), got 5s",
+    )
+
+
+def test_invalid_toml(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD.replace("[topology]", "[topology"), "invalid TOML at line 2")
+
+
+def test_a_missing_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    assert_refused(run_cli("run", missing, "--out", tmp_path / "out"), str(missing), "no such file")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_output_directory(tmp_path: Path) -> None:
+    scen = write(tmp_path, GOOD)
+    # /proc refuses new directories even to root.
+    assert_refused(run_cli("run", scen, "--out", "/proc/tfcc-test/out"), "not writable")
+
+
+def test_a_bad_override(tmp_path: Path) -> None:
+    refused_run(tmp_path, GOOD, "--set flows.4.count=2", "has 1 entries", sets=("flows.4.count=2",))
+
+
+def test_check_reports_the_same_errors_and_accepts_good_files(tmp_path: Path) -> None:
+    scen = write(tmp_path, GOOD)
+    r = run_cli("check", scen)
+    assert r.returncode == 0, r.stderr
+    assert "ok" in r.stdout and "1 flows (1 × cbr)" in r.stdout
+    assert_refused(run_cli("check", scen, "--set", "flows.0.count=0"), "flows[0].count")
+
+
+# ---- the output contract ----
+
+
+@pytest.fixture(scope="module")
+def example_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path_factory.mktemp("run") / "out"
+    r = run_cli("run", EXAMPLE, "--out", out, *SHORT)
+    assert r.returncode == 0, r.stderr
+    return out, r
+
+
+def test_a_run_writes_summary_series_and_plots(example_run) -> None:
+    out, r = example_run
+    names = {p.name for p in out.iterdir()}
+    assert {"summary.json", "timeseries.parquet", "queues.parquet"} <= names
+    assert {"throughput.png", "window.png", "queue.png"} <= names
+    s = json.loads((out / "summary.json").read_text())
+    for key in ("scenario", "seed", "sim_seconds", "wall_seconds", "events", "flows", "links"):
+        assert key in s
+    assert s["scenario"] == "dumbbell-cbr" and s["seed"] == 1 and s["sim_seconds"] == 4.0
+    assert [f["id"] for f in s["flows"]] == [0, 1, 2]
+    for f in s["flows"]:
+        for key in (
+            "protocol",
+            "throughput_bps",
+            "bytes_delivered",
+            "packets_sent",
+            "packets_lost",
+            "loss_event_rate",
+            "mean_rtt_s",
+            "cov",
+        ):
+            assert key in f
+    assert [f["label"] for f in s["flows"]] == ["cbr", "cbr", "cbr-onoff"]
+    assert {link["name"] for link in s["links"]} == {"bottleneck", "bottleneck-rev"}
+    bn = next(link for link in s["links"] if link["name"] == "bottleneck")
+    for key in ("utilization", "drops", "mean_queue_pkts"):
+        assert key in bn
+    assert {"jain_index", "fairness_theta"} <= set(s["metrics"])
+    assert s["metrics"]["fairness_theta"] is None  # no TCP in this run
+    # Window [1 s, 4 s]: the steady 4 Mb/s flows fit (8 of 10 Mb/s) until the on/off flow comes
+    # on at 3 s, then 12 Mb/s meet 6 Mb/s: they cannot all get their rate.
+    total = sum(f["throughput_bps"] for f in s["flows"])
+    assert 0 < total <= 10e6
+    ts = pq.read_table(out / "timeseries.parquet").to_pydict()
+    for col in ("flow", "t", "throughput_bps", "cwnd", "rate_bps", "p", "rtt_s"):
+        assert col in ts
+    assert len(ts["t"]) == 3 * 40  # three flows, 40 samples of 100 ms
+    q = pq.read_table(out / "queues.parquet").to_pydict()
+    assert set(q["link"]) == {"bottleneck", "bottleneck-rev"}
+    assert max(q["queue_pkts"]) > 0
+    assert "dumbbell-cbr" in r.stdout and "bottleneck" in r.stdout
+
+
+def test_the_same_seed_gives_identical_outputs(tmp_path: Path, example_run) -> None:
+    first, _ = example_run
+    again = tmp_path / "again"
+    r = run_cli("run", EXAMPLE, "--out", again, "--no-plots", "-q", *SHORT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    assert not (again / "throughput.png").exists()
+
+    def summary(d: Path) -> dict:
+        s = json.loads((d / "summary.json").read_text())
+        del s["wall_seconds"]
+        return s
+
+    assert summary(first) == summary(again)
+    for name in ("timeseries.parquet", "queues.parquet"):
+        assert pq.read_table(first / name).equals(pq.read_table(again / name))
+
+
+def test_seed_and_overrides_reach_the_simulator(tmp_path: Path) -> None:
+    lossy = [*SHORT, "--set", 'topology.bottleneck.loss={ model = "bernoulli", p = 0.05 }']
+    runs = {}
+    for seed in (1, 2):
+        out = tmp_path / f"s{seed}"
+        r = run_cli("run", EXAMPLE, "--out", out, "--no-plots", "-q", "--seed", seed, *lossy)
+        assert r.returncode == 0, r.stderr
+        runs[seed] = json.loads((out / "summary.json").read_text())
+    assert runs[2]["seed"] == 2
+    lost = [[f["packets_lost"] for f in runs[s]["flows"]] for s in (1, 2)]
+    assert lost[0] != lost[1]
+    bn = next(link for link in runs[1]["links"] if link["name"] == "bottleneck")
+    assert bn["artificial_drops"] > 0
+
+
+def test_the_python_api_returns_columnar_series() -> None:
+    res = tfcc.run_scenario(
+        str(EXAMPLE), ["duration=2s", "measure_from=0", "events.0.at=1s"], None, None
+    )
+    fs, ls = res["flow_series"], res["link_series"]
+    assert len(fs["flow"]) == len(fs["t"]) == len(fs["throughput_bps"]) == 3 * 20
+    assert len(ls["link"]) == len(ls["queue_pkts"]) == 2 * 20
+    calls: list[tuple[float, float]] = []
+    tfcc.run_scenario(
+        str(EXAMPLE),
+        ["duration=2s", "measure_from=0", "events.0.at=1s"],
+        3,
+        lambda n, e: calls.append((n, e)),
+    )
+    assert calls[-1] == (2.0, 2.0) and len(calls) >= 100
+    with pytest.raises(tfcc.ScenarioError, match="flows\\[0\\].count"):
+        tfcc.check_scenario(str(EXAMPLE), ["flows.0.count=0"])
+
+
+def test_only_the_simulator_backend_exists_yet(tmp_path: Path) -> None:
+    scen = write(tmp_path, GOOD)
+    assert_refused(
+        run_cli("run", scen, "--out", tmp_path / "out", "--backend", "testbed"),
+        "not implemented yet",
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_exception_in_progress_abandons_the_run() -> None:
+    calls: list[float] = []
+
+    def stop(now: float, end: float) -> None:
+        calls.append(now)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        tfcc.run_scenario(str(EXAMPLE), [], None, stop)
+    assert len(calls) == 1
+
+
+def test_ctrl_c_stops_a_long_run_without_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    long = ["--set", "duration=20000s", "--set", "flows.0.count=20", "-q", "--no-plots"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", "run", str(EXAMPLE), "--out", str(out), *long],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)  # past start-up, into the simulation
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
