@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p tfcc-sim --example dumbbell_tcp -- \
-//!     FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED]
+//!     FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED] [START_MAX]
 //! cargo run --release -p tfcc-sim --example dumbbell_tcp -- 4 10e6 30 50 60 0 sack
 //! ```
 //!
@@ -41,6 +41,7 @@ fn run(args: &[String]) -> Result<String, String> {
     let loss: f64 = arg(args, 5, "LOSS", Some(0.0))?;
     let variant: String = arg(args, 6, "VARIANT", Some("sack".to_string()))?;
     let seed: u64 = arg(args, 7, "SEED", Some(1))?;
+    let start_max: f64 = arg(args, 8, "START_MAX", Some(1.0))?;
     let variant = Variant::from_protocol(&format!("tcp-{variant}"))
         .ok_or_else(|| format!("VARIANT must be reno, newreno or sack, got {variant}"))?;
     if flows == 0 || !(rate > 0.0) || !(duration > 0.0) || !(0.0..=1.0).contains(&loss) {
@@ -79,8 +80,8 @@ fn run(args: &[String]) -> Result<String, String> {
     .map_err(|e| e.to_string())?;
     let cfg = TcpConfig::with_variant(variant);
     for i in 0..flows {
-        // start_mode=even, start_max=1: flow i of n at i/n seconds.
-        let start = Time::from_secs_f64(i as f64 / flows as f64);
+        // start_mode=even: flow i of n at i · start_max / n seconds.
+        let start = Time::from_secs_f64(start_max * i as f64 / flows as f64);
         sim.add_flow(FlowSpec::tcp(i, cfg.clone(), start, None))
             .map_err(|e| e.to_string())?;
     }
@@ -92,12 +93,14 @@ fn run(args: &[String]) -> Result<String, String> {
     let thr: Vec<String> = s.flows.iter().map(|f| format!("{:.1}", f.throughput_bps)).collect();
     let total: f64 = s.flows.iter().map(|f| f.throughput_bps).sum();
     let rexmit: u64 = s.flows.iter().map(|f| f.retransmits).sum();
+    let per_flow_rexmit: Vec<String> = s.flows.iter().map(|f| f.retransmits.to_string()).collect();
     let timeouts: u64 = s.flows.iter().map(|f| f.timeouts).sum();
     Ok(format!(
         "{{\"tool\": \"tfcc\", \"variant\": \"{}\", \"flows\": {flows}, \"utilization\": {:.6}, \
          \"departures_pkts\": {}, \"drops_pkts\": {}, \"loss_model_drops_pkts\": {}, \
          \"mean_queue_pkts\": {:.3}, \"total_goodput_bps\": {:.1}, \"jain_index\": {:.6}, \
          \"retransmits\": {rexmit}, \"timeouts\": {timeouts}, \"throughput_bps\": [{}], \
+         \"retransmits_per_flow\": [{}], \
          \"wall_seconds\": {wall:.3}}}",
         variant.name(),
         l.utilization,
@@ -108,6 +111,7 @@ fn run(args: &[String]) -> Result<String, String> {
         total,
         s.jain_index.unwrap_or(f64::NAN),
         thr.join(", "),
+        per_flow_rexmit.join(", "),
     ))
 }
 
@@ -120,7 +124,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("dumbbell_tcp: {e}");
-            eprintln!("usage: dumbbell_tcp FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED]");
+            eprintln!("usage: dumbbell_tcp FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED] [START_MAX]");
             ExitCode::from(2)
         }
     }
