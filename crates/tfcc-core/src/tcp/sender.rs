@@ -836,3 +836,363 @@ impl Sender for TcpSender {
         self.send_pending = true;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::Receiver;
+    use crate::tcp::sink::TcpSink;
+    use crate::time::Dur;
+    use proptest::prelude::*;
+
+    fn data(p: &Packet) -> TcpData {
+        match p.header {
+            Header::TcpData(d) => d,
+            ref h => panic!("sender emitted {h:?}"),
+        }
+    }
+
+    fn drain(s: &mut TcpSender, now: Time) -> Vec<TcpData> {
+        let mut v = Vec::new();
+        while let Some(p) = s.poll_transmit(now) {
+            let d = data(&p);
+            let expect = if d.seq == 0 && s.cfg.syn { 40 } else { 1040 };
+            assert_eq!(p.size, expect, "segment {} size", d.seq);
+            v.push(d);
+        }
+        v
+    }
+
+    /// An ACK for "next expected" `next`, with SACK blocks `[l, r)`.
+    fn ack(next: u64, blocks: &[(u64, u64)]) -> Packet {
+        let mut a = TcpAck::new(next, Time::ZERO);
+        for &(left, right) in blocks {
+            a.push_sack(SackBlock { left, right });
+        }
+        Packet {
+            size: 40,
+            header: Header::TcpAck(a),
+        }
+    }
+
+    fn seqs(v: &[TcpData]) -> Vec<u64> {
+        v.iter().map(|d| d.seq).collect()
+    }
+
+    /// Starts a sender and ACKs every segment in order until `cwnd` reaches `w` segments in
+    /// slow start (`ssthresh` is lowered first so the window stops growing fast at `w`).
+    /// Returns the sender, the time, and the segments outstanding (all sent, none ACKed).
+    fn warm(variant: Variant, w: u32) -> (TcpSender, Time, Vec<u64>) {
+        let mut s = TcpSender::new(TcpConfig::with_variant(variant));
+        s.ssthresh = i64::from(w);
+        let mut t = Time::ZERO;
+        let mut out = seqs(&drain(&mut s, t));
+        loop {
+            t = t + Dur::from_millis(50);
+            let mut next = Vec::new();
+            for q in out {
+                s.on_packet(t, &ack(q + 1, &[]));
+                next.extend(seqs(&drain(&mut s, t)));
+            }
+            out = next;
+            if s.cwnd >= f64::from(w) {
+                return (s, t, out);
+            }
+        }
+    }
+
+    #[test]
+    fn syn_then_an_initial_window_of_two_ns2_sized_segments() {
+        let mut s = TcpSender::new(TcpConfig::default());
+        let first = drain(&mut s, Time::ZERO);
+        assert_eq!(seqs(&first), vec![0], "only the SYN before it is acknowledged");
+        assert_eq!(first[0].payload, 0);
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(3)), "initial RTO 3 s");
+        s.on_packet(Time::from_millis(100), &ack(1, &[]));
+        let w = drain(&mut s, Time::from_millis(100));
+        assert_eq!(seqs(&w), vec![1, 2], "IW 2 (windowInit_ 2)");
+        assert!(w.iter().all(|d| d.payload == 1000 && !d.retransmit));
+        // Slow start: each ACK opens the window by one and releases two segments.
+        s.on_packet(Time::from_millis(200), &ack(2, &[]));
+        assert_eq!(seqs(&drain(&mut s, Time::from_millis(200))), vec![3, 4]);
+        assert_eq!(s.cwnd(), 3.0);
+    }
+
+    #[test]
+    fn rto_has_a_200ms_floor_and_backs_off_exponentially() {
+        let mut s = TcpSender::new(TcpConfig::default());
+        drain(&mut s, Time::ZERO);
+        // A 20 ms SYN RTT: SRTT 2 ticks, RTTVAR 1 tick, RTO 2 + 4 = 6 ticks -> floor 200 ms.
+        s.on_packet(Time::from_millis(20), &ack(1, &[]));
+        let t = Time::from_millis(20);
+        assert_eq!(s.rtt().rto(), Dur::from_millis(200));
+        drain(&mut s, t);
+        assert_eq!(s.next_timeout(), Some(t + Dur::from_millis(200)));
+        // No ACK: each expiry goes back to the first unacknowledged segment with cwnd 1 and
+        // doubles the timeout: 200, 400, 800 ms.
+        let mut now = t;
+        for (k, wait) in [200u64, 400, 800].into_iter().enumerate() {
+            let due = s.next_timeout().unwrap();
+            assert_eq!(due, now + Dur::from_millis(wait), "expiry {k}");
+            s.on_timeout(due - Dur(1));
+            assert!(drain(&mut s, due).is_empty(), "early timeout is a no-op");
+            now = due;
+            s.on_timeout(now);
+            let re = drain(&mut s, now);
+            assert_eq!(seqs(&re), vec![1], "go back to segment 1");
+            assert!(re[0].retransmit);
+            assert_eq!(s.cwnd(), 1.0);
+            assert_eq!(s.ssthresh(), 2);
+        }
+        assert_eq!(s.stats().timeouts, 3);
+        // The ACK of a retransmitted segment gives no RTT sample and keeps the back-off
+        // (Karn): only the next timed segment's ACK ends it.
+        s.on_packet(now + Dur::from_millis(20), &ack(3, &[]));
+        assert_eq!(s.rtt().backoff_factor(), 8, "no sample from a retransmission");
+    }
+
+    #[test]
+    fn fast_retransmit_on_the_third_duplicate_with_limited_transmit_before() {
+        for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            let (mut s, t, out) = warm(variant, 8);
+            let w = s.cwnd();
+            let lost = out[0];
+            let t = t + Dur::from_millis(50);
+            let mut sent = Vec::new();
+            for (i, &q) in out.iter().enumerate().skip(1).take(3) {
+                let blocks = [(out[1], q + 1)];
+                let b: &[(u64, u64)] = if variant == Variant::Sack { &blocks } else { &[] };
+                s.on_packet(t, &ack(lost, b));
+                let d = drain(&mut s, t);
+                if i < 3 {
+                    // Limited transmit: one new segment per early duplicate.
+                    assert_eq!(d.len(), 1, "{variant:?} dupack {i}");
+                    assert!(!d[0].retransmit);
+                } else {
+                    assert_eq!(d[0].seq, lost, "{variant:?}: retransmit the hole");
+                    assert!(d[0].retransmit);
+                }
+                sent.extend(d);
+            }
+            assert_eq!(s.fast_retransmits(), 1);
+            assert_eq!(s.ssthresh(), (w / 2.0) as u64, "{variant:?}");
+            assert_eq!(s.cwnd(), w / 2.0, "{variant:?}: cwnd halves (precisionReduce_)");
+        }
+    }
+
+    /// A sender and sink over a path with a 1 ms-per-segment forward link and `rtt` of
+    /// propagation, dropping the first transmission of each segment in `drops` and every
+    /// segment arriving while `queue_limit` are waiting. `check` runs after every sender event
+    /// with the segments it emitted. Returns the sender, the sink and the ACK stream.
+    struct Run {
+        s: TcpSender,
+        k: TcpSink,
+        acks: Vec<u64>,
+    }
+
+    fn run(
+        cfg: &TcpConfig,
+        drops: &[u64],
+        rtt: Dur,
+        until: Time,
+        mut check: impl FnMut(&TcpSender, &[TcpData]),
+    ) -> Run {
+        let mut s = TcpSender::new(cfg.clone());
+        let mut k = TcpSink::new(cfg);
+        let tx = Dur::from_millis(1);
+        let half = rtt / 2;
+        let mut fwd: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut rev: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut link_free = Time::ZERO;
+        let mut dropped = std::collections::HashSet::new();
+        let mut acks = Vec::new();
+        let mut now = Time::ZERO;
+        let mut send = |s: &mut TcpSender,
+                        now: Time,
+                        fwd: &mut VecDeque<(Time, Packet)>,
+                        link_free: &mut Time,
+                        check: &mut dyn FnMut(&TcpSender, &[TcpData])| {
+            let mut out = Vec::new();
+            while let Some(p) = s.poll_transmit(now) {
+                let d = data(&p);
+                out.push(d);
+                if drops.contains(&d.seq) && dropped.insert(d.seq) {
+                    continue;
+                }
+                *link_free = (*link_free).max(now) + tx;
+                fwd.push_back((*link_free + half, p));
+            }
+            check(s, &out);
+        };
+        send(&mut s, now, &mut fwd, &mut link_free, &mut check);
+        loop {
+            let cands = [
+                fwd.front().map(|e| e.0),
+                rev.front().map(|e| e.0),
+                s.next_timeout(),
+                k.next_timeout(),
+            ];
+            let Some(t) = cands.into_iter().flatten().min() else { break };
+            if t > until {
+                break;
+            }
+            now = t;
+            if fwd.front().is_some_and(|e| e.0 == now) {
+                let (_, p) = fwd.pop_front().unwrap();
+                k.on_packet(now, &p);
+            } else if rev.front().is_some_and(|e| e.0 == now) {
+                let (_, p) = rev.pop_front().unwrap();
+                s.on_packet(now, &p);
+                send(&mut s, now, &mut fwd, &mut link_free, &mut check);
+                continue;
+            } else if s.next_timeout() == Some(now) {
+                s.on_timeout(now);
+                send(&mut s, now, &mut fwd, &mut link_free, &mut check);
+                continue;
+            } else {
+                k.on_timeout(now);
+            }
+            while let Some(a) = k.poll_transmit(now) {
+                if let Header::TcpAck(h) = a.header {
+                    acks.push(h.ack);
+                }
+                rev.push_back((now + half, a));
+            }
+        }
+        Run { s, k, acks }
+    }
+
+    fn no_check(_: &TcpSender, _: &[TcpData]) {}
+
+    #[test]
+    fn three_losses_in_one_window() {
+        // Segments 40, 43 and 47 lost in a ~22-segment window (slow start ends at ssthresh).
+        let drops = [40, 43, 47];
+        let mut out = Vec::new();
+        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            let mut cfg = TcpConfig::with_variant(v);
+            cfg.max_window = 30;
+            let r = run(&cfg, &drops, Dur::from_millis(20), Time::from_secs(3), no_check);
+            let st = r.s.stats();
+            assert!(r.k.next_expected() > 200, "{v:?} kept going");
+            out.push((v, st.timeouts, r.s.fast_retransmits(), st.retransmits));
+        }
+        // Reno leaves recovery at the first partial ACK and cannot fast-retransmit again in
+        // the same window (bugFix_): the other losses wait for the timer.
+        assert!(out[0].1 >= 1, "Reno: {:?}", out[0]);
+        // NewReno retransmits one hole per partial ACK, SACK all holes from the scoreboard:
+        // one fast retransmit, no timeout, exactly the three lost segments resent.
+        for &(v, timeouts, frs, rexmits) in &out[1..] {
+            assert_eq!((timeouts, frs, rexmits), (0, 1, 3), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn newreno_partial_ack_retransmits_the_next_hole_and_stays_in_recovery() {
+        let (mut s, t, out) = warm(Variant::NewReno, 8);
+        let (a, b) = (out[0], out[2]); // two holes
+        let t = t + Dur::from_millis(50);
+        for _ in 0..3 {
+            s.on_packet(t, &ack(a, &[]));
+        }
+        let d = drain(&mut s, t);
+        assert_eq!(d.last().unwrap().seq, a, "fast retransmit of the first hole");
+        let cwnd = s.cwnd();
+        // The retransmission arrives: the ACK covers up to the second hole.
+        let t = t + Dur::from_millis(50);
+        s.on_packet(t, &ack(b, &[]));
+        let d = drain(&mut s, t);
+        assert_eq!(d[0].seq, b, "partial ACK: retransmit the next hole at once");
+        assert!(s.in_recovery());
+        assert_eq!(s.fast_retransmits(), 1);
+        // Partial window deflation: cwnd loses the (b - a) segments acknowledged, less the
+        // inflation. The full ACK leaves recovery.
+        assert!(s.cwnd() <= cwnd);
+        let top = s.maxseq as u64 + 1;
+        s.on_packet(t + Dur::from_millis(50), &ack(top, &[]));
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn sack_ignores_duplicates_that_add_no_information() {
+        let (mut s, t, out) = warm(Variant::Sack, 8);
+        let lost = out[0];
+        let blk = [(out[1], out[2] + 1)];
+        for _ in 0..5 {
+            s.on_packet(t, &ack(lost, &blk));
+        }
+        assert_eq!(s.dupacks, 1, "the same SACK block counts once");
+        assert_eq!(s.fast_retransmits(), 0);
+    }
+
+    #[test]
+    fn malformed_and_impossible_acks_are_ignored() {
+        let mut s = TcpSender::new(TcpConfig::default());
+        drain(&mut s, Time::ZERO);
+        s.on_packet(Time::from_millis(5), &Packet::raw(0, Time::ZERO, 40));
+        s.on_packet(Time::from_millis(5), &ack(1_000_000, &[]));
+        s.on_packet(Time::from_millis(5), &ack(u64::MAX, &[(5, u64::MAX)]));
+        assert_eq!(s.malformed(), 3);
+        assert_eq!(s.cwnd(), 1.0);
+        assert!(drain(&mut s, Time::from_millis(5)).is_empty());
+    }
+
+    #[test]
+    fn offered_bytes_limit_what_is_sent() {
+        let mut s = TcpSender::new(TcpConfig::with_variant(Variant::Reno));
+        s.offer(Some(2500)); // three segments
+        assert_eq!(seqs(&drain(&mut s, Time::ZERO)), vec![0]);
+        s.on_packet(Time::from_millis(10), &ack(1, &[]));
+        assert_eq!(seqs(&drain(&mut s, Time::from_millis(10))), vec![1, 2]);
+        s.on_packet(Time::from_millis(20), &ack(3, &[]));
+        assert_eq!(seqs(&drain(&mut s, Time::from_millis(20))), vec![3]);
+        s.on_packet(Time::from_millis(30), &ack(4, &[]));
+        assert!(drain(&mut s, Time::from_millis(30)).is_empty());
+        // ns-2's `newtimer` keeps the timer running even with nothing outstanding; when it
+        // fires on an idle sender it restarts from one segment without counting a timeout
+        // or backing off (`slow_start_restart_`, `restart_bugfix_`).
+        let due = s.next_timeout().expect("ns-2 re-arms the timer");
+        s.on_timeout(due);
+        assert!(drain(&mut s, due).is_empty());
+        assert_eq!((s.cwnd(), s.stats().timeouts), (1.0, 0));
+        assert_eq!(s.rtt().backoff_factor(), 1);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Whatever is lost: the cumulative ACK never goes back; no segment is sent beyond
+        /// `max_window` past the cumulative ACK; outside loss recovery (no duplicate ACKs, no
+        /// inflation, not in SACK recovery) none beyond `min(int(cwnd), max_window)`. (During
+        /// recovery ns-2 deliberately sends past cwnd: Reno's inflation, limited transmit,
+        /// SACK's pipe.) And every run delivers in order what the sink acknowledged.
+        #[test]
+        fn window_and_ack_invariants(
+            variant in prop_oneof![Just(Variant::Reno), Just(Variant::NewReno), Just(Variant::Sack)],
+            drops in proptest::collection::vec(0u64..400, 0..25),
+            max_window in 3u32..60,
+            rtt_ms in 2u64..120,
+        ) {
+            let mut cfg = TcpConfig::with_variant(variant);
+            cfg.max_window = max_window;
+            let mut bad = None;
+            let r = run(&cfg, &drops, Dur::from_millis(rtt_ms), Time::from_secs(6), |s, out| {
+                for d in out {
+                    let dist = d.seq as i64 - s.highest_ack;
+                    if dist > s.wnd {
+                        bad = Some(format!("seq {} is {dist} past the ACK, window {}", d.seq, s.wnd));
+                    }
+                    let quiet = s.dupacks == 0 && s.dupwnd == 0 && !s.fastrecov;
+                    if quiet && dist > s.window().max(1) {
+                        bad = Some(format!("seq {} is {dist} past the ACK, cwnd {}", d.seq, s.cwnd));
+                    }
+                }
+            });
+            prop_assert!(bad.is_none(), "{}", bad.unwrap_or_default());
+            prop_assert!(r.acks.windows(2).all(|w| w[0] <= w[1]), "cumulative ACK went back");
+            prop_assert!(r.k.next_expected() > 20, "flow stalled at {}", r.k.next_expected());
+            prop_assert_eq!(r.k.delivered_bytes(), (r.k.next_expected() - 1) * 1000);
+        }
+    }
+}
