@@ -12,6 +12,8 @@
 //! - [`loss_history`]: the average-loss-interval estimator (and the alternatives 004 rejects);
 //! - [`rtt`]: TFRC's RTT EWMA and TCP's SRTT/RTTVAR/RTO;
 //! - [`quantity`]: `"20ms"`/`"15Mbps"`/`"1000B"` parsing, so every `Config` derives `Deserialize`.
+//!
+//! Protocols, one module each: [`tcp`] (ns-2's Reno, NewReno and SACK baselines).
 
 #![forbid(unsafe_code)]
 
@@ -22,6 +24,7 @@ pub mod loss_history;
 pub mod packet;
 pub mod quantity;
 pub mod rtt;
+pub mod tcp;
 pub mod time;
 pub mod units;
 

@@ -6,6 +6,7 @@
 //! module. Byte encodings for the real network live beside each header type and never panic on
 //! bad input; the simulator passes the structured form and only charges `size` bytes of link time.
 
+use crate::tcp::wire::{TcpAck, TcpData};
 use crate::time::Time;
 
 /// One datagram or segment as it crosses a link.
@@ -24,6 +25,10 @@ pub enum Header {
     /// Payload without congestion control (CBR and on/off sources): a sequence number and the
     /// send time, enough for a receiver to count losses and delay.
     Raw { seq: u64, sent_at: Time },
+    /// A TCP data segment (or the modelled SYN), [`crate::tcp`].
+    TcpData(TcpData),
+    /// A TCP acknowledgement with up to three SACK blocks inline, [`crate::tcp`].
+    TcpAck(TcpAck),
 }
 
 impl Packet {

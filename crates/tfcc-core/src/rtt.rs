@@ -172,7 +172,8 @@ impl TfrcRtt {
 // ---------------------------------------------------------------------------------------------
 
 /// How [`TcpRtt`] quantises samples and forms the RTO.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TcpRttMode {
     /// ns-2.35 Agent/TCP: samples are counted in whole `tick`s (at least one), SRTT and RTTVAR
     /// are fixed-point tick counts, the RTO is `(srtt + 2^rttvar_exp·rttvar)` truncated to whole
@@ -185,8 +186,11 @@ pub enum TcpRttMode {
 }
 
 /// Parameters of [`TcpRtt`]. `Default` is ns-2.35's Agent/TCP (`tcl/lib/ns-default.tcl`,
-/// `tcp/tcp.cc` v1.182), the TCP the theses' ns-2 experiments ran against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `tcp/tcp.cc` v1.182), the TCP the theses' ns-2 experiments ran against. Deserialises by field
+/// name (durations as `"200ms"` or seconds), every field optional, so a TCP's `params` can set
+/// e.g. `rtt = { min_rto = "1s" }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct TcpRttConfig {
     /// Sample quantisation and RTO formula. Default [`TcpRttMode::Ns2`].
     pub mode: TcpRttMode,

@@ -3,11 +3,12 @@
 //!
 //! The hot loop dispatches through the [`SenderImpl`] and [`ReceiverImpl`] enums: one `match`,
 //! inlinable, no vtable. Protocols from tfcc-core get a variant each as they land (TCP
-//! Reno/NewReno/SACK from `tfcc_core::tcp` next, then TFRC, TFWC, ...): add the variant, one arm
-//! in the `dispatch!` macro, and a `FlowSpec` constructor. `Custom` takes any boxed endpoint at
+//! Reno/NewReno/SACK from `tfcc_core::tcp`; then TFRC, TFWC, ...): add the variant, one arm in
+//! the `dispatch!` macro, and a `FlowSpec` constructor. `Custom` takes any boxed endpoint at
 //! the API edge (tests, experiments, Python-defined protocols) at the cost of a virtual call.
 
 use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+use tfcc_core::tcp::{TcpConfig, TcpSender, TcpSink};
 use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Constant-bit-rate source parameters (ns-2's `Application/Traffic/CBR` with `random_ 0`, and
@@ -150,8 +151,7 @@ impl CbrSink {
 
 impl Endpoint for CbrSink {
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        // Header is non-exhaustive and grows with the protocols; a sink counts only raw packets.
-        #[allow(irrefutable_let_patterns)]
+        // Header grows with the protocols; a sink counts only raw packets.
         if let Header::Raw { seq, sent_at } = pkt.header {
             self.received += 1;
             self.bytes += u64::from(pkt.size);
@@ -185,7 +185,8 @@ impl Receiver for CbrSink {
 /// The sending endpoints the simulator drives, dispatched by `match` in the hot loop.
 pub enum SenderImpl {
     Cbr(CbrSender),
-    // Tcp(tfcc_core::tcp::TcpSender) goes here when the TCP module lands.
+    /// ns-2's Reno, NewReno or SACK TCP (bulk).
+    Tcp(TcpSender),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -193,7 +194,8 @@ pub enum SenderImpl {
 /// The receiving endpoints the simulator drives.
 pub enum ReceiverImpl {
     Sink(CbrSink),
-    // Tcp(tfcc_core::tcp::TcpReceiver) goes here when the TCP module lands.
+    /// `TCPSink` / `TCPSink/Sack1`, with or without delayed ACKs.
+    Tcp(TcpSink),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -208,47 +210,47 @@ macro_rules! dispatch {
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
     }
 }
 
@@ -280,6 +282,20 @@ impl FlowSpec {
             stop,
             sender: SenderImpl::Cbr(CbrSender::new(cfg, start, stop)),
             receiver: ReceiverImpl::Sink(CbrSink::new()),
+        }
+    }
+
+    /// A bulk TCP flow (ns-2 `Application/FTP` over `Agent/TCP/{Reno,Newreno,Sack1}` into the
+    /// matching sink); the protocol name (`tcp-reno`, `tcp-newreno`, `tcp-sack`) follows
+    /// `cfg.variant`. The sender starts with the SYN at `start`.
+    pub fn tcp(route: usize, cfg: TcpConfig, start: Time, stop: Option<Time>) -> FlowSpec {
+        FlowSpec {
+            protocol: cfg.variant.name().into(),
+            route,
+            start,
+            stop,
+            receiver: ReceiverImpl::Tcp(TcpSink::new(&cfg)),
+            sender: SenderImpl::Tcp(TcpSender::new(cfg)),
         }
     }
 

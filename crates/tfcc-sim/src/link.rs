@@ -109,6 +109,15 @@ pub struct Link {
     loss: Option<LossState>,
     /// The packet on the wire, when it started and how long it takes.
     tx: Option<(PacketId, Time, Dur)>,
+    /// The current busy period: when it began, the bits started in it, and when the last of
+    /// them ends. Back-to-back transmissions end at `origin + ceil(bits / rate)`, so rounding
+    /// each one to whole nanoseconds never accumulates: with per-packet rounding a 15 Mb/s link
+    /// (554 666.7 ns per 1040 B) drifts 1.5 µs late every 4500 packets, enough to flip the
+    /// near-ties between a departure and an ACK-clocked arrival and, over a run, to change
+    /// DropTail's drop count by 15 % against ns-2 (whose double-precision times do not drift).
+    busy_origin: Time,
+    busy_bits: u128,
+    busy_end: Option<Time>,
     pipe: VecDeque<(Time, PacketId)>,
     counters: LinkCounters,
     queue_changed_at: Time,
@@ -129,6 +138,9 @@ impl Link {
             queue: Queue::new(&spec.queue, spec.rate, spec.delay, qrng),
             loss: None,
             tx: None,
+            busy_origin: Time::ZERO,
+            busy_bits: 0,
+            busy_end: None,
             pipe: VecDeque::with_capacity(16),
             counters: LinkCounters::default(),
             queue_changed_at: Time::ZERO,
@@ -207,6 +219,7 @@ impl Link {
     /// A rate change at run time (applies from the next transmission).
     pub fn set_rate(&mut self, rate: Rate) {
         self.rate = rate;
+        self.busy_end = None; // the next transmission starts a new exact-timing period
     }
 
     /// Take the link down or bring it up. Returns the transmission-done time if bringing it up
@@ -294,9 +307,30 @@ impl Link {
         }
         self.account_queue(now);
         let (id, size) = self.queue.dequeue(now)?;
-        let dur = self.rate.tx_time(size);
+        let dur = self.serialisation(now, size);
         self.tx = Some((id, now, dur));
         Some(now.saturating_add(dur))
+    }
+
+    /// How long `size` bytes starting at `now` occupy the wire, measured from the start of the
+    /// busy period (see `busy_origin`).
+    fn serialisation(&mut self, now: Time, size: u32) -> Dur {
+        let bps = u128::from(self.rate.bps());
+        if bps == 0 {
+            self.busy_end = None;
+            return self.rate.tx_time(size);
+        }
+        if self.busy_end != Some(now) {
+            self.busy_origin = now;
+            self.busy_bits = 0;
+        }
+        self.busy_bits += u128::from(size) * 8;
+        let since_origin = (self.busy_bits * 1_000_000_000).div_ceil(bps);
+        let end = self
+            .busy_origin
+            .saturating_add(Dur(since_origin.min(u128::from(u64::MAX)) as u64));
+        self.busy_end = Some(end);
+        end.saturating_since(now)
     }
 
     /// The transmission in progress ended at `now`: the packet enters the pipe. Returns the

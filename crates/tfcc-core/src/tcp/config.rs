@@ -8,9 +8,13 @@
 
 use crate::rtt::TcpRttConfig;
 use crate::time::Dur;
+use serde::Deserialize;
 
-/// Which loss recovery the sender runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which loss recovery the sender runs. In a configuration it is written `"reno"`,
+/// `"newreno"` or `"sack"`; scenario files usually pick it through the protocol name instead
+/// ([`Variant::from_protocol`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// `Agent/TCP/Reno`: fast retransmit and fast recovery with window inflation; recovery ends
     /// on the first new ACK, so a second loss in the window usually waits for a timeout.
@@ -32,27 +36,47 @@ impl Variant {
             Variant::Sack => "tcp-sack",
         }
     }
+
+    /// The variant a scenario's protocol name selects (`tcp-reno`, `tcp-newreno`, `tcp-sack`).
+    pub fn from_protocol(name: &str) -> Option<Variant> {
+        match name {
+            "tcp-reno" => Some(Variant::Reno),
+            "tcp-newreno" => Some(Variant::NewReno),
+            "tcp-sack" => Some(Variant::Sack),
+            _ => None,
+        }
+    }
 }
 
 /// Sender and sink parameters. Build the pair from one value so that the sink generates SACK
 /// blocks exactly when the sender is [`Variant::Sack`] (ns-2 pairs `Sack1` with
 /// `TCPSink/Sack1`, Reno and NewReno with the plain `TCPSink`).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Deserialises by field name with every field optional (`params = { max_window = 200 }`);
+/// sizes take `"1000B"` or plain bytes, durations `"100ms"` or plain seconds. Call
+/// [`TcpConfig::validate`] on what a file produced.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     /// Loss recovery algorithm.
     pub variant: Variant,
     /// Payload bytes per segment. ns-2 `packetSize_ 1000`; 003 §5 and the simulator issue use
     /// 1000 B segments.
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub segment_size: u32,
     /// TCP/IP header bytes added to every data segment on the wire (ns-2
     /// `tcpip_base_hdr_size_ 40`, added by `TcpAgent::headersize()` because `useHeaders_` is
     /// true): a data packet is 1040 bytes.
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub header_size: u32,
     /// Extra header bytes when [`TcpConfig::timestamps`] is on (ns-2 `ts_option_size_ 10`).
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ts_option_size: u32,
     /// Bytes of a bare ACK (ns-2 `Agent/TCPSink set packetSize_ 40`).
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ack_size: u32,
     /// Bytes added to an ACK per SACK block (ns-2 `Sacker::append_ack` adds 8 per block).
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub sack_block_size: u32,
     /// Initial congestion window in segments (ns-2 `windowInit_ 2`, `windowInitOption_ 1`).
     pub window_init: u32,
@@ -88,11 +112,6 @@ pub struct TcpConfig {
     /// per RTT (ns-2 `timestamps_ false`, so the default times one segment with `rtt_seq_`;
     /// either way no sample is taken across a retransmission, Karn's rule).
     pub timestamps: bool,
-    /// Phase of the sender's coarse RTT clock within one tick. ns-2 draws `boot_time_` uniformly
-    /// in `[0, tcpTick_)` per agent and counts the tick boundaries a segment's RTT crosses
-    /// (`TcpAgent::rtt_update`); we make the phase a parameter (default 0) so runs stay
-    /// deterministic, and a simulator can draw it per flow from its own RNG stream.
-    pub clock_phase: Dur,
     /// Sack1 only: send two segments on each partial ACK during recovery (ns-2 `partial_ack_
     /// false`).
     pub sack_partial_ack: bool,
@@ -103,7 +122,10 @@ pub struct TcpConfig {
     /// (ns-2 `newreno_changes1_ 1`; RFC 6582 §3.2 "Impatient" variant).
     pub newreno_impatient: bool,
     /// RTO estimation (SRTT/RTTVAR, 10 ms tick, 200 ms minimum, 3 s initial, 60 s maximum,
-    /// exponential back-off): ns-2.35's defaults live in [`TcpRttConfig::default`].
+    /// exponential back-off): ns-2.35's defaults live in [`TcpRttConfig::default`]. Its
+    /// `boot_time` is the phase of the sender's coarse clock, which ns-2 draws uniformly in
+    /// `[0, tcpTick_)` per agent (`TcpAgent::reset`); it is 0 here unless the driver draws it
+    /// from the flow's own random stream, so runs stay deterministic.
     pub rtt: TcpRttConfig,
     /// Sink: the most SACK blocks per ACK, at most [`super::MAX_SACK_BLOCKS`] (ns-2
     /// `maxSackBlocks_ 3`). Used only with [`Variant::Sack`].
@@ -133,7 +155,6 @@ impl Default for TcpConfig {
             limited_transmit: true, // singledup_ 1
             bug_fix: true,          // bugFix_
             timestamps: false,      // timestamps_
-            clock_phase: Dur::ZERO, // boot_time_ is random in ns-2
             sack_partial_ack: false,                // partial_ack_
             newreno_partial_window_deflation: true, // partial_window_deflation_ 1
             newreno_impatient: true,                // newreno_changes1_ 1
@@ -157,6 +178,46 @@ impl TcpConfig {
     pub const NS2_DELACK_INTERVAL: Dur = Dur::from_millis(100);
     /// ns-2's default advertised window (`window_ 20`), for scenarios that want it.
     pub const NS2_DEFAULT_WINDOW: u32 = 20;
+
+    /// Checks every field; the message names the first bad one. [`super::TcpSender::new`]
+    /// repairs rather than rejects (so it cannot fail), which is why loaders call this.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.segment_size == 0 {
+            return Err("segment_size must be positive".into());
+        }
+        if self.window_init == 0 {
+            return Err("window_init must be at least 1 segment".into());
+        }
+        if self.max_window == 0 {
+            return Err("max_window must be at least 1 segment".into());
+        }
+        if self.dupack_threshold == 0 {
+            return Err("dupack_threshold must be at least 1".into());
+        }
+        if !(self.increase_num.is_finite() && self.increase_num > 0.0) {
+            return Err(format!(
+                "increase_num must be a positive number, got {}",
+                self.increase_num
+            ));
+        }
+        if !(self.decrease_num > 0.0 && self.decrease_num < 1.0) {
+            return Err(format!(
+                "decrease_num must lie in (0, 1), got {}",
+                self.decrease_num
+            ));
+        }
+        if self.max_sack_blocks as usize > super::MAX_SACK_BLOCKS {
+            return Err(format!(
+                "max_sack_blocks must be at most {}, got {}",
+                super::MAX_SACK_BLOCKS,
+                self.max_sack_blocks
+            ));
+        }
+        if self.delayed_ack.is_some_and(|d| d.is_zero()) {
+            return Err("delayed_ack interval must be positive (omit it for an ACK per segment)".into());
+        }
+        self.rtt.validate().map_err(|e| e.to_string())
+    }
 
     /// Header bytes on every data segment but the SYN (ns-2 `TcpAgent::headersize()`).
     pub fn data_header_size(&self) -> u32 {

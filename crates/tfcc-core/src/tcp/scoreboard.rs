@@ -79,6 +79,7 @@ impl ScoreBoard {
         self.changed
     }
 
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
