@@ -24,6 +24,10 @@ pub enum Header {
     /// Payload without congestion control (CBR and on/off sources): a sequence number and the
     /// send time, enough for a receiver to count losses and delay.
     Raw { seq: u64, sent_at: Time },
+    /// TFRC data packet (004 App. A).
+    TfrcData(crate::tfrc::DataHeader),
+    /// TFRC receiver report (004 App. A).
+    TfrcFeedback(crate::tfrc::FeedbackHeader),
 }
 
 impl Packet {

@@ -1,0 +1,239 @@
+//! The TFRC receiver (004 Sec. 3.2, 3.4, 3.6.1–3.6.2; RFC 5348 §5–6): loss detection and loss
+//! events through [`crate::loss_events`], the loss history of [`crate::loss_history`], history
+//! seeding after slowstart, the receive rate, and one report per RTT.
+
+use crate::endpoint::{Endpoint, Receiver, Stats};
+use crate::equation::Equation;
+use crate::loss_events::{Arrival, Judgement, LossPipeline};
+use crate::loss_history::{AnyEstimator, LossEstimator, PacketOutcome};
+use crate::packet::{Header, Packet};
+use crate::time::{Dur, Time};
+
+use super::config::{SeedRule, TfrcConfig};
+use super::wire::{DataHeader, FeedbackHeader};
+
+/// A TFRC receiver.
+///
+/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives"),
+/// so it needs no timer of its own and sends nothing while no data arrives (Sec. 3.2: "only if
+/// at least one packet arrived since the last report"). A report goes out
+/// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
+/// - when at least one RTT (the sender's, from the header) has passed since the last report;
+/// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
+///   and on every later new loss event (RFC 5348 §6.1).
+#[derive(Clone, Debug)]
+pub struct TfrcReceiver {
+    cfg: TfrcConfig,
+    eq: Equation,
+    pipeline: LossPipeline<AnyEstimator>,
+    /// Lost packets seen before the history was seeded (004 Sec. 3.6.1 counts packets).
+    lost_before_seed: u64,
+    seeded: bool,
+    /// The latest data header and its arrival time, echoed in the next report.
+    last: Option<(DataHeader, Time)>,
+    /// The RTT from the latest data header (zero until the sender has one).
+    rtt: Dur,
+    /// Bytes since the last report, and when that report went (or the first arrival).
+    bytes_since: u64,
+    since: Option<Time>,
+    last_report: Option<Time>,
+    pending: Option<Packet>,
+    delivered: u64,
+    reports: u64,
+    /// Last reported `p` and `X_recv`.
+    p: f64,
+    x_recv: f64,
+}
+
+impl TfrcReceiver {
+    /// A receiver for `cfg`. An estimator configuration that cannot be built (which
+    /// [`TfrcConfig::validate`] reports) falls back to the thesis' estimator rather than panic.
+    pub fn new(cfg: TfrcConfig) -> TfrcReceiver {
+        // A configuration that does not build (which `TfrcConfig::validate` reports to the
+        // scenario loader) falls back to the thesis' estimator rather than fail here.
+        let estimator = match cfg.estimator_config().build() {
+            Ok(e) => e,
+            Err(_) => TfrcConfig::default()
+                .estimator_config()
+                .build()
+                .expect("the default estimator configuration is valid (tested in config.rs)"),
+        };
+        TfrcReceiver {
+            eq: cfg.equation(),
+            pipeline: LossPipeline::new(cfg.detector(), estimator),
+            lost_before_seed: 0,
+            seeded: false,
+            last: None,
+            rtt: Dur::ZERO,
+            bytes_since: 0,
+            since: None,
+            last_report: None,
+            pending: None,
+            delivered: 0,
+            reports: 0,
+            p: 0.0,
+            x_recv: 0.0,
+            cfg,
+        }
+    }
+
+    /// The loss-event-rate estimator.
+    pub fn estimator(&self) -> &AnyEstimator {
+        &self.pipeline.estimator
+    }
+
+    /// Whether slowstart has ended and the history been seeded.
+    pub fn seeded(&self) -> bool {
+        self.seeded
+    }
+
+    /// Reports sent.
+    pub fn reports(&self) -> u64 {
+        self.reports
+    }
+
+    /// The loss event rate as reported: 0 until the history is seeded ("no loss yet").
+    pub fn loss_event_rate(&self) -> f64 {
+        if !self.seeded {
+            return 0.0;
+        }
+        match self.pipeline.estimator.loss_event_rate() {
+            Some(p) if p.is_finite() => p.clamp(f64::MIN_POSITIVE, 1.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Receive rate over the time since the last report (RFC 5348 §6.2: "the last RTT"), in
+    /// bytes/s; the span is at least one RTT so a report forced early by a loss event does
+    /// not report a burst as a rate.
+    fn receive_rate(&self, now: Time) -> f64 {
+        let Some(since) = self.since else { return 0.0 };
+        let span = now.saturating_since(since).max(self.rtt).as_secs_f64();
+        if span > 0.0 {
+            self.bytes_since as f64 / span
+        } else {
+            0.0
+        }
+    }
+
+    /// 004 Sec. 3.6.2 / RFC 5348 §6.3.1: one synthetic interval, the one the equation needs to
+    /// give the rate slowstart should fall back to.
+    fn seed(&mut self, now: Time) {
+        let s = self.cfg.packet_size.max(1);
+        let target = match self.cfg.seed {
+            SeedRule::HalfSendRate => self.last.map_or(0.0, |(h, _)| f64::from(h.rate) / 2.0),
+            SeedRule::ReceiveRate => self.receive_rate(now),
+        };
+        let l = self.eq.loss_for_rate(s, self.rtt, target);
+        let interval = if l > 0.0 { 1.0 / l } else { 1.0 };
+        self.pipeline.estimator.seed(interval);
+        self.seeded = true;
+    }
+
+    fn on_data(&mut self, now: Time, h: DataHeader, size: u32) {
+        if !h.rtt.is_zero() {
+            self.rtt = h.rtt;
+        }
+        let mut lost = 0u64;
+        let mut new_event = false;
+        let arrival = self
+            .pipeline
+            .on_arrival_with(h.seq, h.timestamp, self.rtt, |j, outcome| {
+                if matches!(j, Judgement::Lost { .. } | Judgement::LostRun { .. }) {
+                    lost += j.count();
+                }
+                new_event |= outcome == PacketOutcome::NewLossEvent;
+            });
+        if arrival == Arrival::Duplicate {
+            return; // 004 Sec. 3.4: duplicates are ignored
+        }
+        self.delivered += u64::from(size);
+        self.bytes_since += u64::from(size);
+        if self.since.is_none() {
+            self.since = Some(now);
+        }
+        if self.last.is_none_or(|(l, _)| h.seq >= l.seq) {
+            self.last = Some((h, now));
+        }
+        let mut report_now = self.last_report.is_none();
+        if !self.seeded {
+            self.lost_before_seed += lost;
+            if self.lost_before_seed >= u64::from(self.cfg.slowstart_exit_losses) {
+                self.seed(now);
+                report_now = true;
+            }
+        } else if new_event {
+            report_now = true;
+        }
+        if let Some(t) = self.last_report {
+            report_now |= now.saturating_since(t) >= self.rtt;
+        }
+        if report_now {
+            self.report(now);
+        }
+    }
+
+    fn report(&mut self, now: Time) {
+        let Some((h, arrived)) = self.last else { return };
+        if self.seeded {
+            // Only the dynamic history window uses it (004 Eq. 3.4's `l_exp`).
+            let l_exp = self
+                .eq
+                .loss_for_rate(self.cfg.packet_size.max(1), self.rtt, f64::from(h.rate));
+            self.pipeline.estimator.set_expected_loss_rate(Some(l_exp));
+        }
+        self.p = self.loss_event_rate();
+        self.x_recv = self.receive_rate(now);
+        let fb = FeedbackHeader {
+            seq_echo: h.seq,
+            timestamp_echo: h.timestamp,
+            t_delay: now.saturating_since(arrived),
+            x_recv: self.x_recv.clamp(0.0, f64::from(u32::MAX)) as u32,
+            p: self.p,
+        };
+        self.pending = Some(Packet {
+            size: self.cfg.feedback_size,
+            header: Header::TfrcFeedback(fb),
+        });
+        self.reports += 1;
+        self.last_report = Some(now);
+        self.since = Some(now);
+        self.bytes_since = 0;
+    }
+}
+
+impl Endpoint for TfrcReceiver {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Header::TfrcData(h) = pkt.header {
+            self.on_data(now, h, pkt.size);
+        }
+    }
+
+    fn on_timeout(&mut self, _now: Time) {}
+
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+        self.pending.take()
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        None
+    }
+
+    fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        let p = self.loss_event_rate();
+        s.p = Some(p);
+        s.ali = (p > 0.0).then(|| 1.0 / p);
+        s.rtt = (!self.rtt.is_zero()).then_some(self.rtt);
+        s.loss_events = self.pipeline.estimator.loss_events();
+        s.rate = Some(self.x_recv);
+        s.mode = if self.seeded { "receiver" } else { "receiver-slowstart" };
+        s
+    }
+}
+
+impl Receiver for TfrcReceiver {
+    fn delivered_bytes(&self) -> u64 {
+        self.delivered
+    }
+}

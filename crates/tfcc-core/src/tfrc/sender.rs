@@ -1,0 +1,311 @@
+//! The TFRC sender (004 Sec. 3.3, 3.5, 3.6; RFC 5348 §4): rate pacing, RTT measurement,
+//! slowstart, the equation-driven rate, the no-feedback timer, ISM and send errors.
+
+use crate::endpoint::{Endpoint, Sender, Stats};
+use crate::equation::Equation;
+use crate::packet::{Header, Packet};
+use crate::rtt::TfrcRtt;
+use crate::time::{Dur, Time};
+
+use super::config::{InitialWindow, SlowstartBound, TfrcConfig};
+use super::wire::{DataHeader, FeedbackHeader, Mode};
+
+/// A TFRC sender with an always-backlogged source. See the [module doc](super) for the rules.
+#[derive(Clone, Debug)]
+pub struct TfrcSender {
+    cfg: TfrcConfig,
+    eq: Equation,
+    rtt: TfrcRtt,
+    mode: Mode,
+    /// Allowed sending rate `X` (004 `b_act`), bytes/s.
+    x: f64,
+    /// Last reported receive rate `X_recv` (004 `b_rep`), bytes/s.
+    x_recv: f64,
+    /// Last reported loss event rate.
+    p: f64,
+    /// Last rate computed from the equation, bytes/s (for stats).
+    x_calc: Option<f64>,
+    seq: u64,
+    /// When the next packet is due.
+    next_send: Time,
+    last_send: Option<Time>,
+    /// No-feedback timer deadline; armed by the first packet sent.
+    nofeedback_at: Option<Time>,
+    /// Interval the no-feedback timer was last armed with.
+    nofeedback_iv: Dur,
+    /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`).
+    last_double: Option<Time>,
+    packets_sent: u64,
+    bytes_sent: u64,
+    timeouts: u64,
+    feedbacks: u64,
+    send_errors: u64,
+}
+
+impl TfrcSender {
+    /// A sender that sends its first packet when first polled. `cfg` should have passed
+    /// [`TfrcConfig::validate`]; out-of-range values are clamped where they would divide by zero.
+    pub fn new(cfg: TfrcConfig) -> TfrcSender {
+        let eq = cfg.equation();
+        let rtt = TfrcRtt::new(cfg.rtt());
+        let s = f64::from(cfg.packet_size.max(1));
+        let x = s / cfg.initial_interval.as_secs_f64().max(1e-9);
+        TfrcSender {
+            eq,
+            rtt,
+            mode: Mode::InitRtt,
+            x,
+            x_recv: 0.0,
+            p: 0.0,
+            x_calc: None,
+            seq: 0,
+            next_send: Time::ZERO,
+            last_send: None,
+            nofeedback_at: None,
+            nofeedback_iv: cfg.initial_nofeedback,
+            last_double: None,
+            packets_sent: 0,
+            bytes_sent: 0,
+            timeouts: 0,
+            feedbacks: 0,
+            send_errors: 0,
+            cfg,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TfrcConfig {
+        &self.cfg
+    }
+
+    /// Allowed sending rate `X` in bytes/s.
+    pub fn rate(&self) -> f64 {
+        self.x
+    }
+
+    /// Current mode (004 App. B).
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The RTT estimator (smoothed RTT, latest sample, ISM factor).
+    pub fn rtt(&self) -> &TfrcRtt {
+        &self.rtt
+    }
+
+    /// Reports received.
+    pub fn feedbacks(&self) -> u64 {
+        self.feedbacks
+    }
+
+    fn s(&self) -> f64 {
+        f64::from(self.cfg.packet_size.max(1))
+    }
+
+    /// `s/t_mbi`: the floor of the rate (RFC 5348 §4.3).
+    fn min_rate(&self) -> f64 {
+        self.s() / self.cfg.t_mbi.as_secs_f64().max(1e-9)
+    }
+
+    /// The smoothed RTT in seconds, kept above a nanosecond so `s/R` stays finite.
+    fn r(&self) -> Option<f64> {
+        self.rtt.smoothed_secs().map(|r| r.max(1e-9))
+    }
+
+    /// The gap before the next packet: `s/X` (004 Eq. 3.17), times the ISM factor
+    /// `sqrt(R_sample)/avg(sqrt(R))` when enabled (Eq. 3.19–3.20).
+    pub fn packet_gap(&self) -> Dur {
+        let mut secs = self.s() / self.x.max(self.min_rate());
+        if self.cfg.ism {
+            secs *= self.rtt.ism_factor();
+        }
+        Dur::from_secs_f64(secs.min(self.cfg.t_mbi.as_secs_f64()))
+    }
+
+    /// `max(a·R, c·s/X)` (004 Eq. 3.12 with a = c = d; RFC 5348 §4.3 with a = 4, c = 2); before
+    /// the first RTT sample, `max(initial_nofeedback, c·s/X)`.
+    fn nofeedback_interval(&self) -> Dur {
+        let per_packet = self.cfg.nofeedback_packets * self.s() / self.x.max(self.min_rate());
+        let secs = match self.r() {
+            Some(r) => (self.cfg.nofeedback_rtts * r).max(per_packet),
+            None => self.cfg.initial_nofeedback.as_secs_f64().max(per_packet),
+        };
+        Dur::from_secs_f64(secs)
+    }
+
+    fn arm_nofeedback(&mut self, now: Time) {
+        self.nofeedback_iv = self.nofeedback_interval();
+        self.nofeedback_at = Some(now + self.nofeedback_iv);
+    }
+
+    /// After a rate change, let the next packet go at the new gap from the last one rather than
+    /// wait out a gap computed at the old (possibly far lower) rate.
+    fn reschedule(&mut self) {
+        if let Some(last) = self.last_send {
+            self.next_send = self.next_send.min(last + self.packet_gap());
+        }
+    }
+
+    fn on_feedback(&mut self, now: Time, f: &FeedbackHeader) {
+        // 004 Eq. 3.1 with the receiver's holding delay removed (Sec. 3.3 footnote 1).
+        let Some(elapsed) = now.checked_since(f.timestamp_echo) else {
+            return; // an echo from the future: not ours, or corrupt
+        };
+        if f.timestamp_echo > self.last_send.unwrap_or(Time::ZERO) || f.p.is_nan() {
+            return;
+        }
+        self.rtt.on_sample(elapsed.saturating_sub(f.t_delay));
+        self.feedbacks += 1;
+        self.x_recv = f64::from(f.x_recv);
+        self.p = f.p.clamp(0.0, 1.0);
+        let r = self.r().unwrap_or(1.0);
+        let s = self.s();
+
+        let initial = match self.cfg.initial_window {
+            InitialWindow::OnePacket => s / r,
+            InitialWindow::Rfc5348 => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
+        };
+        if self.rtt.samples() == 1 && self.mode == Mode::Forced {
+            // A send error before the first report: start from the initial window, but not in
+            // slowstart.
+            self.x = initial;
+        } else if self.p <= 0.0 && self.mode != Mode::Forced {
+            if self.mode == Mode::InitRtt {
+                // First RTT sample: slowstart begins (004 App. B).
+                self.x = initial;
+                self.mode = Mode::Slowstart;
+                self.last_double = Some(now);
+            } else {
+                // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
+                // slowstart a loss-free report re-enters it) and double once per RTT.
+                self.mode = Mode::Slowstart;
+                let due = self
+                    .last_double
+                    .is_none_or(|t| now.saturating_since(t).as_secs_f64() >= r);
+                if due {
+                    self.x = match self.cfg.slowstart_bound {
+                        // 004 Eq. 3.14–3.15.
+                        SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
+                        // RFC 5348 §4.3.
+                        SlowstartBound::TwiceReceiveRate => {
+                            (2.0 * self.x).min(2.0 * self.x_recv)
+                        }
+                    }
+                    .max(s / r);
+                    self.last_double = Some(now);
+                }
+            }
+        } else {
+            // Congestion control. In Forced mode a loss-free report does not re-enter
+            // slowstart (004 Sec. 3.6.3); with `p = 0` the equation sets no bound and the
+            // rate grows by the congestion-control rules only. The thesis discards such
+            // reports outright, but with its two-loss slowstart exit a single unsent packet
+            // would then freeze the rate for good; this reading keeps its intent (no
+            // doubling) without the dead end.
+            if self.p > 0.0 {
+                self.mode = Mode::CongestionControl;
+            }
+            let x_calc = self.eq.rate_secs(s, r, self.p);
+            self.x_calc = Some(x_calc);
+            let mut target = x_calc.min(2.0 * self.x_recv);
+            if self.cfg.increase_limit && target > self.x {
+                // 004 Eq. 3.7–3.8: at most one more packet per RTT.
+                target = target.min(self.x + s / r);
+            }
+            self.x = target.max(self.min_rate());
+        }
+        self.arm_nofeedback(now);
+        self.reschedule();
+    }
+
+    /// The no-feedback timer fired: halve the rate (004 Sec. 3.5.2) and end slowstart (Sec.
+    /// 3.6.1: the slowstart timer ends it; a later loss-free report re-enters it).
+    fn on_nofeedback(&mut self, now: Time) {
+        self.timeouts += 1;
+        self.x = (self.x / 2.0).max(self.min_rate());
+        if self.mode == Mode::Slowstart {
+            self.mode = Mode::CongestionControl;
+        }
+        self.arm_nofeedback(now);
+    }
+}
+
+impl Endpoint for TfrcSender {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Header::TfrcFeedback(f) = pkt.header {
+            self.on_feedback(now, &f);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        if let Some(t) = self.nofeedback_at {
+            if now >= t {
+                self.on_nofeedback(now);
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if now < self.next_send {
+            return None;
+        }
+        let h = DataHeader {
+            seq: self.seq,
+            timestamp: now,
+            rtt: self.rtt.smoothed().unwrap_or(Dur::ZERO),
+            rate: self.x.clamp(0.0, f64::from(u32::MAX)) as u32,
+            mode: self.mode,
+        };
+        self.seq += 1;
+        self.packets_sent += 1;
+        self.bytes_sent += u64::from(self.cfg.packet_size);
+        self.last_send = Some(now);
+        // Never back to back (004 Sec. 3.5.1): the next packet waits one gap from this one.
+        self.next_send = now + self.packet_gap();
+        if self.nofeedback_at.is_none() {
+            self.nofeedback_at = Some(now + self.nofeedback_iv);
+        }
+        Some(Packet {
+            size: self.cfg.packet_size,
+            header: Header::TfrcData(h),
+        })
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        Some(match self.nofeedback_at {
+            Some(t) => t.min(self.next_send),
+            None => self.next_send,
+        })
+    }
+
+    fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        s.rate = Some(self.x);
+        s.p = Some(self.p);
+        s.ali = (self.p > 0.0).then(|| 1.0 / self.p);
+        s.rtt = self.rtt.smoothed();
+        s.rto = Some(self.nofeedback_iv);
+        s.packets_sent = self.packets_sent;
+        s.bytes_sent = self.bytes_sent;
+        s.timeouts = self.timeouts;
+        s.mode = self.mode.name();
+        s
+    }
+}
+
+impl Sender for TfrcSender {
+    /// The packet just returned was not sent (004 Sec. 3.6.3). It is not retried: its sequence
+    /// number stays used, so the receiver sees it as a loss. In slowstart (or before it) the
+    /// sender knows that loss is coming and stops doubling at once: Forced Congestion Control,
+    /// left when a report shows the loss.
+    fn on_send_error(&mut self, _now: Time) {
+        self.send_errors += 1;
+        self.packets_sent = self.packets_sent.saturating_sub(1);
+        self.bytes_sent = self
+            .bytes_sent
+            .saturating_sub(u64::from(self.cfg.packet_size));
+        if matches!(self.mode, Mode::Slowstart | Mode::InitRtt) {
+            self.mode = Mode::Forced;
+        }
+    }
+}
