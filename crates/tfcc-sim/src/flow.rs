@@ -8,6 +8,7 @@
 //! the API edge (tests, experiments, Python-defined protocols) at the cost of a virtual call.
 
 use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Constant-bit-rate source parameters (ns-2's `Application/Traffic/CBR` with `random_ 0`, and
@@ -186,6 +187,7 @@ impl Receiver for CbrSink {
 pub enum SenderImpl {
     Cbr(CbrSender),
     // Tcp(tfcc_core::tcp::TcpSender) goes here when the TCP module lands.
+    Tfrc(TfrcSender),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -194,6 +196,7 @@ pub enum SenderImpl {
 pub enum ReceiverImpl {
     Sink(CbrSink),
     // Tcp(tfcc_core::tcp::TcpReceiver) goes here when the TCP module lands.
+    Tfrc(TfrcReceiver),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -208,47 +211,47 @@ macro_rules! dispatch {
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Custom])
+        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tfrc, SenderImpl::Custom])
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Custom])
+        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
 }
 
@@ -280,6 +283,18 @@ impl FlowSpec {
             stop,
             sender: SenderImpl::Cbr(CbrSender::new(cfg, start, stop)),
             receiver: ReceiverImpl::Sink(CbrSink::new()),
+        }
+    }
+
+    /// A TFRC flow (004; RFC 5348). `cfg` should have passed [`TfrcConfig::validate`].
+    pub fn tfrc(route: usize, cfg: TfrcConfig, start: Time, stop: Option<Time>) -> FlowSpec {
+        FlowSpec {
+            protocol: "tfrc".into(),
+            route,
+            start,
+            stop,
+            sender: SenderImpl::Tfrc(TfrcSender::new(cfg.clone())),
+            receiver: ReceiverImpl::Tfrc(TfrcReceiver::new(cfg)),
         }
     }
 

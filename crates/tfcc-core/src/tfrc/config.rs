@@ -200,33 +200,33 @@ pub enum OpenIntervalKind {
 impl Default for TfrcConfig {
     fn default() -> Self {
         TfrcConfig {
-            packet_size: 1460,                // 004 Sec. 4.2, Dummynet tests
-            feedback_size: 40,                // ns-2 TFRCSink packetSize_
-            rtt_beta: 0.05,                   // 004 Sec. 4.8.1
-            ism: true,                        // 004 Sec. 3.6.4
-            model: ModelKind::Pftk,           // 004 Sec. 2.2
-            b: 1.0,                           // RFC 5348 §3.1 (004 silent)
-            rto_factor: 4.0,                  // RFC 5348 §3.1 (004 silent)
-            rto_floor: Dur::ZERO,             // 004 Sec. 3.3: optional, off
-            initial_interval: Dur::from_secs(1), // RFC 5348 §4.2 (004: "very low")
-            initial_window: InitialWindow::OnePacket, // 004 Sec. 3.6.1
-            slowstart_bound: SlowstartBound::Thesis, // 004 Eq. 3.14-3.15
-            slowstart_exit_losses: 2,         // 004 Sec. 3.6.1
-            seed: SeedRule::HalfSendRate,     // 004 Sec. 3.6.2
-            increase_limit: true,             // 004 Eq. 3.7-3.8
-            nofeedback_rtts: 8.0,             // 004 Eq. 3.12, d = 8 in 5..10
-            nofeedback_packets: 8.0,          // 004 Eq. 3.12
-            initial_nofeedback: Dur::from_secs(2), // RFC 5348 §4.2
-            t_mbi: Dur::from_secs(64),        // RFC 5348 §4.3
-            reorder_tolerance: 3,             // 004 Sec. 3.4
-            estimator: EstimatorKind::Ali,    // 004 Sec. 3.4.1
-            history_size: 8,                  // 004 Sec. 3.4.1
-            open_interval: OpenIntervalKind::IfLarger, // 004 Sec. 3.4.3
+            packet_size: 1460,                                 // 004 Sec. 4.2, Dummynet tests
+            feedback_size: 40,                                 // ns-2 TFRCSink packetSize_
+            rtt_beta: 0.05,                                    // 004 Sec. 4.8.1
+            ism: true,                                         // 004 Sec. 3.6.4
+            model: ModelKind::Pftk,                            // 004 Sec. 2.2
+            b: 1.0,                                            // RFC 5348 §3.1 (004 silent)
+            rto_factor: 4.0,                                   // RFC 5348 §3.1 (004 silent)
+            rto_floor: Dur::ZERO,                              // 004 Sec. 3.3: optional, off
+            initial_interval: Dur::from_secs(1),               // RFC 5348 §4.2 (004: "very low")
+            initial_window: InitialWindow::OnePacket,          // 004 Sec. 3.6.1
+            slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
+            slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
+            seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
+            increase_limit: true,                              // 004 Eq. 3.7-3.8
+            nofeedback_rtts: 8.0,                              // 004 Eq. 3.12, d = 8 in 5..10
+            nofeedback_packets: 8.0,                           // 004 Eq. 3.12
+            initial_nofeedback: Dur::from_secs(2),             // RFC 5348 §4.2
+            t_mbi: Dur::from_secs(64),                         // RFC 5348 §4.3
+            reorder_tolerance: 3,                              // 004 Sec. 3.4
+            estimator: EstimatorKind::Ali,                     // 004 Sec. 3.4.1
+            history_size: 8,                                   // 004 Sec. 3.4.1
+            open_interval: OpenIntervalKind::IfLarger,         // 004 Sec. 3.4.3
             discounting: DiscountingKind::ProportionalRemodel, // 004 Sec. 3.7.4
-            discount_threshold: 2.0,          // ns-2 / RFC 5348 §5.5 (004 silent)
-            d_lim: 0.2,                       // 004 Sec. 3.7.4
-            ewma_gamma: 0.5,                  // 004 Sec. 3.4.1
-            window_k: 4.0,                    // 004 Sec. 3.4.1
+            discount_threshold: 2.0,                           // ns-2 / RFC 5348 §5.5 (004 silent)
+            d_lim: 0.2,                                        // 004 Sec. 3.7.4
+            ewma_gamma: 0.5,                                   // 004 Sec. 3.4.1
+            window_k: 4.0,                                     // 004 Sec. 3.4.1
         }
     }
 }
@@ -249,7 +249,12 @@ pub enum TfrcConfigError {
     Estimator(#[from] ConfigError),
 }
 
-fn need(field: &'static str, expected: &'static str, value: f64, ok: bool) -> Result<(), TfrcConfigError> {
+fn need(
+    field: &'static str,
+    expected: &'static str,
+    value: f64,
+    ok: bool,
+) -> Result<(), TfrcConfigError> {
     if ok && !value.is_nan() {
         Ok(())
     } else {
@@ -362,7 +367,9 @@ impl TfrcConfig {
                     DiscountingKind::Off => Discounting::Off,
                     DiscountingKind::Discard => Discounting::Discard,
                     DiscountingKind::Duplication => Discounting::Duplication,
-                    DiscountingKind::Proportional => Discounting::Proportional { floor: self.d_lim },
+                    DiscountingKind::Proportional => {
+                        Discounting::Proportional { floor: self.d_lim }
+                    }
                     DiscountingKind::ProportionalRemodel => Discounting::ProportionalRemodel,
                     DiscountingKind::Rfc5348 => Discounting::Rfc5348 { floor: self.d_lim },
                 },
@@ -385,15 +392,30 @@ impl TfrcConfig {
 
     /// Checks every field; scenario loaders call it so a bad value is one clear error.
     pub fn validate(&self) -> Result<(), TfrcConfigError> {
-        need("packet_size", ">= 1 byte", f64::from(self.packet_size), self.packet_size >= 1)?;
-        need("feedback_size", ">= 1 byte", f64::from(self.feedback_size), self.feedback_size >= 1)?;
+        need(
+            "packet_size",
+            ">= 1 byte",
+            f64::from(self.packet_size),
+            self.packet_size >= 1,
+        )?;
+        need(
+            "feedback_size",
+            ">= 1 byte",
+            f64::from(self.feedback_size),
+            self.feedback_size >= 1,
+        )?;
         need(
             "initial_interval",
             "> 0",
             self.initial_interval.as_secs_f64(),
             !self.initial_interval.is_zero(),
         )?;
-        need("t_mbi", "> 0", self.t_mbi.as_secs_f64(), !self.t_mbi.is_zero())?;
+        need(
+            "t_mbi",
+            "> 0",
+            self.t_mbi.as_secs_f64(),
+            !self.t_mbi.is_zero(),
+        )?;
         need(
             "initial_nofeedback",
             "> 0",
@@ -418,7 +440,12 @@ impl TfrcConfig {
             f64::from(self.slowstart_exit_losses),
             self.slowstart_exit_losses >= 1,
         )?;
-        need("d_lim", "in [0, 1]", self.d_lim, (0.0..=1.0).contains(&self.d_lim))?;
+        need(
+            "d_lim",
+            "in [0, 1]",
+            self.d_lim,
+            (0.0..=1.0).contains(&self.d_lim),
+        )?;
         self.equation().validate()?;
         self.rtt().validate()?;
         self.estimator_config().build()?;

@@ -36,6 +36,9 @@ pub struct TfrcReceiver {
     /// Bytes since the last report, and when that report went (or the first arrival).
     bytes_since: u64,
     since: Option<Time>,
+    /// Bytes and span the last report's `X_recv` covered.
+    prev_bytes: u64,
+    prev_span: Dur,
     last_report: Option<Time>,
     pending: Option<Packet>,
     delivered: u64,
@@ -67,6 +70,8 @@ impl TfrcReceiver {
             rtt: Dur::ZERO,
             bytes_since: 0,
             since: None,
+            prev_bytes: 0,
+            prev_span: Dur::ZERO,
             last_report: None,
             pending: None,
             delivered: 0,
@@ -103,17 +108,23 @@ impl TfrcReceiver {
         }
     }
 
-    /// Receive rate over the time since the last report (RFC 5348 §6.2: "the last RTT"), in
-    /// bytes/s; the span is at least one RTT so a report forced early by a loss event does
-    /// not report a burst as a rate.
-    fn receive_rate(&self, now: Time) -> f64 {
-        let Some(since) = self.since else { return 0.0 };
-        let span = now.saturating_since(since).max(self.rtt).as_secs_f64();
-        if span > 0.0 {
-            self.bytes_since as f64 / span
-        } else {
-            0.0
+    /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
+    /// RTT"). A report sent early by a loss event covers less than an RTT; its span is then
+    /// joined to the previous report's, so a few packets over a short span are not reported as
+    /// a collapsed rate (the sender would cut to `2·X_recv`, RFC 5348 §4.3).
+    fn receive_rate(&self, now: Time) -> (f64, u64, Dur) {
+        let Some(since) = self.since else {
+            return (0.0, 0, Dur::ZERO);
+        };
+        let mut bytes = self.bytes_since;
+        let mut span = now.saturating_since(since);
+        if span < self.rtt {
+            bytes += self.prev_bytes;
+            span += self.prev_span;
         }
+        let secs = span.as_secs_f64();
+        let rate = if secs > 0.0 { bytes as f64 / secs } else { 0.0 };
+        (rate, bytes, span)
     }
 
     /// 004 Sec. 3.6.2 / RFC 5348 §6.3.1: one synthetic interval, the one the equation needs to
@@ -122,7 +133,7 @@ impl TfrcReceiver {
         let s = self.cfg.packet_size.max(1);
         let target = match self.cfg.seed {
             SeedRule::HalfSendRate => self.last.map_or(0.0, |(h, _)| f64::from(h.rate) / 2.0),
-            SeedRule::ReceiveRate => self.receive_rate(now),
+            SeedRule::ReceiveRate => self.receive_rate(now).0,
         };
         let l = self.eq.loss_for_rate(s, self.rtt, target);
         let interval = if l > 0.0 { 1.0 / l } else { 1.0 };
@@ -174,16 +185,21 @@ impl TfrcReceiver {
     }
 
     fn report(&mut self, now: Time) {
-        let Some((h, arrived)) = self.last else { return };
+        let Some((h, arrived)) = self.last else {
+            return;
+        };
         if self.seeded {
             // Only the dynamic history window uses it (004 Eq. 3.4's `l_exp`).
-            let l_exp = self
-                .eq
-                .loss_for_rate(self.cfg.packet_size.max(1), self.rtt, f64::from(h.rate));
+            let l_exp =
+                self.eq
+                    .loss_for_rate(self.cfg.packet_size.max(1), self.rtt, f64::from(h.rate));
             self.pipeline.estimator.set_expected_loss_rate(Some(l_exp));
         }
         self.p = self.loss_event_rate();
-        self.x_recv = self.receive_rate(now);
+        let (x_recv, bytes, span) = self.receive_rate(now);
+        self.x_recv = x_recv;
+        self.prev_bytes = bytes;
+        self.prev_span = span;
         let fb = FeedbackHeader {
             seq_echo: h.seq,
             timestamp_echo: h.timestamp,
@@ -227,7 +243,11 @@ impl Endpoint for TfrcReceiver {
         s.rtt = (!self.rtt.is_zero()).then_some(self.rtt);
         s.loss_events = self.pipeline.estimator.loss_events();
         s.rate = Some(self.x_recv);
-        s.mode = if self.seeded { "receiver" } else { "receiver-slowstart" };
+        s.mode = if self.seeded {
+            "receiver"
+        } else {
+            "receiver-slowstart"
+        };
         s
     }
 }

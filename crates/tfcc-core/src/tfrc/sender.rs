@@ -187,9 +187,7 @@ impl TfrcSender {
                         // 004 Eq. 3.14–3.15.
                         SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
                         // RFC 5348 §4.3.
-                        SlowstartBound::TwiceReceiveRate => {
-                            (2.0 * self.x).min(2.0 * self.x_recv)
-                        }
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * self.x_recv),
                     }
                     .max(s / r);
                     self.last_double = Some(now);

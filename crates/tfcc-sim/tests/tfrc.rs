@@ -1,0 +1,200 @@
+//! End-to-end TFRC runs in the simulator: 004 E1b's lossy link, a lone flow on a DropTail
+//! link, and two flows sharing one. Each test prints its measured numbers (`--nocapture`).
+
+use tfcc_core::tfrc::TfrcConfig;
+use tfcc_core::{Dur, Rate, Time};
+use tfcc_sim::{
+    AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel,
+    QueueLimit, QueueSpec, RunResult, SimConfig, Simulation, Topology,
+};
+
+/// One 1.5 Mb/s link each way, 50 ms each way (RTT 100 ms, spec 004 E1b), with a DropTail
+/// queue of `limit` packets and optional Bernoulli loss on the data direction.
+fn lossy_link(limit: u32, p: Option<f64>) -> Topology {
+    let rate = Rate::from_kbps(1500);
+    let delay = Dur::from_millis(50);
+    let q = QueueSpec::DropTail(QueueLimit::Packets(limit));
+    let mut fwd = LinkSpec::new("ab", rate, delay, q.clone());
+    if let Some(p) = p {
+        fwd = fwd.with_loss(LossModel::Bernoulli { p });
+    }
+    let l = |spec: LinkSpec, from: &str, to: &str| CustomLink {
+        spec,
+        from: from.into(),
+        to: to.into(),
+    };
+    Topology::custom(
+        vec![
+            l(fwd, "a", "b"),
+            l(LinkSpec::new("ba", rate, delay, q), "b", "a"),
+        ],
+        vec![CustomRoute {
+            forward: vec!["ab".into()],
+            reverse: vec!["ba".into()],
+        }],
+    )
+    .unwrap()
+}
+
+fn run(topo: Topology, flows: Vec<FlowSpec>, secs: u64, from: u64, seed: u64) -> RunResult {
+    let mut sim = Simulation::new(
+        SimConfig {
+            duration: Dur::from_secs(secs),
+            measure_from: Dur::from_secs(from),
+            seed,
+            ..SimConfig::default()
+        },
+        topo,
+    )
+    .unwrap();
+    for f in flows {
+        sim.add_flow(f).unwrap();
+    }
+    sim.run()
+}
+
+/// Mean goodput in KByte/s (the thesis' unit, 004 Sec. 4.1) over a few seeds.
+fn e1b_kbytes_per_sec(p: f64) -> f64 {
+    // Buffer = BDP: 1.5 Mb/s · 100 ms = 18 750 B, 13 packets of 1460 B (spec 004 E1b).
+    let seeds = [1, 2, 3];
+    let mut sum = 0.0;
+    for seed in seeds {
+        let r = run(
+            lossy_link(13, Some(p)),
+            vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+            200,
+            20,
+            seed,
+        );
+        let f = &r.summary.flows[0];
+        println!(
+            "E1b p = {p}: seed {seed}: {:.1} KB/s, p_est {:.4}, rtt {:?}",
+            f.throughput_bps / 8000.0,
+            f.loss_event_rate,
+            f.mean_rtt_s
+        );
+        sum += f.throughput_bps / 8000.0;
+    }
+    sum / seeds.len() as f64
+}
+
+/// 004 Sec. 4.3.2 reports ≈ 100 KB/s at 1 % drop. With b = 1 and `t_RTO = 4R` the equation
+/// gives 164 KB/s at R = 100 ms (spec 004 §2.2's table) and this run measures ≈ 151 KB/s at
+/// its ≈ 112 ms RTT: the thesis' figure is reached only at R ≈ 160 ms or with b = 2, which the
+/// thesis does not state. Kept, ignored, as the record of a claim that does not reproduce;
+/// [`e1b_one_percent_loss_follows_the_equation`] checks what the implementation must do.
+#[test]
+#[ignore = "does not reproduce: measured ≈ 151 KB/s against the thesis' 100 KB/s ± 30 %"]
+fn e1b_one_percent_loss_gives_about_100_kbytes_per_sec() {
+    let kbs = e1b_kbytes_per_sec(0.01);
+    println!("E1b 1 %: {kbs:.1} KB/s (thesis ≈ 100)");
+    assert!((70.0..=130.0).contains(&kbs), "{kbs} KB/s");
+}
+
+#[test]
+fn e1b_one_percent_loss_follows_the_equation() {
+    // One seed, 200 s: the goodput against Eq. 2.7 at the measured mean RTT and the drop rate
+    // (the loss event rate is a little below it: drops within one RTT form one event).
+    let r = run(
+        lossy_link(13, Some(0.01)),
+        vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+        200,
+        20,
+        4,
+    );
+    let f = &r.summary.flows[0];
+    let rtt = f.mean_rtt_s.unwrap();
+    let model = TfrcConfig::default()
+        .equation()
+        .rate_secs(1460.0, rtt, 0.01);
+    let got = f.throughput_bps / 8.0;
+    println!(
+        "E1b 1 %: {:.1} KB/s, equation at R = {rtt:.3} s, p = 0.01: {:.1} KB/s",
+        got / 1000.0,
+        model / 1000.0
+    );
+    assert!((got / model - 1.0).abs() < 0.15, "{got} vs {model}");
+}
+
+#[test]
+fn e1b_ten_percent_loss_gives_about_20_kbytes_per_sec() {
+    let kbs = e1b_kbytes_per_sec(0.10);
+    println!("E1b 10 %: {kbs:.1} KB/s (thesis ≈ 20)");
+    assert!((14.0..=26.0).contains(&kbs), "{kbs} KB/s");
+}
+
+#[test]
+fn a_lone_flow_fills_a_droptail_link() {
+    let mut worst = f64::INFINITY;
+    for limit in [7u32, 13, 26, 50] {
+        for (name, cfg) in [
+            ("thesis", TfrcConfig::default()),
+            ("ns2", TfrcConfig::ns2()),
+            (
+                "thesis, no ISM",
+                TfrcConfig {
+                    ism: false,
+                    ..TfrcConfig::default()
+                },
+            ),
+        ] {
+            let r = run(
+                lossy_link(limit, None),
+                vec![FlowSpec::tfrc(0, cfg, Time::ZERO, None)],
+                120,
+                30,
+                1,
+            );
+            let u = r.summary.links[0].utilization;
+            let f = &r.summary.flows[0];
+            println!(
+                "{name}, limit {limit}: utilisation {u:.3}, goodput {:.1} KB/s, drops {}, p {:.5}",
+                f.throughput_bps / 8000.0,
+                f.packets_lost,
+                f.loss_event_rate
+            );
+            worst = worst.min(u);
+        }
+    }
+    assert!(worst > 0.9, "utilisation {worst}");
+}
+
+#[test]
+fn two_flows_share_a_bottleneck_fairly() {
+    let topo = Topology::dumbbell(&DumbbellSpec {
+        bottleneck: LinkSpec::new(
+            "bottleneck",
+            Rate::from_kbps(1500),
+            Dur::from_millis(50),
+            QueueSpec::DropTail(QueueLimit::Packets(20)),
+        ),
+        access: AccessSpec::new(
+            Rate::from_mbps(100),
+            DelaySpread::Fixed(Dur::from_millis(1)),
+        ),
+        flows: 2,
+    })
+    .unwrap();
+    let r = run(
+        topo,
+        vec![
+            FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None),
+            FlowSpec::tfrc(1, TfrcConfig::default(), Time::from_secs(5), None),
+        ],
+        300,
+        60,
+        1,
+    );
+    let thr: Vec<f64> = r
+        .summary
+        .flows
+        .iter()
+        .map(|f| f.throughput_bps / 8000.0)
+        .collect();
+    let jain = r.summary.jain_index.unwrap();
+    println!(
+        "two flows: {:.1} and {:.1} KB/s, Jain {jain:.4}, utilisation {:.3}",
+        thr[0], thr[1], r.summary.links[0].utilization
+    );
+    assert!(jain > 0.95, "Jain {jain}: {thr:?}");
+}
