@@ -307,3 +307,220 @@ impl Sender for TfrcSender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    /// A report arriving at `now` whose RTT sample is `rtt_ms` (the echo is the first packet,
+    /// sent at 0; the holding delay makes up the rest).
+    fn feedback(s: &mut TfrcSender, now: Time, rtt_ms: u64, p: f64, x_recv: u32) {
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: Time::ZERO,
+            t_delay: now.saturating_since(Time::ZERO) - Dur::from_millis(rtt_ms),
+            x_recv,
+            p,
+        };
+        s.on_packet(
+            now,
+            &Packet {
+                size: 40,
+                header: Header::TfrcFeedback(f),
+            },
+        );
+    }
+
+    fn started(cfg: TfrcConfig) -> TfrcSender {
+        let mut s = TfrcSender::new(cfg);
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s
+    }
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+
+    #[test]
+    fn init_rtt_probes_at_one_packet_per_second_never_back_to_back() {
+        let mut s = started(TfrcConfig::default());
+        assert_eq!(s.poll_transmit(Time::ZERO), None);
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(1)));
+        assert_eq!(s.mode(), Mode::InitRtt);
+        let p = s.poll_transmit(Time::from_secs(1)).unwrap();
+        let Header::TfrcData(h) = p.header else {
+            panic!("not data")
+        };
+        assert_eq!((h.seq, h.rate, h.mode), (1, 1460, Mode::InitRtt));
+        assert_eq!(p.size, 1460);
+    }
+
+    #[test]
+    fn first_report_starts_slowstart_at_one_packet_per_rtt() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert_eq!(s.mode(), Mode::Slowstart);
+        assert!(close(s.rate(), 14_600.0, 1e-9), "{}", s.rate()); // 1460 B / 0.1 s
+        // The next packet goes one new gap after the first, not at the 1 s probe time.
+        assert_eq!(s.next_timeout(), Some(ms(100)));
+        // RFC 5348 §4.2: min(4s, max(2s, 4380 B)) = 4380 B per RTT at s = 1460.
+        let mut r = started(TfrcConfig {
+            initial_window: super::super::config::InitialWindow::Rfc5348,
+            ..TfrcConfig::default()
+        });
+        feedback(&mut r, ms(100), 100, 0.0, 0);
+        assert!(close(r.rate(), 43_800.0, 1e-9));
+    }
+
+    #[test]
+    fn slowstart_doubles_once_per_rtt_bounded_by_the_receive_rate() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(250), 100, 0.0, 1_000_000); // same RTT: no second doubling
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        // 004 Eq. 3.14-3.15: X + min(X, X_recv) = 29 200 + 5 000.
+        feedback(&mut s, ms(300), 100, 0.0, 5_000);
+        assert!(close(s.rate(), 34_200.0, 1e-9));
+        // RFC 5348 §4.3: max(min(2X, 2·X_recv), s/R) = max(10 000, 14 600).
+        let mut r = started(TfrcConfig {
+            initial_window: super::super::config::InitialWindow::OnePacket,
+            ..TfrcConfig::ns2()
+        });
+        feedback(&mut r, ms(100), 100, 0.0, 0);
+        assert!(close(r.rate(), 10_000.0, 1e-9)); // s = 1000
+        feedback(&mut r, ms(200), 100, 0.0, 4_000);
+        assert!(close(r.rate(), 10_000.0, 1e-9));
+        feedback(&mut r, ms(300), 100, 0.0, 1_000_000);
+        assert!(close(r.rate(), 20_000.0, 1e-9));
+    }
+
+    #[test]
+    fn congestion_control_follows_the_equation_capped_by_twice_the_receive_rate() {
+        let cfg = TfrcConfig {
+            increase_limit: false,
+            ..TfrcConfig::default()
+        };
+        let mut s = started(cfg.clone());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // Spec 004 §2.2: 11.23 packets per RTT at p = 1 %, b = 1, t_RTO = 4R.
+        feedback(&mut s, ms(200), 100, 0.01, 10_000_000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert!(close(s.rate(), 11.23 * 14_600.0, 5e-4), "{}", s.rate());
+        feedback(&mut s, ms(300), 100, 0.1, 10_000_000); // 1.77 packets per RTT at 10 %
+        assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3), "{}", s.rate());
+        feedback(&mut s, ms(400), 100, 0.01, 50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-9));
+    }
+
+    #[test]
+    fn the_thesis_increase_limit_adds_one_packet_per_rtt_and_decreases_at_once() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // Slowstart ends at 14 600 B/s; min(X_calc, 2·X_recv) = 40 000 is above it, so the
+        // rate rises by one packet per RTT only.
+        feedback(&mut s, ms(200), 100, 0.01, 20_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(300), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), 43_800.0, 1e-9));
+        feedback(&mut s, ms(400), 100, 0.01, 10_000);
+        assert!(close(s.rate(), 20_000.0, 1e-9)); // down to 2·X_recv at once
+        feedback(&mut s, ms(500), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), 34_600.0, 1e-9));
+        feedback(&mut s, ms(600), 100, 0.1, 10_000_000); // 1.77 pkt/RTT: straight down
+        assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3));
+    }
+
+    #[test]
+    fn the_nofeedback_timer_halves_the_rate_and_ends_slowstart() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // 004 Eq. 3.12 with d = 8: 8·max(0.1 s, 1460/14600 s) = 0.8 s after the report.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(800)));
+        s.on_timeout(ms(899)); // early: no-op
+        assert!(close(s.rate(), 14_600.0, 1e-9));
+        s.on_timeout(ms(900));
+        assert!(close(s.rate(), 7_300.0, 1e-9));
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert_eq!(s.stats().timeouts, 1);
+        // Now s/X = 0.2 s, so the next expiry is 1.6 s later.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(1600)));
+        // Halving stops at s/t_mbi = 1460/64 B/s.
+        for k in 0..40 {
+            s.on_timeout(Time::from_secs(10 + 100 * k));
+        }
+        assert!(close(s.rate(), 1460.0 / 64.0, 1e-9));
+        // A loss-free report re-enters slowstart (004 Sec. 3.6.1).
+        feedback(&mut s, Time::from_secs(5000), 100, 0.0, 1_000_000);
+        assert_eq!(s.mode(), Mode::Slowstart);
+    }
+
+    #[test]
+    fn rfc_nofeedback_interval_is_max_of_four_rtts_and_two_packets() {
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.4 s, 2·1000/40000 s) = 0.4 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+    }
+
+    #[test]
+    fn ism_stretches_the_gap_by_the_sqrt_rtt_ratio() {
+        let mut on = started(TfrcConfig::default());
+        let mut off = started(TfrcConfig {
+            ism: false,
+            ..TfrcConfig::default()
+        });
+        for s in [&mut on, &mut off] {
+            feedback(s, ms(100), 100, 0.0, 0);
+            feedback(s, ms(1000), 400, 0.0, 0); // no doubling: X_recv = 0 bounds it
+        }
+        // sqrt-avg = 0.95·sqrt(0.1) + 0.05·sqrt(0.4); f = sqrt(0.4)/sqrt-avg = 1.904 76.
+        let f = 0.4f64.sqrt() / (0.95 * 0.1f64.sqrt() + 0.05 * 0.4f64.sqrt());
+        assert!(close(f, 1.904_76, 1e-5));
+        let ratio = on.packet_gap().as_secs_f64() / off.packet_gap().as_secs_f64();
+        assert!(close(ratio, f, 1e-6), "{ratio}");
+    }
+
+    #[test]
+    fn a_send_error_in_slowstart_forces_congestion_control_until_loss_is_reported() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert!(s.poll_transmit(ms(100)).is_some());
+        s.on_send_error(ms(100));
+        assert_eq!(s.mode(), Mode::Forced);
+        assert_eq!(s.stats().packets_sent, 1);
+        // Loss-free reports: no doubling, only the congestion-control increase (+s/R).
+        feedback(&mut s, ms(200), 100, 0.0, 1_000_000);
+        assert_eq!(s.mode(), Mode::Forced);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(300), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 43_800.0, 1e-9));
+        feedback(&mut s, ms(400), 100, 0.01, 1_000_000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+    }
+
+    #[test]
+    fn echoes_from_the_future_or_of_unsent_packets_are_ignored() {
+        let mut s = started(TfrcConfig::default());
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: ms(500),
+            t_delay: Dur::ZERO,
+            x_recv: 1,
+            p: 0.5,
+        };
+        let pkt = Packet {
+            size: 40,
+            header: Header::TfrcFeedback(f),
+        };
+        s.on_packet(ms(100), &pkt);
+        s.on_packet(ms(600), &pkt);
+        assert_eq!(s.feedbacks(), 0);
+        assert_eq!(s.mode(), Mode::InitRtt);
+    }
+}
