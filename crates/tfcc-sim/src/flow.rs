@@ -187,7 +187,8 @@ impl Receiver for CbrSink {
 pub enum SenderImpl {
     Cbr(CbrSender),
     // Tcp(tfcc_core::tcp::TcpSender) goes here when the TCP module lands.
-    Tfrc(TfrcSender),
+    /// Boxed: the TFRC state (loss history, pacing) dwarfs the other variants.
+    Tfrc(Box<TfrcSender>),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -196,7 +197,7 @@ pub enum SenderImpl {
 pub enum ReceiverImpl {
     Sink(CbrSink),
     // Tcp(tfcc_core::tcp::TcpReceiver) goes here when the TCP module lands.
-    Tfrc(TfrcReceiver),
+    Tfrc(Box<TfrcReceiver>),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -293,8 +294,8 @@ impl FlowSpec {
             route,
             start,
             stop,
-            sender: SenderImpl::Tfrc(TfrcSender::new(cfg.clone())),
-            receiver: ReceiverImpl::Tfrc(TfrcReceiver::new(cfg)),
+            sender: SenderImpl::Tfrc(Box::new(TfrcSender::new(cfg.clone()))),
+            receiver: ReceiverImpl::Tfrc(Box::new(TfrcReceiver::new(cfg))),
         }
     }
 

@@ -163,7 +163,7 @@ impl TfrcReceiver {
         if self.since.is_none() {
             self.since = Some(now);
         }
-        if self.last.is_none_or(|(l, _)| h.seq >= l.seq) {
+        if self.last.map_or(true, |(l, _)| h.seq >= l.seq) {
             self.last = Some((h, now));
         }
         let mut report_now = self.last_report.is_none();
@@ -236,24 +236,153 @@ impl Endpoint for TfrcReceiver {
     }
 
     fn stats(&self) -> Stats {
-        let mut s = Stats::default();
         let p = self.loss_event_rate();
-        s.p = Some(p);
-        s.ali = (p > 0.0).then(|| 1.0 / p);
-        s.rtt = (!self.rtt.is_zero()).then_some(self.rtt);
-        s.loss_events = self.pipeline.estimator.loss_events();
-        s.rate = Some(self.x_recv);
-        s.mode = if self.seeded {
-            "receiver"
-        } else {
-            "receiver-slowstart"
-        };
-        s
+        Stats {
+            p: Some(p),
+            ali: (p > 0.0).then(|| 1.0 / p),
+            rtt: (!self.rtt.is_zero()).then_some(self.rtt),
+            loss_events: self.pipeline.estimator.loss_events(),
+            rate: Some(self.x_recv),
+            mode: if self.seeded {
+                "receiver"
+            } else {
+                "receiver-slowstart"
+            },
+            ..Stats::default()
+        }
     }
 }
 
 impl Receiver for TfrcReceiver {
     fn delivered_bytes(&self) -> u64 {
         self.delivered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tfrc::wire::Mode;
+
+    const S: u32 = 1460;
+
+    fn data(seq: u64, sent: Time, rtt_ms: u64, rate: u32) -> Packet {
+        Packet {
+            size: S,
+            header: Header::TfrcData(DataHeader {
+                seq,
+                timestamp: sent,
+                rtt: Dur::from_millis(rtt_ms),
+                rate,
+                mode: Mode::CongestionControl,
+            }),
+        }
+    }
+
+    /// Feeds `seqs` (sent 4 ms apart, arriving 80 ms later) and returns the reports.
+    fn feed(
+        r: &mut TfrcReceiver,
+        seqs: impl IntoIterator<Item = u64>,
+        rtt_ms: u64,
+        rate: u32,
+    ) -> Vec<(u64, FeedbackHeader)> {
+        let mut out = Vec::new();
+        for q in seqs {
+            let sent = Time::from_millis(4 * q);
+            r.on_packet(sent + Dur::from_millis(80), &data(q, sent, rtt_ms, rate));
+            if let Some(p) = r.poll_transmit(sent) {
+                let Header::TfrcFeedback(f) = p.header else {
+                    panic!("not feedback")
+                };
+                assert_eq!(p.size, 40);
+                out.push((q, f));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn reports_go_for_the_first_packet_then_once_per_rtt() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let reports = feed(&mut r, 0..100, 100, 365_000);
+        let at: Vec<u64> = reports.iter().map(|(q, _)| *q).collect();
+        assert_eq!(at, [0, 25, 50, 75]); // 25 packets of 4 ms = one 100 ms RTT
+        let (_, f) = reports[2];
+        assert_eq!(f.seq_echo, 50);
+        assert_eq!(f.timestamp_echo, Time::from_millis(200));
+        assert_eq!(f.t_delay, Dur::ZERO);
+        assert_eq!(f.p, 0.0); // no loss yet
+        assert_eq!(f.x_recv, 25 * S * 10); // 25 packets in 0.1 s
+        assert_eq!(r.delivered_bytes(), 100 * u64::from(S));
+    }
+
+    #[test]
+    fn the_second_lost_packet_ends_slowstart_and_seeds_half_the_sending_rate() {
+        // Spec 004 §2.10's example: b_sst/2 = 187.5 KB/s, s = 1460 B, R = 0.16 s, b = 1,
+        // k = 4 gives l_exp ≈ 0.00335 and ppl_0 ≈ 299.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let seqs = (0..200).filter(|&q| q != 50 && q != 52);
+        let mut reports = Vec::new();
+        for q in seqs {
+            reports.extend(feed(&mut r, [q], 160, 375_000));
+            if q == 55 {
+                assert!(!r.seeded(), "one lost packet must not end slowstart");
+            }
+        }
+        assert!(r.seeded());
+        // Seq 52 is judged lost when the 4th higher packet (56) arrives: a report at once.
+        let (q, f) = reports.iter().find(|(_, f)| f.p > 0.0).unwrap();
+        assert_eq!(*q, 56);
+        assert!((1.0 / f.p - 299.0).abs() < 1.0, "ppl_0 = {}", 1.0 / f.p);
+        assert_eq!(r.estimator().loss_events(), 1);
+    }
+
+    #[test]
+    fn the_rfc_preset_seeds_at_the_first_loss_from_the_receive_rate() {
+        let cfg = TfrcConfig {
+            packet_size: S,
+            ..TfrcConfig::ns2()
+        };
+        let eq = cfg.equation();
+        let mut r = TfrcReceiver::new(cfg);
+        let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
+        assert!(r.seeded());
+        let (q, f) = reports.iter().find(|(_, f)| f.p > 0.0).unwrap();
+        assert_eq!(*q, 53); // NDUPACK = 3
+                            // Receive rate: the report at 53 comes 8 ms after the one at 51, so it joins the
+                            // previous span (25 packets from arrival 180 ms to 284 ms): 27 packets in 112 ms.
+        let want = eq.loss_for_rate(S, Dur::from_millis(100), 27.0 * f64::from(S) / 0.112);
+        assert!((f.p / want - 1.0).abs() < 1e-9, "{} vs {want}", f.p);
+    }
+
+    #[test]
+    fn a_new_loss_event_is_reported_at_once_and_raises_p() {
+        // The seed at R = 0.1 s is ≈ 126 packets (spec 004 §2.10); a loss event 50 packets
+        // later (two RTTs) closes a short interval in INC mode and raises p.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let lost = [50u64, 52, 100];
+        let reports = feed(&mut r, (0..200).filter(|q| !lost.contains(q)), 100, 365_000);
+        let i = reports.iter().position(|(q, _)| *q == 104).unwrap();
+        assert!(reports[i].1.p > reports[i - 1].1.p);
+        assert_eq!(r.estimator().loss_events(), 2);
+    }
+
+    #[test]
+    fn a_loss_after_a_long_quiet_stretch_leaves_p_unchanged() {
+        // 004 Sec. 3.4.3: in DEC mode (the open interval already lowers the estimate) a loss
+        // event leaves the estimate where it was.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let lost = [50u64, 52, 300];
+        let reports = feed(&mut r, (0..400).filter(|q| !lost.contains(q)), 100, 365_000);
+        let i = reports.iter().position(|(q, _)| *q == 304).unwrap();
+        let (before, after) = (reports[i - 1].1.p, reports[i].1.p);
+        assert!(after <= before * (1.0 + 1e-9), "{before} -> {after}");
+    }
+
+    #[test]
+    fn duplicates_are_not_delivered_twice() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        feed(&mut r, [0, 1, 1, 2], 100, 1);
+        assert_eq!(r.delivered_bytes(), 3 * u64::from(S));
     }
 }

@@ -181,7 +181,7 @@ impl TfrcSender {
                 self.mode = Mode::Slowstart;
                 let due = self
                     .last_double
-                    .is_none_or(|t| now.saturating_since(t).as_secs_f64() >= r);
+                    .map_or(true, |t| now.saturating_since(t).as_secs_f64() >= r);
                 if due {
                     self.x = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
@@ -277,17 +277,18 @@ impl Endpoint for TfrcSender {
     }
 
     fn stats(&self) -> Stats {
-        let mut s = Stats::default();
-        s.rate = Some(self.x);
-        s.p = Some(self.p);
-        s.ali = (self.p > 0.0).then(|| 1.0 / self.p);
-        s.rtt = self.rtt.smoothed();
-        s.rto = Some(self.nofeedback_iv);
-        s.packets_sent = self.packets_sent;
-        s.bytes_sent = self.bytes_sent;
-        s.timeouts = self.timeouts;
-        s.mode = self.mode.name();
-        s
+        Stats {
+            rate: Some(self.x),
+            p: Some(self.p),
+            ali: (self.p > 0.0).then(|| 1.0 / self.p),
+            rtt: self.rtt.smoothed(),
+            rto: Some(self.nofeedback_iv),
+            packets_sent: self.packets_sent,
+            bytes_sent: self.bytes_sent,
+            timeouts: self.timeouts,
+            mode: self.mode.name(),
+            ..Stats::default()
+        }
     }
 }
 
@@ -365,7 +366,7 @@ mod tests {
         feedback(&mut s, ms(100), 100, 0.0, 0);
         assert_eq!(s.mode(), Mode::Slowstart);
         assert!(close(s.rate(), 14_600.0, 1e-9), "{}", s.rate()); // 1460 B / 0.1 s
-        // The next packet goes one new gap after the first, not at the 1 s probe time.
+                                                                  // The next packet goes one new gap after the first, not at the 1 s probe time.
         assert_eq!(s.next_timeout(), Some(ms(100)));
         // RFC 5348 §4.2: min(4s, max(2s, 4380 B)) = 4380 B per RTT at s = 1460.
         let mut r = started(TfrcConfig {
