@@ -155,8 +155,18 @@ impl TfrcReceiver {
                 }
                 new_event |= outcome == PacketOutcome::NewLossEvent;
             });
-        if arrival == Arrival::Duplicate {
-            return; // 004 Sec. 3.4: duplicates are ignored
+        match arrival {
+            // 004 Sec. 3.4: duplicates are ignored.
+            Arrival::Duplicate => return,
+            // Numbered below the first packet seen (the flow's first packets reordered): the
+            // detector cannot tell a second copy from the first, so none is counted as
+            // delivered rather than risk counting one twice.
+            Arrival::BeforeStart => return,
+            // Overtaken by more than the reordering tolerance: already counted as lost. The
+            // detector does not remember which late packets came, so a duplicate of one would
+            // count twice; goodput treats it as the loss estimate does.
+            Arrival::Late => return,
+            Arrival::Accepted => {}
         }
         self.delivered += u64::from(size);
         self.bytes_since += u64::from(size);
@@ -384,5 +394,38 @@ mod tests {
         let mut r = TfrcReceiver::new(TfrcConfig::default());
         feed(&mut r, [0, 1, 1, 2], 100, 1);
         assert_eq!(r.delivered_bytes(), 3 * u64::from(S));
+    }
+
+    proptest::proptest! {
+        /// Any arrival order, duplicates, gaps and RTTs: no panic, `p` stays a probability,
+        /// at most one report per arrival, and no packet counted as delivered twice.
+        #[test]
+        fn any_arrival_pattern_keeps_p_a_probability(
+            arrivals in proptest::collection::vec((0u64..300, 0u64..300, proptest::bool::ANY), 1..400),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig { packet_size: S, ..TfrcConfig::ns2() } } else { TfrcConfig::default() };
+            let mut r = TfrcReceiver::new(cfg);
+            let mut seen = std::collections::HashSet::new();
+            let first = arrivals[0].0;
+            let mut reports = 0u64;
+            for (k, (seq, rtt, slow)) in arrivals.iter().enumerate() {
+                let now = Time::from_millis(10 * k as u64);
+                r.on_packet(now, &data(*seq, Time::from_millis(*seq), *rtt, if *slow { 1 } else { 365_000 }));
+                if *seq >= first {
+                    seen.insert(*seq);
+                }
+                if let Some(p) = r.poll_transmit(now) {
+                    reports += 1;
+                    let Header::TfrcFeedback(f) = p.header else { panic!() };
+                    proptest::prop_assert!((0.0..=1.0).contains(&f.p));
+                }
+                proptest::prop_assert!(r.poll_transmit(now).is_none());
+            }
+            proptest::prop_assert!(reports <= arrivals.len() as u64);
+            proptest::prop_assert!(r.delivered_bytes() <= seen.len() as u64 * u64::from(S));
+            let p = r.stats().p.unwrap();
+            proptest::prop_assert!((0.0..=1.0).contains(&p));
+        }
     }
 }

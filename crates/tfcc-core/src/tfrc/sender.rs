@@ -524,4 +524,50 @@ mod tests {
         assert_eq!(s.feedbacks(), 0);
         assert_eq!(s.mode(), Mode::InitRtt);
     }
+
+    proptest::proptest! {
+        /// Whatever the reports say and however the timers fire, the rate stays finite and
+        /// at or above `s/t_mbi`, and the sender always has a deadline in the future.
+        #[test]
+        fn rate_stays_finite_and_above_the_floor(
+            events in proptest::collection::vec(
+                (1u64..500, 0u64..3, 0.0f64..=1.0, proptest::num::u32::ANY, proptest::bool::ANY),
+                1..200,
+            ),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig::ns2() } else { TfrcConfig::default() };
+            let floor = f64::from(cfg.packet_size) / 64.0;
+            let mut s = TfrcSender::new(cfg);
+            let mut now = Time::ZERO;
+            for (step_ms, kind, p, x_recv, err) in events {
+                now += Dur::from_millis(step_ms);
+                match kind {
+                    0 => {
+                        s.on_timeout(now);
+                        while s.poll_transmit(now).is_some() {
+                            if err {
+                                s.on_send_error(now);
+                            }
+                        }
+                    }
+                    1 => {
+                        let echo = s.last_send.unwrap_or(Time::ZERO);
+                        let f = FeedbackHeader {
+                            seq_echo: 0,
+                            timestamp_echo: echo,
+                            t_delay: Dur::from_millis(step_ms / 3),
+                            x_recv,
+                            p: if err { 0.0 } else { p },
+                        };
+                        s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                    }
+                    _ => s.on_timeout(now),
+                }
+                proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12));
+                let t = s.next_timeout().unwrap();
+                proptest::prop_assert!(t > now || s.poll_transmit(now).is_some());
+            }
+        }
+    }
 }
