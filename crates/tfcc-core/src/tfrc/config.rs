@@ -139,6 +139,11 @@ pub struct TfrcConfig {
     pub initial_window: InitialWindow,
     /// The slowstart doubling bound.
     pub slowstart_bound: SlowstartBound,
+    /// The slowstart report timer (004 Eq. 3.16): in slowstart, no report for
+    /// `(d/2)·R_sample` (`d` = [`Self::nofeedback_rtts`], the latest RTT sample because the
+    /// average lags while queues build) ends slowstart without halving; the halving timer runs
+    /// on. Not in RFC 5348 or ns-2.
+    pub slowstart_timer: bool,
     /// Lost packets the receiver must see before it ends slowstart and seeds the history: 2 in
     /// the thesis ("the first loss is ignored", 004 Sec. 3.6.1), 1 in RFC 5348 §6.3.1 and ns-2.
     pub slowstart_exit_losses: u32,
@@ -211,6 +216,7 @@ impl Default for TfrcConfig {
             initial_interval: Dur::from_secs(1),               // RFC 5348 §4.2 (004: "very low")
             initial_window: InitialWindow::OnePacket,          // 004 Sec. 3.6.1
             slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
+            slowstart_timer: true,                             // 004 Eq. 3.16
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
@@ -281,6 +287,7 @@ impl TfrcConfig {
     /// | `initial_window` | 1 packet/RTT | RFC 3390 window | `rate_init_option_ 2` |
     /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, 2·X_recv)` | `ssmult_ 2` |
     /// | `slowstart_exit_losses` | 2 | 1 | first loss ends slowstart |
+    /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit` | on | off | RFC 5348 rule |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
@@ -296,6 +303,7 @@ impl TfrcConfig {
             packet_size: 1000,
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::TwiceReceiveRate,
+            slowstart_timer: false,
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,

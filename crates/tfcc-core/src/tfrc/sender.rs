@@ -31,6 +31,8 @@ pub struct TfrcSender {
     last_send: Option<Time>,
     /// No-feedback timer deadline; armed by the first packet sent.
     nofeedback_at: Option<Time>,
+    /// The slowstart report timer (004 Eq. 3.16), armed only in slowstart.
+    slowstart_at: Option<Time>,
     /// Interval the no-feedback timer was last armed with.
     nofeedback_iv: Dur,
     /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`).
@@ -63,6 +65,7 @@ impl TfrcSender {
             last_send: None,
             nofeedback_at: None,
             nofeedback_iv: cfg.initial_nofeedback,
+            slowstart_at: None,
             last_double: None,
             packets_sent: 0,
             bytes_sent: 0,
@@ -213,6 +216,12 @@ impl TfrcSender {
             self.x = target.max(self.min_rate());
         }
         self.arm_nofeedback(now);
+        self.slowstart_at = match (self.mode, self.rtt.latest()) {
+            (Mode::Slowstart, Some(sample)) if self.cfg.slowstart_timer => {
+                Some(now + sample.mul_f64(self.cfg.nofeedback_rtts / 2.0))
+            }
+            _ => None,
+        };
         self.reschedule();
     }
 
@@ -236,6 +245,15 @@ impl Endpoint for TfrcSender {
     }
 
     fn on_timeout(&mut self, now: Time) {
+        if let Some(t) = self.slowstart_at {
+            if now >= t {
+                // 004 Eq. 3.16: end slowstart, no halving; this timer is not re-armed.
+                self.slowstart_at = None;
+                if self.mode == Mode::Slowstart {
+                    self.mode = Mode::CongestionControl;
+                }
+            }
+        }
         if let Some(t) = self.nofeedback_at {
             if now >= t {
                 self.on_nofeedback(now);
@@ -270,10 +288,8 @@ impl Endpoint for TfrcSender {
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        Some(match self.nofeedback_at {
-            Some(t) => t.min(self.next_send),
-            None => self.next_send,
-        })
+        let timers = [self.nofeedback_at, self.slowstart_at];
+        Some(timers.into_iter().flatten().fold(self.next_send, Time::min))
     }
 
     fn stats(&self) -> Stats {
@@ -438,12 +454,18 @@ mod tests {
     }
 
     #[test]
-    fn the_nofeedback_timer_halves_the_rate_and_ends_slowstart() {
+    fn the_slowstart_timer_ends_slowstart_and_the_nofeedback_timer_halves() {
         let mut s = started(TfrcConfig::default());
         feedback(&mut s, ms(100), 100, 0.0, 0);
         // 004 Eq. 3.12 with d = 8: 8·max(0.1 s, 1460/14600 s) = 0.8 s after the report.
         assert_eq!(s.stats().rto, Some(Dur::from_millis(800)));
-        s.on_timeout(ms(899)); // early: no-op
+        s.on_timeout(ms(499)); // early: no-op
+        assert_eq!(s.mode(), Mode::Slowstart);
+        // 004 Eq. 3.16: the slowstart timer, (8/2)·0.1 s after the report, ends slowstart
+        // without halving.
+        s.on_timeout(ms(500));
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        s.on_timeout(ms(899));
         assert!(close(s.rate(), 14_600.0, 1e-9));
         s.on_timeout(ms(900));
         assert!(close(s.rate(), 7_300.0, 1e-9));
