@@ -198,3 +198,85 @@ fn two_flows_share_a_bottleneck_fairly() {
     );
     assert!(jain > 0.95, "Jain {jain}: {thr:?}");
 }
+
+#[test]
+fn every_estimator_and_discounting_variant_runs_end_to_end() {
+    use tfcc_core::tfrc::config::{DiscountingKind, EstimatorKind, OpenIntervalKind};
+    let base = TfrcConfig::default();
+    let mut variants: Vec<(String, TfrcConfig)> = vec![("ns2".into(), TfrcConfig::ns2())];
+    for estimator in [EstimatorKind::Ewma, EstimatorKind::DynamicWindow] {
+        variants.push((
+            format!("{estimator:?}"),
+            TfrcConfig {
+                estimator,
+                ..base.clone()
+            },
+        ));
+    }
+    for discounting in [
+        DiscountingKind::Off,
+        DiscountingKind::Discard,
+        DiscountingKind::Duplication,
+        DiscountingKind::Proportional,
+        DiscountingKind::ProportionalRemodel,
+        DiscountingKind::Rfc5348,
+    ] {
+        variants.push((
+            format!("{discounting:?}"),
+            TfrcConfig {
+                discounting,
+                ..base.clone()
+            },
+        ));
+    }
+    for (name, cfg) in [
+        (
+            "n = 16",
+            TfrcConfig {
+                history_size: 16,
+                ..base.clone()
+            },
+        ),
+        (
+            "open interval never",
+            TfrcConfig {
+                open_interval: OpenIntervalKind::Never,
+                discounting: DiscountingKind::Off,
+                ..base.clone()
+            },
+        ),
+        (
+            "beta 0.01",
+            TfrcConfig {
+                rtt_beta: 0.01,
+                ..base.clone()
+            },
+        ),
+    ] {
+        variants.push((name.into(), cfg));
+    }
+    for (name, cfg) in variants {
+        cfg.validate().unwrap();
+        let s = f64::from(cfg.packet_size);
+        let eq = cfg.equation();
+        let r = run(
+            lossy_link(13, Some(0.01)),
+            vec![FlowSpec::tfrc(0, cfg, Time::ZERO, None)],
+            150,
+            30,
+            5,
+        );
+        let f = &r.summary.flows[0];
+        let model = eq.rate_secs(s, f.mean_rtt_s.unwrap(), 0.01);
+        let got = f.throughput_bps / 8.0;
+        println!(
+            "{name}: {:.1} KB/s, {:.2} of the equation at p = 1 %",
+            got / 1000.0,
+            got / model
+        );
+        assert!(
+            (0.6..1.4).contains(&(got / model)),
+            "{name}: {got} vs {model}"
+        );
+    }
+}
