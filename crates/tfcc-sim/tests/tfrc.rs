@@ -275,7 +275,7 @@ fn every_estimator_and_discounting_variant_runs_end_to_end() {
             got / model
         );
         assert!(
-            (0.6..1.4).contains(&(got / model)),
+            (0.8..1.3).contains(&(got / model)),
             "{name}: {got} vs {model}"
         );
     }
