@@ -153,6 +153,10 @@ pub struct TfrcConfig {
     /// RTT per feedback, on top of RFC 5348 §4.3's `min(X_calc, 2·X_recv)`. Off in RFC 5348
     /// and ns-2.
     pub increase_limit: bool,
+    /// Spread each increase over the packets of the next RTT (004 Sec. 3.5.1, Eq. 3.9–3.10;
+    /// slowstart likewise, Sec. 3.6.1) instead of taking it when the report arrives (RFC 5348,
+    /// ns-2).
+    pub smooth_increase: bool,
     /// No-feedback timer, the RTT multiple: `t_nfb = max(a·R, c·s/X)`. The thesis'
     /// `t_dec = d·max(R, s/X)` with `d` in 5…10 (004 Eq. 3.12) gives `a = c = d`; the default is
     /// `d = 8`, inside the range. RFC 5348 §4.3 uses `a = 4`, `c = 2`.
@@ -220,6 +224,7 @@ impl Default for TfrcConfig {
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
+            smooth_increase: true,                             // 004 Eq. 3.9-3.10
             nofeedback_rtts: 8.0,                              // 004 Eq. 3.12, d = 8 in 5..10
             nofeedback_packets: 8.0,                           // 004 Eq. 3.12
             initial_nofeedback: Dur::from_secs(2),             // RFC 5348 §4.2
@@ -293,6 +298,7 @@ impl TfrcConfig {
     /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit` | on | off | RFC 5348 rule |
+    /// | `smooth_increase` | per packet | per report | RFC 5348 rule |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK 3 (RFC 5348 §5.1) |
     /// | `discounting` | proportional + remodel | RFC 5348 §5.5, floor 0.5 | `discount_ 1`, `minDiscountRatio_ 0.5` |
@@ -310,6 +316,7 @@ impl TfrcConfig {
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,
+            smooth_increase: false,
             nofeedback_rtts: 4.0,
             nofeedback_packets: 2.0,
             reorder_tolerance: 2,

@@ -26,9 +26,9 @@
 //! - Congestion control (`p > 0`): `X = max(min(X_calc, 2·X_recv), s/t_mbi)` (RFC 5348 §4.3),
 //!   with the thesis' increase limit of one packet per RTT per report when
 //!   [`TfrcConfig::increase_limit`] is set (004 Eq. 3.7–3.8). A decrease is immediate (004
-//!   Sec. 3.5.2). The thesis spreads each increase over the packets of the next RTT
-//!   (Eq. 3.9–3.10); here it is applied when the report arrives, which differs only within one
-//!   RTT and is what RFC 5348 does.
+//!   Sec. 3.5.2). With [`TfrcConfig::smooth_increase`] (the thesis) each increase is spread
+//!   over the packets that follow (Eq. 3.9–3.10); without it (RFC 5348, ns-2) it is taken when
+//!   the report arrives.
 //! - No feedback for `max(a·R, c·s/X)`: halve `X` (004 Eq. 3.12, RFC 5348 §4.4 simplified to
 //!   halving `X` itself, as the thesis does), never below `s/t_mbi`.
 

@@ -19,6 +19,10 @@ pub struct TfrcSender {
     mode: Mode,
     /// Allowed sending rate `X` (004 `b_act`), bytes/s.
     x: f64,
+    /// The rate the per-packet increase climbs to (004 Sec. 3.5.1), and the step per packet
+    /// (Eq. 3.10's `Δb_P`). `climb <= x` when no increase is under way.
+    climb: f64,
+    climb_step: f64,
     /// Last reported receive rate `X_recv` (004 `b_rep`), bytes/s.
     x_recv: f64,
     /// Last reported loss event rate.
@@ -57,6 +61,8 @@ impl TfrcSender {
             rtt,
             mode: Mode::InitRtt,
             x,
+            climb: x,
+            climb_step: 0.0,
             x_recv: 0.0,
             p: 0.0,
             x_calc: None,
@@ -149,6 +155,23 @@ impl TfrcSender {
         }
     }
 
+    /// Moves the allowed rate to `new`. A decrease is immediate (004 Sec. 3.5.2). An increase
+    /// is immediate too unless [`TfrcConfig::smooth_increase`] is set; then it is spread over
+    /// the packets sent next (004 Sec. 3.5.1): `n_RTT = X·R/(2s) + 1/2` (Eq. 3.9 as printed)
+    /// and `Δb_P = Δb/max(n_RTT, 1)` (Eq. 3.10), never beyond `new`, so the cumulative
+    /// increase per report is at most `Δb` (spec 004 §2.8's note on Eq. 3.9).
+    fn set_rate(&mut self, new: f64, r: f64) {
+        let new = new.max(self.min_rate());
+        if self.cfg.smooth_increase && new > self.x {
+            let n_rtt = self.x * r / (2.0 * self.s()) + 0.5;
+            self.climb = new;
+            self.climb_step = (new - self.x) / n_rtt.max(1.0);
+        } else {
+            self.x = new;
+            self.climb = new;
+        }
+    }
+
     fn on_feedback(&mut self, now: Time, f: &FeedbackHeader) {
         // 004 Eq. 3.1 with the receiver's holding delay removed (Sec. 3.3 footnote 1).
         let Some(elapsed) = now.checked_since(f.timestamp_echo) else {
@@ -172,10 +195,12 @@ impl TfrcSender {
             // A send error before the first report: start from the initial window, but not in
             // slowstart.
             self.x = initial;
+            self.climb = initial;
         } else if self.p <= 0.0 && self.mode != Mode::Forced {
             if self.mode == Mode::InitRtt {
                 // First RTT sample: slowstart begins (004 App. B).
                 self.x = initial;
+                self.climb = initial;
                 self.mode = Mode::Slowstart;
                 self.last_double = Some(now);
             } else {
@@ -186,13 +211,15 @@ impl TfrcSender {
                     .last_double
                     .map_or(true, |t| now.saturating_since(t).as_secs_f64() >= r);
                 if due {
-                    self.x = match self.cfg.slowstart_bound {
+                    let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
                         SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
                         // RFC 5348 §4.3.
                         SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * self.x_recv),
                     }
                     .max(s / r);
+                    // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
+                    self.set_rate(doubled, r);
                     self.last_double = Some(now);
                 }
             }
@@ -213,7 +240,7 @@ impl TfrcSender {
                 // 004 Eq. 3.7–3.8: at most one more packet per RTT.
                 target = target.min(self.x + s / r);
             }
-            self.x = target.max(self.min_rate());
+            self.set_rate(target, r);
         }
         self.arm_nofeedback(now);
         self.slowstart_at = match (self.mode, self.rtt.latest()) {
@@ -230,6 +257,7 @@ impl TfrcSender {
     fn on_nofeedback(&mut self, now: Time) {
         self.timeouts += 1;
         self.x = (self.x / 2.0).max(self.min_rate());
+        self.climb = self.x;
         if self.mode == Mode::Slowstart {
             self.mode = Mode::CongestionControl;
         }
@@ -274,6 +302,10 @@ impl Endpoint for TfrcSender {
         };
         self.seq += 1;
         self.packets_sent += 1;
+        if self.x < self.climb {
+            // One step of the smoothed increase per packet (004 Eq. 3.10).
+            self.x = (self.x + self.climb_step).min(self.climb);
+        }
         self.bytes_sent += u64::from(self.cfg.packet_size);
         self.last_send = Some(now);
         // Never back to back (004 Sec. 3.5.1): the next packet waits one gap from this one.
@@ -352,8 +384,14 @@ mod tests {
         );
     }
 
+    /// A sender that has sent its first packet. The rules are checked one report at a time,
+    /// so increases are taken when the report arrives; [`increases_are_spread_over_the_next_packets`]
+    /// checks the thesis' per-packet smoothing.
     fn started(cfg: TfrcConfig) -> TfrcSender {
-        let mut s = TfrcSender::new(cfg);
+        let mut s = TfrcSender::new(TfrcConfig {
+            smooth_increase: false,
+            ..cfg
+        });
         assert!(s.poll_transmit(Time::ZERO).is_some());
         s
     }
@@ -451,6 +489,41 @@ mod tests {
         assert!(close(s.rate(), 34_600.0, 1e-9));
         feedback(&mut s, ms(600), 100, 0.1, 10_000_000); // 1.77 pkt/RTT: straight down
         assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3));
+    }
+
+    #[test]
+    fn increases_are_spread_over_the_next_packets() {
+        let mut s = TfrcSender::new(TfrcConfig {
+            increase_limit: false,
+            ..TfrcConfig::default()
+        });
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.0001, 73_000);
+        // n_RTT = 14 600·0.1/2920 + 0.5 = 1: the whole step with the next packet.
+        assert!(close(s.rate(), 14_600.0, 1e-9));
+        assert!(s.poll_transmit(ms(200)).is_some());
+        assert!(close(s.rate(), 146_000.0, 1e-9));
+        // Up to 2·X_recv = 200 000: n_RTT = 146 000·0.1/2920 + 0.5 = 5.5, so
+        // Δb_P = 54 000/5.5 per packet, reaching the target with the 6th packet.
+        feedback(&mut s, ms(300), 100, 0.0001, 100_000);
+        let mut t = ms(300);
+        let mut rates = Vec::new();
+        for _ in 0..7 {
+            t = s.next_timeout().unwrap().max(t);
+            assert!(s.poll_transmit(t).is_some());
+            rates.push(s.rate());
+        }
+        assert!(
+            close(rates[0], 146_000.0 + 54_000.0 / 5.5, 1e-9),
+            "{rates:?}"
+        );
+        assert!(close(rates[4], 146_000.0 + 5.0 * 54_000.0 / 5.5, 1e-9));
+        assert!(close(rates[5], 200_000.0, 1e-12));
+        assert!(close(rates[6], 200_000.0, 1e-12));
+        // A decrease is immediate.
+        feedback(&mut s, t, 100, 0.0001, 50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-12));
     }
 
     #[test]
