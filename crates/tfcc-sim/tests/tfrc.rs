@@ -280,3 +280,83 @@ fn every_estimator_and_discounting_variant_runs_end_to_end() {
         );
     }
 }
+
+/// Sender rate (bytes/s) at the sample nearest `t` seconds.
+fn rate_at(r: &RunResult, t: f64) -> f64 {
+    r.flow_series
+        .iter()
+        .min_by(|a, b| {
+            (a.time.as_secs_f64() - t)
+                .abs()
+                .total_cmp(&(b.time.as_secs_f64() - t).abs())
+        })
+        .and_then(|s| s.rate_bps)
+        .unwrap()
+        / 8.0
+}
+
+#[test]
+fn lost_feedback_halves_the_rate_per_timeout_and_reports_restore_it() {
+    // The feedback path goes down for 5 s: with R ≈ 0.1 s and d = 8 the sender halves about
+    // every 0.8 s and more (the interval grows as s/X does), then recovers once reports return.
+    let mut sim = Simulation::new(
+        SimConfig {
+            duration: Dur::from_secs(60),
+            ..SimConfig::default()
+        },
+        lossy_link(13, Some(0.01)),
+    )
+    .unwrap();
+    sim.add_flow(FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None))
+        .unwrap();
+    for (at, up) in [(20, false), (25, true)] {
+        sim.add_event(tfcc_sim::ScheduledEvent {
+            at: Time::from_secs(at),
+            link: 1,
+            action: tfcc_sim::LinkAction::SetUp(up),
+        })
+        .unwrap();
+    }
+    let r = sim.run();
+    let (before, during, after) = (rate_at(&r, 19.9), rate_at(&r, 24.9), rate_at(&r, 59.9));
+    println!(
+        "rate before {:.1}, at the end of the outage {:.1}, 35 s later {:.1} KB/s; timeouts {}",
+        before / 1e3,
+        during / 1e3,
+        after / 1e3,
+        r.summary.flows[0].timeouts
+    );
+    assert!(during < before / 8.0, "{before} -> {during}");
+    assert!(r.summary.flows[0].timeouts >= 3);
+    assert!(after > before / 2.0, "{before} -> {after}");
+}
+
+#[test]
+fn slowstart_ends_in_the_seeded_dent_at_about_half_the_exit_rate() {
+    // 004 Sec. 3.6.2 / 4.3.1: the first rate after slowstart is about b_sst/2.
+    let r = run(
+        lossy_link(13, None),
+        vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+        10,
+        1,
+        1,
+    );
+    let rates: Vec<(f64, f64, Option<f64>)> = r
+        .flow_series
+        .iter()
+        .map(|s| (s.time.as_secs_f64(), s.rate_bps.unwrap() / 8.0, s.p))
+        .collect();
+    let first_loss = rates
+        .iter()
+        .position(|(_, _, p)| p.unwrap_or(0.0) > 0.0)
+        .unwrap();
+    let peak = rates[..first_loss].iter().map(|x| x.1).fold(0.0, f64::max);
+    let dent = rates[first_loss].1;
+    println!(
+        "slowstart peak {:.1} KB/s, first rate after it {:.1} KB/s at {:.1} s",
+        peak / 1e3,
+        dent / 1e3,
+        rates[first_loss].0
+    );
+    assert!((dent / peak - 0.5).abs() < 0.15, "{peak} -> {dent}");
+}
