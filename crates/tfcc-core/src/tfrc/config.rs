@@ -15,7 +15,7 @@ use crate::loss_history::{
     FirstRun, OpenInterval,
 };
 use crate::quantity::bytes_u32;
-use crate::rtt::{RttConfigError, TfrcRttConfig};
+use crate::rtt::{RttConfigError, TcpRttConfig, TfrcRttConfig};
 use crate::time::Dur;
 
 /// Which loss-event-rate estimator the receiver runs (004 Sec. 3.4.1 compares all three).
@@ -88,6 +88,21 @@ pub enum SeedRule {
     ReceiveRate,
 }
 
+/// How `t_RTO` in the equation is formed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoRule {
+    /// `t_RTO = max(k·R, rto_floor)` (004 Eq. 3.3, RFC 5348 §3.1), `k` = [`TfrcConfig::rto_factor`].
+    #[default]
+    RttMultiple,
+    /// ns-2's `Agent/TFRC`: a TCP-style `SRTT + 4·RTTVAR` kept in whole ticks of
+    /// `tcp_tick_ 0.1` s (`t_srtt_`, `t_rttvar_`, `T_SRTT_BITS 3`, `T_RTTVAR_BITS 2`,
+    /// `rttvar_exp_ 2`, `rtxcur_init_ 6.0`, `minrto_ 0`), through the shared
+    /// [`crate::rtt::TcpRtt`] in its ns-2 mode. With a 100 ms RTT it gives 0.3 s where `4R`
+    /// gives 0.4 s, which matters at high loss.
+    Ns2Tcp,
+}
+
 /// The throughput model, mapped onto [`crate::equation::Model`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -129,6 +144,8 @@ pub struct TfrcConfig {
     pub b: f64,
     /// `k` in `t_RTO = k·R` (004 Eq. 3.3): unstated in 004; 4 as RFC 5348 §3.1.
     pub rto_factor: f64,
+    /// How `t_RTO` is formed.
+    pub rto_rule: RtoRule,
     /// Optional floor on `t_RTO` (004 Sec. 3.3: 0.5–1 s against coarse-clock TCPs). Off.
     pub rto_floor: Dur,
     /// Interval between packets before the first feedback: 004's Init RTT mode sends "at a very
@@ -216,6 +233,7 @@ impl Default for TfrcConfig {
             model: ModelKind::Pftk,                            // 004 Sec. 2.2
             b: 1.0,                                            // RFC 5348 §3.1 (004 silent)
             rto_factor: 4.0,                                   // RFC 5348 §3.1 (004 silent)
+            rto_rule: RtoRule::RttMultiple,                    // 004 Eq. 3.3
             rto_floor: Dur::ZERO,                              // 004 Sec. 3.3: optional, off
             initial_interval: Dur::from_secs(1),               // RFC 5348 §4.2 (004: "very low")
             initial_window: InitialWindow::OnePacket,          // 004 Sec. 3.6.1
@@ -299,6 +317,7 @@ impl TfrcConfig {
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit` | on | off | RFC 5348 rule |
     /// | `smooth_increase` | per packet | per report | RFC 5348 rule |
+    /// | `rto_rule` | `4R` | `SRTT + 4·RTTVAR` in 0.1 s ticks | `tcp_tick_ 0.1`, `rtxcur_init_ 6` |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK 3 (RFC 5348 §5.1) |
     /// | `discounting` | proportional + remodel | RFC 5348 §5.5, floor 0.5 | `discount_ 1`, `minDiscountRatio_ 0.5` |
@@ -317,6 +336,7 @@ impl TfrcConfig {
             seed: SeedRule::ReceiveRate,
             increase_limit: false,
             smooth_increase: false,
+            rto_rule: RtoRule::Ns2Tcp,
             nofeedback_rtts: 4.0,
             nofeedback_packets: 2.0,
             reorder_tolerance: 2,
@@ -350,6 +370,16 @@ impl TfrcConfig {
             rto_factor: self.rto_factor,
             rto_floor: self.rto_floor,
             ..Equation::pftk()
+        }
+    }
+
+    /// ns-2 `Agent/TFRC`'s TCP-style RTO estimator (see [`RtoRule::Ns2Tcp`]).
+    pub fn ns2_rto(&self) -> TcpRttConfig {
+        TcpRttConfig {
+            tick: Dur::from_millis(100),    // tcp_tick_ 0.1
+            min_rto: Dur::ZERO,             // minrto_ 0.0
+            initial_rto: Dur::from_secs(6), // rtxcur_init_ 6.0
+            ..TcpRttConfig::default()       // T_SRTT_BITS 3, T_RTTVAR_BITS 2, rttvar_exp_ 2
         }
     }
 

@@ -4,10 +4,10 @@
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::Equation;
 use crate::packet::{Header, Packet};
-use crate::rtt::TfrcRtt;
+use crate::rtt::{TcpRtt, TfrcRtt};
 use crate::time::{Dur, Time};
 
-use super::config::{InitialWindow, SlowstartBound, TfrcConfig};
+use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
 use super::wire::{DataHeader, FeedbackHeader, Mode};
 
 /// A TFRC sender with an always-backlogged source. See the [module doc](super) for the rules.
@@ -16,6 +16,8 @@ pub struct TfrcSender {
     cfg: TfrcConfig,
     eq: Equation,
     rtt: TfrcRtt,
+    /// ns-2's TCP-style RTO ([`RtoRule::Ns2Tcp`]); fed only under that rule.
+    tcp_rtt: TcpRtt,
     mode: Mode,
     /// Allowed sending rate `X` (004 `b_act`), bytes/s.
     x: f64,
@@ -54,11 +56,13 @@ impl TfrcSender {
     pub fn new(cfg: TfrcConfig) -> TfrcSender {
         let eq = cfg.equation();
         let rtt = TfrcRtt::new(cfg.rtt());
+        let tcp_rtt = TcpRtt::new(cfg.ns2_rto());
         let s = f64::from(cfg.packet_size.max(1));
         let x = s / cfg.initial_interval.as_secs_f64().max(1e-9);
         TfrcSender {
             eq,
             rtt,
+            tcp_rtt,
             mode: Mode::InitRtt,
             x,
             climb: x,
@@ -180,7 +184,11 @@ impl TfrcSender {
         if f.timestamp_echo > self.last_send.unwrap_or(Time::ZERO) || f.p.is_nan() {
             return;
         }
-        self.rtt.on_sample(elapsed.saturating_sub(f.t_delay));
+        let sample = elapsed.saturating_sub(f.t_delay);
+        self.rtt.on_sample(sample);
+        if self.cfg.rto_rule == RtoRule::Ns2Tcp {
+            self.tcp_rtt.on_sample(sample);
+        }
         self.feedbacks += 1;
         self.x_recv = f64::from(f.x_recv);
         self.p = f.p.clamp(0.0, 1.0);
@@ -233,7 +241,13 @@ impl TfrcSender {
             if self.p > 0.0 {
                 self.mode = Mode::CongestionControl;
             }
-            let x_calc = self.eq.rate_secs(s, r, self.p);
+            let x_calc = match self.cfg.rto_rule {
+                RtoRule::RttMultiple => self.eq.rate_secs(s, r, self.p),
+                RtoRule::Ns2Tcp => {
+                    self.eq
+                        .rate_with_rto(s, r, self.tcp_rtt.rto().as_secs_f64(), self.p)
+                }
+            };
             self.x_calc = Some(x_calc);
             let mut target = x_calc.min(2.0 * self.x_recv);
             if self.cfg.increase_limit && target > self.x {
@@ -554,6 +568,22 @@ mod tests {
         // A loss-free report re-enters slowstart (004 Sec. 3.6.1).
         feedback(&mut s, Time::from_secs(5000), 100, 0.0, 1_000_000);
         assert_eq!(s.mode(), Mode::Slowstart);
+    }
+
+    #[test]
+    fn the_ns2_rto_rule_uses_srtt_plus_four_rttvar_in_tenth_second_ticks() {
+        // A 100 ms sample is one 0.1 s tick: SRTT = 1, RTTVAR = 1/2 tick, RTO = 1 + 4·½ = 3
+        // ticks = 0.3 s (where 4R = 0.4 s).
+        let cfg = TfrcConfig::ns2();
+        let eq = cfg.equation();
+        let mut s = started(cfg);
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.1, 10_000_000);
+        let want = eq.rate_with_rto(1000.0, 0.1, 0.3, 0.1);
+        assert!(close(s.rate(), want, 1e-12), "{} vs {want}", s.rate());
+        // f(p) = sqrt(2p/3) + k·3·sqrt(3p/8)·p·(1 + 32p²): 0.4883 at k = 3, 0.5649 at k = 4.
+        let ratio = want / eq.rate_secs(1000.0, 0.1, 0.1);
+        assert!((ratio - 0.5649 / 0.4883).abs() < 1e-3, "{ratio}");
     }
 
     #[test]
