@@ -179,7 +179,11 @@ impl TfrcReceiver {
         let mut report_now = self.last_report.is_none();
         if !self.seeded {
             self.lost_before_seed += lost;
-            if self.lost_before_seed >= u64::from(self.cfg.slowstart_exit_losses) {
+            // The seed inverts the equation at the sender's RTT; before the sender has one
+            // (losses in Init RTT mode) seeding waits for the first header that carries it.
+            if self.lost_before_seed >= u64::from(self.cfg.slowstart_exit_losses)
+                && !self.rtt.is_zero()
+            {
                 self.seed(now);
                 report_now = true;
             }
@@ -387,6 +391,16 @@ mod tests {
         let i = reports.iter().position(|(q, _)| *q == 304).unwrap();
         let (before, after) = (reports[i - 1].1.p, reports[i].1.p);
         assert!(after <= before * (1.0 + 1e-9), "{before} -> {after}");
+    }
+
+    #[test]
+    fn seeding_waits_for_an_rtt_in_the_header() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        feed(&mut r, (0..20).filter(|&q| q != 5 && q != 7), 0, 1460);
+        assert!(!r.seeded());
+        let reports = feed(&mut r, [20], 100, 1460);
+        assert!(r.seeded());
+        assert!(reports[0].1.p > 0.0);
     }
 
     #[test]
