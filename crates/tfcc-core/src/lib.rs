@@ -25,6 +25,7 @@ pub mod packet;
 pub mod quantity;
 pub mod rtt;
 pub mod tcp;
+pub mod tfrc;
 pub mod time;
 pub mod units;
 

@@ -29,6 +29,10 @@ pub enum Header {
     TcpData(TcpData),
     /// A TCP acknowledgement with up to three SACK blocks inline, [`crate::tcp`].
     TcpAck(TcpAck),
+    /// TFRC data packet (004 App. A).
+    TfrcData(crate::tfrc::DataHeader),
+    /// TFRC receiver report (004 App. A).
+    TfrcFeedback(crate::tfrc::FeedbackHeader),
 }
 
 impl Packet {

@@ -9,6 +9,7 @@
 
 use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
 use tfcc_core::tcp::{TcpConfig, TcpSender, TcpSink};
+use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Constant-bit-rate source parameters (ns-2's `Application/Traffic/CBR` with `random_ 0`, and
@@ -187,6 +188,8 @@ pub enum SenderImpl {
     Cbr(CbrSender),
     /// ns-2's Reno, NewReno or SACK TCP (bulk).
     Tcp(TcpSender),
+    /// Boxed: the TFRC state (loss history, pacing) dwarfs the other variants.
+    Tfrc(Box<TfrcSender>),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -196,6 +199,7 @@ pub enum ReceiverImpl {
     Sink(CbrSink),
     /// `TCPSink` / `TCPSink/Sack1`, with or without delayed ACKs.
     Tcp(TcpSink),
+    Tfrc(Box<TfrcReceiver>),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -210,47 +214,47 @@ macro_rules! dispatch {
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Custom])
+        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Custom])
+        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
     }
 }
 
@@ -296,6 +300,15 @@ impl FlowSpec {
             stop,
             receiver: ReceiverImpl::Tcp(TcpSink::new(&cfg)),
             sender: SenderImpl::Tcp(TcpSender::new(cfg)),
+    /// A TFRC flow (004; RFC 5348). `cfg` should have passed [`TfrcConfig::validate`].
+    pub fn tfrc(route: usize, cfg: TfrcConfig, start: Time, stop: Option<Time>) -> FlowSpec {
+        FlowSpec {
+            protocol: "tfrc".into(),
+            route,
+            start,
+            stop,
+            sender: SenderImpl::Tfrc(Box::new(TfrcSender::new(cfg.clone()))),
+            receiver: ReceiverImpl::Tfrc(Box::new(TfrcReceiver::new(cfg))),
         }
     }
 

@@ -1,0 +1,445 @@
+//! The TFRC receiver (004 Sec. 3.2, 3.4, 3.6.1–3.6.2; RFC 5348 §5–6): loss detection and loss
+//! events through [`crate::loss_events`], the loss history of [`crate::loss_history`], history
+//! seeding after slowstart, the receive rate, and one report per RTT.
+
+use crate::endpoint::{Endpoint, Receiver, Stats};
+use crate::equation::Equation;
+use crate::loss_events::{Arrival, Judgement, LossPipeline};
+use crate::loss_history::{AnyEstimator, LossEstimator, PacketOutcome};
+use crate::packet::{Header, Packet};
+use crate::time::{Dur, Time};
+
+use super::config::{SeedRule, TfrcConfig};
+use super::wire::{DataHeader, FeedbackHeader};
+
+/// A TFRC receiver.
+///
+/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives"),
+/// so it needs no timer of its own and sends nothing while no data arrives (Sec. 3.2: "only if
+/// at least one packet arrived since the last report"). A report goes out
+/// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
+/// - when at least one RTT (the sender's, from the header) has passed since the last report;
+/// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
+///   and on every later new loss event (RFC 5348 §6.1).
+#[derive(Clone, Debug)]
+pub struct TfrcReceiver {
+    cfg: TfrcConfig,
+    eq: Equation,
+    pipeline: LossPipeline<AnyEstimator>,
+    /// Lost packets seen before the history was seeded (004 Sec. 3.6.1 counts packets).
+    lost_before_seed: u64,
+    seeded: bool,
+    /// The latest data header and its arrival time, echoed in the next report.
+    last: Option<(DataHeader, Time)>,
+    /// The RTT from the latest data header (zero until the sender has one).
+    rtt: Dur,
+    /// Bytes since the last report, and when that report went (or the first arrival).
+    bytes_since: u64,
+    since: Option<Time>,
+    /// Bytes and span the last report's `X_recv` covered.
+    prev_bytes: u64,
+    prev_span: Dur,
+    last_report: Option<Time>,
+    pending: Option<Packet>,
+    delivered: u64,
+    reports: u64,
+    /// Last reported `p` and `X_recv`.
+    p: f64,
+    x_recv: f64,
+}
+
+impl TfrcReceiver {
+    /// A receiver for `cfg`. An estimator configuration that cannot be built (which
+    /// [`TfrcConfig::validate`] reports) falls back to the thesis' estimator rather than panic.
+    pub fn new(cfg: TfrcConfig) -> TfrcReceiver {
+        // A configuration that does not build (which `TfrcConfig::validate` reports to the
+        // scenario loader) falls back to the thesis' estimator rather than fail here.
+        let estimator = match cfg.estimator_config().build() {
+            Ok(e) => e,
+            Err(_) => TfrcConfig::default()
+                .estimator_config()
+                .build()
+                .expect("the default estimator configuration is valid (tested in config.rs)"),
+        };
+        TfrcReceiver {
+            eq: cfg.equation(),
+            pipeline: LossPipeline::new(cfg.detector(), estimator),
+            lost_before_seed: 0,
+            seeded: false,
+            last: None,
+            rtt: Dur::ZERO,
+            bytes_since: 0,
+            since: None,
+            prev_bytes: 0,
+            prev_span: Dur::ZERO,
+            last_report: None,
+            pending: None,
+            delivered: 0,
+            reports: 0,
+            p: 0.0,
+            x_recv: 0.0,
+            cfg,
+        }
+    }
+
+    /// The loss-event-rate estimator.
+    pub fn estimator(&self) -> &AnyEstimator {
+        &self.pipeline.estimator
+    }
+
+    /// Whether slowstart has ended and the history been seeded.
+    pub fn seeded(&self) -> bool {
+        self.seeded
+    }
+
+    /// Reports sent.
+    pub fn reports(&self) -> u64 {
+        self.reports
+    }
+
+    /// The loss event rate as reported: 0 until the history is seeded ("no loss yet").
+    pub fn loss_event_rate(&self) -> f64 {
+        if !self.seeded {
+            return 0.0;
+        }
+        match self.pipeline.estimator.loss_event_rate() {
+            Some(p) if p.is_finite() => p.clamp(f64::MIN_POSITIVE, 1.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
+    /// RTT"). A report sent early by a loss event covers less than an RTT; its span is then
+    /// joined to the previous report's, so a few packets over a short span are not reported as
+    /// a collapsed rate (the sender would cut to `2·X_recv`, RFC 5348 §4.3).
+    fn receive_rate(&self, now: Time) -> (f64, u64, Dur) {
+        let Some(since) = self.since else {
+            return (0.0, 0, Dur::ZERO);
+        };
+        let mut bytes = self.bytes_since;
+        let mut span = now.saturating_since(since);
+        if span < self.rtt {
+            bytes += self.prev_bytes;
+            span += self.prev_span;
+        }
+        let secs = span.as_secs_f64();
+        let rate = if secs > 0.0 { bytes as f64 / secs } else { 0.0 };
+        (rate, bytes, span)
+    }
+
+    /// 004 Sec. 3.6.2 / RFC 5348 §6.3.1: one synthetic interval, the one the equation needs to
+    /// give the rate slowstart should fall back to.
+    fn seed(&mut self, now: Time) {
+        let s = self.cfg.packet_size.max(1);
+        let target = match self.cfg.seed {
+            SeedRule::HalfSendRate => self.last.map_or(0.0, |(h, _)| f64::from(h.rate) / 2.0),
+            SeedRule::ReceiveRate => self.receive_rate(now).0,
+        };
+        let l = self.eq.loss_for_rate(s, self.rtt, target);
+        let interval = if l > 0.0 { 1.0 / l } else { 1.0 };
+        self.pipeline.estimator.seed(interval);
+        self.seeded = true;
+    }
+
+    fn on_data(&mut self, now: Time, h: DataHeader, size: u32) {
+        if !h.rtt.is_zero() {
+            self.rtt = h.rtt;
+        }
+        let mut lost = 0u64;
+        let mut new_event = false;
+        let arrival = self
+            .pipeline
+            .on_arrival_with(h.seq, h.timestamp, self.rtt, |j, outcome| {
+                if matches!(j, Judgement::Lost { .. } | Judgement::LostRun { .. }) {
+                    lost += j.count();
+                }
+                new_event |= outcome == PacketOutcome::NewLossEvent;
+            });
+        match arrival {
+            // 004 Sec. 3.4: duplicates are ignored.
+            Arrival::Duplicate => return,
+            // Numbered below the first packet seen (the flow's first packets reordered): the
+            // detector cannot tell a second copy from the first, so none is counted as
+            // delivered rather than risk counting one twice.
+            Arrival::BeforeStart => return,
+            // Overtaken by more than the reordering tolerance: already counted as lost. The
+            // detector does not remember which late packets came, so a duplicate of one would
+            // count twice; goodput treats it as the loss estimate does.
+            Arrival::Late => return,
+            Arrival::Accepted => {}
+        }
+        self.delivered += u64::from(size);
+        self.bytes_since += u64::from(size);
+        if self.since.is_none() {
+            self.since = Some(now);
+        }
+        if self.last.map_or(true, |(l, _)| h.seq >= l.seq) {
+            self.last = Some((h, now));
+        }
+        let mut report_now = self.last_report.is_none();
+        if !self.seeded {
+            self.lost_before_seed += lost;
+            // The seed inverts the equation at the sender's RTT; before the sender has one
+            // (losses in Init RTT mode) seeding waits for the first header that carries it.
+            if self.lost_before_seed >= u64::from(self.cfg.slowstart_exit_losses)
+                && !self.rtt.is_zero()
+            {
+                self.seed(now);
+                report_now = true;
+            }
+        } else if new_event {
+            report_now = true;
+        }
+        if let Some(t) = self.last_report {
+            report_now |= now.saturating_since(t) >= self.rtt;
+        }
+        if report_now {
+            self.report(now);
+        }
+    }
+
+    fn report(&mut self, now: Time) {
+        let Some((h, arrived)) = self.last else {
+            return;
+        };
+        if self.seeded {
+            // Only the dynamic history window uses it (004 Eq. 3.4's `l_exp`).
+            let l_exp =
+                self.eq
+                    .loss_for_rate(self.cfg.packet_size.max(1), self.rtt, f64::from(h.rate));
+            self.pipeline.estimator.set_expected_loss_rate(Some(l_exp));
+        }
+        self.p = self.loss_event_rate();
+        let (x_recv, bytes, span) = self.receive_rate(now);
+        self.x_recv = x_recv;
+        self.prev_bytes = bytes;
+        self.prev_span = span;
+        let fb = FeedbackHeader {
+            seq_echo: h.seq,
+            timestamp_echo: h.timestamp,
+            t_delay: now.saturating_since(arrived),
+            x_recv: self.x_recv.clamp(0.0, f64::from(u32::MAX)) as u32,
+            p: self.p,
+        };
+        self.pending = Some(Packet {
+            size: self.cfg.feedback_size,
+            header: Header::TfrcFeedback(fb),
+        });
+        self.reports += 1;
+        self.last_report = Some(now);
+        self.since = Some(now);
+        self.bytes_since = 0;
+    }
+}
+
+impl Endpoint for TfrcReceiver {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Header::TfrcData(h) = pkt.header {
+            self.on_data(now, h, pkt.size);
+        }
+    }
+
+    fn on_timeout(&mut self, _now: Time) {}
+
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+        self.pending.take()
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        None
+    }
+
+    fn stats(&self) -> Stats {
+        let p = self.loss_event_rate();
+        Stats {
+            p: Some(p),
+            ali: (p > 0.0).then(|| 1.0 / p),
+            rtt: (!self.rtt.is_zero()).then_some(self.rtt),
+            loss_events: self.pipeline.estimator.loss_events(),
+            rate: Some(self.x_recv),
+            mode: if self.seeded {
+                "receiver"
+            } else {
+                "receiver-slowstart"
+            },
+            ..Stats::default()
+        }
+    }
+}
+
+impl Receiver for TfrcReceiver {
+    fn delivered_bytes(&self) -> u64 {
+        self.delivered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tfrc::wire::Mode;
+
+    const S: u32 = 1460;
+
+    fn data(seq: u64, sent: Time, rtt_ms: u64, rate: u32) -> Packet {
+        Packet {
+            size: S,
+            header: Header::TfrcData(DataHeader {
+                seq,
+                timestamp: sent,
+                rtt: Dur::from_millis(rtt_ms),
+                rate,
+                mode: Mode::CongestionControl,
+            }),
+        }
+    }
+
+    /// Feeds `seqs` (sent 4 ms apart, arriving 80 ms later) and returns the reports.
+    fn feed(
+        r: &mut TfrcReceiver,
+        seqs: impl IntoIterator<Item = u64>,
+        rtt_ms: u64,
+        rate: u32,
+    ) -> Vec<(u64, FeedbackHeader)> {
+        let mut out = Vec::new();
+        for q in seqs {
+            let sent = Time::from_millis(4 * q);
+            r.on_packet(sent + Dur::from_millis(80), &data(q, sent, rtt_ms, rate));
+            if let Some(p) = r.poll_transmit(sent) {
+                let Header::TfrcFeedback(f) = p.header else {
+                    panic!("not feedback")
+                };
+                assert_eq!(p.size, 40);
+                out.push((q, f));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn reports_go_for_the_first_packet_then_once_per_rtt() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let reports = feed(&mut r, 0..100, 100, 365_000);
+        let at: Vec<u64> = reports.iter().map(|(q, _)| *q).collect();
+        assert_eq!(at, [0, 25, 50, 75]); // 25 packets of 4 ms = one 100 ms RTT
+        let (_, f) = reports[2];
+        assert_eq!(f.seq_echo, 50);
+        assert_eq!(f.timestamp_echo, Time::from_millis(200));
+        assert_eq!(f.t_delay, Dur::ZERO);
+        assert_eq!(f.p, 0.0); // no loss yet
+        assert_eq!(f.x_recv, 25 * S * 10); // 25 packets in 0.1 s
+        assert_eq!(r.delivered_bytes(), 100 * u64::from(S));
+    }
+
+    #[test]
+    fn the_second_lost_packet_ends_slowstart_and_seeds_half_the_sending_rate() {
+        // Spec 004 §2.10's example: b_sst/2 = 187.5 KB/s, s = 1460 B, R = 0.16 s, b = 1,
+        // k = 4 gives l_exp ≈ 0.00335 and ppl_0 ≈ 299.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let seqs = (0..200).filter(|&q| q != 50 && q != 52);
+        let mut reports = Vec::new();
+        for q in seqs {
+            reports.extend(feed(&mut r, [q], 160, 375_000));
+            if q == 55 {
+                assert!(!r.seeded(), "one lost packet must not end slowstart");
+            }
+        }
+        assert!(r.seeded());
+        // Seq 52 is judged lost when the 4th higher packet (56) arrives: a report at once.
+        let (q, f) = reports.iter().find(|(_, f)| f.p > 0.0).unwrap();
+        assert_eq!(*q, 56);
+        assert!((1.0 / f.p - 299.0).abs() < 1.0, "ppl_0 = {}", 1.0 / f.p);
+        assert_eq!(r.estimator().loss_events(), 1);
+    }
+
+    #[test]
+    fn the_rfc_preset_seeds_at_the_first_loss_from_the_receive_rate() {
+        let cfg = TfrcConfig {
+            packet_size: S,
+            ..TfrcConfig::ns2()
+        };
+        let eq = cfg.equation();
+        let mut r = TfrcReceiver::new(cfg);
+        let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
+        assert!(r.seeded());
+        let (q, f) = reports.iter().find(|(_, f)| f.p > 0.0).unwrap();
+        assert_eq!(*q, 53); // NDUPACK = 3
+                            // Receive rate: the report at 53 comes 8 ms after the one at 51, so it joins the
+                            // previous span (25 packets from arrival 180 ms to 284 ms): 27 packets in 112 ms.
+        let want = eq.loss_for_rate(S, Dur::from_millis(100), 27.0 * f64::from(S) / 0.112);
+        assert!((f.p / want - 1.0).abs() < 1e-9, "{} vs {want}", f.p);
+    }
+
+    #[test]
+    fn a_new_loss_event_is_reported_at_once_and_raises_p() {
+        // The seed at R = 0.1 s is ≈ 126 packets (spec 004 §2.10); a loss event 50 packets
+        // later (two RTTs) closes a short interval in INC mode and raises p.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let lost = [50u64, 52, 100];
+        let reports = feed(&mut r, (0..200).filter(|q| !lost.contains(q)), 100, 365_000);
+        let i = reports.iter().position(|(q, _)| *q == 104).unwrap();
+        assert!(reports[i].1.p > reports[i - 1].1.p);
+        assert_eq!(r.estimator().loss_events(), 2);
+    }
+
+    #[test]
+    fn a_loss_after_a_long_quiet_stretch_leaves_p_unchanged() {
+        // 004 Sec. 3.4.3: in DEC mode (the open interval already lowers the estimate) a loss
+        // event leaves the estimate where it was.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let lost = [50u64, 52, 300];
+        let reports = feed(&mut r, (0..400).filter(|q| !lost.contains(q)), 100, 365_000);
+        let i = reports.iter().position(|(q, _)| *q == 304).unwrap();
+        let (before, after) = (reports[i - 1].1.p, reports[i].1.p);
+        assert!(after <= before * (1.0 + 1e-9), "{before} -> {after}");
+    }
+
+    #[test]
+    fn seeding_waits_for_an_rtt_in_the_header() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        feed(&mut r, (0..20).filter(|&q| q != 5 && q != 7), 0, 1460);
+        assert!(!r.seeded());
+        let reports = feed(&mut r, [20], 100, 1460);
+        assert!(r.seeded());
+        assert!(reports[0].1.p > 0.0);
+    }
+
+    #[test]
+    fn duplicates_are_not_delivered_twice() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        feed(&mut r, [0, 1, 1, 2], 100, 1);
+        assert_eq!(r.delivered_bytes(), 3 * u64::from(S));
+    }
+
+    proptest::proptest! {
+        /// Any arrival order, duplicates, gaps and RTTs: no panic, `p` stays a probability,
+        /// at most one report per arrival, and no packet counted as delivered twice.
+        #[test]
+        fn any_arrival_pattern_keeps_p_a_probability(
+            arrivals in proptest::collection::vec((0u64..300, 0u64..300, proptest::bool::ANY), 1..400),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig { packet_size: S, ..TfrcConfig::ns2() } } else { TfrcConfig::default() };
+            let mut r = TfrcReceiver::new(cfg);
+            let mut seen = std::collections::HashSet::new();
+            let first = arrivals[0].0;
+            let mut reports = 0u64;
+            for (k, (seq, rtt, slow)) in arrivals.iter().enumerate() {
+                let now = Time::from_millis(10 * k as u64);
+                r.on_packet(now, &data(*seq, Time::from_millis(*seq), *rtt, if *slow { 1 } else { 365_000 }));
+                if *seq >= first {
+                    seen.insert(*seq);
+                }
+                if let Some(p) = r.poll_transmit(now) {
+                    reports += 1;
+                    let Header::TfrcFeedback(f) = p.header else { panic!() };
+                    proptest::prop_assert!((0.0..=1.0).contains(&f.p));
+                }
+                proptest::prop_assert!(r.poll_transmit(now).is_none());
+            }
+            proptest::prop_assert!(reports <= arrivals.len() as u64);
+            proptest::prop_assert!(r.delivered_bytes() <= seen.len() as u64 * u64::from(S));
+            let p = r.stats().p.unwrap();
+            proptest::prop_assert!((0.0..=1.0).contains(&p));
+        }
+    }
+}

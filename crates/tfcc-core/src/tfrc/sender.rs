@@ -1,0 +1,698 @@
+//! The TFRC sender (004 Sec. 3.3, 3.5, 3.6; RFC 5348 §4): rate pacing, RTT measurement,
+//! slowstart, the equation-driven rate, the no-feedback timer, ISM and send errors.
+
+use crate::endpoint::{Endpoint, Sender, Stats};
+use crate::equation::Equation;
+use crate::packet::{Header, Packet};
+use crate::rtt::{TcpRtt, TfrcRtt};
+use crate::time::{Dur, Time};
+
+use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
+use super::wire::{DataHeader, FeedbackHeader, Mode};
+
+/// A TFRC sender with an always-backlogged source. See the [module doc](super) for the rules.
+#[derive(Clone, Debug)]
+pub struct TfrcSender {
+    cfg: TfrcConfig,
+    eq: Equation,
+    rtt: TfrcRtt,
+    /// ns-2's TCP-style RTO ([`RtoRule::Ns2Tcp`]); fed only under that rule.
+    tcp_rtt: TcpRtt,
+    mode: Mode,
+    /// Allowed sending rate `X` (004 `b_act`), bytes/s.
+    x: f64,
+    /// The rate the per-packet increase climbs to (004 Sec. 3.5.1), and the step per packet
+    /// (Eq. 3.10's `Δb_P`). `climb <= x` when no increase is under way.
+    climb: f64,
+    climb_step: f64,
+    /// Last reported receive rate `X_recv` (004 `b_rep`), bytes/s.
+    x_recv: f64,
+    /// Last reported loss event rate.
+    p: f64,
+    /// Last rate computed from the equation, bytes/s (for stats).
+    x_calc: Option<f64>,
+    seq: u64,
+    /// When the next packet is due.
+    next_send: Time,
+    last_send: Option<Time>,
+    /// No-feedback timer deadline; armed by the first packet sent.
+    nofeedback_at: Option<Time>,
+    /// The slowstart report timer (004 Eq. 3.16), armed only in slowstart.
+    slowstart_at: Option<Time>,
+    /// Interval the no-feedback timer was last armed with.
+    nofeedback_iv: Dur,
+    /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`).
+    last_double: Option<Time>,
+    packets_sent: u64,
+    bytes_sent: u64,
+    timeouts: u64,
+    feedbacks: u64,
+    send_errors: u64,
+}
+
+impl TfrcSender {
+    /// A sender that sends its first packet when first polled. `cfg` should have passed
+    /// [`TfrcConfig::validate`]; out-of-range values are clamped where they would divide by zero.
+    pub fn new(cfg: TfrcConfig) -> TfrcSender {
+        let eq = cfg.equation();
+        let rtt = TfrcRtt::new(cfg.rtt());
+        let tcp_rtt = TcpRtt::new(cfg.ns2_rto());
+        let s = f64::from(cfg.packet_size.max(1));
+        let x = s / cfg.initial_interval.as_secs_f64().max(1e-9);
+        TfrcSender {
+            eq,
+            rtt,
+            tcp_rtt,
+            mode: Mode::InitRtt,
+            x,
+            climb: x,
+            climb_step: 0.0,
+            x_recv: 0.0,
+            p: 0.0,
+            x_calc: None,
+            seq: 0,
+            next_send: Time::ZERO,
+            last_send: None,
+            nofeedback_at: None,
+            nofeedback_iv: cfg.initial_nofeedback,
+            slowstart_at: None,
+            last_double: None,
+            packets_sent: 0,
+            bytes_sent: 0,
+            timeouts: 0,
+            feedbacks: 0,
+            send_errors: 0,
+            cfg,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TfrcConfig {
+        &self.cfg
+    }
+
+    /// Allowed sending rate `X` in bytes/s.
+    pub fn rate(&self) -> f64 {
+        self.x
+    }
+
+    /// Current mode (004 App. B).
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The RTT estimator (smoothed RTT, latest sample, ISM factor).
+    pub fn rtt(&self) -> &TfrcRtt {
+        &self.rtt
+    }
+
+    /// Reports received.
+    pub fn feedbacks(&self) -> u64 {
+        self.feedbacks
+    }
+
+    fn s(&self) -> f64 {
+        f64::from(self.cfg.packet_size.max(1))
+    }
+
+    /// `s/t_mbi`: the floor of the rate (RFC 5348 §4.3).
+    fn min_rate(&self) -> f64 {
+        self.s() / self.cfg.t_mbi.as_secs_f64().max(1e-9)
+    }
+
+    /// The smoothed RTT in seconds, kept above a nanosecond so `s/R` stays finite.
+    fn r(&self) -> Option<f64> {
+        self.rtt.smoothed_secs().map(|r| r.max(1e-9))
+    }
+
+    /// The gap before the next packet: `s/X` (004 Eq. 3.17), times the ISM factor
+    /// `sqrt(R_sample)/avg(sqrt(R))` when enabled (Eq. 3.19–3.20).
+    pub fn packet_gap(&self) -> Dur {
+        let mut secs = self.s() / self.x.max(self.min_rate());
+        if self.cfg.ism {
+            secs *= self.rtt.ism_factor();
+        }
+        Dur::from_secs_f64(secs.min(self.cfg.t_mbi.as_secs_f64()))
+    }
+
+    /// `max(a·R, c·s/X)` (004 Eq. 3.12 with a = c = d; RFC 5348 §4.3 with a = 4, c = 2); before
+    /// the first RTT sample, `max(initial_nofeedback, c·s/X)`.
+    fn nofeedback_interval(&self) -> Dur {
+        let per_packet = self.cfg.nofeedback_packets * self.s() / self.x.max(self.min_rate());
+        let secs = match self.r() {
+            Some(r) => (self.cfg.nofeedback_rtts * r).max(per_packet),
+            None => self.cfg.initial_nofeedback.as_secs_f64().max(per_packet),
+        };
+        Dur::from_secs_f64(secs)
+    }
+
+    fn arm_nofeedback(&mut self, now: Time) {
+        self.nofeedback_iv = self.nofeedback_interval();
+        self.nofeedback_at = Some(now + self.nofeedback_iv);
+    }
+
+    /// After a rate change, let the next packet go at the new gap from the last one rather than
+    /// wait out a gap computed at the old (possibly far lower) rate.
+    fn reschedule(&mut self) {
+        if let Some(last) = self.last_send {
+            self.next_send = self.next_send.min(last + self.packet_gap());
+        }
+    }
+
+    /// Moves the allowed rate to `new`. A decrease is immediate (004 Sec. 3.5.2). An increase
+    /// is immediate too unless [`TfrcConfig::smooth_increase`] is set; then it is spread over
+    /// the packets sent next (004 Sec. 3.5.1): `n_RTT = X·R/(2s) + 1/2` (Eq. 3.9 as printed)
+    /// and `Δb_P = Δb/max(n_RTT, 1)` (Eq. 3.10), never beyond `new`, so the cumulative
+    /// increase per report is at most `Δb` (spec 004 §2.8's note on Eq. 3.9).
+    fn set_rate(&mut self, new: f64, r: f64) {
+        let new = new.max(self.min_rate());
+        if self.cfg.smooth_increase && new > self.x {
+            let n_rtt = self.x * r / (2.0 * self.s()) + 0.5;
+            self.climb = new;
+            self.climb_step = (new - self.x) / n_rtt.max(1.0);
+        } else {
+            self.x = new;
+            self.climb = new;
+        }
+    }
+
+    fn on_feedback(&mut self, now: Time, f: &FeedbackHeader) {
+        // 004 Eq. 3.1 with the receiver's holding delay removed (Sec. 3.3 footnote 1).
+        let Some(elapsed) = now.checked_since(f.timestamp_echo) else {
+            return; // an echo from the future: not ours, or corrupt
+        };
+        if f.timestamp_echo > self.last_send.unwrap_or(Time::ZERO) || f.p.is_nan() {
+            return;
+        }
+        let sample = elapsed.saturating_sub(f.t_delay);
+        self.rtt.on_sample(sample);
+        if self.cfg.rto_rule == RtoRule::Ns2Tcp {
+            self.tcp_rtt.on_sample(sample);
+        }
+        self.feedbacks += 1;
+        self.x_recv = f64::from(f.x_recv);
+        self.p = f.p.clamp(0.0, 1.0);
+        let r = self.r().unwrap_or(1.0);
+        let s = self.s();
+
+        let initial = match self.cfg.initial_window {
+            InitialWindow::OnePacket => s / r,
+            InitialWindow::Rfc5348 => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
+        };
+        if self.rtt.samples() == 1 && self.mode == Mode::Forced {
+            // A send error before the first report: start from the initial window, but not in
+            // slowstart.
+            self.x = initial;
+            self.climb = initial;
+        } else if self.p <= 0.0 && self.mode != Mode::Forced {
+            if self.mode == Mode::InitRtt {
+                // First RTT sample: slowstart begins (004 App. B).
+                self.x = initial;
+                self.climb = initial;
+                self.mode = Mode::Slowstart;
+                self.last_double = Some(now);
+            } else {
+                // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
+                // slowstart a loss-free report re-enters it) and double once per RTT.
+                self.mode = Mode::Slowstart;
+                let due = self
+                    .last_double
+                    .map_or(true, |t| now.saturating_since(t).as_secs_f64() >= r);
+                if due {
+                    let doubled = match self.cfg.slowstart_bound {
+                        // 004 Eq. 3.14–3.15.
+                        SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
+                        // RFC 5348 §4.3.
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * self.x_recv),
+                    }
+                    .max(s / r);
+                    // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
+                    self.set_rate(doubled, r);
+                    self.last_double = Some(now);
+                }
+            }
+        } else {
+            // Congestion control. In Forced mode a loss-free report does not re-enter
+            // slowstart (004 Sec. 3.6.3); with `p = 0` the equation sets no bound and the
+            // rate grows by the congestion-control rules only. The thesis discards such
+            // reports outright, but with its two-loss slowstart exit a single unsent packet
+            // would then freeze the rate for good; this reading keeps its intent (no
+            // doubling) without the dead end.
+            if self.p > 0.0 {
+                self.mode = Mode::CongestionControl;
+            }
+            let x_calc = match self.cfg.rto_rule {
+                RtoRule::RttMultiple => self.eq.rate_secs(s, r, self.p),
+                RtoRule::Ns2Tcp => {
+                    self.eq
+                        .rate_with_rto(s, r, self.tcp_rtt.rto().as_secs_f64(), self.p)
+                }
+            };
+            self.x_calc = Some(x_calc);
+            let mut target = x_calc.min(2.0 * self.x_recv);
+            if self.cfg.increase_limit && target > self.x {
+                // 004 Eq. 3.7–3.8: at most one more packet per RTT.
+                target = target.min(self.x + s / r);
+            }
+            self.set_rate(target, r);
+        }
+        self.arm_nofeedback(now);
+        self.slowstart_at = match (self.mode, self.rtt.latest()) {
+            (Mode::Slowstart, Some(sample)) if self.cfg.slowstart_timer => {
+                Some(now + sample.mul_f64(self.cfg.nofeedback_rtts / 2.0))
+            }
+            _ => None,
+        };
+        self.reschedule();
+    }
+
+    /// The no-feedback timer fired: halve the rate (004 Sec. 3.5.2) and end slowstart (Sec.
+    /// 3.6.1: the slowstart timer ends it; a later loss-free report re-enters it).
+    fn on_nofeedback(&mut self, now: Time) {
+        self.timeouts += 1;
+        self.x = (self.x / 2.0).max(self.min_rate());
+        self.climb = self.x;
+        if self.mode == Mode::Slowstart {
+            self.mode = Mode::CongestionControl;
+        }
+        self.arm_nofeedback(now);
+    }
+}
+
+impl Endpoint for TfrcSender {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Header::TfrcFeedback(f) = pkt.header {
+            self.on_feedback(now, &f);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        if let Some(t) = self.slowstart_at {
+            if now >= t {
+                // 004 Eq. 3.16: end slowstart, no halving; this timer is not re-armed.
+                self.slowstart_at = None;
+                if self.mode == Mode::Slowstart {
+                    self.mode = Mode::CongestionControl;
+                }
+            }
+        }
+        if let Some(t) = self.nofeedback_at {
+            if now >= t {
+                self.on_nofeedback(now);
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if now < self.next_send {
+            return None;
+        }
+        let h = DataHeader {
+            seq: self.seq,
+            timestamp: now,
+            rtt: self.rtt.smoothed().unwrap_or(Dur::ZERO),
+            rate: self.x.clamp(0.0, f64::from(u32::MAX)) as u32,
+            mode: self.mode,
+        };
+        self.seq += 1;
+        self.packets_sent += 1;
+        if self.x < self.climb {
+            // One step of the smoothed increase per packet (004 Eq. 3.10).
+            self.x = (self.x + self.climb_step).min(self.climb);
+        }
+        self.bytes_sent += u64::from(self.cfg.packet_size);
+        self.last_send = Some(now);
+        // Never back to back (004 Sec. 3.5.1): the next packet waits one gap from this one.
+        self.next_send = now + self.packet_gap();
+        if self.nofeedback_at.is_none() {
+            self.nofeedback_at = Some(now + self.nofeedback_iv);
+        }
+        Some(Packet {
+            size: self.cfg.packet_size,
+            header: Header::TfrcData(h),
+        })
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        let timers = [self.nofeedback_at, self.slowstart_at];
+        Some(timers.into_iter().flatten().fold(self.next_send, Time::min))
+    }
+
+    fn stats(&self) -> Stats {
+        Stats {
+            rate: Some(self.x),
+            p: Some(self.p),
+            ali: (self.p > 0.0).then(|| 1.0 / self.p),
+            rtt: self.rtt.smoothed(),
+            rto: Some(self.nofeedback_iv),
+            packets_sent: self.packets_sent,
+            bytes_sent: self.bytes_sent,
+            timeouts: self.timeouts,
+            mode: self.mode.name(),
+            ..Stats::default()
+        }
+    }
+}
+
+impl Sender for TfrcSender {
+    /// The packet just returned was not sent (004 Sec. 3.6.3). It is not retried: its sequence
+    /// number stays used, so the receiver sees it as a loss. In slowstart (or before it) the
+    /// sender knows that loss is coming and stops doubling at once: Forced Congestion Control,
+    /// left when a report shows the loss.
+    fn on_send_error(&mut self, _now: Time) {
+        self.send_errors += 1;
+        self.packets_sent = self.packets_sent.saturating_sub(1);
+        self.bytes_sent = self
+            .bytes_sent
+            .saturating_sub(u64::from(self.cfg.packet_size));
+        if matches!(self.mode, Mode::Slowstart | Mode::InitRtt) {
+            self.mode = Mode::Forced;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    /// A report arriving at `now` whose RTT sample is `rtt_ms` (the echo is the first packet,
+    /// sent at 0; the holding delay makes up the rest).
+    fn feedback(s: &mut TfrcSender, now: Time, rtt_ms: u64, p: f64, x_recv: u32) {
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: Time::ZERO,
+            t_delay: now.saturating_since(Time::ZERO) - Dur::from_millis(rtt_ms),
+            x_recv,
+            p,
+        };
+        s.on_packet(
+            now,
+            &Packet {
+                size: 40,
+                header: Header::TfrcFeedback(f),
+            },
+        );
+    }
+
+    /// A sender that has sent its first packet. The rules are checked one report at a time,
+    /// so increases are taken when the report arrives; [`increases_are_spread_over_the_next_packets`]
+    /// checks the thesis' per-packet smoothing.
+    fn started(cfg: TfrcConfig) -> TfrcSender {
+        let mut s = TfrcSender::new(TfrcConfig {
+            smooth_increase: false,
+            ..cfg
+        });
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s
+    }
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+
+    #[test]
+    fn init_rtt_probes_at_one_packet_per_second_never_back_to_back() {
+        let mut s = started(TfrcConfig::default());
+        assert_eq!(s.poll_transmit(Time::ZERO), None);
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(1)));
+        assert_eq!(s.mode(), Mode::InitRtt);
+        let p = s.poll_transmit(Time::from_secs(1)).unwrap();
+        let Header::TfrcData(h) = p.header else {
+            panic!("not data")
+        };
+        assert_eq!((h.seq, h.rate, h.mode), (1, 1460, Mode::InitRtt));
+        assert_eq!(p.size, 1460);
+    }
+
+    #[test]
+    fn first_report_starts_slowstart_at_one_packet_per_rtt() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert_eq!(s.mode(), Mode::Slowstart);
+        assert!(close(s.rate(), 14_600.0, 1e-9), "{}", s.rate()); // 1460 B / 0.1 s
+                                                                  // The next packet goes one new gap after the first, not at the 1 s probe time.
+        assert_eq!(s.next_timeout(), Some(ms(100)));
+        // RFC 5348 §4.2: min(4s, max(2s, 4380 B)) = 4380 B per RTT at s = 1460.
+        let mut r = started(TfrcConfig {
+            initial_window: super::super::config::InitialWindow::Rfc5348,
+            ..TfrcConfig::default()
+        });
+        feedback(&mut r, ms(100), 100, 0.0, 0);
+        assert!(close(r.rate(), 43_800.0, 1e-9));
+    }
+
+    #[test]
+    fn slowstart_doubles_once_per_rtt_bounded_by_the_receive_rate() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(250), 100, 0.0, 1_000_000); // same RTT: no second doubling
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        // 004 Eq. 3.14-3.15: X + min(X, X_recv) = 29 200 + 5 000.
+        feedback(&mut s, ms(300), 100, 0.0, 5_000);
+        assert!(close(s.rate(), 34_200.0, 1e-9));
+        // RFC 5348 §4.3: max(min(2X, 2·X_recv), s/R) = max(10 000, 14 600).
+        let mut r = started(TfrcConfig {
+            initial_window: super::super::config::InitialWindow::OnePacket,
+            ..TfrcConfig::ns2()
+        });
+        feedback(&mut r, ms(100), 100, 0.0, 0);
+        assert!(close(r.rate(), 10_000.0, 1e-9)); // s = 1000
+        feedback(&mut r, ms(200), 100, 0.0, 4_000);
+        assert!(close(r.rate(), 10_000.0, 1e-9));
+        feedback(&mut r, ms(300), 100, 0.0, 1_000_000);
+        assert!(close(r.rate(), 20_000.0, 1e-9));
+    }
+
+    #[test]
+    fn congestion_control_follows_the_equation_capped_by_twice_the_receive_rate() {
+        let cfg = TfrcConfig {
+            increase_limit: false,
+            ..TfrcConfig::default()
+        };
+        let mut s = started(cfg.clone());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // Spec 004 §2.2: 11.23 packets per RTT at p = 1 %, b = 1, t_RTO = 4R.
+        feedback(&mut s, ms(200), 100, 0.01, 10_000_000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert!(close(s.rate(), 11.23 * 14_600.0, 5e-4), "{}", s.rate());
+        feedback(&mut s, ms(300), 100, 0.1, 10_000_000); // 1.77 packets per RTT at 10 %
+        assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3), "{}", s.rate());
+        feedback(&mut s, ms(400), 100, 0.01, 50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-9));
+    }
+
+    #[test]
+    fn the_thesis_increase_limit_adds_one_packet_per_rtt_and_decreases_at_once() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // Slowstart ends at 14 600 B/s; min(X_calc, 2·X_recv) = 40 000 is above it, so the
+        // rate rises by one packet per RTT only.
+        feedback(&mut s, ms(200), 100, 0.01, 20_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(300), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), 43_800.0, 1e-9));
+        feedback(&mut s, ms(400), 100, 0.01, 10_000);
+        assert!(close(s.rate(), 20_000.0, 1e-9)); // down to 2·X_recv at once
+        feedback(&mut s, ms(500), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), 34_600.0, 1e-9));
+        feedback(&mut s, ms(600), 100, 0.1, 10_000_000); // 1.77 pkt/RTT: straight down
+        assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3));
+    }
+
+    #[test]
+    fn increases_are_spread_over_the_next_packets() {
+        let mut s = TfrcSender::new(TfrcConfig {
+            increase_limit: false,
+            ..TfrcConfig::default()
+        });
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.0001, 73_000);
+        // n_RTT = 14 600·0.1/2920 + 0.5 = 1: the whole step with the next packet.
+        assert!(close(s.rate(), 14_600.0, 1e-9));
+        assert!(s.poll_transmit(ms(200)).is_some());
+        assert!(close(s.rate(), 146_000.0, 1e-9));
+        // Up to 2·X_recv = 200 000: n_RTT = 146 000·0.1/2920 + 0.5 = 5.5, so
+        // Δb_P = 54 000/5.5 per packet, reaching the target with the 6th packet.
+        feedback(&mut s, ms(300), 100, 0.0001, 100_000);
+        let mut t = ms(300);
+        let mut rates = Vec::new();
+        for _ in 0..7 {
+            t = s.next_timeout().unwrap().max(t);
+            assert!(s.poll_transmit(t).is_some());
+            rates.push(s.rate());
+        }
+        assert!(
+            close(rates[0], 146_000.0 + 54_000.0 / 5.5, 1e-9),
+            "{rates:?}"
+        );
+        assert!(close(rates[4], 146_000.0 + 5.0 * 54_000.0 / 5.5, 1e-9));
+        assert!(close(rates[5], 200_000.0, 1e-12));
+        assert!(close(rates[6], 200_000.0, 1e-12));
+        // A decrease is immediate.
+        feedback(&mut s, t, 100, 0.0001, 50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-12));
+    }
+
+    #[test]
+    fn the_slowstart_timer_ends_slowstart_and_the_nofeedback_timer_halves() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // 004 Eq. 3.12 with d = 8: 8·max(0.1 s, 1460/14600 s) = 0.8 s after the report.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(800)));
+        s.on_timeout(ms(499)); // early: no-op
+        assert_eq!(s.mode(), Mode::Slowstart);
+        // 004 Eq. 3.16: the slowstart timer, (8/2)·0.1 s after the report, ends slowstart
+        // without halving.
+        s.on_timeout(ms(500));
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        s.on_timeout(ms(899));
+        assert!(close(s.rate(), 14_600.0, 1e-9));
+        s.on_timeout(ms(900));
+        assert!(close(s.rate(), 7_300.0, 1e-9));
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert_eq!(s.stats().timeouts, 1);
+        // Now s/X = 0.2 s, so the next expiry is 1.6 s later.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(1600)));
+        // Halving stops at s/t_mbi = 1460/64 B/s.
+        for k in 0..40 {
+            s.on_timeout(Time::from_secs(10 + 100 * k));
+        }
+        assert!(close(s.rate(), 1460.0 / 64.0, 1e-9));
+        // A loss-free report re-enters slowstart (004 Sec. 3.6.1).
+        feedback(&mut s, Time::from_secs(5000), 100, 0.0, 1_000_000);
+        assert_eq!(s.mode(), Mode::Slowstart);
+    }
+
+    #[test]
+    fn the_ns2_rto_rule_uses_srtt_plus_four_rttvar_in_tenth_second_ticks() {
+        // A 100 ms sample is one 0.1 s tick: SRTT = 1, RTTVAR = 1/2 tick, RTO = 1 + 4·½ = 3
+        // ticks = 0.3 s (where 4R = 0.4 s).
+        let cfg = TfrcConfig::ns2();
+        let eq = cfg.equation();
+        let mut s = started(cfg);
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.1, 10_000_000);
+        let want = eq.rate_with_rto(1000.0, 0.1, 0.3, 0.1);
+        assert!(close(s.rate(), want, 1e-12), "{} vs {want}", s.rate());
+        // f(p) = sqrt(2p/3) + k·3·sqrt(3p/8)·p·(1 + 32p²): 0.4883 at k = 3, 0.5649 at k = 4.
+        let ratio = want / eq.rate_secs(1000.0, 0.1, 0.1);
+        assert!((ratio - 0.5649 / 0.4883).abs() < 1e-3, "{ratio}");
+    }
+
+    #[test]
+    fn rfc_nofeedback_interval_is_max_of_four_rtts_and_two_packets() {
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.4 s, 2·1000/40000 s) = 0.4 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+    }
+
+    #[test]
+    fn ism_stretches_the_gap_by_the_sqrt_rtt_ratio() {
+        let mut on = started(TfrcConfig::default());
+        let mut off = started(TfrcConfig {
+            ism: false,
+            ..TfrcConfig::default()
+        });
+        for s in [&mut on, &mut off] {
+            feedback(s, ms(100), 100, 0.0, 0);
+            feedback(s, ms(1000), 400, 0.0, 0); // no doubling: X_recv = 0 bounds it
+        }
+        // sqrt-avg = 0.95·sqrt(0.1) + 0.05·sqrt(0.4); f = sqrt(0.4)/sqrt-avg = 1.904 76.
+        let f = 0.4f64.sqrt() / (0.95 * 0.1f64.sqrt() + 0.05 * 0.4f64.sqrt());
+        assert!(close(f, 1.904_76, 1e-5));
+        let ratio = on.packet_gap().as_secs_f64() / off.packet_gap().as_secs_f64();
+        assert!(close(ratio, f, 1e-6), "{ratio}");
+    }
+
+    #[test]
+    fn a_send_error_in_slowstart_forces_congestion_control_until_loss_is_reported() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert!(s.poll_transmit(ms(100)).is_some());
+        s.on_send_error(ms(100));
+        assert_eq!(s.mode(), Mode::Forced);
+        assert_eq!(s.stats().packets_sent, 1);
+        // Loss-free reports: no doubling, only the congestion-control increase (+s/R).
+        feedback(&mut s, ms(200), 100, 0.0, 1_000_000);
+        assert_eq!(s.mode(), Mode::Forced);
+        assert!(close(s.rate(), 29_200.0, 1e-9));
+        feedback(&mut s, ms(300), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 43_800.0, 1e-9));
+        feedback(&mut s, ms(400), 100, 0.01, 1_000_000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+    }
+
+    #[test]
+    fn echoes_from_the_future_or_of_unsent_packets_are_ignored() {
+        let mut s = started(TfrcConfig::default());
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: ms(500),
+            t_delay: Dur::ZERO,
+            x_recv: 1,
+            p: 0.5,
+        };
+        let pkt = Packet {
+            size: 40,
+            header: Header::TfrcFeedback(f),
+        };
+        s.on_packet(ms(100), &pkt);
+        s.on_packet(ms(600), &pkt);
+        assert_eq!(s.feedbacks(), 0);
+        assert_eq!(s.mode(), Mode::InitRtt);
+    }
+
+    proptest::proptest! {
+        /// Whatever the reports say and however the timers fire, the rate stays finite and
+        /// at or above `s/t_mbi`, and the sender always has a deadline in the future.
+        #[test]
+        fn rate_stays_finite_and_above_the_floor(
+            events in proptest::collection::vec(
+                (1u64..500, 0u64..3, 0.0f64..=1.0, proptest::num::u32::ANY, proptest::bool::ANY),
+                1..200,
+            ),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig::ns2() } else { TfrcConfig::default() };
+            let floor = f64::from(cfg.packet_size) / 64.0;
+            let mut s = TfrcSender::new(cfg);
+            let mut now = Time::ZERO;
+            for (step_ms, kind, p, x_recv, err) in events {
+                now += Dur::from_millis(step_ms);
+                match kind {
+                    0 => {
+                        s.on_timeout(now);
+                        while s.poll_transmit(now).is_some() {
+                            if err {
+                                s.on_send_error(now);
+                            }
+                        }
+                    }
+                    1 => {
+                        let echo = s.last_send.unwrap_or(Time::ZERO);
+                        let f = FeedbackHeader {
+                            seq_echo: 0,
+                            timestamp_echo: echo,
+                            t_delay: Dur::from_millis(step_ms / 3),
+                            x_recv,
+                            p: if err { 0.0 } else { p },
+                        };
+                        s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                    }
+                    _ => s.on_timeout(now),
+                }
+                proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12));
+                let t = s.next_timeout().unwrap();
+                proptest::prop_assert!(t > now || s.poll_transmit(now).is_some());
+            }
+        }
+    }
+}

@@ -1,0 +1,424 @@
+//! End-to-end TFRC runs in the simulator: 004 E1b's lossy link, a lone flow on a DropTail
+//! link, and two flows sharing one. Each test prints its measured numbers (`--nocapture`).
+
+use tfcc_core::tfrc::TfrcConfig;
+use tfcc_core::{Dur, Rate, Time};
+use tfcc_sim::{
+    AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel,
+    QueueLimit, QueueSpec, RunResult, SimConfig, Simulation, Topology,
+};
+
+/// One 1.5 Mb/s link each way, 50 ms each way (RTT 100 ms, spec 004 E1b), with a DropTail
+/// queue of `limit` packets and optional Bernoulli loss on the data direction.
+fn lossy_link(limit: u32, p: Option<f64>) -> Topology {
+    let rate = Rate::from_kbps(1500);
+    let delay = Dur::from_millis(50);
+    let q = QueueSpec::DropTail(QueueLimit::Packets(limit));
+    let mut fwd = LinkSpec::new("ab", rate, delay, q.clone());
+    if let Some(p) = p {
+        fwd = fwd.with_loss(LossModel::Bernoulli { p });
+    }
+    let l = |spec: LinkSpec, from: &str, to: &str| CustomLink {
+        spec,
+        from: from.into(),
+        to: to.into(),
+    };
+    Topology::custom(
+        vec![
+            l(fwd, "a", "b"),
+            l(LinkSpec::new("ba", rate, delay, q), "b", "a"),
+        ],
+        vec![CustomRoute {
+            forward: vec!["ab".into()],
+            reverse: vec!["ba".into()],
+        }],
+    )
+    .unwrap()
+}
+
+fn run(topo: Topology, flows: Vec<FlowSpec>, secs: u64, from: u64, seed: u64) -> RunResult {
+    let mut sim = Simulation::new(
+        SimConfig {
+            duration: Dur::from_secs(secs),
+            measure_from: Dur::from_secs(from),
+            seed,
+            ..SimConfig::default()
+        },
+        topo,
+    )
+    .unwrap();
+    for f in flows {
+        sim.add_flow(f).unwrap();
+    }
+    sim.run()
+}
+
+/// Mean goodput in KByte/s (the thesis' unit, 004 Sec. 4.1) over a few seeds.
+fn e1b_kbytes_per_sec(p: f64) -> f64 {
+    // Buffer = BDP: 1.5 Mb/s · 100 ms = 18 750 B, 13 packets of 1460 B (spec 004 E1b).
+    let seeds = [1, 2, 3];
+    let mut sum = 0.0;
+    for seed in seeds {
+        let r = run(
+            lossy_link(13, Some(p)),
+            vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+            200,
+            20,
+            seed,
+        );
+        let f = &r.summary.flows[0];
+        println!(
+            "E1b p = {p}: seed {seed}: {:.1} KB/s, p_est {:.4}, rtt {:?}",
+            f.throughput_bps / 8000.0,
+            f.loss_event_rate,
+            f.mean_rtt_s
+        );
+        sum += f.throughput_bps / 8000.0;
+    }
+    sum / seeds.len() as f64
+}
+
+/// 004 Sec. 4.3.2 reports ≈ 100 KB/s at 1 % drop. With b = 1 and `t_RTO = 4R` the equation
+/// gives 164 KB/s at R = 100 ms (spec 004 §2.2's table) and this run measures ≈ 151 KB/s at
+/// its ≈ 112 ms RTT: the thesis' figure is reached only at R ≈ 160 ms or with b = 2, which the
+/// thesis does not state. Kept, ignored, as the record of a claim that does not reproduce;
+/// [`e1b_one_percent_loss_follows_the_equation`] checks what the implementation must do.
+#[test]
+#[ignore = "does not reproduce: measured ≈ 151 KB/s against the thesis' 100 KB/s ± 30 %"]
+fn e1b_one_percent_loss_gives_about_100_kbytes_per_sec() {
+    let kbs = e1b_kbytes_per_sec(0.01);
+    println!("E1b 1 %: {kbs:.1} KB/s (thesis ≈ 100)");
+    assert!((70.0..=130.0).contains(&kbs), "{kbs} KB/s");
+}
+
+#[test]
+fn e1b_one_percent_loss_follows_the_equation() {
+    // One seed, 200 s: the goodput against Eq. 2.7 at the measured mean RTT and the drop rate
+    // (the loss event rate is a little below it: drops within one RTT form one event).
+    let r = run(
+        lossy_link(13, Some(0.01)),
+        vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+        200,
+        20,
+        4,
+    );
+    let f = &r.summary.flows[0];
+    let rtt = f.mean_rtt_s.unwrap();
+    let model = TfrcConfig::default()
+        .equation()
+        .rate_secs(1460.0, rtt, 0.01);
+    let got = f.throughput_bps / 8.0;
+    println!(
+        "E1b 1 %: {:.1} KB/s, equation at R = {rtt:.3} s, p = 0.01: {:.1} KB/s",
+        got / 1000.0,
+        model / 1000.0
+    );
+    assert!((got / model - 1.0).abs() < 0.15, "{got} vs {model}");
+}
+
+#[test]
+fn e1b_ten_percent_loss_gives_about_20_kbytes_per_sec() {
+    let kbs = e1b_kbytes_per_sec(0.10);
+    println!("E1b 10 %: {kbs:.1} KB/s (thesis ≈ 20)");
+    assert!((14.0..=26.0).contains(&kbs), "{kbs} KB/s");
+}
+
+#[test]
+fn a_lone_flow_fills_a_droptail_link() {
+    let mut worst = f64::INFINITY;
+    let mut drops = Vec::new();
+    for limit in [7u32, 13, 26, 50] {
+        for (name, cfg) in [
+            ("thesis", TfrcConfig::default()),
+            ("ns2", TfrcConfig::ns2()),
+            (
+                "thesis, no ISM",
+                TfrcConfig {
+                    ism: false,
+                    ..TfrcConfig::default()
+                },
+            ),
+        ] {
+            let r = run(
+                lossy_link(limit, None),
+                vec![FlowSpec::tfrc(0, cfg, Time::ZERO, None)],
+                120,
+                30,
+                1,
+            );
+            let u = r.summary.links[0].utilization;
+            let f = &r.summary.flows[0];
+            println!(
+                "{name}, limit {limit}: utilisation {u:.3}, goodput {:.1} KB/s, drops {}, p {:.5}",
+                f.throughput_bps / 8000.0,
+                f.packets_lost,
+                f.loss_event_rate
+            );
+            worst = worst.min(u);
+            drops.push(f.packets_lost);
+        }
+        // 004 Sec. 3.6.4 / 4.3.1: without ISM TFRC drives the queue into overflow cycles; with
+        // it the same buffer sees fewer drops.
+        assert!(
+            drops[0] < drops[2],
+            "limit {limit}: ISM {} vs none {}",
+            drops[0],
+            drops[2]
+        );
+        drops.clear();
+    }
+    assert!(worst > 0.9, "utilisation {worst}");
+}
+
+#[test]
+fn two_flows_share_a_bottleneck_fairly() {
+    let topo = Topology::dumbbell(&DumbbellSpec {
+        bottleneck: LinkSpec::new(
+            "bottleneck",
+            Rate::from_kbps(1500),
+            Dur::from_millis(50),
+            QueueSpec::DropTail(QueueLimit::Packets(20)),
+        ),
+        access: AccessSpec::new(
+            Rate::from_mbps(100),
+            DelaySpread::Fixed(Dur::from_millis(1)),
+        ),
+        flows: 2,
+    })
+    .unwrap();
+    let r = run(
+        topo,
+        vec![
+            FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None),
+            FlowSpec::tfrc(1, TfrcConfig::default(), Time::from_secs(5), None),
+        ],
+        300,
+        60,
+        1,
+    );
+    let thr: Vec<f64> = r
+        .summary
+        .flows
+        .iter()
+        .map(|f| f.throughput_bps / 8000.0)
+        .collect();
+    let jain = r.summary.jain_index.unwrap();
+    println!(
+        "two flows: {:.1} and {:.1} KB/s, Jain {jain:.4}, utilisation {:.3}",
+        thr[0], thr[1], r.summary.links[0].utilization
+    );
+    assert!(jain > 0.95, "Jain {jain}: {thr:?}");
+}
+
+#[test]
+fn every_estimator_and_discounting_variant_runs_end_to_end() {
+    use tfcc_core::tfrc::config::{DiscountingKind, EstimatorKind, OpenIntervalKind};
+    let base = TfrcConfig::default();
+    let mut variants: Vec<(String, TfrcConfig)> = vec![("ns2".into(), TfrcConfig::ns2())];
+    for estimator in [EstimatorKind::Ewma, EstimatorKind::DynamicWindow] {
+        variants.push((
+            format!("{estimator:?}"),
+            TfrcConfig {
+                estimator,
+                ..base.clone()
+            },
+        ));
+    }
+    for discounting in [
+        DiscountingKind::Off,
+        DiscountingKind::Discard,
+        DiscountingKind::Duplication,
+        DiscountingKind::Proportional,
+        DiscountingKind::ProportionalRemodel,
+        DiscountingKind::Rfc5348,
+    ] {
+        variants.push((
+            format!("{discounting:?}"),
+            TfrcConfig {
+                discounting,
+                ..base.clone()
+            },
+        ));
+    }
+    for (name, cfg) in [
+        (
+            "n = 16",
+            TfrcConfig {
+                history_size: 16,
+                ..base.clone()
+            },
+        ),
+        (
+            "open interval never",
+            TfrcConfig {
+                open_interval: OpenIntervalKind::Never,
+                discounting: DiscountingKind::Off,
+                ..base.clone()
+            },
+        ),
+        (
+            "beta 0.01",
+            TfrcConfig {
+                rtt_beta: 0.01,
+                ..base.clone()
+            },
+        ),
+    ] {
+        variants.push((name.into(), cfg));
+    }
+    for (name, cfg) in variants {
+        cfg.validate().unwrap();
+        let s = f64::from(cfg.packet_size);
+        let eq = cfg.equation();
+        let r = run(
+            lossy_link(13, Some(0.01)),
+            vec![FlowSpec::tfrc(0, cfg, Time::ZERO, None)],
+            150,
+            30,
+            5,
+        );
+        let f = &r.summary.flows[0];
+        let model = eq.rate_secs(s, f.mean_rtt_s.unwrap(), 0.01);
+        let got = f.throughput_bps / 8.0;
+        println!(
+            "{name}: {:.1} KB/s, {:.2} of the equation at p = 1 %",
+            got / 1000.0,
+            got / model
+        );
+        assert!(
+            (0.8..1.3).contains(&(got / model)),
+            "{name}: {got} vs {model}"
+        );
+    }
+}
+
+/// Sender rate (bytes/s) at the sample nearest `t` seconds.
+fn rate_at(r: &RunResult, t: f64) -> f64 {
+    r.flow_series
+        .iter()
+        .min_by(|a, b| {
+            (a.time.as_secs_f64() - t)
+                .abs()
+                .total_cmp(&(b.time.as_secs_f64() - t).abs())
+        })
+        .and_then(|s| s.rate_bps)
+        .unwrap()
+        / 8.0
+}
+
+#[test]
+fn lost_feedback_halves_the_rate_per_timeout_and_reports_restore_it() {
+    // The feedback path goes down for 5 s: with R ≈ 0.1 s and d = 8 the sender halves about
+    // every 0.8 s and more (the interval grows as s/X does), then recovers once reports return.
+    let mut sim = Simulation::new(
+        SimConfig {
+            duration: Dur::from_secs(60),
+            ..SimConfig::default()
+        },
+        lossy_link(13, Some(0.01)),
+    )
+    .unwrap();
+    sim.add_flow(FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None))
+        .unwrap();
+    for (at, up) in [(20, false), (25, true)] {
+        sim.add_event(tfcc_sim::ScheduledEvent {
+            at: Time::from_secs(at),
+            link: 1,
+            action: tfcc_sim::LinkAction::SetUp(up),
+        })
+        .unwrap();
+    }
+    let r = sim.run();
+    let (before, during, after) = (rate_at(&r, 19.9), rate_at(&r, 24.9), rate_at(&r, 59.9));
+    println!(
+        "rate before {:.1}, at the end of the outage {:.1}, 35 s later {:.1} KB/s; timeouts {}",
+        before / 1e3,
+        during / 1e3,
+        after / 1e3,
+        r.summary.flows[0].timeouts
+    );
+    assert!(during < before / 8.0, "{before} -> {during}");
+    assert!(r.summary.flows[0].timeouts >= 3);
+    assert!(after > before / 2.0, "{before} -> {after}");
+}
+
+#[test]
+fn slowstart_ends_in_the_seeded_dent_at_about_half_the_exit_rate() {
+    // 004 Sec. 3.6.2 / 4.3.1: the first rate after slowstart is about b_sst/2.
+    let r = run(
+        lossy_link(13, None),
+        vec![FlowSpec::tfrc(0, TfrcConfig::default(), Time::ZERO, None)],
+        10,
+        1,
+        1,
+    );
+    let rates: Vec<(f64, f64, Option<f64>)> = r
+        .flow_series
+        .iter()
+        .map(|s| (s.time.as_secs_f64(), s.rate_bps.unwrap() / 8.0, s.p))
+        .collect();
+    let first_loss = rates
+        .iter()
+        .position(|(_, _, p)| p.unwrap_or(0.0) > 0.0)
+        .unwrap();
+    let peak = rates[..first_loss].iter().map(|x| x.1).fold(0.0, f64::max);
+    let dent = rates[first_loss].1;
+    println!(
+        "slowstart peak {:.1} KB/s, first rate after it {:.1} KB/s at {:.1} s",
+        peak / 1e3,
+        dent / 1e3,
+        rates[first_loss].0
+    );
+    assert!((dent / peak - 0.5).abs() < 0.15, "{peak} -> {dent}");
+}
+
+/// Prints tfcc's goodput for the topology `bench/ns2/dumbbell.tcl tcp=0 tfrc=1
+/// bottleneck_rate=1.5e6 bottleneck_delay=0.05 limit=20 loss=P access_delay=0.00001
+/// duration=200 measure_from=20` runs in ns-2, for comparing by hand until the live ns-2
+/// cross-check (issue 5) lands. Not a test of its own: it asserts nothing.
+#[test]
+#[ignore = "measurement for the ns-2 comparison; run with --ignored --nocapture"]
+fn measure_ns2_preset_like_the_ns2_harness() {
+    for p in [0.01, 0.1] {
+        for seed in 1..=3 {
+            let topo = Topology::dumbbell(&DumbbellSpec {
+                bottleneck: LinkSpec::new(
+                    "bottleneck",
+                    Rate::from_kbps(1500),
+                    Dur::from_millis(50),
+                    QueueSpec::DropTail(QueueLimit::Packets(20)),
+                )
+                .with_loss(LossModel::Bernoulli { p }),
+                access: AccessSpec::new(
+                    Rate::from_mbps(100),
+                    DelaySpread::Fixed(Dur::from_micros(10)),
+                ),
+                flows: 1,
+            })
+            .unwrap();
+            for (name, cfg) in [
+                ("ns2", TfrcConfig::ns2()),
+                (
+                    "thesis-1000B",
+                    TfrcConfig {
+                        packet_size: 1000,
+                        ..TfrcConfig::default()
+                    },
+                ),
+            ] {
+                let r = run(
+                    topo.clone(),
+                    vec![FlowSpec::tfrc(0, cfg, Time::ZERO, None)],
+                    200,
+                    20,
+                    seed,
+                );
+                let f = &r.summary.flows[0];
+                println!(
+                    "{p} {seed} {name}: {:.0} b/s, rtt {:?}",
+                    f.throughput_bps, f.mean_rtt_s
+                );
+            }
+        }
+    }
+}
