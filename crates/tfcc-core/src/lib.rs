@@ -22,6 +22,7 @@ pub mod loss_history;
 pub mod packet;
 pub mod quantity;
 pub mod rtt;
+pub mod tfwc;
 pub mod time;
 pub mod units;
 

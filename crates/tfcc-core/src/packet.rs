@@ -24,6 +24,18 @@ pub enum Header {
     /// Payload without congestion control (CBR and on/off sources): a sequence number and the
     /// send time, enough for a receiver to count losses and delay.
     Raw { seq: u64, sent_at: Time },
+    /// TFWC data (002 Sec. 3.2): the sequence number, the send time the receiver echoes, and
+    /// the sender's Ack of Ack.
+    TfwcData {
+        seq: u64,
+        sent_at: Time,
+        aoa: Option<u64>,
+    },
+    /// TFWC's per-packet ACK: the Ack Vector and the echoed send time (002 Sec. 3.2.1).
+    TfwcAck {
+        vector: crate::tfwc::AckVector,
+        echo: Time,
+    },
 }
 
 impl Packet {
