@@ -26,6 +26,7 @@ pub mod quantity;
 pub mod rtt;
 pub mod tcp;
 pub mod tfrc;
+pub mod tfwc;
 pub mod time;
 pub mod units;
 

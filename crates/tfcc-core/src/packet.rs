@@ -33,6 +33,18 @@ pub enum Header {
     TfrcData(crate::tfrc::DataHeader),
     /// TFRC receiver report (004 App. A).
     TfrcFeedback(crate::tfrc::FeedbackHeader),
+    /// TFWC data (002 Sec. 3.2): the sequence number, the send time the receiver echoes, and
+    /// the sender's Ack of Ack.
+    TfwcData {
+        seq: u64,
+        sent_at: Time,
+        aoa: Option<u64>,
+    },
+    /// TFWC's per-packet ACK: the Ack Vector and the echoed send time (002 Sec. 3.2.1).
+    TfwcAck {
+        vector: crate::tfwc::AckVector,
+        echo: Time,
+    },
 }
 
 impl Packet {

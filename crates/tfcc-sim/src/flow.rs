@@ -10,6 +10,7 @@
 use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
 use tfcc_core::tcp::{TcpConfig, TcpSender, TcpSink};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Constant-bit-rate source parameters (ns-2's `Application/Traffic/CBR` with `random_ 0`, and
@@ -190,6 +191,8 @@ pub enum SenderImpl {
     Tcp(TcpSender),
     /// Boxed: the TFRC state (loss history, pacing) dwarfs the other variants.
     Tfrc(Box<TfrcSender>),
+    /// Boxed for the same reason: send-time queue, loss history and jitter generator.
+    Tfwc(Box<TfwcSender>),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -200,6 +203,7 @@ pub enum ReceiverImpl {
     /// `TCPSink` / `TCPSink/Sack1`, with or without delayed ACKs.
     Tcp(TcpSink),
     Tfrc(Box<TfrcReceiver>),
+    Tfwc(Box<TfwcReceiver>),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -214,47 +218,47 @@ macro_rules! dispatch {
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Custom])
+        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
     }
 }
 
@@ -300,6 +304,9 @@ impl FlowSpec {
             stop,
             receiver: ReceiverImpl::Tcp(TcpSink::new(&cfg)),
             sender: SenderImpl::Tcp(TcpSender::new(cfg)),
+        }
+    }
+
     /// A TFRC flow (004; RFC 5348). `cfg` should have passed [`TfrcConfig::validate`].
     pub fn tfrc(route: usize, cfg: TfrcConfig, start: Time, stop: Option<Time>) -> FlowSpec {
         FlowSpec {
@@ -309,6 +316,18 @@ impl FlowSpec {
             stop,
             sender: SenderImpl::Tfrc(Box::new(TfrcSender::new(cfg.clone()))),
             receiver: ReceiverImpl::Tfrc(Box::new(TfrcReceiver::new(cfg))),
+        }
+    }
+
+    /// A bulk TFWC flow (002): the window sender and its Ack Vector receiver.
+    pub fn tfwc(route: usize, cfg: TfwcConfig, start: Time, stop: Option<Time>) -> FlowSpec {
+        FlowSpec {
+            protocol: "tfwc".into(),
+            route,
+            start,
+            stop,
+            receiver: ReceiverImpl::Tfwc(Box::new(TfwcReceiver::new(&cfg))),
+            sender: SenderImpl::Tfwc(Box::new(TfwcSender::new(cfg, start))),
         }
     }
 

@@ -1,0 +1,179 @@
+//! 002 App. A.2, the unit validation: drop data packets at the sender side of a loss-free path
+//! with a fixed RTT, and check the loss history and window the sender arrives at.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::{TfwcConfig, TfwcReceiver, TfwcSender};
+use crate::endpoint::Endpoint;
+use crate::loss_history::LossEstimator;
+use crate::packet::Packet;
+use crate::time::{Dur, Time};
+
+/// Runs one TFWC flow over a path of `one_way` delay in each direction and unlimited rate,
+/// dropping the data packets `drop(seq)` says, until `packets` have been sent.
+fn run(cfg: TfwcConfig, one_way: Dur, packets: u64, drop: impl FnMut(u64) -> bool) -> TfwcSender {
+    run_probed(cfg, one_way, packets, drop, |_, _| {})
+}
+
+/// [`run`], calling `probe(sent, sender)` after every packet sent.
+fn run_probed(
+    cfg: TfwcConfig,
+    one_way: Dur,
+    packets: u64,
+    mut drop: impl FnMut(u64) -> bool,
+    mut probe: impl FnMut(u64, &TfwcSender),
+) -> TfwcSender {
+    let mut tx = TfwcSender::new(cfg.clone(), Time::ZERO);
+    let mut rx = TfwcReceiver::new(&cfg);
+    // (arrival time, order, to_receiver, packet)
+    let mut net: BinaryHeap<Reverse<(Time, u64, bool, PacketKey)>> = BinaryHeap::new();
+    let mut store: Vec<Packet> = Vec::new();
+    let mut order = 0;
+    let mut now = Time::ZERO;
+    let mut sent = 0;
+    loop {
+        while let Some(p) = tx.poll_transmit(now) {
+            sent += 1;
+            probe(sent, &tx);
+            let super::super::packet::Header::TfwcData { seq, .. } = p.header else {
+                unreachable!()
+            };
+            if !drop(seq) {
+                store.push(p);
+                net.push(Reverse((now + one_way, order, true, store.len() - 1)));
+                order += 1;
+            }
+        }
+        if sent >= packets {
+            return tx;
+        }
+        let next_net = net.peek().map(|Reverse(e)| e.0);
+        let next_timer = tx.next_timeout();
+        let t = match (next_net, next_timer) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => panic!("the sender stalled"),
+        };
+        assert!(t >= now);
+        now = t;
+        if next_net == Some(t) {
+            let Reverse((_, _, to_rx, i)) = net.pop().unwrap();
+            let p = store[i];
+            if to_rx {
+                rx.on_packet(now, &p);
+                while let Some(a) = rx.poll_transmit(now) {
+                    store.push(a);
+                    net.push(Reverse((now + one_way, order, false, store.len() - 1)));
+                    order += 1;
+                }
+            } else {
+                tx.on_packet(now, &p);
+            }
+        } else {
+            tx.on_timeout(now);
+        }
+    }
+}
+
+type PacketKey = usize;
+
+fn ali(tx: &TfwcSender) -> f64 {
+    tx.history().average_loss_interval().unwrap()
+}
+
+const RTT_HALF: Dur = Dur::from_millis(50);
+
+#[test]
+fn periodic_drops_give_ali_100_20_10() {
+    for (every, want_ali, want_cwnd) in [(100, 100.0, 11), (20, 20.0, 4), (10, 10.0, 2)] {
+        let tx = run(TfwcConfig::default(), RTT_HALF, 3000, |s| s % every == 0);
+        assert!(
+            (ali(&tx) - want_ali).abs() < 1e-9,
+            "1/{every}: ALI {} (want {want_ali})",
+            ali(&tx)
+        );
+        // App. A.2.2: cwnd 10–11 at p = 0.01 and about 4 at p = 0.05 (jitter may add one).
+        let w = tx.window_exact();
+        assert_eq!((w + 0.5).floor() as u64, want_cwnd, "1/{every}: W = {w}");
+        assert!(tx.cwnd() == want_cwnd || tx.cwnd() == want_cwnd + 1);
+    }
+}
+
+#[test]
+fn two_back_to_back_drops_per_100_are_one_event() {
+    let tx = run(TfwcConfig::default(), RTT_HALF, 3000, |s| s % 100 < 2);
+    assert!((ali(&tx) - 100.0).abs() < 1e-9, "ALI {}", ali(&tx));
+}
+
+#[test]
+fn alternate_loss_gives_ali_2() {
+    let tx = run(TfwcConfig::default(), RTT_HALF, 400, |s| s % 2 == 1);
+    assert!((ali(&tx) - 2.0).abs() < 1e-9, "ALI {}", ali(&tx));
+    assert_eq!(tx.mode(), super::sender::Mode::Rate);
+}
+
+/// 002 App. A.2.3 says random 1/5/10 % drops "converge to the same" ALI as periodic ones. They
+/// cannot quite: losses sent within one RTT of an event's first loss join that event, so a
+/// random process has fewer loss events than losses. Measured here (seed 7, 200 000 packets,
+/// 100 ms RTT): mean closed-interval average 117.8 at 1 %, 27.2 at 5 %, 13.3 at 10 %, i.e.
+/// 18–36 % above `1/rate`. The test checks what must hold: the estimate agrees with the event
+/// count the sender actually saw, and lies at or above the drop interval.
+#[test]
+fn random_drops_average_to_the_loss_event_interval() {
+    for (rate, drop_interval) in [(0.01, 100.0), (0.05, 20.0), (0.1, 10.0)] {
+        let mut rng = Pcg64Mcg::seed_from_u64(7);
+        let threshold = (rate * u64::MAX as f64) as u64;
+        let (mut closed, mut n) = (0.0, 0.0);
+        let packets = 200_000;
+        let tx = run_probed(
+            TfwcConfig::default(),
+            RTT_HALF,
+            packets,
+            |_| rng.next_u64() < threshold,
+            |sent, tx| {
+                if sent > 20_000 && sent % 50 == 0 {
+                    closed += tx.history().closed_average().unwrap();
+                    n += 1.0;
+                }
+            },
+        );
+        let closed = closed / n;
+        let events = tx.history().loss_events() as f64;
+        let per_event = packets as f64 / events;
+        assert!(
+            (closed / per_event - 1.0).abs() < 0.1,
+            "random {rate}: closed average {closed:.2}, packets per event {per_event:.2}"
+        );
+        assert!(
+            closed >= drop_interval && closed < 1.5 * drop_interval,
+            "random {rate}: closed average {closed:.2}"
+        );
+    }
+}
+
+#[test]
+fn the_first_loss_halves_the_window_and_seeds_the_history() {
+    // Lose packet 30 only: slow start has grown the window to about 27 by then.
+    let tx = run(TfwcConfig::default(), RTT_HALF, 300, |s| s == 30);
+    let seed = tx.history().closed_intervals().next().unwrap();
+    let w = crate::equation::Equation::pftk().window(1.0 / seed);
+    assert!(w > 10.0, "seeded window {w}");
+    assert_eq!(tx.history().loss_events(), 1);
+}
+
+#[test]
+fn window_only_tfwc_times_out_where_hybrid_keeps_sending() {
+    let cfg = TfwcConfig {
+        hybrid: false,
+        ..TfwcConfig::default()
+    };
+    let tx = run(cfg, RTT_HALF, 400, |s| s % 3 != 0);
+    assert!(tx.stats().timeouts > 0, "window-only TFWC needs the timer");
+    let tx = run(TfwcConfig::default(), RTT_HALF, 400, |s| s % 3 != 0);
+    assert_eq!(tx.mode(), super::sender::Mode::Rate);
+}
