@@ -65,6 +65,16 @@ const ACCESS_RATE_FACTOR: u64 = 10;
 /// Default access delay (docs/scenarios.md).
 const ACCESS_DELAY: Dur = Dur::from_millis(1);
 
+/// Most flows a scenario may define: a typo such as `count = 10000000000` must be an error, not
+/// an attempt to allocate the flows (the issue's largest benchmark has 1000).
+pub const MAX_FLOWS: u64 = 1_000_000;
+
+/// Most time-series rows (sampling intervals × (flows + links)) a run may record, about 3 GB
+/// in memory: a `sample_interval` of `1ns` over a long run must be an error, not an
+/// out-of-memory abort.
+pub const MAX_SERIES_ROWS: u64 = 50_000_000;
+
+/// Check `spec` and build what the simulator runs; `name` is the scenario's name in reports.
 pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
     if spec.duration.is_zero() {
         return err("duration", "must be positive");
@@ -145,12 +155,32 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 );
             }
         }
+        if per_flow.len() as u64 + u64::from(f.count) > MAX_FLOWS {
+            return err(
+                at("count"),
+                format!("the scenario would have more than {MAX_FLOWS} flows"),
+            );
+        }
         for i in 0..f.count as usize {
             per_flow.push((g, i));
         }
     }
     let n = per_flow.len();
     let (topology, routes) = topology(spec, &per_flow)?;
+    let intervals = spec.duration.0 / spec.sample_interval.0;
+    let rows = intervals.saturating_mul((n + topology.links.len()) as u64);
+    if rows > MAX_SERIES_ROWS {
+        return err(
+            "sample_interval",
+            format!(
+                "{} over {} with {n} flows and {} links would record {rows} time-series rows \
+                 (at most {MAX_SERIES_ROWS}); sample less often",
+                spec.sample_interval,
+                spec.duration,
+                topology.links.len()
+            ),
+        );
+    }
 
     let mut flows = Vec::with_capacity(n);
     let mut flow_info = Vec::with_capacity(n);

@@ -5,11 +5,15 @@
 //! [`AVAILABLE`]), typically four lines:
 //!
 //! ```ignore
-//! "tfrc" => {
-//!     let cfg: tfcc_core::tfrc::TfrcConfig = config_from_params(params)?;
-//!     Ok(common.flow(protocol, SenderImpl::Tfrc(..cfg..), ReceiverImpl::Tfrc(..)))
+//! "tcp-sack" => {
+//!     let cfg: tfcc_core::tcp::TcpConfig = config_from_params(params)?;
+//!     let (tx, rx) = (TcpSender::new(cfg.clone(), common.start), TcpReceiver::new(cfg));
+//!     Ok(common.flow(protocol, SenderImpl::Tcp(tx), ReceiverImpl::Tcp(rx)))
 //! }
 //! ```
+//!
+//! (names illustrative: whatever the protocol module exports). `common` carries the flow's
+//! packet size, schedule, id and the run's seed for protocols that draw random numbers.
 //!
 //! Every protocol `Config` derives `Deserialize` with `#[serde(deny_unknown_fields, default)]`,
 //! so `params` overrides any field by name and a misspelt one is an error naming it

@@ -640,6 +640,15 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     let (k, m) = bad(BASE, &["topology.kind=access-gateway"]);
     assert_eq!(k, "topology.kind");
     assert!(m.contains("not implemented yet"), "{m}");
+    let (k, m) = bad(BASE, &["flows.0.count=10000000000"]);
+    assert_eq!(k, "flows[0].count");
+    assert!(m.contains("u32"), "{m}");
+    let (k, m) = bad(BASE, &["flows.0.count=4000000000"]);
+    assert_eq!(k, "flows[0].count");
+    assert!(m.contains("more than 1000000 flows"), "{m}");
+    let (k, m) = bad(BASE, &["sample_interval=\"1us\""]);
+    assert_eq!(k, "sample_interval");
+    assert!(m.contains("sample less often"), "{m}");
     let (k, m) = bad(BASE, &["flows.0.count=0"]);
     assert_eq!(k, "flows[0].count");
     assert!(m.contains("at least 1"), "{m}");
