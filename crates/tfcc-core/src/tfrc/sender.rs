@@ -111,6 +111,16 @@ impl TfrcSender {
         self.feedbacks
     }
 
+    /// The equation's rate `X_calc` at the last report with `p > 0`, bytes/s.
+    pub fn x_calc(&self) -> Option<f64> {
+        self.x_calc
+    }
+
+    /// Send errors reported through [`Sender::on_send_error`].
+    pub fn send_errors(&self) -> u64 {
+        self.send_errors
+    }
+
     fn s(&self) -> f64 {
         f64::from(self.cfg.packet_size.max(1))
     }
