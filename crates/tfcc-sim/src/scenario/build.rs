@@ -116,7 +116,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         if f.count == 0 {
             return err(at("count"), "must be at least 1");
         }
-        if f.packet_size == 0 {
+        if f.packet_size == Some(0) {
             return err(at("packet_size"), "must be positive");
         }
         for (key, s) in [("start", f.start), ("stop", f.stop)] {

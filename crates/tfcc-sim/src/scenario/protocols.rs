@@ -22,20 +22,26 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use tfcc_core::tcp::{TcpConfig, Variant};
+use tfcc_core::tfrc::TfrcConfig;
+use tfcc_core::tfwc::TfwcConfig;
 use tfcc_core::{Dur, Rate, Time};
 
 /// Protocols this build can run.
-pub const AVAILABLE: &[&str] = &["cbr", "cbr-onoff"];
+pub const AVAILABLE: &[&str] = &[
+    "cbr",
+    "cbr-onoff",
+    "tcp-reno",
+    "tcp-newreno",
+    "tcp-sack",
+    "tfrc",
+    "tfwc",
+];
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
 /// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
 pub const PLANNED: &[&str] = &[
-    "tcp-reno",
-    "tcp-newreno",
-    "tcp-sack",
     "tcp-cubic",
-    "tfrc",
-    "tfwc",
     "ttfwc",
     "warc",
     "gaimd",
@@ -96,8 +102,8 @@ pub struct FlowCommon {
     pub route: usize,
     pub start: Time,
     pub stop: Option<Time>,
-    /// Bytes per packet on the wire.
-    pub packet_size: u32,
+    /// The flow table's `packet_size`, in the protocol's own meaning (see [`sized`]).
+    pub packet_size: Option<u32>,
     /// The run's seed, for protocols with random draws (derive a per-flow stream with
     /// `crate::rng::SimRng::named(seed, &format!("flow/{id}"))`).
     pub seed: u64,
@@ -169,8 +175,129 @@ pub fn build(
 ) -> Result<FlowSpec, ProtocolError> {
     match protocol {
         "cbr" | "cbr-onoff" => cbr(protocol, params, common),
+        "tcp-reno" | "tcp-newreno" | "tcp-sack" => {
+            let mut cfg: TcpConfig = config_from_params(&sized(params, "segment_size", common)?)?;
+            cfg.variant = match protocol {
+                "tcp-reno" => Variant::Reno,
+                "tcp-newreno" => Variant::NewReno,
+                _ => Variant::Sack,
+            };
+            cfg.validate().map_err(invalid)?;
+            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+        }
+        "tfrc" => {
+            let cfg: TfrcConfig = tfrc_config(&sized(params, "packet_size", common)?)?;
+            cfg.validate().map_err(|e| invalid(e.to_string()))?;
+            Ok(FlowSpec::tfrc(common.route, cfg, common.start, common.stop))
+        }
+        "tfwc" => {
+            let mut cfg: TfwcConfig = config_from_params(&sized(params, "packet_size", common)?)?;
+            cfg.validate().map_err(invalid)?;
+            if !params.contains_key("seed") {
+                cfg.seed =
+                    crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
+            }
+            Ok(FlowSpec::tfwc(common.route, cfg, common.start, common.stop))
+        }
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),
+    }
+}
+
+/// A `Config::validate` message is `field: why`; it becomes the error for `params.field`.
+fn invalid(message: String) -> ProtocolError {
+    match message.split_once(": ") {
+        Some((field, why)) if !field.contains(' ') => ProtocolError::Param {
+            key: format!("params.{field}"),
+            message: why.to_string(),
+        },
+        _ => ProtocolError::Param {
+            key: "params".into(),
+            message,
+        },
+    }
+}
+
+/// `params` with the flow table's `packet_size` written into the protocol's own size field,
+/// which `params` must then not set as well.
+pub fn sized(
+    params: &toml::Table,
+    field: &str,
+    common: &FlowCommon,
+) -> Result<toml::Table, ProtocolError> {
+    let mut p = params.clone();
+    if let Some(size) = common.packet_size {
+        if p.contains_key(field) {
+            return Err(ProtocolError::Param {
+                key: format!("params.{field}"),
+                message: format!(
+                    "the packet size is given twice, as `packet_size` and `params.{field}`"
+                ),
+            });
+        }
+        p.insert(field.into(), toml::Value::Integer(i64::from(size)));
+    }
+    Ok(p)
+}
+
+/// `TfrcConfig::ns2()` as `params`, so that `preset = "ns2"` combines with other keys; a test
+/// checks the two agree.
+const TFRC_NS2: &str = r#"
+packet_size = 1000
+initial_window = "rfc5348"
+slowstart_bound = "twice-receive-rate"
+slowstart_timer = false
+slowstart_exit_losses = 1
+seed = "receive-rate"
+increase_limit = false
+smooth_increase = false
+rto_rule = "ns2-tcp"
+nofeedback_rtts = 4.0
+nofeedback_packets = 2.0
+reorder_tolerance = 2
+discounting = "rfc5348"
+d_lim = 0.5
+"#;
+
+/// TFRC's `params` may name a preset (`preset = "thesis"`, the default, or `"ns2"`, issue 5);
+/// the other keys override its fields.
+fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
+    let mut p = params.clone();
+    match p.remove("preset") {
+        None => {}
+        Some(toml::Value::String(s)) if s == "thesis" => {}
+        Some(toml::Value::String(s)) if s == "ns2" => {
+            let base: toml::Table = toml::from_str(TFRC_NS2).expect("the ns2 preset is valid TOML");
+            for (k, v) in base {
+                p.entry(k).or_insert(v);
+            }
+        }
+        Some(v) => {
+            return Err(ProtocolError::Param {
+                key: "params.preset".into(),
+                message: format!("unknown TFRC preset {v} (known: \"thesis\", \"ns2\")"),
+            })
+        }
+    }
+    config_from_params(&p)
+}
+
+#[cfg(test)]
+mod preset_tests {
+    use super::*;
+
+    #[test]
+    fn the_ns2_preset_table_is_tfrc_config_ns2() {
+        let mut t = toml::Table::new();
+        t.insert("preset".into(), toml::Value::String("ns2".into()));
+        assert_eq!(tfrc_config(&t).unwrap(), TfrcConfig::ns2());
+        assert_eq!(
+            tfrc_config(&toml::Table::new()).unwrap(),
+            TfrcConfig::thesis()
+        );
+        t.insert("ism".into(), toml::Value::Boolean(false));
+        let c = tfrc_config(&t).unwrap();
+        assert!(!c.ism && c.packet_size == 1000);
     }
 }
 
@@ -234,12 +361,13 @@ fn cbr(
         (Some(_), None) => return Err(param("off", "`on` needs an `off` period too".into())),
         (None, Some(_)) => return Err(param("on", "`off` needs an `on` period too".into())),
     };
-    if common.packet_size == 0 {
+    let packet_size = common.packet_size.unwrap_or(1000);
+    if packet_size == 0 {
         return Err(param("packet_size", "must be positive".into()));
     }
     let cfg = CbrConfig {
         rate,
-        packet_size: common.packet_size,
+        packet_size,
         on_off,
     };
     Ok(FlowSpec::cbr(common.route, cfg, common.start, common.stop))

@@ -240,9 +240,11 @@ pub struct FlowGroupSpec {
     pub start: Option<Spread<Time>>,
     #[serde(default)]
     pub stop: Option<Spread<Time>>,
-    /// Bytes per packet on the wire (ns-2's `packetSize_`); 1000 B, the theses' ns-2 default.
-    #[serde(default = "default_packet_size", deserialize_with = "bytes_u32")]
-    pub packet_size: u32,
+    /// The flow's packet size as ns-2's `packetSize_` means it for the protocol: the whole
+    /// datagram for cbr, TFRC and TFWC, the segment payload for TCP (which adds its 40-byte
+    /// header). Absent: the protocol's own default (1000 B for cbr).
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub packet_size: Option<u32>,
     /// Protocol configuration by field name, read by the protocol's `Config`.
     #[serde(default)]
     pub params: toml::Table,
@@ -267,14 +269,6 @@ pub struct FlowGroupSpec {
 
 fn one() -> u32 {
     1
-}
-
-fn default_packet_size() -> u32 {
-    1000
-}
-
-fn bytes_u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    tfcc_core::quantity::bytes_u32(d)
 }
 
 fn opt_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {

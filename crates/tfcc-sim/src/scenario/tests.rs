@@ -561,10 +561,10 @@ fn an_unknown_protocol_lists_the_known_ones() {
 fn a_planned_protocol_is_not_implemented_yet_rather_than_unknown() {
     let (k, m) = bad(
         &BASE.replace("rate = \"1Mbps\"", ""),
-        &["flows.0.protocol=tcp-sack"],
+        &["flows.0.protocol=ttfwc"],
     );
     assert_eq!(k, "flows[0].protocol");
-    assert!(m.contains("`tcp-sack` is not implemented yet"), "{m}");
+    assert!(m.contains("`ttfwc` is not implemented yet"), "{m}");
 }
 
 #[test]
@@ -714,7 +714,7 @@ fn registry_lists_are_disjoint_and_cover_the_format() {
         route: 0,
         start: Time::ZERO,
         stop: None,
-        packet_size: 1000,
+        packet_size: Some(1000),
         seed: 1,
         cbr_rate: Some(Rate::from_mbps(1)),
         on: Some(Dur::from_secs(1)),
