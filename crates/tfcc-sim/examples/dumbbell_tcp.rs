@@ -23,7 +23,12 @@ use tfcc_sim::{
     SimConfig, Simulation, Topology,
 };
 
-fn arg<T: std::str::FromStr>(args: &[String], i: usize, name: &str, default: Option<T>) -> Result<T, String> {
+fn arg<T: std::str::FromStr>(
+    args: &[String],
+    i: usize,
+    name: &str,
+    default: Option<T>,
+) -> Result<T, String> {
     match args.get(i) {
         Some(s) => s
             .parse::<T>()
@@ -57,7 +62,10 @@ fn run(args: &[String]) -> Result<String, String> {
     if loss > 0.0 {
         bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p: loss });
     }
-    let mut access = AccessSpec::new(Rate::from_mbps(100), DelaySpread::Fixed(Dur::from_millis(1)));
+    let mut access = AccessSpec::new(
+        Rate::from_mbps(100),
+        DelaySpread::Fixed(Dur::from_millis(1)),
+    );
     // dumbbell.tcl's access_limit: every drop happens at the bottleneck.
     access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
     let topo = Topology::dumbbell(&DumbbellSpec {
@@ -90,7 +98,11 @@ fn run(args: &[String]) -> Result<String, String> {
     let wall = wall.elapsed().as_secs_f64();
     let s = &r.summary;
     let l = &s.links[b];
-    let thr: Vec<String> = s.flows.iter().map(|f| format!("{:.1}", f.throughput_bps)).collect();
+    let thr: Vec<String> = s
+        .flows
+        .iter()
+        .map(|f| format!("{:.1}", f.throughput_bps))
+        .collect();
     let total: f64 = s.flows.iter().map(|f| f.throughput_bps).sum();
     let rexmit: u64 = s.flows.iter().map(|f| f.retransmits).sum();
     let per_flow_rexmit: Vec<String> = s.flows.iter().map(|f| f.retransmits.to_string()).collect();

@@ -139,28 +139,28 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            variant: Variant::Sack, // the theses' baseline (000 §3.1, 002 Ch. 4, 003 §5)
-            segment_size: 1000,     // packetSize_
-            header_size: 40,        // tcpip_base_hdr_size_
-            ts_option_size: 10,     // ts_option_size_
-            ack_size: 40,           // Agent/TCPSink packetSize_
-            sack_block_size: 8,     // Sacker::append_ack
-            window_init: 2,         // windowInit_
-            max_window: 10_000,     // see the field doc: ns-2's 20 would cap throughput
-            syn: true,              // syn_ with delay_growth_
-            dupack_threshold: 3,    // numdupacks_
-            increase_num: 1.0,      // increase_num_
-            decrease_num: 0.5,      // decrease_num_
-            max_burst: 0,           // maxburst_
-            limited_transmit: true, // singledup_ 1
-            bug_fix: true,          // bugFix_
-            timestamps: false,      // timestamps_
-            sack_partial_ack: false,                // partial_ack_
+            variant: Variant::Sack,  // the theses' baseline (000 §3.1, 002 Ch. 4, 003 §5)
+            segment_size: 1000,      // packetSize_
+            header_size: 40,         // tcpip_base_hdr_size_
+            ts_option_size: 10,      // ts_option_size_
+            ack_size: 40,            // Agent/TCPSink packetSize_
+            sack_block_size: 8,      // Sacker::append_ack
+            window_init: 2,          // windowInit_
+            max_window: 10_000,      // see the field doc: ns-2's 20 would cap throughput
+            syn: true,               // syn_ with delay_growth_
+            dupack_threshold: 3,     // numdupacks_
+            increase_num: 1.0,       // increase_num_
+            decrease_num: 0.5,       // decrease_num_
+            max_burst: 0,            // maxburst_
+            limited_transmit: true,  // singledup_ 1
+            bug_fix: true,           // bugFix_
+            timestamps: false,       // timestamps_
+            sack_partial_ack: false, // partial_ack_
             newreno_partial_window_deflation: true, // partial_window_deflation_ 1
-            newreno_impatient: true,                // newreno_changes1_ 1
-            rtt: TcpRttConfig::default(),           // tcpTick_, minrto_, rtxcur_init_, maxrto_
-            max_sack_blocks: 3,                     // maxSackBlocks_
-            delayed_ack: None,                      // Agent/TCPSink (no DelAck)
+            newreno_impatient: true, // newreno_changes1_ 1
+            rtt: TcpRttConfig::default(), // tcpTick_, minrto_, rtxcur_init_, maxrto_
+            max_sack_blocks: 3,      // maxSackBlocks_
+            delayed_ack: None,       // Agent/TCPSink (no DelAck)
         }
     }
 }
@@ -214,7 +214,9 @@ impl TcpConfig {
             ));
         }
         if self.delayed_ack.is_some_and(|d| d.is_zero()) {
-            return Err("delayed_ack interval must be positive (omit it for an ACK per segment)".into());
+            return Err(
+                "delayed_ack interval must be positive (omit it for an ACK per segment)".into(),
+            );
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

@@ -208,7 +208,10 @@ mod tests {
         let mut sb = ScoreBoard::new();
         sb.update(4, &[b(6, 8), b(10, 11)]);
         sb.update(4, &[b(6, 8), b(10, 11)]);
-        assert!(!sb.changed(), "same blocks, same ACK: not a new duplicate ACK");
+        assert!(
+            !sb.changed(),
+            "same blocks, same ACK: not a new duplicate ACK"
+        );
         sb.update(6, &[b(10, 11)]);
         assert!(sb.changed());
         assert_eq!(sb.sacked(), 2, "7 and 10 remain");

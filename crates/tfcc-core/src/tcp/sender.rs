@@ -367,14 +367,12 @@ impl TcpSender {
         let w = self.windowd();
         let halfwin = w / 2.0;
         let decreasewin = self.cfg.decrease_num * w;
-        self.ssthresh = if self.first_decrease
-            || slowstart
-            || self.last_cwnd_action == CwndAction::Timeout
-        {
-            halfwin as i64
-        } else {
-            decreasewin as i64
-        };
+        self.ssthresh =
+            if self.first_decrease || slowstart || self.last_cwnd_action == CwndAction::Timeout {
+                halfwin as i64
+            } else {
+                decreasewin as i64
+            };
         self.cwnd = match cut {
             CwndCut::Half => {
                 if self.first_decrease || slowstart || self.cfg.decrease_num == 0.5 {
@@ -459,8 +457,7 @@ impl TcpSender {
             self.dupacks += 1;
             if self.dupacks == self.numdupacks {
                 self.reno_dupack_action(now);
-            } else if self.dupacks > self.numdupacks
-                && self.last_cwnd_action == CwndAction::Dupack
+            } else if self.dupacks > self.numdupacks && self.last_cwnd_action == CwndAction::Dupack
             {
                 self.dupwnd += 1; // fast recovery: window inflation
             } else if self.dupacks < self.numdupacks && self.cfg.limited_transmit {
@@ -501,8 +498,7 @@ impl TcpSender {
             self.dupacks += 1;
             if self.dupacks == self.numdupacks {
                 self.reno_dupack_action(now);
-            } else if self.dupacks > self.numdupacks
-                && self.last_cwnd_action == CwndAction::Dupack
+            } else if self.dupacks > self.numdupacks && self.last_cwnd_action == CwndAction::Dupack
             {
                 self.dupwnd += 1;
             } else if self.dupacks < self.numdupacks && self.cfg.limited_transmit {
@@ -905,9 +901,17 @@ mod tests {
     fn syn_then_an_initial_window_of_two_ns2_sized_segments() {
         let mut s = TcpSender::new(TcpConfig::default());
         let first = drain(&mut s, Time::ZERO);
-        assert_eq!(seqs(&first), vec![0], "only the SYN before it is acknowledged");
+        assert_eq!(
+            seqs(&first),
+            vec![0],
+            "only the SYN before it is acknowledged"
+        );
         assert_eq!(first[0].payload, 0);
-        assert_eq!(s.next_timeout(), Some(Time::from_secs(3)), "initial RTO 3 s");
+        assert_eq!(
+            s.next_timeout(),
+            Some(Time::from_secs(3)),
+            "initial RTO 3 s"
+        );
         s.on_packet(Time::from_millis(100), &ack(1, &[]));
         let w = drain(&mut s, Time::from_millis(100));
         assert_eq!(seqs(&w), vec![1, 2], "IW 2 (windowInit_ 2)");
@@ -948,7 +952,11 @@ mod tests {
         // The ACK of a retransmitted segment gives no RTT sample and keeps the back-off
         // (Karn): only the next timed segment's ACK ends it.
         s.on_packet(now + Dur::from_millis(20), &ack(3, &[]));
-        assert_eq!(s.rtt().backoff_factor(), 8, "no sample from a retransmission");
+        assert_eq!(
+            s.rtt().backoff_factor(),
+            8,
+            "no sample from a retransmission"
+        );
     }
 
     #[test]
@@ -961,7 +969,11 @@ mod tests {
             let mut sent = Vec::new();
             for (i, &q) in out.iter().enumerate().skip(1).take(3) {
                 let blocks = [(out[1], q + 1)];
-                let b: &[(u64, u64)] = if variant == Variant::Sack { &blocks } else { &[] };
+                let b: &[(u64, u64)] = if variant == Variant::Sack {
+                    &blocks
+                } else {
+                    &[]
+                };
                 s.on_packet(t, &ack(lost, b));
                 let d = drain(&mut s, t);
                 if i < 3 {
@@ -976,7 +988,11 @@ mod tests {
             }
             assert_eq!(s.fast_retransmits(), 1);
             assert_eq!(s.ssthresh(), (w / 2.0) as u64, "{variant:?}");
-            assert_eq!(s.cwnd(), w / 2.0, "{variant:?}: cwnd halves (precisionReduce_)");
+            assert_eq!(
+                s.cwnd(),
+                w / 2.0,
+                "{variant:?}: cwnd halves (precisionReduce_)"
+            );
         }
     }
 
@@ -1032,7 +1048,9 @@ mod tests {
                 s.next_timeout(),
                 k.next_timeout(),
             ];
-            let Some(t) = cands.into_iter().flatten().min() else { break };
+            let Some(t) = cands.into_iter().flatten().min() else {
+                break;
+            };
             if t > until {
                 break;
             }
@@ -1072,7 +1090,13 @@ mod tests {
         for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
             let mut cfg = TcpConfig::with_variant(v);
             cfg.max_window = 30;
-            let r = run(&cfg, &drops, Dur::from_millis(20), Time::from_secs(3), no_check);
+            let r = run(
+                &cfg,
+                &drops,
+                Dur::from_millis(20),
+                Time::from_secs(3),
+                no_check,
+            );
             let st = r.s.stats();
             assert!(r.k.next_expected() > 200, "{v:?} kept going");
             out.push((v, st.timeouts, r.s.fast_retransmits(), st.retransmits));
@@ -1096,7 +1120,11 @@ mod tests {
             s.on_packet(t, &ack(a, &[]));
         }
         let d = drain(&mut s, t);
-        assert_eq!(d.last().unwrap().seq, a, "fast retransmit of the first hole");
+        assert_eq!(
+            d.last().unwrap().seq,
+            a,
+            "fast retransmit of the first hole"
+        );
         let cwnd = s.cwnd();
         // The retransmission arrives: the ACK covers up to the second hole.
         let t = t + Dur::from_millis(50);

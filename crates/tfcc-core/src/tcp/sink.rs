@@ -205,7 +205,7 @@ impl TcpSink {
             return;
         }
         let _ = dup; // D-SACK is off in ns-2 (generateDSacks_ false); the first block covers it.
-        // First block: the run of received segments holding the one that just arrived.
+                     // First block: the run of received segments holding the one that just arrived.
         let mut right = arrived.max(self.next);
         while right <= maxseen && self.seen(right) {
             right += 1;

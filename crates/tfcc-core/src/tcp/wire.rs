@@ -261,16 +261,34 @@ mod tests {
     #[test]
     fn ack_with_three_blocks_round_trips_in_order() {
         let mut a = TcpAck::new(7, Time::from_micros(99));
-        assert!(a.push_sack(SackBlock { left: 20, right: 22 }));
+        assert!(a.push_sack(SackBlock {
+            left: 20,
+            right: 22
+        }));
         assert!(a.push_sack(SackBlock { left: 9, right: 12 }));
-        assert!(a.push_sack(SackBlock { left: 14, right: 15 }));
-        assert!(!a.push_sack(SackBlock { left: 30, right: 31 }), "a fourth block is refused");
+        assert!(a.push_sack(SackBlock {
+            left: 14,
+            right: 15
+        }));
+        assert!(
+            !a.push_sack(SackBlock {
+                left: 30,
+                right: 31
+            }),
+            "a fourth block is refused"
+        );
         let mut buf = [0u8; 128];
         let n = a.encode(&mut buf).unwrap();
         assert_eq!(n, 18 + 3 * 16);
         let (b, used) = TcpAck::decode(&buf).unwrap();
         assert_eq!((b, used), (a, n));
-        assert_eq!(b.sack_blocks()[0], SackBlock { left: 20, right: 22 });
+        assert_eq!(
+            b.sack_blocks()[0],
+            SackBlock {
+                left: 20,
+                right: 22
+            }
+        );
     }
 
     #[test]
