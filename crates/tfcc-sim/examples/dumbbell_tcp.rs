@@ -49,7 +49,8 @@ fn run(args: &[String]) -> Result<String, String> {
     let start_max: f64 = arg(args, 8, "START_MAX", Some(1.0))?;
     let variant = Variant::from_protocol(&format!("tcp-{variant}"))
         .ok_or_else(|| format!("VARIANT must be reno, newreno or sack, got {variant}"))?;
-    if flows == 0 || !(rate > 0.0) || !(duration > 0.0) || !(0.0..=1.0).contains(&loss) {
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if flows == 0 || !positive(rate) || !positive(duration) || !(0.0..=1.0).contains(&loss) {
         return Err("need FLOWS > 0, RATE_BPS > 0, DURATION_S > 0, 0 <= LOSS <= 1".into());
     }
 

@@ -884,7 +884,7 @@ mod tests {
         let mut t = Time::ZERO;
         let mut out = seqs(&drain(&mut s, t));
         loop {
-            t = t + Dur::from_millis(50);
+            t += Dur::from_millis(50);
             let mut next = Vec::new();
             for q in out {
                 s.on_packet(t, &ack(q + 1, &[]));
