@@ -736,7 +736,7 @@ impl TcpSender {
         let ackno = ack.ack as i64 - 1;
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut nb = 0;
-        for b in ack.sack_blocks() {
+        for b in ack.sack_blocks().iter() {
             if b.right <= sent_end && nb < MAX_SACK_BLOCKS {
                 blocks[nb] = *b;
                 nb += 1;
