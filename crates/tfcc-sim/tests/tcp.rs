@@ -133,3 +133,10 @@ fn tcp_flows_conserve_packets() {
         assert!(t.feedback_sent > 0);
     }
 }
+
+#[test]
+fn tcp_runs_are_deterministic() {
+    let a = dumbbell(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
+    let b = dumbbell(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
+    assert_eq!(a.0, b.0);
+}
