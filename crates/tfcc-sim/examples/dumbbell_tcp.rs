@@ -47,9 +47,17 @@ fn run(args: &[String]) -> Result<String, String> {
     let variant: String = arg(args, 6, "VARIANT", Some("sack".to_string()))?;
     let seed: u64 = arg(args, 7, "SEED", Some(1))?;
     let start_max: f64 = arg(args, 8, "START_MAX", Some(1.0))?;
-    let variant = Variant::from_protocol(&format!("tcp-{variant}"))
-        .ok_or_else(|| format!("VARIANT must be reno, newreno or sack, got {variant}"))?;
-    if flows == 0 || !(rate > 0.0) || !(duration > 0.0) || !(0.0..=1.0).contains(&loss) {
+    // `sack/delack` uses the delayed-ACK sink (ns-2 `TCPSink/Sack1/DelAck`, dumbbell.tcl
+    // `delack=1`).
+    let (variant, delack) = match variant.strip_suffix("/delack") {
+        Some(v) => (v.to_string(), true),
+        None => (variant, false),
+    };
+    let variant = Variant::from_protocol(&format!("tcp-{variant}")).ok_or_else(|| {
+        format!("VARIANT must be reno, newreno or sack (optionally /delack), got {variant}")
+    })?;
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if flows == 0 || !positive(rate) || !positive(duration) || !(0.0..=1.0).contains(&loss) {
         return Err("need FLOWS > 0, RATE_BPS > 0, DURATION_S > 0, 0 <= LOSS <= 1".into());
     }
 
@@ -86,7 +94,10 @@ fn run(args: &[String]) -> Result<String, String> {
         topo,
     )
     .map_err(|e| e.to_string())?;
-    let cfg = TcpConfig::with_variant(variant);
+    let mut cfg = TcpConfig::with_variant(variant);
+    if delack {
+        cfg.delayed_ack = Some(TcpConfig::NS2_DELACK_INTERVAL);
+    }
     for i in 0..flows {
         // start_mode=even: flow i of n at i · start_max / n seconds.
         let start = Time::from_secs_f64(start_max * i as f64 / flows as f64);

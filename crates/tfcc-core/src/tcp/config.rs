@@ -230,3 +230,60 @@ impl TcpConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_params_set_fields_by_name() {
+        let c: TcpConfig = toml::from_str(
+            r#"
+            variant = "newreno"
+            max_window = 200
+            segment_size = "1460B"
+            delayed_ack = "100ms"
+            rtt = { min_rto = "1s", tick = 0.5 }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.variant, Variant::NewReno);
+        assert_eq!((c.max_window, c.segment_size), (200, 1460));
+        assert_eq!(c.delayed_ack, Some(TcpConfig::NS2_DELACK_INTERVAL));
+        assert_eq!(c.rtt.min_rto, Dur::from_secs(1));
+        assert_eq!(c.rtt.tick, Dur::from_millis(500));
+        assert_eq!(c.window_init, 2, "unset fields keep ns-2's defaults");
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!(
+            toml::from_str::<TcpConfig>("").unwrap(),
+            TcpConfig::default()
+        );
+    }
+
+    #[test]
+    fn bad_params_are_rejected_by_name() {
+        let e = toml::from_str::<TcpConfig>("max_windw = 3").unwrap_err();
+        assert!(e.to_string().contains("max_windw"), "{e}");
+        let e = toml::from_str::<TcpConfig>(r#"variant = "vegas""#).unwrap_err();
+        assert!(e.to_string().contains("vegas"), "{e}");
+        let bad = |f: fn(&mut TcpConfig)| {
+            let mut c = TcpConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert!(bad(|c| c.max_window = 0).contains("max_window"));
+        assert!(bad(|c| c.segment_size = 0).contains("segment_size"));
+        assert!(bad(|c| c.decrease_num = 1.0).contains("decrease_num"));
+        assert!(bad(|c| c.max_sack_blocks = 4).contains("max_sack_blocks"));
+        assert!(bad(|c| c.delayed_ack = Some(Dur::ZERO)).contains("delayed_ack"));
+        assert!(bad(|c| c.rtt.min_rto = Dur::from_secs(100)).contains("min_rto"));
+    }
+
+    #[test]
+    fn protocol_names_select_the_variant() {
+        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            assert_eq!(Variant::from_protocol(v.name()), Some(v));
+        }
+        assert_eq!(Variant::from_protocol("tcp-cubic"), None);
+    }
+}

@@ -9,7 +9,7 @@
 //! - [`config`]: [`TcpConfig`], every ns-2 default as a field;
 //! - [`sender`]: [`TcpSender`], the three recovery variants behind one type;
 //! - [`sink`]: [`TcpSink`], `Agent/TCPSink`, `TCPSink/Sack1` and their delayed-ACK forms;
-//! - [`scoreboard`] (private): the Sack1 sender's record of SACKed segments;
+//! - `scoreboard` (private): the Sack1 sender's record of SACKed segments;
 //! - [`wire`]: the data and ACK headers and their byte encodings.
 //!
 //! Build both ends from one [`TcpConfig`], so the sink sends SACK blocks exactly when the sender

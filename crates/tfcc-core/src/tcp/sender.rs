@@ -736,7 +736,7 @@ impl TcpSender {
         let ackno = ack.ack as i64 - 1;
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut nb = 0;
-        for b in ack.sack_blocks() {
+        for b in ack.sack_blocks().iter() {
             if b.right <= sent_end && nb < MAX_SACK_BLOCKS {
                 blocks[nb] = *b;
                 nb += 1;
@@ -884,7 +884,7 @@ mod tests {
         let mut t = Time::ZERO;
         let mut out = seqs(&drain(&mut s, t));
         loop {
-            t = t + Dur::from_millis(50);
+            t += Dur::from_millis(50);
             let mut next = Vec::new();
             for q in out {
                 s.on_packet(t, &ack(q + 1, &[]));

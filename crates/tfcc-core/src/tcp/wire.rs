@@ -38,14 +38,33 @@ pub struct TcpData {
 }
 
 /// An acknowledgement's header.
+///
+/// SACK blocks are stored relative to `ack` (a signed 32-bit offset of the left edge and a
+/// 32-bit length) so that the header, and with it every [`crate::Packet`], stays at 64 bytes
+/// or less: the simulator copies packets through its pool on every hop. A real receiver's
+/// blocks lie within a window of the ACK, far inside that range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcpAck {
     /// Next segment expected: every segment below it has arrived.
     pub ack: u64,
     /// The timestamp echoed from a data segment (ns-2 `ts_echo`, chosen by `ts_echo_bugfix_`).
     pub ts_echo: Time,
-    sack: [SackBlock; MAX_SACK_BLOCKS],
+    sack: [(i32, u32); MAX_SACK_BLOCKS],
     n_sack: u8,
+}
+
+/// The SACK blocks of one ACK, most recent first; derefs to a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [SackBlock; MAX_SACK_BLOCKS],
+    n: usize,
+}
+
+impl core::ops::Deref for SackBlocks {
+    type Target = [SackBlock];
+    fn deref(&self) -> &[SackBlock] {
+        &self.blocks[..self.n]
+    }
 }
 
 impl TcpAck {
@@ -54,26 +73,42 @@ impl TcpAck {
         TcpAck {
             ack,
             ts_echo,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack: [(0, 0); MAX_SACK_BLOCKS],
             n_sack: 0,
         }
     }
 
     /// Append a SACK block; returns `false` (and changes nothing) if the ACK already holds
-    /// [`MAX_SACK_BLOCKS`] or the block is empty.
+    /// [`MAX_SACK_BLOCKS`], the block is empty, or it lies 2^31 segments or more from `ack`.
     pub fn push_sack(&mut self, b: SackBlock) -> bool {
         let n = self.n_sack as usize;
         if n >= MAX_SACK_BLOCKS || b.left >= b.right {
             return false;
         }
-        self.sack[n] = b;
+        let (Ok(off), Ok(len)) = (
+            i32::try_from(i128::from(b.left) - i128::from(self.ack)),
+            u32::try_from(b.right - b.left),
+        ) else {
+            return false;
+        };
+        self.sack[n] = (off, len);
         self.n_sack += 1;
         true
     }
 
     /// The SACK blocks, most recent first (RFC 2018 §4).
-    pub fn sack_blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.n_sack as usize]
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let n = self.n_sack as usize;
+        for (b, &(off, len)) in blocks.iter_mut().zip(&self.sack[..n]) {
+            // push_sack checked that both edges are representable.
+            let left = (i128::from(self.ack) + i128::from(off)) as u64;
+            *b = SackBlock {
+                left,
+                right: left + u64::from(len),
+            };
+        }
+        SackBlocks { blocks, n }
     }
 }
 
@@ -89,8 +124,9 @@ pub enum WireError {
     /// An ACK claims more SACK blocks than the format allows.
     #[error("{0} SACK blocks, at most 3 allowed")]
     TooManySackBlocks(u8),
-    /// A SACK block whose left edge is not below its right edge.
-    #[error("empty or inverted SACK block [{left}, {right})")]
+    /// A SACK block whose left edge is not below its right edge, or that lies 2^31 segments
+    /// or more from the cumulative ACK.
+    #[error("empty, inverted or out-of-range SACK block [{left}, {right})")]
     BadSackBlock { left: u64, right: u64 },
     /// Flag bits this version does not define.
     #[error("unknown flag bits {0:#04x}")]
@@ -288,6 +324,27 @@ mod tests {
                 left: 20,
                 right: 22
             }
+        );
+    }
+
+    #[test]
+    fn packets_stay_within_a_cache_line() {
+        assert!(std::mem::size_of::<crate::Packet>() <= 64);
+        let mut a = TcpAck::new(1 << 40, Time::ZERO);
+        assert!(a.push_sack(SackBlock {
+            left: (1 << 40) - 5,
+            right: (1 << 40) - 2
+        }));
+        assert!(!a.push_sack(SackBlock {
+            left: 1 << 62,
+            right: (1 << 62) + 1
+        }));
+        assert_eq!(
+            a.sack_blocks().to_vec(),
+            vec![SackBlock {
+                left: (1 << 40) - 5,
+                right: (1 << 40) - 2
+            }]
         );
     }
 
