@@ -30,6 +30,8 @@ from tfcc.ns2 import run_ns2
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "bench" / "scenarios" / "dumbbell.toml"
+#: ns-2's TCP segment: ``packetSize_ 1000`` payload plus ``tcpip_base_hdr_size_ 40``.
+TCP_PAYLOAD, TCP_HEADER = 1000, 40
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,7 @@ class Case:
         # [0, start_max·(n−1)/n].
         last = self.start_max * (self.tcp - 1) / self.tcp
         loss = (
-            f'{{ model = "bernoulli", p = {self.loss} }}'
-            if self.loss > 0
-            else '{ model = "none" }'
+            f'{{ model = "bernoulli", p = {self.loss} }}' if self.loss > 0 else '{ model = "none" }'
         )
         return [
             f"duration={self.duration}",
@@ -132,7 +132,9 @@ def crosscheck(case: Case) -> dict[str, Any]:
     ns = run_ns2(case.ns2_params(), timeout=1800)
     tf = run_tfcc(case)
     nb, tb = ns["bottleneck"], bottleneck(tf)
-    ns_thr = [f["throughput_bps"] for f in ns["flows"]]
+    # ns-2's TCPSink counts wire bytes (1000 B payload + 40 B TCP/IP header, bench/ns2/README.md);
+    # tfcc's summary counts payload delivered to the application. Compare goodput with goodput.
+    ns_thr = [f["throughput_bps"] * TCP_PAYLOAD / (TCP_PAYLOAD + TCP_HEADER) for f in ns["flows"]]
     tf_thr = [f["throughput_bps"] for f in tf["flows"]]
     return {
         "case": case.name,
@@ -159,7 +161,10 @@ def crosscheck(case: Case) -> dict[str, Any]:
 
 ROWS_A = [Case(f"A N={n}", n, 15e6, 0.020, 100, 100.0) for n in (2, 16, 64, 128)]
 ROW_B = Case("B N=1000", 1000, 1e9, 0.010, 1000, 20.0, access_rate=10e9, measure_from=5.0)
-QUICK = [Case("A N=2 (20 s)", 2, 15e6, 0.020, 100, 20.0), Case("A N=16 (20 s)", 16, 15e6, 0.020, 100, 20.0)]
+QUICK = [
+    Case("A N=2 (20 s)", 2, 15e6, 0.020, 100, 20.0),
+    Case("A N=16 (20 s)", 16, 15e6, 0.020, 100, 20.0),
+]
 
 
 def machine() -> str:

@@ -256,12 +256,10 @@ def reproduce(
     from tfcc import reproduce as rep
 
     console = Console()
-    err = Console(stderr=True)
     try:
         rep.load(name)
     except rep.ClaimFileError as e:
-        err.print(f"error: {e}", markup=False, highlight=False)
-        raise typer.Exit(2) from None
+        raise _fail(str(e)) from None
 
     def show(o: rep.Outcome) -> None:
         verdict = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
