@@ -6,8 +6,8 @@ command line with its normal outputs (summary, parquet, plots) so that set-up an
 for, as they are by ns-2. Both are timed from spawn to exit, and their peak RSS is ``ru_maxrss`` of
 that very child (``os.wait4``).
 
-    python bench/compare.py               # rows A (N = 2, 16, 64, 128) and B, writes bench/RESULTS.md
-    python bench/compare.py --quick       # small rows only, prints the table
+    python bench/compare.py          # rows A (N = 2, 16, 64, 128) and B, writes bench/RESULTS.md
+    python bench/compare.py --quick  # small rows only, prints the table
 
 ``crosscheck(case)`` is also used by ``tests/test_ns2_crosscheck.py``.
 """
