@@ -145,7 +145,7 @@ def crosscheck(case: Case) -> dict[str, Any]:
             "jain": ns["derived"]["jain_index"],
             "wall_s": ns["wall_seconds"],
             "rss_kib": ns["peak_rss_kib"],
-            "departures": ns["bottleneck_totals"]["departures_pkts"],
+            "departures": nb["departures_pkts"],
         },
         "tfcc": {
             "utilization": tb["utilization"],
@@ -154,7 +154,7 @@ def crosscheck(case: Case) -> dict[str, Any]:
             "jain": tf["metrics"]["jain_index"],
             "wall_s": tf["wall_seconds_process"],
             "rss_kib": tf["peak_rss_kib"],
-            "departures": tb.get("departures_pkts_total", tb.get("departures_pkts", 0)),
+            "departures": tb["tx_packets"],
         },
     }
 

@@ -236,6 +236,8 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         f"{scenario}: ok: {info['scenario']}, {info['duration_s']:g} s, "
         f"{info['flows']} flows ({groups}), {info['links']} links, {info['events']} events"
     )
+
+
 @app.command()
 def reproduce(
     name: Annotated[str, typer.Argument(help="Reproduction name (e.g. tfrc) or claim-file path.")],

@@ -7,10 +7,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+# Figures are built on the Agg canvas directly, without pyplot: pyplot's import and its figure
+# manager cost most of a second, several times what a small simulation takes (issue 4 counts
+# set-up and outputs in the speed comparison with ns-2).
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # files only: never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
+
+def _figure(height: float, rows: int = 1):
+    fig = Figure(figsize=(8, height))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, 1, sharex=True)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.12 if rows == 1 else 0.09, top=0.9)
+    return fig, axes
 
 # Above this many flows, lines are drawn per protocol group (mean) instead of per flow.
 MAX_LINES = 16
@@ -61,27 +70,23 @@ def plot_run(
     written = []
     name = summary.get("scenario", "")
 
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = _figure(4)
     if _plot_metric(ax, flows, summary, "throughput_bps", 1e-6):
         ax.set(xlabel="time (s)", ylabel="throughput (Mb/s)", title=f"{name}: throughput")
-        fig.tight_layout()
         fig.savefig(out / "throughput.png", dpi=110)
         written.append(out / "throughput.png")
-    plt.close(fig)
 
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    fig, (ax1, ax2) = _figure(6, rows=2)
     has_cwnd = _plot_metric(ax1, flows, summary, "cwnd", 1.0)
     has_rate = _plot_metric(ax2, flows, summary, "rate_bps", 1e-6)
     if has_cwnd or has_rate:
         ax1.set(ylabel="cwnd (packets)", title=f"{name}: window and rate")
         ax2.set(xlabel="time (s)", ylabel="allowed rate (Mb/s)")
-        fig.tight_layout()
         fig.savefig(out / "window.png", dpi=110)
         written.append(out / "window.png")
-    plt.close(fig)
 
     if links.get("t"):
-        fig, ax = plt.subplots(figsize=(8, 3))
+        fig, ax = _figure(3)
         per_link: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))
         for link, t, q in zip(links["link"], links["t"], links["queue_pkts"], strict=True):
             per_link[link][0].append(t)
@@ -90,8 +95,6 @@ def plot_run(
             ax.plot(xs, ys, lw=0.8, label=link)
         ax.set(xlabel="time (s)", ylabel="queue (packets)", title=f"{name}: queue length")
         ax.legend(fontsize=7)
-        fig.tight_layout()
         fig.savefig(out / "queue.png", dpi=110)
         written.append(out / "queue.png")
-        plt.close(fig)
-    return written
+        return written
