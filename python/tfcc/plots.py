@@ -21,6 +21,7 @@ def _figure(height: float, rows: int = 1):
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.12 if rows == 1 else 0.09, top=0.9)
     return fig, axes
 
+
 # Above this many flows, lines are drawn per protocol group (mean) instead of per flow.
 MAX_LINES = 16
 
