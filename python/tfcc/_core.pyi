@@ -1,6 +1,6 @@
 """Type stubs for the Rust extension ``tfcc._core`` (see crates/tfcc-py)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __version__: str
@@ -87,3 +87,17 @@ def run_scenario(
     (``metrics`` holds ``jain_index``), the series are columnar, one row per flow (or reported
     link) per sampling interval. Raises :class:`ScenarioError` before running on a bad file.
     """
+
+def plot_panels(
+    path: str,
+    panels: Sequence[Mapping[str, Any]],
+    *,
+    title: str,
+    xlabel: str,
+    width: int = 880,
+    height: int = 440,
+    font: str | None = None,
+) -> None:
+    """Draw line-chart panels (``{"ylabel": str, "lines": [(label, xs, ys), ...]}``), stacked,
+    into one PNG. ``font`` is a TrueType file for the text (none: no text). Raises ValueError on
+    bad sizes or mismatched series, OSError when the file cannot be written."""

@@ -1,29 +1,39 @@
-"""PNG plots of a run: throughput, congestion window or rate, and queue length over time."""
+"""PNG plots of a run: throughput, congestion window or rate, and queue length over time.
+
+The grouping of samples into lines happens here; the drawing is Rust (``_core.plot_panels``,
+plotters), because matplotlib's import alone costs several times what a small simulation takes
+and issue 4 counts outputs in the speed comparison with ns-2.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-# Figures are built on the Agg canvas directly, without pyplot: pyplot's import and its figure
-# manager cost most of a second, several times what a small simulation takes (issue 4 counts
-# set-up and outputs in the speed comparison with ns-2).
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
-
-def _figure(height: float, rows: int = 1):
-    fig = Figure(figsize=(8, height))
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, 1, sharex=True)
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.12 if rows == 1 else 0.09, top=0.9)
-    return fig, axes
-
+from tfcc import _core
 
 # Above this many flows, lines are drawn per protocol group (mean) instead of per flow.
 MAX_LINES = 16
+
+Line = tuple[str, list[float], list[float]]
+
+
+@cache
+def font_path() -> str | None:
+    """A TrueType font for the chart text: matplotlib's DejaVu Sans (found without importing
+    matplotlib), else Debian's copy; ``None`` draws the charts without text."""
+    spec = importlib.util.find_spec("matplotlib")
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    candidates = [Path(r) / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf" for r in roots]
+    candidates.append(Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
+    for c in candidates:
+        if c.is_file():
+            return str(c)
+    return None
 
 
 def _by_flow(series: Mapping[str, Sequence[Any]], key: str) -> dict[int, tuple[list, list]]:
@@ -41,24 +51,23 @@ def _labels(summary: Mapping[str, Any]) -> dict[int, str]:
     return {f["id"]: f.get("label") or f["protocol"] for f in summary.get("flows", [])}
 
 
-def _plot_metric(ax, series, summary, key: str, scale: float) -> bool:
+def _lines(series, summary, key: str, scale: float) -> list[Line]:
     labels = _labels(summary)
     per_flow = _by_flow(series, key)
-    if not per_flow:
-        return False
     if len(per_flow) <= MAX_LINES:
-        for fid, (xs, ys) in sorted(per_flow.items()):
-            ax.plot(xs, [y * scale for y in ys], lw=0.8, label=f"{fid} {labels.get(fid, '')}")
-    else:
-        groups: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for fid, (xs, ys) in per_flow.items():
-            for x, y in zip(xs, ys, strict=True):
-                groups[labels.get(fid, "?")][x].append(y * scale)
-        for label, pts in sorted(groups.items()):
-            xs = sorted(pts)
-            ax.plot(xs, [sum(pts[x]) / len(pts[x]) for x in xs], lw=0.9, label=f"{label} (mean)")
-    ax.legend(fontsize=6, ncol=2, loc="upper right")
-    return True
+        return [
+            (f"{fid} {labels.get(fid, '')}", xs, [y * scale for y in ys])
+            for fid, (xs, ys) in sorted(per_flow.items())
+        ]
+    groups: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for fid, (xs, ys) in per_flow.items():
+        for x, y in zip(xs, ys, strict=True):
+            groups[labels.get(fid, "?")][x].append(y * scale)
+    out = []
+    for label, pts in sorted(groups.items()):
+        xs = sorted(pts)
+        out.append((f"{label} (mean)", xs, [sum(pts[x]) / len(pts[x]) for x in xs]))
+    return out
 
 
 def plot_run(
@@ -70,32 +79,41 @@ def plot_run(
     """Write throughput.png, window.png (cwnd or rate) and queue.png into ``out``."""
     written = []
     name = summary.get("scenario", "")
+    font = font_path()
 
-    fig, ax = _figure(4)
-    if _plot_metric(ax, flows, summary, "throughput_bps", 1e-6):
-        ax.set(xlabel="time (s)", ylabel="throughput (Mb/s)", title=f"{name}: throughput")
-        fig.savefig(out / "throughput.png", dpi=110)
-        written.append(out / "throughput.png")
+    def draw(file: str, panels: list[dict[str, Any]], title: str, height: int) -> None:
+        _core.plot_panels(
+            str(out / file), panels, title=title, xlabel="time (s)", height=height, font=font
+        )
+        written.append(out / file)
 
-    fig, (ax1, ax2) = _figure(6, rows=2)
-    has_cwnd = _plot_metric(ax1, flows, summary, "cwnd", 1.0)
-    has_rate = _plot_metric(ax2, flows, summary, "rate_bps", 1e-6)
-    if has_cwnd or has_rate:
-        ax1.set(ylabel="cwnd (packets)", title=f"{name}: window and rate")
-        ax2.set(xlabel="time (s)", ylabel="allowed rate (Mb/s)")
-        fig.savefig(out / "window.png", dpi=110)
-        written.append(out / "window.png")
-
+    throughput = _lines(flows, summary, "throughput_bps", 1e-6)
+    if throughput:
+        draw(
+            "throughput.png",
+            [{"ylabel": "throughput (Mb/s)", "lines": throughput}],
+            f"{name}: throughput",
+            440,
+        )
+    cwnd = _lines(flows, summary, "cwnd", 1.0)
+    rate = _lines(flows, summary, "rate_bps", 1e-6)
+    panels = [
+        {"ylabel": label, "lines": lines}
+        for label, lines in (("cwnd (packets)", cwnd), ("allowed rate (Mb/s)", rate))
+        if lines
+    ]
+    if panels:
+        draw("window.png", panels, f"{name}: window and rate", 110 + 330 * len(panels))
     if links.get("t"):
-        fig, ax = _figure(3)
         per_link: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))
         for link, t, q in zip(links["link"], links["t"], links["queue_pkts"], strict=True):
             per_link[link][0].append(t)
             per_link[link][1].append(q)
-        for link, (xs, ys) in sorted(per_link.items()):
-            ax.plot(xs, ys, lw=0.8, label=link)
-        ax.set(xlabel="time (s)", ylabel="queue (packets)", title=f"{name}: queue length")
-        ax.legend(fontsize=7)
-        fig.savefig(out / "queue.png", dpi=110)
-        written.append(out / "queue.png")
-        return written
+        queue = [(link, xs, ys) for link, (xs, ys) in sorted(per_link.items())]
+        draw(
+            "queue.png",
+            [{"ylabel": "queue (packets)", "lines": queue}],
+            f"{name}: queue length",
+            330,
+        )
+    return written

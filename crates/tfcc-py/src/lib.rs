@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod equation;
 mod loss_history;
+mod plots;
 mod scenario;
 
 #[pymodule]
@@ -21,5 +22,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
     Ok(())
 }
