@@ -92,16 +92,20 @@ class Case:
 
 def _measure(cmd: list[str], cwd: str) -> tuple[float, int, int]:
     """Wall seconds, peak RSS (KiB) and exit code of one child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited with {code}: {err.strip()[-500:]}")
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL
+        )
+        # wait4 rather than Popen.wait: it also returns the child's own resource usage.
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code  # reaped here; tell Popen so it does not wait again
+        if code != 0:
+            err.seek(0)
+            text = err.read().decode(errors="replace").strip()[-500:]
+            raise RuntimeError(f"{' '.join(cmd)} exited with {code}: {text}")
     return wall, usage.ru_maxrss, code
 
 
