@@ -31,6 +31,7 @@ ns2:
 
 demo: install
 	$(BIN)/tfcc demo
+	$(BIN)/tfcc run scenarios/flagship.toml --out $(OUT)
 
 lint: rust-tools install
 	$(CARGO) fmt --all --check
@@ -46,6 +47,12 @@ py-test: install ns2
 	$(BIN)/pytest -q
 
 test: lint rust-test py-test
+
+# tfcc and ns-2 on the same dumbbells, one after the other, into bench/RESULTS.md (issue 4), then
+# the criterion microbenchmarks (event queue, per-ACK cost).
+bench: install ns2
+	$(BIN)/python bench/compare.py
+	$(CARGO) bench -p tfcc-sim
 
 fmt:
 	$(CARGO) fmt --all
