@@ -149,3 +149,16 @@ def test_the_cli_rejects_an_unknown_reproduction_with_exit_2() -> None:
     assert r.returncode == 2
     assert "no such reproduction" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_the_tcp_claims_of_issue_4_reproduce_in_the_simulator(tmp_path: Path) -> None:
+    """004 E1b's TCP rows and the TCP-model claims, run for real (about a second)."""
+    text = (reproduce.CLAIMS_DIR / "tfrc.toml").read_text()
+    scen = reproduce.CLAIMS_DIR.parent
+    text = text.replace('scenario = "../', f'scenario = "{scen}/')
+    path = write(tmp_path, text)
+    _, outcomes = reproduce.run(str(path))
+    tcp = [o for o in outcomes if o.claim.id.startswith(("e1b-tcp", "tcp-model"))]
+    assert len(tcp) == 5
+    for o in tcp:
+        assert o.passed, (o.claim.id, o.measured, o.claim.describe_target(), o.error)
