@@ -109,8 +109,11 @@ fn one_tfwc_flow_fills_the_link() {
 /// Does not reproduce yet: measured θ = 0.774 (2+2 flows, 5 Mb/s), 0.807 (4+4, 15 Mb/s) and
 /// 0.678 (8+8, 15 Mb/s). TFWC's packets are dropped about ten times as often as TCP's (5.7 %
 /// against 0.5 % at 2+2), so its equation window stays small; why its arrivals meet the full
-/// queue so much more often is open (issue 6). With a 100-packet queue and spread access delays
-/// the 4+4 case gives θ = 0.46.
+/// queue so much more often is open (issue 6). The cwnd jitter decides it: at 2+2, 5 Mb/s,
+/// 28-packet queue, θ is 0.79 with the thesis' jitter, 0.76 without the force inflater, 0.78
+/// with only the force inflater, and 0.24 with no jitter at all; one borrowed packet per RTT
+/// arrives back-to-back with the ACK-clocked one and meets the full queue. With a 100-packet
+/// queue and spread access delays the 4+4 case gives θ = 0.46.
 #[test]
 #[ignore = "does not reproduce yet: θ 0.68–0.81 against the thesis' 0.35–0.75 (issue 6)"]
 fn tfwc_shares_a_droptail_bottleneck_with_tcp_within_the_thesis_band() {

@@ -56,6 +56,10 @@ pub struct TfwcConfig {
     /// cwnd jitter (002 Sec. 3.2.7): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
     pub jitter: bool,
+    /// The "force inflater": inflate at the end of an RTT in which no draw did (002 Sec. 3.2.7,
+    /// "at least once per RTT"). Choi's ns-2 code runs it only under the opposite condition
+    /// (spec 002 §2.9 [X]); false leaves the 10 % draws alone.
+    pub jitter_force: bool,
     /// 10 % per Ack Vector (002 Sec. 3.2.7).
     pub jitter_probability: f64,
     /// Jitter is off above this loss event rate: 25 % (002 Sec. 3.2.7).
@@ -90,6 +94,7 @@ impl Default for TfwcConfig {
             rounding: Rounding::Nearest,
             rate_mode_scale: 1.0,
             jitter: true,
+            jitter_force: true,
             jitter_probability: 0.1,
             jitter_max_p: 0.25,
             jitter_max_ali_change: 10.0,

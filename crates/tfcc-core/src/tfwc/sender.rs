@@ -246,7 +246,7 @@ impl TfwcSender {
         let srtt = self.rtt.srtt().unwrap_or(Dur::MAX);
         if now.saturating_since(self.jitter.start) > srtt {
             // The "force inflater" at the end of each RTT (002 Sec. 3.2.7).
-            if allowed && !self.jitter.inflated {
+            if allowed && self.cfg.jitter_force && !self.jitter.inflated {
                 self.cwnd += 1;
             }
             self.jitter = JitterRound {
