@@ -42,7 +42,7 @@ fn run(args: &[String]) -> Result<String, String> {
     let delay_ms: f64 = arg(args, 7, "DELAY_MS", Some(20.0))?;
     let limit: u32 = arg(args, 8, "LIMIT", Some(100))?;
     let n = tcp + tfrc;
-    if n == 0 || !(duration > 0.0) || !(0.0..=1.0).contains(&loss) {
+    if n == 0 || !duration.is_finite() || duration <= 0.0 || !(0.0..=1.0).contains(&loss) {
         return Err("need TCP + TFRC > 0, DURATION_S > 0, 0 <= LOSS <= 1".into());
     }
     let loss_key = if loss > 0.0 {

@@ -337,7 +337,11 @@ impl TfrcConfig {
     /// Shared: `df_ 0.95` (β = 0.05), `bval_ 1`, `ca_ 1` (ISM on), `algo_ 1` (ALI), n = 8,
     /// `NumFeedback_ 1` (one report per RTT), `minrto_ 0` (no RTO floor), feedback 40 B.
     /// Not modelled: ns-2's `tcp_tick_`, `maxHeavyRounds_`, `conservative_`, `voip_`, and its
-    /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK.
+    /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK; nor
+    /// the details of its increase rule (`(s/R)·min(2, Δt/R)` per report), slowstart exit,
+    /// `max(2R, 2s/X)` no-feedback timer and report timer. bench/ns2/README.md lists them with
+    /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
+    /// the one difference that mattered.
     pub fn ns2() -> Self {
         TfrcConfig {
             packet_size: 1000,
