@@ -116,6 +116,17 @@ def loss_event_rate(s: Summary, flow: int | None = None, protocol: str | None = 
     return sum(vals) / len(vals)
 
 
+def cov(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Coefficient of variation of a flow's throughput, population standard deviation over mean
+    of its per-interval samples in the measurement window (the summary's ``cov``, at the
+    recorder's sampling interval, 100 ms by default): 004 Sec. 4.1's measure of how smooth a
+    rate is. Averaged over the matching flows."""
+    vals = [f.get("cov") for f in _flows(s, flow, protocol)]
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        raise MetricError("a flow has no throughput samples in the window")
+    return sum(vals) / len(vals)
+
+
 #: Name → metric, as used by claim files.
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
@@ -125,4 +136,5 @@ METRICS: dict[str, Callable[..., float]] = {
     "utilization": utilization,
     "tcp_model_ratio": tcp_model_ratio,
     "loss_event_rate": loss_event_rate,
+    "cov": cov,
 }
