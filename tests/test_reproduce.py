@@ -19,6 +19,7 @@ def summary(*flows: tuple[str, float], util: float = 0.9) -> dict:
                 "throughput_bps": thr,
                 "loss_event_rate": 0.01,
                 "mean_rtt_s": 0.1,
+                "cov": 0.1 * (i + 1),
             }
             for i, (proto, thr) in enumerate(flows)
         ],
@@ -33,6 +34,14 @@ def test_metrics_follow_their_formulas() -> None:
     assert metrics.fairness_theta(s) == pytest.approx(0.5)
     assert metrics.jain(s) == pytest.approx(36e12 / (3 * 14e12))
     assert metrics.utilization(s) == 0.9
+    assert metrics.cov(s, protocol="tcp") == pytest.approx(0.15)
+    assert metrics.cov(s, flow=2) == pytest.approx(0.3)
+    assert metrics.throughput_ratio(s, protocol="tcp", other="tfrc") == pytest.approx(1.0)
+    assert metrics.throughput_ratio(s, protocol="tfrc", other="tcp") == pytest.approx(1.0)
+    with pytest.raises(metrics.MetricError, match="delivered nothing"):
+        metrics.throughput_ratio(
+            summary(("tcp-sack", 1.0), ("tfrc", 0.0)), protocol="tcp", other="tfrc"
+        )
     model = tfcc.padhye_rate(1000, 0.1, 0.01) * 8
     assert metrics.tcp_model_ratio(s, flow=0) == pytest.approx(3e6 / model)
     with pytest.raises(metrics.MetricError, match="needs TCP flows"):

@@ -116,6 +116,28 @@ def loss_event_rate(s: Summary, flow: int | None = None, protocol: str | None = 
     return sum(vals) / len(vals)
 
 
+def throughput_ratio(s: Summary, protocol: str, other: str) -> float:
+    """Mean per-flow goodput of the ``protocol`` flows over that of the ``other`` flows (004 Sec.
+    4.8.2 compares protocols this way: "average TCP throughput [...] is 70 % of TFRC's")."""
+    mine = [float(f["throughput_bps"]) for f in _flows(s, protocol=protocol)]
+    theirs = [float(f["throughput_bps"]) for f in _flows(s, protocol=other)]
+    denom = sum(theirs) / len(theirs)
+    if denom <= 0:
+        raise MetricError(f"the {other!r} flows delivered nothing in the window")
+    return (sum(mine) / len(mine)) / denom
+
+
+def cov(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Coefficient of variation of a flow's throughput, population standard deviation over mean
+    of its per-interval samples in the measurement window (the summary's ``cov``, at the
+    recorder's sampling interval, 100 ms by default): 004 Sec. 4.1's measure of how smooth a
+    rate is. Averaged over the matching flows."""
+    vals = [f.get("cov") for f in _flows(s, flow, protocol)]
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        raise MetricError("a flow has no throughput samples in the window")
+    return sum(vals) / len(vals)
+
+
 #: Name → metric, as used by claim files.
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
@@ -125,4 +147,6 @@ METRICS: dict[str, Callable[..., float]] = {
     "utilization": utilization,
     "tcp_model_ratio": tcp_model_ratio,
     "loss_event_rate": loss_event_rate,
+    "cov": cov,
+    "throughput_ratio": throughput_ratio,
 }

@@ -127,6 +127,16 @@ pub struct TfrcConfig {
     /// size and uses 1460 B in the Dummynet tests (004 Sec. 4.2). Also the `s` of the equation.
     #[serde(deserialize_with = "bytes_u32")]
     pub packet_size: u32,
+    /// Header bytes each data packet carries on the wire on top of [`Self::packet_size`]. The
+    /// rate, the pacing gap `s/X`, the equation's `s`, `X_recv` and goodput all count
+    /// `packet_size` only; links carry `packet_size + header_size`. 0 in the thesis preset (its
+    /// 1460 B are the packet). ns-2's `Agent/TFRC` adds `headersize_ 32` to every packet
+    /// (`useHeaders_ true`) but paces and computes with `packetSize_`, so its flows put 3.2 %
+    /// more bytes on the wire than their rate says; with DropTail that also shifts the phase
+    /// of TFRC's arrivals against the 1040-byte TCP segments, which alone moved θ at N = 8 from
+    /// 0.555 to 0.467 (bench/ns2/README.md).
+    #[serde(deserialize_with = "bytes_u32")]
+    pub header_size: u32,
     /// Bytes per feedback packet on the wire. 004 App. A has five 32-bit fields (and we add a
     /// type word); ns-2's `Agent/TFRCSink packetSize_` is 40, the default.
     #[serde(deserialize_with = "bytes_u32")]
@@ -227,6 +237,7 @@ impl Default for TfrcConfig {
     fn default() -> Self {
         TfrcConfig {
             packet_size: 1460,                                 // 004 Sec. 4.2, Dummynet tests
+            header_size: 0,                                    // 004: packets of 1460 B
             feedback_size: 40,                                 // ns-2 TFRCSink packetSize_
             rtt_beta: 0.05,                                    // 004 Sec. 4.8.1
             ism: true,                                         // 004 Sec. 3.6.4
@@ -310,6 +321,7 @@ impl TfrcConfig {
     /// | field | thesis | ns-2 | ns-2 parameter |
     /// |---|---|---|---|
     /// | `packet_size` | 1460 | 1000 | `packetSize_` |
+    /// | `header_size` | 0 | 32 (1032 B on the wire) | `headersize_`, `useHeaders_ true` |
     /// | `initial_window` | 1 packet/RTT | RFC 3390 window | `rate_init_option_ 2` |
     /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, 2·X_recv)` | `ssmult_ 2` |
     /// | `slowstart_exit_losses` | 2 | 1 | first loss ends slowstart |
@@ -325,10 +337,15 @@ impl TfrcConfig {
     /// Shared: `df_ 0.95` (β = 0.05), `bval_ 1`, `ca_ 1` (ISM on), `algo_ 1` (ALI), n = 8,
     /// `NumFeedback_ 1` (one report per RTT), `minrto_ 0` (no RTO floor), feedback 40 B.
     /// Not modelled: ns-2's `tcp_tick_`, `maxHeavyRounds_`, `conservative_`, `voip_`, and its
-    /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK.
+    /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK; nor
+    /// the details of its increase rule (`(s/R)·min(2, Δt/R)` per report), slowstart exit,
+    /// `max(2R, 2s/X)` no-feedback timer and report timer. bench/ns2/README.md lists them with
+    /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
+    /// the one difference that mattered.
     pub fn ns2() -> Self {
         TfrcConfig {
             packet_size: 1000,
+            header_size: 32,
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::TwiceReceiveRate,
             slowstart_timer: false,
@@ -353,6 +370,11 @@ impl TfrcConfig {
             "ns2" => Some(Self::ns2()),
             _ => None,
         }
+    }
+
+    /// Bytes of one data packet on the wire: payload plus headers.
+    pub fn wire_size(&self) -> u32 {
+        self.packet_size.saturating_add(self.header_size)
     }
 
     /// The throughput equation these fields describe.

@@ -168,8 +168,11 @@ impl TfrcReceiver {
             Arrival::Late => return,
             Arrival::Accepted => {}
         }
-        self.delivered += u64::from(size);
-        self.bytes_since += u64::from(size);
+        // Goodput and `X_recv` count payload, the unit of the sender's rate (ns-2's sink
+        // reports packets, which its sender multiplies by `packetSize_`).
+        let payload = u64::from(size.saturating_sub(self.cfg.header_size));
+        self.delivered += payload;
+        self.bytes_since += payload;
         if self.since.is_none() {
             self.since = Some(now);
         }
@@ -355,6 +358,7 @@ mod tests {
     fn the_rfc_preset_seeds_at_the_first_loss_from_the_receive_rate() {
         let cfg = TfrcConfig {
             packet_size: S,
+            header_size: 0, // the test's packets are S bytes on the wire
             ..TfrcConfig::ns2()
         };
         let eq = cfg.equation();
@@ -408,6 +412,23 @@ mod tests {
         let mut r = TfrcReceiver::new(TfrcConfig::default());
         feed(&mut r, [0, 1, 1, 2], 100, 1);
         assert_eq!(r.delivered_bytes(), 3 * u64::from(S));
+    }
+
+    #[test]
+    fn goodput_and_the_receive_rate_count_payload_not_headers() {
+        // ns-2: 1032 B on the wire, 1000 B of payload (`headersize_ 32`).
+        let mut r = TfrcReceiver::new(TfrcConfig::ns2());
+        let wire = |seq: u64, at: u64| Packet {
+            size: 1032,
+            ..data(seq, Time::from_millis(at), 100, 40_000)
+        };
+        for k in 0..11u64 {
+            r.on_packet(Time::from_millis(80 + 10 * k), &wire(k, 10 * k));
+            let _ = r.poll_transmit(Time::from_millis(80 + 10 * k));
+        }
+        assert_eq!(r.delivered_bytes(), 11_000);
+        // The report at the 11th packet, 100 ms after the first: 10 packets of 1000 B since.
+        assert!((r.stats().rate.unwrap() - 100_000.0).abs() < 1e-6);
     }
 
     proptest::proptest! {

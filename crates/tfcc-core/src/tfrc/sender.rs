@@ -338,7 +338,8 @@ impl Endpoint for TfrcSender {
             self.nofeedback_at = Some(now + self.nofeedback_iv);
         }
         Some(Packet {
-            size: self.cfg.packet_size,
+            // Headers ride on top of the `s` the rate is paced with (ns-2 `headersize_`).
+            size: self.cfg.wire_size(),
             header: Header::TfrcData(h),
         })
     }
@@ -436,6 +437,19 @@ mod tests {
         };
         assert_eq!((h.seq, h.rate, h.mode), (1, 1460, Mode::InitRtt));
         assert_eq!(p.size, 1460);
+    }
+
+    #[test]
+    fn ns2_packets_carry_headers_on_top_of_the_paced_size() {
+        let mut s = TfrcSender::new(TfrcConfig::ns2());
+        let p = s.poll_transmit(Time::ZERO).unwrap();
+        assert_eq!(p.size, 1032); // packetSize_ 1000 + headersize_ 32
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // RFC 3390 window of 4 packets of s = 1000 B per 100 ms RTT: the gap is s/X = 25 ms,
+        // computed with the payload size, not the 1032 wire bytes.
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+        assert_eq!(s.next_timeout(), Some(ms(25)));
+        assert_eq!(s.stats().bytes_sent, 1000);
     }
 
     #[test]

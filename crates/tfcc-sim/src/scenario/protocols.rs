@@ -244,6 +244,7 @@ pub fn sized(
 /// checks the two agree.
 const TFRC_NS2: &str = r#"
 packet_size = 1000
+header_size = 32
 initial_window = "rfc5348"
 slowstart_bound = "twice-receive-rate"
 slowstart_timer = false
