@@ -451,11 +451,235 @@ impl Ttfwc {
             }
             prev = Some(c);
         }
+        // A relative tolerance so that an exact tie (integer intervals) is not lost to rounding:
+        // at I0 = x the averages are equal and the window is still flat.
         let x = (excl - shifted) / w[0];
+        let x = x + 1e-9 * x.abs().max(1.0);
         if x.is_finite() && x > 0.0 {
             x.min(u64::MAX as f64 / 2.0).floor() as u64
         } else {
             0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `n` single-packet ACKs at a steady window (cwnd = ssthresh = `cwnd`), returning
+    /// the window after each.
+    fn acks(t: &mut Ttfwc, n: usize, cwnd: f64) -> Vec<f64> {
+        let mut c = cwnd;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            match t.cong_avoid(1, c, cwnd.floor()) {
+                Increase::Set(x) => c = x,
+                Increase::Reno => panic!("Reno increase in the TTFWC phase"),
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// First loss at a window of 20: Reno's halving to W = 10, and the pseudo-interval with
+    /// W(p) = 10, 82.15 packets (spec 000 §2.1: "W = 10 → 82.2"), seeds the history; the
+    /// increasing period starts once the open interval passes it.
+    #[test]
+    fn first_loss_halves_and_seeds_the_pseudo_interval() {
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        assert!(!t.responsive());
+        assert_eq!(t.history().weights().len(), 16);
+        assert_eq!(t.cong_avoid(1, 20.0, 10_000.0), Increase::Reno);
+        let th = t.ssthresh(20.0);
+        assert_eq!(th, 10.0);
+        assert!((t.ali() - 82.15).abs() < 0.01, "{}", t.ali());
+        assert_eq!(t.li_dif(), 82);
+        assert_eq!(t.history().open_interval(), 1);
+        assert_eq!(t.loss_events(), 1);
+    }
+
+    /// After the first loss (I0 = 1, the lost packet) the window is flat for 81 packets
+    /// (I0 → 82 ≤ 82.15), then the approximate ALI grows by one every 6 packets (smooth mode):
+    /// at the 6th packet of the increasing period ALI = 83.15, W = 10.07 > 10, so cwnd becomes
+    /// 11; W stays below 11 for the next steps (W(1/84.15) = 10.1).
+    #[test]
+    fn flat_period_then_cadenced_increase() {
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        t.ssthresh(20.0);
+        let w = acks(&mut t, 81 + 5, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
+        let w = acks(&mut t, 1, 10.0);
+        assert_eq!(w, [11.0]);
+        assert!((t.ali() - 83.15).abs() < 0.01);
+        let w = acks(&mut t, 12, 11.0);
+        assert!(w.iter().all(|&c| c == 11.0), "{w:?}");
+    }
+
+    /// The exact ALI moves every packet of the increasing period: the window reaches 11 at its
+    /// first packet, where max(ALI_incl, ALI_excl) is the open interval alone (one seeded
+    /// interval, same weights), 83 > 82.15.
+    #[test]
+    fn exact_ali_grows_without_a_cadence() {
+        let mut t = Ttfwc::new(TtfwcConfig {
+            ali: AliUpdate::Exact,
+            ..TtfwcConfig::with_tp(0.4)
+        });
+        t.ssthresh(20.0);
+        let w = acks(&mut t, 81, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0));
+        assert_eq!(acks(&mut t, 1, 10.0), [11.0]);
+        assert_eq!(t.ali(), 83.0);
+    }
+
+    /// A second loss after 69 more packets (interval 70) with the shadow set at the midpoint
+    /// (I0 = 41, shadow = 10) and grown to 12: ALI = (70 + 82.15)/2 = 76.08, W = 9.547,
+    /// ε = 0.045. The shadow halves to 6 ≤ 9.547, so alpha = tp²·(9.547 − 6) = 0.5675 at
+    /// tp = 0.4 and tp·δ = 3.192 at tp = 0.9, added once at the first packet after the new
+    /// flat period.
+    fn second_loss(cfg: TtfwcConfig) -> Ttfwc {
+        let mut t = Ttfwc::new(cfg);
+        t.ssthresh(20.0);
+        acks(&mut t, 40, 10.0);
+        assert_eq!(t.reno_shadow(), 0.0);
+        acks(&mut t, 29, 10.0);
+        assert_eq!(t.reno_shadow(), 12.0);
+        let th = t.ssthresh(10.0);
+        assert!((th - 9.5467).abs() < 1e-3, "{th}");
+        t
+    }
+
+    #[test]
+    fn boost_is_tp_squared_delta_in_smooth_mode_and_tp_delta_in_responsive_mode() {
+        let t = second_loss(TtfwcConfig::with_tp(0.4));
+        assert!((t.alpha() - 0.5675).abs() < 1e-3, "{}", t.alpha());
+        assert_eq!(t.reno_shadow(), 6.0);
+        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        assert!(t.responsive());
+        assert!((t.alpha() - 3.1920).abs() < 1e-3, "{}", t.alpha());
+        // li_dif with w_0 = w_1: the open interval must pass the older interval, 82.15.
+        assert_eq!(t.li_dif(), 82);
+        let w = acks(&mut t, 81, 9.0);
+        assert!(w.iter().all(|&c| c == 9.0));
+        let w = acks(&mut t, 1, 9.0);
+        assert!((w[0] - 12.192).abs() < 1e-3, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+        // Once only: growth then aims at W + alpha (12.74 → 13.24 as the ALI climbs from 76.08
+        // to 83), at most +1 per ACK.
+        let w = acks(&mut t, 30, w[0]);
+        assert_eq!(w[1] - w[0], 1.0, "{w:?}"); // c = 3: W(1/77.08) + 3.19 = 12.8 > 12.19
+        assert!(w.windows(2).all(|p| p[1] - p[0] <= 1.0));
+        assert!(*w.last().unwrap() <= 14.2, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+    }
+
+    #[test]
+    fn no_boost_when_eq_3_1_fails_or_tp_is_zero_or_the_shadow_never_passed() {
+        // ε = 0.045 is not below a threshold of 0.03: plain TFWC.
+        let t = second_loss(TtfwcConfig {
+            eps_max_smooth: 0.03,
+            ..TtfwcConfig::with_tp(0.4)
+        });
+        assert_eq!(t.alpha(), 0.0);
+        let mut t = second_loss(TtfwcConfig::with_tp(0.0));
+        assert_eq!(t.alpha(), 0.0);
+        acks(&mut t, 100, 9.0);
+        assert_eq!(t.boosts(), 0);
+        // A loss before the midpoint of the first flat period: the shadow was never set.
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        t.ssthresh(20.0);
+        acks(&mut t, 20, 10.0);
+        t.ssthresh(10.0);
+        assert_eq!(t.alpha(), 0.0);
+        // A long interval raises W: no decrease, no boost.
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        t.ssthresh(20.0);
+        acks(&mut t, 200, 10.0);
+        t.ssthresh(12.0);
+        assert!(t.equation_window() > 10.0);
+        assert_eq!(t.alpha(), 0.0);
+    }
+
+    /// Below a window of 2 the sender is Reno (000 Sec. 3.4): a loss at cwnd 1.5 leaves the
+    /// history alone; an equation window of 1.5 (first loss at 3) enters Reno mode with
+    /// ssthresh 2, and a later loss whose equation window exceeds 2 leaves it.
+    #[test]
+    fn reno_below_a_window_of_two() {
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        assert_eq!(t.ssthresh(1.5), 2.0);
+        assert!(t.is_reno());
+        assert_eq!(t.loss_events(), 0);
+        assert_eq!(t.cong_avoid(1, 2.0, 2.0), Increase::Reno);
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        assert_eq!(t.ssthresh(3.0), 2.0);
+        assert!(t.is_reno());
+        assert_eq!(t.li_dif(), 0);
+        assert_eq!(t.cong_avoid(1, 3.0, 2.0), Increase::Reno);
+        // 400 packets in Reno mode, then a loss: the long interval gives W > 2.
+        t.cong_avoid(399, 10.0, 2.0);
+        assert!(t.ssthresh(10.0) > 2.0);
+        assert!(!t.is_reno());
+    }
+
+    /// After a timeout (cwnd 1 below ssthresh) the sender slow-starts as Reno does.
+    #[test]
+    fn slow_start_after_a_timeout_is_renos() {
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        t.ssthresh(20.0);
+        assert_eq!(t.cong_avoid(1, 1.0, 10.0), Increase::Reno);
+        assert_eq!(t.history().open_interval(), 2);
+    }
+
+    /// li_dif is where ALI_incl first exceeds ALI_excl in the shared history, after every loss
+    /// of an irregular sequence, in both modes.
+    #[test]
+    fn li_dif_is_where_the_open_interval_takes_over() {
+        for tp in [0.0, 0.4, 0.9] {
+            let mut t = Ttfwc::new(TtfwcConfig::with_tp(tp));
+            t.ssthresh(30.0);
+            let mut x: u64 = 12345;
+            for _ in 0..40 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let gap = 5 + (x >> 33) % 300;
+                t.cong_avoid(gap, 1e9, 2.0);
+                t.ssthresh(20.0);
+                if t.is_reno() {
+                    continue;
+                }
+                let d = t.li_dif();
+                let mut h = t.history().clone();
+                let closed = h.closed_average().unwrap();
+                h.on_packets(d - h.open_interval());
+                assert!(h.open_average().unwrap() <= closed + 1e-9, "tp {tp} d {d}");
+                h.on_packets(1);
+                assert!(
+                    h.open_average().unwrap() > closed,
+                    "tp {tp} d {d} {:?} {:?} {closed}",
+                    h.open_average(),
+                    h.closed_intervals().collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_configs_are_rejected_by_name() {
+        let bad = |c: TtfwcConfig| c.validate().unwrap_err();
+        assert!(bad(TtfwcConfig::with_tp(1.5)).starts_with("tp:"));
+        assert!(bad(TtfwcConfig {
+            history_smooth: 0,
+            ..TtfwcConfig::default()
+        })
+        .starts_with("history_smooth:"));
+        assert!(TtfwcConfig::default().validate().is_ok());
+        // Repaired, never a panic.
+        let t = Ttfwc::new(TtfwcConfig {
+            tp: f64::NAN,
+            history_smooth: 0,
+            ..TtfwcConfig::default()
+        });
+        assert_eq!(t.config().tp, 0.0);
     }
 }
