@@ -112,6 +112,21 @@ impl Default for TtfwcConfig {
 }
 
 impl TtfwcConfig {
+    /// The field names, for a loader that reads them from a table shared with the TCP's own
+    /// (`protocol = "ttfwc"` in a scenario).
+    pub const FIELDS: &'static [&'static str] = &[
+        "tp",
+        "responsive_from",
+        "history_smooth",
+        "history_responsive",
+        "ali",
+        "cadence_smooth",
+        "cadence_responsive",
+        "eps_max_smooth",
+        "eps_max_responsive",
+        "reno_below",
+    ];
+
     /// The default configuration with tuning parameter `tp`.
     pub fn with_tp(tp: f64) -> TtfwcConfig {
         TtfwcConfig {
