@@ -302,10 +302,15 @@ impl FlowSpec {
 
     /// A bulk TCP flow (ns-2 `Application/FTP` over `Agent/TCP/{Reno,Newreno,Sack1}` into the
     /// matching sink); the protocol name (`tcp-reno`, `tcp-newreno`, `tcp-sack`) follows
-    /// `cfg.variant`. The sender starts with the SYN at `start`.
+    /// `cfg.variant`, or is `ttfwc` with that congestion control (000). The sender starts with
+    /// the SYN at `start`.
     pub fn tcp(route: usize, cfg: TcpConfig, start: Time, stop: Option<Time>) -> FlowSpec {
+        let protocol = match cfg.congestion {
+            tfcc_core::tcp::Congestion::Reno => cfg.variant.name(),
+            tfcc_core::tcp::Congestion::Ttfwc(_) => "ttfwc",
+        };
         FlowSpec {
-            protocol: cfg.variant.name().into(),
+            protocol: protocol.into(),
             route,
             start,
             stop,

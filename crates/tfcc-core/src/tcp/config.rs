@@ -48,6 +48,19 @@ impl Variant {
     }
 }
 
+/// The window increase and decrease the sender runs; loss recovery is [`Variant`]'s either way.
+/// In a configuration it is written `congestion = "reno"` or
+/// `congestion = { ttfwc = { tp = 0.9 } }`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Congestion {
+    /// ns-2's Reno rules (`opencwnd` and `slowdown`), the default.
+    #[default]
+    Reno,
+    /// TTFWC (000): sender-only, the equation window with the tuning parameter's boost.
+    Ttfwc(super::ttfwc::TtfwcConfig),
+}
+
 /// Sender and sink parameters. Build the pair from one value so that the sink generates SACK
 /// blocks exactly when the sender is [`Variant::Sack`] (ns-2 pairs `Sack1` with
 /// `TCPSink/Sack1`, Reno and NewReno with the plain `TCPSink`).
@@ -134,6 +147,9 @@ pub struct TcpConfig {
     /// interval (ns-2 `Agent/TCPSink/DelAck`, `interval_ 100ms`). `None`, the default, ACKs every
     /// segment (plain `Agent/TCPSink`; 003 §5 "no delayed ACKs").
     pub delayed_ack: Option<Dur>,
+    /// Congestion control: Reno's increase and decrease (ns-2's, the default) or TTFWC's
+    /// (000, [`super::ttfwc`]).
+    pub congestion: Congestion,
 }
 
 impl Default for TcpConfig {
@@ -161,6 +177,7 @@ impl Default for TcpConfig {
             rtt: TcpRttConfig::default(), // tcpTick_, minrto_, rtxcur_init_, maxrto_
             max_sack_blocks: 3,      // maxSackBlocks_
             delayed_ack: None,       // Agent/TCPSink (no DelAck)
+            congestion: Congestion::Reno, // ns-2's TcpAgent
         }
     }
 }
@@ -217,6 +234,9 @@ impl TcpConfig {
             return Err(
                 "delayed_ack interval must be positive (omit it for an ACK per segment)".into(),
             );
+        }
+        if let Congestion::Ttfwc(t) = &self.congestion {
+            t.validate().map_err(|e| format!("congestion.ttfwc.{e}"))?;
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

@@ -10,6 +10,8 @@
 //! - [`sender`]: [`TcpSender`], the three recovery variants behind one type;
 //! - [`sink`]: [`TcpSink`], `Agent/TCPSink`, `TCPSink/Sack1` and their delayed-ACK forms;
 //! - `scoreboard` (private): the Sack1 sender's record of SACKed segments;
+//! - [`ttfwc`]: TTFWC (000), a congestion control the sender can run instead of Reno's
+//!   increase and decrease ([`TcpConfig::congestion`]);
 //! - [`wire`]: the data and ACK headers and their byte encodings.
 //!
 //! Build both ends from one [`TcpConfig`], so the sink sends SACK blocks exactly when the sender
@@ -26,9 +28,11 @@ pub mod config;
 mod scoreboard;
 pub mod sender;
 pub mod sink;
+pub mod ttfwc;
 pub mod wire;
 
-pub use config::{TcpConfig, Variant};
+pub use config::{Congestion, TcpConfig, Variant};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
+pub use ttfwc::{AliUpdate, Ttfwc, TtfwcConfig};
 pub use wire::{SackBlock, TcpAck, TcpData, WireError, MAX_SACK_BLOCKS};

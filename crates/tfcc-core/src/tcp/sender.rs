@@ -47,8 +47,9 @@
 
 use std::collections::VecDeque;
 
-use super::config::{TcpConfig, Variant};
+use super::config::{Congestion, TcpConfig, Variant};
 use super::scoreboard::ScoreBoard;
+use super::ttfwc::{Increase, Ttfwc};
 use super::wire::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::packet::{Header, Packet};
@@ -133,6 +134,10 @@ pub struct TcpSender {
     // NewReno.
     newreno_firstpartial: bool,
 
+    /// TTFWC in place of Reno's increase and decrease ([`TcpConfig::congestion`]); `None` runs
+    /// ns-2's rules unchanged.
+    ttfwc: Option<Ttfwc>,
+
     started: bool,
     send_pending: bool,
     out: VecDeque<Packet>,
@@ -181,6 +186,10 @@ impl TcpSender {
             sack_firstpartial: false,
             next_pkt: 0,
             newreno_firstpartial: false,
+            ttfwc: match &cfg.congestion {
+                Congestion::Reno => None,
+                Congestion::Ttfwc(t) => Some(Ttfwc::new(t.clone())),
+            },
             started: false,
             send_pending: false,
             out: VecDeque::with_capacity(64),
@@ -198,6 +207,11 @@ impl TcpSender {
     /// The configuration in use.
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+
+    /// The TTFWC state, when that is the congestion control.
+    pub fn ttfwc(&self) -> Option<&Ttfwc> {
+        self.ttfwc.as_ref()
     }
     /// Congestion window in segments (ns-2 `cwnd_`, without Reno's inflation).
     pub fn cwnd(&self) -> f64 {
@@ -344,7 +358,15 @@ impl TcpSender {
         self.newtimer(now, ackno);
     }
 
-    fn opencwnd(&mut self) {
+    /// The per-ACK increase for an ACK that acknowledged `acked` new segments: TTFWC's
+    /// `cong_avoid` when configured and it does not defer to Reno, else ns-2's `opencwnd`.
+    fn opencwnd(&mut self, acked: u64) {
+        if let Some(t) = &mut self.ttfwc {
+            if let Increase::Set(c) = t.cong_avoid(acked, self.cwnd, self.ssthresh as f64) {
+                self.cwnd = c;
+                return;
+            }
+        }
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
         } else {
@@ -353,8 +375,9 @@ impl TcpSender {
     }
 
     fn recv_newack_helper(&mut self, now: Time, ackno: i64, ts_echo: Time) {
+        let acked = (ackno - self.last_ack).max(1) as u64;
         self.newack(now, ackno, ts_echo);
-        self.opencwnd();
+        self.opencwnd(acked);
         if ackno == 0 && self.cfg.syn {
             // The SYN is acknowledged: open the initial window (`delay_growth_`).
             self.cwnd = self.initial_window();
@@ -362,9 +385,23 @@ impl TcpSender {
     }
 
     /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | cut)` with `precisionReduce_ true`.
+    /// With TTFWC the threshold is its `ssthresh` (the equation window, at least 2) and a fast
+    /// retransmit sets cwnd to it, never above the window at the loss (Linux ends recovery with
+    /// `cwnd = min(cwnd, ssthresh)`).
     fn slowdown(&mut self, cut: CwndCut) {
-        let slowstart = self.cwnd < self.ssthresh as f64;
         let w = self.windowd();
+        if let Some(t) = &mut self.ttfwc {
+            let th = t.ssthresh(w);
+            self.ssthresh = (th as i64).max(2);
+            self.cwnd = match cut {
+                CwndCut::Half => th.min(w),
+                CwndCut::Restart => 1.0,
+            }
+            .max(1.0);
+            self.first_decrease = false;
+            return;
+        }
+        let slowstart = self.cwnd < self.ssthresh as f64;
         let halfwin = w / 2.0;
         let decreasewin = self.cfg.decrease_num * w;
         self.ssthresh =

@@ -22,7 +22,7 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use tfcc_core::tcp::{TcpConfig, Variant};
+use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
 use tfcc_core::tfrc::TfrcConfig;
 use tfcc_core::tfwc::TfwcConfig;
 use tfcc_core::{Dur, Rate, Time};
@@ -36,13 +36,13 @@ pub const AVAILABLE: &[&str] = &[
     "tcp-sack",
     "tfrc",
     "tfwc",
+    "ttfwc",
 ];
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
 /// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
 pub const PLANNED: &[&str] = &[
     "tcp-cubic",
-    "ttfwc",
     "warc",
     "gaimd",
     "iiad",
@@ -198,6 +198,27 @@ pub fn build(
                     crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
             }
             Ok(FlowSpec::tfwc(common.route, cfg, common.start, common.stop))
+        }
+        "ttfwc" => {
+            // One flat table: TTFWC's own keys (`tp`, `ali`, ...) configure the congestion
+            // control, every other key the TCP underneath (a SACK TCP unless `variant` says
+            // otherwise, as the thesis' ns-2 agents, 000 §3.1).
+            let (own, tcp): (toml::Table, toml::Table) = params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .partition(|(k, _)| TtfwcConfig::FIELDS.contains(&k.as_str()));
+            let tt: TtfwcConfig = config_from_params(&own)?;
+            tt.validate().map_err(invalid)?;
+            let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
+            if !matches!(cfg.congestion, Congestion::Reno) {
+                return Err(ProtocolError::Param {
+                    key: "params.congestion".into(),
+                    message: "`ttfwc` sets the congestion control itself".into(),
+                });
+            }
+            cfg.congestion = Congestion::Ttfwc(tt);
+            cfg.validate().map_err(invalid)?;
+            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),

@@ -561,10 +561,10 @@ fn an_unknown_protocol_lists_the_known_ones() {
 fn a_planned_protocol_is_not_implemented_yet_rather_than_unknown() {
     let (k, m) = bad(
         &BASE.replace("rate = \"1Mbps\"", ""),
-        &["flows.0.protocol=ttfwc"],
+        &["flows.0.protocol=tcp-cubic"],
     );
     assert_eq!(k, "flows[0].protocol");
-    assert!(m.contains("`ttfwc` is not implemented yet"), "{m}");
+    assert!(m.contains("`tcp-cubic` is not implemented yet"), "{m}");
 }
 
 #[test]
@@ -873,4 +873,51 @@ proptest! {
         prop_assert_eq!(b.flows.len(), count as usize);
         prop_assert_eq!(b.topology.routes.len(), count as usize);
     }
+}
+
+#[test]
+fn ttfwc_params_split_between_the_congestion_control_and_the_tcp() {
+    use crate::flow::SenderImpl;
+    use tfcc_core::tcp::{AliUpdate, Congestion, Variant};
+    let text = BASE.replace("rate = \"1Mbps\"", "");
+    let b = ok_with(
+        &text,
+        &[
+            "flows.0.protocol=ttfwc",
+            "flows.0.params={ tp = 0.4, ali = \"exact\", max_window = 200 }",
+        ],
+    );
+    assert_eq!(b.flows[0].protocol, "ttfwc");
+    let SenderImpl::Tcp(s) = &b.flows[0].sender else {
+        panic!("ttfwc is a TCP sender");
+    };
+    let cfg = s.config();
+    assert_eq!(cfg.variant, Variant::Sack);
+    assert_eq!(cfg.max_window, 200);
+    let Congestion::Ttfwc(t) = &cfg.congestion else {
+        panic!("TTFWC congestion control");
+    };
+    assert_eq!((t.tp, t.ali), (0.4, AliUpdate::Exact));
+    let b = ok_with(
+        &text,
+        &[
+            "flows.0.protocol=ttfwc",
+            "flows.0.params={ variant = \"newreno\" }",
+        ],
+    );
+    let SenderImpl::Tcp(s) = &b.flows[0].sender else {
+        panic!("ttfwc is a TCP sender");
+    };
+    assert_eq!(s.config().variant, Variant::NewReno);
+    let (k, m) = bad(
+        &text,
+        &["flows.0.protocol=ttfwc", "flows.0.params={ tp = 1.5 }"],
+    );
+    assert_eq!(k, "flows[0].params.tp");
+    assert!(m.contains("[0, 1]"), "{m}");
+    let (k, _) = bad(
+        &text,
+        &["flows.0.protocol=ttfwc", "flows.0.params={ tpp = 0.5 }"],
+    );
+    assert_eq!(k, "flows[0].params.tpp");
 }

@@ -1,0 +1,700 @@
+//! TTFWC, Tunable TFWC (000): a sender-only congestion control for the TCP sender that replaces
+//! Reno's per-ACK increase (`cong_avoid`) and on-loss decrease (`ssthresh`) with TFWC's
+//! equation-based window plus a one-time boost scaled by the tuning parameter `tp`.
+//!
+//! This is the spec's "consistent reference algorithm" (spec 000 §2.6), that is the Linux module
+//! of 000 Ch. 4 (Figs 4.4–4.6) with the printed-code defects of spec 000 §2.5 fixed:
+//!
+//! - **#1** the boost fires on the *first* packet of the increasing period (`count == 1`; the
+//!   printed `count == 0` can never hold);
+//! - **#2** the window grows only in the increasing period and only at the ALI cadence (the
+//!   printed `goto common` in both branches would grow it on every ACK);
+//! - **#3/#4** the first loss sets the window to Reno's half (the printed code never assigns it);
+//! - **#5** `li_dif`, the open-interval length at which the increasing period starts, is
+//!   recomputed from the shared history after *every* loss event as the smallest `I0` with
+//!   `ALI_incl(I0) > ALI_excl` (not `li_mean / 100`, and not only at the first loss);
+//! - **#7** the Eq. 3.1 decrease fraction is `ε = 1 − W_new / W_prev` of the *equation* windows:
+//!   the previous equation window (`tcp_cwnd`) never contained the boost, so subtracting `alpha`
+//!   from it again, as printed, would double-count it;
+//! - **#8** kept as the reference algorithm has it (the shadow is re-initialised only at the
+//!   midpoint of the flat period, and halved only when the boost gate is evaluated), with one
+//!   deliberate change: when the gate is not evaluated `alpha` is reset to 0 rather than
+//!   carried over from an earlier epoch, because the boost belongs to one increasing period
+//!   (000 Sec. 3.2, Fig. 3.3: "behaves exactly like TFWC").
+//! - After a retransmission timeout the sender slow-starts back to `ssthresh` as Reno does
+//!   (000 Sec. 4.1, "timeout behaviours are the same as RENO"; spec 000 §2.7): the printed
+//!   `cong_avoid` has no such path once a history exists.
+//!
+//! # Counting unit
+//!
+//! The open interval `I0` counts **packets newly acknowledged** by ACKs that reach the
+//! congestion-avoidance hook, not ACK events as the kernel does (spec 000 §2.6, §6 item 11): a
+//! loss interval is then the packet count the equation expects, whatever the sink's ACK policy.
+//! With the ns-2 sink the theses use (one ACK per segment, 003 §5) both units coincide, so the
+//! kernel's 6/3 cadence applies unchanged as "packets per +1 ALI". ACKs that end a recovery or
+//! arrive during one do not reach the hook (as Linux' `tcp_may_raise_cwnd`, spec 000 §2.7) and so
+//! do not extend `I0`.
+//!
+//! # Exact versus approximate ALI
+//!
+//! The loss history is always the shared [`LossHistory`] (`AliConfig::ttfwc`), which gives the
+//! exact ALI at each loss event. During the increasing period the kernel does not recompute it
+//! but adds 1 every 6 (smooth) or 3 (responsive) ACKs (000 Sec. 4.1, cost +0.78 µs per call);
+//! [`AliUpdate`] chooses between that and the exact `max(ALI_incl, ALI_excl)` per ACK.
+
+use serde::Deserialize;
+
+use crate::equation::Equation;
+use crate::loss_history::{AliConfig, LossEstimator, LossHistory};
+
+/// How the ALI moves between loss events in the increasing period (000 Sec. 4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AliUpdate {
+    /// The kernel's approximation: ALI += 1 every [`TtfwcConfig::cadence_smooth`] or
+    /// [`TtfwcConfig::cadence_responsive`] packets of the increasing period.
+    #[default]
+    Approximate,
+    /// `max(ALI_incl, ALI_excl)` from the shared history on every ACK of the increasing period.
+    Exact,
+}
+
+/// TTFWC's parameters. Every default is the thesis' (000) value.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TtfwcConfig {
+    /// The tuning parameter in [0, 1] (000 Sec. 3.1). 0.0 is TFWC (with Reno below a window of
+    /// 2); 0.9 is the thesis' throughput-sensitive setting and the default, 0.4 its
+    /// smoothness-sensitive one.
+    pub tp: f64,
+    /// `tp` at and above which the mode is responsive (000 Sec. 3.1: smooth `0 ≤ tp < 0.5`,
+    /// responsive `0.5 ≤ tp`). The kernel treats tp = 5 (tenths) as responsive for the boost but
+    /// smooth for the cadence (spec 000 §2.3); here one mode decides all three, so tp = 0.5 is
+    /// responsive everywhere, as the text says.
+    pub responsive_from: f64,
+    /// Loss intervals in smooth mode, with Choi's `2/(i−1)` weights (000 Sec. 3.3, spec 000
+    /// §2.1).
+    pub history_smooth: usize,
+    /// Loss intervals in responsive mode, with TFRC's weights (000 Sec. 3.3).
+    pub history_responsive: usize,
+    /// Exact or approximate ALI growth between loss events (000 Sec. 4.1).
+    pub ali: AliUpdate,
+    /// Smooth mode: packets of the increasing period per +1 of the approximate ALI (000 Fig.
+    /// 4.4, `count % 6`).
+    pub cadence_smooth: u32,
+    /// Responsive mode: packets per +1 of the approximate ALI (000 Fig. 4.4, `count % 3`).
+    pub cadence_responsive: u32,
+    /// Smooth mode: the boost needs a decrease fraction ε below this (Eq. 3.1 as coded,
+    /// `dthresh > 81`, 000 Fig. 4.6).
+    pub eps_max_smooth: f64,
+    /// Responsive mode: the Eq. 3.1 threshold as coded (`dthresh > 72`, 000 Fig. 4.6).
+    pub eps_max_responsive: f64,
+    /// Below this window the sender runs Reno (000 Sec. 3.4): a loss at a smaller cwnd leaves
+    /// the history alone, an equation window at or below it switches the increase to Reno's.
+    pub reno_below: f64,
+}
+
+impl Default for TtfwcConfig {
+    fn default() -> Self {
+        TtfwcConfig {
+            tp: 0.9,                     // 000 Sec. 5.1, TTFWC(0.9)
+            responsive_from: 0.5,        // 000 Sec. 3.1
+            history_smooth: 16,          // 000 Sec. 3.3
+            history_responsive: 8,       // 000 Sec. 3.3
+            ali: AliUpdate::Approximate, // 000 Sec. 4.1
+            cadence_smooth: 6,           // 000 Fig. 4.4
+            cadence_responsive: 3,       // 000 Fig. 4.4
+            eps_max_smooth: 0.19,        // 000 Fig. 4.6, dthresh > 81
+            eps_max_responsive: 0.28,    // 000 Fig. 4.6, dthresh > 72
+            reno_below: 2.0,             // 000 Sec. 3.4
+        }
+    }
+}
+
+impl TtfwcConfig {
+    /// The field names, for a loader that reads them from a table shared with the TCP's own
+    /// (`protocol = "ttfwc"` in a scenario).
+    pub const FIELDS: &'static [&'static str] = &[
+        "tp",
+        "responsive_from",
+        "history_smooth",
+        "history_responsive",
+        "ali",
+        "cadence_smooth",
+        "cadence_responsive",
+        "eps_max_smooth",
+        "eps_max_responsive",
+        "reno_below",
+    ];
+
+    /// The default configuration with tuning parameter `tp`.
+    pub fn with_tp(tp: f64) -> TtfwcConfig {
+        TtfwcConfig {
+            tp,
+            ..TtfwcConfig::default()
+        }
+    }
+
+    /// Responsive mode (000 Sec. 3.1).
+    pub fn responsive(&self) -> bool {
+        self.tp >= self.responsive_from
+    }
+
+    /// Checks every field; the message names the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        let unit = |name: &str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{name}: must lie in [0, 1], got {v}"))
+            }
+        };
+        unit("tp", self.tp)?;
+        unit("responsive_from", self.responsive_from)?;
+        unit("eps_max_smooth", self.eps_max_smooth)?;
+        unit("eps_max_responsive", self.eps_max_responsive)?;
+        for (name, n) in [
+            ("history_smooth", self.history_smooth),
+            ("history_responsive", self.history_responsive),
+        ] {
+            if n == 0 || n > crate::loss_history::MAX_HISTORY {
+                return Err(format!(
+                    "{name}: must be in 1..={}, got {n}",
+                    crate::loss_history::MAX_HISTORY
+                ));
+            }
+        }
+        if self.cadence_smooth == 0 || self.cadence_responsive == 0 {
+            return Err("cadence_smooth: cadences must be at least 1 packet".into());
+        }
+        if !(self.reno_below.is_finite() && self.reno_below >= 1.0) {
+            return Err(format!(
+                "reno_below: must be a window of at least 1, got {}",
+                self.reno_below
+            ));
+        }
+        Ok(())
+    }
+
+    /// The shared history's configuration for this mode.
+    fn ali_config(&self) -> AliConfig {
+        let responsive = self.responsive();
+        AliConfig {
+            n: if responsive {
+                self.history_responsive
+            } else {
+                self.history_smooth
+            },
+            ..AliConfig::ttfwc(!responsive)
+        }
+    }
+}
+
+/// What the sender should do with its window on an ACK.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Increase {
+    /// Reno's slow start or additive increase (before the first loss, in Reno mode, and in slow
+    /// start after a timeout).
+    Reno,
+    /// The new TTFWC window.
+    Set(f64),
+}
+
+/// TTFWC state of one sender (spec 000 §2.6; the kernel's `struct ttfwc`, 000 Fig. 4.2).
+#[derive(Clone, Debug)]
+pub struct Ttfwc {
+    cfg: TtfwcConfig,
+    responsive: bool,
+    /// Packets per +1 of the approximate ALI.
+    cadence: u64,
+    eps_max: f64,
+    eq: Equation,
+    /// Loss intervals in packets; its open interval is the kernel's `li_length[0]`.
+    lh: LossHistory,
+    /// Loss events recorded (`li_counter`); losses at cwnd below [`TtfwcConfig::reno_below`]
+    /// are not.
+    events: u64,
+    /// Reno mode (`is_reno`): the equation window was at or below `reno_below`.
+    is_reno: bool,
+    /// The last equation window (`tcp_cwnd`), never including the boost.
+    w_tfwc: f64,
+    /// The shadow Reno window (`reno_cwnd`) and its ACK counter.
+    reno_shadow: f64,
+    shadow_cnt: u64,
+    /// The boost of this epoch (`alpha_cwnd`): added once, and the growth target is W + alpha.
+    alpha: f64,
+    /// Open-interval length at which the increasing period starts (`li_dif`).
+    li_dif: u64,
+    /// The ALI the window follows (`li_mean`).
+    ali: f64,
+    boosts: u64,
+}
+
+impl Ttfwc {
+    /// A fresh controller. Out-of-range values are repaired (sizes clamped), never a panic; use
+    /// [`TtfwcConfig::validate`] to reject them.
+    pub fn new(cfg: TtfwcConfig) -> Ttfwc {
+        let mut cfg = cfg;
+        cfg.history_smooth = cfg
+            .history_smooth
+            .clamp(1, crate::loss_history::MAX_HISTORY);
+        cfg.history_responsive = cfg
+            .history_responsive
+            .clamp(1, crate::loss_history::MAX_HISTORY);
+        if !(0.0..=1.0).contains(&cfg.tp) {
+            cfg.tp = if cfg.tp > 1.0 { 1.0 } else { 0.0 };
+        }
+        let responsive = cfg.responsive();
+        let lh = LossHistory::new(cfg.ali_config())
+            .or_else(|_| LossHistory::new(AliConfig::ttfwc(!responsive)))
+            .expect("the TTFWC preset history is valid");
+        Ttfwc {
+            responsive,
+            cadence: u64::from(if responsive {
+                cfg.cadence_responsive
+            } else {
+                cfg.cadence_smooth
+            })
+            .max(1),
+            eps_max: if responsive {
+                cfg.eps_max_responsive
+            } else {
+                cfg.eps_max_smooth
+            },
+            eq: Equation::pftk(),
+            lh,
+            events: 0,
+            is_reno: false,
+            w_tfwc: 0.0,
+            reno_shadow: 0.0,
+            shadow_cnt: 0,
+            alpha: 0.0,
+            li_dif: 0,
+            ali: 0.0,
+            boosts: 0,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &TtfwcConfig {
+        &self.cfg
+    }
+
+    /// Responsive mode (tp ≥ 0.5).
+    pub fn responsive(&self) -> bool {
+        self.responsive
+    }
+
+    /// The shared loss history.
+    pub fn history(&self) -> &LossHistory {
+        &self.lh
+    }
+
+    /// Loss events recorded in the history.
+    pub fn loss_events(&self) -> u64 {
+        self.events
+    }
+
+    /// In Reno mode (000 Sec. 3.4).
+    pub fn is_reno(&self) -> bool {
+        self.is_reno
+    }
+
+    /// The last equation window, without the boost.
+    pub fn equation_window(&self) -> f64 {
+        self.w_tfwc
+    }
+
+    /// The shadow Reno window.
+    pub fn reno_shadow(&self) -> f64 {
+        self.reno_shadow
+    }
+
+    /// This epoch's boost.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Boosts applied so far.
+    pub fn boosts(&self) -> u64 {
+        self.boosts
+    }
+
+    /// The open-interval length at which the increasing period starts.
+    pub fn li_dif(&self) -> u64 {
+        self.li_dif
+    }
+
+    /// The ALI the window follows.
+    pub fn ali(&self) -> f64 {
+        self.ali
+    }
+
+    /// The kernel's boost: `tp·δ` responsive, `tp²·δ` smooth (000 Sec. 3.2).
+    fn boost(&self, delta: f64) -> f64 {
+        if self.responsive {
+            self.cfg.tp * delta
+        } else {
+            self.cfg.tp * self.cfg.tp * delta
+        }
+    }
+
+    /// The per-ACK hook (`ttfwc_cong_avoid`, 000 Fig. 4.4, fixed per spec 000 §2.5 #1–#2),
+    /// for an ACK that newly acknowledged `acked` packets outside recovery. The window may grow
+    /// by the boost once per epoch, and otherwise by at most one packet per ACK.
+    pub fn cong_avoid(&mut self, acked: u64, cwnd: f64, ssthresh: f64) -> Increase {
+        let acked = acked.max(1);
+        if self.events == 0 || self.is_reno || cwnd < ssthresh {
+            // Before the first loss, in Reno mode, and in slow start after a timeout: Reno, the
+            // open interval still counting (Fig. 4.4 line 10).
+            self.lh.on_packets(acked);
+            return Increase::Reno;
+        }
+        let mid = self.li_dif / 2;
+        let mut h = self.lh.open_interval();
+        let mut cwnd = cwnd;
+        let mut grow = false;
+        for _ in 0..acked {
+            if h >= mid {
+                // The shadow Reno window: it crosses TFWC's flat window at the midpoint of the
+                // flat period (spec 000 §2.2, equal areas) and then adds one per window.
+                if h == mid {
+                    self.reno_shadow = self.w_tfwc;
+                    self.shadow_cnt = 0;
+                }
+                self.shadow_cnt += 1;
+                if self.shadow_cnt as f64 >= self.reno_shadow {
+                    self.reno_shadow += 1.0;
+                    self.shadow_cnt = 0;
+                }
+            }
+            h += 1;
+            if h <= self.li_dif {
+                continue; // flat period
+            }
+            let c = h - self.li_dif;
+            if c == 1 && self.alpha > 0.0 {
+                cwnd += self.alpha;
+                self.boosts += 1;
+            }
+            if self.cfg.ali == AliUpdate::Approximate && c % self.cadence == 0 {
+                self.ali += 1.0;
+                grow = true;
+            }
+        }
+        self.lh.on_packets(acked);
+        if self.cfg.ali == AliUpdate::Exact && h > self.li_dif {
+            if let Some(a) = self.lh.average_loss_interval() {
+                self.ali = a;
+            }
+            grow = true;
+        }
+        if grow && self.ali > 0.0 {
+            let w = self.eq.window(1.0 / self.ali);
+            if w + self.alpha > cwnd {
+                cwnd += 1.0;
+            }
+        }
+        Increase::Set(cwnd)
+    }
+
+    /// The loss-event hook (`ttfwc_recalc_ssthresh`, 000 Figs 4.5–4.6, fixed per spec 000 §2.5
+    /// #3–#7) for a window `w` at the loss. Returns the new ssthresh (at least 2): the sender
+    /// sets cwnd to it after a fast retransmit, to 1 after a timeout.
+    pub fn ssthresh(&mut self, w: f64) -> f64 {
+        let floor = 2.0_f64;
+        if w.is_nan() || w < self.cfg.reno_below {
+            // Too small to say anything about the loss rate: no history update (Fig. 4.5 l. 7).
+            self.w_tfwc = w.max(0.0);
+            self.enter_reno();
+            return floor;
+        }
+        self.events += 1;
+        self.lh.on_loss_event();
+        if self.events == 1 {
+            // First loss: Reno's halving, and the pseudo-interval whose equation window is the
+            // halved one seeds the history (000 Sec. 4.2; spec 000 §2.5 #3).
+            self.w_tfwc = w / 2.0;
+            let p = self.eq.loss_for_window(self.w_tfwc.max(f64::MIN_POSITIVE));
+            let interval = if p > 0.0 { 1.0 / p } else { 1.0 };
+            self.lh.seed(interval);
+            self.ali = self.lh.average_loss_interval().unwrap_or(interval);
+            self.alpha = 0.0;
+        } else {
+            self.is_reno = false;
+            self.ali = self.lh.average_loss_interval().unwrap_or(1.0).max(1.0);
+            let next = self.eq.window(1.0 / self.ali);
+            self.alpha = 0.0;
+            if self.cfg.tp > 0.0 && self.w_tfwc > 0.0 && self.w_tfwc <= self.reno_shadow {
+                // The loss came after the shadow passed TFWC: Reno would halve now.
+                self.reno_shadow /= 2.0;
+                if self.reno_shadow <= next {
+                    let eps = 1.0 - next / self.w_tfwc;
+                    if eps > 0.0 && eps < self.eps_max {
+                        self.alpha = self.boost(next - self.reno_shadow);
+                    }
+                }
+            }
+            self.w_tfwc = next;
+        }
+        self.li_dif = self.increasing_from();
+        if self.w_tfwc <= self.cfg.reno_below {
+            self.w_tfwc = self.cfg.reno_below;
+            self.enter_reno();
+        }
+        self.w_tfwc.max(floor)
+    }
+
+    fn enter_reno(&mut self) {
+        self.is_reno = true;
+        self.li_dif = 0;
+        self.alpha = 0.0;
+    }
+
+    /// `li_dif` (spec 000 §2.5 #5): the largest open interval at which `ALI_incl` does not yet
+    /// exceed `ALI_excl`, read off the shared history. With the same weights `w_0..w_{k−1}` over
+    /// both averages (`PartialHistory::SameWeights`), `ALI_incl > ALI_excl` ⇔
+    /// `w_0·I0 > Σ_{i<k} w_i·I_{i+1} − Σ_{i<k−1} w_{i+1}·I_{i+1}`.
+    fn increasing_from(&self) -> u64 {
+        let w = self.lh.weights();
+        let (mut excl, mut shifted) = (0.0, 0.0);
+        let mut prev: Option<f64> = None;
+        for (i, c) in self.lh.closed_intervals().enumerate() {
+            excl += w[i] * c;
+            if let Some(p) = prev {
+                shifted += w[i] * p;
+            }
+            prev = Some(c);
+        }
+        // A relative tolerance so that an exact tie (integer intervals) is not lost to rounding:
+        // at I0 = x the averages are equal and the window is still flat.
+        let x = (excl - shifted) / w[0];
+        let x = x + 1e-9 * x.abs().max(1.0);
+        if x.is_finite() && x > 0.0 {
+            x.min(u64::MAX as f64 / 2.0).floor() as u64
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `n` single-packet ACKs at a steady window (cwnd = ssthresh = `cwnd`), returning
+    /// the window after each.
+    fn acks(t: &mut Ttfwc, n: usize, cwnd: f64) -> Vec<f64> {
+        let mut c = cwnd;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            match t.cong_avoid(1, c, cwnd.floor()) {
+                Increase::Set(x) => c = x,
+                Increase::Reno => panic!("Reno increase in the TTFWC phase"),
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// First loss at a window of 20: Reno's halving to W = 10, and the pseudo-interval with
+    /// W(p) = 10, 82.15 packets (spec 000 §2.1: "W = 10 → 82.2"), seeds the history; the
+    /// increasing period starts once the open interval passes it.
+    #[test]
+    fn first_loss_halves_and_seeds_the_pseudo_interval() {
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        assert!(!t.responsive());
+        assert_eq!(t.history().weights().len(), 16);
+        assert_eq!(t.cong_avoid(1, 20.0, 10_000.0), Increase::Reno);
+        let th = t.ssthresh(20.0);
+        assert_eq!(th, 10.0);
+        assert!((t.ali() - 82.15).abs() < 0.01, "{}", t.ali());
+        assert_eq!(t.li_dif(), 82);
+        assert_eq!(t.history().open_interval(), 1);
+        assert_eq!(t.loss_events(), 1);
+    }
+
+    /// After the first loss (I0 = 1, the lost packet) the window is flat for 81 packets
+    /// (I0 → 82 ≤ 82.15), then the approximate ALI grows by one every 6 packets (smooth mode):
+    /// at the 6th packet of the increasing period ALI = 83.15, W = 10.07 > 10, so cwnd becomes
+    /// 11; W stays below 11 for the next steps (W(1/84.15) = 10.1).
+    #[test]
+    fn flat_period_then_cadenced_increase() {
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        t.ssthresh(20.0);
+        let w = acks(&mut t, 81 + 5, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
+        let w = acks(&mut t, 1, 10.0);
+        assert_eq!(w, [11.0]);
+        assert!((t.ali() - 83.15).abs() < 0.01);
+        let w = acks(&mut t, 12, 11.0);
+        assert!(w.iter().all(|&c| c == 11.0), "{w:?}");
+    }
+
+    /// The exact ALI moves every packet of the increasing period: the window reaches 11 at its
+    /// first packet, where max(ALI_incl, ALI_excl) is the open interval alone (one seeded
+    /// interval, same weights), 83 > 82.15.
+    #[test]
+    fn exact_ali_grows_without_a_cadence() {
+        let mut t = Ttfwc::new(TtfwcConfig {
+            ali: AliUpdate::Exact,
+            ..TtfwcConfig::with_tp(0.4)
+        });
+        t.ssthresh(20.0);
+        let w = acks(&mut t, 81, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0));
+        assert_eq!(acks(&mut t, 1, 10.0), [11.0]);
+        assert_eq!(t.ali(), 83.0);
+    }
+
+    /// A second loss after 69 more packets (interval 70) with the shadow set at the midpoint
+    /// (I0 = 41, shadow = 10) and grown to 12: ALI = (70 + 82.15)/2 = 76.08, W = 9.547,
+    /// ε = 0.045. The shadow halves to 6 ≤ 9.547, so alpha = tp²·(9.547 − 6) = 0.5675 at
+    /// tp = 0.4 and tp·δ = 3.192 at tp = 0.9, added once at the first packet after the new
+    /// flat period.
+    fn second_loss(cfg: TtfwcConfig) -> Ttfwc {
+        let mut t = Ttfwc::new(cfg);
+        t.ssthresh(20.0);
+        acks(&mut t, 40, 10.0);
+        assert_eq!(t.reno_shadow(), 0.0);
+        acks(&mut t, 29, 10.0);
+        assert_eq!(t.reno_shadow(), 12.0);
+        let th = t.ssthresh(10.0);
+        assert!((th - 9.5467).abs() < 1e-3, "{th}");
+        t
+    }
+
+    #[test]
+    fn boost_is_tp_squared_delta_in_smooth_mode_and_tp_delta_in_responsive_mode() {
+        let t = second_loss(TtfwcConfig::with_tp(0.4));
+        assert!((t.alpha() - 0.5675).abs() < 1e-3, "{}", t.alpha());
+        assert_eq!(t.reno_shadow(), 6.0);
+        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        assert!(t.responsive());
+        assert!((t.alpha() - 3.1920).abs() < 1e-3, "{}", t.alpha());
+        // li_dif with w_0 = w_1: the open interval must pass the older interval, 82.15.
+        assert_eq!(t.li_dif(), 82);
+        let w = acks(&mut t, 81, 9.0);
+        assert!(w.iter().all(|&c| c == 9.0));
+        let w = acks(&mut t, 1, 9.0);
+        assert!((w[0] - 12.192).abs() < 1e-3, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+        // Once only: growth then aims at W + alpha (12.74 → 13.24 as the ALI climbs from 76.08
+        // to 83), at most +1 per ACK.
+        let w = acks(&mut t, 30, w[0]);
+        assert_eq!(w[1] - w[0], 1.0, "{w:?}"); // c = 3: W(1/77.08) + 3.19 = 12.8 > 12.19
+        assert!(w.windows(2).all(|p| p[1] - p[0] <= 1.0));
+        assert!(*w.last().unwrap() <= 14.2, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+    }
+
+    #[test]
+    fn no_boost_when_eq_3_1_fails_or_tp_is_zero_or_the_shadow_never_passed() {
+        // ε = 0.045 is not below a threshold of 0.03: plain TFWC.
+        let t = second_loss(TtfwcConfig {
+            eps_max_smooth: 0.03,
+            ..TtfwcConfig::with_tp(0.4)
+        });
+        assert_eq!(t.alpha(), 0.0);
+        let mut t = second_loss(TtfwcConfig::with_tp(0.0));
+        assert_eq!(t.alpha(), 0.0);
+        acks(&mut t, 100, 9.0);
+        assert_eq!(t.boosts(), 0);
+        // A loss before the midpoint of the first flat period: the shadow was never set.
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        t.ssthresh(20.0);
+        acks(&mut t, 20, 10.0);
+        t.ssthresh(10.0);
+        assert_eq!(t.alpha(), 0.0);
+        // A long interval raises W: no decrease, no boost.
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        t.ssthresh(20.0);
+        acks(&mut t, 200, 10.0);
+        t.ssthresh(12.0);
+        assert!(t.equation_window() > 10.0);
+        assert_eq!(t.alpha(), 0.0);
+    }
+
+    /// Below a window of 2 the sender is Reno (000 Sec. 3.4): a loss at cwnd 1.5 leaves the
+    /// history alone; an equation window of 1.5 (first loss at 3) enters Reno mode with
+    /// ssthresh 2, and a later loss whose equation window exceeds 2 leaves it.
+    #[test]
+    fn reno_below_a_window_of_two() {
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        assert_eq!(t.ssthresh(1.5), 2.0);
+        assert!(t.is_reno());
+        assert_eq!(t.loss_events(), 0);
+        assert_eq!(t.cong_avoid(1, 2.0, 2.0), Increase::Reno);
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        assert_eq!(t.ssthresh(3.0), 2.0);
+        assert!(t.is_reno());
+        assert_eq!(t.li_dif(), 0);
+        assert_eq!(t.cong_avoid(1, 3.0, 2.0), Increase::Reno);
+        // 400 packets in Reno mode, then a loss: the long interval gives W > 2.
+        t.cong_avoid(399, 10.0, 2.0);
+        assert!(t.ssthresh(10.0) > 2.0);
+        assert!(!t.is_reno());
+    }
+
+    /// After a timeout (cwnd 1 below ssthresh) the sender slow-starts as Reno does.
+    #[test]
+    fn slow_start_after_a_timeout_is_renos() {
+        let mut t = Ttfwc::new(TtfwcConfig::default());
+        t.ssthresh(20.0);
+        assert_eq!(t.cong_avoid(1, 1.0, 10.0), Increase::Reno);
+        assert_eq!(t.history().open_interval(), 2);
+    }
+
+    /// li_dif is where ALI_incl first exceeds ALI_excl in the shared history, after every loss
+    /// of an irregular sequence, in both modes.
+    #[test]
+    fn li_dif_is_where_the_open_interval_takes_over() {
+        for tp in [0.0, 0.4, 0.9] {
+            let mut t = Ttfwc::new(TtfwcConfig::with_tp(tp));
+            t.ssthresh(30.0);
+            let mut x: u64 = 12345;
+            for _ in 0..40 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let gap = 5 + (x >> 33) % 300;
+                t.cong_avoid(gap, 1e9, 2.0);
+                t.ssthresh(20.0);
+                if t.is_reno() {
+                    continue;
+                }
+                let d = t.li_dif();
+                let mut h = t.history().clone();
+                let closed = h.closed_average().unwrap();
+                h.on_packets(d - h.open_interval());
+                assert!(h.open_average().unwrap() <= closed + 1e-9, "tp {tp} d {d}");
+                h.on_packets(1);
+                assert!(
+                    h.open_average().unwrap() > closed,
+                    "tp {tp} d {d} {:?} {:?} {closed}",
+                    h.open_average(),
+                    h.closed_intervals().collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_configs_are_rejected_by_name() {
+        let bad = |c: TtfwcConfig| c.validate().unwrap_err();
+        assert!(bad(TtfwcConfig::with_tp(1.5)).starts_with("tp:"));
+        assert!(bad(TtfwcConfig {
+            history_smooth: 0,
+            ..TtfwcConfig::default()
+        })
+        .starts_with("history_smooth:"));
+        assert!(TtfwcConfig::default().validate().is_ok());
+        // Repaired, never a panic.
+        let t = Ttfwc::new(TtfwcConfig {
+            tp: f64::NAN,
+            history_smooth: 0,
+            ..TtfwcConfig::default()
+        });
+        assert_eq!(t.config().tp, 0.0);
+    }
+}

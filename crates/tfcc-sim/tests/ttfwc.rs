@@ -1,0 +1,192 @@
+//! End-to-end TTFWC runs (000 Sec. 5.1.2): N SACK TCP and N TTFWC flows on the thesis'
+//! dumbbell, 15 Mb/s and 20 ms one way, DropTail.
+//!
+//! Settings the thesis leaves open (spec 000 §3.1), chosen here: 1000-byte segments, no
+//! delayed ACKs (ns-2's `TCPSink`), a bottleneck buffer of one bandwidth-delay product at the
+//! mean base RTT (about 46 ms, 83 packets), 100 Mb/s access links whose one-way delays are
+//! spread evenly over 0.5–1.8 ms per flow on each side (the thesis' 1 ms sender links plus
+//! 0–2.6 ms receiver links, split evenly because our dumbbell uses one spread for both),
+//! starts spread over the first second, the first fifth of the run not measured.
+
+use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::{Dur, Rate, Time};
+use tfcc_sim::{
+    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, SimConfig,
+    Simulation, Topology,
+};
+
+/// What one 5.1.2 run measured.
+#[derive(Debug)]
+struct Shares {
+    /// Mean throughput per TCP and per TTFWC flow, normalised by the fair share C / 2N.
+    tcp: f64,
+    ttfwc: f64,
+    /// θ: TTFWC's share of what both kinds got (0.5 is an even split).
+    theta: f64,
+    /// Loss rate at the bottleneck.
+    loss: f64,
+}
+
+fn run(n: usize, tp: f64, secs: u64, seed: u64) -> Shares {
+    let bottleneck = LinkSpec::new(
+        "bottleneck",
+        Rate::from_mbps(15),
+        Dur::from_millis(20),
+        QueueSpec::DropTail(QueueLimit::Packets(83)),
+    );
+    let mut access = AccessSpec::new(
+        Rate::from_mbps(100),
+        DelaySpread::Uniform {
+            lo: Dur::from_micros(500),
+            hi: Dur::from_micros(1800),
+        },
+    );
+    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
+    let flows = 2 * n;
+    let topo = Topology::dumbbell(&DumbbellSpec {
+        bottleneck,
+        access,
+        flows,
+    })
+    .unwrap();
+    let b = topo.link_id("bottleneck").unwrap() as usize;
+    let mut sim = Simulation::new(
+        SimConfig {
+            duration: Dur::from_secs(secs),
+            measure_from: Dur::from_secs(secs) / 5,
+            seed,
+            record_series: false,
+            ..SimConfig::default()
+        },
+        topo,
+    )
+    .unwrap();
+    for i in 0..flows {
+        // Interleaved, so both kinds see the same spread of RTTs.
+        let start =
+            Time::from_secs_f64((i as f64 + 0.37 * seed as f64) % flows as f64 / flows as f64);
+        let mut cfg = TcpConfig::with_variant(Variant::Sack);
+        if i % 2 == 1 {
+            cfg.congestion = Congestion::Ttfwc(TtfwcConfig::with_tp(tp));
+        }
+        sim.add_flow(FlowSpec::tcp(i, cfg, start, None)).unwrap();
+    }
+    let s = sim.run().summary;
+    let mean = |p: &str| {
+        let v: Vec<f64> = s
+            .flows
+            .iter()
+            .filter(|f| f.protocol == p)
+            .map(|f| f.throughput_bps)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let fair = 15e6 * 1000.0 / 1040.0 / flows as f64;
+    let (tcp, tt) = (mean("tcp-sack"), mean("ttfwc"));
+    let l = &s.links[b];
+    Shares {
+        tcp: tcp / fair,
+        ttfwc: tt / fair,
+        theta: tt / (tcp + tt),
+        loss: l.drops as f64 / l.arrivals.max(1) as f64,
+    }
+}
+
+/// Mean over `seeds` runs of `secs` seconds.
+fn mean_run(n: usize, tp: f64, secs: u64, seeds: u64) -> Shares {
+    let runs: Vec<Shares> = (1..=seeds).map(|k| run(n, tp, secs, k)).collect();
+    let m = |f: fn(&Shares) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
+    Shares {
+        tcp: m(|s| s.tcp),
+        ttfwc: m(|s| s.ttfwc),
+        theta: m(|s| s.theta),
+        loss: m(|s| s.loss),
+    }
+}
+
+/// 000 Sec. 5.1.2: TTFWC is TCP-friendly at every tp. Taken here as each TTFWC flow getting
+/// between 0.8 and 1.25 times what each competing SACK flow gets (θ in 0.44–0.56). Measured
+/// (3 seeds × 200 s, `table`): θ = 0.498 / 0.500 / 0.504 at N = 4 and 0.473 / 0.494 / 0.489
+/// at N = 8 for tp = 0.0 / 0.4 / 0.9; this test runs 2 seeds × 100 s.
+#[test]
+fn ttfwc_is_tcp_friendly_at_every_tp() {
+    for n in [4, 8] {
+        for tp in [0.0, 0.4, 0.9] {
+            let s = mean_run(n, tp, 100, 2);
+            let ratio = s.ttfwc / s.tcp;
+            assert!(
+                (0.8..=1.25).contains(&ratio),
+                "N {n} tp {tp}: TTFWC/TCP = {ratio:.3} ({s:?})"
+            );
+            // Together they still fill the link.
+            assert!(s.tcp + s.ttfwc > 1.9, "N {n} tp {tp}: {s:?}");
+        }
+    }
+}
+
+/// 000 Sec. 5.1.2: throughput grows with tp, about +2 % at 0.4 and +10 % at 0.9 over tp = 0.0.
+///
+/// Does not reproduce in size or order. Measured TTFWC throughput gain over tp = 0.0 (mean of
+/// 3 seeds × 200 s, normalised per-flow throughput in brackets):
+/// N = 2: +5.5 % / +9.8 % (0.867 → 0.915 / 0.952); N = 4: +0.3 % / +1.1 % (0.997 → 1.000 /
+/// 1.008); N = 8: +4.4 % / +3.4 % (0.945 → 0.987 / 0.977); N = 16: −1.6 % / −7.4 %;
+/// N = 32: 0.0 % / −3.0 %; N = 64: −4.5 % / −10.0 %; N = 1: +22.6 % / −19.3 % (one flow of
+/// each kind, dominated by phase effects). Only N = 2 matches the thesis' ordering and size.
+/// Not investigated yet: how often the Eq. 3.1 gate passes at these loss rates (0.6–1.8 %
+/// at N = 4–8), and whether the thesis' ns-2 model counted ACK events (spec 000 §6 item 11).
+#[test]
+#[ignore = "does not reproduce: gain at tp 0.9 is +1.1 % (N 4) and +3.4 % (N 8), not +10 % (issue 6)"]
+fn throughput_grows_with_tp_as_in_the_thesis() {
+    for n in [4, 8] {
+        let g = |tp| mean_run(n, tp, 200, 3).ttfwc;
+        let (t0, t4, t9) = (g(0.0), g(0.4), g(0.9));
+        assert!(
+            t4 >= t0 && t9 >= 1.05 * t0 && t9 >= t4,
+            "N {n}: {t0:.3} / {t4:.3} / {t9:.3}"
+        );
+    }
+}
+
+/// 000 Sec. 5.1.2 sweeps N up to 64: TTFWC stays TCP-friendly there too.
+///
+/// Does not reproduce above N = 8: with 4–13 % loss TTFWC takes more than its share, θ =
+/// 0.698 / 0.687 / 0.646 at N = 16, 0.574 / 0.574 / 0.556 at N = 32 and 0.639 / 0.610 / 0.575
+/// at N = 64 (tp 0.0 / 0.4 / 0.9, 3 seeds × 200 s). Suspected: at these rates the equation
+/// window is near 2, and TTFWC's loss response (ssthresh = max(W, 2) at every loss event, also
+/// after a timeout, spec 000 §2.7) is gentler than Reno's halving, while SACK TCP times out.
+#[test]
+#[ignore = "does not reproduce: θ 0.56–0.70 at N 16–64 (issue 6)"]
+fn ttfwc_is_tcp_friendly_with_many_flows() {
+    for n in [16, 32, 64] {
+        for tp in [0.0, 0.4, 0.9] {
+            let s = mean_run(n, tp, 200, 3);
+            let ratio = s.ttfwc / s.tcp;
+            assert!(
+                (0.8..=1.25).contains(&ratio),
+                "N {n} tp {tp}: TTFWC/TCP = {ratio:.3} ({s:?})"
+            );
+        }
+    }
+}
+
+/// The 5.1.2 table for the report (N = 1 … 64, 3 seeds, 200 s):
+/// `cargo test --release -p tfcc-sim --test ttfwc -- --ignored --nocapture table`.
+#[test]
+#[ignore = "prints the measurement table (slow in debug)"]
+fn table() {
+    println!("N tp tcp ttfwc theta loss gain_vs_tp0");
+    for n in [1, 2, 4, 8, 16, 32, 64] {
+        let base = mean_run(n, 0.0, 200, 3).ttfwc;
+        for tp in [0.0, 0.4, 0.9] {
+            let s = mean_run(n, tp, 200, 3);
+            println!(
+                "{n} {tp} {:.3} {:.3} {:.3} {:.4} {:+.1}%",
+                s.tcp,
+                s.ttfwc,
+                s.theta,
+                s.loss,
+                100.0 * (s.ttfwc / base - 1.0)
+            );
+        }
+    }
+}
