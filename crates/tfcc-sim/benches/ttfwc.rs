@@ -55,9 +55,9 @@ fn reno_open(cwnd: f64, ssthresh: f64) -> f64 {
     }
 }
 
-/// One `cong_avoid` per iteration, a loss event every 300 ACKs outside the timing would skew
-/// it; instead the controller runs through whole epochs (flat and increasing periods) and the
-/// loss event's cost is measured separately below.
+/// One `cong_avoid` per iteration. The controller runs through 400-ACK epochs after a loss
+/// (flat period, then the increasing one with the boost) and is then reset from a copy, so no
+/// loss event falls inside the timing; its cost is measured separately in [`ssthresh`].
 fn cong_avoid(c: &mut Criterion) {
     let mut g = c.benchmark_group("ttfwc_cong_avoid");
     g.throughput(Throughput::Elements(1));
