@@ -384,6 +384,16 @@ impl TcpSender {
         }
     }
 
+    /// TTFWC counts the segments a recovery ACK moves the cumulative point past (its window hook
+    /// does not run then); nothing for Reno.
+    fn count_recovery_ack(&mut self, ackno: i64) {
+        if let Some(t) = &mut self.ttfwc {
+            if ackno > self.last_ack {
+                t.on_recovery_acked((ackno - self.last_ack) as u64);
+            }
+        }
+    }
+
     /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | cut)` with `precisionReduce_ true`.
     /// With TTFWC the threshold is its `ssthresh` (the equation window, at least 2) and a fast
     /// retransmit sets cwnd to it, never above the window at the loss (Linux ends recovery with
@@ -553,6 +563,7 @@ impl TcpSender {
     /// ns-2 `NewRenoTcpAgent::partialnewack`: deflate the window by what the ACK covered and
     /// move the cumulative point, without leaving recovery or resetting `dupacks`.
     fn partial_new_ack(&mut self, ackno: i64) {
+        self.count_recovery_ack(ackno);
         if self.cfg.newreno_partial_window_deflation {
             let deflate = ackno - self.last_ack;
             if self.dupwnd > deflate {
@@ -641,6 +652,7 @@ impl TcpSender {
             self.pipe -= 1;
             if ackno >= self.recover {
                 // Recovery is over; cwnd stays at half the old window.
+                self.count_recovery_ack(ackno);
                 self.recover = 0;
                 self.fastrecov = false;
                 self.newack(now, ackno, ts_echo);
