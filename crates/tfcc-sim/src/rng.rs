@@ -61,6 +61,13 @@ impl SimRng {
         self.0.next_u64()
     }
 
+    /// Uniform over the integers `lo..=hi` (`lo` when `hi < lo`), by the high half of a 64×64-bit
+    /// product: no modulo bias worth the name, and no float rounding in nanosecond quantities.
+    pub fn uniform_u64(&mut self, lo: u64, hi: u64) -> u64 {
+        let span = u128::from(hi.saturating_sub(lo)) + 1;
+        lo + ((u128::from(self.next_u64()) * span) >> 64) as u64
+    }
+
     /// Uniform in `[0, 1)` with 53 random bits.
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)

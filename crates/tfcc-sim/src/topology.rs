@@ -36,6 +36,14 @@ pub enum DelaySpread {
         lo: Dur,
         hi: Dur,
     },
+    /// Flow `i` draws its delay uniformly from `[lo, hi]` on its own stream
+    /// (`access/{i}` of the run's `seed`): the thesis set-ups that randomise access delays per
+    /// seed (002 Sec. 4.1: "the seeds randomise [...] the per-source access delays").
+    Random {
+        lo: Dur,
+        hi: Dur,
+        seed: u64,
+    },
 }
 
 impl DelaySpread {
@@ -50,6 +58,9 @@ impl DelaySpread {
                     let span = u128::from(hi.0.saturating_sub(lo.0));
                     Dur(lo.0 + (span * i as u128 / (n as u128 - 1)) as u64)
                 }
+            }
+            DelaySpread::Random { lo, hi, seed } => {
+                Dur(crate::rng::SimRng::named(seed, &format!("access/{i}")).uniform_u64(lo.0, hi.0))
             }
         }
     }

@@ -187,8 +187,12 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
     for (id, &(g, i)) in per_flow.iter().enumerate() {
         let f = &spec.flows[g];
         let count = f.count as usize;
-        let start = f.start.map_or(Time::ZERO, |s| s.for_flow(i, count));
-        let stop = f.stop.map(|s| s.for_flow(i, count));
+        let start = f.start.map_or(Time::ZERO, |s| {
+            s.for_flow_seeded(i, count, spec.seed, &format!("flow/{id}/start"))
+        });
+        let stop = f
+            .stop
+            .map(|s| s.for_flow_seeded(i, count, spec.seed, &format!("flow/{id}/stop")));
         if let Some(stop) = stop {
             if stop <= start {
                 return err(
@@ -326,7 +330,7 @@ fn topology(
                 );
             };
             let bottleneck = link(b, "topology.bottleneck", "bottleneck", false)?;
-            let access = access(t.access.as_ref(), bottleneck.rate)?;
+            let access = access(t.access.as_ref(), bottleneck.rate, spec.seed)?;
             let topo = Topology::dumbbell(&DumbbellSpec {
                 bottleneck,
                 access,
@@ -350,7 +354,7 @@ fn topology(
                 .map(|(i, h)| link(h, &format!("topology.hops[{i}]"), &format!("hop{i}"), false))
                 .collect::<Result<Vec<_>, _>>()?;
             let fastest = hops.iter().map(|h| h.rate).max().unwrap_or(Rate::ZERO);
-            let access = access(t.access.as_ref(), fastest)?;
+            let access = access(t.access.as_ref(), fastest, spec.seed)?;
             let mut spans = Vec::with_capacity(n);
             for &(g, _) in per_flow {
                 let span = match spec.flows[g].hops {
@@ -385,7 +389,7 @@ fn topology(
     }
 }
 
-fn access(a: Option<&AccessTable>, fastest: Rate) -> Result<AccessSpec, BuildError> {
+fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpec, BuildError> {
     let a = a.cloned().unwrap_or_default();
     let rate = a
         .rate
@@ -403,6 +407,15 @@ fn access(a: Option<&AccessTable>, fastest: Rate) -> Result<AccessSpec, BuildErr
                 );
             }
             DelaySpread::Uniform { lo, hi }
+        }
+        Spread::Random(lo, hi) => {
+            if lo > hi {
+                return err(
+                    "topology.access.delay",
+                    format!("the range goes backwards: [{lo}, {hi}]"),
+                );
+            }
+            DelaySpread::Random { lo, hi, seed }
         }
     };
     let limit = a.limit.unwrap_or(NS2_DEFAULT_LIMIT);

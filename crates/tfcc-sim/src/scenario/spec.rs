@@ -9,7 +9,7 @@
 //!
 //! Every table denies unknown keys, so a misspelt key is an error rather than a silent default.
 
-use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
@@ -299,6 +299,10 @@ pub struct EventSpec {
 pub enum Spread<T> {
     One(T),
     Range(T, T),
+    /// `{ random = [low, high] }`: each flow draws uniformly from the range on its own stream of
+    /// the run's seed, so different seeds give different draws (the theses randomise start
+    /// times and access delays per seed, 002 Sec. 4.1).
+    Random(T, T),
 }
 
 /// Integer-nanosecond quantities that can be spread.
@@ -330,7 +334,17 @@ impl<T: Nanos> Spread<T> {
     pub fn bounds(&self) -> (T, T) {
         match *self {
             Spread::One(v) => (v, v),
-            Spread::Range(lo, hi) => (lo, hi),
+            Spread::Range(lo, hi) | Spread::Random(lo, hi) => (lo, hi),
+        }
+    }
+
+    /// [`Spread::for_flow`], drawing a [`Spread::Random`] value from stream `key` of `seed`.
+    pub fn for_flow_seeded(&self, i: usize, n: usize, seed: u64, key: &str) -> T {
+        match *self {
+            Spread::Random(lo, hi) => {
+                T::from_ns(crate::rng::SimRng::named(seed, key).uniform_u64(lo.ns(), hi.ns()))
+            }
+            _ => self.for_flow(i, n),
         }
     }
 
@@ -339,6 +353,8 @@ impl<T: Nanos> Spread<T> {
     pub fn for_flow(&self, i: usize, n: usize) -> T {
         match *self {
             Spread::One(v) => v,
+            // Without a seed the middle of the range; callers with one use `for_flow_seeded`.
+            Spread::Random(lo, hi) => T::from_ns(lo.ns() + (hi.ns().saturating_sub(lo.ns())) / 2),
             Spread::Range(lo, hi) => {
                 let (lo, hi) = (lo.ns(), hi.ns());
                 let span = u128::from(hi.saturating_sub(lo));
@@ -359,7 +375,7 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Spread<T> {
         impl<'de, T: DeserializeOwned> Visitor<'de> for V<T> {
             type Value = Spread<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a quantity, or a [low, high] list of two")
+                f.write_str("a quantity, a [low, high] list of two, or { random = [low, high] }")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
                 T::deserialize(de::value::StrDeserializer::<E>::new(v)).map(Spread::One)
@@ -381,6 +397,24 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Spread<T> {
                     return Err(two());
                 }
                 Ok(Spread::Range(lo, hi))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let bad = || de::Error::custom("expected { random = [low, high] }");
+                let key: String = map.next_key()?.ok_or_else(bad)?;
+                if key != "random" {
+                    return Err(de::Error::unknown_field(&key, &["random"]));
+                }
+                let range: Vec<T> = map.next_value()?;
+                if map.next_key::<String>()?.is_some() {
+                    return Err(bad());
+                }
+                let mut it = range.into_iter();
+                match (it.next(), it.next(), it.next()) {
+                    (Some(lo), Some(hi), None) => Ok(Spread::Random(lo, hi)),
+                    _ => Err(de::Error::custom(
+                        "random: a range must be a list of two values [low, high]",
+                    )),
+                }
             }
         }
         d.deserialize_any(V(PhantomData))

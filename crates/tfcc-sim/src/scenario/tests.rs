@@ -921,3 +921,60 @@ fn ttfwc_params_split_between_the_congestion_control_and_the_tcp() {
     );
     assert_eq!(k, "flows[0].params.tpp");
 }
+
+/// `{ random = [low, high] }`: per-flow draws within the range, the same for the same seed,
+/// different for another seed, and independent of how many other flows there are.
+#[test]
+fn random_spreads_draw_per_flow_from_the_seed() {
+    let text = r#"
+duration = "10s"
+seed = 7
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+access = { delay = { random = ["0.1ms", "2ms"] } }
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+count = 6
+start = { random = ["0s", "1s"] }
+"#;
+    let draws = |b: &Built| -> (Vec<Time>, Vec<Dur>) {
+        let starts = b.flows.iter().map(|f| f.start).collect();
+        let delays = b
+            .topology
+            .routes
+            .iter()
+            .map(|r| b.topology.links[r.forward[0] as usize].delay)
+            .collect();
+        (starts, delays)
+    };
+    let (s7, d7) = draws(&ok(text));
+    assert!(s7.iter().all(|&t| t <= Time::from_secs(1)));
+    assert!(d7
+        .iter()
+        .all(|&d| d >= Dur::from_micros(100) && d <= Dur::from_millis(2)));
+    let mut distinct = s7.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 6, "six different start times: {s7:?}");
+    assert_eq!(
+        draws(&ok(text)),
+        (s7.clone(), d7.clone()),
+        "same seed, same draws"
+    );
+    let (s8, d8) = draws(&ok_with(text, &["seed=8"]));
+    assert_ne!(s8, s7);
+    assert_ne!(d8, d7);
+    let (s_more, _) = draws(&ok_with(text, &["flows.0.count=9"]));
+    assert_eq!(
+        &s_more[..6],
+        &s7[..],
+        "adding flows leaves the others' draws alone"
+    );
+    let (k, m) = bad(text, &["flows.0.start={ random = [\"0s\"] }"]);
+    assert_eq!(k, "flows[0].start");
+    assert!(m.contains("two values"), "{m}");
+    let (k, _) = bad(text, &["flows.0.start={ uniform = [\"0s\", \"1s\"] }"]);
+    assert_eq!(k, "flows[0].start");
+}
