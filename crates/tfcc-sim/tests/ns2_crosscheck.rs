@@ -18,11 +18,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use tfcc_core::tcp::{TcpConfig, Variant};
-use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
-    SimConfig, Simulation, Topology,
-};
+use tfcc_core::{Dur, Time};
+use tfcc_sim::{DelaySpread, FlowSpec};
+
+mod common;
+use common::{dumbbell, simulation, Bottleneck};
 
 #[derive(Debug)]
 struct Outcome {
@@ -79,38 +79,18 @@ fn jain(x: &[f64]) -> f64 {
 }
 
 fn tfcc(c: &Case) -> Outcome {
-    let mut bottleneck = LinkSpec::new(
-        "bottleneck",
-        Rate::from_bps(c.bps),
-        Dur::from_millis(c.delay_ms),
-        QueueSpec::DropTail(QueueLimit::Packets(c.limit)),
-    );
-    if c.loss > 0.0 {
-        bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p: c.loss });
-    }
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
+    let bottleneck = Bottleneck {
+        bps: c.bps,
+        delay: Dur::from_millis(c.delay_ms),
+        limit: c.limit,
+        loss: c.loss,
+    };
+    let (topo, b) = dumbbell(
+        &bottleneck,
         DelaySpread::Fixed(Dur::from_millis(1)),
+        c.flows,
     );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck,
-        access,
-        flows: c.flows,
-    })
-    .unwrap();
-    let b = topo.link_id("bottleneck").unwrap() as usize;
-    let mut sim = Simulation::new(
-        SimConfig {
-            duration: Dur::from_secs(SECS),
-            measure_from: Dur::from_secs(SECS) / 5,
-            seed: 1,
-            record_series: false,
-            ..SimConfig::default()
-        },
-        topo,
-    )
-    .unwrap();
+    let mut sim = simulation(topo, SECS, 1);
     for i in 0..c.flows {
         let start = Time::from_secs_f64(i as f64 / c.flows as f64);
         let cfg = TcpConfig::with_variant(Variant::Sack);

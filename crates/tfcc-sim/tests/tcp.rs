@@ -3,15 +3,15 @@
 //! counterpart does relative to the others.
 
 use tfcc_core::tcp::{TcpConfig, Variant};
-use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
-    RunSummary, SimConfig, Simulation, Topology,
-};
+use tfcc_core::{Dur, Time};
+use tfcc_sim::{DelaySpread, FlowSpec, RunSummary};
+
+mod common;
+use common::{dumbbell, simulation, Bottleneck};
 
 /// The `bench/ns2/dumbbell.tcl` dumbbell: 100 Mb/s, 1 ms access links with large buffers,
 /// flows started evenly over the first second, the first fifth of the run not measured.
-fn dumbbell(
+fn run_tcp(
     variant: Variant,
     flows: usize,
     mbps: u64,
@@ -20,38 +20,14 @@ fn dumbbell(
     secs: u64,
     loss: f64,
 ) -> (RunSummary, usize) {
-    let mut bottleneck = LinkSpec::new(
-        "bottleneck",
-        Rate::from_mbps(mbps),
-        Dur::from_millis(delay_ms),
-        QueueSpec::DropTail(QueueLimit::Packets(limit)),
-    );
-    if loss > 0.0 {
-        bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p: loss });
-    }
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
-        DelaySpread::Fixed(Dur::from_millis(1)),
-    );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck,
-        access,
-        flows,
-    })
-    .unwrap();
-    let b = topo.link_id("bottleneck").unwrap() as usize;
-    let mut sim = Simulation::new(
-        SimConfig {
-            duration: Dur::from_secs(secs),
-            measure_from: Dur::from_secs(secs) / 5,
-            seed: 1,
-            record_series: false,
-            ..SimConfig::default()
-        },
-        topo,
-    )
-    .unwrap();
+    let bottleneck = Bottleneck {
+        bps: mbps * 1_000_000,
+        delay: Dur::from_millis(delay_ms),
+        limit,
+        loss,
+    };
+    let (topo, b) = dumbbell(&bottleneck, DelaySpread::Fixed(Dur::from_millis(1)), flows);
+    let mut sim = simulation(topo, secs, 1);
     for i in 0..flows {
         let start = Time::from_secs_f64(i as f64 / flows as f64);
         let cfg = TcpConfig::with_variant(variant);
@@ -62,7 +38,7 @@ fn dumbbell(
 
 #[test]
 fn one_sack_flow_fills_a_2mbps_link() {
-    let (s, b) = dumbbell(Variant::Sack, 1, 2, 10, 20, 60, 0.0);
+    let (s, b) = run_tcp(Variant::Sack, 1, 2, 10, 20, 60, 0.0);
     let l = &s.links[b];
     assert!(l.utilization > 0.95, "utilisation {}", l.utilization);
     let f = &s.flows[0];
@@ -86,7 +62,7 @@ fn one_sack_flow_fills_a_2mbps_link() {
 #[test]
 fn two_flows_share_fairly_for_every_variant() {
     for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
-        let (s, b) = dumbbell(v, 2, 10, 20, 50, 40, 0.0);
+        let (s, b) = run_tcp(v, 2, 10, 20, 50, 40, 0.0);
         let jain = s.jain_index.unwrap();
         assert!(jain > 0.95, "{v:?}: Jain {jain}");
         assert!(
@@ -99,8 +75,8 @@ fn two_flows_share_fairly_for_every_variant() {
 
 #[test]
 fn under_random_loss_sack_recovers_with_fewer_timeouts_than_reno() {
-    let (reno, _) = dumbbell(Variant::Reno, 2, 5, 20, 100, 60, 0.02);
-    let (sack, _) = dumbbell(Variant::Sack, 2, 5, 20, 100, 60, 0.02);
+    let (reno, _) = run_tcp(Variant::Reno, 2, 5, 20, 100, 60, 0.02);
+    let (sack, _) = run_tcp(Variant::Sack, 2, 5, 20, 100, 60, 0.02);
     let to = |s: &RunSummary| s.flows.iter().map(|f| f.timeouts).sum::<u64>();
     let thr = |s: &RunSummary| s.flows.iter().map(|f| f.throughput_bps).sum::<f64>();
     assert!(
@@ -119,7 +95,7 @@ fn under_random_loss_sack_recovers_with_fewer_timeouts_than_reno() {
 
 #[test]
 fn tcp_flows_conserve_packets() {
-    let (s, _) = dumbbell(Variant::NewReno, 4, 10, 30, 50, 20, 0.005);
+    let (s, _) = run_tcp(Variant::NewReno, 4, 10, 30, 50, 20, 0.005);
     for f in &s.flows {
         let t = f.totals;
         assert_eq!(
@@ -136,7 +112,7 @@ fn tcp_flows_conserve_packets() {
 
 #[test]
 fn tcp_runs_are_deterministic() {
-    let a = dumbbell(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
-    let b = dumbbell(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
+    let a = run_tcp(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
+    let b = run_tcp(Variant::Sack, 3, 10, 20, 30, 10, 0.01);
     assert_eq!(a.0, b.0);
 }

@@ -4,11 +4,11 @@
 
 use tfcc_core::tcp::{TcpConfig, Variant};
 use tfcc_core::tfwc::TfwcConfig;
-use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
-    RunSummary, SimConfig, Simulation, Topology,
-};
+use tfcc_core::{Dur, Time};
+use tfcc_sim::{DelaySpread, FlowSpec, RunSummary};
+
+mod common;
+use common::{dumbbell, simulation, Bottleneck};
 
 struct Case {
     mbps: u64,
@@ -37,39 +37,15 @@ impl Default for Case {
 }
 
 fn run(c: Case) -> (RunSummary, usize) {
-    let mut bottleneck = LinkSpec::new(
-        "bottleneck",
-        Rate::from_mbps(c.mbps),
-        Dur::from_millis(c.delay_ms),
-        QueueSpec::DropTail(QueueLimit::Packets(c.limit)),
-    );
-    if c.loss > 0.0 {
-        bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p: c.loss });
-    }
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
-        DelaySpread::Fixed(Dur::from_millis(1)),
-    );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
     let flows = c.tcp + c.tfwc;
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck,
-        access,
-        flows,
-    })
-    .unwrap();
-    let b = topo.link_id("bottleneck").unwrap() as usize;
-    let mut sim = Simulation::new(
-        SimConfig {
-            duration: Dur::from_secs(c.secs),
-            measure_from: Dur::from_secs(c.secs) / 5,
-            seed: 1,
-            record_series: false,
-            ..SimConfig::default()
-        },
-        topo,
-    )
-    .unwrap();
+    let bottleneck = Bottleneck {
+        bps: c.mbps * 1_000_000,
+        delay: Dur::from_millis(c.delay_ms),
+        limit: c.limit,
+        loss: c.loss,
+    };
+    let (topo, b) = dumbbell(&bottleneck, DelaySpread::Fixed(Dur::from_millis(1)), flows);
+    let mut sim = simulation(topo, c.secs, 1);
     for i in 0..flows {
         let start = Time::from_secs_f64(i as f64 / flows as f64);
         let spec = if i < c.tcp {

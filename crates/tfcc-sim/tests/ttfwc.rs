@@ -9,11 +9,11 @@
 //! starts spread over the first second, the first fifth of the run not measured.
 
 use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
-use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, SimConfig,
-    Simulation, Topology,
-};
+use tfcc_core::{Dur, Time};
+use tfcc_sim::{DelaySpread, FlowSpec};
+
+mod common;
+use common::{dumbbell, simulation, Bottleneck};
 
 /// What one 5.1.2 run measured.
 #[derive(Debug)]
@@ -28,39 +28,19 @@ struct Shares {
 }
 
 fn run(n: usize, tp: f64, secs: u64, seed: u64) -> Shares {
-    let bottleneck = LinkSpec::new(
-        "bottleneck",
-        Rate::from_mbps(15),
-        Dur::from_millis(20),
-        QueueSpec::DropTail(QueueLimit::Packets(83)),
-    );
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
-        DelaySpread::Uniform {
-            lo: Dur::from_micros(500),
-            hi: Dur::from_micros(1800),
-        },
-    );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
+    let bottleneck = Bottleneck {
+        bps: 15_000_000,
+        delay: Dur::from_millis(20),
+        limit: 83,
+        loss: 0.0,
+    };
+    let access = DelaySpread::Uniform {
+        lo: Dur::from_micros(500),
+        hi: Dur::from_micros(1800),
+    };
     let flows = 2 * n;
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck,
-        access,
-        flows,
-    })
-    .unwrap();
-    let b = topo.link_id("bottleneck").unwrap() as usize;
-    let mut sim = Simulation::new(
-        SimConfig {
-            duration: Dur::from_secs(secs),
-            measure_from: Dur::from_secs(secs) / 5,
-            seed,
-            record_series: false,
-            ..SimConfig::default()
-        },
-        topo,
-    )
-    .unwrap();
+    let (topo, b) = dumbbell(&bottleneck, access, flows);
+    let mut sim = simulation(topo, secs, seed);
     for i in 0..flows {
         // Interleaved, so both kinds see the same spread of RTTs.
         let start =
