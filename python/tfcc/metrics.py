@@ -9,7 +9,7 @@ dict and keyword arguments from the claim and returns a float; a metric that can
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import tfcc
@@ -19,6 +19,50 @@ Summary = Mapping[str, Any]
 
 class MetricError(ValueError):
     """A metric cannot be computed on this run; the message says why."""
+
+
+class RunResult(Mapping[str, Any]):
+    """One run as metrics see it: the summary (this object reads as the ``summary.json`` dict)
+    plus the recorded time series, for metrics over time (CoV at a timescale, convergence,
+    responsiveness) that the summary cannot answer.
+
+    ``flow_series`` and ``link_series`` are columns (name → list), one row per flow (link) per
+    sampling interval, the same columns as ``timeseries.parquet`` and ``queues.parquet``.
+    """
+
+    def __init__(
+        self,
+        summary: Mapping[str, Any],
+        flow_series: Mapping[str, Sequence[Any]] | None = None,
+        link_series: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        self.summary = summary
+        self.flow_series = flow_series or {}
+        self.link_series = link_series or {}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.summary[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.summary)
+
+    def __len__(self) -> int:
+        return len(self.summary)
+
+    def flow_column(self, flow: int, column: str) -> tuple[list[float], list[float]]:
+        """``(t, values)`` of one flow's column, in time order; :class:`MetricError` if the run
+        recorded no such column or flow."""
+        fs = self.flow_series
+        if column not in fs or "t" not in fs:
+            raise MetricError(f"the run recorded no {column!r} time series")
+        t, v = [], []
+        for ti, fi, vi in zip(fs["t"], fs["flow"], fs[column], strict=True):
+            if fi == flow:
+                t.append(float(ti))
+                v.append(float("nan") if vi is None else float(vi))
+        if not t:
+            raise MetricError(f"no time series for flow {flow}")
+        return t, v
 
 
 def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> list[Mapping]:

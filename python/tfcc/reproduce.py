@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfcc.metrics import METRICS, MetricError
+from tfcc.metrics import METRICS, MetricError, RunResult
 
 #: Where claim files live: ``scenarios/reproduce`` in a source checkout.
 CLAIMS_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "reproduce"
@@ -146,9 +146,11 @@ def load(name_or_path: str) -> tuple[str, list[Claim]]:
 
 
 def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
+    """One simulator run as a :class:`~tfcc.metrics.RunResult` (summary and time series)."""
     from tfcc import _core
 
-    return _core.run_scenario(str(scenario), overrides, seed, None)["summary"]
+    r = _core.run_scenario(str(scenario), overrides, seed, None)
+    return RunResult(r["summary"], r["flow_series"], r["link_series"])
 
 
 def evaluate(claim: Claim, runner: Runner = default_runner) -> Outcome:
