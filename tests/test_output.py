@@ -1,4 +1,6 @@
-"""The run output contract: atomic writes, clear errors for unusable directories."""
+"""The run output contract through the Python API (``tfcc.run.run``, the same Rust code as
+``tfcc run``): complete outputs, atomic replacement, the schema readers see, clear errors for
+unusable directories. Write failures half-way are tested in Rust (tfcc-run ``output``)."""
 
 from __future__ import annotations
 
@@ -6,60 +8,63 @@ import json
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tfcc.output import OutputError, check_writable, write_run
+from tfcc import OutputError, _core
+from tfcc.run import run
 
-SUMMARY = {
-    "scenario": "t",
-    "flows": [{"id": 0, "protocol": "cbr"}, {"id": 1, "protocol": "tcp-sack"}],
-}
-FLOWS = {
-    "flow": [0, 1, 0, 1],
-    "t": [0.1, 0.1, 0.2, 0.2],
-    "throughput_bps": [1e6, 2e6, 1e6, 2e6],
-    "cwnd": [None, 4.0, None, 5.0],
-    "rate_bps": [1e6, None, 1e6, None],
-}
-LINKS = {"link": ["bottleneck", "bottleneck"], "t": [0.1, 0.2], "queue_pkts": [3.0, 4.0]}
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "scenarios" / "dumbbell-cbr.toml"
+SHORT = ["duration=2s", "measure_from=0.5s", "events.0.at=1s"]
 
 
 def test_outputs_land_complete_and_replace_an_earlier_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    write_run(out, SUMMARY, FLOWS, LINKS)
-    assert json.loads((out / "summary.json").read_text())["scenario"] == "t"
-    table = pq.read_table(out / "timeseries.parquet")
-    assert table.column("throughput_bps").to_pylist() == FLOWS["throughput_bps"]
+    summary = run(EXAMPLE, out, overrides=SHORT)
+    on_disk = json.loads((out / "summary.json").read_text())
+    assert on_disk == {**summary, "wall_seconds": on_disk["wall_seconds"]}
     assert {"throughput.png", "window.png", "queue.png"} <= {p.name for p in out.iterdir()}
-    write_run(out, {**SUMMARY, "scenario": "u"}, FLOWS, LINKS, plots=False)
-    assert json.loads((out / "summary.json").read_text())["scenario"] == "u"
+    run(EXAMPLE, out, overrides=[*SHORT, "seed=7"], plots=False)
+    assert json.loads((out / "summary.json").read_text())["seed"] == 7
     assert not (out / "throughput.png").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no temporaries left behind
 
 
-def test_a_failure_while_writing_leaves_nothing(tmp_path: Path) -> None:
+def test_parquet_columns_have_the_documented_types(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    with pytest.raises(Exception):  # noqa: B017 - any failure must clean up
-        write_run(out, SUMMARY, {"flow": [0], "t": [0.1, 0.2]}, LINKS)
-    assert list(tmp_path.iterdir()) == []
+    run(EXAMPLE, out, overrides=SHORT, plots=False)
+    flows = pq.read_table(out / "timeseries.parquet")
+    assert flows.schema.field("flow").type == pa.int64()
+    assert flows.schema.field("throughput_bps").type == pa.float64()
+    assert flows.schema.field("cwnd").nullable
+    # CBR flows have a rate and no window: the column holds nulls, not NaN.
+    assert set(flows.column("cwnd").to_pylist()) == {None}
+    links = pq.read_table(out / "queues.parquet")
+    assert links.schema.field("link").type == pa.string()
+    assert set(links.column("link").to_pylist()) == {"bottleneck", "bottleneck-rev"}
+    series = _core.run_scenario(str(EXAMPLE), SHORT)["flow_series"]
+    assert flows.column("throughput_bps").to_pylist() == series["throughput_bps"]
 
 
 def test_an_unwritable_directory_is_refused_before_running(tmp_path: Path) -> None:
     # /proc refuses new directories even to root; a read-only directory does so for other users.
     with pytest.raises(OutputError, match="not writable"):
-        check_writable(Path("/proc/tfcc-test/run"))
+        _core.check_writable(Path("/proc/tfcc-test/run"))
+    with pytest.raises(OutputError, match="/proc/tfcc-test/run"):
+        run(EXAMPLE, Path("/proc/tfcc-test/run"))
     if os.geteuid() != 0:
         ro = tmp_path / "ro"
         ro.mkdir()
         ro.chmod(0o500)
         with pytest.raises(OutputError, match="not writable"):
-            check_writable(ro / "run")
+            _core.check_writable(ro / "run")
 
 
 def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     with pytest.raises(OutputError, match="not a directory"):
-        check_writable(tmp_path / "f" / "run")
+        _core.check_writable(tmp_path / "f" / "run")
     with pytest.raises(OutputError, match="exists and is not a directory"):
-        check_writable(tmp_path / "f")
+        _core.check_writable(tmp_path / "f")

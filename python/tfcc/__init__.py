@@ -16,6 +16,7 @@ and packets::
 from tfcc._core import (
     Equation,
     LossHistory,
+    OutputError,
     ScenarioError,
     __version__,
     check_scenario,
@@ -28,6 +29,7 @@ _SIMPLE = Equation("simple")
 __all__ = [
     "Equation",
     "LossHistory",
+    "OutputError",
     "ScenarioError",
     "__version__",
     "check_scenario",

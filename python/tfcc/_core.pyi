@@ -1,6 +1,7 @@
 """Type stubs for the Rust extension ``tfcc._core`` (see crates/tfcc-py)."""
 
 from collections.abc import Callable, Mapping, Sequence
+from os import PathLike
 from typing import Any
 
 __version__: str
@@ -66,6 +67,9 @@ class LossHistory:
 class ScenarioError(ValueError):
     """A scenario file that cannot run; the message names the file and the key."""
 
+class OutputError(ValueError):
+    """The output directory cannot be used or written; the message names it and says why."""
+
 def check_scenario(path: str, overrides: Sequence[str] = ()) -> dict[str, Any]:
     """Parse, override (``key.path=value``) and check a scenario without running it.
 
@@ -84,9 +88,33 @@ def run_scenario(
     ``seed`` replaces the file's seed; ``progress(now_s, end_s)`` is called about a hundred
     times a run (the GIL is released in between). Returns ``{"summary": dict, "flow_series":
     dict of lists, "link_series": dict of lists}``: the summary is ``summary.json``'s content
-    (``metrics`` holds ``jain_index``), the series are columnar, one row per flow (or reported
-    link) per sampling interval. Raises :class:`ScenarioError` before running on a bad file.
+    (``metrics`` holds ``fairness_theta`` and ``jain_index``), the series are columnar, one row
+    per flow (or reported link) per sampling interval. Raises :class:`ScenarioError` before
+    running on a bad file.
     """
+
+def run_to_dir(
+    path: str,
+    out: PathLike[str] | str,
+    overrides: Sequence[str] = (),
+    seed: int | None = None,
+    plots: bool = True,
+    progress: Callable[[float, float], object] | None = None,
+    font: PathLike[str] | str | None = None,
+) -> dict[str, Any]:
+    """Run a scenario and write ``summary.json``, ``timeseries.parquet``, ``queues.parquet`` and
+    (``plots``) the PNG charts into ``out`` atomically, as ``tfcc run`` does; returns the
+    summary. Raises :class:`ScenarioError` or :class:`OutputError` before anything runs."""
+
+def check_writable(out: PathLike[str] | str) -> None:
+    """Raise :class:`OutputError` if ``out`` cannot be created or replaced."""
+
+def cli_run(argv: Sequence[str], font: str | None = None) -> int:
+    """The ``tfcc run`` command with ``argv`` (the arguments after ``run``); returns the exit
+    code. Ctrl-C raises KeyboardInterrupt after abandoning the run (nothing is written)."""
+
+def fairness_theta(tcp: Sequence[float], other: Sequence[float]) -> float | None:
+    """θ = T̄_tcp / (T̄_tcp + T̄_other) from per-flow goodputs; ``None`` when undefined."""
 
 def plot_panels(
     path: str,

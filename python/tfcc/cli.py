@@ -6,10 +6,8 @@ one precise message on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -75,151 +73,18 @@ SetOpt = Annotated[
 ]
 
 
-class _LazyProgress:
-    """A progress bar that appears only once a run has taken more than ``after`` seconds, so
-    short runs print nothing extra."""
-
-    def __init__(self, enabled: bool, after: float = 2.0) -> None:
-        self.enabled = enabled
-        self.after = after
-        self.started = time.monotonic()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self, now: float, end: float) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.started < self.after:
-                return
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task("run", total=end)
-        self.bar.update(self.task, completed=now)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _print_summary(summary: dict[str, Any], out: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    flows = summary["flows"]
-    table = Table(
-        title=f"{summary['scenario']}: {summary['sim_seconds']:g} s simulated "
-        f"in {summary['wall_seconds']:.2f} s (window from {summary['measure_from_s']:g} s)"
-    )
-    grouped = len(flows) > 16
-    table.add_column("flows" if grouped else "flow", justify="right")
-    table.add_column("label")
-    table.add_column("throughput Mb/s", justify="right")
-    table.add_column("lost pkts", justify="right")
-    table.add_column("loss ev. rate", justify="right")
-    table.add_column("RTT ms", justify="right")
-
-    def fmt(v: float | None, scale: float = 1.0, digits: int = 3) -> str:
-        return "-" if v is None else f"{v * scale:.{digits}f}"
-
-    if grouped:
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for f in flows:
-            groups.setdefault(f["label"], []).append(f)
-        for label, fl in groups.items():
-            n = len(fl)
-            rtts = [f["mean_rtt_s"] for f in fl if f["mean_rtt_s"] is not None]
-            table.add_row(
-                str(n),
-                f"{label} (mean)",
-                fmt(sum(f["throughput_bps"] for f in fl) / n, 1e-6),
-                str(sum(f["packets_lost"] for f in fl)),
-                fmt(sum(f["loss_event_rate"] or 0.0 for f in fl) / n, 1.0, 4),
-                fmt(sum(rtts) / len(rtts) if rtts else None, 1e3, 1),
-            )
-    else:
-        for f in flows:
-            table.add_row(
-                str(f["id"]),
-                f["label"],
-                fmt(f["throughput_bps"], 1e-6),
-                str(f["packets_lost"]),
-                fmt(f["loss_event_rate"], 1.0, 4),
-                fmt(f["mean_rtt_s"], 1e3, 1),
-            )
-    console.print(table)
-    for link in summary["links"]:
-        if link["name"].endswith("-rev"):
-            continue
-        console.print(
-            f"link {link['name']}: utilisation {link['utilization']:.3f}, "
-            f"drops {link['drops']}, mean queue {link['mean_queue_pkts']:.1f} pkts"
-        )
-    m = summary.get("metrics", {})
-    parts = [f"{k} {v:.3f}" for k, v in m.items() if v is not None]
-    if parts:
-        console.print("metrics: " + ", ".join(parts))
-    console.print(f"results in {out}")
-
-
-@app.command()
-def run(
-    scenario: ScenarioArg,
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out", "-o", help="Output directory (replaced if it exists).", show_default=False
-        ),
-    ],
-    seed: Annotated[
-        int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
-    ] = None,
-    set_: SetOpt = None,
-    backend: Annotated[
-        str, typer.Option("--backend", help="Where to run: sim (the simulator) or testbed.")
-    ] = "sim",
-    no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
-) -> None:
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def run(ctx: typer.Context) -> None:
     """Run a scenario in the simulator: summary.json, timeseries.parquet, queues.parquet and
-    PNG plots in OUT."""
-    from tfcc import ScenarioError
-    from tfcc.output import OutputError
-    from tfcc.run import run as run_to
+    PNG plots in OUT (`tfcc run --help` for the flags)."""
+    # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
+    # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
+    from tfcc.entry import run as native_run
 
-    if backend != "sim":
-        if backend == "testbed":
-            raise _fail("--backend testbed: the testbed backend is not implemented yet; use sim")
-        raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
-    progress = _LazyProgress(enabled=not quiet)
-    try:
-        summary = run_to(
-            scenario,
-            out,
-            seed=seed,
-            overrides=set_ or [],
-            plots=not no_plots,
-            progress=progress,
-        )
-    except (ScenarioError, OutputError) as e:
-        raise _fail(str(e)) from None
-    except OSError as e:
-        raise _fail(f"{out}: cannot write the results ({e.strerror or e})") from None
-    finally:
-        progress.close()
-    if not quiet:
-        _print_summary(summary, out)
+    raise typer.Exit(native_run(list(ctx.args)))
 
 
 @app.command()
@@ -294,12 +159,10 @@ def reproduce(
 
 
 def main() -> None:
-    """Console entry point: usage errors exit with 2 (click's convention), never a traceback."""
-    try:
-        app()
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+    """Console entry point (see :mod:`tfcc.entry`)."""
+    from tfcc.entry import main as entry_main
+
+    entry_main()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import tfcc
+from tfcc import _core
 
 Summary = Mapping[str, Any]
 
@@ -122,10 +123,10 @@ def fairness_theta(s: Summary, tcp: str = "tcp", other: str | None = None) -> fl
     ]
     if not t or not o:
         raise MetricError("θ needs TCP flows and flows of another protocol")
-    mt, mo = sum(t) / len(t), sum(o) / len(o)
-    if mt + mo == 0:
+    theta = _core.fairness_theta(t, o)
+    if theta is None:
         raise MetricError("θ is undefined when nothing was delivered")
-    return mt / (mt + mo)
+    return theta
 
 
 def utilization(s: Summary, link: str = "bottleneck") -> float:

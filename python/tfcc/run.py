@@ -1,33 +1,23 @@
-"""``tfcc run``: a scenario file to the output contract of DESIGN.md ("Outputs").
+"""``tfcc run`` from Python: a scenario file to the output contract of DESIGN.md ("Outputs").
 
-The simulator (``tfcc._core.run_scenario``) returns the summary and columnar time series; this
-adds the scenario-level metrics defined in :mod:`tfcc.metrics` and writes everything with
-:func:`tfcc.output.write_run`, which builds the directory beside ``out`` and renames it into
-place at the end, so a failed run leaves nothing behind.
+The work is Rust's (``tfcc._core.run_to_dir``, the same code as the ``tfcc run`` command):
+the scenario and the output directory are checked before anything runs, the results are
+written beside ``out`` and renamed into place at the end, so a failed run leaves nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tfcc import _core, metrics
-from tfcc.output import check_writable, write_run
+from tfcc import _core
+from tfcc.plots import font_path
 
 Progress = Callable[[float, float], object]
 
-
-def scenario_metrics(summary: Mapping[str, Any]) -> dict[str, float | None]:
-    """Scenario-level metrics for ``summary["metrics"]``; ``None`` where one does not apply
-    (θ needs TCP and another protocol in the same run)."""
-    out: dict[str, float | None] = {}
-    for name, fn in (("fairness_theta", metrics.fairness_theta), ("jain_index", metrics.jain)):
-        try:
-            out[name] = fn(summary)
-        except metrics.MetricError:
-            out[name] = None
-    return out
+#: The output directory cannot be used or written; the message names it and says why.
+OutputError = _core.OutputError
 
 
 def run(
@@ -39,13 +29,15 @@ def run(
     plots: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Check the scenario and the output directory, run, and write ``out``; returns the
-    summary. Raises :class:`tfcc.ScenarioError` or :class:`tfcc.output.OutputError` before
-    anything runs when the file or the directory is unusable."""
-    _core.check_scenario(str(scenario), list(overrides))
-    check_writable(out)
-    result = _core.run_scenario(str(scenario), list(overrides), seed, progress)
-    summary = result["summary"]
-    summary["metrics"] = {**summary.get("metrics", {}), **scenario_metrics(summary)}
-    write_run(out, summary, result["flow_series"], result["link_series"], plots=plots)
-    return summary
+    """Run ``scenario`` and write ``out``; returns the summary. Raises
+    :class:`tfcc.ScenarioError` or :class:`OutputError` before anything runs when the file or
+    the directory is unusable."""
+    return _core.run_to_dir(
+        str(scenario),
+        Path(out),
+        list(overrides),
+        seed,
+        plots,
+        progress,
+        font_path() if plots else None,
+    )

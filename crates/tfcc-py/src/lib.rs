@@ -20,7 +20,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "ScenarioError",
         m.py().get_type::<scenario::ScenarioError>(),
     )?;
+    m.add("OutputError", m.py().get_type::<scenario::OutputError>())?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::run_to_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::check_writable, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::cli_run, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::fairness_theta, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
     Ok(())

@@ -139,6 +139,19 @@ pub fn jain_index(x: &[f64]) -> Option<f64> {
     (!x.is_empty() && s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
 }
 
+/// θ, TCP's share of the throughput of TCP and the TCP-friendly flows it competes with, from
+/// per-flow means so that unequal flow counts compare per flow:
+/// `θ = T̄_tcp / (T̄_tcp + T̄_other)` (002 Sec. 5.2; 0.5 is a fair share). `None` when either
+/// side has no flows or nothing was delivered.
+pub fn fairness_theta(tcp: &[f64], other: &[f64]) -> Option<f64> {
+    if tcp.is_empty() || other.is_empty() {
+        return None;
+    }
+    let mt = tcp.iter().sum::<f64>() / tcp.len() as f64;
+    let mo = other.iter().sum::<f64>() / other.len() as f64;
+    (mt + mo > 0.0).then(|| mt / (mt + mo))
+}
+
 /// Running mean and variance (population), for per-flow CoV without storing samples.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Moments {
@@ -179,6 +192,15 @@ mod tests {
         assert!((jain_index(&[1.0, 2.0, 3.0]).unwrap() - 36.0 / 42.0).abs() < 1e-15);
         assert_eq!(jain_index(&[]), None);
         assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn theta_compares_per_flow_means() {
+        // Two TCP flows at 1 and 3 (mean 2) against one flow at 6: 2 / 8.
+        assert_eq!(fairness_theta(&[1.0, 3.0], &[6.0]), Some(0.25));
+        assert_eq!(fairness_theta(&[4.0], &[4.0, 4.0, 4.0]), Some(0.5));
+        assert_eq!(fairness_theta(&[], &[1.0]), None);
+        assert_eq!(fairness_theta(&[0.0], &[0.0]), None);
     }
 
     #[test]

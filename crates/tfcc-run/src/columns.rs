@@ -1,0 +1,89 @@
+//! The recorded time series in columns, the shape of `timeseries.parquet` and
+//! `queues.parquet` and of the dict of lists the Python API returns.
+
+use tfcc_sim::{FlowSample, LinkId, LinkSample, LinkSummary};
+
+/// Per flow, per sampling interval (DESIGN.md: throughput, cwnd or rate, p, RTT).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowColumns {
+    pub flow: Vec<i64>,
+    /// End of the interval, seconds.
+    pub t: Vec<f64>,
+    pub throughput_bps: Vec<f64>,
+    pub delivered_bytes: Vec<i64>,
+    pub cwnd: Vec<Option<f64>>,
+    pub rate_bps: Vec<Option<f64>>,
+    pub p: Vec<Option<f64>>,
+    pub rtt_s: Vec<Option<f64>>,
+}
+
+impl FlowColumns {
+    pub fn from_samples(samples: &[FlowSample]) -> Self {
+        let mut c = FlowColumns::default();
+        for s in samples {
+            c.flow.push(i64::from(s.flow));
+            c.t.push(s.time.as_secs_f64());
+            c.throughput_bps.push(s.throughput_bps);
+            c.delivered_bytes
+                .push(i64::try_from(s.delivered_bytes).unwrap_or(i64::MAX));
+            c.cwnd.push(s.cwnd);
+            c.rate_bps.push(s.rate_bps);
+            c.p.push(s.p);
+            c.rtt_s.push(s.rtt_s);
+        }
+        c
+    }
+
+    pub fn len(&self) -> usize {
+        self.t.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
+/// Per reported link, per sampling interval: the queue and what crossed the link.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkColumns {
+    pub link: Vec<String>,
+    pub t: Vec<f64>,
+    pub queue_pkts: Vec<i64>,
+    pub queue_pkts_avg: Vec<f64>,
+    pub queue_bytes: Vec<i64>,
+    pub throughput_bps: Vec<f64>,
+    pub drops: Vec<i64>,
+}
+
+impl LinkColumns {
+    /// Samples of the `reported` links only (the per-flow access links are left out, as in the
+    /// summary), named as in the summary.
+    pub fn from_samples(
+        samples: &[LinkSample],
+        links: &[LinkSummary],
+        reported: &[LinkId],
+    ) -> Self {
+        let mut names: Vec<Option<&str>> = vec![None; links.len()];
+        for &id in reported {
+            let i = id as usize;
+            if let (Some(slot), Some(l)) = (names.get_mut(i), links.get(i)) {
+                *slot = Some(l.name.as_str());
+            }
+        }
+        let mut c = LinkColumns::default();
+        for s in samples {
+            let Some(name) = names.get(s.link as usize).copied().flatten() else {
+                continue;
+            };
+            c.link.push(name.to_owned());
+            c.t.push(s.time.as_secs_f64());
+            c.queue_pkts.push(i64::from(s.queue_pkts));
+            c.queue_pkts_avg.push(s.queue_pkts_avg);
+            c.queue_bytes
+                .push(i64::try_from(s.queue_bytes).unwrap_or(i64::MAX));
+            c.throughput_bps.push(s.throughput_bps);
+            c.drops.push(i64::try_from(s.drops).unwrap_or(i64::MAX));
+        }
+        c
+    }
+}

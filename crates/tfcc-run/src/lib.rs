@@ -1,0 +1,103 @@
+//! One simulator run, from a scenario file to the output contract of DESIGN.md ("Outputs"):
+//! `summary.json`, `timeseries.parquet`, `queues.parquet` and PNG plots, written atomically.
+//!
+//! This is what `tfcc run` executes. Issue 4 times `tfcc run` against ns-2 with set-up and
+//! outputs included, and ns-2 finishes a 100 s two-flow dumbbell in a third of a second: a
+//! Python layer that imports a CLI framework, pyarrow and a plotting library spends more than
+//! that before the first event. So the whole command lives here, in Rust, and the Python
+//! package calls it ([`cli::run_command`]) before importing anything else; the Python API
+//! (`tfcc.run_scenario`, `tfcc.run.run`) uses the same functions, so there is one
+//! implementation of the summary, the tables and the plots.
+
+pub mod cli;
+pub mod columns;
+pub mod output;
+pub mod plots;
+pub mod summary;
+pub mod tables;
+
+use std::path::Path;
+use std::time::Instant;
+
+use tfcc_core::Time;
+use tfcc_sim::scenario;
+
+pub use columns::{FlowColumns, LinkColumns};
+pub use summary::Summary;
+
+/// Why a run did not produce results. Each message names the file (and key) concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    /// The scenario cannot run: unreadable, malformed, or refused by the simulator.
+    Scenario(String),
+    /// The output directory cannot be used or written.
+    Output(String),
+    /// The progress callback asked to stop.
+    Cancelled,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Scenario(m) | RunError::Output(m) => f.write_str(m),
+            RunError::Cancelled => f.write_str("run abandoned"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// A finished run: its summary and its time series, ready to be written or handed to Python.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub summary: Summary,
+    pub flows: FlowColumns,
+    pub links: LinkColumns,
+}
+
+/// Check a scenario (parse, validate, build the simulation) without running it.
+pub fn check(path: &Path, overrides: &[String]) -> Result<scenario::Built, RunError> {
+    let built =
+        scenario::load(path, overrides, None).map_err(|e| RunError::Scenario(e.to_string()))?;
+    // Building the simulation runs the simulator's own checks; the scenario is loaded again
+    // for the caller because building consumes it (loading costs microseconds).
+    scenario::load(path, overrides, None)
+        .map_err(|e| RunError::Scenario(e.to_string()))?
+        .into_simulation()
+        .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
+    Ok(built)
+}
+
+/// Run a scenario file. `seed` replaces the file's; `progress(now, end)` is called about a
+/// hundred times a run and stops it by returning `false`.
+pub fn run(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+    progress: &mut dyn FnMut(Time, Time) -> bool,
+) -> Result<Finished, RunError> {
+    let wall = Instant::now();
+    let built =
+        scenario::load(path, overrides, seed).map_err(|e| RunError::Scenario(e.to_string()))?;
+    let name = built.name.clone();
+    let info = built.flow_info.clone();
+    let reported = built.reported_links.clone();
+    let sim = built
+        .into_simulation()
+        .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
+    let result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
+    let summary = Summary::new(
+        &name,
+        &info,
+        &reported,
+        &result,
+        wall.elapsed().as_secs_f64(),
+    );
+    let flows = FlowColumns::from_samples(&result.flow_series);
+    let links = LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
+    Ok(Finished {
+        summary,
+        flows,
+        links,
+    })
+}

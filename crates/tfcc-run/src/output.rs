@@ -1,0 +1,210 @@
+//! The output directory: checked before a run starts, written in full beside the target and
+//! renamed into place at the end, so an interrupted or failed run never leaves half-written
+//! results under the target name (issue 4, "no partial output").
+
+use std::path::{Path, PathBuf};
+
+use crate::{plots, tables, Finished};
+
+/// Fail before a run starts if `out` cannot be created or replaced; the message names it.
+pub fn check_writable(out: &Path) -> Result<(), String> {
+    let shown = out.display();
+    let parent = parent_of(out);
+    let mut probe = parent.clone();
+    while !probe.exists() {
+        match probe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => probe = p.to_path_buf(),
+            _ => {
+                probe = PathBuf::from(".");
+                break;
+            }
+        }
+    }
+    if !probe.is_dir() {
+        return Err(format!("{shown}: {} is not a directory", probe.display()));
+    }
+    // Try it rather than ask access(2): root passes access checks on read-only filesystems.
+    let trial = fresh_dir(&probe, ".tfcc-probe").map_err(|e| {
+        format!(
+            "{shown}: the directory {} is not writable ({e})",
+            probe.display()
+        )
+    })?;
+    let _ = std::fs::remove_dir(&trial);
+    if out.exists() && !out.is_dir() {
+        return Err(format!("{shown}: exists and is not a directory"));
+    }
+    Ok(())
+}
+
+/// The directory `out` lives in (`.` for a bare name).
+fn parent_of(out: &Path) -> PathBuf {
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Create a new directory `dir/PREFIX.PID.N` that did not exist before. `create_dir` applies
+/// the umask, so the results get the user's ordinary permissions.
+fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
+    let pid = std::process::id();
+    let mut n = 0u32;
+    loop {
+        let p = dir.join(format!("{prefix}.{pid}.{n}"));
+        match std::fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
+/// `timeseries.parquet`, `queues.parquet` and, if `plots`, the PNG charts.
+pub fn write_run(
+    out: &Path,
+    run: &Finished,
+    plots: bool,
+    font: Option<&Path>,
+) -> Result<(), String> {
+    check_writable(out)?;
+    let shown = out.display();
+    let parent = parent_of(out);
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("{shown}: cannot create {} ({e})", parent.display()))?;
+    let name = out
+        .file_name()
+        .map_or_else(|| "run".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = fresh_dir(&parent, &format!(".{name}"))
+        .map_err(|e| format!("{shown}: cannot write the results ({e})"))?;
+    let written = (|| {
+        std::fs::write(tmp.join("summary.json"), run.summary.to_json())
+            .map_err(|e| format!("{shown}: cannot write the results ({e})"))?;
+        tables::write_flows(&tmp.join("timeseries.parquet"), &run.flows)?;
+        tables::write_links(&tmp.join("queues.parquet"), &run.links)?;
+        if plots {
+            plots::plot_run(&tmp, &run.summary, &run.flows, &run.links, font)?;
+        }
+        replace_dir(&tmp, out).map_err(|e| format!("{shown}: cannot write the results ({e})"))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written
+}
+
+/// Rename `new` to `out`; an existing `out` is moved aside first and removed after.
+fn replace_dir(new: &Path, out: &Path) -> std::io::Result<()> {
+    let mut old = None;
+    if out.exists() {
+        let name = out
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let aside = parent_of(out).join(format!(".{name}.old-{}", std::process::id()));
+        std::fs::rename(out, &aside)?;
+        old = Some(aside);
+    }
+    std::fs::rename(new, out)?;
+    if let Some(old) = old {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::{FlowColumns, LinkColumns};
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("tfcc-run-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn finished(scenario: &str, flows: FlowColumns) -> Finished {
+        let text = format!(
+            "name = \"{scenario}\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\" }}\n[[flows]]\nprotocol = \"cbr\"\nrate = \"1Mbps\"\n"
+        );
+        let dir = scratch(&format!("scen-{scenario}"));
+        let path = dir.join("s.toml");
+        std::fs::write(&path, text).unwrap();
+        let mut run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        run.flows = flows;
+        run.links = LinkColumns::default();
+        run
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn outputs_land_complete_and_replace_an_earlier_run() {
+        let dir = scratch("replace");
+        let out = dir.join("run");
+        let flows = FlowColumns {
+            flow: vec![0, 0],
+            t: vec![0.1, 0.2],
+            throughput_bps: vec![1e6, 2e6],
+            delivered_bytes: vec![1, 2],
+            cwnd: vec![None, Some(4.0)],
+            rate_bps: vec![Some(1e6), None],
+            p: vec![None, None],
+            rtt_s: vec![None, None],
+        };
+        write_run(&out, &finished("t", flows.clone()), true, None).unwrap();
+        assert!(entries(&out).contains(&"throughput.png".to_string()));
+        write_run(&out, &finished("u", flows), false, None).unwrap();
+        assert_eq!(
+            entries(&out),
+            ["queues.parquet", "summary.json", "timeseries.parquet"]
+        );
+        let s = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        assert!(s.contains("\"scenario\": \"u\""), "{s}");
+        assert_eq!(entries(&dir), ["run"], "no temporaries left behind");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failure_while_writing_leaves_nothing() {
+        let dir = scratch("fail");
+        let out = dir.join("run");
+        // Columns of different lengths cannot make a table.
+        let flows = FlowColumns {
+            flow: vec![0],
+            t: vec![0.1, 0.2],
+            ..FlowColumns::default()
+        };
+        let err = write_run(&out, &finished("t", flows), true, None).unwrap_err();
+        assert!(err.contains("rows"), "{err}");
+        assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn unusable_directories_are_refused_with_their_names() {
+        // /proc refuses new directories even to root.
+        let e = check_writable(Path::new("/proc/tfcc-test/run")).unwrap_err();
+        assert!(
+            e.contains("/proc/tfcc-test/run") && e.contains("not writable"),
+            "{e}"
+        );
+        let dir = scratch("file");
+        std::fs::write(dir.join("f"), "x").unwrap();
+        let e = check_writable(&dir.join("f").join("run")).unwrap_err();
+        assert!(e.contains("is not a directory"), "{e}");
+        let e = check_writable(&dir.join("f")).unwrap_err();
+        assert!(e.contains("exists and is not a directory"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,302 @@
+//! PNG line charts of a run (`throughput.png`, `window.png`, `queue.png`) and the generic
+//! stacked-panel chart behind them, drawn with plotters.
+//!
+//! matplotlib's import alone takes most of a second, several times what a small simulation
+//! takes, and issue 4 counts outputs in the speed comparison with ns-2; a bitmap drawn here
+//! costs milliseconds. Text needs a TrueType font, passed in as a path (the Python layer finds
+//! matplotlib's DejaVu Sans); without one the charts are drawn without text.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use crate::columns::{FlowColumns, LinkColumns};
+use crate::summary::Summary;
+
+/// One line: its legend label, its x and its y values.
+pub type Line = (String, Vec<f64>, Vec<f64>);
+
+/// One panel of a figure; panels are stacked top to bottom and share the x axis label.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Panel {
+    pub ylabel: String,
+    pub lines: Vec<Line>,
+}
+
+/// Above this many flows, lines are drawn per label (the mean of its flows) instead of per flow.
+pub const MAX_LINES: usize = 16;
+
+/// matplotlib's "tab10" colours, so the charts look like the rest of the project's figures.
+const COLOURS: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// Whether a font is registered; registration happens once per process.
+static FONT: OnceLock<bool> = OnceLock::new();
+
+fn load_font(path: Option<&Path>) -> bool {
+    *FONT.get_or_init(|| {
+        let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else {
+            return false;
+        };
+        // plotters keeps fonts for the life of the process; leaking one file once is that.
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
+    })
+}
+
+fn bounds(panel: &Panel) -> (f64, f64, f64) {
+    let (mut xmax, mut ymin, mut ymax) = (0.0f64, 0.0f64, 0.0f64);
+    for (_, xs, ys) in &panel.lines {
+        for &x in xs.iter().filter(|x| x.is_finite()) {
+            xmax = xmax.max(x);
+        }
+        for &y in ys.iter().filter(|y| y.is_finite()) {
+            ymin = ymin.min(y);
+            ymax = ymax.max(y);
+        }
+    }
+    if xmax <= 0.0 {
+        xmax = 1.0;
+    }
+    if ymax <= ymin {
+        ymax = ymin + 1.0;
+    }
+    (xmax, ymin, ymax * 1.05)
+}
+
+fn draw(
+    path: &Path,
+    size: (u32, u32),
+    title: &str,
+    xlabel: &str,
+    panels: &[Panel],
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = BitMapBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = if text {
+        root.titled(title, ("sans-serif", 16))?
+    } else {
+        root
+    };
+    let areas = root.split_evenly((panels.len().max(1), 1));
+    for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
+        let (xmax, ymin, ymax) = bounds(panel);
+        let last = i + 1 == panels.len();
+        let mut chart = ChartBuilder::on(area)
+            .margin(8)
+            .x_label_area_size(if text && last { 32 } else { 8 })
+            .y_label_area_size(if text { 56 } else { 8 })
+            .build_cartesian_2d(0f64..xmax, ymin..ymax)?;
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(WHITE.mix(0.0));
+        if text {
+            mesh.y_desc(panel.ylabel.as_str())
+                .label_style(("sans-serif", 11));
+            if last {
+                mesh.x_desc(xlabel);
+            }
+        } else {
+            mesh.disable_x_axis().disable_y_axis();
+        }
+        mesh.draw()?;
+        for (j, (label, xs, ys)) in panel.lines.iter().enumerate() {
+            let colour = COLOURS[j % COLOURS.len()];
+            let points = xs
+                .iter()
+                .zip(ys)
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .map(|(&x, &y)| (x, y));
+            let series = chart.draw_series(LineSeries::new(points, colour.stroke_width(1)))?;
+            if text {
+                series.label(label.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                });
+            }
+        }
+        if text && !panel.lines.is_empty() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font(("sans-serif", 10))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .draw()?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// Draw `panels` stacked in one PNG at `path`, `size` pixels (width, height), with text if
+/// `font` is a readable TrueType file.
+pub fn plot_panels(
+    path: &Path,
+    panels: &[Panel],
+    title: &str,
+    xlabel: &str,
+    size: (u32, u32),
+    font: Option<&Path>,
+) -> Result<(), String> {
+    if !(100..=10_000).contains(&size.0) || !(100..=10_000).contains(&size.1) {
+        return Err("width and height: must be between 100 and 10000 pixels".into());
+    }
+    for p in panels {
+        if let Some((label, xs, ys)) = p.lines.iter().find(|(_, xs, ys)| xs.len() != ys.len()) {
+            return Err(format!(
+                "panels: line {label:?} has {} x values but {} y values",
+                xs.len(),
+                ys.len()
+            ));
+        }
+    }
+    let text = load_font(font);
+    draw(path, size, title, xlabel, panels, text)
+        .map_err(|e| format!("{}: cannot draw the plot: {e}", path.display()))
+}
+
+/// One line per flow of `column` (scaled), or per label as the mean over its flows when there
+/// are more than [`MAX_LINES`] flows. Samples without a value (`None`) are left out.
+fn flow_lines(
+    summary: &Summary,
+    flows: &FlowColumns,
+    column: &[Option<f64>],
+    scale: f64,
+) -> Vec<Line> {
+    let label = |id: i64| {
+        summary
+            .flows
+            .iter()
+            .find(|f| i64::from(f.id) == id)
+            .map_or_else(String::new, |f| {
+                f.label.clone().unwrap_or_else(|| f.protocol.clone())
+            })
+    };
+    let mut per_flow: BTreeMap<i64, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for ((&id, &t), v) in flows.flow.iter().zip(&flows.t).zip(column) {
+        if let Some(v) = v {
+            let e = per_flow.entry(id).or_default();
+            e.0.push(t);
+            e.1.push(v * scale);
+        }
+    }
+    if per_flow.len() <= MAX_LINES {
+        return per_flow
+            .into_iter()
+            .map(|(id, (xs, ys))| (format!("{id} {}", label(id)), xs, ys))
+            .collect();
+    }
+    // Group by label; the mean at each sampling time (times are exact multiples of the
+    // interval, so their bit patterns serve as keys).
+    let mut groups: BTreeMap<String, BTreeMap<u64, (f64, f64, u32)>> = BTreeMap::new();
+    for (id, (xs, ys)) in per_flow {
+        let g = groups.entry(label(id)).or_default();
+        for (x, y) in xs.into_iter().zip(ys) {
+            let e = g.entry(x.to_bits()).or_insert((x, 0.0, 0));
+            e.1 += y;
+            e.2 += 1;
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(label, pts)| {
+            let mut pts: Vec<(f64, f64)> = pts
+                .into_values()
+                .map(|(x, s, n)| (x, s / f64::from(n)))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (xs, ys) = pts.into_iter().unzip();
+            (format!("{label} (mean)"), xs, ys)
+        })
+        .collect()
+}
+
+/// Write `throughput.png`, `window.png` (cwnd and/or rate) and `queue.png` into `dir`; returns
+/// the files written (a chart with nothing to show is skipped).
+pub fn plot_run(
+    dir: &Path,
+    summary: &Summary,
+    flows: &FlowColumns,
+    links: &LinkColumns,
+    font: Option<&Path>,
+) -> Result<Vec<PathBuf>, String> {
+    let name = &summary.scenario;
+    let mut written = Vec::new();
+    let mut chart = |file: &str, panels: &[Panel], title: String, height: u32| {
+        let path = dir.join(file);
+        plot_panels(&path, panels, &title, "time (s)", (880, height), font)?;
+        written.push(path);
+        Ok::<(), String>(())
+    };
+    let throughput: Vec<Option<f64>> = flows.throughput_bps.iter().map(|&x| Some(x)).collect();
+    let tput = flow_lines(summary, flows, &throughput, 1e-6);
+    if !tput.is_empty() {
+        let panel = Panel {
+            ylabel: "throughput (Mb/s)".into(),
+            lines: tput,
+        };
+        chart(
+            "throughput.png",
+            &[panel],
+            format!("{name}: throughput"),
+            440,
+        )?;
+    }
+    let panels: Vec<Panel> = [
+        (
+            "cwnd (packets)",
+            flow_lines(summary, flows, &flows.cwnd, 1.0),
+        ),
+        (
+            "allowed rate (Mb/s)",
+            flow_lines(summary, flows, &flows.rate_bps, 1e-6),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, lines)| !lines.is_empty())
+    .map(|(ylabel, lines)| Panel {
+        ylabel: ylabel.into(),
+        lines,
+    })
+    .collect();
+    if !panels.is_empty() {
+        let height = 110 + 330 * panels.len() as u32;
+        chart(
+            "window.png",
+            &panels,
+            format!("{name}: window and rate"),
+            height,
+        )?;
+    }
+    if !links.t.is_empty() {
+        let mut per_link: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        for ((link, &t), &q) in links.link.iter().zip(&links.t).zip(&links.queue_pkts) {
+            let e = per_link.entry(link.as_str()).or_default();
+            e.0.push(t);
+            e.1.push(q as f64);
+        }
+        let lines = per_link
+            .into_iter()
+            .map(|(l, (xs, ys))| (l.to_owned(), xs, ys))
+            .collect();
+        let panel = Panel {
+            ylabel: "queue (packets)".into(),
+            lines,
+        };
+        chart("queue.png", &[panel], format!("{name}: queue length"), 330)?;
+    }
+    Ok(written)
+}

@@ -1,0 +1,162 @@
+//! `summary.json`: the end-of-run summary of DESIGN.md ("Outputs") with the scenario-level
+//! metrics, serialised with serde so that the file, the Python API and the printed table are
+//! the same data.
+//!
+//! JSON has no NaN or infinity; a value that is not finite is written as `null` (missing).
+
+use serde::Serialize;
+use tfcc_sim::recorder::{fairness_theta, jain_index};
+use tfcc_sim::scenario::FlowInfo;
+use tfcc_sim::{LinkId, RunResult};
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    /// Start of the measurement window; the window ends at `sim_seconds`.
+    pub measure_from_s: f64,
+    /// Wall-clock time of loading, building and simulating (not of writing the outputs).
+    pub wall_seconds: f64,
+    pub events: u64,
+    /// Most packets simultaneously in the network.
+    pub peak_packets: u64,
+    pub flows: Vec<FlowEntry>,
+    pub links: Vec<LinkEntry>,
+    pub metrics: Metrics,
+}
+
+/// One flow's results in the measurement window (see `tfcc_sim::FlowSummary`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowEntry {
+    pub id: u32,
+    /// The scenario's `label`, or the protocol name.
+    pub label: Option<String>,
+    /// Index of the `[[flows]]` entry the flow comes from.
+    pub group: Option<usize>,
+    pub protocol: String,
+    pub throughput_bps: f64,
+    pub bytes_delivered: u64,
+    pub packets_sent: u64,
+    pub packets_lost: u64,
+    pub loss_event_rate: Option<f64>,
+    pub mean_rtt_s: Option<f64>,
+    pub cov: Option<f64>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// One reported link's results in the measurement window (see `tfcc_sim::LinkSummary`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkEntry {
+    pub name: String,
+    pub utilization: Option<f64>,
+    pub drops: u64,
+    pub queue_drops: u64,
+    pub early_drops: u64,
+    pub artificial_drops: u64,
+    pub down_drops: u64,
+    pub mean_queue_pkts: Option<f64>,
+    pub arrivals: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+}
+
+/// Scenario-level metrics; `None` (JSON `null`) where one does not apply.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Metrics {
+    /// θ, the TCP share between the `tcp-*` flows and all others (`fairness_theta`); needs both.
+    pub fairness_theta: Option<f64>,
+    /// Jain's index over all flows' goodputs.
+    pub jain_index: Option<f64>,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// Whether a protocol name is one of the TCP baselines, the reference side of θ.
+pub fn is_tcp(protocol: &str) -> bool {
+    protocol.starts_with("tcp")
+}
+
+impl Summary {
+    pub fn new(
+        name: &str,
+        info: &[FlowInfo],
+        reported: &[LinkId],
+        result: &RunResult,
+        wall_seconds: f64,
+    ) -> Self {
+        let s = &result.summary;
+        let flows: Vec<FlowEntry> = s
+            .flows
+            .iter()
+            .map(|f| {
+                let fi = info.get(f.id as usize);
+                FlowEntry {
+                    id: f.id,
+                    label: fi.map(|i| i.label.clone()),
+                    group: fi.map(|i| i.group),
+                    protocol: f.protocol.clone(),
+                    throughput_bps: f.throughput_bps,
+                    bytes_delivered: f.bytes_delivered,
+                    packets_sent: f.packets_sent,
+                    packets_lost: f.packets_lost,
+                    loss_event_rate: finite(f.loss_event_rate),
+                    mean_rtt_s: f.mean_rtt_s.and_then(finite),
+                    cov: f.cov.and_then(finite),
+                    retransmits: f.retransmits,
+                    timeouts: f.timeouts,
+                }
+            })
+            .collect();
+        let links = reported
+            .iter()
+            .filter_map(|&id| s.links.get(id as usize))
+            .map(|l| LinkEntry {
+                name: l.name.clone(),
+                utilization: finite(l.utilization),
+                drops: l.drops,
+                queue_drops: l.queue_drops,
+                early_drops: l.early_drops,
+                artificial_drops: l.artificial_drops,
+                down_drops: l.down_drops,
+                mean_queue_pkts: finite(l.mean_queue_pkts),
+                arrivals: l.arrivals,
+                tx_packets: l.tx_packets,
+                tx_bytes: l.tx_bytes,
+            })
+            .collect();
+        let (tcp, other): (Vec<&FlowEntry>, Vec<&FlowEntry>) =
+            flows.iter().partition(|f| is_tcp(&f.protocol));
+        let tput = |v: &[&FlowEntry]| v.iter().map(|f| f.throughput_bps).collect::<Vec<_>>();
+        let metrics = Metrics {
+            fairness_theta: fairness_theta(&tput(&tcp), &tput(&other)).and_then(finite),
+            jain_index: jain_index(&flows.iter().map(|f| f.throughput_bps).collect::<Vec<_>>())
+                .and_then(finite),
+        };
+        Summary {
+            scenario: name.to_owned(),
+            seed: s.seed,
+            sim_seconds: s.sim_seconds,
+            measure_from_s: s.measure_from_s,
+            wall_seconds,
+            events: s.events,
+            peak_packets: s.peak_packets,
+            flows,
+            links,
+            metrics,
+        }
+    }
+
+    /// The `summary.json` text: indented, fields in a fixed order, ending in a newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_else(|e| {
+            // Serialising plain structs of numbers and strings cannot fail; say so if it does.
+            format!("{{\"error\": \"cannot serialise the summary: {e}\"}}")
+        });
+        s.push('\n');
+        s
+    }
+}

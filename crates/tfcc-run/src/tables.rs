@@ -1,0 +1,138 @@
+//! `timeseries.parquet` and `queues.parquet`: the time series as Parquet files, one row group,
+//! uncompressed (the files are small and read back by pyarrow, polars or DuckDB).
+//!
+//! Column types follow what pyarrow inferred from the earlier Python writer, so readers see
+//! the same schema: integers as INT64, reals as DOUBLE, optional reals (a window-based flow has
+//! no rate) as nullable DOUBLE, link names as UTF-8 strings.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::basic::{LogicalType, Repetition, Type as Physical};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+
+use crate::columns::{FlowColumns, LinkColumns};
+
+/// One column's values.
+enum Col<'a> {
+    I64(&'a [i64]),
+    F64(&'a [f64]),
+    OptF64(&'a [Option<f64>]),
+    Str(&'a [String]),
+}
+
+impl Col<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Col::I64(v) => v.len(),
+            Col::F64(v) => v.len(),
+            Col::OptF64(v) => v.len(),
+            Col::Str(v) => v.len(),
+        }
+    }
+
+    fn field(&self, name: &str) -> parquet::errors::Result<Type> {
+        let (physical, repetition, logical) = match self {
+            Col::I64(_) => (Physical::INT64, Repetition::REQUIRED, None),
+            Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
+            Col::OptF64(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
+            Col::Str(_) => (
+                Physical::BYTE_ARRAY,
+                Repetition::REQUIRED,
+                Some(LogicalType::String),
+            ),
+        };
+        Type::primitive_type_builder(name, physical)
+            .with_repetition(repetition)
+            .with_logical_type(logical)
+            .build()
+    }
+}
+
+/// Write `columns` (name, values; all the same length) to `path`.
+fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<(), String> {
+    let rows = columns.first().map_or(0, |c| c.1.len());
+    if let Some((name, c)) = columns.iter().find(|c| c.1.len() != rows) {
+        return Err(format!(
+            "column {name} has {} rows where the others have {rows}",
+            c.len()
+        ));
+    }
+    let fail = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+    let fields = columns
+        .iter()
+        .map(|(name, c)| c.field(name).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
+    let schema = Type::group_type_builder(schema_name)
+        .with_fields(fields)
+        .build()
+        .map_err(fail)?;
+    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut writer = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(fail)?;
+    let mut group = writer.next_row_group().map_err(fail)?;
+    for (_, col) in columns {
+        let Some(mut w) = group.next_column().map_err(fail)? else {
+            break;
+        };
+        match col {
+            Col::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
+            Col::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
+            Col::OptF64(v) => {
+                let present: Vec<f64> = v.iter().flatten().copied().collect();
+                let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+                w.typed::<DoubleType>()
+                    .write_batch(&present, Some(&levels), None)
+            }
+            Col::Str(v) => {
+                let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
+                w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+            }
+        }
+        .map_err(fail)?;
+        w.close().map_err(fail)?;
+    }
+    group.close().map_err(fail)?;
+    writer.close().map_err(fail)?;
+    Ok(())
+}
+
+/// `timeseries.parquet`: per flow, per sampling interval.
+pub fn write_flows(path: &Path, c: &FlowColumns) -> Result<(), String> {
+    write(
+        path,
+        "flows",
+        &[
+            ("flow", Col::I64(&c.flow)),
+            ("t", Col::F64(&c.t)),
+            ("throughput_bps", Col::F64(&c.throughput_bps)),
+            ("delivered_bytes", Col::I64(&c.delivered_bytes)),
+            ("cwnd", Col::OptF64(&c.cwnd)),
+            ("rate_bps", Col::OptF64(&c.rate_bps)),
+            ("p", Col::OptF64(&c.p)),
+            ("rtt_s", Col::OptF64(&c.rtt_s)),
+        ],
+    )
+}
+
+/// `queues.parquet`: per reported link, per sampling interval.
+pub fn write_links(path: &Path, c: &LinkColumns) -> Result<(), String> {
+    write(
+        path,
+        "links",
+        &[
+            ("link", Col::Str(&c.link)),
+            ("t", Col::F64(&c.t)),
+            ("queue_pkts", Col::I64(&c.queue_pkts)),
+            ("queue_pkts_avg", Col::F64(&c.queue_pkts_avg)),
+            ("queue_bytes", Col::I64(&c.queue_bytes)),
+            ("throughput_bps", Col::F64(&c.throughput_bps)),
+            ("drops", Col::I64(&c.drops)),
+        ],
+    )
+}

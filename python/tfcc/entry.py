@@ -1,0 +1,38 @@
+"""The ``tfcc`` console script.
+
+``tfcc run`` goes straight to the native command (``tfcc._core.cli_run``, Rust: flags, the
+simulation, summary.json, Parquet, plots, the printed table) without importing the Python CLI
+stack: issue 4 times ``tfcc run`` against ns-2 with start-up included, and typer, rich and
+pyarrow together take longer to import than a 100 s dumbbell takes to simulate. Every other
+command goes through the typer app in :mod:`tfcc.cli`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Console entry point: usage errors exit with 2, Ctrl-C with 130, never a traceback."""
+    argv = sys.argv[1:]
+    try:
+        if argv[:1] == ["run"]:
+            sys.exit(run(argv[1:]))
+        from tfcc.cli import app
+
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+def run(argv: list[str]) -> int:
+    """``tfcc run ARGV``; returns the exit code."""
+    from tfcc import _core
+    from tfcc.plots import font_path
+
+    return _core.cli_run(argv, font_path())
+
+
+if __name__ == "__main__":
+    main()
