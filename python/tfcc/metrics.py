@@ -268,7 +268,11 @@ def loss_response_s(
 
 
 def _loss_trace(
-    rng: random.Random, duration_s: float, pkt_rate: float, p_range: tuple[float, float], hold_s: float
+    rng: random.Random,
+    duration_s: float,
+    pkt_rate: float,
+    p_range: tuple[float, float],
+    hold_s: float,
 ) -> tuple[int, list[int]]:
     """A synthetic loss trace: ``pkt_rate`` packets/s for ``duration_s``, each lost with a
     probability that is redrawn log-uniformly from ``p_range`` after exponentially distributed

@@ -160,7 +160,7 @@ class Figure:
                     break
                 if value >= 0:
                     return value * scale
-        raise ValueError(f"smooth must be a duration like \"1s\" or \"500ms\", got {text!r}")
+        raise ValueError(f'smooth must be a duration like "1s" or "500ms", got {text!r}')
 
 
 @dataclass
@@ -385,9 +385,7 @@ def figure_panels(fig: Figure, run: RunResult) -> list[dict[str, Any]]:
     return panels
 
 
-def draw_figures(
-    figures: list[Figure], dest: Path, runner: Runner = default_runner
-) -> list[Path]:
+def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_runner) -> list[Path]:
     """Run each figure's scenario and write ``dest/ID.png`` with the Rust renderer."""
     from tfcc import _core
     from tfcc.plots import font_path
