@@ -173,20 +173,148 @@ def test_the_tcp_claims_of_issue_4_reproduce_in_the_simulator(tmp_path: Path) ->
         assert o.passed, (o.claim.id, o.measured, o.claim.describe_target(), o.error)
 
 
-def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> None:
-    from tfcc import heatmap
+def test_max_min_and_model_ratio_follow_004_eqs() -> None:
+    s = summary(("tfrc", 3e6), ("tfrc", 1e6), ("tcp-sack", 2e6))
+    # Eq. 4.7: min/max over the TFRC flows only.
+    assert metrics.max_min(s, protocol="tfrc") == pytest.approx(1 / 3)
+    assert metrics.max_min(s) == pytest.approx(1 / 3)
+    with pytest.raises(metrics.MetricError, match="delivered data"):
+        metrics.max_min(summary(("tfrc", 0.0), ("tfrc", 0.0)))
+    # E14: B_f over Eq. 2.7 at the flow's p = 0.01 and RTT = 0.1 s with 1460-byte packets.
+    model = tfcc.padhye_rate(1460, 0.1, 0.01) * 8
+    assert metrics.model_ratio(s, flow=2) == pytest.approx(2e6 / model)
 
+
+def test_loss_response_measures_the_time_to_within_ten_percent() -> None:
+    # A step to the rate the history already holds is met at once: R = 0 (Eq. 4.12). At p = 1
+    # every interval is exactly one packet, so the history holds exactly that rate.
+    assert metrics.loss_response_s(None, seed=1, p_from=1.0, p_to=1.0, runs=3) == 0.0
+    # 10 % → 0.1 % with no deweighting: the open interval alone must carry the average from
+    # about 10 packets to 909 (within 10 % of 1000): cur ≈ 6·909 − 5·10 ≈ 5400 packets, sent at
+    # Eq. 2.7's rate for the falling estimate; at 38 packets/RTT (0.1 %) that alone takes 7 s.
+    off = metrics.loss_response_s(None, seed=1, discounting="off", runs=5)
+    remodel = metrics.loss_response_s(None, seed=1, discounting="remodel", runs=5)
+    assert 7.0 < off < 60.0
+    assert remodel < off
+    # Never within the band: the cap.
+    capped = metrics.loss_response_s(None, seed=1, p_to=1e-7, runs=1, cap_s=5.0)
+    assert capped == 5.0
+
+
+def test_loss_prediction_error_is_zero_when_the_future_is_the_past() -> None:
+    # Every packet lost (p = 1 throughout): l_est = 1 and the next 10 s lose 1.0 of the packets.
+    err = metrics.loss_prediction_error(None, seed=1, p_range=(1.0, 1.0), duration_s=60)
+    assert err == 0.0
+    # A constant 1 % (Bernoulli): the error is the future window's own sampling noise, about
+    # sqrt(p/500) = 0.0045 for 500 packets, so well below p itself.
+    err = metrics.loss_prediction_error(
+        None, seed=1, p_range=(0.01, 0.01), duration_s=400, hold_s=1e9
+    )
+    assert 0.001 < err < 0.008
+    best = metrics.loss_prediction_best_n(None, seed=1, sizes=(8,), duration_s=200)
+    assert best == 8.0
+    with pytest.raises(metrics.MetricError, match="too short"):
+        metrics.loss_prediction_error(None, seed=1, duration_s=5)
+
+
+def test_variants_versus_and_trace_claims(tmp_path: Path) -> None:
+    text = """
+[[claims]]
+id = "v"
+thesis = "004"
+section = "Sec. 4.5"
+claim = "variants average, versus divides"
+scenario = "x.toml"
+metric = "throughput_kbyte_s"
+variants = [["n=1"], ["n=3"]]
+versus = { set = ["slow"] }
+seeds = [1]
+target = 2.0
+tolerance = { abs = 0.01 }
+
+[[claims]]
+id = "t"
+thesis = "004"
+section = "Sec. 4.8.1"
+claim = "a trace claim runs no scenario"
+metric = "loss_response_s"
+args = { p_from = 1.0, p_to = 1.0, runs = 2 }
+seeds = [1, 2]
+max = 0.0
+"""
     seen = []
 
     def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
         seen.append(overrides)
-        n = int(overrides[2].split("=")[1])
-        return summary(("tcp-sack", 1.0), ("tfwc", float(n)))  # θ = 1/(1+n)
+        n = int(overrides[0].split("=")[1])
+        kbyte = 100.0 * n * (0.5 if "slow" in overrides else 1.0)
+        return summary(("tcp", kbyte * 8000))
 
-    grid = heatmap.theta_grid([1, 5], [1, 3], "tfwc", [1, 2], runner)
-    assert grid == [[0.5, 0.5], [0.25, 0.25]]
-    assert len(seen) == 8
-    # 5 Mb/s at 44 ms is 27.5 packets: 28; 1 Mb/s is below the floor of 15.
-    assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
-    heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
-    assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
+    _, out = reproduce.run(str(write(tmp_path, text)), runner=runner)
+    # (100 + 300)/2 = 200 over (50 + 150)/2 = 100.
+    assert out[0].measured == pytest.approx(2.0), out[0].error
+    assert seen == [["n=1"], ["n=3"], ["n=1", "slow"], ["n=3", "slow"]]
+    assert out[1].passed and out[1].per_seed == [0.0, 0.0]
+    assert json_ok(reproduce.to_json(out))
+
+
+def json_ok(text: str) -> bool:
+    import json
+
+    rows = json.loads(text)
+    return rows[1]["claim"]["scenario"] is None
+
+
+FIGURES = """
+[[claims]]
+id = "a"
+thesis = "004"
+section = "Sec. 4.3.1"
+claim = "utilisation"
+scenario = "SCEN"
+metric = "utilization"
+min = 0.0
+
+[[figures]]
+id = "fig"
+title = "a figure"
+scenario = "SCEN"
+set = ["duration=20s", "measure_from=5s"]
+plot = ["throughput", "rate"]
+smooth = "1s"
+"""
+
+
+def test_figures_are_drawn_as_png_beside_the_table(tmp_path: Path) -> None:
+    scen = reproduce.CLAIMS_DIR.parent / "004-e1c-delay.toml"
+    path = write(tmp_path, FIGURES.replace("SCEN", str(scen)))
+    _, claims, figures = reproduce.load_all(str(path))
+    assert [f.id for f in figures] == ["fig"]
+    assert figures[0].smooth_s() == 1.0
+    short = claims[0]
+    short.set = ["duration=20s", "measure_from=5s"]
+    title, out = reproduce.run(str(path))
+    dest = tmp_path / "res"
+    reproduce.write_results(dest, title, out, figures)
+    png = dest / "figures" / "fig.png"
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 1000
+    # The IHDR chunk: a nonzero width and height.
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width > 0 and height > 0
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace('plot = ["throughput", "rate"]', 'plot = ["speed"]'), "unknown panel"),
+        (lambda t: t.replace('smooth = "1s"', 'smooth = "fast"'), "smooth must be"),
+        (lambda t: t.replace('title = "a figure"\n', ""), "missing title"),
+    ],
+)
+def test_bad_figures_name_the_file_and_key(tmp_path: Path, edit, message: str) -> None:
+    path = write(tmp_path, edit(FIGURES.replace("SCEN", "x.toml")))
+    with pytest.raises(reproduce.ClaimFileError, match=message) as e:
+        reproduce.load_all(str(path))
+    assert "figures[0]" in str(e.value)

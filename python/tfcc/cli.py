@@ -111,7 +111,10 @@ def reproduce(
     ] = False,
     out: Annotated[
         str | None,
-        typer.Option("--out", help="Also write results.json and results.md into this directory."),
+        typer.Option(
+            "--out",
+            help="Also write results.json, results.md and the figures (figures/ID.png) here.",
+        ),
     ] = None,
 ) -> None:
     """Run a thesis' experiments and check each claim against its target and tolerance."""
@@ -124,7 +127,7 @@ def reproduce(
 
     console = Console()
     try:
-        rep.load(name)
+        _, _, figures = rep.load_all(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
 
@@ -151,7 +154,7 @@ def reproduce(
         )
     console.print(table)
     if out is not None:
-        rep.write_results(Path(out), title, outcomes)
+        rep.write_results(Path(out), title, outcomes, figures)
     failed = sum(not o.passed for o in outcomes)
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")

@@ -8,7 +8,9 @@ dict and keyword arguments from the claim and returns a float; a metric that can
 
 from __future__ import annotations
 
+import bisect
 import math
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -183,6 +185,170 @@ def cov(s: Summary, flow: int | None = None, protocol: str | None = None) -> flo
     return sum(vals) / len(vals)
 
 
+def max_min(s: Summary, protocol: str | None = None) -> float:
+    """Max-min intra-protocol fairness (004 Eq. 4.7): ``min_f B_f / max_f B_f`` over the flows of
+    one protocol (or all), in [0, 1]; 0 means at least one flow got nothing, 1 an equal split."""
+    b = [float(f["throughput_bps"]) for f in _flows(s, protocol=protocol)]
+    if max(b) <= 0:
+        raise MetricError("max-min fairness needs at least one flow that delivered data")
+    return min(b) / max(b)
+
+
+def model_ratio(
+    s: Summary, flow: int | None = None, protocol: str | None = None, packet_size: float = 1460
+) -> float:
+    """004 Sec. 4.11 (E14, Figs. 4.27-4.28): each flow's average throughput against the model
+    surface, Eq. 2.7 (PFTK, b = 1, ``t_RTO = 4·t_RTT``) at the flow's own average RTT and loss
+    event rate, as ``B_f / f(t_RTT, l, s)``, averaged over the matching flows. 1 is on the
+    surface; the thesis finds TFRC "slightly below" it. The same computation as
+    :func:`tcp_model_ratio`, with the thesis' 1460-byte packets as the default size."""
+    return tcp_model_ratio(s, flow, protocol, packet_size)
+
+
+def _geometric(rng: random.Random, p: float) -> int:
+    """Packets up to and including the next loss when each is lost with probability ``p``."""
+    u = rng.random()
+    return max(1, math.ceil(math.log1p(-u) / math.log1p(-p))) if p < 1 else 1
+
+
+def _history(n: int, discounting: str, weights: str | list[float]) -> tfcc.LossHistory:
+    w = [1.0] * n if weights == "equal" else "rfc5348" if weights == "decreasing" else weights
+    return tfcc.LossHistory(n, discounting=discounting, weights=w)
+
+
+def loss_response_s(
+    run: None,
+    *,
+    seed: int,
+    discounting: str = "remodel",
+    p_from: float = 0.1,
+    p_to: float = 0.001,
+    n: int = 8,
+    rtt: float = 0.05,
+    packet_size: float = 1460,
+    runs: int = 20,
+    cap_s: float = 600.0,
+) -> float:
+    """Responsiveness of the loss estimate to a step in the loss rate (004 Sec. 4.8.1, E8, Fig.
+    4.19; Eq. 4.12): ``R = min{Δt ≥ 0 : 0.9·l ≤ l_est(t′+Δt) ≤ 1.1·l}``, the time after the step
+    from ``p_from`` to ``p_to`` until the estimate is first within ±10 % of the new rate, in
+    seconds, averaged over ``runs`` runs (``cap_s`` if never).
+
+    As in the thesis the RTT is fixed (50 ms) and losses are independent of the sending rate:
+    each packet is lost with probability ``p`` (Poisson loss events) and every loss is an event.
+    The sender follows the estimate, sending at Eq. 2.7's rate for it, and the estimate is read
+    once per RTT (a report per RTT); so time runs slowly where the rate is low, the second cause
+    of slowness the thesis names. The history starts filled at ``p_from`` (4·n events).
+    ``discounting`` is the deweighting variant: "off", "duplication", "proportional"
+    (``d_lim`` = 0.2) or "remodel" (004 Sec. 3.7)."""
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(runs):
+        h = _history(n, discounting, "decreasing")
+        for _ in range(4 * n):
+            h.packets(_geometric(rng, p_from) - 1)
+            h.loss_event()
+        t, gap = 0.0, _geometric(rng, p_to)
+        while t < cap_s:
+            p = h.p
+            if p is not None and 0.9 * p_to <= p <= 1.1 * p_to:
+                break
+            x = tfcc.padhye_rate(packet_size, rtt, p) / packet_size  # packets/s
+            k = max(1, round(x * rtt))
+            if gap <= k:
+                h.packets(gap - 1)
+                h.loss_event()
+                t += gap / x
+                gap = _geometric(rng, p_to)
+            else:
+                h.packets(k)
+                gap -= k
+                t += k / x
+        total += min(t, cap_s)
+    return total / runs
+
+
+def _loss_trace(
+    rng: random.Random,
+    duration_s: float,
+    pkt_rate: float,
+    p_range: tuple[float, float],
+    hold_s: float,
+) -> tuple[int, list[int]]:
+    """A synthetic loss trace: ``pkt_rate`` packets/s for ``duration_s``, each lost with a
+    probability that is redrawn log-uniformly from ``p_range`` after exponentially distributed
+    holding times of mean ``hold_s``. Returns the packet count and the lost packets' indices."""
+    total = int(duration_s * pkt_rate)
+    lo, hi = math.log(p_range[0]), math.log(p_range[1])
+    losses: list[int] = []
+    i = 0
+    while i < total:
+        p = math.exp(rng.uniform(lo, hi))
+        end = min(total, i + max(1, int(rng.expovariate(1 / hold_s) * pkt_rate)))
+        j = i + _geometric(rng, p) - 1
+        while j < end:
+            losses.append(j)
+            j += _geometric(rng, p)
+        i = end
+    return total, losses
+
+
+def loss_prediction_error(
+    run: None,
+    *,
+    seed: int,
+    n: int = 8,
+    weights: str | list[float] = "decreasing",
+    duration_s: float = 3600.0,
+    pkt_rate: float = 50.0,
+    p_range: tuple[float, float] = (0.0005, 0.06),
+    hold_s: float = 20.0,
+    horizon_s: float = 10.0,
+) -> float:
+    """Loss prediction error (004 Sec. 4.10, E13, Fig. 4.26): the mean absolute difference
+    between the estimate ``l_est`` (ALI with history size ``n`` and the current-interval rule,
+    weights "decreasing" as Table 3.1 generalised, or "equal") and the *future* loss rate, the
+    fraction of packets lost in the next ``horizon_s`` (spec 004 Sec. 3.1 suggests 10 s, the
+    thesis gives none), sampled once a second over a synthetic trace (:func:`_loss_trace`).
+
+    The thesis used its Internet traces, which are not available; the trace model takes its
+    numbers from the thesis: the loss range of Tables 4.1-4.6 (0.05 % to 6 %), about 50 packets
+    of 1460 B a second (a flow's share in Table 4.1), and loss conditions that persist for
+    about 20 s (the congestion episode of Sec. 4.7.2)."""
+    rng = random.Random(seed)
+    total, losses = _loss_trace(rng, duration_s, pkt_rate, tuple(p_range), hold_s)
+    h = _history(n, "off", weights)
+    horizon = int(horizon_s * pkt_rate)
+    step = max(1, int(pkt_rate))
+    err, count, fed, li = 0.0, 0, 0, 0
+    for tick in range(step, total - horizon, step):
+        while li < len(losses) and losses[li] < tick:
+            h.packets(losses[li] - fed)
+            h.loss_event()
+            fed = losses[li] + 1
+            li += 1
+        h.packets(tick - fed)
+        fed = tick
+        est = h.p
+        if est is None or h.loss_events < n + 1:
+            continue
+        future = bisect.bisect_left(losses, tick + horizon) - li
+        err += abs(est - future / horizon)
+        count += 1
+    if count == 0:
+        raise MetricError("the trace is too short to fill the loss history")
+    return err / count
+
+
+def loss_prediction_best_n(
+    run: None, *, seed: int, sizes: Sequence[int] = (2, 4, 8, 16, 32, 64), **trace: Any
+) -> float:
+    """The history size with the smallest :func:`loss_prediction_error` on one trace (004 Sec.
+    4.10: "8-16 loss intervals give the best prediction")."""
+    errors = {n: loss_prediction_error(None, seed=seed, n=n, **trace) for n in sizes}
+    return float(min(errors, key=errors.__getitem__))
+
+
 #: Name → metric, as used by claim files.
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
@@ -194,4 +360,9 @@ METRICS: dict[str, Callable[..., float]] = {
     "loss_event_rate": loss_event_rate,
     "cov": cov,
     "throughput_ratio": throughput_ratio,
+    "max_min": max_min,
+    "model_ratio": model_ratio,
+    "loss_response_s": loss_response_s,
+    "loss_prediction_error": loss_prediction_error,
+    "loss_prediction_best_n": loss_prediction_best_n,
 }

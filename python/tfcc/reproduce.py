@@ -22,11 +22,42 @@ its tolerance as the thesis (or the spec's reading of it) states them::
 A claim passes when the seed-averaged metric is within the tolerance of the target (``rel`` is
 relative to the target, ``abs`` absolute; ``min``/``max`` give one-sided bounds instead of a
 target). The command prints one row per claim and exits 1 if any claim fails.
+
+Three optional keys widen what one claim measures:
+
+- ``variants = [[...], [...]]``: further ``set`` lists, each applied on top of ``set``; the value
+  is averaged over every variant and seed (a thesis figure that aggregates over flow mixes, e.g.
+  004 Fig. 4.9 over the six TCP/TFRC mixes).
+- ``versus = { set = [...], args = {...} }``: the claim measures the *ratio* of its metric to the
+  same metric with these overrides and arguments (run with the same variants and seeds), for
+  claims that one configuration beats another ("TFRC's max-min fairness is above TCP's",
+  "remodelling responds faster than duplication").
+- no ``scenario``: a trace claim. The metric then runs no simulation: it is called with ``None``
+  for the run, ``seed=`` and its ``args`` (004's estimator studies on synthetic loss traces,
+  E8 and E13, are of this kind).
+
+A claim file may also hold ``[[figures]]``, drawn when ``--out DIR`` is given, each into
+``DIR/figures/ID.png`` beside the table (the figure of the thesis a reproduction corresponds
+to)::
+
+    [[figures]]
+    id = "e10-setup4"
+    title = "004 Fig. 4.23: one TCP, TFRC joining at 80 s, a second TCP at 160 s"
+    scenario = "../004-e10-join-leave.toml"
+    set = []                      # overrides, as in a claim
+    seed = 1
+    plot = ["throughput"]         # one panel each: throughput, rate, cwnd, p, rtt
+    flows = [0, 1, 2]             # optional: only these flow ids
+    smooth = "1s"                 # optional: average the samples over this window
+
+The drawing is the Rust renderer (``tfcc._core.plot_panels``, as for ``tfcc run``), so no
+matplotlib is imported.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -40,6 +71,15 @@ CLAIMS_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "reproduce"
 
 Runner = Callable[[Path, list[str], int], Mapping[str, Any]]
 
+#: Figure panels: name → (time-series column, axis label, scale from the column's unit).
+PANELS: dict[str, tuple[str, str, float]] = {
+    "throughput": ("throughput_bps", "throughput (KByte/s)", 1 / 8000),
+    "rate": ("rate_bps", "allowed rate (KByte/s)", 1 / 8000),
+    "cwnd": ("cwnd", "cwnd (packets)", 1.0),
+    "p": ("p", "loss event rate", 1.0),
+    "rtt": ("rtt_s", "RTT (s)", 1.0),
+}
+
 
 class ClaimFileError(ValueError):
     """A claim file is missing or malformed; the message names the file and the key."""
@@ -51,7 +91,7 @@ class Claim:
     thesis: str
     section: str
     claim: str
-    scenario: Path
+    scenario: Path | None
     metric: str
     target: float | None = None
     rel: float | None = None
@@ -63,6 +103,8 @@ class Claim:
     args: dict[str, Any] = field(default_factory=dict)
     quick: bool = False
     note: str = ""
+    variants: list[list[str]] = field(default_factory=lambda: [[]])
+    versus: dict[str, Any] | None = None
 
     def bounds(self) -> tuple[float, float]:
         """The accepted interval ``[lo, hi]``."""
@@ -93,6 +135,35 @@ class Claim:
 
 
 @dataclass
+class Figure:
+    """One ``[[figures]]`` entry: a run drawn as panels of per-flow time series."""
+
+    id: str
+    title: str
+    scenario: Path
+    set: list[str] = field(default_factory=list)
+    seed: int = 1
+    plot: list[str] = field(default_factory=lambda: ["throughput"])
+    flows: list[int] | None = None
+    smooth: str | None = None
+
+    def smooth_s(self) -> float:
+        """The smoothing window in seconds (0 for none), from ``"500ms"``/``"2s"``."""
+        if not self.smooth:
+            return 0.0
+        text = self.smooth.strip()
+        for unit, scale in (("ms", 1e-3), ("s", 1.0)):
+            if text.endswith(unit):
+                try:
+                    value = float(text[: -len(unit)])
+                except ValueError:
+                    break
+                if value >= 0:
+                    return value * scale
+        raise ValueError(f'smooth must be a duration like "1s" or "500ms", got {text!r}')
+
+
+@dataclass
 class Outcome:
     claim: Claim
     measured: float | None
@@ -107,6 +178,35 @@ def available() -> list[str]:
 
 def load(name_or_path: str) -> tuple[str, list[Claim]]:
     """Read a claim file by reproduction name or path."""
+    title, claims, _ = load_all(name_or_path)
+    return title, claims
+
+
+def _figures(path: Path, doc: Mapping[str, Any]) -> list[Figure]:
+    figures = []
+    for i, f in enumerate(doc.get("figures", [])):
+        where = f"{path}: figures[{i}]"
+        f = dict(f)
+        missing = {"id", "title", "scenario"} - set(f)
+        if missing:
+            raise ClaimFileError(f"{where}: missing {', '.join(sorted(missing))}")
+        f["scenario"] = (path.parent / f["scenario"]).resolve()
+        try:
+            fig = Figure(**f)
+            fig.smooth_s()
+        except (TypeError, ValueError) as e:
+            raise ClaimFileError(f"{where}: {e}") from None
+        unknown = [p for p in fig.plot if p not in PANELS]
+        if unknown or not fig.plot:
+            raise ClaimFileError(
+                f"{where}.plot: unknown panel {unknown} (known: {', '.join(PANELS)})"
+            )
+        figures.append(fig)
+    return figures
+
+
+def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
+    """Read a claim file's title, claims and figures."""
     path = Path(name_or_path)
     if not path.suffix:
         path = CLAIMS_DIR / f"{name_or_path}.toml"
@@ -125,14 +225,20 @@ def load(name_or_path: str) -> tuple[str, list[Claim]]:
         if not isinstance(tol, dict) or set(tol) - {"rel", "abs"}:
             raise ClaimFileError(f"{where}.tolerance: expected {{ rel = ... }} or {{ abs = ... }}")
         c.update(tol)
-        missing = {"id", "thesis", "section", "claim", "scenario", "metric"} - set(c)
+        missing = {"id", "thesis", "section", "claim", "metric"} - set(c)
         if missing:
             raise ClaimFileError(f"{where}: missing {', '.join(sorted(missing))}")
         if c["metric"] not in METRICS:
             raise ClaimFileError(
                 f"{where}.metric: unknown metric {c['metric']!r} (known: {', '.join(METRICS)})"
             )
-        c["scenario"] = (path.parent / c["scenario"]).resolve()
+        versus = c.get("versus")
+        if versus is not None and (not isinstance(versus, dict) or set(versus) - {"set", "args"}):
+            raise ClaimFileError(f"{where}.versus: expected {{ set = [...], args = {{...}} }}")
+        if "scenario" in c:
+            c["scenario"] = (path.parent / c["scenario"]).resolve()
+        else:
+            c["scenario"] = None
         try:
             claim = Claim(**c)
         except TypeError as e:
@@ -142,7 +248,7 @@ def load(name_or_path: str) -> tuple[str, list[Claim]]:
         claims.append(claim)
     if not claims:
         raise ClaimFileError(f"{path}: no [[claims]]")
-    return str(doc.get("title", path.stem)), claims
+    return str(doc.get("title", path.stem)), claims, _figures(path, doc)
 
 
 def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
@@ -153,12 +259,32 @@ def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[s
     return RunResult(r["summary"], r["flow_series"], r["link_series"])
 
 
+def _measure(
+    claim: Claim, runner: Runner, seed: int, extra: list[str], args: Mapping[str, Any]
+) -> float:
+    metric = METRICS[claim.metric]
+    if claim.scenario is None:
+        return metric(None, seed=seed, **args)
+    return metric(runner(claim.scenario, [*claim.set, *extra], seed), **args)
+
+
 def evaluate(claim: Claim, runner: Runner = default_runner) -> Outcome:
+    """The claim's metric averaged over its variants and seeds (per seed: averaged over the
+    variants); with ``versus``, the ratio of that to the same average under ``versus``."""
     values = []
     try:
         for seed in claim.seeds:
-            summary = runner(claim.scenario, list(claim.set), seed)
-            values.append(METRICS[claim.metric](summary, **claim.args))
+            mine = [_measure(claim, runner, seed, v, claim.args) for v in claim.variants]
+            value = sum(mine) / len(mine)
+            if claim.versus is not None:
+                vset = list(claim.versus.get("set", []))
+                vargs = {**claim.args, **claim.versus.get("args", {})}
+                theirs = [_measure(claim, runner, seed, [*v, *vset], vargs) for v in claim.variants]
+                denom = sum(theirs) / len(theirs)
+                if denom == 0:
+                    raise MetricError("the versus configuration measured 0; no ratio")
+                value /= denom
+            values.append(value)
     except (MetricError, ValueError, TypeError) as e:
         return Outcome(claim, None, values, False, str(e))
     measured = sum(values) / len(values)
@@ -188,7 +314,7 @@ def to_json(outcomes: list[Outcome]) -> str:
     rows = []
     for o in outcomes:
         d = asdict(o.claim)
-        d["scenario"] = str(o.claim.scenario)
+        d["scenario"] = None if o.claim.scenario is None else str(o.claim.scenario)
         rows.append(
             {
                 "claim": d,
@@ -221,9 +347,79 @@ def to_markdown(title: str, outcomes: list[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(out: Path, title: str, outcomes: list[Outcome]) -> None:
-    """Write ``results.json`` and ``results.md`` into ``out`` all at once: a temporary directory
-    beside it is renamed into place, so an interrupted run leaves no half-written results."""
+def _smooth(t: list[float], v: list[float], window: float) -> tuple[list[float], list[float]]:
+    """Means of the samples in consecutive windows of ``window`` seconds (NaNs skipped), placed
+    at each window's end: the thesis plots throughput at a coarser δ than the recorder's."""
+    if window <= 0:
+        return t, v
+    bins: dict[int, list[float]] = {}
+    for ti, vi in zip(t, v, strict=True):
+        if not math.isnan(vi):
+            bins.setdefault(math.ceil(ti / window - 1e-9), []).append(vi)
+    keys = sorted(bins)
+    return [k * window for k in keys], [sum(bins[k]) / len(bins[k]) for k in keys]
+
+
+def figure_panels(fig: Figure, run: RunResult) -> list[dict[str, Any]]:
+    """The panels of one figure (the ``plot_panels`` format): one line per selected flow."""
+    labels = {f["id"]: f.get("label") or f["protocol"] for f in run.summary.get("flows", [])}
+    ids = fig.flows if fig.flows is not None else sorted(labels)
+    panels = []
+    for name in fig.plot:
+        column, ylabel, scale = PANELS[name]
+        lines = []
+        for fid in ids:
+            try:
+                t, v = run.flow_column(fid, column)
+            except MetricError:
+                continue
+            t, v = _smooth(t, v, fig.smooth_s())
+            pts = [(x, y * scale) for x, y in zip(t, v, strict=True) if not math.isnan(y)]
+            if pts:
+                lines.append(
+                    (f"{fid} {labels.get(fid, '')}", [x for x, _ in pts], [y for _, y in pts])
+                )
+        if not lines:
+            raise MetricError(f"figure {fig.id}: no {column!r} series for flows {ids}")
+        panels.append({"ylabel": ylabel, "lines": lines})
+    return panels
+
+
+def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_runner) -> list[Path]:
+    """Run each figure's scenario and write ``dest/ID.png`` with the Rust renderer."""
+    from tfcc import _core
+    from tfcc.plots import font_path
+
+    dest.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fig in figures:
+        run = runner(fig.scenario, list(fig.set), fig.seed)
+        if not isinstance(run, RunResult):
+            raise MetricError(f"figure {fig.id}: the runner returned no time series")
+        panels = figure_panels(fig, run)
+        out = dest / f"{fig.id}.png"
+        _core.plot_panels(
+            str(out),
+            panels,
+            title=fig.title,
+            xlabel="time (s)",
+            height=110 + 330 * len(panels),
+            font=font_path(),
+        )
+        written.append(out)
+    return written
+
+
+def write_results(
+    out: Path,
+    title: str,
+    outcomes: list[Outcome],
+    figures: list[Figure] | None = None,
+    runner: Runner = default_runner,
+) -> None:
+    """Write ``results.json``, ``results.md`` and the figures (``figures/ID.png``) into ``out``
+    all at once: a temporary directory beside it is renamed into place, so an interrupted run
+    leaves no half-written results."""
     import shutil
     import tempfile
 
@@ -233,6 +429,8 @@ def write_results(out: Path, title: str, outcomes: list[Outcome]) -> None:
     try:
         (tmp / "results.json").write_text(to_json(outcomes))
         (tmp / "results.md").write_text(to_markdown(title, outcomes))
+        if figures:
+            draw_figures(figures, tmp / "figures", runner)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)

@@ -203,9 +203,12 @@ pub enum Discounting {
     /// interval with only `n' − 1` closed ones, `n' = max(n − ceil(cur/(m·avg)), 1)`.
     Discard,
     /// Loss-interval duplication (Sec. 3.7.3): once the open interval exceeds the threshold it
-    /// is inserted as a closed interval (the oldest drops out) and a new open interval starts
-    /// at zero. Continuous at the moment of duplication; the history then no longer matches
-    /// the packet count.
+    /// is inserted as a closed interval (the oldest drops out) and keeps counting: "the two
+    /// most recent intervals have the same size", and so "the number of packets in the loss
+    /// history does no longer correspond to the actual number of received packets" (the
+    /// duplicated packets count twice). The estimate jumps at a duplication ("can modify the
+    /// loss estimate considerably"); the next one comes when the open interval passes `m`
+    /// times the new closed average, and at least one packet after the last.
     Duplication,
     /// Proportional deweighting (Eq. 3.22–3.23): in the open-interval average the closed
     /// intervals' weights are scaled by `d = max(m·avg/cur, floor)`. `floor` is the thesis'
@@ -519,8 +522,15 @@ impl LossEstimator for LossHistory {
             left -= need;
             let len = self.open as f64;
             self.push_closed(Closed { len, df: 1.0 });
-            self.open = 0;
             self.refresh_threshold();
+            // The open interval stays as it is (Sec. 3.7.3). One packet must follow before the
+            // next duplication, so a run always advances even if the open interval is still
+            // above the new threshold.
+            if left == 0 {
+                break;
+            }
+            self.open = self.open.saturating_add(1);
+            left -= 1;
         }
         self.open = self.open.saturating_add(left);
     }
@@ -1222,18 +1232,22 @@ mod tests {
         let mut h = ali(cfg, &[100; 8], 200);
         assert!(close(h.average_loss_interval().unwrap(), 700.0 / 6.0));
         assert_eq!(h.open_interval(), 200);
-        h.on_packets(1); // 201 > m·100: duplicate
-        assert_eq!(h.open_interval(), 0);
+        h.on_packets(1); // 201 > m·100: duplicate, and the open interval keeps its 201
+        assert_eq!(h.open_interval(), 201);
         assert_eq!(h.closed_intervals().next(), Some(201.0));
         assert!(close(h.closed_average().unwrap(), 701.0 / 6.0));
-        assert!(close(h.average_loss_interval().unwrap(), 701.0 / 6.0));
-        // A bulk run crosses the next threshold (m × 116.8 = 233.7) exactly once.
-        h.on_packets(300);
+        // The open interval (w0) and its copy (w1), the rest preshifted: (402 + 400)/6.
+        assert!(close(h.average_loss_interval().unwrap(), 802.0 / 6.0));
+        // The next threshold is m × 701/6 = 233.7: 33 more packets reach 234.
+        h.on_packets(33);
         assert_eq!(
-            h.closed_intervals().take(2).collect::<Vec<_>>(),
-            [234.0, 201.0]
+            h.closed_intervals().take(3).collect::<Vec<_>>(),
+            [234.0, 201.0, 100.0]
         );
-        assert_eq!(h.open_interval(), 66);
+        assert_eq!(h.open_interval(), 234);
+        // Every packet is counted in the open interval whatever the duplications.
+        h.on_packets(300);
+        assert_eq!(h.open_interval(), 534);
     }
 
     #[test]
