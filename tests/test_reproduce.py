@@ -171,3 +171,70 @@ def test_the_tcp_claims_of_issue_4_reproduce_in_the_simulator(tmp_path: Path) ->
     assert len(tcp) == 5
     for o in tcp:
         assert o.passed, (o.claim.id, o.measured, o.claim.describe_target(), o.error)
+
+
+def series_run(values: dict[int, list[float]], dt: float = 0.1, start: float = 0.0):
+    """A RunResult whose flows have the given throughput samples, one every ``dt`` s."""
+    t, fl, v = [], [], []
+    for fid, xs in values.items():
+        for i, x in enumerate(xs):
+            t.append(round((i + 1) * dt, 9))
+            fl.append(fid)
+            v.append(x)
+    s = summary(*[("tfwc", 1.0) for _ in values])
+    s["measure_from_s"] = start
+    return metrics.RunResult(s, {"t": t, "flow": fl, "throughput_bps": v})
+
+
+def test_cov_at_a_timescale_bins_the_series_as_eq_4_4() -> None:
+    # Flow 0 alternates 1 and 3 every 0.5 s (5 samples of 0.1 s each): bins 1, 3, 1, 3 give
+    # a mean of 2 and a population deviation of 1, so CoV(0.5 s) = 0.5. At 1 s each bin holds
+    # one 1 and one 3, so CoV(1 s) = 0. Flow 1 is constant: CoV 0 at both.
+    flow0 = ([1.0] * 5 + [3.0] * 5) * 2
+    r = series_run({0: flow0, 1: [2.0] * 20})
+    assert metrics.cov_at(r, 0.5, flow=0) == pytest.approx(0.5)
+    assert metrics.cov_at(r, 1.0, flow=0) == pytest.approx(0.0)
+    assert metrics.cov_at(r, 0.5, flow=1) == pytest.approx(0.0)
+    assert metrics.cov_at(r, 0.5) == pytest.approx(0.25)  # the mean CoV over both flows
+    # The measurement window drops the first second: bins 1, 3 remain, CoV still 0.5; from
+    # 1.5 s on only the 3 and the 1 of the second period: one bin each, CoV 0.5 again.
+    assert metrics.cov_at(series_run({0: flow0}, start=1.0), 0.5) == pytest.approx(0.5)
+    # A partial trailing bin is left out: 7 samples at 0.5 s is one bin, too few for a CoV.
+    with pytest.raises(metrics.MetricError, match="fewer than two"):
+        metrics.cov_at(series_run({0: [1.0] * 7}), 0.5)
+    with pytest.raises(metrics.MetricError, match="not a multiple"):
+        metrics.cov_at(r, 0.25)
+    with pytest.raises(metrics.MetricError, match="RunResult"):
+        metrics.cov_at(summary(("tfwc", 1.0)), 0.5)
+
+
+def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
+    # 15 Mb/s link, 80 % busy; the CBR delivered 5 Mb/s: the others carried 12 − 5 = 7 Mb/s of
+    # the 10 Mb/s the CBR left idle, a use of 0.7.
+    s = summary(("cbr", 5e6), ("tcp-sack", 3e6), ("tcp-sack", 3e6), util=0.8)
+    assert metrics.idle_bandwidth_use(s, capacity_bps=15e6) == pytest.approx(0.7)
+    s["links"][0].update(drops=30, arrivals=1200)
+    assert metrics.link_loss_rate(s) == pytest.approx(0.025)
+    with pytest.raises(metrics.MetricError, match="no idle"):
+        metrics.idle_bandwidth_use(s, capacity_bps=4e6)
+
+
+def test_a_baseline_claim_measures_the_ratio_of_two_runs_per_seed(tmp_path: Path) -> None:
+    text = CLAIMS.replace(
+        "quick = true",
+        'quick = true\nbaseline = ["flows.0.protocol=tcp-sack"]\n'
+        'baseline_args = { protocol = "tfrc" }',
+    )
+    path = write(tmp_path, text)
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append((overrides, seed))
+        return summary(("tcp", 80e3 * seed), ("tfrc", 100e3))
+
+    _, out = reproduce.run(str(path), quick=True, runner=runner)
+    # Per seed: TCP's 80 (then 160) KByte/s... in bits 80e3·seed over TFRC's 100e3 in the
+    # baseline: 0.8 and 1.6, mean 1.2.
+    assert seen[:2] == [([], 1), (["flows.0.protocol=tcp-sack"], 1)]
+    assert out[0].per_seed == pytest.approx([0.8, 1.6])
+    assert out[0].measured == pytest.approx(1.2)

@@ -22,6 +22,16 @@ its tolerance as the thesis (or the spec's reading of it) states them::
 A claim passes when the seed-averaged metric is within the tolerance of the target (``rel`` is
 relative to the target, ``abs`` absolute; ``min``/``max`` give one-sided bounds instead of a
 target). The command prints one row per claim and exits 1 if any claim fails.
+
+A claim that compares two runs ("TTFWC(0.9) uses as much idle bandwidth as TCP", "TFWC refills
+the pipe faster than TFRC") names a ``baseline``: further overrides applied after ``set`` for a
+second run of the same seed, and optionally ``baseline_args`` replacing ``args`` there. The
+measured value is then, per seed, the metric of the claim's run over the metric of the baseline
+run, averaged over the seeds (``baseline = []`` divides by ``baseline_args`` on the same run)::
+
+    baseline = ["flows.0.protocol=tcp-sack", "flows.0.params={}"]
+    metric = "idle_bandwidth_use"
+    target = 1.0                  # a ratio
 """
 
 from __future__ import annotations
@@ -63,6 +73,8 @@ class Claim:
     args: dict[str, Any] = field(default_factory=dict)
     quick: bool = False
     note: str = ""
+    baseline: list[str] | None = None
+    baseline_args: dict[str, Any] | None = None
 
     def bounds(self) -> tuple[float, float]:
         """The accepted interval ``[lo, hi]``."""
@@ -158,7 +170,20 @@ def evaluate(claim: Claim, runner: Runner = default_runner) -> Outcome:
     try:
         for seed in claim.seeds:
             summary = runner(claim.scenario, list(claim.set), seed)
-            values.append(METRICS[claim.metric](summary, **claim.args))
+            value = METRICS[claim.metric](summary, **claim.args)
+            if claim.baseline is not None:
+                # An empty baseline compares two metrics of the same run: no second run.
+                base = (
+                    runner(claim.scenario, [*claim.set, *claim.baseline], seed)
+                    if claim.baseline
+                    else summary
+                )
+                args = claim.args if claim.baseline_args is None else claim.baseline_args
+                denom = METRICS[claim.metric](base, **args)
+                if denom == 0:
+                    raise MetricError(f"the baseline run's {claim.metric} is 0 (seed {seed})")
+                value /= denom
+            values.append(value)
     except (MetricError, ValueError, TypeError) as e:
         return Outcome(claim, None, values, False, str(e))
     measured = sum(values) / len(values)
