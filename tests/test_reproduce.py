@@ -208,6 +208,15 @@ def test_cov_at_a_timescale_bins_the_series_as_eq_4_4() -> None:
         metrics.cov_at(summary(("tfwc", 1.0)), 0.5)
 
 
+def test_stall_fraction_counts_the_empty_bins() -> None:
+    # Flow 0 delivers nothing in the second and fourth of four 0.5 s bins (one non-zero sample
+    # in a bin is enough not to stall): 2/4. Flow 1 never stalls; the mean is 0.25.
+    flow0 = [1.0] * 5 + [0.0] * 5 + [0.0] * 4 + [1.0] + [0.0] * 5
+    r = series_run({0: flow0, 1: [2.0] * 20})
+    assert metrics.stall_fraction(r, 0.5, flow=0) == pytest.approx(0.5)
+    assert metrics.stall_fraction(r, 0.5) == pytest.approx(0.25)
+
+
 def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
     # 15 Mb/s link, 80 % busy; the CBR delivered 5 Mb/s: the others carried 12 − 5 = 7 Mb/s of
     # the 10 Mb/s the CBR left idle, a use of 0.7.

@@ -228,6 +228,25 @@ def cov_at(
     return sum(covs) / len(covs)
 
 
+def stall_fraction(
+    s: Summary, timescale: float = 1.0, flow: int | None = None, protocol: str | None = None
+) -> float:
+    """Share of the measurement window's ``timescale`` bins in which a flow delivered nothing,
+    averaged over the matching flows: how often a flow stalls, as window-only TFWC does in
+    timeouts at windows of 1-2 packets (002 Sec. 3.2.6, Fig. 3.5). Needs a :class:`RunResult`."""
+    if not isinstance(s, RunResult):
+        raise MetricError("stall_fraction needs the run's time series (a RunResult)")
+    start = float(s.summary.get("measure_from_s", 0.0))
+    shares = []
+    for fid in _window_flows(s, flow, protocol):
+        t, v = s.flow_column(fid, "throughput_bps")
+        bins = binned_throughput(t, v, start, timescale)
+        if not bins:
+            raise MetricError(f"flow {fid}: no {timescale} s bin in the window")
+        shares.append(sum(1 for b in bins if b <= 0) / len(bins))
+    return sum(shares) / len(shares)
+
+
 def idle_bandwidth_use(
     s: Summary, capacity_bps: float, link: str = "bottleneck", cbr: str = "cbr"
 ) -> float:
@@ -273,6 +292,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "cov": cov,
     "throughput_ratio": throughput_ratio,
     "cov_at": cov_at,
+    "stall_fraction": stall_fraction,
     "idle_bandwidth_use": idle_bandwidth_use,
     "link_loss_rate": link_loss_rate,
 }
