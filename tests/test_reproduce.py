@@ -247,3 +247,22 @@ def test_a_baseline_claim_measures_the_ratio_of_two_runs_per_seed(tmp_path: Path
     assert seen[:2] == [([], 1), (["flows.0.protocol=tcp-sack"], 1)]
     assert out[0].per_seed == pytest.approx([0.8, 1.6])
     assert out[0].measured == pytest.approx(1.2)
+
+
+def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> None:
+    from tfcc import heatmap
+
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append(overrides)
+        n = int(overrides[2].split("=")[1])
+        return summary(("tcp-sack", 1.0), ("tfwc", float(n)))  # θ = 1/(1+n)
+
+    grid = heatmap.theta_grid([1, 5], [1, 3], "tfwc", [1, 2], runner)
+    assert grid == [[0.5, 0.5], [0.25, 0.25]]
+    assert len(seen) == 8
+    # 5 Mb/s at 44 ms is 27.5 packets: 28; 1 Mb/s is below the floor of 15.
+    assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
+    heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
+    assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
