@@ -217,6 +217,20 @@ def test_stall_fraction_counts_the_empty_bins() -> None:
     assert metrics.stall_fraction(r, 0.5) == pytest.approx(0.25)
 
 
+def test_refill_time_waits_from_the_cbr_stop_to_the_refilled_pipe() -> None:
+    # 0.1 s samples. The CBR (flow 1) sends in the first 4 intervals: its last busy interval
+    # ends at 0.4 s. Flow 0 reaches 9 of a 10 bit/s link (level 0.9) at the interval ending
+    # 0.7 s: a refill time of 0.3 s.
+    r = series_run({0: [5, 5, 5, 5, 6, 8, 9, 10], 1: [5, 5, 5, 5, 0, 0, 0, 0]})
+    r.summary["flows"][1]["protocol"] = "cbr"
+    assert metrics.refill_time(r, capacity_bps=10.0) == pytest.approx(0.3)
+    assert metrics.refill_time(r, capacity_bps=10.0, level=1.0) == pytest.approx(0.4)
+    with pytest.raises(metrics.MetricError, match="not refilled"):
+        metrics.refill_time(r, capacity_bps=20.0)
+    with pytest.raises(metrics.MetricError, match="no CBR source stops"):
+        metrics.refill_time(series_run({0: [1.0] * 8, 1: [1.0] * 8}), capacity_bps=1.0)
+
+
 def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
     # 15 Mb/s link, 80 % busy; the CBR delivered 5 Mb/s: the others carried 12 − 5 = 7 Mb/s of
     # the 10 Mb/s the CBR left idle, a use of 0.7.

@@ -268,6 +268,45 @@ def idle_bandwidth_use(
     return (utilization(s, link) * capacity_bps - x_cbr) / idle
 
 
+def refill_time(
+    s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = "cbr"
+) -> float:
+    """Seconds the responsive flows take to refill the pipe after a CBR source stops, 002
+    Sec. 4.5 (Fig. 4.9, after Bansal et al.): for each flow whose protocol starts with ``cbr``
+    and which stops sending inside the measurement window, the time from the end of its last
+    non-empty sample interval ``t_off`` to the end of the first interval ``t ≥ t_off`` in which
+    the other flows' summed goodput reaches ``level · capacity_bps``; averaged over those CBR
+    flows. :class:`MetricError` when no CBR stops in the window or the pipe never refills.
+    Needs a :class:`RunResult`."""
+    if not isinstance(s, RunResult):
+        raise MetricError("refill_time needs the run's time series (a RunResult)")
+    start = float(s.summary.get("measure_from_s", 0.0))
+    flows = list(s.get("flows", []))
+    cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
+    others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
+    if not others:
+        raise MetricError("no responsive flow beside the CBR sources")
+    total: dict[float, float] = {}
+    for fid in others:
+        for ti, v in zip(*s.flow_column(fid, "throughput_bps"), strict=True):
+            total[ti] = total.get(ti, 0.0) + (0.0 if math.isnan(v) else v)
+    times = sorted(total)
+    waits = []
+    for fid in cbrs:
+        t, v = s.flow_column(fid, "throughput_bps")
+        busy = [ti for ti, x in zip(t, v, strict=True) if x > 0]
+        if not busy or busy[-1] <= start or busy[-1] >= t[-1]:
+            continue
+        t_off = busy[-1]
+        hit = next((ti for ti in times if ti > t_off and total[ti] >= level * capacity_bps), None)
+        if hit is None:
+            raise MetricError(f"the pipe was not refilled after CBR flow {fid} stopped")
+        waits.append(hit - t_off)
+    if not waits:
+        raise MetricError("no CBR source stops inside the measurement window")
+    return sum(waits) / len(waits)
+
+
 def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
     """Packets dropped at a link over packets that arrived at it in the measurement window
     (000 Fig. 5.4's "packet loss rate")."""
@@ -294,5 +333,6 @@ METRICS: dict[str, Callable[..., float]] = {
     "cov_at": cov_at,
     "stall_fraction": stall_fraction,
     "idle_bandwidth_use": idle_bandwidth_use,
+    "refill_time": refill_time,
     "link_loss_rate": link_loss_rate,
 }
