@@ -236,6 +236,10 @@ def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
     # the 10 Mb/s the CBR left idle, a use of 0.7.
     s = summary(("cbr", 5e6), ("tcp-sack", 3e6), ("tcp-sack", 3e6), util=0.8)
     assert metrics.idle_bandwidth_use(s, capacity_bps=15e6) == pytest.approx(0.7)
+    s["flows"][1]["timeouts"], s["flows"][2]["timeouts"] = 3, 6
+    assert metrics.timeouts(s, protocol="tcp") == pytest.approx(4.5)
+    with pytest.raises(metrics.MetricError, match="no timeout count"):
+        metrics.timeouts(s)
     s["links"][0].update(drops=30, arrivals=1200)
     assert metrics.link_loss_rate(s) == pytest.approx(0.025)
     with pytest.raises(metrics.MetricError, match="no idle"):

@@ -268,9 +268,7 @@ def idle_bandwidth_use(
     return (utilization(s, link) * capacity_bps - x_cbr) / idle
 
 
-def refill_time(
-    s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = "cbr"
-) -> float:
+def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = "cbr") -> float:
     """Seconds the responsive flows take to refill the pipe after a CBR source stops, 002
     Sec. 4.5 (Fig. 4.9, after Bansal et al.): for each flow whose protocol starts with ``cbr``
     and which stops sending inside the measurement window, the time from the end of its last
@@ -307,6 +305,16 @@ def refill_time(
     return sum(waits) / len(waits)
 
 
+def timeouts(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean number of retransmission-timer expiries per matching flow over the run (the
+    summary's ``timeouts``): the timeouts whose back-off stalls window-only TFWC at windows of
+    1-2 packets (002 Sec. 3.2.6)."""
+    vals = [f.get("timeouts") for f in _flows(s, flow, protocol)]
+    if any(v is None for v in vals):
+        raise MetricError("a flow reports no timeout count")
+    return sum(float(v) for v in vals) / len(vals)
+
+
 def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
     """Packets dropped at a link over packets that arrived at it in the measurement window
     (000 Fig. 5.4's "packet loss rate")."""
@@ -334,5 +342,6 @@ METRICS: dict[str, Callable[..., float]] = {
     "stall_fraction": stall_fraction,
     "idle_bandwidth_use": idle_bandwidth_use,
     "refill_time": refill_time,
+    "timeouts": timeouts,
     "link_loss_rate": link_loss_rate,
 }
