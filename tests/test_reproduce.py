@@ -284,3 +284,12 @@ def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> N
     assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
     heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("name", ["tfwc", "ttfwc"])
+def test_the_tfwc_and_ttfwc_claim_files_load_with_known_scenarios(name: str) -> None:
+    _, claims = reproduce.load(name)
+    assert any(c.quick for c in claims)
+    assert len({c.id for c in claims}) == len(claims)
+    for c in claims:
+        assert c.scenario.is_file(), (c.id, c.scenario)
