@@ -318,3 +318,127 @@ def test_bad_figures_name_the_file_and_key(tmp_path: Path, edit, message: str) -
     with pytest.raises(reproduce.ClaimFileError, match=message) as e:
         reproduce.load_all(str(path))
     assert "figures[0]" in str(e.value)
+
+
+def series_run(values: dict[int, list[float]], dt: float = 0.1, start: float = 0.0):
+    """A RunResult whose flows have the given throughput samples, one every ``dt`` s."""
+    t, fl, v = [], [], []
+    for fid, xs in values.items():
+        for i, x in enumerate(xs):
+            t.append(round((i + 1) * dt, 9))
+            fl.append(fid)
+            v.append(x)
+    s = summary(*[("tfwc", 1.0) for _ in values])
+    s["measure_from_s"] = start
+    return metrics.RunResult(s, {"t": t, "flow": fl, "throughput_bps": v})
+
+
+def test_cov_at_a_timescale_bins_the_series_as_eq_4_4() -> None:
+    # Flow 0 alternates 1 and 3 every 0.5 s (5 samples of 0.1 s each): bins 1, 3, 1, 3 give
+    # a mean of 2 and a population deviation of 1, so CoV(0.5 s) = 0.5. At 1 s each bin holds
+    # one 1 and one 3, so CoV(1 s) = 0. Flow 1 is constant: CoV 0 at both.
+    flow0 = ([1.0] * 5 + [3.0] * 5) * 2
+    r = series_run({0: flow0, 1: [2.0] * 20})
+    assert metrics.cov_at(r, 0.5, flow=0) == pytest.approx(0.5)
+    assert metrics.cov_at(r, 1.0, flow=0) == pytest.approx(0.0)
+    assert metrics.cov_at(r, 0.5, flow=1) == pytest.approx(0.0)
+    assert metrics.cov_at(r, 0.5) == pytest.approx(0.25)  # the mean CoV over both flows
+    # The measurement window drops the first second: bins 1, 3 remain, CoV still 0.5; from
+    # 1.5 s on only the 3 and the 1 of the second period: one bin each, CoV 0.5 again.
+    assert metrics.cov_at(series_run({0: flow0}, start=1.0), 0.5) == pytest.approx(0.5)
+    # A partial trailing bin is left out: 7 samples at 0.5 s is one bin, too few for a CoV.
+    with pytest.raises(metrics.MetricError, match="fewer than two"):
+        metrics.cov_at(series_run({0: [1.0] * 7}), 0.5)
+    with pytest.raises(metrics.MetricError, match="not a multiple"):
+        metrics.cov_at(r, 0.25)
+    with pytest.raises(metrics.MetricError, match="RunResult"):
+        metrics.cov_at(summary(("tfwc", 1.0)), 0.5)
+
+
+def test_stall_fraction_counts_the_empty_bins() -> None:
+    # Flow 0 delivers nothing in the second and fourth of four 0.5 s bins (one non-zero sample
+    # in a bin is enough not to stall): 2/4. Flow 1 never stalls; the mean is 0.25.
+    flow0 = [1.0] * 5 + [0.0] * 5 + [0.0] * 4 + [1.0] + [0.0] * 5
+    r = series_run({0: flow0, 1: [2.0] * 20})
+    assert metrics.stall_fraction(r, 0.5, flow=0) == pytest.approx(0.5)
+    assert metrics.stall_fraction(r, 0.5) == pytest.approx(0.25)
+
+
+def test_refill_time_waits_from_the_cbr_stop_to_the_refilled_pipe() -> None:
+    # 0.1 s samples. The CBR (flow 1) sends in the first 4 intervals: its last busy interval
+    # ends at 0.4 s. Flow 0 reaches 9 of a 10 bit/s link (level 0.9) at the interval ending
+    # 0.7 s: a refill time of 0.3 s.
+    r = series_run({0: [5, 5, 5, 5, 6, 8, 9, 10], 1: [5, 5, 5, 5, 0, 0, 0, 0]})
+    r.summary["flows"][1]["protocol"] = "cbr"
+    assert metrics.refill_time(r, capacity_bps=10.0) == pytest.approx(0.3)
+    assert metrics.refill_time(r, capacity_bps=10.0, level=1.0) == pytest.approx(0.4)
+    with pytest.raises(metrics.MetricError, match="not refilled"):
+        metrics.refill_time(r, capacity_bps=20.0)
+    with pytest.raises(metrics.MetricError, match="no CBR source stops"):
+        metrics.refill_time(series_run({0: [1.0] * 8, 1: [1.0] * 8}), capacity_bps=1.0)
+
+
+def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
+    # 15 Mb/s link, 80 % busy; the CBR delivered 5 Mb/s: the others carried 12 − 5 = 7 Mb/s of
+    # the 10 Mb/s the CBR left idle, a use of 0.7.
+    s = summary(("cbr", 5e6), ("tcp-sack", 3e6), ("tcp-sack", 3e6), util=0.8)
+    assert metrics.idle_bandwidth_use(s, capacity_bps=15e6) == pytest.approx(0.7)
+    s["flows"][1]["timeouts"], s["flows"][2]["timeouts"] = 3, 6
+    assert metrics.timeouts(s, protocol="tcp") == pytest.approx(4.5)
+    with pytest.raises(metrics.MetricError, match="no timeout count"):
+        metrics.timeouts(s)
+    s["links"][0].update(drops=30, arrivals=1200)
+    assert metrics.link_loss_rate(s) == pytest.approx(0.025)
+    with pytest.raises(metrics.MetricError, match="no idle"):
+        metrics.idle_bandwidth_use(s, capacity_bps=4e6)
+
+
+def test_a_versus_claim_measures_the_ratio_of_two_runs_per_seed(tmp_path: Path) -> None:
+    versus = 'versus = { set = ["flows.0.protocol=tcp-sack"], args = { protocol = "tfrc" } }'
+    path = write(tmp_path, CLAIMS.replace("quick = true", f"quick = true\n{versus}"))
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append((overrides, seed))
+        return summary(("tcp", 80e3 * seed), ("tfrc", 100e3))
+
+    _, out = reproduce.run(str(path), quick=True, runner=runner)
+    # Per seed: TCP's 80e3·seed bit/s over TFRC's 100e3 in the versus run: 0.8 and 1.6.
+    assert seen[:2] == [([], 1), (["flows.0.protocol=tcp-sack"], 1)]
+    assert out[0].per_seed == pytest.approx([0.8, 1.6])
+    assert out[0].measured == pytest.approx(1.2)
+    # Without `set`, the versus side is another metric of the same run: no second run.
+    seen.clear()
+    versus = 'versus = { args = { protocol = "tfrc" } }'
+    path = write(tmp_path, CLAIMS.replace("quick = true", f"quick = true\n{versus}"))
+    _, out = reproduce.run(str(path), quick=True, runner=runner)
+    assert seen == [([], 1), ([], 2)]
+    assert out[0].per_seed == pytest.approx([0.8, 1.6])
+
+
+def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> None:
+    from tfcc import heatmap
+
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append(overrides)
+        n = int(overrides[2].split("=")[1])
+        return summary(("tcp-sack", 1.0), ("tfwc", float(n)))  # θ = 1/(1+n)
+
+    grid = heatmap.theta_grid([1, 5], [1, 3], "tfwc", [1, 2], runner)
+    assert grid == [[0.5, 0.5], [0.25, 0.25]]
+    assert len(seen) == 8
+    # 5 Mb/s at 44 ms is 27.5 packets: 28; 1 Mb/s is below the floor of 15.
+    assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
+    heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
+    assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("name", ["tfwc", "ttfwc"])
+def test_the_tfwc_and_ttfwc_claim_files_load_with_known_scenarios(name: str) -> None:
+    _, claims = reproduce.load(name)
+    assert any(c.quick for c in claims)
+    assert len({c.id for c in claims}) == len(claims)
+    for c in claims:
+        assert c.scenario.is_file(), (c.id, c.scenario)

@@ -31,7 +31,9 @@ Three optional keys widen what one claim measures:
 - ``versus = { set = [...], args = {...} }``: the claim measures the *ratio* of its metric to the
   same metric with these overrides and arguments (run with the same variants and seeds), for
   claims that one configuration beats another ("TFRC's max-min fairness is above TCP's",
-  "remodelling responds faster than duplication").
+  "remodelling responds faster than duplication", "TTFWC(0.9) uses as much idle bandwidth as
+  TCP"). Without ``set`` it compares two metrics of the same run, which is not run twice
+  (``versus = { args = { protocol = "tcp" } }``: TFWC's CoV over TCP's in one run).
 - no ``scenario``: a trace claim. The metric then runs no simulation: it is called with ``None``
   for the run, ``seed=`` and its ``args`` (004's estimator studies on synthetic loss traces,
   E8 and E13, are of this kind).
@@ -260,12 +262,23 @@ def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[s
 
 
 def _measure(
-    claim: Claim, runner: Runner, seed: int, extra: list[str], args: Mapping[str, Any]
+    claim: Claim,
+    runner: Runner,
+    seed: int,
+    extra: list[str],
+    args: Mapping[str, Any],
+    runs: dict[tuple[int, tuple[str, ...]], Mapping[str, Any]],
 ) -> float:
+    """The metric on one run; ``runs`` keeps the runs of this claim so that a ``versus`` that
+    changes only the metric's arguments (``versus = { args = ... }``) reuses the run."""
     metric = METRICS[claim.metric]
     if claim.scenario is None:
         return metric(None, seed=seed, **args)
-    return metric(runner(claim.scenario, [*claim.set, *extra], seed), **args)
+    overrides = (*claim.set, *extra)
+    key = (seed, overrides)
+    if key not in runs:
+        runs[key] = runner(claim.scenario, list(overrides), seed)
+    return metric(runs[key], **args)
 
 
 def evaluate(claim: Claim, runner: Runner = default_runner) -> Outcome:
@@ -274,12 +287,15 @@ def evaluate(claim: Claim, runner: Runner = default_runner) -> Outcome:
     values = []
     try:
         for seed in claim.seeds:
-            mine = [_measure(claim, runner, seed, v, claim.args) for v in claim.variants]
+            runs: dict[tuple[int, tuple[str, ...]], Mapping[str, Any]] = {}
+            mine = [_measure(claim, runner, seed, v, claim.args, runs) for v in claim.variants]
             value = sum(mine) / len(mine)
             if claim.versus is not None:
                 vset = list(claim.versus.get("set", []))
                 vargs = {**claim.args, **claim.versus.get("args", {})}
-                theirs = [_measure(claim, runner, seed, [*v, *vset], vargs) for v in claim.variants]
+                theirs = [
+                    _measure(claim, runner, seed, [*v, *vset], vargs, runs) for v in claim.variants
+                ]
                 denom = sum(theirs) / len(theirs)
                 if denom == 0:
                     raise MetricError("the versus configuration measured 0; no ratio")
