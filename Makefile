@@ -16,11 +16,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# The Python package (and its compiled core) into the venv; cargo's incremental build makes a
-# repeated install cheap.
+# The Python package (and its compiled core) into the venv, and the native `tfcc run`
+# executable beside it (python/tfcc/_bin, see python/tfcc/entry.py); cargo's incremental build
+# makes a repeated install cheap.
 install: $(BIN)/python
 	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --release --extras test -q
+	$(CARGO) build --release -q -p tfcc-run --bin tfcc-run
+	install -D -m 755 target/release/tfcc-run python/tfcc/_bin/tfcc-run
 
 # rustfmt and clippy are rustup components; a fresh toolchain may lack them.
 rust-tools:

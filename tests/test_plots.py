@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tfcc import _core
-from tfcc.plots import font_path
+from tfcc.fonts import font_path
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -13,18 +13,51 @@ and packets::
     0.05
 """
 
-from tfcc._core import (
-    Equation,
-    LossHistory,
-    OutputError,
-    ScenarioError,
-    __version__,
-    check_scenario,
-    run_scenario,
-)
+# No `typing` import at run time (it costs more than a small native run): the checker-only
+# imports sit behind a constant that type checkers treat as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tfcc._core import (
+        Equation,
+        LossHistory,
+        OutputError,
+        ScenarioError,
+        __version__,
+        check_scenario,
+        run_scenario,
+    )
 
-_PFTK = Equation("pftk")
-_SIMPLE = Equation("simple")
+#: Names re-exported from the compiled core. They are loaded on first use (PEP 562), so that
+#: ``tfcc run``, which hands over to a native executable, does not load the extension first.
+_CORE = {
+    "Equation",
+    "LossHistory",
+    "OutputError",
+    "ScenarioError",
+    "__version__",
+    "check_scenario",
+    "run_scenario",
+}
+_EQUATIONS: dict = {}
+
+
+def __getattr__(name: str) -> object:
+    if name in _CORE:
+        from tfcc import _core
+
+        value = getattr(_core, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tfcc' has no attribute {name!r}")
+
+
+def _eq(kind: str) -> "Equation":
+    if kind not in _EQUATIONS:
+        from tfcc._core import Equation
+
+        _EQUATIONS[kind] = Equation(kind)
+    return _EQUATIONS[kind]
+
 
 __all__ = [
     "Equation",
@@ -44,25 +77,30 @@ __all__ = [
 
 def padhye_rate(s: float, rtt: float, p: float, *, b: float = 1.0) -> float:
     """Padhye (PFTK) rate in bytes/s, RFC 5348 form: ``t_RTO = 4R``, ``b`` packets per ACK."""
-    eq = _PFTK if b == 1.0 else Equation("pftk", b=b)
+    if b == 1.0:
+        eq = _eq("pftk")
+    else:
+        from tfcc._core import Equation
+
+        eq = Equation("pftk", b=b)
     return eq.rate(s, rtt, p)
 
 
 def simple_rate(s: float, rtt: float, p: float) -> float:
     """The simple TCP model ``s·sqrt(3/2)/(R·sqrt(p))`` in bytes/s (004 Eq. 2.6)."""
-    return _SIMPLE.rate(s, rtt, p)
+    return _eq("simple").rate(s, rtt, p)
 
 
 def window(p: float) -> float:
     """TFWC's window ``W = 1/f(p)`` in packets (002 Eq. 3.4; Padhye with ``t_RTO = 4R``)."""
-    return _PFTK.window(p)
+    return _eq("pftk").window(p)
 
 
 def p_from_rate(s: float, rtt: float, x: float) -> float:
     """The loss event rate at which the Padhye rate is ``x`` bytes/s (inverse of padhye_rate)."""
-    return _PFTK.loss_for_rate(s, rtt, x)
+    return _eq("pftk").loss_for_rate(s, rtt, x)
 
 
 def p_from_window(w: float) -> float:
     """The loss event rate at which the Padhye window is ``w`` packets (inverse of window)."""
-    return _PFTK.loss_for_window(w)
+    return _eq("pftk").loss_for_window(w)

@@ -84,7 +84,7 @@ def run(ctx: typer.Context) -> None:
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
 
-    raise typer.Exit(native_run(list(ctx.args)))
+    raise typer.Exit(native_run(list(ctx.args), allow_exec=False))
 
 
 @app.command()

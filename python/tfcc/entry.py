@@ -1,15 +1,23 @@
 """The ``tfcc`` console script.
 
-``tfcc run`` goes straight to the native command (``tfcc._core.cli_run``, Rust: flags, the
-simulation, summary.json, Parquet, plots, the printed table) without importing the Python CLI
-stack: issue 4 times ``tfcc run`` against ns-2 with start-up included, and typer, rich and
-pyarrow together take longer to import than a 100 s dumbbell takes to simulate. Every other
-command goes through the typer app in :mod:`tfcc.cli`.
+``tfcc run`` is native code (Rust, crate ``tfcc-run``: flags, the simulation, summary.json,
+Parquet, plots, the printed table): issue 4 times ``tfcc run`` against ns-2 with start-up and
+memory included, and typer, rich and pyarrow together take longer to import than a 100 s
+dumbbell takes to simulate. Where the ``tfcc-run`` executable was installed beside this package
+(``make install`` puts it in ``tfcc/_bin``), this process replaces itself with it, so the run
+carries none of the interpreter's memory; otherwise the same command runs in-process through
+``tfcc._core.cli_run``. Every other command goes through the typer app in :mod:`tfcc.cli`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+# os.path rather than pathlib on this path: pathlib's imports (re, fnmatch, enum) cost more than
+# the native run of a small scenario.
+#: Where ``make install`` puts the native ``tfcc run``.
+NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "tfcc-run")
 
 
 def main() -> None:
@@ -26,12 +34,21 @@ def main() -> None:
         sys.exit(130)
 
 
-def run(argv: list[str]) -> int:
-    """``tfcc run ARGV``; returns the exit code."""
-    from tfcc import _core
-    from tfcc.plots import font_path
+def run(argv: list[str], *, allow_exec: bool = True) -> int:
+    """``tfcc run ARGV``; returns the exit code (if it does not replace the process)."""
+    from tfcc.fonts import font_path
 
-    return _core.cli_run(argv, font_path())
+    font = font_path()
+    if allow_exec and os.access(NATIVE, os.X_OK):
+        env = dict(os.environ)
+        if font is not None:
+            env["TFCC_FONT"] = font
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(NATIVE, [str(NATIVE), *argv], env)
+    from tfcc import _core
+
+    return _core.cli_run(argv, font)
 
 
 if __name__ == "__main__":

@@ -404,7 +404,7 @@ def figure_panels(fig: Figure, run: RunResult) -> list[dict[str, Any]]:
 def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_runner) -> list[Path]:
     """Run each figure's scenario and write ``dest/ID.png`` with the Rust renderer."""
     from tfcc import _core
-    from tfcc.plots import font_path
+    from tfcc.fonts import font_path
 
     dest.mkdir(parents=True, exist_ok=True)
     written = []

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcc import _core
-from tfcc.plots import font_path
+from tfcc.fonts import font_path
 
 Progress = Callable[[float, float], object]
 

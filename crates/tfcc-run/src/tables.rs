@@ -73,7 +73,13 @@ fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<
         .build()
         .map_err(fail)?;
     let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let props = Arc::new(WriterProperties::builder().build());
+    // Dictionary encoding pays off for repeated values; time series are mostly distinct reals,
+    // and its hash tables were a large share of the writer's memory.
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .build(),
+    );
     let mut writer = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(fail)?;
     let mut group = writer.next_row_group().map_err(fail)?;
     for (_, col) in columns {

@@ -233,7 +233,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         events.push(event(k, e, &topology, end)?);
     }
 
-    let reported_links = topology
+    let reported_links: Vec<LinkId> = topology
         .links
         .iter()
         .enumerate()
@@ -246,6 +246,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         seed: spec.seed,
         sample_interval: spec.sample_interval,
         record_series: true,
+        series_links: Some(reported_links.clone()),
         // A hundred progress reports a run, whatever its length.
         progress_interval: Dur((spec.duration.0 / 100).max(1)),
     };
