@@ -10,7 +10,7 @@ CARGO ?= cargo
 # Where `make demo` writes its report.
 OUT ?= out/demo
 
-.PHONY: demo test install rust-tools ns2 lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ rust-tools:
 ns2:
 	@bash scripts/install-ns2.sh
 
+# The headless browser the report test renders `tfcc report` in.
+chromium:
+	@bash scripts/install-chromium.sh
+
 demo: install
 	$(BIN)/tfcc demo
 	$(BIN)/tfcc run scenarios/flagship.toml --out $(OUT)
@@ -43,7 +47,7 @@ lint: rust-tools install
 rust-test:
 	$(CARGO) test --workspace --exclude tfcc-py
 
-py-test: install ns2
+py-test: install ns2 chromium
 	$(BIN)/pytest -q
 
 test: lint rust-test py-test
