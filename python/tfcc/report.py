@@ -85,7 +85,9 @@ def _fmt(v: float | None, digits: int = 3) -> str:
 class _Data:
     """The finished runs grouped by grid point, in the order of the sweep's axes."""
 
-    def __init__(self, root: Path, metrics: Sequence[str] | None) -> None:
+    def __init__(
+        self, root: Path, metrics: Sequence[str] | None, runs: Sequence[str] | None = None
+    ) -> None:
         self.meta = store.meta(root)
         self.axes: list[dict[str, Any]] = self.meta["axes"]
         df = store.runs(root)
@@ -115,6 +117,10 @@ class _Data:
             self.metrics = [m for m in PREFERRED if m in numeric] + [
                 m for m in numeric if m not in PREFERRED
             ]
+        ok_ids = {r["run_id"] for r in self.ok}
+        unknown_runs = [r for r in runs or [] if r not in ok_ids]
+        if unknown_runs:
+            raise ReportError(f"--run {unknown_runs[0]}: no finished run with that id")
         self.groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for r in self.ok:
             self.groups.setdefault(self.key(r), []).append(r)
@@ -187,7 +193,18 @@ def _heatmaps(d: _Data) -> list[str]:
             )
             for i, j in itertools.product(range(grid.shape[0]), range(grid.shape[1])):
                 if not np.isnan(grid[i, j]):
-                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
+                    # dark text on light cells and light text on dark ones
+                    shade = im.cmap(im.norm(grid[i, j]))
+                    light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] > 0.5
+                    ax.text(
+                        j,
+                        i,
+                        f"{grid[i, j]:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="black" if light else "white",
+                    )
             ax.set_xticks(range(len(xa["cases"])), xa["cases"])
             ax.set_yticks(range(len(ya["cases"])), ya["cases"])
             ax.set_xlabel(xa["name"])
@@ -249,11 +266,7 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
     import matplotlib.pyplot as plt
     import pyarrow.parquet as pq
 
-    ok_ids = [r["run_id"] for r in d.ok]
     if run_ids:
-        unknown = [r for r in run_ids if r not in ok_ids]
-        if unknown:
-            raise ReportError(f"--run {unknown[0]}: no finished run with that id")
         chosen = list(run_ids)
     else:
         # a few runs spread over the grid: first, middle and last in grid order
@@ -326,7 +339,7 @@ def render(
     root: Path, metrics: Sequence[str] | None = None, runs: Sequence[str] | None = None
 ) -> str:
     """The report of the sweep in ``root`` as an HTML string."""
-    d = _Data(root, metrics)
+    d = _Data(root, metrics, runs)
     m = d.meta
     info = [
         ("scenario", m.get("scenario", "")),
@@ -337,7 +350,7 @@ def render(
         (
             "simulated / wall seconds (sum)",
             f"{sum(r.get('sim_seconds') or 0 for r in d.ok):.0f} / "
-            f"{sum(r.get('wall_seconds') or 0 for r in d.ok):.1f}",
+            f"{sum(r.get('wall_seconds') or 0 for r in d.ok):.2f}",
         ),
     ] + [(f"axis {a['name']}", ", ".join(a["cases"])) for a in d.axes]
     parts = [
