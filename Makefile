@@ -7,8 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 CARGO ?= cargo
-# Where `make demo` writes its report.
-OUT ?= out/demo
+# Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
+OUT ?= out/fairness-map
 
 .PHONY: demo test install rust-tools ns2 chromium lint rust-test py-test fmt bench
 
@@ -33,9 +33,11 @@ ns2:
 chromium:
 	@bash scripts/install-chromium.sh
 
+# The equation table first, then the flagship: 002's TCP-friendliness map as a sweep + report.
 demo: install
 	$(BIN)/tfcc demo
-	$(BIN)/tfcc run scenarios/flagship.toml --out $(OUT)
+	$(BIN)/tfcc sweep scenarios/002-fairness-map.toml --out $(OUT)
+	$(BIN)/tfcc report $(OUT)
 
 lint: rust-tools install
 	$(CARGO) fmt --all --check
