@@ -393,6 +393,8 @@ def sweep(
         spec = sw.load(scenario, grid or [], seeds, set_ or [])
     except (sw.SweepError, ScenarioError) as e:
         raise _fail(str(e)) from None
+    if scheduler is not None and workers is not None:
+        raise _fail("--workers and --scheduler: choose one (a remote cluster has its own workers)")
     backend = None
     if scheduler is not None or workers is not None:
         try:
