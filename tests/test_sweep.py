@@ -293,3 +293,53 @@ def test_the_same_sweep_runs_on_a_dask_cluster(scenario: Path, swept: Path, tmp_
     # the simulator is deterministic: the cluster computed the same numbers
     assert a.rows() == b.rows()
     assert (out / "runs" / a["run_id"][0] / "throughput.png").exists()
+
+
+# --- reproductions ------------------------------------------------------------------------
+
+
+def test_reproductions_run_through_the_sweep_machinery(scenario: Path, tmp_path: Path) -> None:
+    from tfcc import reproduce
+
+    claims = tmp_path / "claims.toml"
+    claims.write_text(
+        f"""
+title = "t"
+[[claims]]
+id = "a"
+thesis = "002"
+section = "x"
+claim = "θ at 1 Mb/s"
+scenario = "{scenario}"
+set = ["topology.bottleneck.rate=1Mbps"]
+seeds = [1, 2]
+metric = "fairness_theta"
+min = 0.0
+[[claims]]
+id = "b"
+thesis = "002"
+section = "x"
+claim = "CoV of TFWC at 2 Mb/s"
+scenario = "{scenario}"
+set = ["topology.bottleneck.rate=2Mbps"]
+seeds = [2, 3]
+metric = "cov"
+args = {{ protocol = "tfwc" }}
+max = 10.0
+"""
+    )
+    _, cs = reproduce.load(str(claims))
+    seen: list[tuple[int, int]] = []
+    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    assert seen == [(4, 0)]
+    _, parallel = reproduce.run(str(claims), runner=runner)
+    _, serial = reproduce.run(str(claims))
+    assert [o.per_seed for o in parallel] == [o.per_seed for o in serial]
+    assert all(o.passed for o in parallel), [o.error for o in parallel]
+    # the runner hands metrics the recorded time series too
+    r = runner(cs[0].scenario, list(cs[0].set), 1)
+    assert len(r.flow_column(0, "throughput_bps")[0]) > 10
+    # a second time nothing runs
+    seen.clear()
+    sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    assert seen == [(0, 4)]

@@ -248,20 +248,52 @@ def reproduce(
         str | None,
         typer.Option("--out", help="Also write results.json and results.md into this directory."),
     ] = None,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            help="Keep the simulator runs in this directory; running again reuses them and "
+            "runs only what is missing (default: a temporary directory).",
+            show_default=False,
+        ),
+    ] = None,
+    serial: Annotated[
+        bool,
+        typer.Option("--serial", help="Run in this process, one run after another, no outputs."),
+    ] = False,
 ) -> None:
-    """Run a thesis' experiments and check each claim against its target and tolerance."""
+    """Run a thesis' experiments and check each claim against its target and tolerance.
+
+    The runs go through the sweep machinery: in parallel on all cores, resumable with --runs."""
+    import tempfile
     from pathlib import Path
 
     from rich.console import Console
     from rich.table import Table
 
     from tfcc import reproduce as rep
+    from tfcc import sweep as sw
 
     console = Console()
     try:
-        rep.load(name)
+        _, claims = rep.load(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
+    if quick:
+        claims = [c for c in claims if c.quick]
+    runner = rep.default_runner
+    tmp = None
+    if not serial:
+        if runs is None:
+            tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
+            runs = Path(tmp.name)
+        bar = _SweepProgress(enabled=True)
+        try:
+            runner = sw.prerun_claims(claims, runs, on_start=bar.start, progress=bar)
+        except sw.SweepError as e:
+            raise _fail(str(e)) from None
+        finally:
+            bar.close()
 
     def show(o: rep.Outcome) -> None:
         verdict = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
@@ -272,7 +304,11 @@ def reproduce(
         if o.error:
             console.print(f"      {o.error}", markup=False, highlight=False)
 
-    title, outcomes = rep.run(name, quick=quick, on_outcome=show)
+    try:
+        title, outcomes = rep.run(name, quick=quick, on_outcome=show, runner=runner)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
     table = Table(title=title)
     for col in ("claim", "source", "target", "measured", "result"):
         table.add_column(col)

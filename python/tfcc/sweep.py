@@ -486,15 +486,17 @@ def run(
     retry_failed: bool = False,
     on_start: Callable[[int, int], object] | None = None,
     progress: Progress | None = None,
+    points: Sequence[Point] | None = None,
 ) -> Outcome:
-    """Run the points of ``sweep`` that ``out`` does not hold yet. ``on_start(todo, skipped)``
-    is called once the plan is known; ``progress(done, failed, todo)`` after each run."""
+    """Run the points of ``sweep`` (or the given ``points`` of its scenario) that ``out`` does
+    not hold yet. ``on_start(todo, skipped)`` is called once the plan is known;
+    ``progress(done, failed, todo)`` after each run."""
     from tfcc.store import Store
 
     started = time.perf_counter()
     store = Store.create(out, sweep_meta(sweep))
     try:
-        points = sweep.points()
+        points = list(points) if points is not None else sweep.points()
         done = store.reconcile({p.id: p for p in points})
         failed_before = store.failed_ids()
         todo = [
@@ -581,3 +583,88 @@ def _drive(
             outcome.errors.append((point.id, res["error"]))
         if progress is not None:
             progress(outcome.ran + outcome.failed, outcome.failed, len(todo))
+
+
+# --- reproductions through the same machinery ----------------------------------------------
+
+
+def prerun_claims(
+    claims: Sequence[Any],
+    out: Path,
+    *,
+    backend: Backend | None = None,
+    on_start: Callable[[int, int], object] | None = None,
+    progress: Progress | None = None,
+) -> Callable[[Path, list[str], int], Any]:
+    """Run every (scenario, ``set``, seed) the claims of a reproduction need, in parallel and
+    resumably, one sweep directory per scenario under ``out`` (named by the scenario's stem and
+    fingerprint, so an edited scenario gets fresh runs); returns a runner for
+    :func:`tfcc.reproduce.run` that reads each run back as a :class:`tfcc.metrics.RunResult`.
+    A point that failed raises ``ValueError`` with its error, which the claim reports."""
+    by_scenario: dict[Path, dict[str, Point]] = {}
+    for c in claims:
+        pts = by_scenario.setdefault(Path(c.scenario), {})
+        for seed in c.seeds:
+            pid = point_id(c.set, seed)
+            pts[pid] = Point(pid, seed, {}, tuple(c.set))
+    plans = []
+    for scenario, pts in by_scenario.items():
+        try:
+            text = scenario.read_text()
+        except OSError as e:
+            raise SweepError(f"{scenario}: cannot read ({e.strerror or e})") from None
+        sweep = Sweep(scenario, text, [], sorted({p.seed for p in pts.values()}))
+        plans.append((sweep, out / f"{scenario.stem}-{sweep.fingerprint()}", list(pts.values())))
+    todo = total = 0
+    from tfcc.store import Store
+
+    for _, d, pts in plans:
+        if (d / "sweep.json").exists():
+            st = Store(d)
+            done = st.stored_ids() | {
+                p.id for p in pts if (d / "runs" / p.id / "summary.json").exists()
+            }
+            todo += sum(p.id not in done for p in pts)
+        else:
+            todo += len(pts)
+        total += len(pts)
+    if on_start is not None:
+        on_start(todo, total - todo)
+    own = backend is None
+    backend = backend or (LocalPool() if todo else None)
+    finished = failed = 0
+
+    def step(done: int, nfailed: int, _todo: int) -> None:
+        if progress is not None:
+            progress(finished + done, failed + nfailed, todo)
+
+    try:
+        for sweep, d, pts in plans:
+            o = run(
+                sweep, d, backend=backend, plots=False, retry_failed=True, progress=step, points=pts
+            )
+            finished += o.ran + o.failed
+            failed += o.failed
+    finally:
+        if own and backend is not None:
+            backend.close()
+    dirs = {sweep.scenario: d for sweep, d, _ in plans}
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> Any:
+        import pyarrow.parquet as pq
+
+        from tfcc.metrics import RunResult
+
+        d = dirs[Path(scenario)]
+        pid = point_id(overrides, seed)
+        run_dir = d / "runs" / pid
+        if not (run_dir / "summary.json").exists():
+            err = d / "failed" / f"{pid}.json"
+            reason = json.loads(err.read_text())["error"] if err.exists() else "no result"
+            raise ValueError(f"seed {seed}: the run failed: {reason}")
+        summary = json.loads((run_dir / "summary.json").read_text())
+        flows = pq.read_table(run_dir / "timeseries.parquet").to_pydict()
+        links = pq.read_table(run_dir / "queues.parquet").to_pydict()
+        return RunResult(summary, flows, links)
+
+    return runner
