@@ -229,6 +229,29 @@ def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_p
 # --- crash safety -------------------------------------------------------------------------
 
 
+def finished(out: Path) -> int:
+    """Run directories in place (not the hidden ones a run is written into before renaming)."""
+    return sum(not p.parent.name.startswith(".") for p in (out / "runs").glob("*/summary.json"))
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def test_a_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path: Path) -> None:
     scen = tmp_path / "long.toml"
     scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
@@ -243,18 +266,25 @@ def test_a_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path: Path) ->
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            done = len(list((out / "runs").glob("*/summary.json"))) if out.exists() else 0
+            done = finished(out) if out.exists() else 0
             if done >= 4:
                 break
             assert proc.poll() is None, "the sweep ended before it could be killed"
             time.sleep(0.05)
+        helpers = descendants(proc.pid)
+        assert helpers, "the sweep runs its points in other processes"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    done_before = len(list((out / "runs").glob("*/summary.json")))
+    # the pool's processes die with the driver: no orphan keeps writing into the directory
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{p}").exists() for p in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in helpers if Path(f"/proc/{p}").exists()]
+    done_before = finished(out)
     assert 4 <= done_before < total, "the kill landed mid-sweep"
     r = tfcc_cli("sweep", *args[1:])
     assert r.returncode == 0, r.stderr

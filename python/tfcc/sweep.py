@@ -27,7 +27,6 @@ killed sweep leaves complete run directories and complete store parts, never hal
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
@@ -354,14 +353,35 @@ def execute(task: Task) -> dict[str, Any]:
     return res
 
 
-def _die_with_parent() -> None:
-    """Pool worker initialiser: on Linux, die when the parent does, so a SIGKILLed sweep leaves
-    no orphan still writing into the output directory while the resumed sweep runs."""
-    with contextlib.suppress(Exception):
-        import ctypes
+def _die_with_parent(driver: int) -> None:
+    """Pool worker initialiser: die when the driver process does, so a SIGKILLed sweep leaves
+    no orphan still writing into the output directory while the resumed sweep runs. (The
+    driver is not the worker's parent: forkserver workers are the fork server's children, and
+    each holds the fork server's liveness pipe open, so neither notices the driver's death.) A
+    daemon thread waits on a pidfd of the driver (Linux ≥ 5.3), else polls it. Ctrl-C is the
+    driver's to handle (it stops the pool), so workers ignore SIGINT."""
+    import threading
 
-        pr_set_pdeathsig = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        try:
+            import select
+
+            fd = os.pidfd_open(driver)
+            select.select([fd], [], [])
+        except (AttributeError, OSError):
+            while True:
+                try:
+                    os.kill(driver, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    pass
+                time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tfcc-driver-watch", daemon=True).start()
 
 
 # --- executors -------------------------------------------------------------------------------
@@ -392,7 +412,10 @@ class LocalPool(Backend):
         ctx.set_forkserver_preload(["tfcc.run", "tfcc.sweep"])
         self.workers = workers or os.cpu_count() or 1
         self.pool = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=ctx, initializer=_die_with_parent
+            max_workers=self.workers,
+            mp_context=ctx,
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
         )
 
     def run(self, tasks: Sequence[Task]) -> Iterator[dict[str, Any]]:
@@ -514,8 +537,9 @@ def run(
             finally:
                 if own:
                     backend.close()
-        store.flush()
     finally:
+        # also on Ctrl-C: what finished is stored now rather than rebuilt on the next run
+        store.flush()
         store.close()
     outcome.wall_seconds = time.perf_counter() - started
     return outcome
