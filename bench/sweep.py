@@ -4,7 +4,10 @@ For each configuration this runs the whole sweep into a fresh directory and repo
 time, the throughput in runs per second, the simulation's own time (the sum of the runs'
 ``wall_seconds``) and the machinery's cost per run: everything that is not simulating (process
 hand-off, writing summary.json, the Parquet files and plots, the results store, the driver),
-``(workers × wall − Σ simulation) / runs``. Prints a Markdown table for bench/RESULTS.md.
+``(workers × wall − Σ simulation) / runs``; "worker ms/run" is the worker's own time on a run
+(simulation and outputs), and the occupancy is the workers' time on runs over workers × wall:
+near 100 % means the driver keeps every worker busy, so throughput follows the cores the
+machine gives. Prints a Markdown table for bench/RESULTS.md.
 
     python bench/sweep.py [--points 200] [--duration 2s] [--plots] [--dask]
 """
@@ -57,9 +60,14 @@ def one(
     finally:
         b.close()
     assert o.ran == points and o.failed == 0, o
-    sims = store.query(out, "SELECT wall_seconds FROM runs")["wall_seconds"].to_list()
+    df = store.query(out, "SELECT wall_seconds, task_seconds FROM runs")
+    sims = df["wall_seconds"].to_list()
     sim = sum(sims)
+    task = sum(df["task_seconds"].to_list())
     return {
+        # how busy the driver kept the workers: their time on tasks over workers × wall
+        "occupancy": task / (workers * wall),
+        "task_ms": 1e3 * task / points,
         "wall": wall,
         "rate": points / wall,
         "sim": sim,
@@ -92,14 +100,14 @@ def main() -> None:
     print(f"{a.points} points of {a.duration}, {os.cpu_count()} cores, load average {load:.1f}\n")
     print(
         "| executor | plots | workers | wall s | runs/s | Σ simulation s | "
-        "simulation ms/run | machinery ms/run |"
+        "simulation ms/run | worker ms/run | machinery ms/run | worker occupancy |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for backend, plots, workers, r in rows:
         print(
             f"| {backend} | {'yes' if plots else 'no'} | {workers} | {r['wall']:.2f} | "
             f"{r['rate']:.1f} | {r['sim']:.2f} | {r['sim_mean_ms']:.1f} | "
-            f"{r['overhead_ms']:.1f} |"
+            f"{r['task_ms']:.1f} | {r['overhead_ms']:.1f} | {r['occupancy']:.0%} |"
         )
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from tfcc import store
 
 #: Run columns that are bookkeeping rather than metrics.
-NOT_METRICS = {"seed", "sim_seconds", "wall_seconds", "events"}
+NOT_METRICS = {"seed", "sim_seconds", "wall_seconds", "task_seconds", "events"}
 #: Metrics shown first when present (the TCP-friendliness ones).
 PREFERRED = ("fairness_theta", "jain_index")
 #: At most this many heat maps and time-series runs (a report stays readable and small).

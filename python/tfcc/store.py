@@ -5,7 +5,8 @@ Layout of a sweep directory ``DIR``::
     sweep.json                  the sweep (scenario, fingerprint, axes, seeds)
     runs/<id>/                  each run's ``tfcc run`` outputs (summary.json, parquet, PNGs)
     store/runs/part-*.parquet   one row per finished run: run_id, seed, the axis columns,
-                                scenario, sim_seconds, wall_seconds, events and the metrics
+                                scenario, sim_seconds, wall_seconds (simulating),
+                                task_seconds (the worker's whole time), events, the metrics
     store/flows/part-*.parquet  one row per flow per run (the summary's flow fields)
     store/links/part-*.parquet  one row per link per run
     failed/<id>.json            a point that failed: its axis values, seed, error, traceback
@@ -166,7 +167,11 @@ class Store:
         }
         _write_json(self.root / "failed" / f"{point.id}.json", row)
 
-    def add(self, point: Point, summary: Mapping[str, Any]) -> None:
+    def add(
+        self, point: Point, summary: Mapping[str, Any], task_seconds: float | None = None
+    ) -> None:
+        """Buffer a finished run's rows; ``task_seconds`` is the worker's whole time on it
+        (simulation and outputs), for the machinery's cost."""
         key = {"run_id": point.id, "seed": point.seed, **point.params}
         metrics = {
             k: float(v)
@@ -180,6 +185,7 @@ class Store:
                 "scenario": summary.get("scenario"),
                 "sim_seconds": summary.get("sim_seconds"),
                 "wall_seconds": summary.get("wall_seconds"),
+                "task_seconds": task_seconds,
                 "events": summary.get("events"),
                 **{k: v for k, v in metrics.items() if k not in key},
             }

@@ -599,7 +599,7 @@ def _drive(
             except Exception as e:
                 res = {**res, "ok": False, "error": f"writing the outputs: {e}", "traceback": ""}
         if res["ok"]:
-            store.add(point, res["summary"])
+            store.add(point, res["summary"], res.get("wall"))
             outcome.ran += 1
         else:
             store.add_failure(point, res["error"], res.get("traceback", ""))
