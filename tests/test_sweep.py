@@ -119,6 +119,11 @@ def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> N
     # the points both sweeps share keep their ids, so a grown grid reuses them
     assert {p.id for p in s2.points()} < {p.id for p in pts} | {p.id for p in s2.points()}
     assert {p.id for p in s2.points()} & {p.id for p in pts}
+    # the same values from the command line (unquoted, reordered) name the same points
+    s3 = sw.load(scenario, ["topology.bottleneck.rate=2Mbps,1Mbps"])
+    assert {p.id for p in s3.points()} == {p.id for p in pts}
+    with pytest.raises(sw.SweepError, match="both set flows.0.count"):
+        sw.load(scenario, ["x:flows.0.count=1,2"])
 
 
 def test_a_bad_grid_value_is_refused_before_anything_runs(scenario: Path, tmp_path: Path) -> None:

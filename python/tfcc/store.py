@@ -96,6 +96,7 @@ class Store:
                     f"{root}: holds a sweep of another scenario or other --set overrides "
                     f"({old.get('scenario')}); choose another --out"
                 )
+            meta = _merge_meta(old, meta)
         for sub in ("runs", "failed", *(f"store/{t}" for t in TABLES)):
             (root / sub).mkdir(parents=True, exist_ok=True)
         _write_json(meta_path, dict(meta))
@@ -225,6 +226,23 @@ class Store:
             tmp.rename(final)
         self.buffers = {t: [] for t in TABLES}
         self.pending = 0
+
+
+def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A resumed sweep with a changed grid keeps describing every run in the directory: the
+    cases and seeds of both, the new order first (the report draws the axes from here)."""
+    merged = dict(new)
+    old_axes = {a["name"]: a for a in old.get("axes", [])}
+    axes = []
+    for a in new.get("axes", []):
+        before = old_axes.pop(a["name"], {"cases": []})
+        axes.append(
+            {**a, "cases": a["cases"] + [c for c in before["cases"] if c not in a["cases"]]}
+        )
+    merged["axes"] = axes + list(old_axes.values())
+    seeds = list(new.get("seeds", []))
+    merged["seeds"] = seeds + [x for x in old.get("seeds", []) if x not in seeds]
+    return merged
 
 
 # --- the reader side -----------------------------------------------------------------------

@@ -113,9 +113,25 @@ def column_name(name: str) -> str:
 
 
 def point_id(overrides: Sequence[str], seed: int) -> str:
-    """A stable name for a point: a hash of its overrides (in order) and the seed."""
-    h = hashlib.sha1(json.dumps(list(overrides)).encode()).hexdigest()[:10]
+    """A stable name for a point: a hash of its overrides and the seed. The overrides are
+    sorted first (axes set distinct keys, so their order does not change the run), so
+    reordering the axes names the same points."""
+    canon = sorted(_canonical(o) for o in overrides)
+    h = hashlib.sha1(json.dumps(canon, default=str).encode()).hexdigest()[:10]
     return f"{h}-s{seed}"
+
+
+def _canonical(override: str) -> list[Any]:
+    """``[key, value]`` as the simulator reads ``KEY=VALUE`` (the value as TOML, else as plain
+    text), so ``rate=1Mbps`` from the command line and ``rate="1Mbps"`` from a file are one
+    point."""
+    key, _, raw = override.partition("=")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return [key.strip(), value]
 
 
 # --- the grid, from the command line or the [sweep] table ---------------------------------------
@@ -250,7 +266,17 @@ def load(
     axes = axes_from_table(table.get("grid", {}), f"{where}.grid")
     for opt in grid:
         axis = parse_grid_option(opt)
-        axes = [a for a in axes if a.name != axis.name] + [axis]
+        names = [a.name for a in axes]
+        if axis.name in names:  # replaces the file's axis in its place
+            axes[names.index(axis.name)] = axis
+        else:
+            axes.append(axis)
+    keys: dict[str, str] = {}
+    for a in axes:
+        for k in {o.split("=", 1)[0].strip() for _, ovs in a.cases for o in ovs}:
+            if k in keys:
+                raise SweepError(f"{where}: axes {keys[k]} and {a.name} both set {k}")
+            keys[k] = a.name
     cols = [a.column for a in axes]
     dup = {c for c in cols if cols.count(c) > 1}
     if dup:
