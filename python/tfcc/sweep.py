@@ -604,7 +604,8 @@ def _drive(
             scenario_path=str(sweep.scenario.resolve()),
             scenario_text=sweep.text,
             overrides=(*sweep.base, *p.overrides),
-            run_dir=str(store.run_dir(p.id)) if backend.shares_files else None,
+            # absolute: pool and cluster workers may not share the driver's working directory
+            run_dir=str(store.run_dir(p.id).resolve()) if backend.shares_files else None,
             plots=plots,
         )
         for p in todo
