@@ -7,10 +7,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 CARGO ?= cargo
-# Where `make demo` writes its report.
-OUT ?= out/demo
+# Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
+OUT ?= out/fairness-map
 
-.PHONY: demo test install rust-tools ns2 lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,9 +32,15 @@ rust-tools:
 ns2:
 	@bash scripts/install-ns2.sh
 
+# The headless browser the report test renders `tfcc report` in.
+chromium:
+	@bash scripts/install-chromium.sh
+
+# The equation table first, then the flagship: 002's TCP-friendliness map as a sweep + report.
 demo: install
 	$(BIN)/tfcc demo
-	$(BIN)/tfcc run scenarios/flagship.toml --out $(OUT)
+	$(BIN)/tfcc sweep scenarios/002-fairness-map.toml --out $(OUT)
+	$(BIN)/tfcc report $(OUT)
 
 lint: rust-tools install
 	$(CARGO) fmt --all --check
@@ -46,7 +52,7 @@ lint: rust-tools install
 rust-test:
 	$(CARGO) test --workspace --exclude tfcc-py
 
-py-test: install ns2
+py-test: install ns2 chromium
 	$(BIN)/pytest -q
 
 test: lint rust-test py-test

@@ -6,8 +6,9 @@ one precise message on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -116,20 +117,52 @@ def reproduce(
             help="Also write results.json, results.md and the figures (figures/ID.png) here.",
         ),
     ] = None,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            help="Keep the simulator runs in this directory; running again reuses them and "
+            "runs only what is missing (default: a temporary directory).",
+            show_default=False,
+        ),
+    ] = None,
+    serial: Annotated[
+        bool,
+        typer.Option("--serial", help="Run in this process, one run after another, no outputs."),
+    ] = False,
 ) -> None:
-    """Run a thesis' experiments and check each claim against its target and tolerance."""
+    """Run a thesis' experiments and check each claim against its target and tolerance.
+
+    The runs go through the sweep machinery: in parallel on all cores, resumable with --runs."""
+    import tempfile
     from pathlib import Path
 
     from rich.console import Console
     from rich.table import Table
 
     from tfcc import reproduce as rep
+    from tfcc import sweep as sw
 
     console = Console()
     try:
-        _, _, figures = rep.load_all(name)
+        _, claims, figures = rep.load_all(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
+    if quick:
+        claims = [c for c in claims if c.quick]
+    runner = rep.default_runner
+    tmp = None
+    if not serial:
+        if runs is None:
+            tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
+            runs = Path(tmp.name)
+        bar = _SweepProgress(enabled=True)
+        try:
+            runner = sw.prerun_claims(claims, runs, on_start=bar.start, progress=bar)
+        except sw.SweepError as e:
+            raise _fail(str(e)) from None
+        finally:
+            bar.close()
 
     def show(o: rep.Outcome) -> None:
         verdict = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
@@ -140,7 +173,11 @@ def reproduce(
         if o.error:
             console.print(f"      {o.error}", markup=False, highlight=False)
 
-    title, outcomes = rep.run(name, quick=quick, on_outcome=show)
+    try:
+        title, outcomes = rep.run(name, quick=quick, on_outcome=show, runner=runner)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
     table = Table(title=title)
     for col in ("claim", "source", "target", "measured", "result"):
         table.add_column(col)
@@ -159,6 +196,217 @@ def reproduce(
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")
         raise typer.Exit(1)
+
+
+class _SweepProgress:
+    """The sweep's rich progress bar on stderr: runs done of todo, failed, elapsed, time left."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+        self.task: Any = None
+
+    def start(self, todo: int, skipped: int) -> None:
+        if not self.enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        console = Console(stderr=True)
+        if skipped:
+            console.print(f"{skipped} points already in the output directory; {todo} to run")
+        if not todo:
+            return
+        self.bar = Progress(
+            TextColumn("sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("done, [red]{task.fields[failed]}[/] failed"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("sweep", total=todo, failed=0)
+
+    def __call__(self, done: int, failed: int, todo: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, failed=failed)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def sweep(
+    scenario: ScenarioArg,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Sweep directory: created, or resumed when it holds this sweep already.",
+            show_default=False,
+        ),
+    ],
+    grid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            help="An axis: KEY=V1,V2,... or NAME:KEY1+KEY2=V1,V2,... (repeatable; adds to or "
+            "replaces the axes of the file's [sweep.grid]).",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        int | None,
+        typer.Option("--seeds", min=1, help="Seeds per point, counting up from the scenario's."),
+    ] = None,
+    set_: SetOpt = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="Run on a local Dask cluster of N workers."),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Run on the Dask scheduler at ADDRESS (tcp://host:8786)."),
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run points that failed before again.")
+    ] = False,
+    no_plots: Annotated[
+        bool, typer.Option("--no-plots", help="Skip each run's PNG plots.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run SCENARIO over a parameter grid and seeds, in parallel; resumable (run the same
+    command again after a crash). Results: DIR/runs/<id>/, the store in DIR/store/."""
+    from tfcc import ScenarioError
+    from tfcc import sweep as sw
+
+    try:
+        spec = sw.load(scenario, grid or [], seeds, set_ or [])
+    except (sw.SweepError, ScenarioError) as e:
+        raise _fail(str(e)) from None
+    if scheduler is not None and workers is not None:
+        raise _fail("--workers and --scheduler: choose one (a remote cluster has its own workers)")
+    backend = None
+    if scheduler is not None or workers is not None:
+        try:
+            backend = sw.DaskBackend(address=scheduler, workers=workers)
+        except (OSError, TimeoutError) as e:
+            raise _fail(f"--scheduler {scheduler}: cannot connect ({e})") from None
+    bar = _SweepProgress(enabled=not quiet)
+    try:
+        outcome = sw.run(
+            spec,
+            out,
+            backend=backend,
+            plots=not no_plots,
+            retry_failed=retry_failed,
+            on_start=bar.start,
+            progress=bar,
+        )
+    except sw.SweepError as e:
+        raise _fail(str(e)) from None
+    finally:
+        bar.close()
+        if backend is not None:
+            backend.close()
+    for pid, err in outcome.errors[:10]:
+        typer.echo(f"failed {pid}: {err}", err=True)
+    typer.echo(
+        f"{outcome.total} points ({len(spec.seeds)} seeds): {outcome.ran} ran, "
+        f"{outcome.failed} failed, {outcome.skipped} were done before; "
+        f"{outcome.wall_seconds:.1f} s. Results in {out}"
+    )
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def query(
+    directory: Annotated[Path, typer.Argument(help="A sweep directory.", show_default=False)],
+    sql: Annotated[
+        str,
+        typer.Argument(
+            help="SQL over the views runs, flows, links and timeseries.", show_default=False
+        ),
+    ],
+    csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print JSON (a list of rows).")] = False,
+) -> None:
+    """Answer SQL over a sweep's results store and print a table (or CSV, or JSON)."""
+    import json
+
+    import duckdb
+
+    from tfcc import store
+
+    if csv and json_:
+        raise _fail("--csv and --json: choose one")
+    try:
+        df = store.query(directory, sql)
+    except store.StoreError as e:
+        raise _fail(str(e)) from None
+    except duckdb.Error as e:
+        raise _fail(f"SQL: {str(e).splitlines()[0]}") from None
+    if csv:
+        sys.stdout.write(df.write_csv())
+    elif json_:
+        sys.stdout.write(json.dumps(df.to_dicts(), default=str) + "\n")
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table()
+        for c in df.columns:
+            table.add_column(c, overflow="fold")
+        for row in df.iter_rows():
+            table.add_row(
+                *("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in row)
+            )
+        Console().print(table)
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="A sweep directory.", show_default=False)],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="The HTML file (default DIR/report.html).", show_default=False
+        ),
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="Metric column(s) to map (default: every metric)."),
+    ] = None,
+    run_ids: Annotated[
+        list[str] | None,
+        typer.Option("--run", help="Run id(s) whose time series to show (default: a few)."),
+    ] = None,
+) -> None:
+    """Write a self-contained HTML report of a sweep: tables, heat maps, lines with 95 %
+    confidence intervals over seeds, time series of chosen runs."""
+    from tfcc import report as rep
+    from tfcc import store
+
+    try:
+        path = rep.write(directory, out, metrics=metric or None, runs=run_ids or None)
+    except (store.StoreError, rep.ReportError) as e:
+        raise _fail(str(e)) from None
+    typer.echo(f"report: {path}")
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ written beside ``out`` and renamed into place at the end, so a failed run leaves
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,5 +40,25 @@ def run(
         seed,
         plots,
         progress,
+        font_path() if plots else None,
+    )
+
+
+def write_run(
+    out: Path,
+    summary: Mapping[str, Any],
+    flow_series: Mapping[str, Sequence[Any]],
+    link_series: Mapping[str, Sequence[Any]],
+    *,
+    plots: bool = True,
+) -> None:
+    """Write outputs for a run simulated elsewhere (``run_scenario``'s summary and series)
+    into ``out``, exactly as ``tfcc run`` does; :class:`OutputError` if it cannot."""
+    _core.write_run(
+        Path(out),
+        json.dumps(summary),
+        dict(flow_series),
+        dict(link_series),
+        plots,
         font_path() if plots else None,
     )

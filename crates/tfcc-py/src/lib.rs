@@ -24,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::run_to_dir, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_writable, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::write_run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::cli_run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::fairness_theta, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;

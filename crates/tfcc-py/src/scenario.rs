@@ -109,6 +109,58 @@ pub fn run_to_dir<'py>(
     summary_dict(py, &done.summary)
 }
 
+/// Write a run's outputs into `out` from Python data, exactly as `tfcc run` writes them: the
+/// summary as `summary.json` text and the two series as dicts of columns (the shapes
+/// `run_scenario` returns). For drivers that simulate elsewhere (a sweep's remote workers).
+#[pyfunction]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None))]
+pub fn write_run(
+    py: Python<'_>,
+    out: PathBuf,
+    summary_json: &str,
+    flow_series: &Bound<'_, PyDict>,
+    link_series: &Bound<'_, PyDict>,
+    plots: bool,
+    font: Option<PathBuf>,
+) -> PyResult<()> {
+    let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
+        .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
+    fn col<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, name: &str) -> PyResult<T> {
+        d.get_item(name)?
+            .ok_or_else(|| PyValueError::new_err(format!("series: no column {name:?}")))?
+            .extract()
+            .map_err(|e| PyValueError::new_err(format!("series column {name:?}: {e}")))
+    }
+    let f = flow_series;
+    let flows = tfcc_run::FlowColumns {
+        flow: col(f, "flow")?,
+        t: col(f, "t")?,
+        throughput_bps: col(f, "throughput_bps")?,
+        delivered_bytes: col(f, "delivered_bytes")?,
+        cwnd: col(f, "cwnd")?,
+        rate_bps: col(f, "rate_bps")?,
+        p: col(f, "p")?,
+        rtt_s: col(f, "rtt_s")?,
+    };
+    let l = link_series;
+    let links = tfcc_run::LinkColumns {
+        link: col(l, "link")?,
+        t: col(l, "t")?,
+        queue_pkts: col(l, "queue_pkts")?,
+        queue_pkts_avg: col(l, "queue_pkts_avg")?,
+        queue_bytes: col(l, "queue_bytes")?,
+        throughput_bps: col(l, "throughput_bps")?,
+        drops: col(l, "drops")?,
+    };
+    let done = tfcc_run::Finished {
+        summary,
+        flows,
+        links,
+    };
+    py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
+        .map_err(OutputError::new_err)
+}
+
 /// Fail before a run if `out` cannot be created or replaced (`OutputError` naming it).
 #[pyfunction]
 pub fn check_writable(out: PathBuf) -> PyResult<()> {

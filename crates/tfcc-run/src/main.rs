@@ -18,7 +18,10 @@ extern "C" fn on_sigint(_: libc::c_int) {
 fn main() {
     // SAFETY: installs a handler that only stores to an atomic, which is async-signal-safe.
     unsafe {
-        libc::signal(libc::SIGINT, on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(
+            libc::SIGINT,
+            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
     }
     // Lossy rather than `args()`, which panics on arguments that are not UTF-8.
     let argv: Vec<String> = std::env::args_os()

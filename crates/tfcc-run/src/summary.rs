@@ -4,12 +4,12 @@
 //!
 //! JSON has no NaN or infinity; a value that is not finite is written as `null` (missing).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario::FlowInfo;
 use tfcc_sim::{LinkId, RunResult};
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub scenario: String,
     pub seed: u64,
@@ -27,7 +27,7 @@ pub struct Summary {
 }
 
 /// One flow's results in the measurement window (see `tfcc_sim::FlowSummary`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowEntry {
     pub id: u32,
     /// The scenario's `label`, or the protocol name.
@@ -47,7 +47,7 @@ pub struct FlowEntry {
 }
 
 /// One reported link's results in the measurement window (see `tfcc_sim::LinkSummary`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LinkEntry {
     pub name: String,
     pub utilization: Option<f64>,
@@ -63,7 +63,7 @@ pub struct LinkEntry {
 }
 
 /// Scenario-level metrics; `None` (JSON `null`) where one does not apply.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Metrics {
     /// θ, the TCP share between the `tcp-*` flows and all others (`fairness_theta`); needs both.
     pub fairness_theta: Option<f64>,

@@ -40,6 +40,10 @@ pub struct ScenarioSpec {
     pub flows: Vec<FlowGroupSpec>,
     #[serde(default)]
     pub events: Vec<EventSpec>,
+    /// `[sweep]`: the parameter grid and seeds of `tfcc sweep` (issue 8), kept in the scenario
+    /// file so one file describes an experiment; read by the Python sweep driver, ignored here.
+    #[serde(default)]
+    pub sweep: Option<toml::Value>,
 }
 
 fn default_seed() -> u64 {

@@ -511,6 +511,15 @@ fn an_unknown_key_is_named() {
 }
 
 #[test]
+fn a_sweep_table_is_left_to_the_sweep_driver() {
+    let text = format!(
+        "{BASE}\n[sweep]\nseeds = 3\n[sweep.grid]\n\"topology.bottleneck.rate\" = [\"1Mbps\", \"2Mbps\"]\n"
+    );
+    let b = ok(&text);
+    assert_eq!(b.flows.len(), 1);
+}
+
+#[test]
 fn a_wrong_unit_is_named_with_what_was_expected() {
     let (k, m) = bad(&BASE.replace("\"10Mbps\"", "\"20ms\""), &[]);
     assert_eq!(k, "topology.bottleneck.rate");

@@ -1,0 +1,408 @@
+"""``tfcc report DIR``: one self-contained HTML file about a sweep.
+
+Everything is inline (CSS, and the figures as base64 PNG), so the file can be mailed or
+archived alone. It holds: what was swept; per grid point the mean of each metric over seeds
+with its 95 % confidence interval; heat maps of the first two axes (002 Fig. 4.3 plots θ over
+bandwidth × number of sources, one map per protocol and queue); each metric along the first
+axis with 95 % confidence bands over seeds, one line per combination of the other axes; time
+series of a few runs; and the failed points with their errors.
+
+The confidence interval is Student's t over the seeds of a point (``mean ± t(0.975, n-1)·s/√n``),
+the usual reading of the theses' error bars; with one seed there is no interval.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import math
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tfcc import store
+
+#: Run columns that are bookkeeping rather than metrics.
+NOT_METRICS = {"seed", "sim_seconds", "wall_seconds", "task_seconds", "events"}
+#: Metrics shown first when present (the TCP-friendliness ones).
+PREFERRED = ("fairness_theta", "jain_index")
+#: At most this many heat maps and time-series runs (a report stays readable and small).
+MAX_MAPS = 12
+MAX_SERIES = 3
+
+# t(0.975, df) for df = 1..30; 1.96 beyond.
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+class ReportError(ValueError):
+    """Nothing to report (no finished run), or an unknown metric or run was asked for."""
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95 % confidence interval (Student's t; 0 for one value)."""
+    n = len(values)
+    m = statistics.fmean(values)
+    if n < 2:
+        return m, 0.0
+    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
+    return m, t * statistics.stdev(values) / math.sqrt(n)
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _img(data: str, alt: str) -> str:
+    return f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"></figure>'
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], cls: str = "") -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _fmt(v: float | None, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.{digits}g}"
+
+
+class _Data:
+    """The finished runs grouped by grid point, in the order of the sweep's axes."""
+
+    def __init__(
+        self, root: Path, metrics: Sequence[str] | None, runs: Sequence[str] | None = None
+    ) -> None:
+        self.meta = store.meta(root)
+        self.axes: list[dict[str, Any]] = self.meta["axes"]
+        df = store.runs(root)
+        self.all = df.to_dicts()
+        self.ok = [r for r in self.all if r.get("status") == "ok"]
+        self.failed = [r for r in self.all if r.get("status") == "failed"]
+        if not self.ok:
+            raise ReportError(f"{root}: no finished run to report on")
+        cols = {c for c in df.columns}
+        axis_cols = {a["column"] for a in self.axes}
+        numeric = [
+            c
+            for c in df.columns
+            if c not in NOT_METRICS
+            and c not in axis_cols
+            and any(isinstance(r.get(c), float | int) for r in self.ok)
+            and not isinstance(self.ok[0].get(c), bool)
+        ]
+        if metrics:
+            unknown = [m for m in metrics if m not in cols]
+            if unknown:
+                raise ReportError(
+                    f"--metric {unknown[0]}: no such column (metrics: {', '.join(numeric)})"
+                )
+            self.metrics = list(metrics)
+        else:
+            self.metrics = [m for m in PREFERRED if m in numeric] + [
+                m for m in numeric if m not in PREFERRED
+            ]
+        ok_ids = {r["run_id"] for r in self.ok}
+        unknown_runs = [r for r in runs or [] if r not in ok_ids]
+        if unknown_runs:
+            raise ReportError(f"--run {unknown_runs[0]}: no finished run with that id")
+        self.groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for r in self.ok:
+            self.groups.setdefault(self.key(r), []).append(r)
+
+    def key(self, r: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(str(r.get(a["column"])) for a in self.axes)
+
+    def values(self, key: tuple[str, ...], metric: str) -> list[float]:
+        out = []
+        for r in self.groups.get(key, []):
+            v = r.get(metric)
+            if isinstance(v, int | float) and not math.isnan(v):
+                out.append(float(v))
+        return out
+
+
+def _points_table(d: _Data) -> str:
+    headers = [a["name"] for a in d.axes] + ["seeds"]
+    for m in d.metrics:
+        headers += [m, "± 95 %"]
+    rows = []
+    for key in itertools.product(*(a["cases"] for a in d.axes)):
+        if key not in d.groups:
+            continue
+        row: list[Any] = [*key, len(d.groups[key])]
+        for m in d.metrics:
+            vs = d.values(key, m)
+            if vs:
+                mean, ci = mean_ci(vs)
+                row += [_fmt(mean), _fmt(ci, 2) if len(vs) > 1 else "–"]
+            else:
+                row += ["–", "–"]
+        rows.append(row)
+    return _table(headers, rows, "points")
+
+
+def _heatmaps(d: _Data) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if len(d.axes) < 2:
+        return []
+    xa, ya, rest = d.axes[0], d.axes[1], d.axes[2:]
+    out = []
+    for m in d.metrics:
+        for facet in itertools.product(*(a["cases"] for a in rest)):
+            if len(out) >= MAX_MAPS:
+                return out
+            grid = np.full((len(ya["cases"]), len(xa["cases"])), np.nan)
+            for (i, y), (j, x) in itertools.product(enumerate(ya["cases"]), enumerate(xa["cases"])):
+                vs = d.values((x, y, *facet), m)
+                if vs:
+                    grid[i, j] = statistics.fmean(vs)
+            if np.isnan(grid).all():
+                continue
+            theta = m == "fairness_theta"
+            fig, ax = plt.subplots(
+                figsize=(1.2 + 1.1 * len(xa["cases"]), 1.4 + 0.8 * len(ya["cases"]))
+            )
+            im = ax.imshow(
+                grid,
+                origin="lower",
+                cmap="RdBu" if theta else "viridis",
+                vmin=0.0 if theta else None,
+                vmax=1.0 if theta else None,
+                aspect="auto",
+            )
+            for i, j in itertools.product(range(grid.shape[0]), range(grid.shape[1])):
+                if not np.isnan(grid[i, j]):
+                    # dark text on light cells and light text on dark ones
+                    shade = im.cmap(im.norm(grid[i, j]))
+                    light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] > 0.5
+                    ax.text(
+                        j,
+                        i,
+                        f"{grid[i, j]:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="black" if light else "white",
+                    )
+            ax.set_xticks(range(len(xa["cases"])), xa["cases"])
+            ax.set_yticks(range(len(ya["cases"])), ya["cases"])
+            ax.set_xlabel(xa["name"])
+            ax.set_ylabel(ya["name"])
+            where = ", ".join(f"{a['name']} = {v}" for a, v in zip(rest, facet, strict=True))
+            ax.set_title(f"{m}" + (f" ({where})" if where else ""), fontsize=10)
+            fig.colorbar(im, ax=ax, label=m + (" (0.5 = fair)" if theta else ""))
+            out.append(_img(_png(fig), f"heat map of {m} {where}"))
+    return out
+
+
+def _lines(d: _Data) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xa, rest = d.axes[0] if d.axes else None, d.axes[1:]
+    if xa is None:
+        return []
+    out = []
+    xs = list(range(len(xa["cases"])))
+    for m in d.metrics:
+        fig, ax = plt.subplots(figsize=(6.4, 3.6))
+        drawn = 0
+        for combo in itertools.product(*(a["cases"] for a in rest)):
+            pts = []
+            for j, x in enumerate(xa["cases"]):
+                vs = d.values((x, *combo), m)
+                if vs:
+                    pts.append((j, *mean_ci(vs)))
+            if not pts:
+                continue
+            j, mean, ci = zip(*pts, strict=True)
+            label = ", ".join(f"{a['name']}={v}" for a, v in zip(rest, combo, strict=True))
+            (line,) = ax.plot(j, mean, marker="o", label=label or m)
+            lo = [a - b for a, b in zip(mean, ci, strict=True)]
+            hi = [a + b for a, b in zip(mean, ci, strict=True)]
+            ax.fill_between(j, lo, hi, alpha=0.2, color=line.get_color())
+            drawn += 1
+        if not drawn:
+            plt.close(fig)
+            continue
+        ax.set_xticks(xs, xa["cases"])
+        ax.set_xlabel(xa["name"])
+        ax.set_ylabel(m)
+        ax.set_title(f"{m}: mean and 95 % confidence interval over seeds", fontsize=10)
+        ax.grid(alpha=0.3)
+        if drawn > 1:
+            ax.legend(fontsize=7, ncol=2)
+        out.append(_img(_png(fig), f"{m} along {xa['name']}"))
+    return out
+
+
+def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pyarrow.parquet as pq
+
+    if run_ids:
+        chosen = list(run_ids)
+    else:
+        # a few runs spread over the grid: first, middle and last in grid order
+        ordered = sorted(d.ok, key=lambda r: (_order(d, r), r["seed"]))
+        idx = sorted({0, len(ordered) // 2, len(ordered) - 1})[:MAX_SERIES]
+        chosen = [ordered[i]["run_id"] for i in idx]
+    out = []
+    by_id = {r["run_id"]: r for r in d.ok}
+    for rid in chosen:
+        path = root / "runs" / rid / "timeseries.parquet"
+        if not path.exists():
+            continue
+        ts = pq.read_table(path, columns=["t", "flow", "throughput_bps"]).to_pydict()
+        import json
+
+        summary = json.loads((root / "runs" / rid / "summary.json").read_text())
+        labels = {f["id"]: f.get("label") or f["protocol"] for f in summary.get("flows", [])}
+        groups: dict[str, dict[float, list[float]]] = {}
+        for t, f, v in zip(ts["t"], ts["flow"], ts["throughput_bps"], strict=True):
+            if v is not None:
+                groups.setdefault(labels.get(f, "?"), {}).setdefault(t, []).append(v)
+        fig, ax = plt.subplots(figsize=(6.4, 3.0))
+        for label, pts in sorted(groups.items()):
+            ts_ = sorted(pts)
+            ax.plot(ts_, [statistics.fmean(pts[t]) / 1e6 for t in ts_], label=f"{label} (mean)")
+        r = by_id[rid]
+        where = ", ".join(f"{a['name']}={r.get(a['column'])}" for a in d.axes)
+        ax.set_title(f"run {rid}: {where}, seed {r['seed']}", fontsize=9)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("throughput per flow (Mb/s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        out.append(_img(_png(fig), f"time series of run {rid}"))
+    return out
+
+
+def _order(d: _Data, r: dict[str, Any]) -> tuple[int, ...]:
+    out = []
+    for a in d.axes:
+        v = str(r.get(a["column"]))
+        out.append(a["cases"].index(v) if v in a["cases"] else len(a["cases"]))
+    return tuple(out)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }
+th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+figure { display: inline-block; margin: 0.5em; } img { max-width: 100%; }
+.error { color: #a00; white-space: pre-wrap; text-align: left; }
+"""
+
+# Marks, once the page has loaded, how many figures the browser decoded: the headless-browser
+# test reads it from the rendered DOM, which checks the embedded PNGs, not only the HTML text.
+_SCRIPT = """
+window.addEventListener('load', function () {
+  var imgs = document.querySelectorAll('img');
+  var ok = 0;
+  imgs.forEach(function (i) { if (i.complete && i.naturalWidth > 0) ok++; });
+  var p = document.getElementById('render-check');
+  p.textContent = 'figures decoded: ' + ok + ' of ' + imgs.length;
+  document.body.setAttribute('data-figures-decoded', ok);
+});
+"""
+
+
+def render(
+    root: Path, metrics: Sequence[str] | None = None, runs: Sequence[str] | None = None
+) -> str:
+    """The report of the sweep in ``root`` as an HTML string."""
+    d = _Data(root, metrics, runs)
+    m = d.meta
+    info = [
+        ("scenario", m.get("scenario", "")),
+        ("overrides for every point", " ".join(m.get("set", [])) or "–"),
+        ("seeds", ", ".join(map(str, m.get("seeds", [])))),
+        ("runs finished", len(d.ok)),
+        ("runs failed", len(d.failed)),
+        (
+            "simulated / wall seconds (sum)",
+            f"{sum(r.get('sim_seconds') or 0 for r in d.ok):.0f} / "
+            f"{sum(r.get('wall_seconds') or 0 for r in d.ok):.2f}",
+        ),
+    ] + [(f"axis {a['name']}", ", ".join(a["cases"])) for a in d.axes]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>tfcc sweep report: {html.escape(str(m.get('scenario', '')))}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Sweep report: {html.escape(Path(str(m.get('scenario', ''))).name)}</h1>",
+        "<p id='render-check'>figures not checked</p>",
+        "<h2>Sweep</h2>",
+        _table(["", ""], info, "info"),
+        "<h2>Results per grid point</h2>",
+        "<p>Mean over seeds and half-width of the 95 % confidence interval (Student's t).</p>",
+        _points_table(d),
+    ]
+    maps = _heatmaps(d)
+    if maps:
+        parts += [
+            f"<h2>Heat maps: {html.escape(d.axes[0]['name'])} × "
+            f"{html.escape(d.axes[1]['name'])}</h2>",
+            "<p>Mean over seeds; for θ (TCP's share) 0.5 is fair, blue favours TCP, "
+            "red the other protocol (cf. 002 Fig. 4.3).</p>",
+            *maps,
+        ]
+    lines = _lines(d)
+    if lines:
+        parts += ["<h2>Metrics with 95 % confidence intervals</h2>", *lines]
+    series = _series(root, d, runs)
+    if series:
+        parts += ["<h2>Time series of chosen runs</h2>", *series]
+    if d.failed:
+        rows = [
+            [r["run_id"], *(r.get(a["column"]) for a in d.axes), r.get("seed"), r.get("error")]
+            for r in d.failed
+        ]
+        parts += [
+            "<h2>Failed points</h2>",
+            _table(["run", *(a["name"] for a in d.axes), "seed", "error"], rows, "failed"),
+        ]
+    parts += [f"<script>{_SCRIPT}</script>", "</body></html>"]
+    return "\n".join(parts)
+
+
+def write(
+    root: Path,
+    out: Path | None = None,
+    metrics: Sequence[str] | None = None,
+    runs: Sequence[str] | None = None,
+) -> Path:
+    """Write the report (default ``root/report.html``) atomically; returns its path."""
+    text = render(Path(root), metrics, runs)
+    out = out or Path(root) / "report.html"
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text)
+    tmp.rename(out)
+    return out

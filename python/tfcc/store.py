@@ -1,0 +1,323 @@
+"""The results store of a sweep: a Parquet dataset in the sweep directory, queried with DuckDB.
+
+Layout of a sweep directory ``DIR``::
+
+    sweep.json                  the sweep (scenario, fingerprint, axes, seeds)
+    runs/<id>/                  each run's ``tfcc run`` outputs (summary.json, parquet, PNGs)
+    store/runs/part-*.parquet   one row per finished run: run_id, seed, the axis columns,
+                                scenario, sim_seconds, wall_seconds (simulating),
+                                task_seconds (the worker's whole time), events, the metrics
+    store/flows/part-*.parquet  one row per flow per run (the summary's flow fields)
+    store/links/part-*.parquet  one row per link per run
+    failed/<id>.json            a point that failed: its axis values, seed, error, traceback
+
+Why files rather than one DuckDB database: a part is written beside its final name and renamed
+into place, so a SIGKILL leaves whole parts or none, a reader (``tfcc query`` during a sweep)
+never waits for the writer's lock, and the dataset reads the same from polars, pandas or Spark.
+The three parts of a batch share a name and the ``runs`` part is renamed last: a run counts as
+stored only when its ``runs`` row is, and flows/links parts without one are leftovers of a crash,
+removed when the sweep resumes. Run directories are the ground truth: a resumed sweep stores any
+finished run directory that the store lacks (a crash between the two), so nothing is lost or
+stored twice. Views ``runs``, ``flows``, ``links`` and ``timeseries`` answer SQL.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars
+
+    from tfcc.sweep import Point
+
+TABLES = ("flows", "links", "runs")  # write order: runs last
+#: Flush buffered rows after this many runs or seconds; a crash loses at most the buffer's
+#: store rows, which the resume rebuilds from the run directories.
+FLUSH_RUNS = 64
+FLUSH_SECONDS = 2.0
+
+
+class StoreError(ValueError):
+    """The directory is not a sweep directory, or belongs to another sweep."""
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(obj, indent=2) + "\n")
+    tmp.rename(path)
+
+
+def _scalars(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is None or isinstance(v, str | int | float | bool)}
+
+
+class Store:
+    """The writer side: one per sweep directory at a time (a lock file enforces it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.buffers: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
+        self.pending = 0
+        self.last_flush = time.monotonic()
+        self.lock_fd: int | None = None
+
+    @classmethod
+    def create(cls, root: Path, meta: Mapping[str, Any]) -> Store:
+        """Open ``root`` for writing a sweep described by ``meta`` (see
+        :func:`tfcc.sweep.sweep_meta`), creating it, or resuming the same sweep there."""
+        from tfcc.sweep import SweepError
+
+        if root.exists() and not root.is_dir():
+            raise SweepError(f"{root}: exists and is not a directory")
+        meta_path = root / "sweep.json"
+        if root.is_dir() and any(root.iterdir()) and not meta_path.exists():
+            raise SweepError(f"{root}: not empty and not a sweep directory; choose another --out")
+        root.mkdir(parents=True, exist_ok=True)
+        store = cls(root)
+        store.lock_fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(store.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            store.close()
+            raise SweepError(f"{root}: another sweep is writing here") from None
+        if meta_path.exists():
+            old = json.loads(meta_path.read_text())
+            if old.get("fingerprint") != meta["fingerprint"]:
+                store.close()
+                raise SweepError(
+                    f"{root}: holds a sweep of another scenario or other --set overrides "
+                    f"({old.get('scenario')}); choose another --out"
+                )
+            meta = _merge_meta(old, meta)
+        for sub in ("runs", "failed", *(f"store/{t}" for t in TABLES)):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        _write_json(meta_path, dict(meta))
+        store._drop_crash_leftovers()
+        return store
+
+    def close(self) -> None:
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.root / "runs" / run_id
+
+    def _drop_crash_leftovers(self) -> None:
+        """Temporary files of a killed writer, and flows/links parts whose runs part was never
+        renamed into place."""
+        have = {p.name for p in (self.root / "store" / "runs").glob("part-*.parquet")}
+        for t in TABLES:
+            for p in (self.root / "store" / t).iterdir():
+                if p.name.startswith(".") or (t != "runs" and p.name not in have):
+                    p.unlink(missing_ok=True)
+        for p in (self.root / "failed").glob(".*"):
+            p.unlink(missing_ok=True)
+        for p in (self.root / "runs").glob(".*"):
+            # the run writer's temporary directories (tfcc-run output.rs) of runs that were killed mid-write
+            shutil.rmtree(p, ignore_errors=True)
+
+    def stored_ids(self) -> set[str]:
+        import pyarrow.parquet as pq
+
+        ids: set[str] = set()
+        for p in (self.root / "store" / "runs").glob("part-*.parquet"):
+            ids.update(pq.read_table(p, columns=["run_id"]).column("run_id").to_pylist())
+        return ids
+
+    def failed_ids(self) -> set[str]:
+        return {p.stem for p in (self.root / "failed").glob("*.json")}
+
+    def reconcile(self, points: Mapping[str, Point]) -> set[str]:
+        """The ids of ``points`` that are done; a finished run directory the store lacks (the
+        driver was killed before flushing) is stored now."""
+        done = self.stored_ids()
+        for pid, point in points.items():
+            if pid in done:
+                continue
+            summary = self.run_dir(pid) / "summary.json"
+            if summary.exists():
+                try:
+                    self.add(point, json.loads(summary.read_text()))
+                except (OSError, ValueError):
+                    continue  # unreadable: run it again
+                done.add(pid)
+        self.flush()
+        return done
+
+    def forget_failure(self, run_id: str) -> None:
+        (self.root / "failed" / f"{run_id}.json").unlink(missing_ok=True)
+
+    def add_failure(self, point: Point, error: str, tb: str) -> None:
+        row = {
+            "run_id": point.id,
+            "seed": point.seed,
+            **point.params,
+            "status": "failed",
+            "error": error,
+            "traceback": tb,
+            "overrides": list(point.overrides),
+        }
+        _write_json(self.root / "failed" / f"{point.id}.json", row)
+
+    def add(
+        self, point: Point, summary: Mapping[str, Any], task_seconds: float | None = None
+    ) -> None:
+        """Buffer a finished run's rows; ``task_seconds`` is the worker's whole time on it
+        (simulation and outputs), for the machinery's cost."""
+        key = {"run_id": point.id, "seed": point.seed, **point.params}
+        metrics = {
+            k: float(v)
+            for k, v in (summary.get("metrics") or {}).items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        self.buffers["runs"].append(
+            {
+                **key,
+                "status": "ok",
+                "scenario": summary.get("scenario"),
+                "sim_seconds": summary.get("sim_seconds"),
+                "wall_seconds": summary.get("wall_seconds"),
+                "task_seconds": task_seconds,
+                "events": summary.get("events"),
+                **{k: v for k, v in metrics.items() if k not in key},
+            }
+        )
+        for f in summary.get("flows", []):
+            row = _scalars(f)
+            row["flow"] = row.pop("id", None)
+            self.buffers["flows"].append({**key, **row})
+        for link in summary.get("links", []):
+            self.buffers["links"].append({**key, **_scalars(link)})
+        self.pending += 1
+        if self.pending >= FLUSH_RUNS or time.monotonic() - self.last_flush > FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered rows as one part per table, ``runs`` last."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.last_flush = time.monotonic()
+        if not self.pending:
+            return
+        name = f"part-{time.time_ns()}-{os.getpid()}.parquet"
+        for t in TABLES:
+            rows = self.buffers[t]
+            if not rows and t != "runs":
+                continue
+            table = pa.Table.from_pylist(rows)
+            # a column with no value in this batch has no type; leave it to the other parts
+            keep = [
+                c for c in table.column_names if not pa.types.is_null(table.schema.field(c).type)
+            ]
+            table = table.select(keep)
+            final = self.root / "store" / t / name
+            tmp = final.with_name(f".{name}.tmp")
+            pq.write_table(table, tmp)
+            tmp.rename(final)
+        self.buffers = {t: [] for t in TABLES}
+        self.pending = 0
+
+
+def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A resumed sweep with a changed grid keeps describing every run in the directory: the
+    cases and seeds of both, the new order first (the report draws the axes from here)."""
+    merged = dict(new)
+    old_axes = {a["name"]: a for a in old.get("axes", [])}
+    axes = []
+    for a in new.get("axes", []):
+        before = old_axes.pop(a["name"], {"cases": []})
+        axes.append(
+            {**a, "cases": a["cases"] + [c for c in before["cases"] if c not in a["cases"]]}
+        )
+    merged["axes"] = axes + list(old_axes.values())
+    seeds = list(new.get("seeds", []))
+    merged["seeds"] = seeds + [x for x in old.get("seeds", []) if x not in seeds]
+    return merged
+
+
+# --- the reader side -----------------------------------------------------------------------
+
+
+def _check_dir(root: Path) -> None:
+    if not (root / "sweep.json").is_file():
+        raise StoreError(f"{root}: not a sweep directory (no sweep.json); run `tfcc sweep` first")
+
+
+def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with views ``runs`` (finished and failed runs, one row
+    each), ``flows``, ``links`` and ``timeseries`` (every run's time series, with run_id)."""
+    import duckdb
+
+    root = Path(root)
+    _check_dir(root)
+    con = duckdb.connect(":memory:")
+
+    def lit(p: Path) -> str:
+        return "'" + str(p).replace("'", "''") + "'"
+
+    def parts(t: str) -> str | None:
+        d = root / "store" / t
+        if not any(d.glob("part-*.parquet")):
+            return None
+        return f"SELECT * FROM read_parquet({lit(d / 'part-*.parquet')}, union_by_name = true)"
+
+    failed = (
+        f"SELECT * FROM read_json_auto({lit(root / 'failed' / '*.json')})"
+        if any((root / "failed").glob("*.json"))
+        else None
+    )
+    empty = "SELECT NULL::VARCHAR AS run_id, NULL::BIGINT AS seed WHERE false"
+    for t in TABLES:
+        pieces = [q for q in (parts(t), failed if t == "runs" else None) if q]
+        body = " UNION ALL BY NAME ".join(pieces) if pieces else empty
+        con.execute(f"CREATE VIEW {t} AS {body}")
+    if any((root / "runs").glob("*/timeseries.parquet")):
+        con.execute(
+            "CREATE VIEW timeseries AS SELECT * EXCLUDE (filename), "
+            "regexp_extract(filename, '([^/]+)/timeseries\\.parquet$', 1) AS run_id "
+            f"FROM read_parquet({lit(root / 'runs' / '*' / 'timeseries.parquet')}, "
+            "filename = true, union_by_name = true)"
+        )
+    else:
+        con.execute(f"CREATE VIEW timeseries AS {empty}")
+    return con
+
+
+def query(root: Path | str, sql: str) -> polars.DataFrame:
+    """Answer ``sql`` over the sweep in ``root`` (views: runs, flows, links, timeseries) as a
+    polars DataFrame."""
+    import polars as pl
+
+    con = connect(root)
+    try:
+        rel = con.sql(sql)
+        return pl.DataFrame() if rel is None else rel.pl()
+    finally:
+        con.close()
+
+
+def runs(root: Path | str) -> polars.DataFrame:
+    """One row per run of the sweep: id, seed, axis columns, status, metrics."""
+    return query(root, "SELECT * FROM runs ORDER BY run_id")
+
+
+def flows(root: Path | str) -> polars.DataFrame:
+    """One row per flow per finished run."""
+    return query(root, "SELECT * FROM flows ORDER BY run_id, flow")
+
+
+def meta(root: Path | str) -> dict[str, Any]:
+    """The sweep's ``sweep.json``."""
+    root = Path(root)
+    _check_dir(root)
+    return json.loads((root / "sweep.json").read_text())

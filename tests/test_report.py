@@ -1,0 +1,140 @@
+"""``tfcc report``: the HTML report of a sweep, rendered in a real headless Chromium.
+
+Chromium comes from scripts/install-chromium.sh (``make py-test`` runs it); a missing browser
+fails these tests unless TFCC_SKIP_CHROMIUM=1 says the machine deliberately has none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfcc import report, store
+from tfcc import sweep as sw
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+SCENARIO = """\
+duration = "3s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }
+access = { rate = "100Mbps", delay = { random = ["0.1ms", "2ms"] } }
+[[flows]]
+protocol = "tcp-sack"
+count = 1
+[[flows]]
+protocol = "tfwc"
+count = 1
+
+[sweep]
+seeds = 3
+[sweep.grid]
+bandwidth = { keys = ["topology.bottleneck.rate"], values = ["1Mbps", "2Mbps", "4Mbps"] }
+sources = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2] }
+[sweep.grid.protocol.cases]
+tfwc = { "flows.1.protocol" = "tfwc" }
+tfrc = { "flows.1.protocol" = "tfrc" }
+"""
+
+
+def test_the_confidence_interval_is_students_t() -> None:
+    # 1, 2, 3: mean 2, s = 1, t(0.975, 2) = 4.303 → half-width 4.303/√3
+    m, ci = report.mean_ci([1.0, 2.0, 3.0])
+    assert m == 2.0
+    assert ci == pytest.approx(4.303 / 3**0.5)
+    assert report.mean_ci([5.0]) == (5.0, 0.0)
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("report")
+    scen = d / "map.toml"
+    scen.write_text(SCENARIO)
+    out = d / "out"
+    outcome = sw.run(sw.load(scen), out, plots=False)
+    assert (outcome.ran, outcome.failed) == (3 * 2 * 2 * 3, 0)
+    return out
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    if CHROMIUM is None:
+        if os.environ.get("TFCC_SKIP_CHROMIUM") == "1":
+            pytest.skip("Chromium not installed and TFCC_SKIP_CHROMIUM=1")
+        pytest.fail("Chromium is not installed: run scripts/install-chromium.sh", pytrace=False)
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_report_renders_in_chromium_with_every_figure(swept: Path, tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "report", str(swept)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    html = swept / "report.html"
+    assert r.stdout.strip() == f"report: {html}"
+    text = html.read_text()
+    assert 'src="http' not in text and 'href="http' not in text  # self-contained
+    n_img = text.count("<img ")
+    # 2 metrics × 2 protocols heat maps + 2 metric lines + 3 time series
+    assert n_img == 2 * 2 + 2 + 3
+
+    profile = tmp_path / "profile"
+    dom = chromium(f"--user-data-dir={profile}", "--dump-dom", html.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    # the page's own script counted the PNGs the browser decoded, after load
+    assert f'data-figures-decoded="{n_img}"' in dom.stdout
+    assert f"figures decoded: {n_img} of {n_img}" in dom.stdout
+    # the per-point table holds every grid point with the mean θ over seeds that SQL gives
+    q = store.query(
+        swept,
+        "SELECT bandwidth, sources, protocol, avg(fairness_theta) AS t FROM runs GROUP BY ALL",
+    )
+    assert q.height == 12
+    cells = re.findall(
+        r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>3</td>"
+        r"<td>([^<]*)</td>",
+        dom.stdout,
+    )
+    assert len(cells) == 12
+    got = {(b, s, p): float(t) for b, s, p, t in cells}
+    for b, s, p, t in q.iter_rows():
+        assert got[(b, s, p)] == pytest.approx(t, rel=1e-2)
+
+    shot = tmp_path / "shot.png"
+    r = chromium(
+        f"--user-data-dir={profile}",
+        "--window-size=1200,2000",
+        f"--screenshot={shot}",
+        html.as_uri(),
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    from PIL import Image
+
+    img = Image.open(shot).convert("RGB")
+    assert img.size == (1200, 2000)
+    colours = img.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 200  # figures, not a blank page
+
+
+def test_report_errors_name_what_is_wrong(swept: Path, tmp_path: Path) -> None:
+    with pytest.raises(report.ReportError, match="--metric nope"):
+        report.render(swept, metrics=["nope"])
+    with pytest.raises(report.ReportError, match="--run x"):
+        report.render(swept, runs=["x"])
+    with pytest.raises(store.StoreError, match="not a sweep directory"):
+        report.render(tmp_path)

@@ -1,0 +1,380 @@
+"""``tfcc sweep`` and ``tfcc query``: the grid, the results store, failures, resuming after a
+real SIGKILL, and the same sweep on a real dask.distributed LocalCluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tfcc import store
+from tfcc import sweep as sw
+
+# TCP against TFWC on a small dumbbell: a run takes a few tens of milliseconds.
+SCENARIO = """\
+duration = "3s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }
+access = { rate = "100Mbps", delay = { random = ["0.1ms", "2ms"] } }
+[[flows]]
+protocol = "tcp-sack"
+count = 1
+[[flows]]
+protocol = "tfwc"
+count = 1
+
+[sweep]
+seeds = 2
+[sweep.grid]
+"topology.bottleneck.rate" = ["1Mbps", "2Mbps"]
+n = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2] }
+"""
+
+
+def tfcc_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    p = tmp_path_factory.mktemp("scen") / "pair.toml"
+    p.write_text(SCENARIO)
+    return p
+
+
+@pytest.fixture(scope="module")
+def swept(scenario: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The file's [sweep] table run through the CLI: 2 rates × 2 sizes × 2 seeds."""
+    out = tmp_path_factory.mktemp("sweep") / "out"
+    r = tfcc_cli("sweep", scenario, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "8 points (2 seeds): 8 ran, 0 failed, 0 were done before" in r.stdout
+    return out
+
+
+# --- the grid -----------------------------------------------------------------------------
+
+
+def test_grid_options_parse_keys_linked_keys_and_values() -> None:
+    a = sw.parse_grid_option("topology.bottleneck.rate=1Mbps, 2Mbps")
+    assert a.name == "topology.bottleneck.rate"
+    assert a.column == "topology_bottleneck_rate"
+    assert a.cases == (
+        ("1Mbps", ("topology.bottleneck.rate=1Mbps",)),
+        ("2Mbps", ("topology.bottleneck.rate=2Mbps",)),
+    )
+    b = sw.parse_grid_option("n:flows.0.count+flows.1.count=2,4")
+    assert b.name == "n"
+    assert b.cases[1] == ("4", ("flows.0.count=4", "flows.1.count=4"))
+    for bad in ("rate", "=1,2", "rate=", "rate=1,,2", "rate=1,1", "n:a+=1"):
+        with pytest.raises(sw.SweepError, match="--grid"):
+            sw.parse_grid_option(bad)
+
+
+def test_grid_tables_take_lists_linked_keys_and_named_cases() -> None:
+    axes = sw.axes_from_table(
+        {
+            "topology.bottleneck.limit": [15, 30],
+            "proto": {
+                "cases": {
+                    "tfrc": {"flows.1.protocol": "tfrc", "flows.1.params.preset": "ns2"},
+                    "ttfwc(0.9)": {"flows.1.protocol": "ttfwc", "flows.1.params.tp": 0.9},
+                }
+            },
+        },
+        "sweep.grid",
+    )
+    assert axes[0].cases[1] == ("30", ("topology.bottleneck.limit=30",))
+    assert axes[1].column == "proto"
+    assert axes[1].cases[0] == ("tfrc", ('flows.1.protocol="tfrc"', 'flows.1.params.preset="ns2"'))
+    assert axes[1].cases[1][1][1] == "flows.1.params.tp=0.9"
+    with pytest.raises(sw.SweepError, match=r"sweep\.grid\.x\.values"):
+        sw.axes_from_table({"x": {"keys": ["a"], "values": []}}, "sweep.grid")
+    with pytest.raises(sw.SweepError, match="unknown key 'value'"):
+        sw.axes_from_table({"x": {"keys": ["a"], "value": [1]}}, "sweep.grid")
+
+
+def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> None:
+    s = sw.load(scenario)
+    pts = s.points()
+    assert len(pts) == 2 * 2 * 2
+    assert len({p.id for p in pts}) == len(pts)
+    assert [p.id for p in sw.load(scenario).points()] == [p.id for p in pts]
+    # a command-line axis replaces the file's axis of that name; --seeds replaces its count
+    s2 = sw.load(scenario, ["n:flows.0.count+flows.1.count=1,2,3"], seeds=1)
+    assert len(s2.points()) == 2 * 3
+    # the points both sweeps share keep their ids, so a grown grid reuses them
+    assert {p.id for p in s2.points()} < {p.id for p in pts} | {p.id for p in s2.points()}
+    assert {p.id for p in s2.points()} & {p.id for p in pts}
+    # the same values from the command line (unquoted, reordered) name the same points
+    s3 = sw.load(scenario, ["topology.bottleneck.rate=2Mbps,1Mbps"])
+    assert {p.id for p in s3.points()} == {p.id for p in pts}
+    with pytest.raises(sw.SweepError, match="both set flows.0.count"):
+        sw.load(scenario, ["x:flows.0.count=1,2"])
+
+
+def test_a_bad_grid_value_is_refused_before_anything_runs(scenario: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    r = tfcc_cli("sweep", scenario, "--grid", "topology.bottleneck.rate=1Mbps,fast", "--out", out)
+    assert r.returncode == 2, r.stderr
+    assert "topology.bottleneck.rate = fast" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+# --- the store ----------------------------------------------------------------------------
+
+
+def test_every_point_writes_its_run_and_one_store_row(swept: Path) -> None:
+    runs = store.runs(swept)
+    assert runs.height == 8
+    assert runs["run_id"].n_unique() == 8
+    assert set(runs["status"]) == {"ok"}
+    assert set(runs["topology_bottleneck_rate"]) == {"1Mbps", "2Mbps"}
+    assert set(runs["n"]) == {"1", "2"}
+    for rid in runs["run_id"]:
+        summary = json.loads((swept / "runs" / rid / "summary.json").read_text())
+        assert (swept / "runs" / rid / "timeseries.parquet").exists()
+        assert (swept / "runs" / rid / "throughput.png").exists()
+        row = runs.filter(runs["run_id"] == rid).row(0, named=True)
+        assert row["fairness_theta"] == pytest.approx(summary["metrics"]["fairness_theta"])
+        assert row["seed"] == summary["seed"]
+    flows = store.flows(swept)
+    # 1 + 1 flows at n = 1, 2 + 2 at n = 2, over 2 rates × 2 seeds
+    assert flows.height == 2 * 2 * (2 + 4)
+    # the flow counts really changed with the axis
+    per_run = store.query(
+        swept, "SELECT n, count(*) / count(DISTINCT run_id) AS k FROM flows GROUP BY n"
+    )
+    assert dict(per_run.iter_rows()) == {"1": 2, "2": 4}
+
+
+def test_query_prints_a_table_csv_and_json(swept: Path) -> None:
+    sql = (
+        "SELECT topology_bottleneck_rate AS rate, n, count(*) AS runs, "
+        "avg(fairness_theta) AS theta "
+        "FROM runs GROUP BY ALL ORDER BY rate, n"
+    )
+    r = tfcc_cli("query", swept, sql, "--csv")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0] == "rate,n,runs,theta"
+    assert [ln.split(",")[:3] for ln in lines[1:]] == [
+        ["1Mbps", "1", "2"],
+        ["1Mbps", "2", "2"],
+        ["2Mbps", "1", "2"],
+        ["2Mbps", "2", "2"],
+    ]
+    r = tfcc_cli("query", swept, sql, "--json")
+    rows = json.loads(r.stdout)
+    assert len(rows) == 4 and all(0.0 < row["theta"] < 1.0 for row in rows)
+    r = tfcc_cli("query", swept, "SELECT count(*) AS n FROM timeseries")
+    assert r.returncode == 0 and "n" in r.stdout
+    r = tfcc_cli("query", swept, "SELECT nope FROM runs")
+    assert r.returncode == 2 and r.stderr.startswith("error: SQL:")
+    r = tfcc_cli("query", swept.parent, "SELECT 1")
+    assert r.returncode == 2 and "not a sweep directory" in r.stderr
+
+
+def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) -> None:
+    r = tfcc_cli("sweep", scenario, "--out", swept)
+    assert r.returncode == 0, r.stderr
+    assert "0 ran, 0 failed, 8 were done before" in r.stdout
+    assert store.runs(swept).height == 8
+
+
+def test_another_sweep_is_refused_in_the_same_directory(swept: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.toml"
+    other.write_text(SCENARIO.replace('duration = "3s"', 'duration = "4s"'))
+    r = tfcc_cli("sweep", other, "--out", swept)
+    assert r.returncode == 2
+    assert "holds a sweep of another scenario" in r.stderr
+
+
+def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q", "--seeds", "1")
+    assert r.returncode == 0, r.stderr
+    victim = [p for p in sw.load(scenario).points() if p.seed == 2][1]
+    # a file where the point's run directory goes: its outputs cannot be written
+    (out / "runs" / victim.id).write_text("in the way")
+    r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q")
+    assert r.returncode == 1
+    assert "3 ran, 1 failed, 4 were done before" in r.stdout
+    assert f"failed {victim.id}" in r.stderr
+    runs = store.runs(out)
+    assert runs.height == 8
+    failed = runs.filter(runs["status"] == "failed").row(0, named=True)
+    assert failed["run_id"] == victim.id
+    assert "not a directory" in failed["error"]
+    # recorded failures are not retried by default; --retry-failed runs them again
+    r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q")
+    assert "0 ran, 0 failed, 8 were done before" in r.stdout
+    (out / "runs" / victim.id).unlink()
+    r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q", "--retry-failed")
+    assert r.returncode == 0, r.stderr
+    assert "1 ran, 0 failed, 7 were done before" in r.stdout
+    runs = store.runs(out)
+    assert runs.height == 8 and set(runs["status"]) == {"ok"}
+
+
+# --- crash safety -------------------------------------------------------------------------
+
+
+def finished(out: Path) -> int:
+    """Run directories in place (not the hidden ones a run is written into before renaming)."""
+    return sum(not p.parent.name.startswith(".") for p in (out / "runs").glob("*/summary.json"))
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def test_a_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path: Path) -> None:
+    scen = tmp_path / "long.toml"
+    scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
+    out = tmp_path / "out"
+    args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
+    total = 2 * 2 * 6
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            done = finished(out) if out.exists() else 0
+            if done >= 4:
+                break
+            assert proc.poll() is None, "the sweep ended before it could be killed"
+            time.sleep(0.05)
+        helpers = descendants(proc.pid)
+        assert helpers, "the sweep runs its points in other processes"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # the pool's processes die with the driver: no orphan keeps writing into the directory
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{p}").exists() for p in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in helpers if Path(f"/proc/{p}").exists()]
+    done_before = finished(out)
+    assert 4 <= done_before < total, "the kill landed mid-sweep"
+    r = tfcc_cli("sweep", *args[1:])
+    assert r.returncode == 0, r.stderr
+    # what was finished before the kill (in the store or only on disk) is kept, not re-run
+    ran = int(r.stdout.split(" ran,")[0].rsplit(" ", 1)[1])
+    assert ran <= total - done_before
+    q = store.query(out, "SELECT count(*) AS n, count(DISTINCT run_id) AS d FROM runs")
+    assert q.row(0) == (total, total)
+    q = store.query(out, "SELECT count(*) AS n FROM flows")
+    assert q.item() == 2 * 6 * (2 + 4)
+    assert {p.id for p in sw.load(scen, seeds=6).points()} == set(store.runs(out)["run_id"])
+    assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
+
+
+# --- Dask ---------------------------------------------------------------------------------
+
+
+def test_the_same_sweep_runs_on_a_dask_cluster(scenario: Path, swept: Path, tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        out = tmp_path / "dask"
+        r = tfcc_cli(
+            "sweep", scenario, "--out", out, "--scheduler", cluster.scheduler_address, "-q"
+        )
+        assert r.returncode == 0, r.stderr
+        assert "8 ran, 0 failed" in r.stdout
+    # remote workers hand the outputs back; the driver wrote the same run directories
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(
+        p.name for p in (swept / "runs").iterdir() if not p.name.startswith(".")
+    )
+    a = store.query(out, "SELECT run_id, fairness_theta FROM runs ORDER BY run_id")
+    b = store.query(swept, "SELECT run_id, fairness_theta FROM runs ORDER BY run_id")
+    # the simulator is deterministic: the cluster computed the same numbers
+    assert a.rows() == b.rows()
+    assert (out / "runs" / a["run_id"][0] / "throughput.png").exists()
+
+
+# --- reproductions ------------------------------------------------------------------------
+
+
+def test_reproductions_run_through_the_sweep_machinery(scenario: Path, tmp_path: Path) -> None:
+    from tfcc import reproduce
+
+    claims = tmp_path / "claims.toml"
+    claims.write_text(
+        f"""
+title = "t"
+[[claims]]
+id = "a"
+thesis = "002"
+section = "x"
+claim = "θ at 1 Mb/s"
+scenario = "{scenario}"
+set = ["topology.bottleneck.rate=1Mbps"]
+seeds = [1, 2]
+metric = "fairness_theta"
+min = 0.0
+[[claims]]
+id = "b"
+thesis = "002"
+section = "x"
+claim = "CoV of TFWC at 2 Mb/s"
+scenario = "{scenario}"
+set = ["topology.bottleneck.rate=2Mbps"]
+seeds = [2, 3]
+metric = "cov"
+args = {{ protocol = "tfwc" }}
+max = 10.0
+"""
+    )
+    _, cs = reproduce.load(str(claims))
+    seen: list[tuple[int, int]] = []
+    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    assert seen == [(4, 0)]
+    _, parallel = reproduce.run(str(claims), runner=runner)
+    _, serial = reproduce.run(str(claims))
+    assert [o.per_seed for o in parallel] == [o.per_seed for o in serial]
+    assert all(o.passed for o in parallel), [o.error for o in parallel]
+    # the runner hands metrics the recorded time series too
+    r = runner(cs[0].scenario, list(cs[0].set), 1)
+    assert len(r.flow_column(0, "throughput_bps")[0]) > 10
+    # a second time nothing runs
+    seen.clear()
+    sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    assert seen == [(0, 4)]
