@@ -51,6 +51,13 @@ pub struct WebClass {
     pub think_time: Dur,
     /// Periods `[start, stop)` during which the class' clients send requests; empty = always.
     pub active: Vec<(Time, Time)>,
+    /// 0: open loop, each client a Poisson process of requests (§4.5.1's exponential
+    /// inter-request times). `k ≥ 1`: closed loop, each client runs `k` request threads that
+    /// each wait for their response, then think for an exponential time: a browser's parallel
+    /// connections. A closed-loop class stays backlogged without its queue growing with the run,
+    /// so a class that stops leaves only "a bit of bandwidth due to unfinished transactions"
+    /// (§4.5.2), as the thesis' Fig. 4.9 shows.
+    pub parallel: u32,
 }
 
 /// The access-gateway scenario.
@@ -80,6 +87,9 @@ pub struct AccessGatewaySpec {
     pub gateway: GatewayKind,
     /// Exceptive downlink CBR of no class (§4.6), or `None`.
     pub exceptive: Option<CbrConfig>,
+    /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
+    /// 2560 s with a 640 s period: on and off 640 s each, starting after one off period.
+    pub exceptive_start: Time,
 }
 
 impl Default for AccessGatewaySpec {
@@ -88,6 +98,7 @@ impl Default for AccessGatewaySpec {
             clients,
             think_time: Dur::from_secs(1),
             active: Vec::new(),
+            parallel: 0,
         };
         AccessGatewaySpec {
             classes: vec![class(4), class(4), class(4)],
@@ -106,6 +117,7 @@ impl Default for AccessGatewaySpec {
             size_sigma: 1.318,
             gateway: GatewayKind::Msfrs(MsfrsConfig::default()),
             exceptive: None,
+            exceptive_start: Time::ZERO,
         }
     }
 }
@@ -114,6 +126,7 @@ impl Default for AccessGatewaySpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Request {
     flow: u32,
+    thread: u32,
     bytes: u64,
     arrived: Time,
 }
@@ -125,8 +138,9 @@ struct Slot {
     user: u32,
     /// The request's one-way trip from the gateway to the server.
     uplink: Dur,
-    /// Responses in service: cumulative delivered-byte target, gateway arrival, release, size.
-    pending: VecDeque<(u64, Time, Time, u64)>,
+    /// Responses in service: cumulative delivered-byte target, gateway arrival, release, size,
+    /// request thread.
+    pending: VecDeque<(u64, Time, Time, u64, u32)>,
     /// Bytes offered so far (the next target's base).
     offered: u64,
     /// Delivered bytes last seen.
@@ -183,8 +197,8 @@ enum Gate {
 pub struct WebGateway {
     gate: Gate,
     classes: Vec<WebClass>,
-    /// Per client: class, next request time, its random stream.
-    clients: Vec<(usize, Time, SimRng)>,
+    /// Request threads: one per open-loop client, `parallel` per closed-loop client.
+    threads: Vec<Thread>,
     /// First flow id of each client's row of slots (one per server).
     first_flow: u32,
     servers: u32,
@@ -201,6 +215,15 @@ pub struct WebGateway {
     /// Flow offers for the simulator to apply: (flow, bytes).
     offers: Vec<(u32, u64)>,
     report: WebReport,
+}
+
+/// A client's request process (or one of its closed-loop threads).
+struct Thread {
+    class: usize,
+    client: u32,
+    /// Next request; `Time::MAX` while a closed-loop thread waits for its response.
+    next: Time,
+    rng: SimRng,
 }
 
 /// Standard normal by Box–Muller from two uniforms; `1 − u` keeps the logarithm finite.
@@ -306,15 +329,22 @@ impl AccessGatewaySpec {
         let mut tcp = TcpConfig::with_variant(Variant::Sack);
         tcp.max_window = 200; // §4.5.1
         tcp.delayed_ack = None;
-        let mut clients = Vec::new();
+        let mut threads = Vec::new();
         let mut user = 0u32;
         for (class, cl) in self.classes.iter().enumerate() {
             for _ in 0..cl.clients {
                 let c = user as usize;
-                let mut crng = SimRng::named(seed, &format!("web/client{c}"));
-                let first =
-                    Time::ZERO + Dur::from_secs_f64(crng.exponential(cl.think_time.as_secs_f64()));
-                clients.push((class, first, crng));
+                for k in 0..cl.parallel.max(1) {
+                    let mut rng = SimRng::named(seed, &format!("web/client{c}/{k}"));
+                    let first = Time::ZERO
+                        + Dur::from_secs_f64(rng.exponential(cl.think_time.as_secs_f64()));
+                    threads.push(Thread {
+                        class,
+                        client: user,
+                        next: first,
+                        rng,
+                    });
+                }
                 for (s, &delay) in server_delay.iter().enumerate() {
                     routes.push(Route {
                         forward: vec![id(2 + 2 * s), id(0), id(first_client_link + 2 * c)],
@@ -383,7 +413,7 @@ impl AccessGatewaySpec {
             gateway: WebGateway {
                 gate,
                 classes: self.classes.clone(),
-                clients,
+                threads,
                 first_flow: 0,
                 servers: self.servers,
                 slots,
@@ -412,7 +442,12 @@ impl WebClass {
 impl WebGateway {
     /// The earliest time the gateway wants [`Self::on_time`].
     pub fn next_deadline(&self) -> Time {
-        let mut t = self.clients.iter().map(|c| c.1).min().unwrap_or(Time::MAX);
+        let mut t = self
+            .threads
+            .iter()
+            .map(|c| c.next)
+            .min()
+            .unwrap_or(Time::MAX);
         if let Some(Reverse((u, ..))) = self.uplink.peek() {
             t = t.min(*u);
         }
@@ -425,21 +460,26 @@ impl WebGateway {
     /// Requests due by `now` reach the gateway, released requests reach their servers, and
     /// WRC's interval closes. Offers for the simulator collect in [`Self::take_offers`].
     pub fn on_time(&mut self, now: Time) {
-        for c in 0..self.clients.len() {
-            while self.clients[c].1 <= now {
-                let (class, t, _) = self.clients[c];
-                let think = self.classes[class].think_time.as_secs_f64();
+        for i in 0..self.threads.len() {
+            while self.threads[i].next <= now {
+                let th = &mut self.threads[i];
+                let (class, t, client) = (th.class, th.next, th.client);
+                let cl = &self.classes[class];
+                let think = cl.think_time.as_secs_f64();
                 let (mu, sigma) = self.size;
-                let rng = &mut self.clients[c].2;
-                let server = rng.uniform_u64(0, u64::from(self.servers) - 1) as u32;
-                let bytes = (mu + sigma * normal(rng)).exp().round().max(1.0) as u64;
-                let next = t + Dur::from_secs_f64(rng.exponential(think));
-                self.clients[c].1 = next;
-                if self.classes[class].active_at(t) {
+                let server = th.rng.uniform_u64(0, u64::from(self.servers) - 1) as u32;
+                let bytes = (mu + sigma * normal(&mut th.rng)).exp().round().max(1.0) as u64;
+                let active = cl.active_at(t);
+                th.next = if cl.parallel > 0 && active {
+                    Time::MAX // wait for the response
+                } else {
+                    t + Dur::from_secs_f64(th.rng.exponential(think))
+                };
+                if active {
                     // The request process is timed at the gateway: the client link's constant
                     // 2 ms each way is left out of every latency, as in §4.4.1.
-                    let flow = self.first_flow + c as u32 * self.servers + server;
-                    self.request(now, flow, bytes);
+                    let flow = self.first_flow + client * self.servers + server;
+                    self.request(now, flow, i as u32, bytes);
                 }
             }
         }
@@ -464,11 +504,12 @@ impl WebGateway {
         }
     }
 
-    fn request(&mut self, now: Time, flow: u32, bytes: u64) {
+    fn request(&mut self, now: Time, flow: u32, thread: u32, bytes: u64) {
         self.report.requests += 1;
         let slot = &self.slots[flow as usize];
         let r = Request {
             flow,
+            thread,
             bytes,
             arrived: now,
         };
@@ -488,7 +529,7 @@ impl WebGateway {
         let bytes = r.bytes.div_ceil(seg) * seg;
         slot.offered += bytes;
         slot.pending
-            .push_back((slot.offered, r.arrived, now, r.bytes));
+            .push_back((slot.offered, r.arrived, now, r.bytes, r.thread));
         self.seq += 1;
         self.uplink
             .push(Reverse((now + slot.uplink, self.seq, r.flow, bytes)));
@@ -541,11 +582,18 @@ impl WebGateway {
         if let Gate::Msfrs(m) = &mut self.gate {
             let _ = m.on_response_bytes(now, class, new * self.wire.0 / self.wire.1);
         }
-        while let Some(&(target, arrived, released, bytes)) = slot.pending.front() {
+        while let Some(&(target, arrived, released, bytes, thread)) = slot.pending.front() {
             if delivered < target {
                 break;
             }
             slot.pending.pop_front();
+            if let Some(th) = self.threads.get_mut(thread as usize) {
+                let cl = &self.classes[th.class];
+                if cl.parallel > 0 {
+                    let think = cl.think_time.as_secs_f64();
+                    th.next = now + Dur::from_secs_f64(th.rng.exponential(think));
+                }
+            }
             self.report.transactions.push(Transaction {
                 class,
                 user,
@@ -578,5 +626,47 @@ impl WebGateway {
                 Gate::Msfrs(m) => m.stats().queued as u64,
             };
         self.report
+    }
+}
+
+/// Mean latencies of the transactions that arrived in a window, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    pub count: usize,
+    /// `T_a = T_q + T_s` (Definition 4.2).
+    pub active: f64,
+    pub queued: f64,
+    pub service: f64,
+}
+
+impl WebReport {
+    /// Mean response rate of `class` over `[from, to)` whole seconds, bits per second.
+    pub fn class_rate(&self, class: usize, from: u64, to: u64) -> f64 {
+        let Some(row) = self.class_bytes.get(class) else {
+            return 0.0;
+        };
+        let (a, b) = (from as usize, (to as usize).max(from as usize));
+        let bytes: u64 = row.iter().skip(a).take(b - a).sum();
+        bytes as f64 * 8.0 / (b - a).max(1) as f64
+    }
+
+    /// Mean latencies of `class`'s transactions (or all with `None`) that arrived in
+    /// `[from, to)`.
+    pub fn latency(&self, class: Option<usize>, from: Time, to: Time) -> Latency {
+        let mut l = Latency::default();
+        for t in &self.transactions {
+            if class.is_some_and(|c| c != t.class) || t.arrived < from || t.arrived >= to {
+                continue;
+            }
+            l.count += 1;
+            l.queued += t.queued.as_secs_f64();
+            l.service += t.service.as_secs_f64();
+        }
+        if l.count > 0 {
+            l.queued /= l.count as f64;
+            l.service /= l.count as f64;
+        }
+        l.active = l.queued + l.service;
+        l
     }
 }
