@@ -250,6 +250,7 @@ fn main() {
         &[40, 80, 160, 320, 640]
     };
     println!("\n## M6 access-link utilisation with on/off CBR of no class, {secs} s");
+    let mut fig = String::new();
     for &period in periods {
         let mut row = format!("{period:4} s:");
         for kbps in [400u64, 800, 1200] {
@@ -263,9 +264,29 @@ fn main() {
                 exceptive_start: Time::from_secs(period),
                 ..AccessGatewaySpec::default()
             };
-            let (r, _) = run(&spec, secs, 50, 1);
+            let (r, w) = run(&spec, secs, 50, 1);
             row += &format!(" {:.2} %", access_util(&r) * 100.0);
+            if period == 640 && kbps == 800 && !quick {
+                // Fig. 4.16: W+ while the CBR is on (640-1280 s) and after it stops at 1280 s.
+                let mean = |a: u64, b: u64| {
+                    let v: Vec<f64> = w
+                        .windows
+                        .iter()
+                        .filter(|x| x.time > Time::from_secs(a) && x.time <= Time::from_secs(b))
+                        .map(|x| x.window_max)
+                        .collect();
+                    v.iter().sum::<f64>() / v.len().max(1) as f64
+                };
+                fig = format!(
+                    "640 s, 0.8 Mb/s: mean W+ {:.1} with the CBR on (700-1280 s), {:.1} after it stops (1320-1920 s)",
+                    mean(700, 1280),
+                    mean(1320, 1920)
+                );
+            }
         }
         println!("{row}");
+    }
+    if !fig.is_empty() {
+        println!("{fig}");
     }
 }
