@@ -7,7 +7,7 @@
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::web::{AccessGatewaySpec, GatewayKind, WebClass, WebReport};
-use tfcc_sim::{CbrConfig, RunResult, SimConfig, Simulation};
+use tfcc_sim::{CbrConfig, RunResult, SimConfig};
 
 fn run(
     spec: &AccessGatewaySpec,
@@ -23,11 +23,7 @@ fn run(
         record_series: false,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(cfg, built.topology).expect("valid topology");
-    for f in built.flows {
-        sim.add_flow(f).expect("valid flow");
-    }
-    sim.set_web(built.gateway);
+    let sim = built.into_simulation(cfg).expect("valid simulation");
     let mut r = sim.run();
     let w = r.web.take().expect("web report");
     (r, w)

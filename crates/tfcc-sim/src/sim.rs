@@ -506,7 +506,10 @@ impl World {
         match dir {
             Direction::Forward => {
                 f.receiver.on_packet(now, &pkt);
-                let delivered = f.receiver.delivered_bytes();
+                let delivered = match self.web {
+                    Some(_) => f.receiver.delivered_bytes(),
+                    None => 0,
+                };
                 self.pump(now, flow, Side::Receiver);
                 if let Some(web) = &mut self.web {
                     if web.watches(flow) {

@@ -17,7 +17,8 @@
 //! - response bytes count at the gateway when they reach the client (2 ms later, at 10 Mb/s);
 //! - exceptive downlink traffic (on/off CBR to a host of no class, §4.6 type 3) counts in U only.
 //!
-//! [`WebGateway`] is the runtime the simulator drives ([`crate::sim::Simulation::set_web`]).
+//! [`WebGateway`] is the runtime the simulator drives ([`crate::sim::Simulation::set_web`]);
+//! [`AccessGatewaySpec::build`] then [`AccessGateway::into_simulation`] set a run up.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -30,6 +31,7 @@ use crate::flow::{CbrConfig, FlowSpec};
 use crate::link::LinkSpec;
 use crate::queue::{QueueLimit, QueueSpec};
 use crate::rng::SimRng;
+use crate::sim::Simulation;
 use crate::topology::{Route, Topology};
 use crate::SimError;
 
@@ -199,8 +201,6 @@ pub struct WebGateway {
     classes: Vec<WebClass>,
     /// Request threads: one per open-loop client, `parallel` per closed-loop client.
     threads: Vec<Thread>,
-    /// First flow id of each client's row of slots (one per server).
-    first_flow: u32,
     servers: u32,
     slots: Vec<Slot>,
     /// Requests on their way to the server: (arrival at server, seq, flow, bytes).
@@ -232,12 +232,25 @@ fn normal(rng: &mut SimRng) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
-/// A built access-gateway scenario: add `topology` and `flows` to a simulation and hand it the
-/// `gateway`.
+/// A built access-gateway scenario. The gateway addresses its connections by flow id, so the
+/// flows must be the simulation's first, in order: [`AccessGateway::into_simulation`] does that.
 pub struct AccessGateway {
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
     pub gateway: WebGateway,
+}
+
+impl AccessGateway {
+    /// A simulation of this topology with these flows (ids `0..flows.len()`) and the gateway
+    /// driving them; more flows and events may be added after.
+    pub fn into_simulation(self, cfg: crate::sim::SimConfig) -> Result<Simulation, SimError> {
+        let mut sim = Simulation::new(cfg, self.topology)?;
+        for f in self.flows {
+            sim.add_flow(f)?;
+        }
+        sim.set_web(self.gateway);
+        Ok(sim)
+    }
 }
 
 impl AccessGatewaySpec {
@@ -414,7 +427,6 @@ impl AccessGatewaySpec {
                 gate,
                 classes: self.classes.clone(),
                 threads,
-                first_flow: 0,
                 servers: self.servers,
                 slots,
                 uplink: BinaryHeap::new(),
@@ -478,7 +490,7 @@ impl WebGateway {
                 if active {
                     // The request process is timed at the gateway: the client link's constant
                     // 2 ms each way is left out of every latency, as in §4.4.1.
-                    let flow = self.first_flow + client * self.servers + server;
+                    let flow = client * self.servers + server;
                     self.request(now, flow, i as u32, bytes);
                 }
             }

@@ -6,7 +6,7 @@
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::web::{AccessGatewaySpec, GatewayKind, WebClass, WebReport};
-use tfcc_sim::{CbrConfig, RunResult, SimConfig, Simulation};
+use tfcc_sim::{CbrConfig, RunResult, SimConfig};
 
 fn run(spec: &AccessGatewaySpec, secs: u64, seed: u64) -> (RunResult, WebReport) {
     let built = spec.build(seed).unwrap();
@@ -17,11 +17,7 @@ fn run(spec: &AccessGatewaySpec, secs: u64, seed: u64) -> (RunResult, WebReport)
         record_series: false,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(cfg, built.topology).unwrap();
-    for f in built.flows {
-        sim.add_flow(f).unwrap();
-    }
-    sim.set_web(built.gateway);
+    let sim = built.into_simulation(cfg).expect("valid simulation");
     let mut r = sim.run();
     let w = r.web.take().unwrap();
     (r, w)
