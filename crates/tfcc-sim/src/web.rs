@@ -682,3 +682,52 @@ impl WebReport {
         l
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_sizes_have_the_thesis_lognormal_mean() {
+        // e^{M + S²/2} = 27 656 B (§4.5.1); the median is e^M = 11 578 B.
+        let mut rng = SimRng::named(1, "test/sizes");
+        let n = 400_000;
+        let mut sizes: Vec<f64> = (0..n)
+            .map(|_| (9.357 + 1.318 * normal(&mut rng)).exp())
+            .collect();
+        let mean = sizes.iter().sum::<f64>() / n as f64;
+        assert!((mean - 27_656.0).abs() < 0.03 * 27_656.0, "{mean}");
+        sizes.sort_by(f64::total_cmp);
+        let median = sizes[n / 2];
+        assert!((median - 11_578.0).abs() < 0.02 * 11_578.0, "{median}");
+    }
+
+    #[test]
+    fn build_lays_out_one_connection_per_client_and_server() {
+        let spec = AccessGatewaySpec::default();
+        let b = spec.build(1).unwrap();
+        // 2 access + 2 per server + 2 per client.
+        assert_eq!(b.topology.links.len(), 2 + 2 * 12 + 2 * 12);
+        assert_eq!(b.flows.len(), 12 * 12);
+        assert!(b.gateway.watches(143) && !b.gateway.watches(144));
+        // Client 1 to server 1: server1-down (2 + 2), access-down (0), client1-down (26 + 2).
+        assert_eq!(b.topology.routes[13].forward, vec![4, 0, 26 + 2]);
+    }
+
+    #[test]
+    fn build_refuses_what_cannot_run() {
+        let bad = |f: fn(&mut AccessGatewaySpec)| {
+            let mut s = AccessGatewaySpec::default();
+            f(&mut s);
+            s.build(1).is_err()
+        };
+        assert!(bad(|s| s.classes.clear()));
+        assert!(bad(|s| s.servers = 0));
+        assert!(bad(|s| s.classes[0].think_time = Dur::ZERO));
+        assert!(bad(|s| s.gateway = GatewayKind::Msfrs(MsfrsConfig {
+            weights: vec![1.0, 1.0],
+            ..MsfrsConfig::default()
+        })));
+        assert!(bad(|s| s.size_sigma = f64::NAN));
+    }
+}

@@ -177,3 +177,20 @@ fn exceptive_cbr_leaves_the_link_near_the_target() {
         .utilization;
     assert!(near(u, 0.98, 0.015), "{u}");
 }
+
+#[test]
+fn runs_are_deterministic_and_every_request_is_accounted_for() {
+    let spec = AccessGatewaySpec {
+        classes: backlogged([4, 4, 4], [vec![(0, 60)], vec![], vec![(30, 90)]]),
+        ..AccessGatewaySpec::default()
+    };
+    let (_, a) = run(&spec, 100, 7);
+    let (_, b) = run(&spec, 100, 7);
+    assert_eq!(a, b);
+    assert_eq!(
+        a.requests,
+        a.transactions.len() as u64 + a.unfinished,
+        "requests = finished + unfinished"
+    );
+    assert!(a.transactions.iter().all(|t| t.class < 3 && t.bytes > 0));
+}
