@@ -1,5 +1,5 @@
 //! The MSF-RS experiments of 003 §4.5–4.6 (M1–M6) on the access-gateway simulation, printed as
-//! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick]`.
+//! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]`.
 //!
 //! The measured tables of docs/reproductions/msfrs.md come from this program; the claims file
 //! for `tfcc reproduce msfrs` does not exist yet (no scenario-file syntax for the web workload).
@@ -60,7 +60,15 @@ fn classes(think: [u64; 3], active: [Vec<(u64, u64)>; 3], parallel: u32) -> Vec<
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--seed N` (default 1) for every run.
+    let seed: u64 = args
+        .iter()
+        .position(|a| a == "--seed")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     let phase = if quick { 100 } else { 200 };
     // The load. 003 §4.5.1 gives each client exponential inter-request times of mean 5 s, which
     // offers 12 × 27.7 kB / 5 s = 0.53 Mb/s and backlogs nothing (spec 003 §5.3 [AMBIGUITY]).
@@ -93,7 +101,7 @@ fn main() {
             gateway: gw,
             ..AccessGatewaySpec::default()
         };
-        let (_, w) = run(&spec, 4 * p, 0, 1);
+        let (_, w) = run(&spec, 4 * p, 0, seed);
         for ph in 0..4 {
             // Skip the first 20 s of each phase (W+ settling, leftovers of stopped classes).
             let (a, b) = (ph * p + 20, (ph + 1) * p);
@@ -132,7 +140,7 @@ fn main() {
                 gateway: gw,
                 ..AccessGatewaySpec::default()
             };
-            let (r, w) = run(&spec, secs, 50, 1);
+            let (r, w) = run(&spec, secs, 50, seed);
             // Only transactions that arrived early enough to finish count; unfinished are reported.
             let (from, to) = (Time::from_secs(50), Time::from_secs(secs - 100));
             let all = w.latency(None, from, to);
@@ -161,7 +169,7 @@ fn main() {
                 gateway: msfrs(|c| c.per_user = per_user),
                 ..AccessGatewaySpec::default()
             };
-            let (_, w) = run(&spec, secs, 0, 1);
+            let (_, w) = run(&spec, secs, 0, seed);
             let per_class_user: Vec<f64> = (0..3)
                 .map(|c| {
                     let users = w.user_class.iter().filter(|&&x| x == c).count() as f64;
@@ -195,7 +203,7 @@ fn main() {
         ),
         ..AccessGatewaySpec::default()
     };
-    let (_, w) = run(&spec, len, 0, 1);
+    let (_, w) = run(&spec, len, 0, seed);
     let seg = |a: u64, b: u64| {
         let v: Vec<_> = w
             .windows
@@ -221,7 +229,7 @@ fn main() {
             gateway: msfrs(|c| c.target_utilization = target),
             ..AccessGatewaySpec::default()
         };
-        let (r, w) = run(&spec, secs, 50, 1);
+        let (r, w) = run(&spec, secs, 50, seed);
         let l = w.latency(None, Time::from_secs(50), Time::from_secs(secs - 100));
         let q = r
             .summary
@@ -260,7 +268,7 @@ fn main() {
                 exceptive_start: Time::from_secs(period),
                 ..AccessGatewaySpec::default()
             };
-            let (r, w) = run(&spec, secs, 50, 1);
+            let (r, w) = run(&spec, secs, 50, seed);
             row += &format!(" {:.2} %", access_util(&r) * 100.0);
             if period == 640 && kbps == 800 && !quick {
                 // Fig. 4.16: W+ while the CBR is on (640-1280 s) and after it stops at 1280 s.
