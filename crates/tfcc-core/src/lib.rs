@@ -14,6 +14,7 @@
 //! - [`quantity`]: `"20ms"`/`"15Mbps"`/`"1000B"` parsing, so every `Config` derives `Deserialize`.
 //!
 //! Protocols, one module each: [`tcp`] (ns-2's Reno, NewReno and SACK baselines).
+//! Gateway scheduling: [`msfrs`] (003 Ch. 4, MOA + WRC request scheduling).
 
 #![forbid(unsafe_code)]
 
@@ -21,6 +22,7 @@ pub mod endpoint;
 pub mod equation;
 pub mod loss_events;
 pub mod loss_history;
+pub mod msfrs;
 pub mod packet;
 pub mod quantity;
 pub mod rtt;

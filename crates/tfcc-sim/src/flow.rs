@@ -242,6 +242,10 @@ impl SenderImpl {
     pub fn stats(&self) -> Stats {
         dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
     }
+    /// [`Sender::offer`]: limit (`Some`) or unlimit (`None`) what the application has to send.
+    pub fn offer(&mut self, bytes: Option<u64>) {
+        dispatch!(self, s => s.offer(bytes), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+    }
 }
 
 impl ReceiverImpl {

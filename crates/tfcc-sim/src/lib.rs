@@ -14,6 +14,7 @@
 //! - [`topology`]: dumbbell, parking lot, custom;
 //! - [`flow`]: endpoint dispatch and the CBR / on-off CBR source and sink;
 //! - [`recorder`]: time series, summary, metrics;
+//! - [`web`]: web transactions behind an access gateway (plain or MSF-RS, 003 Ch. 4);
 //! - [`sim`]: the [`Simulation`] API that a scenario fills and runs;
 //! - [`scenario`]: TOML scenario files to a ready [`Simulation`], and the protocol registry.
 //!
@@ -33,6 +34,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod topology;
+pub mod web;
 
 pub use flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 pub use link::{LinkId, LinkSpec};

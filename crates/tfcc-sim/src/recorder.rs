@@ -129,6 +129,9 @@ pub struct RunResult {
     pub summary: RunSummary,
     pub flow_series: Vec<FlowSample>,
     pub link_series: Vec<LinkSample>,
+    /// The access gateway's record of web transactions, when the run had one
+    /// ([`crate::sim::Simulation::set_web`]).
+    pub web: Option<crate::web::WebReport>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)` (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when all

@@ -19,6 +19,7 @@ use crate::recorder::{
     RunSummary,
 };
 use crate::topology::Topology;
+use crate::web::WebGateway;
 use crate::SimError;
 use tfcc_core::{Dur, Packet, Rate, Time};
 
@@ -77,13 +78,18 @@ pub struct ScheduledEvent {
 enum Ev {
     TxDone(LinkId),
     Arrive(LinkId),
-    Timer { flow: u32, side: Side },
+    Timer {
+        flow: u32,
+        side: Side,
+    },
     FlowStart(u32),
     FlowStop(u32),
     Scheduled(u32),
     MeasureStart,
     Sample,
     Progress,
+    /// The web gateway's next deadline ([`Simulation::set_web`]).
+    Web,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +155,7 @@ pub struct Simulation {
     topology: Topology,
     flows: Vec<FlowSpec>,
     events: Vec<ScheduledEvent>,
+    web: Option<WebGateway>,
 }
 
 impl Simulation {
@@ -176,7 +183,15 @@ impl Simulation {
             topology,
             flows: Vec::new(),
             events: Vec::new(),
+            web: None,
         })
+    }
+
+    /// Drive an access gateway's web transactions (003 Ch. 4) over this simulation's flows: it
+    /// offers response bytes to its TCP connections and watches what their receivers deliver.
+    /// Add the flows of the same [`crate::web::AccessGateway`] first.
+    pub fn set_web(&mut self, web: WebGateway) {
+        self.web = Some(web);
     }
 
     pub fn topology(&self) -> &Topology {
@@ -268,6 +283,10 @@ struct World {
     link_series: Vec<LinkSample>,
     /// Per link: whether its samples are kept (`SimConfig::series_links`).
     series_link: Vec<bool>,
+    web: Option<WebGateway>,
+    /// The deadline the pending `Ev::Web` is for.
+    web_armed: Time,
+    web_offers: Vec<(u32, u64)>,
 }
 
 impl World {
@@ -277,6 +296,7 @@ impl World {
             topology,
             flows,
             events,
+            web,
         } = sim;
         let seed = cfg.seed;
         let links: Vec<Link> = topology.links.iter().map(|l| Link::new(l, seed)).collect();
@@ -322,6 +342,9 @@ impl World {
             flow_series: Vec::new(),
             link_series: Vec::new(),
             series_link: vec![true; n_links],
+            web,
+            web_armed: Time::MAX,
+            web_offers: Vec::new(),
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -355,7 +378,45 @@ impl World {
         }
         w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
         w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
+        w.arm_web(Time::ZERO);
         w
+    }
+
+    // ---- the web gateway (003 Ch. 4) ----
+
+    fn arm_web(&mut self, now: Time) {
+        let Some(web) = &self.web else { return };
+        let t = web.next_deadline().max(now);
+        if t < self.web_armed {
+            self.web_armed = t;
+            self.q.schedule(t, Ev::Web);
+        }
+    }
+
+    /// Apply the gateway's offers to the servers' senders.
+    fn web_offers(&mut self, now: Time) {
+        let Some(web) = &mut self.web else { return };
+        self.web_offers.extend(web.take_offers());
+        for i in 0..self.web_offers.len() {
+            let (flow, bytes) = self.web_offers[i];
+            if let Some(f) = self.flows.get_mut(flow as usize) {
+                f.sender.offer(Some(bytes));
+                self.pump(now, flow, Side::Sender);
+            }
+        }
+        self.web_offers.clear();
+        self.arm_web(now);
+    }
+
+    fn on_web(&mut self, now: Time) {
+        if self.web_armed != now {
+            return; // superseded by an earlier deadline
+        }
+        self.web_armed = Time::MAX;
+        if let Some(web) = &mut self.web {
+            web.on_time(now);
+        }
+        self.web_offers(now);
     }
 
     /// Returns `false` when `progress` asked to stop.
@@ -385,6 +446,7 @@ impl World {
                         self.q.schedule(next, Ev::Sample);
                     }
                 }
+                Ev::Web => self.on_web(now),
                 Ev::Progress => {
                     if !progress(now, self.end) {
                         return false;
@@ -468,7 +530,17 @@ impl World {
         match dir {
             Direction::Forward => {
                 f.receiver.on_packet(now, &pkt);
+                let delivered = match self.web {
+                    Some(_) => f.receiver.delivered_bytes(),
+                    None => 0,
+                };
                 self.pump(now, flow, Side::Receiver);
+                if let Some(web) = &mut self.web {
+                    if web.watches(flow) {
+                        web.on_delivered(now, flow, delivered);
+                        self.web_offers(now);
+                    }
+                }
             }
             Direction::Reverse => {
                 f.sender.on_packet(now, &pkt);
@@ -715,6 +787,7 @@ impl World {
             },
             flow_series: self.flow_series,
             link_series: self.link_series,
+            web: self.web.map(WebGateway::finish),
         }
     }
 }

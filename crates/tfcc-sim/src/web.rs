@@ -1,0 +1,733 @@
+//! Web transactions behind an access gateway: 003 Ch. 4's MSF-RS simulation (§4.5.1, Fig. 4.8).
+//!
+//! Clients in weighted classes sit behind a user-side gateway; a 2 Mb/s access link joins the
+//! gateway to the ISP router, which reaches remote web servers over independent links. Each client
+//! sends requests with exponential inter-request times to a server drawn uniformly; each response
+//! has a lognormal size (M = 9.357, S = 1.318, Barford & Crovella) and comes back over TCP-SACK.
+//! The gateway either forwards requests at once (`plain`) or schedules them with MSF-RS
+//! ([`tfcc_core::msfrs`]).
+//!
+//! Modelling choices (the thesis uses ns-2's `HTTP/Cache` proxy and does not give these):
+//! - one TCP-SACK connection per (client, server) pair, kept for the whole run; a response is
+//!   `ceil(L/1000)` segments offered to the server's sender, so responses to one client from one
+//!   server are served back to back (HTTP/1.1 pipelining), not by fresh connections;
+//! - a request is not a packet: it reaches the gateway after the client link's delay and the
+//!   server after the one-way delay of the access and server links (the uplink is idle but for
+//!   ACKs, so queuing there is negligible; 003 assumes the uplink is not a bottleneck);
+//! - response bytes count at the gateway when they reach the client (2 ms later, at 10 Mb/s);
+//! - exceptive downlink traffic (on/off CBR to a host of no class, §4.6 type 3) counts in U only.
+//!
+//! [`WebGateway`] is the runtime the simulator drives ([`crate::sim::Simulation::set_web`]);
+//! [`AccessGatewaySpec::build`] then [`AccessGateway::into_simulation`] set a run up.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use tfcc_core::msfrs::{Msfrs, MsfrsConfig, MsfrsConfigError};
+use tfcc_core::tcp::{TcpConfig, Variant};
+use tfcc_core::{Dur, Rate, Time};
+
+use crate::flow::{CbrConfig, FlowSpec};
+use crate::link::LinkSpec;
+use crate::queue::{QueueLimit, QueueSpec};
+use crate::rng::SimRng;
+use crate::sim::Simulation;
+use crate::topology::{Route, Topology};
+use crate::SimError;
+
+/// What the gateway does with requests.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GatewayKind {
+    /// Forward every request at once: the "non-MSF-RS" gateway of §4.5.3.
+    Plain,
+    /// MSF-RS with this configuration (its `capacity` should be the access downlink's rate).
+    Msfrs(MsfrsConfig),
+}
+
+/// One class of users.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WebClass {
+    /// Clients (users) in the class: 4 in §4.5.2.
+    pub clients: u32,
+    /// Mean exponential inter-request time per client: 5 s in §4.5.1, 1 s and 10 s in §4.5.5.
+    pub think_time: Dur,
+    /// Periods `[start, stop)` during which the class' clients send requests; empty = always.
+    pub active: Vec<(Time, Time)>,
+    /// 0: open loop, each client a Poisson process of requests (§4.5.1's exponential
+    /// inter-request times). `k ≥ 1`: closed loop, each client runs `k` request threads that
+    /// each wait for their response, then think for an exponential time: a browser's parallel
+    /// connections. A closed-loop class stays backlogged without its queue growing with the run,
+    /// so a class that stops leaves only "a bit of bandwidth due to unfinished transactions"
+    /// (§4.5.2), as the thesis' Fig. 4.9 shows.
+    pub parallel: u32,
+}
+
+/// The access-gateway scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessGatewaySpec {
+    pub classes: Vec<WebClass>,
+    /// Remote servers: 12 in §4.5.1.
+    pub servers: u32,
+    /// Access link, both directions: 2 Mb/s (§4.6).
+    pub access_rate: Rate,
+    pub access_delay: Dur,
+    /// DropTail limit at both ends of the access link, packets ("1.5 bandwidth-delay
+    /// products", §4.5.1: 1.5 × 2 Mb/s × ~0.1 s RTT ≈ 38 packets of 1000 B).
+    pub access_queue: u32,
+    /// Client–gateway links: 10 Mb/s, 2 ms (§4.5.1).
+    pub client_rate: Rate,
+    pub client_delay: Dur,
+    /// Server links: rate, and one-way delays uniform over each range; the first half of the
+    /// servers ("domestic") use the first range, the rest ("overseas") the second. The thesis
+    /// gives the values only in its Fig. 4.8.
+    pub server_rate: Rate,
+    pub server_delay: [(Dur, Dur); 2],
+    /// Lognormal response size parameters `M`, `S` of `ln(bytes)` (§4.5.1).
+    pub size_mu: f64,
+    pub size_sigma: f64,
+    /// The gateway.
+    pub gateway: GatewayKind,
+    /// Exceptive downlink CBR of no class (§4.6), or `None`.
+    pub exceptive: Option<CbrConfig>,
+    /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
+    /// 2560 s with a 640 s period: on and off 640 s each, starting after one off period.
+    pub exceptive_start: Time,
+}
+
+impl Default for AccessGatewaySpec {
+    fn default() -> Self {
+        let class = |clients| WebClass {
+            clients,
+            think_time: Dur::from_secs(1),
+            active: Vec::new(),
+            parallel: 0,
+        };
+        AccessGatewaySpec {
+            classes: vec![class(4), class(4), class(4)],
+            servers: 12,
+            access_rate: Rate::from_mbps(2),
+            access_delay: Dur::from_millis(10),
+            access_queue: 38,
+            client_rate: Rate::from_mbps(10),
+            client_delay: Dur::from_millis(2),
+            server_rate: Rate::from_mbps(10),
+            server_delay: [
+                (Dur::from_millis(5), Dur::from_millis(25)),
+                (Dur::from_millis(50), Dur::from_millis(150)),
+            ],
+            size_mu: 9.357,
+            size_sigma: 1.318,
+            gateway: GatewayKind::Msfrs(MsfrsConfig::default()),
+            exceptive: None,
+            exceptive_start: Time::ZERO,
+        }
+    }
+}
+
+/// A request's handle inside MSF-RS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Request {
+    flow: u32,
+    thread: u32,
+    bytes: u64,
+    arrived: Time,
+}
+
+/// A connection slot: the TCP flow between one client and one server.
+#[derive(Clone, Debug)]
+struct Slot {
+    class: usize,
+    user: u32,
+    /// The request's one-way trip from the gateway to the server.
+    uplink: Dur,
+    /// Responses in service: cumulative delivered-byte target, gateway arrival, release, size,
+    /// request thread.
+    pending: VecDeque<(u64, Time, Time, u64, u32)>,
+    /// Bytes offered so far (the next target's base).
+    offered: u64,
+    /// Delivered bytes last seen.
+    seen: u64,
+}
+
+/// One finished transaction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transaction {
+    pub class: usize,
+    pub user: u32,
+    pub bytes: u64,
+    /// Arrival at the gateway.
+    pub arrived: Time,
+    /// `T_q`: gateway arrival to release.
+    pub queued: Dur,
+    /// `T_s`: release to the last byte at the client.
+    pub service: Dur,
+}
+
+/// W, W+ and U at each WRC update.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowSample {
+    pub time: Time,
+    pub utilization: f64,
+    pub window_max: f64,
+    pub outstanding: u32,
+}
+
+/// What the gateway saw during a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WebReport {
+    /// Every completed transaction.
+    pub transactions: Vec<Transaction>,
+    /// Response bytes per class per second of the run (`bytes[class][second]`).
+    pub class_bytes: Vec<Vec<u64>>,
+    /// Response bytes per user (index = user id = client number).
+    pub user_bytes: Vec<u64>,
+    /// The user's class.
+    pub user_class: Vec<usize>,
+    /// MSF-RS's WRC updates (empty for a plain gateway).
+    pub windows: Vec<WindowSample>,
+    /// Requests generated, and still queued or outstanding at the end.
+    pub requests: u64,
+    pub unfinished: u64,
+}
+
+enum Gate {
+    Plain,
+    Msfrs(Box<Msfrs<Request>>),
+}
+
+/// The gateway and the clients' request processes, driven by the simulator.
+pub struct WebGateway {
+    gate: Gate,
+    classes: Vec<WebClass>,
+    /// Request threads: one per open-loop client, `parallel` per closed-loop client.
+    threads: Vec<Thread>,
+    servers: u32,
+    slots: Vec<Slot>,
+    /// Requests on their way to the server: (arrival at server, seq, flow, bytes).
+    uplink: BinaryHeap<Reverse<(Time, u64, u32, u64)>>,
+    seq: u64,
+    size: (f64, f64),
+    /// Wire bytes per payload byte of a TCP segment: (segment + header, segment).
+    wire: (u64, u64),
+    /// The exceptive CBR's flow id, if any.
+    exceptive: Option<u32>,
+    exceptive_seen: u64,
+    /// Flow offers for the simulator to apply: (flow, bytes).
+    offers: Vec<(u32, u64)>,
+    report: WebReport,
+}
+
+/// A client's request process (or one of its closed-loop threads).
+struct Thread {
+    class: usize,
+    client: u32,
+    /// Next request; `Time::MAX` while a closed-loop thread waits for its response.
+    next: Time,
+    rng: SimRng,
+}
+
+/// Standard normal by Box–Muller from two uniforms; `1 − u` keeps the logarithm finite.
+fn normal(rng: &mut SimRng) -> f64 {
+    let (u1, u2) = (1.0 - rng.uniform(), rng.uniform());
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// A built access-gateway scenario. The gateway addresses its connections by flow id, so the
+/// flows must be the simulation's first, in order: [`AccessGateway::into_simulation`] does that.
+pub struct AccessGateway {
+    pub topology: Topology,
+    pub flows: Vec<FlowSpec>,
+    pub gateway: WebGateway,
+}
+
+impl AccessGateway {
+    /// A simulation of this topology with these flows (ids `0..flows.len()`) and the gateway
+    /// driving them; more flows and events may be added after.
+    pub fn into_simulation(self, cfg: crate::sim::SimConfig) -> Result<Simulation, SimError> {
+        let mut sim = Simulation::new(cfg, self.topology)?;
+        for f in self.flows {
+            sim.add_flow(f)?;
+        }
+        sim.set_web(self.gateway);
+        Ok(sim)
+    }
+}
+
+impl AccessGatewaySpec {
+    /// Builds the topology, one TCP-SACK connection per (client, server), the optional
+    /// exceptive CBR, and the gateway runtime, with random draws from `seed`.
+    pub fn build(&self, seed: u64) -> Result<AccessGateway, SimError> {
+        let bad = |s: String| SimError::InvalidConfig(format!("access-gateway: {s}"));
+        if self.classes.is_empty() || self.servers == 0 {
+            return Err(bad("needs at least one class and one server".into()));
+        }
+        if !(self.size_sigma >= 0.0 && self.size_mu.is_finite() && self.size_sigma.is_finite()) {
+            return Err(bad("response size parameters must be finite, S >= 0".into()));
+        }
+        if self.classes.iter().any(|c| c.think_time.is_zero()) {
+            return Err(bad("think_time must be positive".into()));
+        }
+        let gate = match &self.gateway {
+            GatewayKind::Plain => Gate::Plain,
+            GatewayKind::Msfrs(cfg) => {
+                if cfg.weights.len() != self.classes.len() {
+                    return Err(bad(format!(
+                        "msfrs has {} weights for {} classes",
+                        cfg.weights.len(),
+                        self.classes.len()
+                    )));
+                }
+                Gate::Msfrs(Box::new(
+                    Msfrs::new(cfg, Time::ZERO)
+                        .map_err(|e: MsfrsConfigError| bad(e.to_string()))?,
+                ))
+            }
+        };
+        let q = |n| QueueSpec::DropTail(QueueLimit::Packets(n));
+        let mut links = vec![
+            LinkSpec::new(
+                "access-down",
+                self.access_rate,
+                self.access_delay,
+                q(self.access_queue),
+            ),
+            LinkSpec::new(
+                "access-up",
+                self.access_rate,
+                self.access_delay,
+                q(self.access_queue),
+            ),
+        ];
+        let mut rng = SimRng::named(seed, "web/topology");
+        let mut server_delay = Vec::new();
+        for s in 0..self.servers {
+            let (lo, hi) = self.server_delay[usize::from(s >= self.servers / 2)];
+            let d = Dur(rng.uniform_u64(lo.0, hi.0.max(lo.0)));
+            server_delay.push(d);
+            // Server queues are never the bottleneck; ns-2's default 50 packets.
+            links.push(LinkSpec::new(
+                format!("server{s}-down"),
+                self.server_rate,
+                d,
+                q(50),
+            ));
+            links.push(LinkSpec::new(
+                format!("server{s}-up"),
+                self.server_rate,
+                d,
+                q(50),
+            ));
+        }
+        let n_clients: u32 = self.classes.iter().map(|c| c.clients).sum();
+        let first_client_link = links.len();
+        for c in 0..n_clients {
+            let cq = q(50);
+            links.push(LinkSpec::new(
+                format!("client{c}-down"),
+                self.client_rate,
+                self.client_delay,
+                cq.clone(),
+            ));
+            links.push(LinkSpec::new(
+                format!("client{c}-up"),
+                self.client_rate,
+                self.client_delay,
+                cq,
+            ));
+        }
+        let id = |i: usize| i as crate::link::LinkId;
+        let mut routes = Vec::new();
+        let mut flows = Vec::new();
+        let mut slots = Vec::new();
+        let mut tcp = TcpConfig::with_variant(Variant::Sack);
+        tcp.max_window = 200; // §4.5.1
+        tcp.delayed_ack = None;
+        let mut threads = Vec::new();
+        let mut user = 0u32;
+        for (class, cl) in self.classes.iter().enumerate() {
+            for _ in 0..cl.clients {
+                let c = user as usize;
+                for k in 0..cl.parallel.max(1) {
+                    let mut rng = SimRng::named(seed, &format!("web/client{c}/{k}"));
+                    let first = Time::ZERO
+                        + Dur::from_secs_f64(rng.exponential(cl.think_time.as_secs_f64()));
+                    threads.push(Thread {
+                        class,
+                        client: user,
+                        next: first,
+                        rng,
+                    });
+                }
+                for (s, &delay) in server_delay.iter().enumerate() {
+                    routes.push(Route {
+                        forward: vec![id(2 + 2 * s), id(0), id(first_client_link + 2 * c)],
+                        reverse: vec![id(first_client_link + 2 * c + 1), id(1), id(3 + 2 * s)],
+                    });
+                    let mut f = FlowSpec::tcp(routes.len() - 1, tcp.clone(), Time::ZERO, None);
+                    f.protocol = format!("web-class{class}");
+                    f.sender.offer(Some(0));
+                    flows.push(f);
+                    slots.push(Slot {
+                        class,
+                        user,
+                        uplink: self.access_delay + delay,
+                        pending: VecDeque::new(),
+                        offered: 0,
+                        seen: 0,
+                    });
+                }
+                user += 1;
+            }
+        }
+        let mut exceptive = None;
+        if let Some(cbr) = &self.exceptive {
+            cbr.validate().map_err(bad)?;
+            // A host of no class behind the gateway, fed from server 0's side.
+            links.push(LinkSpec::new(
+                "exceptive-down",
+                self.client_rate,
+                self.client_delay,
+                q(50),
+            ));
+            links.push(LinkSpec::new(
+                "exceptive-up",
+                self.client_rate,
+                self.client_delay,
+                q(50),
+            ));
+            let n = links.len();
+            routes.push(Route {
+                forward: vec![id(2), id(0), id(n - 2)],
+                reverse: vec![id(n - 1), id(1), id(3)],
+            });
+            exceptive = Some(flows.len() as u32);
+            flows.push(FlowSpec::cbr(
+                routes.len() - 1,
+                cbr.clone(),
+                Time::ZERO,
+                None,
+            ));
+        }
+        let topology = Topology { links, routes };
+        topology.validate()?;
+        let report = WebReport {
+            class_bytes: vec![Vec::new(); self.classes.len()],
+            user_bytes: vec![0; n_clients as usize],
+            user_class: slots
+                .iter()
+                .step_by(self.servers as usize)
+                .map(|s| s.class)
+                .collect(),
+            ..WebReport::default()
+        };
+        Ok(AccessGateway {
+            topology,
+            flows,
+            gateway: WebGateway {
+                gate,
+                classes: self.classes.clone(),
+                threads,
+                servers: self.servers,
+                slots,
+                uplink: BinaryHeap::new(),
+                seq: 0,
+                size: (self.size_mu, self.size_sigma),
+                wire: (
+                    u64::from(tcp.segment_size + tcp.data_header_size()),
+                    u64::from(tcp.segment_size.max(1)),
+                ),
+                exceptive,
+                exceptive_seen: 0,
+                offers: Vec::new(),
+                report,
+            },
+        })
+    }
+}
+
+impl WebClass {
+    fn active_at(&self, t: Time) -> bool {
+        self.active.is_empty() || self.active.iter().any(|&(a, b)| a <= t && t < b)
+    }
+}
+
+impl WebGateway {
+    /// The earliest time the gateway wants [`Self::on_time`].
+    pub fn next_deadline(&self) -> Time {
+        let mut t = self
+            .threads
+            .iter()
+            .map(|c| c.next)
+            .min()
+            .unwrap_or(Time::MAX);
+        if let Some(Reverse((u, ..))) = self.uplink.peek() {
+            t = t.min(*u);
+        }
+        if let Gate::Msfrs(m) = &self.gate {
+            t = t.min(m.next_timeout());
+        }
+        t
+    }
+
+    /// Requests due by `now` reach the gateway, released requests reach their servers, and
+    /// WRC's interval closes. Offers for the simulator collect in [`Self::take_offers`].
+    pub fn on_time(&mut self, now: Time) {
+        for i in 0..self.threads.len() {
+            while self.threads[i].next <= now {
+                let th = &mut self.threads[i];
+                let (class, t, client) = (th.class, th.next, th.client);
+                let cl = &self.classes[class];
+                let think = cl.think_time.as_secs_f64();
+                let (mu, sigma) = self.size;
+                let server = th.rng.uniform_u64(0, u64::from(self.servers) - 1) as u32;
+                let bytes = (mu + sigma * normal(&mut th.rng)).exp().round().max(1.0) as u64;
+                let active = cl.active_at(t);
+                th.next = if cl.parallel > 0 && active {
+                    Time::MAX // wait for the response
+                } else {
+                    t + Dur::from_secs_f64(th.rng.exponential(think))
+                };
+                if active {
+                    // The request process is timed at the gateway: the client link's constant
+                    // 2 ms each way is left out of every latency, as in §4.4.1.
+                    let flow = client * self.servers + server;
+                    self.request(now, flow, i as u32, bytes);
+                }
+            }
+        }
+        if let Gate::Msfrs(m) = &mut self.gate {
+            if let Some(u) = m.on_timeout(now) {
+                let s = m.stats();
+                self.report.windows.push(WindowSample {
+                    time: u.at,
+                    utilization: u.utilization,
+                    window_max: u.after,
+                    outstanding: s.outstanding,
+                });
+            }
+        }
+        self.release(now);
+        while let Some(&Reverse((t, _, flow, bytes))) = self.uplink.peek() {
+            if t > now {
+                break;
+            }
+            self.uplink.pop();
+            self.offers.push((flow, bytes));
+        }
+    }
+
+    fn request(&mut self, now: Time, flow: u32, thread: u32, bytes: u64) {
+        self.report.requests += 1;
+        let slot = &self.slots[flow as usize];
+        let r = Request {
+            flow,
+            thread,
+            bytes,
+            arrived: now,
+        };
+        match &mut self.gate {
+            Gate::Plain => self.forward(now, r),
+            Gate::Msfrs(m) => {
+                // The class index is valid by construction; a refusal would be a bug.
+                let _ = m.on_request(now, slot.class, slot.user, r);
+            }
+        }
+    }
+
+    /// A released request leaves for its server; its response is due from the slot.
+    fn forward(&mut self, now: Time, r: Request) {
+        let seg = self.wire.1;
+        let slot = &mut self.slots[r.flow as usize];
+        let bytes = r.bytes.div_ceil(seg) * seg;
+        slot.offered += bytes;
+        slot.pending
+            .push_back((slot.offered, r.arrived, now, r.bytes, r.thread));
+        self.seq += 1;
+        self.uplink
+            .push(Reverse((now + slot.uplink, self.seq, r.flow, bytes)));
+    }
+
+    fn release(&mut self, now: Time) {
+        loop {
+            let r = match &mut self.gate {
+                Gate::Plain => return,
+                Gate::Msfrs(m) => match m.poll_release(now) {
+                    Some(r) => r.request,
+                    None => return,
+                },
+            };
+            self.forward(now, r);
+        }
+    }
+
+    /// Whether `flow` is one the gateway watches.
+    pub fn watches(&self, flow: u32) -> bool {
+        (flow as usize) < self.slots.len() || self.exceptive == Some(flow)
+    }
+
+    /// `flow`'s receiver has now delivered `delivered` bytes in total.
+    pub fn on_delivered(&mut self, now: Time, flow: u32, delivered: u64) {
+        if self.exceptive == Some(flow) {
+            let new = delivered.saturating_sub(self.exceptive_seen);
+            self.exceptive_seen = delivered;
+            if let Gate::Msfrs(m) = &mut self.gate {
+                m.on_unclassified_bytes(now, new);
+            }
+            return;
+        }
+        let Some(slot) = self.slots.get_mut(flow as usize) else {
+            return;
+        };
+        let new = delivered.saturating_sub(slot.seen);
+        slot.seen = delivered;
+        if new == 0 {
+            return;
+        }
+        let (class, user) = (slot.class, slot.user);
+        let sec = now.as_nanos() / 1_000_000_000;
+        let row = &mut self.report.class_bytes[class];
+        if row.len() <= sec as usize {
+            row.resize(sec as usize + 1, 0);
+        }
+        row[sec as usize] += new;
+        self.report.user_bytes[user as usize] += new;
+        if let Gate::Msfrs(m) = &mut self.gate {
+            let _ = m.on_response_bytes(now, class, new * self.wire.0 / self.wire.1);
+        }
+        while let Some(&(target, arrived, released, bytes, thread)) = slot.pending.front() {
+            if delivered < target {
+                break;
+            }
+            slot.pending.pop_front();
+            if let Some(th) = self.threads.get_mut(thread as usize) {
+                let cl = &self.classes[th.class];
+                if cl.parallel > 0 {
+                    let think = cl.think_time.as_secs_f64();
+                    th.next = now + Dur::from_secs_f64(th.rng.exponential(think));
+                }
+            }
+            self.report.transactions.push(Transaction {
+                class,
+                user,
+                bytes,
+                arrived,
+                queued: released.saturating_since(arrived),
+                service: now.saturating_since(released),
+            });
+            if let Gate::Msfrs(m) = &mut self.gate {
+                let _ = m.on_response_end(now, class, user);
+            }
+        }
+        self.release(now);
+    }
+
+    /// Offers to apply to flows (sender `offer(Some(bytes))`), drained by the simulator.
+    pub fn take_offers(&mut self) -> std::vec::Drain<'_, (u32, u64)> {
+        self.offers.drain(..)
+    }
+
+    /// The report, with the requests still in the system counted as unfinished.
+    pub fn finish(mut self) -> WebReport {
+        self.report.unfinished = self
+            .slots
+            .iter()
+            .map(|s| s.pending.len() as u64)
+            .sum::<u64>()
+            + match &self.gate {
+                Gate::Plain => 0,
+                Gate::Msfrs(m) => m.stats().queued as u64,
+            };
+        self.report
+    }
+}
+
+/// Mean latencies of the transactions that arrived in a window, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    pub count: usize,
+    /// `T_a = T_q + T_s` (Definition 4.2).
+    pub active: f64,
+    pub queued: f64,
+    pub service: f64,
+}
+
+impl WebReport {
+    /// Mean response rate of `class` over `[from, to)` whole seconds, bits per second.
+    pub fn class_rate(&self, class: usize, from: u64, to: u64) -> f64 {
+        let Some(row) = self.class_bytes.get(class) else {
+            return 0.0;
+        };
+        let (a, b) = (from as usize, (to as usize).max(from as usize));
+        let bytes: u64 = row.iter().skip(a).take(b - a).sum();
+        bytes as f64 * 8.0 / (b - a).max(1) as f64
+    }
+
+    /// Mean latencies of `class`'s transactions (or all with `None`) that arrived in
+    /// `[from, to)`.
+    pub fn latency(&self, class: Option<usize>, from: Time, to: Time) -> Latency {
+        let mut l = Latency::default();
+        for t in &self.transactions {
+            if class.is_some_and(|c| c != t.class) || t.arrived < from || t.arrived >= to {
+                continue;
+            }
+            l.count += 1;
+            l.queued += t.queued.as_secs_f64();
+            l.service += t.service.as_secs_f64();
+        }
+        if l.count > 0 {
+            l.queued /= l.count as f64;
+            l.service /= l.count as f64;
+        }
+        l.active = l.queued + l.service;
+        l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_sizes_have_the_thesis_lognormal_mean() {
+        // e^{M + S²/2} = 27 656 B (§4.5.1); the median is e^M = 11 578 B.
+        let mut rng = SimRng::named(1, "test/sizes");
+        let n = 400_000;
+        let mut sizes: Vec<f64> = (0..n)
+            .map(|_| (9.357 + 1.318 * normal(&mut rng)).exp())
+            .collect();
+        let mean = sizes.iter().sum::<f64>() / n as f64;
+        assert!((mean - 27_656.0).abs() < 0.03 * 27_656.0, "{mean}");
+        sizes.sort_by(f64::total_cmp);
+        let median = sizes[n / 2];
+        assert!((median - 11_578.0).abs() < 0.02 * 11_578.0, "{median}");
+    }
+
+    #[test]
+    fn build_lays_out_one_connection_per_client_and_server() {
+        let spec = AccessGatewaySpec::default();
+        let b = spec.build(1).unwrap();
+        // 2 access + 2 per server + 2 per client.
+        assert_eq!(b.topology.links.len(), 2 + 2 * 12 + 2 * 12);
+        assert_eq!(b.flows.len(), 12 * 12);
+        assert!(b.gateway.watches(143) && !b.gateway.watches(144));
+        // Client 1 to server 1: server1-down (2 + 2), access-down (0), client1-down (26 + 2).
+        assert_eq!(b.topology.routes[13].forward, vec![4, 0, 26 + 2]);
+    }
+
+    #[test]
+    fn build_refuses_what_cannot_run() {
+        let bad = |f: fn(&mut AccessGatewaySpec)| {
+            let mut s = AccessGatewaySpec::default();
+            f(&mut s);
+            s.build(1).is_err()
+        };
+        assert!(bad(|s| s.classes.clear()));
+        assert!(bad(|s| s.servers = 0));
+        assert!(bad(|s| s.classes[0].think_time = Dur::ZERO));
+        assert!(bad(|s| s.gateway = GatewayKind::Msfrs(MsfrsConfig {
+            weights: vec![1.0, 1.0],
+            ..MsfrsConfig::default()
+        })));
+        assert!(bad(|s| s.size_sigma = f64::NAN));
+    }
+}
