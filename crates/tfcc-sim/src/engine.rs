@@ -9,57 +9,53 @@
 //! The queue is generic over a small `Copy` payload; the simulator keeps few events pending
 //! (one per busy link, one per non-empty propagation pipe, one per armed endpoint timer), so a
 //! binary heap of 24-byte entries is the right structure: the heap stays small and hot in cache.
+//! It is written here rather than taken from `std::collections::BinaryHeap`, whose `pop` swaps
+//! the last entry into the root and reads it back at once: with 24-byte entries that read
+//! cannot be forwarded from the preceding stores, and profiles of small dumbbells put about a
+//! tenth of the run on that stall. Moving a hole down instead reads each entry once.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use tfcc_core::Time;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: Time,
     seq: u64,
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: `BinaryHeap` is a max-heap and the earliest `(time, seq)` must come out first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+impl<E> Entry<E> {
+    /// Strictly earlier in `(time, seq)` order; `seq` is unique, so this is a total order and
+    /// every correct heap pops the same sequence.
+    #[inline]
+    fn before(&self, o: &Self) -> bool {
+        (self.time, self.seq) < (o.time, o.seq)
     }
 }
 
 /// A deterministic event queue over payloads of type `E`.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// A binary min-heap in `(time, seq)` order: `heap[i]` is not after its children
+    /// `heap[2i+1]` and `heap[2i+2]`.
+    heap: Vec<Entry<E>>,
     next_seq: u64,
     now: Time,
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self::with_capacity(64)
     }
 
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(n),
+            heap: Vec::with_capacity(n),
             next_seq: 0,
             now: Time::ZERO,
             popped: 0,
@@ -81,21 +77,54 @@ impl<E> EventQueue<E> {
         let time = at.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let item = Entry { time, seq, event };
+        // Sift up: move parents down into the hole until the item's place is found.
+        let mut i = self.heap.len();
+        self.heap.push(item);
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !item.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = item;
     }
 
     /// The earliest pending event, advancing the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now, "time went backwards");
-        self.now = e.time;
+        let top = *self.heap.first()?;
+        let last = self.heap.pop()?;
+        let n = self.heap.len();
+        if n > 0 {
+            // Sift the last entry down from the root: move the earlier child up into the hole.
+            let mut i = 0;
+            loop {
+                let mut c = 2 * i + 1;
+                if c >= n {
+                    break;
+                }
+                if c + 1 < n && self.heap[c + 1].before(&self.heap[c]) {
+                    c += 1;
+                }
+                if !self.heap[c].before(&last) {
+                    break;
+                }
+                self.heap[i] = self.heap[c];
+                i = c;
+            }
+            self.heap[i] = last;
+        }
+        debug_assert!(top.time >= self.now, "time went backwards");
+        self.now = top.time;
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((top.time, top.event))
     }
 
     /// The time of the earliest pending event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| e.time)
     }
 
     /// Pending events.
@@ -169,10 +198,15 @@ mod tests {
                     id += 1;
                 }
             }
+            let mut popped_before_drain = q.events_processed();
             while let Some((t, i)) = q.pop() {
                 prop_assert!(t > last.0 || (t == last.0 && i >= last.1));
                 last = (t, i);
+                popped_before_drain += 1;
             }
+            // Nothing lost, nothing duplicated.
+            prop_assert_eq!(popped_before_drain, id);
+            prop_assert_eq!(q.events_processed(), id);
         }
     }
 }
