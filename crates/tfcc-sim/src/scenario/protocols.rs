@@ -23,8 +23,11 @@ use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tear::{Tear, TearConfig};
 use tfcc_core::tfrc::TfrcConfig;
+use tfcc_core::tfrcp::{Tfrcp, TfrcpConfig};
 use tfcc_core::tfwc::TfwcConfig;
+use tfcc_core::warc::{AnyRateEstimator, RateSenderConfig, Warc, WarcConfig};
 use tfcc_core::{Dur, Rate, Time};
 
 /// Protocols this build can run.
@@ -37,20 +40,20 @@ pub const AVAILABLE: &[&str] = &[
     "tfrc",
     "tfwc",
     "ttfwc",
+    "warc",
+    "tfrcp",
+    "tear",
 ];
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
 /// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
 pub const PLANNED: &[&str] = &[
     "tcp-cubic",
-    "warc",
     "gaimd",
     "iiad",
     "sqrt",
     "simd",
     "aiadh",
-    "tfrcp",
-    "tear",
     "ptcp",
     "web",
 ];
@@ -220,9 +223,49 @@ pub fn build(
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
+        "warc" | "tear" | "tfrcp" => rate_flow(protocol, params, common),
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),
     }
+}
+
+/// WARC, TEAR and TFRCP (003): one flat `params` table, the rate sender's keys
+/// ([`RateSenderConfig::FIELDS`]) for the sender and the rest for the receiver's estimator.
+fn rate_flow(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    let (tx, own): (toml::Table, toml::Table) = params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| RateSenderConfig::FIELDS.contains(&k.as_str()));
+    let cfg: RateSenderConfig = config_from_params(&sized(&tx, "packet_size", common)?)?;
+    cfg.validate().map_err(invalid)?;
+    let estimator = match protocol {
+        "warc" => {
+            let c: WarcConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Warc(Warc::new(c))
+        }
+        "tear" => {
+            let c: TearConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Tear(Tear::new(c))
+        }
+        _ => {
+            let c: TfrcpConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Tfrcp(Tfrcp::new(c))
+        }
+    };
+    Ok(FlowSpec::rate(
+        common.route,
+        cfg,
+        estimator,
+        common.start,
+        common.stop,
+    ))
 }
 
 /// A `Config::validate` message is `field: why`; it becomes the error for `params.field`.
@@ -393,4 +436,51 @@ fn cbr(
         on_off,
     };
     Ok(FlowSpec::cbr(common.route, cfg, common.start, common.stop))
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    fn common() -> FlowCommon {
+        FlowCommon {
+            id: 0,
+            route: 0,
+            start: Time::ZERO,
+            stop: None,
+            packet_size: None,
+            seed: 1,
+            cbr_rate: None,
+            on: None,
+            off: None,
+        }
+    }
+
+    #[test]
+    fn warc_params_split_between_sender_and_estimator() {
+        let t: toml::Table = toml::from_str(
+            r#"
+            s = 80
+            history_reset = false
+            fto_backoff = "pseudo-code"
+            packet_size = "500B"
+            nofeedback_rtts = 6.0
+            "#,
+        )
+        .unwrap();
+        let f = build("warc", &t, &common()).unwrap();
+        assert_eq!(f.protocol, "warc");
+        for (p, key) in [("warc", "bogus"), ("tear", "s"), ("tfrcp", "epochs")] {
+            let t: toml::Table = toml::from_str(&format!("{key} = 1")).unwrap();
+            let e = build(p, &t, &common()).err().unwrap();
+            assert_eq!(e.key(), format!("params.{key}"), "{p}");
+        }
+        let t: toml::Table = toml::from_str("k = 0.5").unwrap();
+        assert_eq!(
+            build("warc", &t, &common()).err().unwrap().key(),
+            "params.k"
+        );
+        let t: toml::Table = toml::from_str(r#"period = "2s""#).unwrap();
+        assert_eq!(build("tfrcp", &t, &common()).unwrap().protocol, "tfrcp");
+    }
 }
