@@ -310,9 +310,10 @@ impl FlowSpec {
     /// `cfg.variant`, or is `ttfwc` with that congestion control (000). The sender starts with
     /// the SYN at `start`.
     pub fn tcp(route: usize, cfg: TcpConfig, start: Time, stop: Option<Time>) -> FlowSpec {
-        let protocol = match cfg.congestion {
+        let protocol = match &cfg.congestion {
             tfcc_core::tcp::Congestion::Reno => cfg.variant.name(),
             tfcc_core::tcp::Congestion::Ttfwc(_) => "ttfwc",
+            c => c.friendly_rule().map_or("tcp", |r| r.name()),
         };
         FlowSpec {
             protocol: protocol.into(),

@@ -22,7 +22,7 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tcp::{BinomialConfig, Congestion, TcpConfig, TtfwcConfig, Variant};
 use tfcc_core::tear::{Tear, TearConfig};
 use tfcc_core::tfrc::TfrcConfig;
 use tfcc_core::tfrcp::{Tfrcp, TfrcpConfig};
@@ -43,20 +43,16 @@ pub const AVAILABLE: &[&str] = &[
     "warc",
     "tfrcp",
     "tear",
-];
-
-/// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
-/// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
-pub const PLANNED: &[&str] = &[
-    "tcp-cubic",
     "gaimd",
     "iiad",
     "sqrt",
     "simd",
     "aiadh",
-    "ptcp",
-    "web",
 ];
+
+/// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
+/// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
+pub const PLANNED: &[&str] = &["tcp-cubic", "ptcp", "web"];
 
 /// Why a flow group's protocol could not be built. Messages name the key inside the flow
 /// table (`params.tp`, `rate`) so the scenario layer can prefix the group's path.
@@ -224,9 +220,66 @@ pub fn build(
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
         "warc" | "tear" | "tfrcp" => rate_flow(protocol, params, common),
+        "gaimd" | "iiad" | "sqrt" | "simd" | "aiadh" => window_flow(protocol, params, common),
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),
     }
+}
+
+/// 003's window-based schemes on a SACK TCP (003 §5: "SACK as the TCP version"): one flat
+/// `params` table, the scheme's keys (`alpha`, `beta`, `k`, `l`, `alpha_factor`) for its rule
+/// and the rest for the TCP underneath.
+fn window_flow(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    const OWN: &[&str] = &["alpha", "beta", "k", "l", "alpha_factor"];
+    let (own, tcp): (toml::Table, toml::Table) = params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| OWN.contains(&k.as_str()));
+    let congestion = match protocol {
+        "gaimd" => Congestion::Gaimd(config_from_params(&own)?),
+        "iiad" | "sqrt" => {
+            // The exponents default to the scheme's own (003 Table 2.1.2).
+            let base = if protocol == "iiad" {
+                BinomialConfig::iiad()
+            } else {
+                BinomialConfig::sqrt()
+            };
+            let mut t = own.clone();
+            for (k, v) in [
+                ("alpha", base.alpha),
+                ("beta", base.beta),
+                ("k", base.k),
+                ("l", base.l),
+            ] {
+                t.entry(k).or_insert(toml::Value::Float(v));
+            }
+            Congestion::Binomial(config_from_params(&t)?)
+        }
+        "simd" => Congestion::Simd(config_from_params(&own)?),
+        _ => Congestion::Aiadh(config_from_params(&own)?),
+    };
+    let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
+    if !matches!(cfg.congestion, Congestion::Reno) {
+        return Err(ProtocolError::Param {
+            key: "params.congestion".into(),
+            message: format!("`{protocol}` sets the congestion control itself"),
+        });
+    }
+    cfg.congestion = congestion;
+    cfg.validate().map_err(|e| match e.split_once('.') {
+        Some(("congestion", rest)) => invalid(
+            rest.split_once('.')
+                .map_or(rest.to_string(), |(_, r)| r.to_string()),
+        ),
+        _ => invalid(e),
+    })?;
+    let mut spec = FlowSpec::tcp(common.route, cfg, common.start, common.stop);
+    spec.protocol = protocol.to_string();
+    Ok(spec)
 }
 
 /// WARC, TEAR and TFRCP (003): one flat `params` table, the rate sender's keys
@@ -479,6 +532,14 @@ mod rate_tests {
         assert_eq!(
             build("warc", &t, &common()).err().unwrap().key(),
             "params.k"
+        );
+        let t: toml::Table = toml::from_str("beta = 0.25\nmax_window = 200").unwrap();
+        assert_eq!(build("gaimd", &t, &common()).unwrap().protocol, "gaimd");
+        assert_eq!(build("sqrt", &t, &common()).unwrap().protocol, "sqrt");
+        let t: toml::Table = toml::from_str("beta = 2.0").unwrap();
+        assert_eq!(
+            build("simd", &t, &common()).err().unwrap().key(),
+            "params.beta"
         );
         let t: toml::Table = toml::from_str(r#"period = "2s""#).unwrap();
         assert_eq!(build("tfrcp", &t, &common()).unwrap().protocol, "tfrcp");
