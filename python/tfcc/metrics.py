@@ -215,6 +215,15 @@ def normalized_loss_rate(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     return mine / theirs
 
 
+def normalized_cov(s: Summary, protocol: str, tcp: str = "tcp") -> float:
+    """003 App. 1 (Fig. A1): the scheme's throughput CV (the summary's ``cov``, 0.1 s samples)
+    over TCP's in the same run."""
+    theirs = cov(s, protocol=tcp)
+    if theirs <= 0:
+        raise MetricError("TCP's throughput CV is zero")
+    return cov(s, protocol=protocol) / theirs
+
+
 def cv_bar_w_of(epochs: Sequence[Sequence[float]]) -> float:
     """003 Eq. 3.7 (after Jin et al.): ``CV̄[w] = √(E[Var[w]]) / E[w]``, where ``w`` is the rate
     in packets per RTT, ``Var[w]`` its (population) variance between two consecutive losses,
@@ -340,6 +349,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "throughput_ratio": throughput_ratio,
     "normalized_throughput": normalized_throughput,
     "normalized_loss_rate": normalized_loss_rate,
+    "normalized_cov": normalized_cov,
     "cv_k": cv_k,
     "normalized_cv_k": normalized_cv_k,
     "convergence_time": convergence_time,
