@@ -484,4 +484,69 @@ mod tests {
         let rate = resets_after_warmup as f64 / (losses - 2000) as f64;
         assert!(rate < 5e-3, "false HR rate {rate}");
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Round,
+            Loss(u32),
+            Received,
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                6 => Just(Op::Round),
+                2 => (0u32..40).prop_map(Op::Loss),
+                1 => Just(Op::Received),
+            ]
+        }
+
+        fn any_cfg() -> impl Strategy<Value = WarcConfig> {
+            (
+                1usize..300,
+                1usize..20,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(|(s, n, hr, fto, full, twice)| WarcConfig {
+                    s,
+                    n,
+                    history_reset: hr,
+                    fluid_timeout: fto,
+                    hr_requires_full: full,
+                    loss_insertion: if twice {
+                        LossInsertion::Twice
+                    } else {
+                        LossInsertion::Once
+                    },
+                    ..WarcConfig::default()
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn rate_and_history_stay_in_bounds(cfg in any_cfg(), ops in proptest::collection::vec(op(), 0..600)) {
+                let s = cfg.s;
+                let mut w = Warc::new(cfg);
+                for o in ops {
+                    match o {
+                        Op::Round => {
+                            let r = w.on_round();
+                            prop_assert!(r.is_finite() && r > 0.0, "report {}", r);
+                        }
+                        Op::Loss(u) => w.on_loss_event(u),
+                        Op::Received => w.on_packet_received(),
+                    }
+                    prop_assert!(w.history_len() <= s);
+                    prop_assert!(w.window() > 0.0 && w.window().is_finite());
+                    prop_assert!(w.rate().is_finite() && w.rate() > 0.0);
+                }
+            }
+        }
+    }
 }

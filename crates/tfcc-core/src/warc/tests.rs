@@ -89,3 +89,33 @@ fn with_periodic_loss_the_rate_settles_near_tcp() {
     assert!((18.0..32.0).contains(&r), "rate {r}");
     assert!(rx.estimator().loss_events() > 20);
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary (even hostile) headers in any order never panic either end.
+        #[test]
+        fn endpoints_take_any_headers(msgs in proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<f64>(), any::<bool>()), 0..200)) {
+            let mut tx = RateSender::new(RateSenderConfig::default());
+            let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+            let mut now = Time::ZERO;
+            for (a, b, c, d, rate, data) in msgs {
+                now = now.saturating_add(Dur(a % 50_000_000));
+                if data {
+                    let h = DataHeader { seq: b % 100_000, sent_at: Time(c % (now.0 + 1)), rtt: Dur(d % 2_000_000_000), rto: Dur(a % 5_000_000_000) };
+                    rx.on_packet(now, &Packet { size: 1000, header: Header::WarcData(h) });
+                } else {
+                    let f = FeedbackHeader { echo: Time(c), hold: Dur(d), rate };
+                    tx.on_packet(now, &Packet { size: 40, header: Header::WarcFeedback(f) });
+                }
+                if let Some(t) = rx.next_timeout() { if t <= now { rx.on_timeout(now); } }
+                if let Some(t) = tx.next_timeout() { if t <= now { tx.on_timeout(now); } }
+                while rx.poll_transmit(now).is_some() {}
+                let _ = tx.poll_transmit(now);
+                let _ = (tx.stats(), rx.stats());
+            }
+        }
+    }
+}
