@@ -77,3 +77,15 @@ def test_series_metrics_use_the_time_series() -> None:
     assert metrics.cv_k(s, "warc", k=2) == pytest.approx(0.5)
     with pytest.raises(MetricError):
         metrics.normalized_cv_k(s, "warc", k=2)  # TCP's CV is zero
+
+
+@pytest.mark.parametrize("name", ["taxonomy", "warc"])
+def test_the_003_claim_files_load_with_known_metrics(name: str) -> None:
+    from tfcc import reproduce
+
+    title, claims = reproduce.load(name)
+    assert "003" in title
+    assert any(c.quick for c in claims)
+    for c in claims:
+        assert c.metric in metrics.METRICS
+        assert c.scenario.exists(), c.scenario
