@@ -106,7 +106,7 @@ def test_a_protocol_not_implemented_yet(tmp_path: Path) -> None:
         GOOD.replace('rate = "1Mbps"', ""),
         "flows[0].protocol",
         "not implemented yet",
-        sets=("flows.0.protocol=warc",),
+        sets=("flows.0.protocol=tcp-cubic",),
     )
 
 

@@ -494,6 +494,160 @@ def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
     raise MetricError(f"no link named {link!r}")
 
 
+# ---- 003 Sec. 2.4: the taxonomy's and WARC's metrics -------------------------------------------
+
+
+def normalized_throughput(s: Summary, protocol: str, tcp: str = "tcp") -> float:
+    """003 Sec. 2.4: a scheme's throughput over TCP's under the same (or competing) conditions,
+    ``T̄_scheme / T̄_TCP`` with per-flow means, so unequal flow counts compare per flow."""
+    return throughput_ratio(s, protocol, tcp)
+
+
+def _loss_ratio(f: Mapping) -> float:
+    sent = float(f.get("packets_sent") or 0)
+    if sent <= 0:
+        raise MetricError(f"flow {f.get('id')} sent nothing in the window")
+    return float(f.get("packets_lost") or 0) / sent
+
+
+def _shortest_rtt(flows: list[Mapping]) -> Mapping:
+    with_rtt = [f for f in flows if f.get("mean_rtt_s")]
+    if not with_rtt:
+        raise MetricError("no flow reports an RTT")
+    return min(with_rtt, key=lambda f: float(f["mean_rtt_s"]))
+
+
+def normalized_loss_rate(s: Summary, protocol: str, tcp: str = "tcp") -> float:
+    """003 Fig. 2.2(c): the loss rate (packets lost / packets sent) of the scheme's
+    shortest-RTT flow over that of TCP's shortest-RTT flow."""
+    mine = _loss_ratio(_shortest_rtt(_flows(s, protocol=protocol)))
+    theirs = _loss_ratio(_shortest_rtt(_flows(s, protocol=tcp)))
+    if theirs <= 0:
+        raise MetricError("the TCP flow lost nothing in the window")
+    return mine / theirs
+
+
+def normalized_cov(s: Summary, protocol: str, tcp: str = "tcp") -> float:
+    """003 App. 1 (Fig. A1): the scheme's throughput CV (the summary's ``cov``, 0.1 s samples)
+    over TCP's in the same run."""
+    theirs = cov(s, protocol=tcp)
+    if theirs <= 0:
+        raise MetricError("TCP's throughput CV is zero")
+    return cov(s, protocol=protocol) / theirs
+
+
+def cv_bar_w_of(epochs: Sequence[Sequence[float]]) -> float:
+    """003 Eq. 3.7 (after Jin et al.): ``CV̄[w] = √(E[Var[w]]) / E[w]``, where ``w`` is the rate
+    in packets per RTT, ``Var[w]`` its (population) variance between two consecutive losses,
+    averaged over the inter-loss epochs, and ``E[w]`` the mean over all samples."""
+    eps = [list(e) for e in epochs if len(e) > 0]
+    if not eps:
+        raise MetricError("CV̄[w] needs at least one epoch with samples")
+    variances = []
+    for e in eps:
+        m = sum(e) / len(e)
+        variances.append(sum((x - m) ** 2 for x in e) / len(e))
+    allv = [x for e in eps for x in e]
+    mean = sum(allv) / len(allv)
+    if mean <= 0:
+        raise MetricError("CV̄[w] is undefined for a zero mean rate")
+    return math.sqrt(sum(variances) / len(variances)) / mean
+
+
+def cv_k_of(values: Sequence[float], k: int) -> float:
+    """003 Sec. 3.5.2: ``CV_k[R]``, the coefficient of variation of the rate at time scale
+    ``k`` samples (k × 0.1 s). 003 leaves two readings (spec 003 §2.4 [AMBIGUITY]); this is
+    reading (a): the population CV within each run of ``k`` consecutive samples
+    (non-overlapping windows), averaged over the windows. Reading (a) is chosen because 003's
+    remark that WARC is smoother "at time scale 16 ≈ the mean inter-loss time" describes
+    variation *within* a window of that length. ``k = 1`` is 0 by definition."""
+    if k < 1:
+        raise MetricError("k must be at least 1")
+    vals = [v for v in values if not math.isnan(v)]
+    n = len(vals) // k
+    if n == 0:
+        raise MetricError(f"CV_{k} needs at least {k} samples, got {len(vals)}")
+    cvs = []
+    for i in range(n):
+        w = vals[i * k : (i + 1) * k]
+        m = sum(w) / k
+        if m > 0:
+            cvs.append(math.sqrt(sum((x - m) ** 2 for x in w) / k) / m)
+    if not cvs:
+        raise MetricError("every window has a zero mean rate")
+    return sum(cvs) / len(cvs)
+
+
+def _series(s: Summary, flow: int, after: float, column: str = "throughput_bps") -> list[float]:
+    if not isinstance(s, RunResult):
+        raise MetricError("this metric needs the run's time series")
+    t, v = s.flow_column(flow, column)
+    return [vi for ti, vi in zip(t, v, strict=True) if ti > after]
+
+
+def cv_k(s: Summary, protocol: str, k: int = 16, after: float = 0.0) -> float:
+    """:func:`cv_k_of` of each matching flow's throughput samples after ``after`` seconds,
+    averaged over the flows."""
+    flows = _flows(s, protocol=protocol)
+    return sum(cv_k_of(_series(s, int(f["id"]), after), k) for f in flows) / len(flows)
+
+
+def normalized_cv_k(
+    s: Summary, protocol: str, tcp: str = "tcp", k: int = 16, after: float = 0.0
+) -> float:
+    """003 Fig. 3.15/3.16: the scheme's ``CV_k[R]`` over TCP's in the same run."""
+    theirs = cv_k(s, tcp, k, after)
+    if theirs <= 0:
+        raise MetricError("TCP's CV is zero")
+    return cv_k(s, protocol, k, after) / theirs
+
+
+def convergence_time_of(
+    t: Sequence[float], v: Sequence[float], at: float, target: float, band: float = 0.1
+) -> float:
+    """003 Figs. 2.3 and 3.17: seconds from the change at ``at`` until the rate first comes
+    within ``band`` (relative) of the new steady value ``target``. ``v`` should be smoothed
+    already; :class:`MetricError` if it never does."""
+    for ti, vi in zip(t, v, strict=True):
+        if ti >= at and abs(vi - target) <= band * abs(target):
+            return ti - at
+    raise MetricError(f"the rate never came within {band:.0%} of {target:.4g}")
+
+
+def moving_average(v: Sequence[float], n: int) -> list[float]:
+    """Trailing mean over ``n`` samples (fewer at the start)."""
+    out, acc = [], 0.0
+    for i, x in enumerate(v):
+        acc += x
+        if i >= n:
+            acc -= v[i - n]
+        out.append(acc / min(i + 1, n))
+    return out
+
+
+def convergence_time(
+    s: Summary,
+    protocol: str,
+    at: float,
+    until: float,
+    band: float = 0.1,
+    smooth: int = 20,
+) -> float:
+    """Convergence after a step change at ``at`` (003 Figs. 2.3, 3.17): the new steady value is
+    the flow's mean throughput over the last quarter of ``[at, until]``; the series is the
+    throughput smoothed over ``smooth`` samples (2 s at 0.1 s). Averaged over matching flows."""
+    times = []
+    for f in _flows(s, protocol=protocol):
+        t, v = s.flow_column(int(f["id"]), "throughput_bps")  # type: ignore[attr-defined]
+        sm = moving_average(v, smooth)
+        tail = [x for ti, x in zip(t, v, strict=True) if until - (until - at) / 4 <= ti <= until]
+        if not tail:
+            raise MetricError("no samples in the steady part")
+        target = sum(tail) / len(tail)
+        times.append(convergence_time_of(t, sm, at, target, band))
+    return sum(times) / len(times)
+
+
 #: Name → metric, as used by claim files.
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
@@ -516,4 +670,10 @@ METRICS: dict[str, Callable[..., float]] = {
     "refill_time": refill_time,
     "timeouts": timeouts,
     "link_loss_rate": link_loss_rate,
+    "normalized_throughput": normalized_throughput,
+    "normalized_loss_rate": normalized_loss_rate,
+    "normalized_cov": normalized_cov,
+    "cv_k": cv_k,
+    "normalized_cv_k": normalized_cv_k,
+    "convergence_time": convergence_time,
 }

@@ -122,7 +122,8 @@ class Store:
         for p in (self.root / "failed").glob(".*"):
             p.unlink(missing_ok=True)
         for p in (self.root / "runs").glob(".*"):
-            # the run writer's temporary directories (tfcc-run output.rs) of runs that were killed mid-write
+            # the run writer's temporary directories (tfcc-run output.rs) of runs killed
+            # mid-write
             shutil.rmtree(p, ignore_errors=True)
 
     def stored_ids(self) -> set[str]:

@@ -13,7 +13,8 @@
 //! - [`rtt`]: TFRC's RTT EWMA and TCP's SRTT/RTTVAR/RTO;
 //! - [`quantity`]: `"20ms"`/`"15Mbps"`/`"1000B"` parsing, so every `Config` derives `Deserialize`.
 //!
-//! Protocols, one module each: [`tcp`] (ns-2's Reno, NewReno and SACK baselines).
+//! Protocols, one module each: [`tcp`] (ns-2's Reno, NewReno and SACK baselines), [`warc`]
+//! (003's WARC and the rate sender and receiver that [`tear`] and [`tfrcp`] share).
 //! Gateway scheduling: [`msfrs`] (003 Ch. 4, MOA + WRC request scheduling).
 
 #![forbid(unsafe_code)]
@@ -27,10 +28,13 @@ pub mod packet;
 pub mod quantity;
 pub mod rtt;
 pub mod tcp;
+pub mod tear;
 pub mod tfrc;
+pub mod tfrcp;
 pub mod tfwc;
 pub mod time;
 pub mod units;
+pub mod warc;
 
 pub use endpoint::{Endpoint, Receiver, Sender, Stats};
 pub use packet::{Header, Packet};

@@ -45,6 +45,10 @@ pub enum Header {
         vector: crate::tfwc::AckVector,
         echo: Time,
     },
+    /// Data of the receiver-driven rate schemes, WARC, TEAR and TFRCP (003), [`crate::warc`].
+    WarcData(crate::warc::DataHeader),
+    /// Their receiver's per-round rate report, [`crate::warc`].
+    WarcFeedback(crate::warc::FeedbackHeader),
 }
 
 impl Packet {

@@ -11,6 +11,7 @@ use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
 use tfcc_core::tcp::{TcpConfig, TcpSender, TcpSink};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
+use tfcc_core::warc::{AnyRateEstimator, RateReceiver, RateSender, RateSenderConfig};
 use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Constant-bit-rate source parameters (ns-2's `Application/Traffic/CBR` with `random_ 0`, and
@@ -198,6 +199,8 @@ pub enum SenderImpl {
     Tfrc(Box<TfrcSender>),
     /// Boxed for the same reason: send-time queue, loss history and jitter generator.
     Tfwc(Box<TfwcSender>),
+    /// The rate-paced sender of WARC, TEAR and TFRCP (003).
+    Rate(RateSender),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -211,6 +214,8 @@ pub enum ReceiverImpl {
     Tcp(TcpSink),
     Tfrc(Box<TfrcReceiver>),
     Tfwc(Box<TfwcReceiver>),
+    /// WARC's, TEAR's or TFRCP's receiver (003), where their congestion control runs.
+    Rate(Box<RateReceiver>),
     Custom(Box<dyn Receiver + Send>),
 }
 
@@ -225,51 +230,51 @@ macro_rules! dispatch {
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
     /// [`Sender::offer`]: limit (`Some`) or unlimit (`None`) what the application has to send.
     pub fn offer(&mut self, bytes: Option<u64>) {
-        dispatch!(self, s => s.offer(bytes), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Custom])
+        dispatch!(self, s => s.offer(bytes), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Custom])
+        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
     }
 }
 
@@ -309,9 +314,10 @@ impl FlowSpec {
     /// `cfg.variant`, or is `ttfwc` with that congestion control (000). The sender starts with
     /// the SYN at `start`.
     pub fn tcp(route: usize, cfg: TcpConfig, start: Time, stop: Option<Time>) -> FlowSpec {
-        let protocol = match cfg.congestion {
+        let protocol = match &cfg.congestion {
             tfcc_core::tcp::Congestion::Reno => cfg.variant.name(),
             tfcc_core::tcp::Congestion::Ttfwc(_) => "ttfwc",
+            c => c.friendly_rule().map_or("tcp", |r| r.name()),
         };
         FlowSpec {
             protocol: protocol.into(),
@@ -344,6 +350,28 @@ impl FlowSpec {
             stop,
             receiver: ReceiverImpl::Tfwc(Box::new(TfwcReceiver::new(&cfg))),
             sender: SenderImpl::Tfwc(Box::new(TfwcSender::new(cfg, start))),
+        }
+    }
+
+    /// A receiver-driven rate flow (003): WARC, TEAR or TFRCP by the estimator, named after it.
+    pub fn rate(
+        route: usize,
+        cfg: RateSenderConfig,
+        estimator: AnyRateEstimator,
+        start: Time,
+        stop: Option<Time>,
+    ) -> FlowSpec {
+        FlowSpec {
+            protocol: estimator.name().into(),
+            route,
+            start,
+            stop,
+            receiver: ReceiverImpl::Rate(Box::new(RateReceiver::new(
+                estimator,
+                cfg.feedback_size,
+                cfg.max_interval.saturating_mul(2),
+            ))),
+            sender: SenderImpl::Rate(RateSender::new(cfg)),
         }
     }
 

@@ -59,6 +59,28 @@ pub enum Congestion {
     Reno,
     /// TTFWC (000): sender-only, the equation window with the tuning parameter's boost.
     Ttfwc(super::ttfwc::TtfwcConfig),
+    /// GAIMD (003 Table 2.1.2), [`super::friendly`].
+    Gaimd(super::friendly::GaimdConfig),
+    /// A binomial scheme, IIAD or SQRT by its exponents (003 Table 2.1.2), [`super::friendly`].
+    Binomial(super::friendly::BinomialConfig),
+    /// SIMD (003 Table 2.1.2), [`super::friendly`].
+    Simd(super::friendly::SimdConfig),
+    /// AIAD/H (003 Table 2.1.2), [`super::friendly`].
+    Aiadh(super::friendly::AiadhConfig),
+}
+
+impl Congestion {
+    /// The window rule of 003's window-based schemes, when this is one of them.
+    pub fn friendly_rule(&self) -> Option<super::friendly::Rule> {
+        use super::friendly::Rule;
+        match self {
+            Congestion::Reno | Congestion::Ttfwc(_) => None,
+            Congestion::Gaimd(c) => Some(Rule::Gaimd(c.clone())),
+            Congestion::Binomial(c) => Some(Rule::Binomial(c.clone())),
+            Congestion::Simd(c) => Some(Rule::Simd(c.clone())),
+            Congestion::Aiadh(c) => Some(Rule::Aiadh(c.clone())),
+        }
+    }
 }
 
 /// Sender and sink parameters. Build the pair from one value so that the sink generates SACK
@@ -237,6 +259,10 @@ impl TcpConfig {
         }
         if let Congestion::Ttfwc(t) = &self.congestion {
             t.validate().map_err(|e| format!("congestion.ttfwc.{e}"))?;
+        }
+        if let Some(r) = self.congestion.friendly_rule() {
+            r.validate()
+                .map_err(|e| format!("congestion.{}.{e}", r.name()))?;
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

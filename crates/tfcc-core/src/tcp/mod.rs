@@ -12,6 +12,8 @@
 //! - `scoreboard` (private): the Sack1 sender's record of SACKed segments;
 //! - [`ttfwc`]: TTFWC (000), a congestion control the sender can run instead of Reno's
 //!   increase and decrease ([`TcpConfig::congestion`]);
+//! - [`friendly`]: 003's window-based TCP-friendly schemes (GAIMD, IIAD, SQRT, SIMD, AIAD/H)
+//!   as congestion controls;
 //! - [`wire`]: the data and ACK headers and their byte encodings.
 //!
 //! Build both ends from one [`TcpConfig`], so the sink sends SACK blocks exactly when the sender
@@ -25,6 +27,7 @@
 //! ```
 
 pub mod config;
+pub mod friendly;
 mod scoreboard;
 pub mod sender;
 pub mod sink;
@@ -32,6 +35,7 @@ pub mod ttfwc;
 pub mod wire;
 
 pub use config::{Congestion, TcpConfig, Variant};
+pub use friendly::{AiadhConfig, BinomialConfig, Friendly, GaimdConfig, Rule, SimdConfig};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 pub use ttfwc::{AliUpdate, Ttfwc, TtfwcConfig};

@@ -48,6 +48,7 @@
 use std::collections::VecDeque;
 
 use super::config::{Congestion, TcpConfig, Variant};
+use super::friendly::Friendly;
 use super::scoreboard::ScoreBoard;
 use super::ttfwc::{Increase, Ttfwc};
 use super::wire::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
@@ -137,6 +138,9 @@ pub struct TcpSender {
     /// TTFWC in place of Reno's increase and decrease ([`TcpConfig::congestion`]); `None` runs
     /// ns-2's rules unchanged.
     ttfwc: Option<Ttfwc>,
+    /// One of 003's window-based schemes in place of Reno's increase and decrease
+    /// ([`TcpConfig::congestion`], [`super::friendly`]).
+    friendly: Option<Friendly>,
 
     started: bool,
     send_pending: bool,
@@ -187,9 +191,10 @@ impl TcpSender {
             next_pkt: 0,
             newreno_firstpartial: false,
             ttfwc: match &cfg.congestion {
-                Congestion::Reno => None,
                 Congestion::Ttfwc(t) => Some(Ttfwc::new(t.clone())),
+                _ => None,
             },
+            friendly: cfg.congestion.friendly_rule().map(Friendly::new),
             started: false,
             send_pending: false,
             out: VecDeque::with_capacity(64),
@@ -369,6 +374,8 @@ impl TcpSender {
         }
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
+        } else if let Some(f) = &mut self.friendly {
+            self.cwnd = f.on_ack(acked, self.cwnd);
         } else {
             self.cwnd += self.cfg.increase_num / self.cwnd;
         }
@@ -405,6 +412,19 @@ impl TcpSender {
             self.ssthresh = (th as i64).max(2);
             self.cwnd = match cut {
                 CwndCut::Half => th.min(w),
+                CwndCut::Restart => 1.0,
+            }
+            .max(1.0);
+            self.first_decrease = false;
+            return;
+        }
+        if let Some(f) = &mut self.friendly {
+            // The scheme's decrease sets the threshold too: after a timeout, slow start
+            // climbs back to where the scheme's rule would have left the window.
+            let next = f.decrease(w);
+            self.ssthresh = (next as i64).max(2);
+            self.cwnd = match cut {
+                CwndCut::Half => next,
                 CwndCut::Restart => 1.0,
             }
             .max(1.0);

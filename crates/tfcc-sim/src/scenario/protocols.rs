@@ -22,9 +22,12 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tcp::{BinomialConfig, Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tear::{Tear, TearConfig};
 use tfcc_core::tfrc::TfrcConfig;
+use tfcc_core::tfrcp::{Tfrcp, TfrcpConfig};
 use tfcc_core::tfwc::TfwcConfig;
+use tfcc_core::warc::{AnyRateEstimator, RateSenderConfig, Warc, WarcConfig};
 use tfcc_core::{Dur, Rate, Time};
 
 /// Protocols this build can run.
@@ -37,23 +40,19 @@ pub const AVAILABLE: &[&str] = &[
     "tfrc",
     "tfwc",
     "ttfwc",
-];
-
-/// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
-/// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
-pub const PLANNED: &[&str] = &[
-    "tcp-cubic",
     "warc",
+    "tfrcp",
+    "tear",
     "gaimd",
     "iiad",
     "sqrt",
     "simd",
     "aiadh",
-    "tfrcp",
-    "tear",
-    "ptcp",
-    "web",
 ];
+
+/// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
+/// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
+pub const PLANNED: &[&str] = &["tcp-cubic", "ptcp", "web"];
 
 /// Why a flow group's protocol could not be built. Messages name the key inside the flow
 /// table (`params.tp`, `rate`) so the scenario layer can prefix the group's path.
@@ -220,9 +219,106 @@ pub fn build(
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
+        "warc" | "tear" | "tfrcp" => rate_flow(protocol, params, common),
+        "gaimd" | "iiad" | "sqrt" | "simd" | "aiadh" => window_flow(protocol, params, common),
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),
     }
+}
+
+/// 003's window-based schemes on a SACK TCP (003 §5: "SACK as the TCP version"): one flat
+/// `params` table, the scheme's keys (`alpha`, `beta`, `k`, `l`, `alpha_factor`) for its rule
+/// and the rest for the TCP underneath.
+fn window_flow(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    const OWN: &[&str] = &["alpha", "beta", "k", "l", "alpha_factor"];
+    let (own, tcp): (toml::Table, toml::Table) = params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| OWN.contains(&k.as_str()));
+    let congestion = match protocol {
+        "gaimd" => Congestion::Gaimd(config_from_params(&own)?),
+        "iiad" | "sqrt" => {
+            // The exponents default to the scheme's own (003 Table 2.1.2).
+            let base = if protocol == "iiad" {
+                BinomialConfig::iiad()
+            } else {
+                BinomialConfig::sqrt()
+            };
+            let mut t = own.clone();
+            for (k, v) in [
+                ("alpha", base.alpha),
+                ("beta", base.beta),
+                ("k", base.k),
+                ("l", base.l),
+            ] {
+                t.entry(k).or_insert(toml::Value::Float(v));
+            }
+            Congestion::Binomial(config_from_params(&t)?)
+        }
+        "simd" => Congestion::Simd(config_from_params(&own)?),
+        _ => Congestion::Aiadh(config_from_params(&own)?),
+    };
+    let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
+    if !matches!(cfg.congestion, Congestion::Reno) {
+        return Err(ProtocolError::Param {
+            key: "params.congestion".into(),
+            message: format!("`{protocol}` sets the congestion control itself"),
+        });
+    }
+    cfg.congestion = congestion;
+    cfg.validate().map_err(|e| match e.split_once('.') {
+        Some(("congestion", rest)) => invalid(
+            rest.split_once('.')
+                .map_or(rest.to_string(), |(_, r)| r.to_string()),
+        ),
+        _ => invalid(e),
+    })?;
+    let mut spec = FlowSpec::tcp(common.route, cfg, common.start, common.stop);
+    spec.protocol = protocol.to_string();
+    Ok(spec)
+}
+
+/// WARC, TEAR and TFRCP (003): one flat `params` table, the rate sender's keys
+/// ([`RateSenderConfig::FIELDS`]) for the sender and the rest for the receiver's estimator.
+fn rate_flow(
+    protocol: &str,
+    params: &toml::Table,
+    common: &FlowCommon,
+) -> Result<FlowSpec, ProtocolError> {
+    let (tx, own): (toml::Table, toml::Table) = params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| RateSenderConfig::FIELDS.contains(&k.as_str()));
+    let cfg: RateSenderConfig = config_from_params(&sized(&tx, "packet_size", common)?)?;
+    cfg.validate().map_err(invalid)?;
+    let estimator = match protocol {
+        "warc" => {
+            let c: WarcConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Warc(Warc::new(c))
+        }
+        "tear" => {
+            let c: TearConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Tear(Tear::new(c))
+        }
+        _ => {
+            let c: TfrcpConfig = config_from_params(&own)?;
+            c.validate().map_err(invalid)?;
+            AnyRateEstimator::Tfrcp(Tfrcp::new(c))
+        }
+    };
+    Ok(FlowSpec::rate(
+        common.route,
+        cfg,
+        estimator,
+        common.start,
+        common.stop,
+    ))
 }
 
 /// A `Config::validate` message is `field: why`; it becomes the error for `params.field`.
@@ -393,4 +489,59 @@ fn cbr(
         on_off,
     };
     Ok(FlowSpec::cbr(common.route, cfg, common.start, common.stop))
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    fn common() -> FlowCommon {
+        FlowCommon {
+            id: 0,
+            route: 0,
+            start: Time::ZERO,
+            stop: None,
+            packet_size: None,
+            seed: 1,
+            cbr_rate: None,
+            on: None,
+            off: None,
+        }
+    }
+
+    #[test]
+    fn warc_params_split_between_sender_and_estimator() {
+        let t: toml::Table = toml::from_str(
+            r#"
+            s = 80
+            history_reset = false
+            fto_backoff = "pseudo-code"
+            packet_size = "500B"
+            nofeedback_rtts = 6.0
+            "#,
+        )
+        .unwrap();
+        let f = build("warc", &t, &common()).unwrap();
+        assert_eq!(f.protocol, "warc");
+        for (p, key) in [("warc", "bogus"), ("tear", "s"), ("tfrcp", "epochs")] {
+            let t: toml::Table = toml::from_str(&format!("{key} = 1")).unwrap();
+            let e = build(p, &t, &common()).err().unwrap();
+            assert_eq!(e.key(), format!("params.{key}"), "{p}");
+        }
+        let t: toml::Table = toml::from_str("k = 0.5").unwrap();
+        assert_eq!(
+            build("warc", &t, &common()).err().unwrap().key(),
+            "params.k"
+        );
+        let t: toml::Table = toml::from_str("beta = 0.25\nmax_window = 200").unwrap();
+        assert_eq!(build("gaimd", &t, &common()).unwrap().protocol, "gaimd");
+        assert_eq!(build("sqrt", &t, &common()).unwrap().protocol, "sqrt");
+        let t: toml::Table = toml::from_str("beta = 2.0").unwrap();
+        assert_eq!(
+            build("simd", &t, &common()).err().unwrap().key(),
+            "params.beta"
+        );
+        let t: toml::Table = toml::from_str(r#"period = "2s""#).unwrap();
+        assert_eq!(build("tfrcp", &t, &common()).unwrap().protocol, "tfrcp");
+    }
 }

@@ -1,0 +1,231 @@
+//! Every constant of WARC (003 Ch. 3) and of the rate-paced sender it shares with TEAR and
+//! TFRCP, as fields with their sources. The defaults are Table 3.1's (s = 160, K = 3, N = 12)
+//! on the thesis' ns-2 paths (1000-byte packets, RTTs of 10–300 ms).
+
+use serde::Deserialize;
+
+use crate::time::Dur;
+
+/// What the fluid-based timeout does on a further loss in the timeout phase (003 Sec.
+/// 3.2.2.3; spec 003 §3.4 flags the disagreement).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FtoBackoff {
+    /// The text: `W = 1/(u·2^C)`, `I += u·2^C`, so the first extra loss doubles the timeout as
+    /// TCP's RTO back-off does. The default, being the TCP-like reading.
+    #[default]
+    Text,
+    /// Fig. 3.3 literally: `2<<C` with `X<<Y = X·2^Y`, i.e. `u·2^(C+1)`.
+    PseudoCode,
+}
+
+/// Which losses in the fluid timeout phase back it off (Sec. 3.2.2.3: "a further loss during
+/// the Timeout phase models back-off").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FtoLoss {
+    /// Only the loss of the emulated retransmission: the first packet judged after entering the
+    /// phase or after each back-off stands for TCP's one packet per RTO; if it arrives, later
+    /// losses in the phase are not back-offs. The default. WARC's sender keeps sending at the
+    /// averaged rate during the phase, so with [`FtoLoss::Any`] a flow at R packets per RTT
+    /// sees a loss event in most rounds of a long phase, each doubling it: measured on a 1 %
+    /// Bernoulli path (R ≈ 10), the phase escalated to `C = 6` and the rate fell to
+    /// 1/(u·64) packets per RTT for over a minute. TCP sends one packet per RTO in a timeout,
+    /// so it meets loss once per RTO with probability p.
+    #[default]
+    Retransmission,
+    /// Fig. 3.3 literally: every loss event in the phase.
+    Any,
+}
+
+/// How a loss enters the window history (spec 003 §3.5, "double insertion").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossInsertion {
+    /// One value per round: the halved window is the value of the round in which the loss
+    /// happened (no +1 that round), so `Q_w` holds exactly `W(t)` of Eq. 3.1 per round. The
+    /// default: Eq. 3.1 and the fairness proof (Eqs. 3.4–3.6) count one window per RTT.
+    #[default]
+    Once,
+    /// Fig. 3.3 literally: `LossHandler` enqueues the halved window and `UpdateW` enqueues
+    /// it again (+1) at the round's end.
+    Twice,
+}
+
+/// WARC's receiver-side estimator (003 Sec. 3.2, Table 3.1).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WarcConfig {
+    /// `s`, emulated windows averaged (Eq. 3.1). 160 = 5.07 × 31.62 (Sec. 3.3.2): smoother than
+    /// GAIMD(1/8) up to the largest window most TCP flows reach.
+    pub s: usize,
+    /// `K` of the History-Reset trigger, Eq. 3.2 (Table 3.1: 3).
+    pub k: f64,
+    /// `N`, the inter-loss times in Eq. 3.3 (Table 3.1: 12). (3, 12) keeps the false-trigger
+    /// probability near 1e-3 under exponential losses (Sec. 3.4.4).
+    pub n: usize,
+    /// History-Reset on (Sec. 3.2.2.1); off is the thesis' "WARC w/o HR".
+    pub history_reset: bool,
+    /// Check HR only once `N` inter-loss times are known. Fig. 3.3 divides by `Len(Q_x)` and so
+    /// may fire after one loss (probability 1 − e^(−1/3) ≈ 0.28 then); the false-positive
+    /// analysis assumes N samples. Default on (spec 003 §3.5's recommendation).
+    pub hr_requires_full: bool,
+    /// The one-RTT reduction on (Sec. 3.2.2.2); off is "WARC w/o one-RTT reduction".
+    pub one_rtt_reduction: bool,
+    /// The reduction factor: the report after a loss is `reduction × R`, 7/8. The text says 7/8
+    /// of the *received* rate, Fig. 3.3 sends `Ack(R × 7/8)`; this follows the pseudo-code.
+    pub reduction: f64,
+    /// The fluid-based timeout on (Sec. 3.2.2.3); off is "WARC w/o TO" (Fig. 3.11).
+    pub fluid_timeout: bool,
+    /// A loss with `w` below this is a timeout event (Sec. 3.2.2.3: "W < 3").
+    pub timeout_window: f64,
+    /// Cap on the back-off counter `C` in the timeout phase (Fig. 3.3: 6).
+    pub max_backoff: u32,
+    /// Back-off reading; see [`FtoBackoff`].
+    pub fto_backoff: FtoBackoff,
+    /// Which losses back off the timeout phase; see [`FtoLoss`].
+    pub fto_loss: FtoLoss,
+    /// Loss insertion reading; see [`LossInsertion`].
+    pub loss_insertion: LossInsertion,
+    /// Emulated window at the start, packets. The thesis does not say; 2 is ns-2's TCP
+    /// `windowInit_`, and WARC emulates no slow start (spec 003 §3.5).
+    pub initial_window: f64,
+    /// Floor of a halved window (without FTO a window can otherwise halve towards zero).
+    /// 1 packet, TCP's smallest window.
+    pub min_window: f64,
+}
+
+impl Default for WarcConfig {
+    fn default() -> Self {
+        WarcConfig {
+            s: 160,                  // Table 3.1
+            k: 3.0,                  // Table 3.1
+            n: 12,                   // Table 3.1
+            history_reset: true,     // Sec. 3.2.2.1
+            hr_requires_full: true,  // spec 003 §3.5
+            one_rtt_reduction: true, // Sec. 3.2.2.2
+            reduction: 7.0 / 8.0,    // Fig. 3.3
+            fluid_timeout: true,     // Sec. 3.2.2.3
+            timeout_window: 3.0,     // Sec. 3.2.2.3
+            max_backoff: 6,          // Fig. 3.3
+            fto_backoff: FtoBackoff::Text,
+            fto_loss: FtoLoss::Retransmission,
+            loss_insertion: LossInsertion::Once,
+            initial_window: 2.0, // ns-2 windowInit_
+            min_window: 1.0,
+        }
+    }
+}
+
+impl WarcConfig {
+    /// Checks every field; the message is `field: why`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.s == 0 || self.s > 1_000_000 {
+            return Err(format!("s: must be in 1..=1000000, got {}", self.s));
+        }
+        if self.n == 0 || self.n > 10_000 {
+            return Err(format!("n: must be in 1..=10000, got {}", self.n));
+        }
+        if !(self.k.is_finite() && self.k > 1.0) {
+            return Err(format!("k: must be a number above 1, got {}", self.k));
+        }
+        if !(self.reduction > 0.0 && self.reduction <= 1.0) {
+            return Err(format!(
+                "reduction: must lie in (0, 1], got {}",
+                self.reduction
+            ));
+        }
+        if !(self.timeout_window.is_finite() && self.timeout_window >= 0.0) {
+            return Err(format!(
+                "timeout_window: must be a non-negative number, got {}",
+                self.timeout_window
+            ));
+        }
+        if self.max_backoff > 16 {
+            return Err(format!("max_backoff: at most 16, got {}", self.max_backoff));
+        }
+        if !(self.initial_window.is_finite() && self.initial_window > 0.0) {
+            return Err(format!(
+                "initial_window: must be positive, got {}",
+                self.initial_window
+            ));
+        }
+        if !(self.min_window.is_finite() && self.min_window > 0.0) {
+            return Err(format!(
+                "min_window: must be positive, got {}",
+                self.min_window
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The rate-paced sender of WARC, TEAR and TFRCP: it sends at the rate its receiver reports,
+/// in packets per RTT (003 Sec. 3.2.1: "the inter-packet gap = RTT/R").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateSenderConfig {
+    /// Bytes of a data packet on the wire (003 §5: 1000-byte packets).
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
+    pub packet_size: u32,
+    /// Bytes of a feedback packet (a TCP ACK's 40).
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
+    pub feedback_size: u32,
+    /// Send interval before the first RTT sample: one packet per second, RFC 5348 §4.2's
+    /// starting rate (the theses do not say how these schemes start).
+    pub initial_interval: Dur,
+    /// No report for `nofeedback_rtts` × SRTT (at least 2 packet intervals) halves the rate,
+    /// RFC 5348 §4.4's no-feedback timer with its 4 RTTs; the thesis is silent, and without it a
+    /// sender whose reports are all lost would never slow down.
+    pub nofeedback_rtts: f64,
+    /// The slowest sending: one packet per this interval (RFC 5348 §4.3, `t_mbi` = 64 s).
+    pub max_interval: Dur,
+    /// SRTT/RTO estimation (TCP's, 003 Sec. 3.2.1: "RTO from the usual TCP algorithm"): the
+    /// shared estimator with ns-2's clamps (200 ms minimum RTO, 3 s initial) but unquantised
+    /// samples ([`crate::rtt::TcpRttMode::Rfc6298`]). The SRTT paces the sender and times the
+    /// receiver's rounds; ns-2's 10 ms ticks would turn a 44 ms RTT into 40 ms rounds, and
+    /// the emulated window would grow 10 % faster than a real TCP's.
+    pub rtt: crate::rtt::TcpRttConfig,
+}
+
+impl Default for RateSenderConfig {
+    fn default() -> Self {
+        RateSenderConfig {
+            packet_size: 1000,                   // 003 §5
+            feedback_size: 40,                   // a TCP ACK
+            initial_interval: Dur::from_secs(1), // RFC 5348 §4.2
+            nofeedback_rtts: 4.0,                // RFC 5348 §4.4
+            max_interval: Dur::from_secs(64),    // RFC 5348 t_mbi
+            rtt: crate::rtt::TcpRttConfig {
+                mode: crate::rtt::TcpRttMode::Rfc6298,
+                ..crate::rtt::TcpRttConfig::default() // ns-2's clamps
+            },
+        }
+    }
+}
+
+impl RateSenderConfig {
+    /// Checks every field; the message is `field: why`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.packet_size < super::wire::DATA_LEN as u32 {
+            return Err(format!(
+                "packet_size: must hold the {}-byte header, got {}",
+                super::wire::DATA_LEN,
+                self.packet_size
+            ));
+        }
+        if self.feedback_size == 0 {
+            return Err("feedback_size: must be positive".into());
+        }
+        if self.initial_interval.is_zero() || self.max_interval.is_zero() {
+            return Err("initial_interval: intervals must be positive".into());
+        }
+        if !(self.nofeedback_rtts.is_finite() && self.nofeedback_rtts >= 1.0) {
+            return Err(format!(
+                "nofeedback_rtts: must be at least 1, got {}",
+                self.nofeedback_rtts
+            ));
+        }
+        self.rtt.validate().map_err(|e| format!("rtt: {e}"))
+    }
+}

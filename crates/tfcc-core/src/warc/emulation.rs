@@ -1,0 +1,552 @@
+//! WARC's receiver-side estimator (003 Ch. 3): a TCP window emulated once per RTT, the rate as
+//! the mean of the last `s` emulated windows (Eq. 3.1), History-Reset (Sec. 3.2.2.1, Eqs.
+//! 3.2–3.3), the one-RTT reduction (Sec. 3.2.2.2) and the fluid-based timeout (Sec. 3.2.2.3,
+//! Fig. 3.2). The control flow is the thesis' pseudo-code (Fig. 3.3: `LossHandler` is
+//! [`Warc::on_loss_event`], `UpdateW` is [`Warc::on_round`]); where it and the text disagree
+//! the choice is a [`WarcConfig`] field.
+//!
+//! This type knows nothing of packets or clocks: it takes loss events and round ends, so the
+//! thesis' worked behaviour can be tested round by round.
+
+use std::collections::VecDeque;
+
+use super::config::{FtoBackoff, FtoLoss, LossInsertion, WarcConfig};
+
+/// The emulated TCP state and the window history.
+#[derive(Clone, Debug)]
+pub struct Warc {
+    cfg: WarcConfig,
+    /// Emulated TCP window `w` in packets per RTT.
+    w: f64,
+    /// Rate `R` of Eq. 3.1 as last computed, packets per RTT (before the one-RTT reduction).
+    rate: f64,
+    /// Round counter `t` and the round of the last loss `t'`.
+    t: u64,
+    t_last_loss: u64,
+    /// Rounds left in the timeout phase (`I`) and the back-off count (`C`).
+    timeout_rounds: f64,
+    backoff: u32,
+    /// In the timeout phase, the emulated retransmission's fate is not known yet.
+    retransmission_pending: bool,
+    /// A loss in this round: the next report is reduced (`HasLoss`).
+    has_loss: bool,
+    /// [`LossInsertion::Once`]: the halved window is this round's value (no increment).
+    skip_increment: bool,
+    /// `Q_w`, `S_w`: the latest `s` windows and their sum.
+    windows: VecDeque<f64>,
+    window_sum: f64,
+    /// `Q_x`, `S_x`: the latest `N` inter-loss times in rounds and their sum.
+    intervals: VecDeque<u64>,
+    interval_sum: u64,
+    history_resets: u64,
+    timeouts: u64,
+    loss_events: u64,
+}
+
+/// Fixed point for sums: rebuild from the queue now and then so float drift cannot build up
+/// over hours of rounds.
+const RESUM_EVERY: u64 = 4096;
+
+impl Warc {
+    /// A new estimator; `cfg` should have passed [`WarcConfig::validate`] (bad values are
+    /// clamped, never a panic).
+    pub fn new(cfg: WarcConfig) -> Warc {
+        let s = cfg.s.max(1);
+        let n = cfg.n.max(1);
+        let w = cfg.initial_window.max(1e-3);
+        Warc {
+            w,
+            rate: w,
+            t: 0,
+            t_last_loss: 0,
+            timeout_rounds: 0.0,
+            backoff: 0,
+            retransmission_pending: false,
+            has_loss: false,
+            skip_increment: false,
+            windows: VecDeque::with_capacity(s + 1),
+            window_sum: 0.0,
+            intervals: VecDeque::with_capacity(n + 1),
+            interval_sum: 0,
+            history_resets: 0,
+            timeouts: 0,
+            loss_events: 0,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &WarcConfig {
+        &self.cfg
+    }
+    /// The emulated TCP window `w`.
+    pub fn window(&self) -> f64 {
+        self.w
+    }
+    /// `R(t, s)` of Eq. 3.1 as last computed, packets per RTT.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+    /// Rounds emulated so far.
+    pub fn rounds(&self) -> u64 {
+        self.t
+    }
+    /// Windows currently averaged.
+    pub fn history_len(&self) -> usize {
+        self.windows.len()
+    }
+    /// History-Reset invocations so far.
+    pub fn history_resets(&self) -> u64 {
+        self.history_resets
+    }
+    /// Entries into the fluid-based timeout phase.
+    pub fn timeouts(&self) -> u64 {
+        self.timeouts
+    }
+    pub fn loss_events(&self) -> u64 {
+        self.loss_events
+    }
+    /// Whether the emulation is in the timeout phase (Fig. 3.2).
+    pub fn in_timeout(&self) -> bool {
+        self.timeout_rounds > 0.0
+    }
+
+    /// A data packet arrived (in sequence order): in the timeout phase the first one is the
+    /// emulated retransmission getting through ([`FtoLoss::Retransmission`]).
+    pub fn on_packet_received(&mut self) {
+        self.retransmission_pending = false;
+    }
+
+    /// `UpdateSum(Q_w, S_w, w)`.
+    fn push_window(&mut self, w: f64) {
+        if self.windows.len() >= self.cfg.s.max(1) {
+            if let Some(old) = self.windows.pop_front() {
+                self.window_sum -= old;
+            }
+        }
+        self.windows.push_back(w);
+        self.window_sum += w;
+        if self.t % RESUM_EVERY == 0 {
+            self.window_sum = self.windows.iter().sum();
+        }
+    }
+
+    fn mean_window(&self) -> f64 {
+        if self.windows.is_empty() {
+            self.w
+        } else {
+            (self.window_sum / self.windows.len() as f64).max(0.0)
+        }
+    }
+
+    /// A loss event at the current round (`LossHandler`). `u = ⌈RTO/RTT⌉` is the fluid
+    /// timeout's length in rounds (Sec. 3.2.2.3), at least 1.
+    pub fn on_loss_event(&mut self, u: u32) {
+        self.loss_events += 1;
+        let u = f64::from(u.max(1));
+        if self.timeout_rounds > 0.0 {
+            if !self.cfg.fluid_timeout {
+                // Without FTO the timeout phase is never entered; unreachable but harmless.
+                self.timeout_rounds = 0.0;
+                return;
+            }
+            if self.cfg.fto_loss == FtoLoss::Retransmission && !self.retransmission_pending {
+                return;
+            }
+            self.retransmission_pending = true;
+            // A further loss in the timeout phase: back off (Fig. 3.3, `C` capped at 6).
+            self.backoff = (self.backoff + 1).min(self.cfg.max_backoff);
+            let factor = match self.cfg.fto_backoff {
+                // Text: W = 1/(u·2^C), I += u·2^C: the first extra loss doubles, as TCP's RTO.
+                FtoBackoff::Text => f64::from(1u32 << self.backoff),
+                // Pseudo-code: `2<<C` with `X<<Y` defined as X·2^Y, i.e. 2^(C+1).
+                FtoBackoff::PseudoCode => f64::from(2u32 << self.backoff),
+            };
+            self.w = 1.0 / (u * factor);
+            self.timeout_rounds += u * factor;
+            return;
+        }
+        if self.w >= self.cfg.timeout_window || !self.cfg.fluid_timeout {
+            self.w = (self.w / 2.0).max(self.cfg.min_window);
+            self.has_loss = true;
+        } else {
+            // Enter the fluid-based timeout: TCP's one packet per RTO spread over u rounds.
+            self.timeouts += 1;
+            self.timeout_rounds = u;
+            self.backoff = 0;
+            self.retransmission_pending = true;
+            self.w = 1.0 / u;
+        }
+        match self.cfg.loss_insertion {
+            LossInsertion::Twice => self.push_window(self.w),
+            LossInsertion::Once => self.skip_increment = true,
+        }
+        let x = self.t.saturating_sub(self.t_last_loss);
+        if self.intervals.len() >= self.cfg.n.max(1) {
+            if let Some(old) = self.intervals.pop_front() {
+                self.interval_sum -= old;
+            }
+        }
+        self.intervals.push_back(x);
+        self.interval_sum += x;
+        self.t_last_loss = self.t;
+        if self.history_reset_due() {
+            self.history_reset();
+        }
+    }
+
+    /// Eq. 3.2 with Eq. 3.3: `R̄_TCP(N)·K ≤ R(t, s)`, checked at each loss against the rate last
+    /// computed. With [`WarcConfig::hr_requires_full`] it waits for `N` samples, the premise of
+    /// the false-positive analysis (Sec. 3.4.4).
+    fn history_reset_due(&self) -> bool {
+        if !self.cfg.history_reset || self.intervals.is_empty() {
+            return false;
+        }
+        if self.cfg.hr_requires_full && self.intervals.len() < self.cfg.n.max(1) {
+            return false;
+        }
+        let tcp_mean = 1.5 * self.interval_sum as f64 / self.intervals.len() as f64;
+        tcp_mean * self.cfg.k <= self.rate
+    }
+
+    /// `HistoryReset(S_x)`: keep the latest `S_x` windows; the rate follows at once.
+    fn history_reset(&mut self) {
+        let keep = usize::try_from(self.interval_sum)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        if self.windows.len() > keep {
+            let drop = self.windows.len() - keep;
+            self.windows.drain(..drop);
+            self.window_sum = self.windows.iter().sum();
+            self.rate = self.mean_window();
+            self.history_resets += 1;
+        }
+    }
+
+    /// The end of a round (`UpdateW`): grow or count down, average, and return the rate to
+    /// report for the next round in packets per RTT (7/8 of it after a loss, Sec. 3.2.2.2).
+    pub fn on_round(&mut self) -> f64 {
+        if self.timeout_rounds > 0.0 {
+            self.timeout_rounds = (self.timeout_rounds - 1.0).max(0.0);
+        } else if !self.skip_increment {
+            self.w += 1.0;
+        }
+        self.skip_increment = false;
+        self.t += 1;
+        self.push_window(self.w);
+        self.rate = self.mean_window();
+        let report = if self.has_loss && self.cfg.one_rtt_reduction {
+            self.rate * self.cfg.reduction
+        } else {
+            self.rate
+        };
+        self.has_loss = false;
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> WarcConfig {
+        WarcConfig::default()
+    }
+
+    /// Runs `rounds` rounds with a loss every `period` rounds; returns the mean reported rate
+    /// and the emulated windows' mean over the same rounds.
+    fn periodic(w: &mut Warc, rounds: u64, period: u64) -> (f64, f64) {
+        periodic_u(w, rounds, period, 1)
+    }
+
+    fn periodic_u(w: &mut Warc, rounds: u64, period: u64, u: u32) -> (f64, f64) {
+        let (mut r, mut win) = (0.0, 0.0);
+        for i in 1..=rounds {
+            if i % period == 0 {
+                w.on_loss_event(u);
+            }
+            r += w.on_round();
+            win += w.window();
+        }
+        (r / rounds as f64, win / rounds as f64)
+    }
+
+    #[test]
+    fn the_rate_is_the_mean_of_the_last_s_windows() {
+        let mut w = Warc::new(WarcConfig {
+            s: 4,
+            initial_window: 1.0,
+            ..cfg()
+        });
+        // Windows 2, 3, 4, 5, 6: the mean of the last four is 4.5 (Eq. 3.1).
+        let rates: Vec<f64> = (0..5).map(|_| w.on_round()).collect();
+        assert_eq!(rates, vec![2.0, 2.5, 3.0, 3.5, 4.5]);
+    }
+
+    #[test]
+    fn a_loss_halves_the_window_and_the_next_report_is_seven_eighths() {
+        let mut w = Warc::new(WarcConfig {
+            s: 1,
+            initial_window: 19.0,
+            ..cfg()
+        });
+        assert_eq!(w.on_round(), 20.0);
+        w.on_loss_event(1);
+        assert_eq!(w.window(), 10.0);
+        // The halved window is this round's value; the report is 7/8 of the average.
+        assert_eq!(w.on_round(), 10.0 * 7.0 / 8.0);
+        assert_eq!(w.on_round(), 11.0, "one round only");
+        let mut no = Warc::new(WarcConfig {
+            s: 1,
+            initial_window: 19.0,
+            one_rtt_reduction: false,
+            ..cfg()
+        });
+        no.on_round();
+        no.on_loss_event(1);
+        assert_eq!(no.on_round(), 10.0);
+    }
+
+    #[test]
+    fn under_periodic_loss_the_rate_equals_the_emulated_tcp_mean() {
+        // Eqs. 3.4–3.6: the average of R equals the average of W. Loss every 20 rounds:
+        // w/2 + 19 = w, so TCP's window saws from 19 to 38 (mean 28.5).
+        let mut w = Warc::new(WarcConfig {
+            one_rtt_reduction: false,
+            ..cfg()
+        });
+        periodic(&mut w, 2000, 20);
+        let (r, win) = periodic(&mut w, 4000, 20);
+        assert!((r - win).abs() < 0.01 * win, "R {r} vs W {win}");
+        assert!((win - 28.5).abs() < 0.01, "{win}");
+        assert_eq!(
+            w.history_resets(),
+            0,
+            "no false History-Reset under periodic loss"
+        );
+    }
+
+    #[test]
+    fn history_reset_jumps_to_the_tcp_mean_of_the_last_n_epochs() {
+        // Steady state at a loss every 40 rounds (w saws 39..78, mean 58.5), then a loss every
+        // 4 rounds. Q_x slides: after j short epochs its mean is (12·40 − 36j)/12 = 40 − 3j
+        // rounds, and Eq. 3.2 (1.5 · mean · K ≤ R, R still ≈ 55) first holds at j = 10.
+        let mut w = Warc::new(cfg());
+        periodic(&mut w, 1600, 40);
+        let before = w.rate();
+        assert!(before > 50.0, "{before}");
+        let mut losses = 0;
+        while w.history_resets() == 0 && losses < 100 {
+            for _ in 0..3 {
+                w.on_round();
+            }
+            w.on_loss_event(1);
+            losses += 1;
+            w.on_round();
+        }
+        assert_eq!(losses, 10, "HR within N losses");
+        // S(N) = 2 × 40 + 10 × 4 = 120 windows kept at the reset, plus the round since.
+        assert_eq!(w.history_len(), 121);
+        // The kept windows still include two old epochs, so the rate drops to 42.6 (from
+        // 58.5), not yet to the short epochs' TCP mean; the next resets finish the job.
+        assert!(w.rate() < 0.75 * before, "{} vs {before}", w.rate());
+        for _ in 0..12 {
+            for _ in 0..3 {
+                w.on_round();
+            }
+            w.on_loss_event(1);
+            w.on_round();
+        }
+        assert!(w.rate() < 12.0, "{}", w.rate());
+    }
+
+    #[test]
+    fn without_history_reset_the_rate_falls_slowly() {
+        let mut w = Warc::new(WarcConfig {
+            history_reset: false,
+            ..cfg()
+        });
+        periodic(&mut w, 1600, 40);
+        let before = w.rate();
+        periodic(&mut w, 48, 4);
+        assert_eq!(w.history_resets(), 0);
+        assert!(w.rate() > before / 2.0, "{} vs {before}", w.rate());
+    }
+
+    #[test]
+    fn a_loss_below_three_packets_enters_the_fluid_timeout() {
+        let mut w = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            ..cfg()
+        });
+        w.on_loss_event(4);
+        assert!(w.in_timeout());
+        assert_eq!(w.window(), 0.25, "w = 1/u");
+        for _ in 0..3 {
+            w.on_round();
+            assert_eq!(w.window(), 0.25);
+        }
+        // A further loss in the phase (text rule): w = 1/(u·2), I += 2u.
+        w.on_loss_event(4);
+        assert_eq!(w.window(), 1.0 / 8.0);
+        let mut rounds = 0;
+        while w.in_timeout() {
+            w.on_round();
+            rounds += 1;
+        }
+        assert_eq!(rounds, 9, "1 left of the first u, plus 2u");
+        w.on_round();
+        assert_eq!(w.window(), 1.125, "then +1 per round, no slow start");
+
+        let mut p = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            fto_backoff: FtoBackoff::PseudoCode,
+            ..cfg()
+        });
+        p.on_loss_event(4);
+        p.on_loss_event(4);
+        assert_eq!(p.window(), 1.0 / 16.0, "pseudo-code: 2<<C = 2^(C+1)");
+    }
+
+    #[test]
+    fn in_the_timeout_phase_only_the_emulated_retransmission_backs_off() {
+        let mut w = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            ..cfg()
+        });
+        w.on_loss_event(4);
+        w.on_packet_received(); // the retransmission got through
+        w.on_loss_event(4);
+        assert_eq!(w.window(), 0.25, "no back-off");
+        let mut any = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            fto_loss: FtoLoss::Any,
+            ..cfg()
+        });
+        any.on_loss_event(4);
+        any.on_packet_received();
+        any.on_loss_event(4);
+        assert_eq!(any.window(), 0.125, "Fig. 3.3: every loss backs off");
+    }
+
+    #[test]
+    fn without_fto_a_small_window_just_halves() {
+        let mut w = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            fluid_timeout: false,
+            ..cfg()
+        });
+        w.on_loss_event(4);
+        assert!(!w.in_timeout());
+        assert_eq!(w.window(), 1.0);
+    }
+
+    #[test]
+    fn heavy_loss_with_fto_averages_lower_than_without() {
+        // A loss every 2 rounds with u = 4: the fluid timeout feeds small windows into the mean
+        // ("WARC w/o TO" takes more than TCP, Fig. 3.11).
+        let run = |fto| {
+            let mut w = Warc::new(WarcConfig {
+                fluid_timeout: fto,
+                ..cfg()
+            });
+            periodic_u(&mut w, 2000, 2, 4).0
+        };
+        let (with, without) = (run(true), run(false));
+        assert!(with < 0.7 * without, "with {with}, without {without}");
+    }
+
+    #[test]
+    fn hr_false_positive_rate_under_exponential_losses_is_about_one_in_a_thousand() {
+        // Sec. 3.4.4: P[HR] = F_Gamma(N,1)(N/K) = 9.15e-4 for (K, N) = (3, 12). Simulated with
+        // exponential inter-loss rounds of mean 200 (W ≈ 300, far below s so the
+        // average is steady): ~1e-3 of losses trigger. Deterministic LCG draws.
+        let mut w = Warc::new(WarcConfig { s: 4000, ..cfg() });
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut uniform = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        let losses = 40_000;
+        let mut resets_after_warmup = 0;
+        for i in 0..losses {
+            let x = (-200.0 * uniform().ln()).round().max(1.0) as u64;
+            for _ in 0..x {
+                w.on_round();
+            }
+            let before = w.history_resets();
+            w.on_loss_event(1);
+            if i > 2000 && w.history_resets() > before {
+                resets_after_warmup += 1;
+            }
+        }
+        let rate = resets_after_warmup as f64 / (losses - 2000) as f64;
+        assert!(rate < 5e-3, "false HR rate {rate}");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Round,
+            Loss(u32),
+            Received,
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                6 => Just(Op::Round),
+                2 => (0u32..40).prop_map(Op::Loss),
+                1 => Just(Op::Received),
+            ]
+        }
+
+        fn any_cfg() -> impl Strategy<Value = WarcConfig> {
+            (
+                1usize..300,
+                1usize..20,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(|(s, n, hr, fto, full, twice)| WarcConfig {
+                    s,
+                    n,
+                    history_reset: hr,
+                    fluid_timeout: fto,
+                    hr_requires_full: full,
+                    loss_insertion: if twice {
+                        LossInsertion::Twice
+                    } else {
+                        LossInsertion::Once
+                    },
+                    ..WarcConfig::default()
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn rate_and_history_stay_in_bounds(cfg in any_cfg(), ops in proptest::collection::vec(op(), 0..600)) {
+                let s = cfg.s;
+                let mut w = Warc::new(cfg);
+                for o in ops {
+                    match o {
+                        Op::Round => {
+                            let r = w.on_round();
+                            prop_assert!(r.is_finite() && r > 0.0, "report {}", r);
+                        }
+                        Op::Loss(u) => w.on_loss_event(u),
+                        Op::Received => w.on_packet_received(),
+                    }
+                    prop_assert!(w.history_len() <= s);
+                    prop_assert!(w.window() > 0.0 && w.window().is_finite());
+                    prop_assert!(w.rate().is_finite() && w.rate() > 0.0);
+                }
+            }
+        }
+    }
+}

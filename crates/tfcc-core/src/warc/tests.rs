@@ -1,0 +1,121 @@
+//! A sender and a receiver over a fixed-delay pipe that drops chosen packets.
+
+use super::*;
+use crate::endpoint::{Endpoint, Receiver};
+use crate::packet::{Header, Packet};
+use crate::time::{Dur, Time};
+
+/// Runs `secs` seconds of a one-way `delay` path each way; `drop(seq)` drops data packets.
+/// Returns the data packets delivered.
+pub(crate) fn run_pair<R: Endpoint + Receiver>(
+    tx: &mut RateSender,
+    rx: &mut R,
+    delay: Dur,
+    secs: u64,
+    drop: impl Fn(u64) -> bool,
+) -> u64 {
+    let mut to_rx: std::collections::VecDeque<(Time, Packet)> = Default::default();
+    let mut to_tx: std::collections::VecDeque<(Time, Packet)> = Default::default();
+    let end = Time::from_secs(secs);
+    let mut now = Time::ZERO;
+    let mut delivered = 0;
+    while now < end {
+        while let Some(p) = tx.poll_transmit(now) {
+            if let Header::WarcData(d) = p.header {
+                if !drop(d.seq) {
+                    to_rx.push_back((now + delay, p));
+                }
+            }
+        }
+        while let Some(p) = rx.poll_transmit(now) {
+            to_tx.push_back((now + delay, p));
+        }
+        let next = [
+            tx.next_timeout(),
+            rx.next_timeout(),
+            to_rx.front().map(|x| x.0),
+            to_tx.front().map(|x| x.0),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(end);
+        now = next.max(now);
+        while to_rx.front().is_some_and(|x| x.0 <= now) {
+            let (_, p) = to_rx.pop_front().unwrap();
+            delivered += 1;
+            rx.on_packet(now, &p);
+        }
+        while to_tx.front().is_some_and(|x| x.0 <= now) {
+            let (_, p) = to_tx.pop_front().unwrap();
+            tx.on_packet(now, &p);
+        }
+        if tx.next_timeout().is_some_and(|t| t <= now) {
+            tx.on_timeout(now);
+        }
+        if rx.next_timeout().is_some_and(|t| t <= now) {
+            rx.on_timeout(now);
+        }
+    }
+    delivered
+}
+
+#[test]
+fn without_loss_the_rate_grows_about_half_a_packet_per_rtt() {
+    // No loss: w = 2 + t after t rounds, and R is the mean of the last min(t, 160) windows,
+    // w − (min(t, 160) − 1)/2.
+    let mut tx = RateSender::new(RateSenderConfig::default());
+    let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+    run_pair(&mut tx, &mut rx, Dur::from_millis(50), 30, |_| false);
+    let rounds = rx.estimator().rounds() as f64;
+    let r = tx.rate_packets_per_rtt().unwrap();
+    assert!(rounds > 200.0, "rounds {rounds}");
+    assert!(
+        (r - (2.0 + rounds - (rounds.min(160.0) - 1.0) / 2.0)).abs() < 2.0,
+        "rate {r} after {rounds} rounds"
+    );
+}
+
+#[test]
+fn with_periodic_loss_the_rate_settles_near_tcp() {
+    // A drop every 400 packets: TCP's window saws with 3W²/8 = 400 → W ≈ 32.7, mean ≈ 24.5
+    // packets per RTT (1.22/√p = 24.5). WARC's mean rate should be close.
+    let mut tx = RateSender::new(RateSenderConfig::default());
+    let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+    run_pair(&mut tx, &mut rx, Dur::from_millis(50), 200, |s| {
+        s % 400 == 399
+    });
+    let r = rx.estimator().rate();
+    assert!((18.0..32.0).contains(&r), "rate {r}");
+    assert!(rx.estimator().loss_events() > 20);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary (even hostile) headers in any order never panic either end.
+        #[test]
+        fn endpoints_take_any_headers(msgs in proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<f64>(), any::<bool>()), 0..200)) {
+            let mut tx = RateSender::new(RateSenderConfig::default());
+            let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+            let mut now = Time::ZERO;
+            for (a, b, c, d, rate, data) in msgs {
+                now = now.saturating_add(Dur(a % 50_000_000));
+                if data {
+                    let h = DataHeader { seq: b % 100_000, sent_at: Time(c % (now.0 + 1)), rtt: Dur(d % 2_000_000_000), rto: Dur(a % 5_000_000_000) };
+                    rx.on_packet(now, &Packet { size: 1000, header: Header::WarcData(h) });
+                } else {
+                    let f = FeedbackHeader { echo: Time(c), hold: Dur(d), rate };
+                    tx.on_packet(now, &Packet { size: 40, header: Header::WarcFeedback(f) });
+                }
+                if let Some(t) = rx.next_timeout() { if t <= now { rx.on_timeout(now); } }
+                if let Some(t) = tx.next_timeout() { if t <= now { tx.on_timeout(now); } }
+                while rx.poll_transmit(now).is_some() {}
+                let _ = tx.poll_transmit(now);
+                let _ = (tx.stats(), rx.stats());
+            }
+        }
+    }
+}

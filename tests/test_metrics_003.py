@@ -1,0 +1,91 @@
+"""Worked numbers for the metrics of 003 Sec. 2.4 (python/tfcc/metrics.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tfcc import metrics
+from tfcc.metrics import MetricError, RunResult
+
+
+def _summary() -> dict:
+    def flow(i, proto, tput, rtt, sent, lost):
+        return {
+            "id": i,
+            "protocol": proto,
+            "throughput_bps": tput,
+            "mean_rtt_s": rtt,
+            "packets_sent": sent,
+            "packets_lost": lost,
+        }
+
+    return {
+        "flows": [
+            flow(0, "tcp-sack", 2e6, 0.05, 1000, 10),
+            flow(1, "tcp-sack", 1e6, 0.02, 1000, 20),
+            flow(2, "warc", 1.5e6, 0.03, 1000, 30),
+            flow(3, "warc", 1.5e6, 0.01, 1000, 40),
+        ]
+    }
+
+
+def test_normalized_throughput_and_loss_rate() -> None:
+    s = _summary()
+    assert metrics.normalized_throughput(s, "warc") == pytest.approx(1.0)
+    # Shortest-RTT WARC flow (3: 4 %) over shortest-RTT TCP flow (1: 2 %).
+    assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(2.0)
+
+
+def test_cv_bar_w_is_eq_3_7() -> None:
+    # Epochs [1, 3] (var 1) and [4, 4] (var 0): √(0.5) / mean 3.
+    assert metrics.cv_bar_w_of([[1, 3], [4, 4]]) == pytest.approx(math.sqrt(0.5) / 3)
+    with pytest.raises(MetricError):
+        metrics.cv_bar_w_of([])
+
+
+def test_cv_k_reads_within_window_variation() -> None:
+    v = [1, 3, 1, 3, 2, 2, 2, 2]
+    # k = 2: windows [1,3],[1,3] have CV 0.5, [2,2],[2,2] have 0: mean 0.25.
+    assert metrics.cv_k_of(v, 2) == pytest.approx(0.25)
+    # k = 4: [1,3,1,3] has CV 0.5, [2,2,2,2] 0.
+    assert metrics.cv_k_of(v, 4) == pytest.approx(0.25)
+    # k = 8: one window, mean 2, variance 4/8.
+    assert metrics.cv_k_of(v, 8) == pytest.approx(math.sqrt(0.5) / 2)
+    assert metrics.cv_k_of(v, 1) == 0.0
+    with pytest.raises(MetricError):
+        metrics.cv_k_of(v, 9)
+
+
+def test_convergence_time() -> None:
+    t = [i * 1.0 for i in range(10)]
+    v = [1, 1, 1, 2, 4, 6, 8, 9.5, 10, 10]
+    assert metrics.convergence_time_of(t, v, at=2.0, target=10, band=0.1) == 5.0
+    with pytest.raises(MetricError):
+        metrics.convergence_time_of(t, v, at=2.0, target=20)
+    assert metrics.moving_average([2, 4, 6], 2) == [2, 3, 5]
+
+
+def test_series_metrics_use_the_time_series() -> None:
+    fs = {
+        "t": [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3, 0.4],
+        "flow": [0, 0, 0, 0, 1, 1, 1, 1],
+        "throughput_bps": [1, 3, 1, 3, 2, 2, 2, 2],
+    }
+    s = RunResult({"flows": [{"id": 0, "protocol": "warc"}, {"id": 1, "protocol": "tcp-sack"}]}, fs)
+    assert metrics.cv_k(s, "warc", k=2) == pytest.approx(0.5)
+    with pytest.raises(MetricError):
+        metrics.normalized_cv_k(s, "warc", k=2)  # TCP's CV is zero
+
+
+@pytest.mark.parametrize("name", ["taxonomy", "warc"])
+def test_the_003_claim_files_load_with_known_metrics(name: str) -> None:
+    from tfcc import reproduce
+
+    title, claims = reproduce.load(name)
+    assert "003" in title
+    assert any(c.quick for c in claims)
+    for c in claims:
+        assert c.metric in metrics.METRICS
+        assert c.scenario.exists(), c.scenario
