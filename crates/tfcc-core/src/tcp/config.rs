@@ -59,6 +59,8 @@ pub enum Congestion {
     Reno,
     /// TTFWC (000): sender-only, the equation window with the tuning parameter's boost.
     Ttfwc(super::ttfwc::TtfwcConfig),
+    /// Predictable-throughput TCP (001): Reno's rules with the target-driven increase `k`.
+    Ptcp(super::ptcp::PtcpConfig),
 }
 
 /// Sender and sink parameters. Build the pair from one value so that the sink generates SACK
@@ -237,6 +239,9 @@ impl TcpConfig {
         }
         if let Congestion::Ttfwc(t) = &self.congestion {
             t.validate().map_err(|e| format!("congestion.ttfwc.{e}"))?;
+        }
+        if let Congestion::Ptcp(p) = &self.congestion {
+            p.validate().map_err(|e| format!("congestion.ptcp.{e}"))?;
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

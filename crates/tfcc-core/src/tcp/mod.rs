@@ -12,6 +12,9 @@
 //! - `scoreboard` (private): the Sack1 sender's record of SACKed segments;
 //! - [`ttfwc`]: TTFWC (000), a congestion control the sender can run instead of Reno's
 //!   increase and decrease ([`TcpConfig::congestion`]);
+//! - [`ptcp`]: predictable-throughput TCP (001), the target-driven increase `cwnd += k/cwnd`;
+//!   [`path`] and [`imtcp`]: where its available bandwidth and capacity come from (an oracle the
+//!   driver feeds, or inline measurement from paced probe streams);
 //! - [`wire`]: the data and ACK headers and their byte encodings.
 //!
 //! Build both ends from one [`TcpConfig`], so the sink sends SACK blocks exactly when the sender
@@ -25,6 +28,9 @@
 //! ```
 
 pub mod config;
+pub mod imtcp;
+pub mod path;
+pub mod ptcp;
 mod scoreboard;
 pub mod sender;
 pub mod sink;
@@ -32,6 +38,8 @@ pub mod ttfwc;
 pub mod wire;
 
 pub use config::{Congestion, TcpConfig, Variant};
+pub use path::{PathEstimator, PathOracle, PathSource};
+pub use ptcp::{EstimatorKind, PathEstimate, Ptcp, PtcpConfig};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 pub use ttfwc::{AliUpdate, Ttfwc, TtfwcConfig};
