@@ -201,6 +201,10 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("rate_bps", &c.rate_bps)?;
     d.set_item("p", &c.p)?;
     d.set_item("rtt_s", &c.rtt_s)?;
+    d.set_item("ptcp_k", &c.ptcp_k)?;
+    d.set_item("ptcp_s", &c.ptcp_s)?;
+    d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
+    d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
     Ok(d)
 }
 

@@ -15,6 +15,12 @@ pub struct FlowColumns {
     pub rate_bps: Vec<Option<f64>>,
     pub p: Vec<Option<f64>>,
     pub rtt_s: Vec<Option<f64>>,
+    /// PTCP (001) only: `k` of Eq. 1 and the control slot length `s` (RTTs).
+    pub ptcp_k: Vec<Option<f64>>,
+    pub ptcp_s: Vec<Option<f64>>,
+    /// PTCP only: `A` as used, and the simulation oracle's `A`, bit/s.
+    pub ptcp_a_bps: Vec<Option<f64>>,
+    pub ptcp_oracle_a_bps: Vec<Option<f64>>,
 }
 
 impl FlowColumns {
@@ -30,6 +36,10 @@ impl FlowColumns {
             c.rate_bps.push(s.rate_bps);
             c.p.push(s.p);
             c.rtt_s.push(s.rtt_s);
+            c.ptcp_k.push(s.ptcp_k);
+            c.ptcp_s.push(s.ptcp_s);
+            c.ptcp_a_bps.push(s.ptcp_a_bps);
+            c.ptcp_oracle_a_bps.push(s.ptcp_oracle_a_bps);
         }
         c
     }

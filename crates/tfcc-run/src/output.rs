@@ -161,6 +161,10 @@ mod tests {
             rate_bps: vec![Some(1e6), None],
             p: vec![None, None],
             rtt_s: vec![None, None],
+            ptcp_k: vec![None, None],
+            ptcp_s: vec![None, None],
+            ptcp_a_bps: vec![None, None],
+            ptcp_oracle_a_bps: vec![None, None],
         };
         write_run(&out, &finished("t", flows.clone()), true, None).unwrap();
         assert!(entries(&out).contains(&"throughput.png".to_string()));

@@ -19,6 +19,10 @@
 //!   increasing trend when `ack_span > send_span · (1 + trend_threshold)`: its rate exceeded
 //!   `A` (the SLoPS idea). Through a busy FIFO that test fires at `r > A + threshold·P`, so
 //!   the bias `threshold·P` is subtracted from the boundary found.
+//! - **Losses.** A full DropTail queue admits only what it sends, so a stream through it keeps
+//!   its spacing and the delay test is blind; a segment of the stream lost (its own ACK never
+//!   arrives, the cumulative ACK jumps past it after the repair) counts as a trend, as in
+//!   Pathload.
 //! - **Result.** `A` lies between the highest probed rate without a trend and the lowest one
 //!   with it; the midpoint is the measurement (the range's edge if every stream, or none, saw a
 //!   trend). The estimate is the mean of the last [`ImtcpConfig::history`] measurements.
@@ -370,8 +374,8 @@ impl Imtcp {
             if ack == self.seqs[j] + 1 {
                 self.acked[j] = Some(now);
             } else if ack > self.seqs[j] + 1 {
-                // The segment's own ACK never came (lost or merged): its timing is unknown.
-                self.abandon(now);
+                // The segment's own ACK never came: it was lost and repaired (or its ACK was).
+                self.lossy_stream(now);
                 return;
             }
             break;
@@ -383,6 +387,28 @@ impl Imtcp {
             };
         } else if now.saturating_since(self.rel[0]) > self.srtt.saturating_mul(4) {
             self.abandon(now);
+        }
+    }
+
+    /// A segment of the stream was lost. Through a full DropTail queue a stream keeps its
+    /// spacing (the queue admits only what leaves), so the delay test cannot fire there; a loss
+    /// inside the stream is then the sign that its rate exceeded `A`, as Pathload reads it. A
+    /// back-to-back stream (no rate yet) is simply abandoned.
+    fn lossy_stream(&mut self, now: Time) {
+        match (self.rate, matches!(self.phase, Phase::Waiting)) {
+            (Some(rate), true) => {
+                self.rates[self.stream] = rate;
+                self.trend[self.stream] = true;
+                self.stream += 1;
+                if self.stream == self.cfg.streams {
+                    self.stream = 0;
+                    self.conclude();
+                }
+                self.phase = Phase::Idle {
+                    next_at: self.rel[0] + self.srtt,
+                };
+            }
+            _ => self.abandon(now),
         }
     }
 

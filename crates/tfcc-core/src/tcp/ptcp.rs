@@ -20,8 +20,14 @@
 //!   gives the same `k` whenever the need exceeds the cap, and this reading does not make a
 //!   flow that is already ahead jump to `k_max`.
 //! - **Eq. 3 / Eq. 4** `k_max = A·srtt_i − cwnd` while every earlier control slot of this
-//!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd` (the
-//!   formula's "any earlier slot", a sticky flag, not the prose's "the previous slot").
+//!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd`. The
+//!   condition is the union of the formula's ("any earlier control slot of the present
+//!   evaluation slot missed", a sticky flag) and the prose's ("the previous control slot
+//!   missed", which may lie in the previous evaluation slot). The formula alone deadlocks once
+//!   `s = e`: every evaluation slot is then one control slot that starts under Eq. 3, so a miss
+//!   can never happen under Eq. 4, `s` can never shrink and the flow stays Reno-like however
+//!   far behind it falls (observed in E1: 7 of 14 slots met with 40 Reno flows). The thesis'
+//!   Fig. 6 shows `s` falling in the heaviest phase, which the union allows.
 //! - **Bounds.** `k = min(k_bw, k_max)`, then `k = max(k, k_min)` when `k_min` is on: `k_min`
 //!   wins over `k_max`, because Eq. 3 is negative on any busy path (`A·srtt < cwnd`) and the
 //!   thesis' light-load results show `k = 1`, i.e. Reno (spec 001 §2.5). Without `k_min`
@@ -233,6 +239,8 @@ pub struct Ptcp {
     sent_in_ctrl: u64,
     acked_in_ctrl: u64,
     missed_in_eval: bool,
+    /// The last control slot (of this or the previous evaluation slot) missed its target.
+    prev_missed: bool,
     grow_ok: bool,
     regime: Regime,
     k: f64,
@@ -269,6 +277,7 @@ impl Ptcp {
             sent_in_ctrl: 0,
             acked_in_ctrl: 0,
             missed_in_eval: false,
+            prev_missed: false,
             grow_ok: true,
             regime: Regime::Eq3,
             k: cfg.k_min_value,
@@ -354,7 +363,6 @@ impl Ptcp {
         self.eval_acked = 0;
         self.i = 0;
         self.g = self.bw;
-        self.tput_prev = None;
         self.missed_in_eval = false;
         self.grow_ok = true;
     }
@@ -368,7 +376,7 @@ impl Ptcp {
         self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
         self.sent_in_ctrl = 0;
         self.acked_in_ctrl = 0;
-        self.regime = if self.missed_in_eval {
+        self.regime = if self.missed_in_eval || self.prev_missed {
             Regime::Eq4
         } else {
             Regime::Eq3
@@ -388,6 +396,8 @@ impl Ptcp {
             0.0
         };
         let met = tput >= self.g;
+        self.prev_missed = !met;
+        self.tput_prev = Some(tput);
         self.ctrl_log.push(CtrlSlot {
             start: self.ctrl_start,
             end: now,
@@ -425,7 +435,6 @@ impl Ptcp {
         } else {
             self.i += 1;
             self.g = self.bw + (self.g - tput);
-            self.tput_prev = Some(tput);
         }
         self.start_ctrl(now, srtt);
     }
@@ -490,6 +499,9 @@ pub struct PtcpSender {
     pub path: PathSource,
     /// Next segment expected by the receiver, as far as counted (`0` before any ACK).
     cum_ack: u64,
+    /// With the inline estimator: the driver's oracle values, kept only to report the
+    /// estimator's error against them (never used for control).
+    reference: PathOracle,
 }
 
 impl PtcpSender {
@@ -502,6 +514,7 @@ impl PtcpSender {
             ctl: Ptcp::new(cfg, segment_size),
             path,
             cum_ack: 0,
+            reference: PathOracle::new(),
         }
     }
 
@@ -546,10 +559,25 @@ impl PtcpSender {
         }
     }
 
-    /// The driver's oracle measurement (ignored by an inline estimator).
+    /// The driver's oracle measurement: the control input with the oracle estimator, a
+    /// reference to compare against with the inline one.
     pub fn set_oracle(&mut self, now: Time, available: f64, capacity: f64) {
-        if let PathSource::Oracle(o) = &mut self.path {
-            o.set(now, available, capacity);
+        match &mut self.path {
+            PathSource::Oracle(o) => o.set(now, available, capacity),
+            PathSource::Inline(_) => self.reference.set(now, available, capacity),
+        }
+    }
+
+    /// The `A` and `P` the controller uses now.
+    pub fn estimate(&self) -> Option<PathEstimate> {
+        self.path.estimate()
+    }
+
+    /// The oracle's values, whichever estimator controls (`None` if the driver has none).
+    pub fn oracle(&self) -> Option<PathEstimate> {
+        match &self.path {
+            PathSource::Oracle(o) => o.estimate(),
+            PathSource::Inline(_) => self.reference.estimate(),
         }
     }
 }
@@ -658,6 +686,7 @@ mod tests {
         acks(&mut p, 0, 400 * MS, 800);
         p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
         let c = p.ctrl_slots()[0];
+        assert_eq!(p.eq34(40.0, None), None);
         assert!((c.tput - 2000.0).abs() < 1e-6 && c.target == 2500.0 && c.regime == Regime::Eq3);
         assert!((p.target() - 3000.0).abs() < 1e-6, "g_1 = bw + shortfall");
         assert_eq!(p.regime(), Regime::Eq4);
@@ -680,7 +709,9 @@ mod tests {
         assert_eq!(p.s(), 8);
         let e = p.eval_slots()[0];
         assert!(!e.met && (e.tput - 2000.0).abs() < 1e-6);
-        assert_eq!((p.target(), p.regime()), (2500.0, Regime::Eq3));
+        // The target resets to bw; the regime stays Eq. 4 because the previous control slot
+        // missed (the prose's condition, see the module doc).
+        assert_eq!((p.target(), p.regime()), (2500.0, Regime::Eq4));
     }
 
     #[test]
@@ -700,6 +731,26 @@ mod tests {
         acks(&mut p, 800 * MS, 1600 * MS, 3000);
         p.on_acked(Time(1600 * MS), 0, Some(Dur::from_millis(25)), 80.0);
         assert_eq!(p.s(), 32);
+    }
+
+    #[test]
+    fn s_can_shrink_from_e_when_every_evaluation_slot_is_one_control_slot() {
+        // s = e: one control slot per evaluation slot, each starting afresh. A miss makes the
+        // next slot Eq. 4 (previous control slot missed), and a miss there halves s.
+        let mut p = Ptcp::new(
+            PtcpConfig {
+                s_init: 32,
+                ..PtcpConfig::default()
+            },
+            1000,
+        );
+        p.on_acked(Time::ZERO, 0, Some(Dur::from_millis(25)), 40.0);
+        acks(&mut p, 0, 800 * MS, 800);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!((p.s(), p.regime()), (32, Regime::Eq4));
+        acks(&mut p, 800 * MS, 1600 * MS, 800);
+        p.on_acked(Time(1600 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!(p.s(), 16);
     }
 
     #[test]

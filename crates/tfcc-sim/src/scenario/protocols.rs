@@ -22,7 +22,7 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use tfcc_core::tcp::{Congestion, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tcp::{Congestion, PtcpConfig, TcpConfig, TtfwcConfig, Variant};
 use tfcc_core::tfrc::TfrcConfig;
 use tfcc_core::tfwc::TfwcConfig;
 use tfcc_core::{Dur, Rate, Time};
@@ -37,6 +37,7 @@ pub const AVAILABLE: &[&str] = &[
     "tfrc",
     "tfwc",
     "ttfwc",
+    "ptcp",
 ];
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
@@ -51,7 +52,6 @@ pub const PLANNED: &[&str] = &[
     "aiadh",
     "tfrcp",
     "tear",
-    "ptcp",
     "web",
 ];
 
@@ -217,6 +217,32 @@ pub fn build(
                 });
             }
             cfg.congestion = Congestion::Ttfwc(tt);
+            cfg.validate().map_err(invalid)?;
+            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+        }
+        "ptcp" => {
+            // One flat table, as for TTFWC: PTCP's keys (`bw`, `e`, `k_min`, `estimator`, ...)
+            // configure the controller, the others the TCP underneath, which is Reno unless
+            // `variant` says otherwise (001 Sec. 2.2 modifies TCP Reno; its ns-2 runs, Sec. 3,
+            // compare against Reno).
+            let (own, tcp): (toml::Table, toml::Table) = params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .partition(|(k, _)| PtcpConfig::FIELDS.contains(&k.as_str()));
+            let pc: PtcpConfig = config_from_params(&own)?;
+            pc.validate().map_err(invalid)?;
+            let has_variant = tcp.contains_key("variant");
+            let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
+            if !has_variant {
+                cfg.variant = Variant::Reno;
+            }
+            if !matches!(cfg.congestion, Congestion::Reno) {
+                return Err(ProtocolError::Param {
+                    key: "params.congestion".into(),
+                    message: "`ptcp` sets the congestion control itself".into(),
+                });
+            }
+            cfg.congestion = Congestion::Ptcp(pc);
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
