@@ -32,6 +32,7 @@ pub mod recorder;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod surge;
 pub mod topology;
 
 pub use flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};

@@ -146,3 +146,33 @@ fn e1_trace() {
         );
     }
 }
+
+/// SURGE users (001 Sec. 3.2, Table 1) as short TCP transfers: every user fetches files and
+/// thinks, so each delivers something and none comes near a bulk flow's share.
+#[test]
+fn surge_users_fetch_files_between_think_times() {
+    let text = r#"
+name = "surge"
+duration = "30s"
+measure_from = "0s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
+access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+[[flows]]
+protocol = "web"
+count = 20
+start = ["0s", "1s"]
+"#;
+    let r = run(text, &[]);
+    let t: Vec<f64> = r
+        .summary
+        .flows
+        .iter()
+        .map(|f| f.throughput_bps / 1e6)
+        .collect();
+    eprintln!("SURGE users, Mb/s: {t:.3?}");
+    assert_eq!(t.len(), 20);
+    assert!(r.summary.flows.iter().all(|f| f.protocol == "web"));
+    assert!(t.iter().all(|&x| x > 0.0 && x < 5.0), "{t:?}");
+}

@@ -231,6 +231,15 @@ impl TcpSender {
             p.set_oracle(now, available, capacity);
         }
     }
+    /// Start the next transfer from a fresh connection's window (the initial window, the
+    /// threshold at the maximum window) without a new SYN: a SURGE user's next file (001 Sec.
+    /// 3.2), which SURGE fetches over a new connection.
+    pub fn restart_window(&mut self) {
+        self.cwnd = self.initial_window();
+        self.ssthresh = self.wnd;
+        self.dupacks = 0;
+        self.rtt.reset_backoff();
+    }
     /// Congestion window in segments (ns-2 `cwnd_`, without Reno's inflation).
     pub fn cwnd(&self) -> f64 {
         self.cwnd

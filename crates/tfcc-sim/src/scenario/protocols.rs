@@ -38,6 +38,7 @@ pub const AVAILABLE: &[&str] = &[
     "tfwc",
     "ttfwc",
     "ptcp",
+    "web",
 ];
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
@@ -52,7 +53,6 @@ pub const PLANNED: &[&str] = &[
     "aiadh",
     "tfrcp",
     "tear",
-    "web",
 ];
 
 /// Why a flow group's protocol could not be built. Messages name the key inside the flow
@@ -244,6 +244,31 @@ pub fn build(
             cfg.congestion = Congestion::Ptcp(pc);
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+        }
+        "web" => {
+            // SURGE web traffic (001 Sec. 3.2, Table 1): SURGE's keys configure the user, the
+            // others the TCP that carries its files: Reno, as the thesis' background.
+            let (own, tcp): (toml::Table, toml::Table) = params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .partition(|(k, _)| crate::surge::SurgeConfig::FIELDS.contains(&k.as_str()));
+            let sc: crate::surge::SurgeConfig = config_from_params(&own)?;
+            sc.validate().map_err(invalid)?;
+            let has_variant = tcp.contains_key("variant");
+            let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
+            if !has_variant {
+                cfg.variant = Variant::Reno;
+            }
+            cfg.validate().map_err(invalid)?;
+            let rng = crate::rng::SimRng::named(common.seed, &format!("flow/{}/surge", common.id));
+            let sink = tfcc_core::tcp::TcpSink::new(&cfg);
+            let tx = crate::surge::WebSender::new(sc, tfcc_core::tcp::TcpSender::new(cfg), rng);
+            // Through the boxed edge of the dispatch: a web user is cheap next to its packets.
+            Ok(common.flow(
+                "web",
+                SenderImpl::Custom(Box::new(tx)),
+                ReceiverImpl::Tcp(sink),
+            ))
         }
         p if is_planned(p) => Err(ProtocolError::NotImplemented(p.to_string())),
         p => Err(unknown(p)),
