@@ -100,6 +100,10 @@ pub struct PtcpConfig {
     /// The oracle's averaging window over the bottleneck's cross traffic ("the last RTTs",
     /// spec 001 §2.9 option 1): 40 ms, about 1.3 RTT of the thesis' dumbbell.
     pub oracle_window: Dur,
+    /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
+    /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
+    /// or a timeout (spec 001 §3.0). Slots are still recorded.
+    pub constant: bool,
 }
 
 impl Default for PtcpConfig {
@@ -115,6 +119,7 @@ impl Default for PtcpConfig {
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
+            constant: false,                     // PTCP itself
         }
     }
 }
@@ -132,6 +137,7 @@ impl PtcpConfig {
         "estimator",
         "inline",
         "oracle_window",
+        "constant",
     ];
 
     /// Checks every field; the message names the first bad one (`field: why`).
@@ -502,6 +508,8 @@ pub struct PtcpSender {
     /// With the inline estimator: the driver's oracle values, kept only to report the
     /// estimator's error against them (never used for control).
     reference: PathOracle,
+    /// Smallest sRTT seen, for the "constant" baseline's window.
+    srtt_min: Option<Dur>,
 }
 
 impl PtcpSender {
@@ -515,18 +523,32 @@ impl PtcpSender {
             path,
             cum_ack: 0,
             reference: PathOracle::new(),
+            srtt_min: None,
         }
     }
 
     /// Every ACK, before the TCP acts on it: the slots count what it acknowledges and the
     /// inline estimator times it.
     pub fn on_ack(&mut self, now: Time, ack: u64, srtt: Option<Dur>, cwnd: f64) {
+        if let Some(s) = srtt.filter(|s| !s.is_zero()) {
+            self.srtt_min = Some(self.srtt_min.map_or(s, |m| m.min(s)));
+        }
         let acked = ack.saturating_sub(self.cum_ack);
         self.cum_ack = self.cum_ack.max(ack);
         self.ctl.on_acked(now, acked, srtt, cwnd);
         if let PathSource::Inline(i) = &mut self.path {
             i.on_ack(now, ack, srtt);
         }
+    }
+
+    /// The "constant" baseline's fixed window `bw · srtt_min` (packets, at least 1), once an
+    /// RTT is known; `None` for PTCP itself.
+    pub fn constant_window(&self) -> Option<f64> {
+        if !self.ctl.config().constant {
+            return None;
+        }
+        let m = self.srtt_min?;
+        Some((self.ctl.bw_pkts() * m.as_secs_f64()).max(1.0))
     }
 
     /// The `k` of Eq. 1 for an ACK in congestion avoidance.

@@ -391,6 +391,10 @@ impl TcpSender {
     /// The per-ACK increase for an ACK that acknowledged `acked` new segments: TTFWC's
     /// `cong_avoid` when configured and it does not defer to Reno, else ns-2's `opencwnd`.
     fn opencwnd(&mut self, now: Time, acked: u64) {
+        if let Some(w) = self.ptcp.as_ref().and_then(|p| p.constant_window()) {
+            self.cwnd = w;
+            return;
+        }
         if let Some(p) = &mut self.ptcp {
             if self.cwnd >= self.ssthresh as f64 {
                 // 001 Eq. 1; slow start below stays Reno's.
@@ -440,6 +444,16 @@ impl TcpSender {
     /// retransmit sets cwnd to it, never above the window at the loss (Linux ends recovery with
     /// `cwnd = min(cwnd, ssthresh)`).
     fn slowdown(&mut self, cut: CwndCut) {
+        if self
+            .ptcp
+            .as_ref()
+            .and_then(|p| p.constant_window())
+            .is_some()
+        {
+            // 001's "constant" baseline never reduces its window.
+            self.first_decrease = false;
+            return;
+        }
         let w = self.windowd();
         if let Some(t) = &mut self.ttfwc {
             let th = t.ssthresh(w);
