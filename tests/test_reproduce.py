@@ -435,7 +435,7 @@ def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> N
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("name", ["tfwc", "ttfwc"])
+@pytest.mark.parametrize("name", ["tfwc", "ttfwc", "ptcp"])
 def test_the_tfwc_and_ttfwc_claim_files_load_with_known_scenarios(name: str) -> None:
     _, claims = reproduce.load(name)
     assert any(c.quick for c in claims)

@@ -648,6 +648,107 @@ def convergence_time(
     return sum(times) / len(times)
 
 
+def _slot_means(t: Sequence[float], v: Sequence[float], start: float, slot: float) -> list[float]:
+    """Mean of ``v`` over consecutive ``slot``-second bins from ``start`` (samples at the ends of
+    their intervals); a trailing partial bin is left out."""
+    return binned_throughput(t, v, start, slot)
+
+
+def slot_success_pct(
+    s: Summary,
+    bw_bps: float | None = None,
+    flow: int | None = None,
+    protocol: str | None = None,
+    slot: float = 1.0,
+    skip: int = 0,
+    own_slots: bool = True,
+) -> float:
+    """Percentage of evaluation slots whose average throughput reaches the required ``bw``,
+    001 Sec. 3 (Figs. 7-11, 17): ``100 · #{slots with tput ≥ bw} / #slots``.
+
+    A PTCP flow judges its own evaluation slots (``e`` sRTTs each, recorded in the summary's
+    ``ptcp`` entry; ``bw`` defaults to its own) when ``own_slots``; the first ``skip`` slots that
+    start in the measurement window are left out (the thesis' "after the first few"). Any other
+    flow, or several flows together (an aggregate: their goodputs are summed), is judged over
+    fixed ``slot``-second bins of the recorded goodput, 1 s by default: 32 RTTs of the thesis'
+    dumbbell (001 Sec. 3.1, "32 RTT is about 1 s"). Goodput is what reached the receiver (the
+    PTCP slots count acknowledged segments, the same data one RTT later)."""
+    flows = _flows(s, flow, protocol)
+    start = float(s.get("measure_from_s", 0.0))
+    if own_slots and len(flows) == 1 and flows[0].get("ptcp"):
+        p = flows[0]["ptcp"]
+        bw = float(bw_bps if bw_bps is not None else p["bw_bps"])
+        slots = [e for e in p["eval_slots"] if e["start_s"] >= start - 1e-9][skip:]
+        if not slots:
+            raise MetricError("no evaluation slot in the measurement window")
+        return 100.0 * sum(1 for e in slots if e["throughput_bps"] >= bw) / len(slots)
+    if bw_bps is None:
+        raise MetricError("bw_bps is needed for flows that are not a single PTCP flow")
+    if not isinstance(s, RunResult):
+        raise MetricError("slot_success_pct needs the run's time series (a RunResult)")
+    total: list[float] | None = None
+    for f in flows:
+        t, v = s.flow_column(int(f["id"]), "throughput_bps")
+        bins = _slot_means(t, v, start, slot)
+        total = bins if total is None else [a + b for a, b in zip(total, bins, strict=False)]
+    bins = (total or [])[skip:]
+    if not bins:
+        raise MetricError(f"no {slot} s slot in the measurement window")
+    return 100.0 * sum(1 for b in bins if b >= bw_bps) / len(bins)
+
+
+def ptcp_series_stat(
+    s: Summary,
+    column: str = "ptcp_k",
+    stat: str = "mean",
+    t0: float = 0.0,
+    t1: float = float("inf"),
+    flow: int | None = None,
+    protocol: str = "ptcp",
+) -> float:
+    """The mean, min or max of a PTCP time series (``ptcp_k``: the ``k`` of 001 Eq. 1;
+    ``ptcp_s``: the control slot length in RTTs) over samples with ``t0 < t ≤ t1``: 001 Fig. 6's
+    readings ("k = 1 while bandwidth is plentiful", "s falls in the heaviest phase")."""
+    if not isinstance(s, RunResult):
+        raise MetricError("ptcp_series_stat needs the run's time series (a RunResult)")
+    fid = int(_flows(s, flow, protocol)[0]["id"])
+    t, v = s.flow_column(fid, column)
+    xs = [x for ti, x in zip(t, v, strict=True) if t0 < ti <= t1 and not math.isnan(x)]
+    if not xs:
+        raise MetricError(f"no {column} samples in ({t0}, {t1}]")
+    if stat == "mean":
+        return sum(xs) / len(xs)
+    if stat == "min":
+        return min(xs)
+    if stat == "max":
+        return max(xs)
+    raise MetricError(f"unknown stat {stat!r} (mean, min, max)")
+
+
+def estimator_error(
+    s: Summary, flow: int | None = None, protocol: str = "ptcp", t0: float = 0.0
+) -> float:
+    """Mean absolute difference between the available bandwidth ``A`` a PTCP flow's controller
+    used and the simulation oracle's, relative to the oracle's mean (0 when the oracle is the
+    estimator): how far the inline (ImTCP-style) estimator is from the truth it stands in for."""
+    if not isinstance(s, RunResult):
+        raise MetricError("estimator_error needs the run's time series (a RunResult)")
+    fid = int(_flows(s, flow, protocol)[0]["id"])
+    t, a = s.flow_column(fid, "ptcp_a_bps")
+    _, o = s.flow_column(fid, "ptcp_oracle_a_bps")
+    pairs = [
+        (x, y)
+        for ti, x, y in zip(t, a, o, strict=True)
+        if ti > t0 and not (math.isnan(x) or math.isnan(y))
+    ]
+    if not pairs:
+        raise MetricError("no samples with both A and the oracle's A")
+    mean_o = sum(y for _, y in pairs) / len(pairs)
+    if mean_o <= 0:
+        raise MetricError("the oracle's A is zero throughout")
+    return sum(abs(x - y) for x, y in pairs) / len(pairs) / mean_o
+
+
 #: Name → metric, as used by claim files.
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
@@ -676,4 +777,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "cv_k": cv_k,
     "normalized_cv_k": normalized_cv_k,
     "convergence_time": convergence_time,
+    "slot_success_pct": slot_success_pct,
+    "ptcp_series_stat": ptcp_series_stat,
+    "estimator_error": estimator_error,
 }

@@ -48,7 +48,8 @@ to)::
     scenario = "../004-e10-join-leave.toml"
     set = []                      # overrides, as in a claim
     seed = 1
-    plot = ["throughput"]         # one panel each: throughput, rate, cwnd, p, rtt
+    plot = ["throughput"]         # one panel each: throughput, rate, cwnd, p, rtt, k, s,
+                                  # available, oracle
     flows = [0, 1, 2]             # optional: only these flow ids
     smooth = "1s"                 # optional: average the samples over this window
 
@@ -80,6 +81,10 @@ PANELS: dict[str, tuple[str, str, float]] = {
     "cwnd": ("cwnd", "cwnd (packets)", 1.0),
     "p": ("p", "loss event rate", 1.0),
     "rtt": ("rtt_s", "RTT (s)", 1.0),
+    "k": ("ptcp_k", "PTCP k (packets per RTT)", 1.0),
+    "s": ("ptcp_s", "PTCP control slot s (RTTs)", 1.0),
+    "available": ("ptcp_a_bps", "A used (Mb/s)", 1e-6),
+    "oracle": ("ptcp_oracle_a_bps", "oracle A (Mb/s)", 1e-6),
 }
 
 

@@ -141,6 +141,10 @@ pub fn write_run(
         rate_bps: col(f, "rate_bps")?,
         p: col(f, "p")?,
         rtt_s: col(f, "rtt_s")?,
+        ptcp_k: col(f, "ptcp_k")?,
+        ptcp_s: col(f, "ptcp_s")?,
+        ptcp_a_bps: col(f, "ptcp_a_bps")?,
+        ptcp_oracle_a_bps: col(f, "ptcp_oracle_a_bps")?,
     };
     let l = link_series;
     let links = tfcc_run::LinkColumns {
@@ -253,6 +257,10 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("rate_bps", &c.rate_bps)?;
     d.set_item("p", &c.p)?;
     d.set_item("rtt_s", &c.rtt_s)?;
+    d.set_item("ptcp_k", &c.ptcp_k)?;
+    d.set_item("ptcp_s", &c.ptcp_s)?;
+    d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
+    d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
     Ok(d)
 }
 

@@ -85,7 +85,7 @@ pub fn run(
     let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
-    let result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
+    let mut result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
     let summary = Summary::new(
         &name,
         &info,
@@ -93,7 +93,7 @@ pub fn run(
         &result,
         wall.elapsed().as_secs_f64(),
     );
-    let flows = FlowColumns::from_samples(&result.flow_series);
+    let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
     let links = LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
     Ok(Finished {
         summary,

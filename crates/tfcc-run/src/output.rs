@@ -129,7 +129,10 @@ mod tests {
             "name = \"{scenario}\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
              bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\" }}\n[[flows]]\nprotocol = \"cbr\"\nrate = \"1Mbps\"\n"
         );
-        let dir = scratch(&format!("scen-{scenario}"));
+        // Tests run in parallel: each scenario file gets a directory of its own.
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = scratch(&format!("scen-{scenario}-{n}"));
         let path = dir.join("s.toml");
         std::fs::write(&path, text).unwrap();
         let mut run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
@@ -161,6 +164,10 @@ mod tests {
             rate_bps: vec![Some(1e6), None],
             p: vec![None, None],
             rtt_s: vec![None, None],
+            ptcp_k: vec![None, None],
+            ptcp_s: vec![None, None],
+            ptcp_a_bps: vec![None, None],
+            ptcp_oracle_a_bps: vec![None, None],
         };
         write_run(&out, &finished("t", flows.clone()), true, None).unwrap();
         assert!(entries(&out).contains(&"throughput.png".to_string()));

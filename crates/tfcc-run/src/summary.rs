@@ -44,6 +44,67 @@ pub struct FlowEntry {
     pub cov: Option<f64>,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// PTCP flows only (001): the required throughput and every evaluation slot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptcp: Option<PtcpEntry>,
+}
+
+/// A PTCP flow's evaluation slots (001 Sec. 3's "slots achieving bw").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PtcpEntry {
+    /// Required throughput, payload bit/s.
+    pub bw_bps: f64,
+    /// "oracle" or "inline".
+    pub estimator: String,
+    /// Inline only: measurements of `A` completed.
+    pub measurements: u64,
+    /// Evaluation slots that ended inside the measurement window, and how many met `bw`.
+    pub slots: usize,
+    pub slots_met: usize,
+    /// Every evaluation slot of the run.
+    pub eval_slots: Vec<PtcpSlotEntry>,
+    /// `[time_s, s]` at the start and at every change of the control slot length.
+    pub s_changes: Vec<(f64, u32)>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PtcpSlotEntry {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub throughput_bps: f64,
+    pub met: bool,
+}
+
+impl PtcpEntry {
+    fn new(r: &tfcc_sim::recorder::PtcpRecord, measure_from_s: f64) -> PtcpEntry {
+        let eval_slots: Vec<PtcpSlotEntry> = r
+            .eval_slots
+            .iter()
+            .map(|e| PtcpSlotEntry {
+                start_s: e.start.as_secs_f64(),
+                end_s: e.end.as_secs_f64(),
+                throughput_bps: e.throughput_bps,
+                met: e.met,
+            })
+            .collect();
+        let window: Vec<&PtcpSlotEntry> = eval_slots
+            .iter()
+            .filter(|e| e.start_s >= measure_from_s)
+            .collect();
+        PtcpEntry {
+            bw_bps: r.bw_bps,
+            estimator: r.estimator.to_string(),
+            measurements: r.measurements,
+            slots: window.len(),
+            slots_met: window.iter().filter(|e| e.met).count(),
+            eval_slots,
+            s_changes: r
+                .s_changes
+                .iter()
+                .map(|&(t, s)| (t.as_secs_f64(), s))
+                .collect(),
+        }
+    }
 }
 
 /// One reported link's results in the measurement window (see `tfcc_sim::LinkSummary`).
@@ -108,6 +169,7 @@ impl Summary {
                     cov: f.cov.and_then(finite),
                     retransmits: f.retransmits,
                     timeouts: f.timeouts,
+                    ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
                 }
             })
             .collect();

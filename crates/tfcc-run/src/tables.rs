@@ -122,6 +122,10 @@ pub fn write_flows(path: &Path, c: &FlowColumns) -> Result<(), String> {
             ("rate_bps", Col::OptF64(&c.rate_bps)),
             ("p", Col::OptF64(&c.p)),
             ("rtt_s", Col::OptF64(&c.rtt_s)),
+            ("ptcp_k", Col::OptF64(&c.ptcp_k)),
+            ("ptcp_s", Col::OptF64(&c.ptcp_s)),
+            ("ptcp_a_bps", Col::OptF64(&c.ptcp_a_bps)),
+            ("ptcp_oracle_a_bps", Col::OptF64(&c.ptcp_oracle_a_bps)),
         ],
     )
 }

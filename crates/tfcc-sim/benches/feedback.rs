@@ -37,7 +37,7 @@ impl<S: Endpoint, R: Endpoint> Loop<S, R> {
 
     /// Advance 1 ms: deliver due feedback, fire due timers, and move what the sender releases.
     fn step(&mut self) {
-        self.now = self.now + Dur::from_millis(1);
+        self.now += Dur::from_millis(1);
         let now = self.now;
         while self.back.front().is_some_and(|(t, _)| *t <= now) {
             if let Some((_, p)) = self.back.pop_front() {
@@ -69,7 +69,10 @@ fn bench(c: &mut Criterion) {
     let mut l = Loop::new(TfrcSender::new(tfrc.clone()), TfrcReceiver::new(tfrc));
     g.bench_function("tfrc", |b| b.iter(|| black_box(&mut l).step()));
     let tfwc = TfwcConfig::default();
-    let mut l = Loop::new(TfwcSender::new(tfwc.clone(), Time::ZERO), TfwcReceiver::new(&tfwc));
+    let mut l = Loop::new(
+        TfwcSender::new(tfwc.clone(), Time::ZERO),
+        TfwcReceiver::new(&tfwc),
+    );
     g.bench_function("tfwc", |b| b.iter(|| black_box(&mut l).step()));
     let rate = RateSenderConfig::default();
     let est = AnyRateEstimator::Warc(Warc::new(Default::default()));

@@ -33,6 +33,7 @@ pub mod recorder;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod surge;
 pub mod topology;
 pub mod web;
 

@@ -70,6 +70,8 @@ pub enum LinkDrop {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkCounters {
     pub arrivals: u64,
+    /// Bytes of the arrivals (dropped ones included): the offered load, for the PTCP oracle.
+    pub arrival_bytes: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
     /// Queue overflows and RED forced drops.
@@ -276,6 +278,7 @@ impl Link {
         flow: u32,
     ) -> Result<Option<Time>, LinkDrop> {
         self.counters.arrivals += 1;
+        self.counters.arrival_bytes += u64::from(size);
         if !self.up {
             self.counters.down_drops += 1;
             return Err(LinkDrop::Down);

@@ -29,6 +29,38 @@ pub struct FlowSample {
     pub rate_bps: Option<f64>,
     pub p: Option<f64>,
     pub rtt_s: Option<f64>,
+    /// PTCP (001) only: the `k` of Eq. 1 last applied and the control slot length `s` in RTTs.
+    pub ptcp_k: Option<f64>,
+    pub ptcp_s: Option<f64>,
+    /// PTCP only: the available bandwidth `A` its controller uses, and the simulation oracle's
+    /// value (the same with `estimator = "oracle"`), bit/s on the wire.
+    pub ptcp_a_bps: Option<f64>,
+    pub ptcp_oracle_a_bps: Option<f64>,
+}
+
+/// One PTCP evaluation slot (001 Sec. 3: the unit of "slots achieving bw").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PtcpEvalSlot {
+    pub start: Time,
+    pub end: Time,
+    /// Payload goodput acknowledged in the slot, bit/s.
+    pub throughput_bps: f64,
+    /// `throughput_bps ≥ bw`.
+    pub met: bool,
+}
+
+/// What a PTCP sender (or aggregate) recorded over the whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PtcpRecord {
+    /// The required throughput, payload bit/s.
+    pub bw_bps: f64,
+    pub eval_slots: Vec<PtcpEvalSlot>,
+    /// `(time, s)` at the start and at every change of the control slot length.
+    pub s_changes: Vec<(Time, u32)>,
+    /// Which source gave `A` and `P` ("oracle" or "inline").
+    pub estimator: &'static str,
+    /// Inline estimator only: completed measurements of `A`.
+    pub measurements: u64,
 }
 
 /// One link over one sampling interval.
@@ -85,6 +117,8 @@ pub struct FlowSummary {
     pub retransmits: u64,
     pub timeouts: u64,
     pub totals: FlowTotals,
+    /// PTCP flows only: their evaluation slots and `s` over the run.
+    pub ptcp: Option<PtcpRecord>,
 }
 
 /// A link's results in the measurement window.

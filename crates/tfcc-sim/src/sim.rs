@@ -15,12 +15,14 @@ use crate::link::{Link, LinkCounters, LinkId};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
-    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments, RunResult,
-    RunSummary,
+    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments,
+    PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
 };
 use crate::topology::Topology;
 use crate::web::WebGateway;
 use crate::SimError;
+use std::collections::VecDeque;
+use tfcc_core::tcp::{PathSource, TcpSender};
 use tfcc_core::{Dur, Packet, Rate, Time};
 
 /// Run-wide settings.
@@ -90,6 +92,25 @@ enum Ev {
     Progress,
     /// The web gateway's next deadline ([`Simulation::set_web`]).
     Web,
+    Oracle,
+}
+
+/// How often PTCP senders with `estimator = "oracle"` are told `A` and `P` (spec 001 §2.9,
+/// option 1). 5 ms is a sixth of the thesis' RTT, so the averaging window, not the tick, sets
+/// how fresh the value is.
+const ORACLE_TICK: Dur = Dur::from_millis(5);
+
+/// The simulation oracle for one PTCP sender: `P` is the rate of the slowest link on its
+/// forward route (the bottleneck), `A = P −` the bytes arriving there from everyone else
+/// (offered load, drops included) over the last [`tfcc_core::tcp::PtcpConfig::oracle_window`],
+/// in packets of the sender's own wire size.
+struct OracleFeed {
+    flow: u32,
+    link: LinkId,
+    wire_bytes: f64,
+    window: Dur,
+    /// `(time, bytes arrived at the link, of which the flow's own)`.
+    hist: VecDeque<(Time, u64, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +161,10 @@ struct FlowRt {
     last_delivered: u64,
     throughput: Moments,
     rtt: Moments,
+    /// The link whose arrivals the PTCP oracle watches for this flow (`LinkId::MAX` for none),
+    /// and the flow's own bytes that arrived there.
+    oracle_link: LinkId,
+    oracle_bytes: u64,
 }
 
 fn dir_idx(d: Direction) -> usize {
@@ -287,6 +312,7 @@ struct World {
     /// The deadline the pending `Ev::Web` is for.
     web_armed: Time,
     web_offers: Vec<(u32, u64)>,
+    oracles: Vec<OracleFeed>,
 }
 
 impl World {
@@ -310,7 +336,7 @@ impl World {
                 ]
             })
             .collect();
-        let flows = flows
+        let mut flows = flows
             .into_iter()
             .map(|f| FlowRt {
                 protocol: f.protocol,
@@ -326,8 +352,35 @@ impl World {
                 last_delivered: 0,
                 throughput: Moments::default(),
                 rtt: Moments::default(),
+                oracle_link: LinkId::MAX,
+                oracle_bytes: 0,
             })
             .collect::<Vec<_>>();
+        let mut oracles = Vec::new();
+        for (i, f) in flows.iter_mut().enumerate() {
+            let SenderImpl::Tcp(s) = &f.sender else {
+                continue;
+            };
+            // Every PTCP flow gets the oracle: as its input, or as the reference the inline
+            // estimator's error is measured against.
+            let Some(p) = s.ptcp() else { continue };
+            let route = &topology.routes[f.route as usize].forward;
+            let Some(&link) = route
+                .iter()
+                .min_by_key(|&&l| (topology.links[l as usize].rate, std::cmp::Reverse(l)))
+            else {
+                continue;
+            };
+            f.oracle_link = link;
+            let c = s.config();
+            oracles.push(OracleFeed {
+                flow: i as u32,
+                link,
+                wire_bytes: f64::from(c.segment_size.saturating_add(c.data_header_size()).max(1)),
+                window: p.ctl.config().oracle_window,
+                hist: VecDeque::with_capacity(64),
+            });
+        }
         let n_links = links.len();
         let mut w = World {
             end: Time::ZERO + cfg.duration,
@@ -345,6 +398,7 @@ impl World {
             web,
             web_armed: Time::MAX,
             web_offers: Vec::new(),
+            oracles,
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -379,6 +433,9 @@ impl World {
         w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
         w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
         w.arm_web(Time::ZERO);
+        if !w.oracles.is_empty() {
+            w.q.schedule(Time::ZERO, Ev::Oracle);
+        }
         w
     }
 
@@ -447,6 +504,13 @@ impl World {
                     }
                 }
                 Ev::Web => self.on_web(now),
+                Ev::Oracle => {
+                    self.on_oracle(now);
+                    let next = now + ORACLE_TICK;
+                    if next <= self.end {
+                        self.q.schedule(next, Ev::Oracle);
+                    }
+                }
                 Ev::Progress => {
                     if !progress(now, self.end) {
                         return false;
@@ -480,8 +544,12 @@ impl World {
         let sp = self.pool.get_mut(id);
         sp.enqueued_at = now;
         let (flow, dir, hop, size) = (sp.flow, sp.dir, sp.hop, sp.pkt.size);
-        let route = self.flows[flow as usize].route as usize;
+        let f = &mut self.flows[flow as usize];
+        let route = f.route as usize;
         let link = self.routes[route][dir_idx(dir)][usize::from(hop)];
+        if link == f.oracle_link {
+            f.oracle_bytes += u64::from(size);
+        }
         match self.links[link as usize].arrive(now, id, size, flow) {
             Ok(Some(done)) => self.q.schedule(done, Ev::TxDone(link)),
             Ok(None) => {}
@@ -627,6 +695,30 @@ impl World {
         }
     }
 
+    /// Tell every oracle-fed PTCP sender the path's `A` and `P` (see [`OracleFeed`]).
+    fn on_oracle(&mut self, now: Time) {
+        for o in &mut self.oracles {
+            let link = &self.links[o.link as usize];
+            let total = link.counters(now).arrival_bytes;
+            let own = self.flows[o.flow as usize].oracle_bytes;
+            o.hist.push_back((now, total, own));
+            while o.hist.len() > 2 && o.hist[1].0 + o.window <= now {
+                o.hist.pop_front();
+            }
+            let (t0, total0, own0) = o.hist[0];
+            let secs = now.saturating_since(t0).as_secs_f64();
+            if secs <= 0.0 {
+                continue;
+            }
+            let cross_bps = (total - total0).saturating_sub(own - own0) as f64 * 8.0 / secs;
+            let cap_bps = link.rate().bps() as f64;
+            let per_pkt = o.wire_bytes * 8.0;
+            if let SenderImpl::Tcp(s) = &mut self.flows[o.flow as usize].sender {
+                s.set_path_oracle(now, (cap_bps - cross_bps) / per_pkt, cap_bps / per_pkt);
+            }
+        }
+    }
+
     // ---- recording ----
 
     fn mark(&mut self, now: Time) {
@@ -673,6 +765,14 @@ impl World {
                     rate_bps: s.rate.map(|r| r * 8.0),
                     p: s.p.or_else(|| f.receiver.stats().p),
                     rtt_s: rtt,
+                    ptcp_k: ptcp_of(&f.sender).map(|p| p.ctl.k()),
+                    ptcp_s: ptcp_of(&f.sender).map(|p| f64::from(p.ctl.s())),
+                    ptcp_a_bps: ptcp_of(&f.sender)
+                        .and_then(|p| p.estimate())
+                        .map(|e| e.available * wire_bits(&f.sender)),
+                    ptcp_oracle_a_bps: ptcp_of(&f.sender)
+                        .and_then(|p| p.oracle())
+                        .map(|e| e.available * wire_bits(&f.sender)),
                 });
             }
         }
@@ -745,6 +845,7 @@ impl World {
                         feedback_dropped: f.count.dropped[1],
                         feedback_in_flight: in_flight[i][1],
                     },
+                    ptcp: ptcp_record(&f.sender),
                 }
             })
             .collect();
@@ -790,6 +891,56 @@ impl World {
             web: self.web.map(WebGateway::finish),
         }
     }
+}
+
+/// Bits of one data packet on the wire (PTCP's `A` and `P` count these).
+fn wire_bits(s: &SenderImpl) -> f64 {
+    match s {
+        SenderImpl::Tcp(t) => {
+            let c = t.config();
+            f64::from(c.segment_size.saturating_add(c.data_header_size())) * 8.0
+        }
+        _ => 0.0,
+    }
+}
+
+fn ptcp_of(s: &SenderImpl) -> Option<&tfcc_core::tcp::ptcp::PtcpSender> {
+    match s {
+        SenderImpl::Tcp(t) => t.ptcp(),
+        _ => None,
+    }
+}
+
+/// A PTCP sender's slots in bit/s of payload.
+fn ptcp_record(s: &SenderImpl) -> Option<PtcpRecord> {
+    let SenderImpl::Tcp(t) = s else { return None };
+    ptcp_record_of(t)
+}
+
+fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
+    let p = t.ptcp()?;
+    let bits = f64::from(t.config().segment_size) * 8.0;
+    let (estimator, measurements) = match &p.path {
+        PathSource::Oracle(_) => ("oracle", 0),
+        PathSource::Inline(i) => ("inline", i.measurements()),
+    };
+    Some(PtcpRecord {
+        bw_bps: p.ctl.bw_pkts() * bits,
+        eval_slots: p
+            .ctl
+            .eval_slots()
+            .iter()
+            .map(|e| PtcpEvalSlot {
+                start: e.start,
+                end: e.end,
+                throughput_bps: e.tput * bits,
+                met: e.met,
+            })
+            .collect(),
+        s_changes: p.ctl.s_changes().to_vec(),
+        estimator,
+        measurements,
+    })
 }
 
 #[cfg(test)]

@@ -67,6 +67,8 @@ pub enum Congestion {
     Simd(super::friendly::SimdConfig),
     /// AIAD/H (003 Table 2.1.2), [`super::friendly`].
     Aiadh(super::friendly::AiadhConfig),
+    /// Predictable-throughput TCP (001): Reno's rules with the target-driven increase `k`.
+    Ptcp(super::ptcp::PtcpConfig),
 }
 
 impl Congestion {
@@ -74,7 +76,7 @@ impl Congestion {
     pub fn friendly_rule(&self) -> Option<super::friendly::Rule> {
         use super::friendly::Rule;
         match self {
-            Congestion::Reno | Congestion::Ttfwc(_) => None,
+            Congestion::Reno | Congestion::Ttfwc(_) | Congestion::Ptcp(_) => None,
             Congestion::Gaimd(c) => Some(Rule::Gaimd(c.clone())),
             Congestion::Binomial(c) => Some(Rule::Binomial(c.clone())),
             Congestion::Simd(c) => Some(Rule::Simd(c.clone())),
@@ -263,6 +265,9 @@ impl TcpConfig {
         if let Some(r) = self.congestion.friendly_rule() {
             r.validate()
                 .map_err(|e| format!("congestion.{}.{e}", r.name()))?;
+        }
+        if let Congestion::Ptcp(p) = &self.congestion {
+            p.validate().map_err(|e| format!("congestion.ptcp.{e}"))?;
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

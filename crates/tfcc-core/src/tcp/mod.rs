@@ -14,6 +14,9 @@
 //!   increase and decrease ([`TcpConfig::congestion`]);
 //! - [`friendly`]: 003's window-based TCP-friendly schemes (GAIMD, IIAD, SQRT, SIMD, AIAD/H)
 //!   as congestion controls;
+//! - [`ptcp`]: predictable-throughput TCP (001), the target-driven increase `cwnd += k/cwnd`;
+//!   [`path`] and [`imtcp`]: where its available bandwidth and capacity come from (an oracle the
+//!   driver feeds, or inline measurement from paced probe streams);
 //! - [`wire`]: the data and ACK headers and their byte encodings.
 //!
 //! Build both ends from one [`TcpConfig`], so the sink sends SACK blocks exactly when the sender
@@ -28,6 +31,9 @@
 
 pub mod config;
 pub mod friendly;
+pub mod imtcp;
+pub mod path;
+pub mod ptcp;
 mod scoreboard;
 pub mod sender;
 pub mod sink;
@@ -36,6 +42,8 @@ pub mod wire;
 
 pub use config::{Congestion, TcpConfig, Variant};
 pub use friendly::{AiadhConfig, BinomialConfig, Friendly, GaimdConfig, Rule, SimdConfig};
+pub use path::{PathEstimator, PathOracle, PathSource};
+pub use ptcp::{EstimatorKind, PathEstimate, Ptcp, PtcpConfig};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 pub use ttfwc::{AliUpdate, Ttfwc, TtfwcConfig};

@@ -49,6 +49,7 @@ use std::collections::VecDeque;
 
 use super::config::{Congestion, TcpConfig, Variant};
 use super::friendly::Friendly;
+use super::ptcp::PtcpSender;
 use super::scoreboard::ScoreBoard;
 use super::ttfwc::{Increase, Ttfwc};
 use super::wire::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
@@ -141,6 +142,8 @@ pub struct TcpSender {
     /// One of 003's window-based schemes in place of Reno's increase and decrease
     /// ([`TcpConfig::congestion`], [`super::friendly`]).
     friendly: Option<Friendly>,
+    /// PTCP's target-driven increase and its path estimator ([`TcpConfig::congestion`]).
+    ptcp: Option<Box<PtcpSender>>,
 
     started: bool,
     send_pending: bool,
@@ -194,6 +197,10 @@ impl TcpSender {
                 Congestion::Ttfwc(t) => Some(Ttfwc::new(t.clone())),
                 _ => None,
             },
+            ptcp: match &cfg.congestion {
+                Congestion::Ptcp(p) => Some(Box::new(PtcpSender::new(p.clone(), cfg.segment_size))),
+                _ => None,
+            },
             friendly: cfg.congestion.friendly_rule().map(Friendly::new),
             started: false,
             send_pending: false,
@@ -217,6 +224,26 @@ impl TcpSender {
     /// The TTFWC state, when that is the congestion control.
     pub fn ttfwc(&self) -> Option<&Ttfwc> {
         self.ttfwc.as_ref()
+    }
+    /// The PTCP state, when that is the congestion control.
+    pub fn ptcp(&self) -> Option<&PtcpSender> {
+        self.ptcp.as_deref()
+    }
+    /// The driver's measurement of the path for a PTCP sender with the oracle estimator
+    /// (packets per second on the wire); ignored otherwise.
+    pub fn set_path_oracle(&mut self, now: Time, available: f64, capacity: f64) {
+        if let Some(p) = &mut self.ptcp {
+            p.set_oracle(now, available, capacity);
+        }
+    }
+    /// Start the next transfer from a fresh connection's window (the initial window, the
+    /// threshold at the maximum window) without a new SYN: a SURGE user's next file (001 Sec.
+    /// 3.2), which SURGE fetches over a new connection.
+    pub fn restart_window(&mut self) {
+        self.cwnd = self.initial_window();
+        self.ssthresh = self.wnd;
+        self.dupacks = 0;
+        self.rtt.reset_backoff();
     }
     /// Congestion window in segments (ns-2 `cwnd_`, without Reno's inflation).
     pub fn cwnd(&self) -> f64 {
@@ -287,6 +314,9 @@ impl TcpSender {
         let force_timer = self.highest_ack == self.maxseq;
         let retransmit = seq <= self.maxseq;
         if !retransmit {
+            if let (Some(p), false) = (&mut self.ptcp, syn) {
+                p.ctl.on_data_sent();
+            }
             self.maxseq = seq;
             if !self.rtt_active {
                 self.rtt_active = true;
@@ -365,7 +395,22 @@ impl TcpSender {
 
     /// The per-ACK increase for an ACK that acknowledged `acked` new segments: TTFWC's
     /// `cong_avoid` when configured and it does not defer to Reno, else ns-2's `opencwnd`.
-    fn opencwnd(&mut self, acked: u64) {
+    fn opencwnd(&mut self, now: Time, acked: u64) {
+        if let Some(w) = self.ptcp.as_ref().and_then(|p| p.constant_window()) {
+            self.cwnd = w;
+            return;
+        }
+        if let Some(p) = &mut self.ptcp {
+            if self.cwnd >= self.ssthresh as f64 {
+                // 001 Eq. 1; slow start below stays Reno's.
+                let k = p.increase(now, self.cwnd);
+                self.cwnd += k / self.cwnd;
+                if !p.ctl.config().k_min {
+                    self.cwnd = self.cwnd.max(p.ctl.config().cwnd_floor);
+                }
+                return;
+            }
+        }
         if let Some(t) = &mut self.ttfwc {
             if let Increase::Set(c) = t.cong_avoid(acked, self.cwnd, self.ssthresh as f64) {
                 self.cwnd = c;
@@ -384,7 +429,7 @@ impl TcpSender {
     fn recv_newack_helper(&mut self, now: Time, ackno: i64, ts_echo: Time) {
         let acked = (ackno - self.last_ack).max(1) as u64;
         self.newack(now, ackno, ts_echo);
-        self.opencwnd(acked);
+        self.opencwnd(now, acked);
         if ackno == 0 && self.cfg.syn {
             // The SYN is acknowledged: open the initial window (`delay_growth_`).
             self.cwnd = self.initial_window();
@@ -406,6 +451,16 @@ impl TcpSender {
     /// retransmit sets cwnd to it, never above the window at the loss (Linux ends recovery with
     /// `cwnd = min(cwnd, ssthresh)`).
     fn slowdown(&mut self, cut: CwndCut) {
+        if self
+            .ptcp
+            .as_ref()
+            .and_then(|p| p.constant_window())
+            .is_some()
+        {
+            // 001's "constant" baseline never reduces its window.
+            self.first_decrease = false;
+            return;
+        }
         let w = self.windowd();
         if let Some(t) = &mut self.ttfwc {
             let th = t.ssthresh(w);
@@ -802,6 +857,9 @@ impl TcpSender {
             return;
         }
         self.acks += 1;
+        if let Some(p) = &mut self.ptcp {
+            p.on_ack(now, ack.ack, self.rtt.srtt(), self.cwnd);
+        }
         let ackno = ack.ack as i64 - 1;
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut nb = 0;
@@ -840,6 +898,9 @@ impl Endpoint for TcpSender {
     fn on_timeout(&mut self, now: Time) {
         if self.rtx_deadline.is_some_and(|t| now >= t) {
             self.rtx_deadline = None;
+            if let Some(p) = &mut self.ptcp {
+                p.on_timeout(now);
+            }
             self.rtx_timeout(now);
         }
     }
@@ -851,11 +912,18 @@ impl Endpoint for TcpSender {
             self.send_pending = false;
             self.send_much(now, self.cfg.max_burst);
         }
-        self.out.pop_front()
+        match &mut self.ptcp {
+            Some(p) => p.poll(now, &mut self.out),
+            None => self.out.pop_front(),
+        }
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        self.rtx_deadline
+        let release = self.ptcp.as_ref().and_then(|p| p.next_release());
+        match (self.rtx_deadline, release) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn stats(&self) -> Stats {

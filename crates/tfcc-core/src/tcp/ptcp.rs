@@ -1,0 +1,817 @@
+//! Predictable-throughput TCP (001, Yamanegi 2007): a congestion-avoidance increase that aims
+//! at an application's required throughput `bw` over every evaluation slot, on top of an
+//! unchanged Reno/SACK sender (slow start, fast recovery and timeouts are the TCP's own, 001
+//! Sec. 2.2).
+//!
+//! What runs here, per ACK in congestion avoidance (001 Sec. 2.2, spec 001 §2):
+//!
+//! - **Eq. 1** `cwnd += k / cwnd` (the sender applies it with the `k` returned by
+//!   [`Ptcp::increase`]).
+//! - **Slots.** An evaluation slot lasts `e` sRTTs; it is cut into control slots of `s` sRTTs,
+//!   each frozen at the sRTT `srtt_i` of its start. The target of control slot `i` carries the
+//!   shortfall (or surplus) of the previous one: `g_i = bw + (g_{i−1} − tput_{i−1})`, `g_0 = bw`,
+//!   reset at every evaluation slot (spec 001 §2.2: the per-evaluation-slot metric is what the
+//!   carry serves; the thesis does not say so outright).
+//! - **Eq. 2** `k_bw = 2·(g_i·srtt_i·s − a_j − m·cwnd) / (m·(m+1))` with `m = s − n_j − 1`, as
+//!   printed (not the prose's `s − 2 − n_j`, spec 001 §7). When `m < 1` (the last RTT of the
+//!   slot, or past its nominal end because ends are only noticed on ACKs) the printed
+//!   denominator is zero or negative; `m` is then taken as 1, i.e. "send the whole remaining
+//!   need in the next round" (`k_bw = need − cwnd`). The spec's alternative, `k_bw = k_max`,
+//!   gives the same `k` whenever the need exceeds the cap, and this reading does not make a
+//!   flow that is already ahead jump to `k_max`.
+//! - **Eq. 3 / Eq. 4** `k_max = A·srtt_i − cwnd` while every earlier control slot of this
+//!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd`. The
+//!   condition is the union of the formula's ("any earlier control slot of the present
+//!   evaluation slot missed", a sticky flag) and the prose's ("the previous control slot
+//!   missed", which may lie in the previous evaluation slot). The formula alone deadlocks once
+//!   `s = e`: every evaluation slot is then one control slot that starts under Eq. 3, so a miss
+//!   can never happen under Eq. 4, `s` can never shrink and the flow stays Reno-like however
+//!   far behind it falls (observed in E1: 7 of 14 slots met with 40 Reno flows). The thesis'
+//!   Fig. 6 shows `s` falling in the heaviest phase, which the union allows.
+//! - **Bounds.** `k = min(k_bw, k_max)`, then `k = max(k, k_min)` when `k_min` is on: `k_min`
+//!   wins over `k_max`, because Eq. 3 is negative on any busy path (`A·srtt < cwnd`) and the
+//!   thesis' light-load results show `k = 1`, i.e. Reno (spec 001 §2.5). Without `k_min`
+//!   (the constant-rate mode, 001 Fig. 16) `k` may be negative so that the window comes back
+//!   down to `bw` after slow start; the sender keeps `cwnd ≥` [`PtcpConfig::cwnd_floor`].
+//! - **Control-slot length** (001 Sec. 2.2.3, Fig. 3, reconstructed in spec 001 §2.6): a
+//!   control slot that missed its target while Eq. 4 was in force halves `s` from the next
+//!   control slot; an evaluation slot whose every control slot met its target under Eq. 3,
+//!   ending with `cwnd ≥ bw·srtt`, doubles `s` for the next evaluation slot; `s_min ≤ s ≤ e`.
+//!
+//! Units: `bw`, `tput`, `g`, `A` and `P` are packets per second, windows packets. `bw` counts
+//! payload (the thesis' 20 Mb/s is 2500 pkt/s of 1000 B segments, spec 001 §2.1); `A` and `P`
+//! count whole packets on the wire, since they bound how many packets the path holds.
+//!
+//! Throughput is counted from cumulative ACKs ("packets successfully transmitted", spec 001
+//! §2.2), including those that arrive during a recovery, and divided by the slot's *actual*
+//! length (a slot end noticed late, after a timeout, does not inflate the rate).
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use super::imtcp::Imtcp;
+use super::path::{PathEstimator, PathOracle, PathSource};
+use crate::packet::Packet;
+use crate::time::{Dur, Time};
+use crate::units::Rate;
+
+/// Where `A` (available bandwidth) and `P` (capacity) come from (spec 001 §2.9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EstimatorKind {
+    /// ImTCP-style inline measurement from the flow's own paced data and ACK timing
+    /// ([`super::imtcp`]): what the thesis' single-connection experiments use (001 Sec. 2.2.2).
+    #[default]
+    Inline,
+    /// Values pushed by the driver ([`super::path::PathOracle`]): in the simulator the
+    /// bottleneck rate minus the measured cross traffic, as the thesis assumes for its
+    /// multi-connection runs (001 Sec. 3.2).
+    Oracle,
+}
+
+/// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
+/// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PtcpConfig {
+    /// Required throughput `bw` of payload (001 Sec. 2.1). 20 Mb/s is the thesis' main case
+    /// (20 % of the 100 Mb/s bottleneck, 001 Sec. 3.2).
+    pub bw: Rate,
+    /// Evaluation slot length in sRTTs (001 Sec. 3.1: `e = 32` in every experiment).
+    pub e: u32,
+    /// Initial control slot length in sRTTs (001 Sec. 3.1: 16).
+    pub s_init: u32,
+    /// Smallest control slot length in sRTTs (001 Sec. 2.2.3: `2 ≤ s`, one RTT of ACK latency
+    /// and one of loss repair).
+    pub s_min: u32,
+    /// Keep `k ≥ k_min_value` (001 Sec. 2.2.2). `false` is the thesis' constant-rate mode, where
+    /// the flow stays at `bw` even on an idle path (001 Fig. 16).
+    pub k_min: bool,
+    /// The lower bound on `k` when [`PtcpConfig::k_min`] is on: 1, Reno's increase.
+    pub k_min_value: f64,
+    /// The smallest window the constant-rate mode may shrink to (spec 001 §2.5: a negative `k`
+    /// needs a floor; 2 keeps the ACK clock and fast retransmit alive).
+    pub cwnd_floor: f64,
+    /// Source of `A` and `P`.
+    pub estimator: EstimatorKind,
+    /// The inline estimator's parameters (used when [`PtcpConfig::estimator`] is `inline`).
+    pub inline: super::imtcp::ImtcpConfig,
+    /// The oracle's averaging window over the bottleneck's cross traffic ("the last RTTs",
+    /// spec 001 §2.9 option 1): 40 ms, about 1.3 RTT of the thesis' dumbbell.
+    pub oracle_window: Dur,
+    /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
+    /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
+    /// or a timeout (spec 001 §3.0). Slots are still recorded.
+    pub constant: bool,
+}
+
+impl Default for PtcpConfig {
+    fn default() -> Self {
+        PtcpConfig {
+            bw: Rate::from_mbps(20),             // 001 Sec. 3.2, 20 % of 100 Mb/s
+            e: 32,                               // 001 Sec. 3.1
+            s_init: 16,                          // 001 Sec. 3.1
+            s_min: 2,                            // 001 Sec. 2.2.3
+            k_min: true,                         // 001 Sec. 2.2.2
+            k_min_value: 1.0,                    // 001 Sec. 2.2.2, Reno
+            cwnd_floor: 2.0,                     // spec 001 §2.5
+            estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
+            inline: Default::default(),          // see ImtcpConfig
+            oracle_window: Dur::from_millis(40), // spec 001 §2.9
+            constant: false,                     // PTCP itself
+        }
+    }
+}
+
+impl PtcpConfig {
+    /// The field names, for a loader that shares one `params` table with the TCP underneath.
+    pub const FIELDS: &'static [&'static str] = &[
+        "bw",
+        "e",
+        "s_init",
+        "s_min",
+        "k_min",
+        "k_min_value",
+        "cwnd_floor",
+        "estimator",
+        "inline",
+        "oracle_window",
+        "constant",
+    ];
+
+    /// Checks every field; the message names the first bad one (`field: why`).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.bw.bps() == 0 {
+            return Err("bw: the required throughput must be positive".into());
+        }
+        if self.e < 2 {
+            return Err(format!("e: must be at least 2 RTTs, got {}", self.e));
+        }
+        if self.s_min < 1 || self.s_min > self.e {
+            return Err(format!(
+                "s_min: must lie in [1, e = {}], got {}",
+                self.e, self.s_min
+            ));
+        }
+        if self.s_init < self.s_min || self.s_init > self.e {
+            return Err(format!(
+                "s_init: must lie in [s_min = {}, e = {}], got {}",
+                self.s_min, self.e, self.s_init
+            ));
+        }
+        if !(self.k_min_value.is_finite() && self.k_min_value >= 0.0) {
+            return Err(format!(
+                "k_min_value: must be a number ≥ 0, got {}",
+                self.k_min_value
+            ));
+        }
+        if !(self.cwnd_floor.is_finite() && self.cwnd_floor >= 1.0) {
+            return Err(format!(
+                "cwnd_floor: must be at least 1 packet, got {}",
+                self.cwnd_floor
+            ));
+        }
+        if self.oracle_window.is_zero() {
+            return Err("oracle_window: must be positive".into());
+        }
+        self.inline.validate().map_err(|e| format!("inline.{e}"))
+    }
+}
+
+/// `A` and `P` in packets per second (whole packets on the wire).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathEstimate {
+    /// Available bandwidth `A`: the rate this flow may occupy without taking from others.
+    pub available: f64,
+    /// Physical capacity `P` of the bottleneck.
+    pub capacity: f64,
+}
+
+/// Which `k_max` equation is in force (fixed for a control slot at its start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regime {
+    /// Eq. 3: every earlier control slot of this evaluation slot met its target.
+    Eq3,
+    /// Eq. 4: one of them missed it; take bandwidth from others up to the capacity.
+    Eq4,
+}
+
+/// One finished evaluation slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EvalSlot {
+    pub start: Time,
+    pub end: Time,
+    /// Payload packets acknowledged in the slot per second.
+    pub tput: f64,
+    /// `tput ≥ bw`.
+    pub met: bool,
+}
+
+/// One finished control slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CtrlSlot {
+    pub start: Time,
+    pub end: Time,
+    /// The control slot length `s` (sRTTs) it ran with.
+    pub s: u32,
+    /// Its target `g_i`, pkt/s.
+    pub target: f64,
+    /// Its throughput, pkt/s.
+    pub tput: f64,
+    pub regime: Regime,
+}
+
+/// The per-flow (or, with the aggregate controller, per-group) PTCP state (spec 001 §2.11).
+#[derive(Clone, Debug)]
+pub struct Ptcp {
+    cfg: PtcpConfig,
+    /// `bw` in payload packets per second.
+    bw: f64,
+    s: u32,
+    started: bool,
+    eval_start: Time,
+    eval_len: Dur,
+    eval_acked: u64,
+    ctrl_start: Time,
+    ctrl_len: Dur,
+    /// `srtt_i`, frozen at the control slot's start, seconds.
+    srtt_i: f64,
+    /// Control slot index inside the evaluation slot.
+    i: u32,
+    g: f64,
+    tput_prev: Option<f64>,
+    /// `a_j`: new data packets sent since the control slot began.
+    sent_in_ctrl: u64,
+    acked_in_ctrl: u64,
+    missed_in_eval: bool,
+    /// The last control slot (of this or the previous evaluation slot) missed its target.
+    prev_missed: bool,
+    grow_ok: bool,
+    regime: Regime,
+    k: f64,
+    k_bw: f64,
+    k_max: f64,
+    eval_log: Vec<EvalSlot>,
+    ctrl_log: Vec<CtrlSlot>,
+    /// `(time, s)` at every change of `s`.
+    s_log: Vec<(Time, u32)>,
+}
+
+impl Ptcp {
+    /// A controller for payload segments of `segment_size` bytes. Out-of-range values are
+    /// repaired (never a panic); use [`PtcpConfig::validate`] to reject them.
+    pub fn new(cfg: PtcpConfig, segment_size: u32) -> Ptcp {
+        let mut cfg = cfg;
+        cfg.e = cfg.e.max(2);
+        cfg.s_min = cfg.s_min.clamp(1, cfg.e);
+        cfg.s_init = cfg.s_init.clamp(cfg.s_min, cfg.e);
+        let bw = cfg.bw.bytes_per_sec() / f64::from(segment_size.max(1));
+        Ptcp {
+            bw,
+            s: cfg.s_init,
+            started: false,
+            eval_start: Time::ZERO,
+            eval_len: Dur::ZERO,
+            eval_acked: 0,
+            ctrl_start: Time::ZERO,
+            ctrl_len: Dur::ZERO,
+            srtt_i: 0.0,
+            i: 0,
+            g: bw,
+            tput_prev: None,
+            sent_in_ctrl: 0,
+            acked_in_ctrl: 0,
+            missed_in_eval: false,
+            prev_missed: false,
+            grow_ok: true,
+            regime: Regime::Eq3,
+            k: cfg.k_min_value,
+            k_bw: 0.0,
+            k_max: 0.0,
+            eval_log: Vec::new(),
+            ctrl_log: Vec::new(),
+            s_log: vec![(Time::ZERO, cfg.s_init)],
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &PtcpConfig {
+        &self.cfg
+    }
+    /// `bw` in payload packets per second.
+    pub fn bw_pkts(&self) -> f64 {
+        self.bw
+    }
+    /// The control slot length in sRTTs.
+    pub fn s(&self) -> u32 {
+        self.s
+    }
+    /// The last `k` applied (Eq. 1).
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+    /// The last Eq. 2 value.
+    pub fn k_bw(&self) -> f64 {
+        self.k_bw
+    }
+    /// The last Eq. 3/4 value.
+    pub fn k_max(&self) -> f64 {
+        self.k_max
+    }
+    /// The current target `g_i`, pkt/s.
+    pub fn target(&self) -> f64 {
+        self.g
+    }
+    pub fn regime(&self) -> Regime {
+        self.regime
+    }
+    /// Finished evaluation slots.
+    pub fn eval_slots(&self) -> &[EvalSlot] {
+        &self.eval_log
+    }
+    /// Finished control slots.
+    pub fn ctrl_slots(&self) -> &[CtrlSlot] {
+        &self.ctrl_log
+    }
+    /// `(time, s)` at the start and at every change of `s`.
+    pub fn s_changes(&self) -> &[(Time, u32)] {
+        &self.s_log
+    }
+
+    /// A new data segment was sent (retransmissions do not count towards `a_j`, spec 001 §2.4).
+    pub fn on_data_sent(&mut self) {
+        self.sent_in_ctrl += 1;
+    }
+
+    /// An ACK moved the cumulative point by `acked` segments (any ACK, recovery included).
+    /// Closes the slots that have ended first, so the ACK counts towards the new slot; `srtt`
+    /// is the sender's smoothed RTT and `cwnd` its window. Slots start with the first ACK that
+    /// comes with an sRTT.
+    pub fn on_acked(&mut self, now: Time, acked: u64, srtt: Option<Dur>, cwnd: f64) {
+        let Some(srtt) = srtt.filter(|d| !d.is_zero()) else {
+            return;
+        };
+        if !self.started {
+            self.started = true;
+            self.start_eval(now, srtt);
+            self.start_ctrl(now, srtt);
+        } else {
+            self.roll(now, srtt, cwnd);
+        }
+        self.acked_in_ctrl += acked;
+        self.eval_acked += acked;
+    }
+
+    fn start_eval(&mut self, now: Time, srtt: Dur) {
+        self.eval_start = now;
+        self.eval_len = srtt.saturating_mul(u64::from(self.cfg.e));
+        self.eval_acked = 0;
+        self.i = 0;
+        self.g = self.bw;
+        self.missed_in_eval = false;
+        self.grow_ok = true;
+    }
+
+    fn start_ctrl(&mut self, now: Time, srtt: Dur) {
+        self.ctrl_start = now;
+        self.srtt_i = srtt.as_secs_f64();
+        // The last control slot ends with its evaluation slot, so the carried shortfall is
+        // settled inside the slot the metric judges (e/s slots of s RTTs when s divides e).
+        let left = (self.eval_start + self.eval_len).saturating_since(now);
+        self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+        self.sent_in_ctrl = 0;
+        self.acked_in_ctrl = 0;
+        self.regime = if self.missed_in_eval || self.prev_missed {
+            Regime::Eq4
+        } else {
+            Regime::Eq3
+        };
+    }
+
+    /// Close the control slot (and evaluation slot) if its time is up (spec 001 §2.6).
+    fn roll(&mut self, now: Time, srtt: Dur, cwnd: f64) {
+        let eval_end = self.eval_start + self.eval_len;
+        if now < self.ctrl_start + self.ctrl_len && now < eval_end {
+            return;
+        }
+        let elapsed = now.saturating_since(self.ctrl_start).as_secs_f64();
+        let tput = if elapsed > 0.0 {
+            self.acked_in_ctrl as f64 / elapsed
+        } else {
+            0.0
+        };
+        let met = tput >= self.g;
+        self.prev_missed = !met;
+        self.tput_prev = Some(tput);
+        self.ctrl_log.push(CtrlSlot {
+            start: self.ctrl_start,
+            end: now,
+            s: self.s,
+            target: self.g,
+            tput,
+            regime: self.regime,
+        });
+        if !met {
+            self.missed_in_eval = true;
+            if self.regime == Regime::Eq4 && self.s > self.cfg.s_min {
+                self.set_s(now, (self.s / 2).max(self.cfg.s_min));
+            }
+        }
+        if !(met && self.regime == Regime::Eq3) {
+            self.grow_ok = false;
+        }
+        if now >= eval_end {
+            let span = now.saturating_since(self.eval_start).as_secs_f64();
+            let etput = if span > 0.0 {
+                self.eval_acked as f64 / span
+            } else {
+                0.0
+            };
+            self.eval_log.push(EvalSlot {
+                start: self.eval_start,
+                end: now,
+                tput: etput,
+                met: etput >= self.bw,
+            });
+            if self.grow_ok && cwnd >= self.bw * srtt.as_secs_f64() && self.s < self.cfg.e {
+                self.set_s(now, (self.s * 2).min(self.cfg.e));
+            }
+            self.start_eval(now, srtt);
+        } else {
+            self.i += 1;
+            self.g = self.bw + (self.g - tput);
+        }
+        self.start_ctrl(now, srtt);
+    }
+
+    fn set_s(&mut self, now: Time, s: u32) {
+        self.s = s;
+        self.s_log.push((now, s));
+    }
+
+    /// Eq. 2 for the current ACK: `n_j` from the time into the slot, `a_j` the new segments
+    /// sent in it, with the `m < 1` guard of the module documentation.
+    pub fn eq2(&self, now: Time, cwnd: f64) -> f64 {
+        let s = f64::from(self.s);
+        let into = now.saturating_since(self.ctrl_start).as_secs_f64();
+        let n = if self.srtt_i > 0.0 {
+            (into / self.srtt_i).floor()
+        } else {
+            0.0
+        };
+        let m = (s - n - 1.0).max(1.0);
+        let need = self.g * self.srtt_i * s - self.sent_in_ctrl as f64;
+        2.0 * (need - m * cwnd) / (m * (m + 1.0))
+    }
+
+    /// Eq. 3 or Eq. 4, by the regime of this control slot; `None` without a path estimate.
+    pub fn eq34(&self, cwnd: f64, est: Option<PathEstimate>) -> Option<f64> {
+        let est = est?;
+        let rate = match (self.regime, self.tput_prev) {
+            (Regime::Eq4, Some(prev)) => {
+                (est.available + (self.g - prev)).min(est.capacity.max(est.available))
+            }
+            _ => est.available,
+        };
+        Some(rate * self.srtt_i - cwnd)
+    }
+
+    /// The `k` for an ACK in congestion avoidance (after [`Ptcp::on_acked`]). Without a path
+    /// estimate yet (the connection's start, spec 001 §2.12) `k_max` is `k_min_value`, so the
+    /// flow is Reno until it knows how much room there is.
+    pub fn increase(&mut self, now: Time, cwnd: f64, est: Option<PathEstimate>) -> f64 {
+        if !self.started {
+            self.k = self.cfg.k_min_value;
+            return self.k;
+        }
+        self.k_bw = self.eq2(now, cwnd);
+        self.k_max = self.eq34(cwnd, est).unwrap_or(self.cfg.k_min_value);
+        let mut k = self.k_bw.min(self.k_max);
+        if self.cfg.k_min {
+            k = k.max(self.cfg.k_min_value);
+        }
+        self.k = k;
+        k
+    }
+}
+
+/// What a PTCP sender carries: the controller, its path source and the cumulative ACK it has
+/// counted up to. The TCP sender calls these hooks and nothing else, so its own rules stay
+/// Reno's/SACK's (001 Sec. 2.2).
+#[derive(Clone, Debug)]
+pub struct PtcpSender {
+    pub ctl: Ptcp,
+    pub path: PathSource,
+    /// Next segment expected by the receiver, as far as counted (`0` before any ACK).
+    cum_ack: u64,
+    /// With the inline estimator: the driver's oracle values, kept only to report the
+    /// estimator's error against them (never used for control).
+    reference: PathOracle,
+    /// Smallest sRTT seen, for the "constant" baseline's window.
+    srtt_min: Option<Dur>,
+}
+
+impl PtcpSender {
+    pub fn new(cfg: PtcpConfig, segment_size: u32) -> PtcpSender {
+        let path = match cfg.estimator {
+            EstimatorKind::Oracle => PathSource::Oracle(PathOracle::new()),
+            EstimatorKind::Inline => PathSource::Inline(Box::new(Imtcp::new(cfg.inline.clone()))),
+        };
+        PtcpSender {
+            ctl: Ptcp::new(cfg, segment_size),
+            path,
+            cum_ack: 0,
+            reference: PathOracle::new(),
+            srtt_min: None,
+        }
+    }
+
+    /// Every ACK, before the TCP acts on it: the slots count what it acknowledges and the
+    /// inline estimator times it.
+    pub fn on_ack(&mut self, now: Time, ack: u64, srtt: Option<Dur>, cwnd: f64) {
+        if let Some(s) = srtt.filter(|s| !s.is_zero()) {
+            self.srtt_min = Some(self.srtt_min.map_or(s, |m| m.min(s)));
+        }
+        let acked = ack.saturating_sub(self.cum_ack);
+        self.cum_ack = self.cum_ack.max(ack);
+        self.ctl.on_acked(now, acked, srtt, cwnd);
+        if let PathSource::Inline(i) = &mut self.path {
+            i.on_ack(now, ack, srtt);
+        }
+    }
+
+    /// The "constant" baseline's fixed window `bw · srtt_min` (packets, at least 1), once an
+    /// RTT is known; `None` for PTCP itself.
+    pub fn constant_window(&self) -> Option<f64> {
+        if !self.ctl.config().constant {
+            return None;
+        }
+        let m = self.srtt_min?;
+        Some((self.ctl.bw_pkts() * m.as_secs_f64()).max(1.0))
+    }
+
+    /// The `k` of Eq. 1 for an ACK in congestion avoidance.
+    pub fn increase(&mut self, now: Time, cwnd: f64) -> f64 {
+        let est = self.path.estimate();
+        self.ctl.increase(now, cwnd, est)
+    }
+
+    /// The sender's next packet: the inline estimator paces its probe streams, anything else
+    /// goes out in order.
+    pub fn poll(&mut self, now: Time, out: &mut VecDeque<Packet>) -> Option<Packet> {
+        match &mut self.path {
+            PathSource::Inline(i) => i.poll(now, out),
+            PathSource::Oracle(_) => out.pop_front(),
+        }
+    }
+
+    /// When a held queue must be polled again.
+    pub fn next_release(&self) -> Option<Time> {
+        match &self.path {
+            PathSource::Inline(i) => i.next_release(),
+            PathSource::Oracle(_) => None,
+        }
+    }
+
+    /// The sender's retransmission timer expired.
+    pub fn on_timeout(&mut self, now: Time) {
+        if let PathSource::Inline(i) = &mut self.path {
+            i.on_timeout(now);
+        }
+    }
+
+    /// The driver's oracle measurement: the control input with the oracle estimator, a
+    /// reference to compare against with the inline one.
+    pub fn set_oracle(&mut self, now: Time, available: f64, capacity: f64) {
+        match &mut self.path {
+            PathSource::Oracle(o) => o.set(now, available, capacity),
+            PathSource::Inline(_) => self.reference.set(now, available, capacity),
+        }
+    }
+
+    /// The `A` and `P` the controller uses now.
+    pub fn estimate(&self) -> Option<PathEstimate> {
+        self.path.estimate()
+    }
+
+    /// The oracle's values, whichever estimator controls (`None` if the driver has none).
+    pub fn oracle(&self) -> Option<PathEstimate> {
+        match &self.path {
+            PathSource::Oracle(o) => o.estimate(),
+            PathSource::Inline(_) => self.reference.estimate(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn ptcp(bw_mbps: u64) -> Ptcp {
+        Ptcp::new(
+            PtcpConfig {
+                bw: Rate::from_mbps(bw_mbps),
+                ..PtcpConfig::default()
+            },
+            1000,
+        )
+    }
+
+    fn started(bw_mbps: u64) -> Ptcp {
+        let mut p = ptcp(bw_mbps);
+        p.on_acked(Time::ZERO, 0, Some(Dur::from_millis(25)), 40.0);
+        p
+    }
+
+    #[test]
+    fn eq2_matches_the_worked_example() {
+        // spec 001 §2.4: s = 16, srtt = 25 ms, g = 2500 pkt/s, n = 0, a = 0, cwnd = 40:
+        // k_bw = 2·(1000 − 15·40)/(15·16) = 800/240.
+        let p = started(20);
+        assert_eq!(p.bw_pkts(), 2500.0);
+        assert!((p.eq2(Time(10 * MS), 40.0) - 800.0 / 240.0).abs() < 1e-9);
+        // n = 3 (75..100 ms into the slot), 300 packets sent: m = 12,
+        // k = 2·(1000 − 300 − 12·40)/(12·13) = 440/156.
+        let mut p = p;
+        for _ in 0..300 {
+            p.on_data_sent();
+        }
+        assert!((p.eq2(Time(80 * MS), 40.0) - 440.0 / 156.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn eq2_guards_the_last_round_of_the_slot() {
+        // n = 15 = s − 1 and beyond: the printed denominator is 0 or negative; m = 1 asks for
+        // the whole remaining need next round: k = need − cwnd.
+        let mut p = started(20);
+        for _ in 0..900 {
+            p.on_data_sent();
+        }
+        for t in [376, 399] {
+            let k = p.eq2(Time(t * MS), 40.0);
+            assert!((k - (100.0 - 40.0)).abs() < 1e-9, "t = {t} ms: {k}");
+        }
+        assert!(p.eq2(Time(390 * MS), 40.0).is_finite());
+    }
+
+    #[test]
+    fn eq3_and_the_bound_precedence() {
+        // spec 001 §2.5: A = 500 pkt/s, srtt = 25 ms, cwnd = 40: k_max = 12.5 − 40 = −27.5;
+        // k_min (1) wins over it.
+        let mut p = started(20);
+        let est = PathEstimate {
+            available: 500.0,
+            capacity: 12_000.0,
+        };
+        assert_eq!(p.eq34(40.0, Some(est)), Some(-27.5));
+        assert_eq!(p.increase(Time(10 * MS), 40.0, Some(est)), 1.0);
+        // Plenty of room: A = 8000 pkt/s gives k_max = 160, so k = k_bw.
+        let roomy = PathEstimate {
+            available: 8000.0,
+            capacity: 12_000.0,
+        };
+        let k = p.increase(Time(10 * MS), 40.0, Some(roomy));
+        assert!((k - 800.0 / 240.0).abs() < 1e-9);
+        // Ahead of target: k_bw < 1, and k_min holds Reno's increase.
+        assert_eq!(p.increase(Time(10 * MS), 90.0, Some(roomy)), 1.0);
+        // Without k_min, k follows k_bw below 1, even below 0.
+        let mut c = Ptcp::new(
+            PtcpConfig {
+                k_min: false,
+                ..PtcpConfig::default()
+            },
+            1000,
+        );
+        c.on_acked(Time::ZERO, 0, Some(Dur::from_millis(25)), 40.0);
+        let k = c.increase(Time(10 * MS), 90.0, Some(roomy));
+        assert!((k - 2.0 * (1000.0 - 1350.0) / 240.0).abs() < 1e-9 && k < 0.0);
+        // No estimate yet: k_max = k_min_value.
+        assert_eq!(p.increase(Time(10 * MS), 10.0, None), 1.0);
+    }
+
+    /// Feed `n` ACKs of one packet spread evenly over `[from, to)`.
+    fn acks(p: &mut Ptcp, from: u64, to: u64, n: u64) {
+        for j in 0..n {
+            let t = from + (to - from) * j / n;
+            p.on_acked(Time(t), 1, Some(Dur::from_millis(25)), 40.0);
+        }
+    }
+
+    #[test]
+    fn shortfall_carries_into_the_next_target_and_selects_eq4() {
+        // bw = 2500 pkt/s, s = 16, srtt = 25 ms: control slots of 400 ms, 2 per evaluation slot
+        // of 800 ms. First slot: 800 packets in 400 ms = 2000 pkt/s, a 500 pkt/s shortfall.
+        let mut p = started(20);
+        acks(&mut p, 0, 400 * MS, 800);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        let c = p.ctrl_slots()[0];
+        assert_eq!(p.eq34(40.0, None), None);
+        assert!((c.tput - 2000.0).abs() < 1e-6 && c.target == 2500.0 && c.regime == Regime::Eq3);
+        assert!((p.target() - 3000.0).abs() < 1e-6, "g_1 = bw + shortfall");
+        assert_eq!(p.regime(), Regime::Eq4);
+        assert_eq!(p.s(), 16, "a miss under Eq. 3 does not shrink s");
+        // Eq. 4: min(A + g − tput_prev, P)·srtt − cwnd = min(500 + 1000, 12000)·0.025 − 40.
+        let est = PathEstimate {
+            available: 500.0,
+            capacity: 12_000.0,
+        };
+        assert!((p.eq34(40.0, Some(est)).unwrap() - (1500.0 * 0.025 - 40.0)).abs() < 1e-9);
+        let capped = PathEstimate {
+            available: 500.0,
+            capacity: 1200.0,
+        };
+        assert!((p.eq34(40.0, Some(capped)).unwrap() - (1200.0 * 0.025 - 40.0)).abs() < 1e-9);
+        // Second slot also misses (under Eq. 4): s halves. It ends the evaluation slot:
+        // 1600 packets in 800 ms = 2000 pkt/s < bw, and the target resets to bw.
+        acks(&mut p, 400 * MS, 800 * MS, 800);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!(p.s(), 8);
+        let e = p.eval_slots()[0];
+        assert!(!e.met && (e.tput - 2000.0).abs() < 1e-6);
+        // The target resets to bw; the regime stays Eq. 4 because the previous control slot
+        // missed (the prose's condition, see the module doc).
+        assert_eq!((p.target(), p.regime()), (2500.0, Regime::Eq4));
+    }
+
+    #[test]
+    fn a_surplus_is_carried_too_and_s_doubles_after_a_clean_evaluation_slot() {
+        let mut p = started(20);
+        // 1200 packets in the first 400 ms: 3000 pkt/s, so g_1 = 2000.
+        acks(&mut p, 0, 400 * MS, 1200);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 80.0);
+        assert!((p.target() - 2000.0).abs() < 1e-6);
+        assert_eq!(p.regime(), Regime::Eq3);
+        // Second slot meets g_1 under Eq. 3 and cwnd (80) ≥ bw·srtt (62.5): s doubles to 32.
+        acks(&mut p, 400 * MS, 800 * MS, 1000);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 80.0);
+        assert!(p.eval_slots()[0].met);
+        assert_eq!(p.s(), 32);
+        // s never exceeds e.
+        acks(&mut p, 800 * MS, 1600 * MS, 3000);
+        p.on_acked(Time(1600 * MS), 0, Some(Dur::from_millis(25)), 80.0);
+        assert_eq!(p.s(), 32);
+    }
+
+    #[test]
+    fn s_can_shrink_from_e_when_every_evaluation_slot_is_one_control_slot() {
+        // s = e: one control slot per evaluation slot, each starting afresh. A miss makes the
+        // next slot Eq. 4 (previous control slot missed), and a miss there halves s.
+        let mut p = Ptcp::new(
+            PtcpConfig {
+                s_init: 32,
+                ..PtcpConfig::default()
+            },
+            1000,
+        );
+        p.on_acked(Time::ZERO, 0, Some(Dur::from_millis(25)), 40.0);
+        acks(&mut p, 0, 800 * MS, 800);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!((p.s(), p.regime()), (32, Regime::Eq4));
+        acks(&mut p, 800 * MS, 1600 * MS, 800);
+        p.on_acked(Time(1600 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!(p.s(), 16);
+    }
+
+    #[test]
+    fn s_does_not_grow_when_the_window_is_below_bw_srtt() {
+        let mut p = started(20);
+        acks(&mut p, 0, 800 * MS, 2400);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert!(p.eval_slots()[0].met);
+        assert_eq!(p.s(), 16, "cwnd 40 < bw·srtt = 62.5");
+    }
+
+    #[test]
+    fn s_halves_down_to_s_min_only() {
+        let mut p = started(20);
+        // Starve it: every control slot misses; after the first miss each one is under Eq. 4.
+        let mut t = 0;
+        for _ in 0..40 {
+            t += 50 * MS;
+            p.on_acked(Time(t), 1, Some(Dur::from_millis(25)), 40.0);
+        }
+        assert_eq!(p.s(), 2);
+        let seq: Vec<u32> = p.s_changes().iter().map(|c| c.1).collect();
+        assert_eq!(seq, vec![16, 8, 4, 2]);
+    }
+
+    #[test]
+    fn config_reads_from_params_and_validates() {
+        let c: PtcpConfig =
+            toml::from_str("bw = \"10Mbps\"\ne = 32\nk_min = false\nestimator = \"oracle\"")
+                .unwrap();
+        assert_eq!(c.bw, Rate::from_mbps(10));
+        assert_eq!(c.estimator, EstimatorKind::Oracle);
+        assert!(!c.k_min);
+        assert_eq!(c.validate(), Ok(()));
+        let bad = PtcpConfig {
+            s_init: 64,
+            ..PtcpConfig::default()
+        };
+        assert!(bad.validate().unwrap_err().starts_with("s_init"));
+        assert!(toml::from_str::<PtcpConfig>("kmin = 1").is_err());
+    }
+}
