@@ -591,6 +591,7 @@ def web_utilization(s: Summary, from_s: float, to_s: float) -> float:
     w = _windows(s, from_s, to_s)
     return sum(float(x["utilization"]) for x in w) / len(w)
 
+
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
     "throughput_kbyte_s": throughput_kbyte_s,
