@@ -118,3 +118,81 @@ impl WebSection {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    const SCENARIO: &str = r#"
+duration = "30s"
+measure_from = "10s"
+sample_interval = "5s"
+[topology]
+kind = "access-gateway"
+[web]
+latency_exclude_last = "5s"
+[[web.classes]]
+weight = 4
+think_time = "1s"
+parallel = 4
+[[web.classes]]
+weight = 1
+clients = 2
+think_time = "1s"
+parallel = 4
+"#;
+
+    #[test]
+    fn an_access_gateway_run_reports_its_web_section_in_the_summary() {
+        let dir = std::env::temp_dir().join(format!("tfcc-run-web-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("web.toml");
+        std::fs::write(&path, SCENARIO).unwrap();
+        let done = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        let plain = crate::run(&path, &["web.gateway=plain".into()], None, &mut |_, _| true);
+        std::fs::remove_dir_all(&dir).ok();
+        let w = done.summary.web.clone().expect("web section");
+        assert_eq!(w.gateway, "msfrs");
+        assert_eq!(w.latency_until_s, 25.0);
+        assert_eq!(w.classes.len(), 2);
+        assert_eq!((w.classes[0].users, w.classes[1].users), (4, 2));
+        assert_eq!((w.classes[0].weight, w.classes[1].weight), (4.0, 1.0));
+        for c in &w.classes {
+            // The window rate is the per-second counts of seconds 10..30.
+            let bytes: u64 = c.bytes_per_second.iter().skip(10).take(20).sum();
+            assert!(
+                (c.throughput_bps - bytes as f64 * 8.0 / 20.0).abs() < 1e-6,
+                "{c:?}"
+            );
+            assert!(c.throughput_bps > 0.0 && c.transactions > 0, "{c:?}");
+            assert_eq!(c.per_user_bps, c.throughput_bps / c.users as f64);
+        }
+        // One WRC update every 5 s; the mean is over those after 10 s.
+        assert_eq!(w.windows.len(), 6);
+        let after: Vec<f64> = w.windows[2..].iter().map(|x| x.window_max).collect();
+        let mean = after.iter().sum::<f64>() / after.len() as f64;
+        assert!((w.mean_window_max.unwrap() - mean).abs() < 1e-9);
+        assert_eq!(w.final_window_max, after.last().copied());
+        // The section survives summary.json (floats to within JSON's printing).
+        let back: crate::Summary = serde_json::from_str(&done.summary.to_json()).unwrap();
+        let b = back.web.expect("web section in the JSON");
+        assert_eq!(b.classes, w.classes);
+        assert_eq!(b.windows.len(), w.windows.len());
+        for (x, y) in b.windows.iter().zip(&w.windows) {
+            assert!((x.window_max - y.window_max).abs() < 1e-12 * y.window_max);
+        }
+        let p = plain.unwrap().summary.web.unwrap();
+        assert_eq!(p.gateway, "plain");
+        assert!(p.windows.is_empty() && p.mean_window_max.is_none());
+    }
+
+    #[test]
+    fn other_scenarios_have_no_web_section() {
+        let s: crate::Summary = serde_json::from_str(
+            r#"{"scenario":"x","seed":1,"sim_seconds":1.0,"measure_from_s":0.0,"wall_seconds":0.0,
+            "events":0,"peak_packets":0,"flows":[],"links":[],
+            "metrics":{"fairness_theta":null,"jain_index":null}}"#,
+        )
+        .unwrap();
+        assert!(s.web.is_none());
+        assert!(!s.to_json().contains("\"web\""));
+    }
+}
