@@ -435,10 +435,74 @@ def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> N
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("name", ["tfwc", "ttfwc", "ptcp"])
+@pytest.mark.parametrize("name", ["tfwc", "ttfwc", "ptcp", "msfrs"])
 def test_the_tfwc_and_ttfwc_claim_files_load_with_known_scenarios(name: str) -> None:
     _, claims = reproduce.load(name)
     assert any(c.quick for c in claims)
     assert len({c.id for c in claims}) == len(claims)
     for c in claims:
         assert c.scenario.is_file(), (c.id, c.scenario)
+
+
+def web_summary() -> dict:
+    """An access-gateway summary with worked numbers: class 0 gets 4000 B/s in seconds 0-1 and
+    0 after, class 2 1000 B/s throughout; 8 users in class 0 and 4 in class 2."""
+    return {
+        "sim_seconds": 4.0,
+        "web": {
+            "mean_latency_s": 2.5,
+            "classes": [
+                {
+                    "throughput_bps": 16000.0,
+                    "per_user_bps": 2000.0,
+                    "mean_latency_s": 1.5,
+                    "bytes_per_second": [4000, 4000, 0, 0],
+                },
+                {
+                    "throughput_bps": 0.0,
+                    "per_user_bps": 0.0,
+                    "mean_latency_s": None,
+                    "bytes_per_second": [],
+                },
+                {
+                    "throughput_bps": 8000.0,
+                    "per_user_bps": 2000.0 / 4,
+                    "mean_latency_s": 4.0,
+                    "bytes_per_second": [1000, 1000, 1000, 1000],
+                },
+            ],
+            "windows": [
+                {"t": 5.0, "window_max": 10.0, "utilization": 0.96},
+                {"t": 10.0, "window_max": 12.0, "utilization": 1.0},
+                {"t": 15.0, "window_max": 14.0, "utilization": 0.98},
+            ],
+        },
+    }
+
+
+def test_web_metrics_follow_their_formulas() -> None:
+    s = web_summary()
+    # 8 · (4000 + 4000) / 2 s = 32 kb/s in seconds [0, 2); 8 · 1000 = 8 kb/s for class 2.
+    assert metrics.web_class_rate_bps(s, 0, 0, 2) == 32000.0
+    assert metrics.web_class_rate_bps(s, 0) == 16000.0
+    assert metrics.web_share_ratio(s, 0, 2, 0, 2) == 4.0
+    assert metrics.web_share_ratio(s, 0, 2, 2, 4) == 0.0
+    assert metrics.web_share_ratio(s, 0, 2) == 2.0
+    # Per user: 2000 / 500.
+    assert metrics.web_per_user_ratio(s, 0, 2) == 4.0
+    assert metrics.web_latency_s(s) == 2.5 and metrics.web_latency_s(s, 2) == 4.0
+    # W+ 12 and 14 in (5, 15]: mean 13, spread (14 − 12)/13.
+    assert metrics.web_window_mean(s, 5, 15) == 13.0
+    assert metrics.web_window_change(s, 5, 15) == pytest.approx(2 / 13)
+    assert metrics.web_window_change(s, 10, 15) == 0.0
+    assert metrics.web_utilization(s, 0, 15) == pytest.approx(0.98)
+    for bad in (
+        lambda: metrics.web_share_ratio(s, 0, 1),
+        lambda: metrics.web_latency_s(s, 1),
+        lambda: metrics.web_class_rate_bps(s, 3),
+        lambda: metrics.web_window_mean(s, 15, 20),
+        lambda: metrics.web_class_rate_bps(s, 0, 2, 2),
+        lambda: metrics.web_latency_s({"flows": []}),
+    ):
+        with pytest.raises(metrics.MetricError):
+            bad()

@@ -378,3 +378,34 @@ max = 10.0
     seen.clear()
     sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
     assert seen == [(0, 4)]
+
+
+def test_prerun_claims_plans_every_variant_and_versus_run(scenario: Path, tmp_path: Path) -> None:
+    from tfcc import reproduce
+
+    claims = tmp_path / "claims.toml"
+    claims.write_text(
+        f"""
+title = "t"
+[[claims]]
+id = "v"
+thesis = "002"
+section = "x"
+claim = "θ at 1 and 2 Mb/s over θ with a longer queue"
+scenario = "{scenario}"
+variants = [["topology.bottleneck.rate=1Mbps"], ["topology.bottleneck.rate=2Mbps"]]
+versus = {{ set = ["topology.bottleneck.limit=40"] }}
+seeds = [1]
+metric = "fairness_theta"
+min = 0.0
+"""
+    )
+    _, cs = reproduce.load(str(claims))
+    seen: list[tuple[int, int]] = []
+    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    # two variants, each also under the versus set
+    assert seen == [(4, 0)]
+    _, parallel = reproduce.run(str(claims), runner=runner)
+    _, serial = reproduce.run(str(claims))
+    assert not parallel[0].error and parallel[0].passed, parallel[0].error
+    assert [o.per_seed for o in parallel] == [o.per_seed for o in serial]

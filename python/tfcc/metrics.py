@@ -750,6 +750,103 @@ def estimator_error(
 
 
 #: Name → metric, as used by claim files.
+
+# --- 003 Ch. 4, MSF-RS: the `web` section of an access-gateway run's summary ----------------
+# Classes are numbered from 0 (the thesis' class 1 is class 0).
+
+
+def _web(s: Summary) -> Mapping[str, Any]:
+    web = s.get("web")
+    if not web:
+        raise MetricError("the run has no web section (not an access-gateway scenario)")
+    return web
+
+
+def _web_class(s: Summary, cls: int) -> Mapping[str, Any]:
+    classes = list(_web(s).get("classes", []))
+    if not 0 <= cls < len(classes):
+        raise MetricError(f"no web class {cls} (the run has {len(classes)}, numbered from 0)")
+    return classes[cls]
+
+
+def web_class_rate_bps(
+    s: Summary, cls: int, from_s: float | None = None, to_s: float | None = None
+) -> float:
+    """Response rate delivered to class ``cls``'s clients in bit/s. Over whole seconds
+    ``[from_s, to_s)`` of the run, ``8·Σ bytes_per_second[from_s:to_s] / (to_s − from_s)`` (a
+    phase of M1, 003 Sec. 4.5.2); without them, the measurement window's ``throughput_bps``."""
+    c = _web_class(s, cls)
+    if from_s is None and to_s is None:
+        return float(c["throughput_bps"])
+    per_s = list(c.get("bytes_per_second", []))
+    a = int(from_s or 0)
+    b = int(to_s) if to_s is not None else int(s.get("sim_seconds", len(per_s)))
+    if b <= a:
+        raise MetricError(f"empty interval [{a}, {b}) s")
+    return 8.0 * sum(per_s[a:b]) / (b - a)
+
+
+def web_share_ratio(
+    s: Summary, cls: int, ref: int, from_s: float | None = None, to_s: float | None = None
+) -> float:
+    """Class ``cls``'s response rate over class ``ref``'s, ``r_cls / r_ref`` (003 Sec. 4.5.2:
+    with weights 4 : 2 : 1 MSF-RS should give r_0/r_2 = 4 and r_1/r_2 = 2 while all three are
+    backlogged; a gateway without differentiation about 1)."""
+    den = web_class_rate_bps(s, ref, from_s, to_s)
+    if den <= 0:
+        raise MetricError(f"web class {ref} received nothing; no ratio")
+    return web_class_rate_bps(s, cls, from_s, to_s) / den
+
+
+def web_per_user_ratio(s: Summary, cls: int, ref: int) -> float:
+    """Per-user rate of class ``cls`` over that of class ``ref``, ``(r_cls/n_cls)/(r_ref/n_ref)``
+    with ``n`` the class' users (003 Sec. 4.5.4, Fig. 4.12: user-based fairness keeps 4 : 2 : 1
+    per user however many users class 1 has)."""
+    den = float(_web_class(s, ref)["per_user_bps"])
+    if den <= 0:
+        raise MetricError(f"web class {ref} received nothing; no ratio")
+    return float(_web_class(s, cls)["per_user_bps"]) / den
+
+
+def web_latency_s(s: Summary, cls: int | None = None) -> float:
+    """Mean transaction latency ``T_a = T_q + T_s`` in seconds (003 Definition 4.2: gateway
+    arrival to the response's last byte at the client) of one class or of all, over the
+    transactions that arrived in the summary's latency window."""
+    v = _web(s)["mean_latency_s"] if cls is None else _web_class(s, cls)["mean_latency_s"]
+    if v is None:
+        raise MetricError("no transaction finished in the latency window")
+    return float(v)
+
+
+def _windows(s: Summary, from_s: float, to_s: float) -> list[Mapping[str, Any]]:
+    w = [x for x in _web(s).get("windows", []) if from_s < float(x["t"]) <= to_s]
+    if not w:
+        raise MetricError(f"no MSF-RS window update in ({from_s}, {to_s}] s (plain gateway?)")
+    return w
+
+
+def web_window_mean(s: Summary, from_s: float, to_s: float) -> float:
+    """Mean W+ over the WRC updates in ``(from_s, to_s]`` (003 Eq. 4.3; Fig. 4.16 plots it)."""
+    w = _windows(s, from_s, to_s)
+    return sum(float(x["window_max"]) for x in w) / len(w)
+
+
+def web_window_change(s: Summary, from_s: float, to_s: float) -> float:
+    """Relative spread of W+ over the WRC updates in ``(from_s, to_s]``,
+    ``(max W+ − min W+) / mean W+``: 0 when W+ is frozen (003 Sec. 4.5.5, Fig. 4.13: W+ is
+    recomputed only when the window binds, so it stays put while classes are silent)."""
+    w = [float(x["window_max"]) for x in _windows(s, from_s, to_s)]
+    return (max(w) - min(w)) / (sum(w) / len(w))
+
+
+def web_utilization(s: Summary, from_s: float, to_s: float) -> float:
+    """Mean of WRC's measured utilisation ``U_k`` (003 Eq. 4.2: bytes received in the interval
+    T over C·T) over the updates in ``(from_s, to_s]`` (Fig. 4.13: about U+ = 98 % while
+    requests suffice)."""
+    w = _windows(s, from_s, to_s)
+    return sum(float(x["utilization"]) for x in w) / len(w)
+
+
 METRICS: dict[str, Callable[..., float]] = {
     "throughput_bps": throughput_bps,
     "throughput_kbyte_s": throughput_kbyte_s,
@@ -770,6 +867,13 @@ METRICS: dict[str, Callable[..., float]] = {
     "idle_bandwidth_use": idle_bandwidth_use,
     "refill_time": refill_time,
     "timeouts": timeouts,
+    "web_class_rate_bps": web_class_rate_bps,
+    "web_share_ratio": web_share_ratio,
+    "web_per_user_ratio": web_per_user_ratio,
+    "web_latency_s": web_latency_s,
+    "web_window_mean": web_window_mean,
+    "web_window_change": web_window_change,
+    "web_utilization": web_utilization,
     "link_loss_rate": link_loss_rate,
     "normalized_throughput": normalized_throughput,
     "normalized_loss_rate": normalized_loss_rate,

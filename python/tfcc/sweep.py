@@ -649,9 +649,16 @@ def prerun_claims(
     by_scenario: dict[Path, dict[str, Point]] = {}
     for c in claims:
         pts = by_scenario.setdefault(Path(c.scenario), {})
+        # Every run the claim measures: each variant, and each again under a ``versus`` set.
+        vset = list((c.versus or {}).get("set", []))
+        extras = [list(v) for v in c.variants]
+        if vset:
+            extras += [[*v, *vset] for v in c.variants]
         for seed in c.seeds:
-            pid = point_id(c.set, seed)
-            pts[pid] = Point(pid, seed, {}, tuple(c.set))
+            for extra in extras:
+                overrides = [*c.set, *extra]
+                pid = point_id(overrides, seed)
+                pts[pid] = Point(pid, seed, {}, tuple(overrides))
     plans = []
     for scenario, pts in by_scenario.items():
         try:

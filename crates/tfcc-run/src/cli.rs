@@ -284,6 +284,28 @@ pub fn table(s: &Summary, out: &Path) -> String {
     if !parts.is_empty() {
         t += &format!("metrics: {}\n", parts.join(", "));
     }
+    if let Some(w) = &s.web {
+        // The web workload per class: its rate and mean latency, then MSF-RS's window.
+        for c in &w.classes {
+            t += &format!(
+                "web class {} (weight {}, {} users): {} Mb/s, mean latency {} s ({} transactions)\n",
+                c.class,
+                c.weight,
+                c.users,
+                fmt(Some(c.throughput_bps), 1e-6, 3),
+                fmt(c.mean_latency_s, 1.0, 2),
+                c.transactions
+            );
+        }
+        t += &format!(
+            "web gateway {}: {} requests, {} unfinished; mean W+ {}, mean U {}\n",
+            w.gateway,
+            w.requests,
+            w.unfinished,
+            fmt(w.mean_window_max, 1.0, 2),
+            fmt(w.mean_utilization, 1.0, 3)
+        );
+    }
     t += &format!("results in {}\n", out.display());
     t
 }

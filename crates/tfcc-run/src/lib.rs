@@ -15,6 +15,7 @@ pub mod output;
 pub mod plots;
 pub mod summary;
 pub mod tables;
+pub mod web;
 
 use std::path::Path;
 use std::time::Instant;
@@ -82,17 +83,26 @@ pub fn run(
     let name = built.name.clone();
     let info = built.flow_info.clone();
     let reported = built.reported_links.clone();
+    let web_info = built.web_info.clone();
     let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
     let mut result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
-    let summary = Summary::new(
+    let mut summary = Summary::new(
         &name,
         &info,
         &reported,
         &result,
         wall.elapsed().as_secs_f64(),
     );
+    if let (Some(i), Some(w)) = (&web_info, &result.web) {
+        summary.web = Some(web::WebSection::new(
+            i,
+            w,
+            summary.measure_from_s,
+            summary.sim_seconds,
+        ));
+    }
     let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
     let links = LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
     Ok(Finished {

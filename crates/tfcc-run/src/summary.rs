@@ -24,6 +24,9 @@ pub struct Summary {
     pub flows: Vec<FlowEntry>,
     pub links: Vec<LinkEntry>,
     pub metrics: Metrics,
+    /// `access-gateway` scenarios only: the web workload's report (docs/scenarios.md, Outputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<crate::web::WebSection>,
 }
 
 /// One flow's results in the measurement window (see `tfcc_sim::FlowSummary`).
@@ -209,6 +212,7 @@ impl Summary {
             flows,
             links,
             metrics,
+            web: None,
         }
     }
 

@@ -1,8 +1,9 @@
 //! The MSF-RS experiments of 003 §4.5–4.6 (M1–M6) on the access-gateway simulation, printed as
 //! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]`.
 //!
-//! The measured tables of docs/reproductions/msfrs.md come from this program; the claims file
-//! for `tfcc reproduce msfrs` does not exist yet (no scenario-file syntax for the web workload).
+//! The detailed tables of docs/reproductions/msfrs.md come from this program; the pass/fail
+//! claims are `tfcc reproduce msfrs` (scenarios/reproduce/msfrs.toml, on the scenario files
+//! scenarios/003-msfrs-*.toml).
 
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};

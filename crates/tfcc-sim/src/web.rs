@@ -404,7 +404,7 @@ impl AccessGatewaySpec {
             flows.push(FlowSpec::cbr(
                 routes.len() - 1,
                 cbr.clone(),
-                Time::ZERO,
+                self.exceptive_start,
                 None,
             ));
         }

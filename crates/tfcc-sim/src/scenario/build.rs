@@ -28,7 +28,7 @@ pub struct BuildError {
     pub message: String,
 }
 
-fn err<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, BuildError> {
+pub(super) fn err<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, BuildError> {
     Err(BuildError {
         key: key.into(),
         message: message.into(),
@@ -57,6 +57,22 @@ pub struct Built {
     /// Links worth reporting: every link except the per-flow access links, which would
     /// otherwise make outputs grow with four links per flow.
     pub reported_links: Vec<LinkId>,
+    /// `kind = "access-gateway"`: the gateway that drives the web connections (flows
+    /// `0..`, in order), which [`Built::into_simulation`] hands to the simulator.
+    pub web: Option<crate::web::WebGateway>,
+    /// What the outputs need to report the web workload.
+    pub web_info: Option<WebInfo>,
+}
+
+/// The web workload's facts for the summary (`tfcc-run`'s `web` section).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WebInfo {
+    /// `msfrs` or `plain`.
+    pub gateway: &'static str,
+    /// Each class' weight (1 for every class of a plain gateway unless the file says).
+    pub weights: Vec<f64>,
+    /// Latency means count transactions that arrived before this (`web.latency_exclude_last`).
+    pub latency_until: Time,
 }
 
 /// Default access rate: ten times the fastest bottleneck, so access links never limit a flow
@@ -97,6 +113,18 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             format!(
                 "longer than the run ({}), got {}",
                 spec.duration, spec.sample_interval
+            ),
+        );
+    }
+    if spec.topology.kind == TopologyKind::AccessGateway {
+        return super::gateway::build(spec, name);
+    }
+    if spec.web.is_some() {
+        return err(
+            "web",
+            format!(
+                "only used by topology kind = \"access-gateway\", not \"{}\"",
+                spec.topology.kind.as_str()
             ),
         );
     }
@@ -258,6 +286,8 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         flow_info,
         events,
         reported_links,
+        web: None,
+        web_info: None,
     })
 }
 
@@ -383,10 +413,8 @@ fn topology(
             refuse_flow_key("hops", "custom")?;
             custom(spec, per_flow)
         }
-        TopologyKind::AccessGateway => err(
-            "topology.kind",
-            "access-gateway (thesis 003's MSF-RS topology) is not implemented yet in this build",
-        ),
+        // Built by `super::gateway` before the topology is reached.
+        TopologyKind::AccessGateway => err("topology.kind", "access-gateway is built from [web]"),
     }
 }
 
@@ -732,7 +760,7 @@ fn custom(
     Ok((topo, (0..n).collect()))
 }
 
-fn event(
+pub(super) fn event(
     k: usize,
     e: &EventSpec,
     topo: &Topology,

@@ -13,12 +13,13 @@
 //! Nothing runs until all of this has succeeded: a bad file never starts a run.
 
 pub mod build;
+mod gateway;
 pub mod protocols;
 pub mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use build::{BuildError, Built, FlowInfo};
+pub use build::{BuildError, Built, FlowInfo, WebInfo};
 pub use protocols::{config_from_params, FlowCommon, ProtocolError};
 pub use spec::ScenarioSpec;
 
@@ -55,6 +56,9 @@ impl Built {
         }
         for e in self.events {
             sim.add_event(e)?;
+        }
+        if let Some(web) = self.web {
+            sim.set_web(web);
         }
         Ok(sim)
     }

@@ -37,6 +37,8 @@ pub struct ScenarioSpec {
     #[serde(default = "default_sample_interval")]
     pub sample_interval: Dur,
     pub topology: TopologySpec,
+    /// Required by every topology kind but `access-gateway`, whose connections come from `[web]`.
+    #[serde(default)]
     pub flows: Vec<FlowGroupSpec>,
     #[serde(default)]
     pub events: Vec<EventSpec>,
@@ -44,6 +46,9 @@ pub struct ScenarioSpec {
     /// file so one file describes an experiment; read by the Python sweep driver, ignored here.
     #[serde(default)]
     pub sweep: Option<toml::Value>,
+    /// `[web]`: the web workload of `kind = "access-gateway"` (003 Ch. 4, MSF-RS).
+    #[serde(default)]
+    pub web: Option<WebSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -52,6 +57,102 @@ fn default_seed() -> u64 {
 
 fn default_sample_interval() -> Dur {
     Dur::from_millis(100)
+}
+
+/// `[web]`: clients in weighted classes behind an access gateway fetching responses from
+/// remote servers (003 §4.5.1, Fig. 4.8; `tfcc_sim::web`). Absent keys take the thesis'
+/// values, which `web::AccessGatewaySpec::default` holds; the access link itself is
+/// `topology.access`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    /// `msfrs` (default) or `plain`, the gateway that forwards every request at once (§4.5.3's
+    /// "non-MSF-RS" baseline).
+    #[serde(default)]
+    pub gateway: Option<GatewayName>,
+    /// MSF-RS settings by `MsfrsConfig` field name (`target_utilization`, `per_user`, ...);
+    /// `capacity` defaults to the access link's rate and the weights come from the classes.
+    #[serde(default)]
+    pub msfrs: Option<toml::Table>,
+    /// The classes of users, class 1 first (`[[web.classes]]`).
+    pub classes: Vec<WebClassSpec>,
+    /// Remote servers: 12 (§4.5.1).
+    #[serde(default)]
+    pub servers: Option<u32>,
+    /// Client–gateway links: 10 Mb/s, 2 ms (§4.5.1).
+    #[serde(default)]
+    pub client_rate: Option<Rate>,
+    #[serde(default)]
+    pub client_delay: Option<Dur>,
+    /// Server links' rate: 10 Mb/s.
+    #[serde(default)]
+    pub server_rate: Option<Rate>,
+    /// One-way delay range `[low, high]` of the first half of the servers ("domestic") and of
+    /// the rest ("overseas"), drawn uniformly per server: 5–25 ms and 50–150 ms (Fig. 4.8).
+    #[serde(default)]
+    pub domestic_delay: Option<[Dur; 2]>,
+    #[serde(default)]
+    pub overseas_delay: Option<[Dur; 2]>,
+    /// Lognormal response sizes, `M` and `S` of ln(bytes): 9.357 and 1.318 (§4.5.1).
+    #[serde(default)]
+    pub size_mu: Option<f64>,
+    #[serde(default)]
+    pub size_sigma: Option<f64>,
+    /// Exceptive downlink traffic of no class (§4.6).
+    #[serde(default)]
+    pub exceptive: Option<ExceptiveSpec>,
+    /// Latency means in the summary leave out transactions that arrive this close to the end
+    /// of the run: of those only the short ones finish, which would bias the means low.
+    /// Default 0 (every finished transaction of the measurement window counts).
+    #[serde(default)]
+    pub latency_exclude_last: Option<Dur>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GatewayName {
+    Msfrs,
+    Plain,
+}
+
+/// `[[web.classes]]`: one class of users.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebClassSpec {
+    /// Users in the class: 4 (§4.5.2).
+    #[serde(default)]
+    pub clients: Option<u32>,
+    /// MSF-RS weight `w_i`: 4, 2, 1 in §4.5.1; default 1.
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// Mean exponential time between a client's requests (open loop) or a thread's think
+    /// time (closed loop): 5 s (§4.5.1).
+    #[serde(default)]
+    pub think_time: Option<Dur>,
+    /// 0 (default): open loop; k ≥ 1: k closed-loop request threads per client.
+    #[serde(default)]
+    pub parallel: Option<u32>,
+    /// `[[start, stop], ...]` periods in which the class sends requests; absent: always.
+    #[serde(default)]
+    pub active: Option<Vec<[Time; 2]>>,
+}
+
+/// `web.exceptive = { rate, packet_size, on, off, start }`: on/off CBR to a host of no class.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExceptiveSpec {
+    pub rate: Rate,
+    /// Bytes per packet: 1000.
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub packet_size: Option<u32>,
+    /// Square wave; both or neither. Absent: continuous.
+    #[serde(default)]
+    pub on: Option<Dur>,
+    #[serde(default)]
+    pub off: Option<Dur>,
+    /// First on period: 0 s.
+    #[serde(default)]
+    pub start: Option<Time>,
 }
 
 /// `[topology]`: which keys apply depends on `kind` (checked in `build`).

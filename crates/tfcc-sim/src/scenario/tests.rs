@@ -647,8 +647,8 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     // serde reads the table before kind-specific checks, so the empty bottleneck fails first.
     assert!(k.starts_with("topology.bottleneck"), "{k}: {m}");
     let (k, m) = bad(BASE, &["topology.kind=access-gateway"]);
-    assert_eq!(k, "topology.kind");
-    assert!(m.contains("not implemented yet"), "{m}");
+    assert_eq!(k, "topology.bottleneck");
+    assert!(m.contains("not used by kind = \"access-gateway\""), "{m}");
     let (k, m) = bad(BASE, &["flows.0.count=10000000000"]);
     assert_eq!(k, "flows[0].count");
     assert!(m.contains("u32"), "{m}");
@@ -986,4 +986,119 @@ start = { random = ["0s", "1s"] }
     assert!(m.contains("two values"), "{m}");
     let (k, _) = bad(text, &["flows.0.start={ uniform = [\"0s\", \"1s\"] }"]);
     assert_eq!(k, "flows[0].start");
+}
+
+const WEB: &str = r#"
+duration = "60s"
+[topology]
+kind = "access-gateway"
+access = { rate = "2Mbps", delay = "10ms", limit = 38 }
+[web]
+msfrs = { target_utilization = 0.95 }
+[[web.classes]]
+weight = 4
+think_time = "1s"
+parallel = 4
+active = [["0s", "30s"]]
+[[web.classes]]
+weight = 2
+clients = 2
+[[web.classes]]
+weight = 1
+"#;
+
+#[test]
+fn an_access_gateway_builds_the_web_workload_with_the_thesis_defaults() {
+    let b = ok(WEB);
+    // 4 + 2 + 4 clients, one TCP connection to each of the 12 default servers.
+    assert_eq!(b.flows.len(), 10 * 12);
+    assert_eq!(b.flow_info[0].label, "web-class0");
+    assert_eq!(b.flow_info[4 * 12].group, 1);
+    let names: Vec<&str> = b
+        .reported_links
+        .iter()
+        .map(|&l| b.topology.links[l as usize].name.as_str())
+        .collect();
+    assert_eq!(names, ["access-down", "access-up"]);
+    let down = &b.topology.links[b.topology.link_id("access-down").unwrap() as usize];
+    assert_eq!(down.rate, Rate::from_mbps(2));
+    assert_eq!(down.delay, Dur::from_millis(10));
+    let info = b.web_info.clone().unwrap();
+    assert_eq!(info.gateway, "msfrs");
+    assert_eq!(info.weights, [4.0, 2.0, 1.0]);
+    assert_eq!(info.latency_until, Time::from_secs(60));
+    assert!(b.web.is_some());
+    // The plain baseline and an exceptive CBR through --set, as `versus` claims use them.
+    let b = ok_with(
+        WEB,
+        &[
+            "web.gateway=plain",
+            "web.exceptive={ rate = \"800kbps\", on = \"10s\", off = \"10s\", start = \"10s\" }",
+        ],
+    );
+    assert_eq!(b.web_info.unwrap().gateway, "plain");
+    let cbr = b.flows.last().unwrap();
+    assert_eq!(cbr.start, Time::from_secs(10));
+    assert_eq!(b.flow_info.last().unwrap().label, "exceptive");
+}
+
+#[test]
+fn a_short_access_gateway_run_delivers_every_class_and_reports_it() {
+    let b = ok_with(WEB, &["duration=\"20s\""]);
+    let r = b.into_simulation().unwrap().run();
+    let w = r.web.expect("web report");
+    for c in 0..3 {
+        assert!(w.class_rate(c, 0, 20) > 0.0, "class {c} got nothing");
+    }
+    assert!(!w.windows.is_empty());
+}
+
+#[test]
+fn bad_web_keys_are_named() {
+    // The plain gateway ignores web.msfrs but a bad one is still an error.
+    let (k, _) = bad(WEB, &["web.gateway=plain", "web.msfrs.per_user=3"]);
+    assert_eq!(k, "web.msfrs.per_user");
+    let (k, _) = bad(WEB, &["web.gateway=drr"]);
+    assert_eq!(k, "web.gateway");
+    let (k, m) = bad(WEB, &["web.msfrs.target_utilization=1.5"]);
+    assert_eq!(k, "web.msfrs");
+    assert!(m.contains("U+") || m.contains("target"), "{m}");
+    let (k, _) = bad(WEB, &["web.msfrs.nonsense=1"]);
+    assert_eq!(k, "web.msfrs.nonsense");
+    let (k, _) = bad(WEB, &["web.msfrs.weights=[1, 2, 3]"]);
+    assert_eq!(k, "web.msfrs.weights");
+    let (k, _) = bad(WEB, &["web.classes.1.weight=0"]);
+    assert_eq!(k, "web.classes[1].weight");
+    let (k, _) = bad(WEB, &["web.classes.1.clients=0"]);
+    assert_eq!(k, "web.classes[1].clients");
+    let (k, _) = bad(WEB, &["web.classes.0.think_time=0"]);
+    assert_eq!(k, "web.classes[0].think_time");
+    let (k, _) = bad(WEB, &["web.classes.0.active=[[\"30s\", \"10s\"]]"]);
+    assert_eq!(k, "web.classes[0].active[0]");
+    let (k, _) = bad(WEB, &["web.classes.0.colour=1"]);
+    assert!(k.starts_with("web.classes[0]"), "{k}");
+    let (k, _) = bad(WEB, &["web.servers=0"]);
+    assert_eq!(k, "web.servers");
+    let (k, _) = bad(WEB, &["web.overseas_delay=[\"150ms\", \"50ms\"]"]);
+    assert_eq!(k, "web.overseas_delay");
+    let (k, _) = bad(WEB, &["web.size_sigma=-1.0"]);
+    assert_eq!(k, "web.size_sigma");
+    let (k, _) = bad(WEB, &["web.exceptive={ rate = \"1Mbps\", on = \"1s\" }"]);
+    assert_eq!(k, "web.exceptive.off");
+    let (k, _) = bad(WEB, &["web.latency_exclude_last=\"60s\""]);
+    assert_eq!(k, "web.latency_exclude_last");
+    let (k, _) = bad(WEB, &["topology.access.delay=[\"1ms\", \"2ms\"]"]);
+    assert_eq!(k, "topology.access.delay");
+    let (k, _) = bad(WEB, &["web.classes=[]"]);
+    assert_eq!(k, "web.classes");
+    // [[flows]] and [web] belong to different kinds.
+    let (k, m) = bad(&format!("{WEB}\n[[flows]]\nprotocol = \"cbr\"\n"), &[]);
+    assert_eq!(k, "flows[0]");
+    assert!(m.contains("come from [web]"), "{m}");
+    let (k, m) = bad(BASE, &["web.classes=[{}]"]);
+    assert_eq!(k, "web");
+    assert!(m.contains("only used by topology kind"), "{m}");
+    let no_web = WEB.split("[web]").next().unwrap();
+    let (k, _) = bad(no_web, &[]);
+    assert_eq!(k, "web");
 }

@@ -1,0 +1,321 @@
+//! `kind = "access-gateway"`: from `[topology]`'s access link and the `[web]` table to the
+//! simulator's web workload ([`crate::web::AccessGatewaySpec`], 003 Ch. 4).
+//!
+//! The flows are the web connections the gateway schedules, one TCP-SACK flow per (client,
+//! server) and the optional exceptive CBR, so `[[flows]]` is refused here; `[[events]]` may
+//! change the named links (`access-down`, `server3-down`, ...) as on any topology.
+
+use super::build::{err, event, BuildError, Built, FlowInfo, WebInfo};
+use super::spec::{GatewayName, ScenarioSpec, Spread, WebSpec};
+use crate::flow::CbrConfig;
+use crate::link::LinkId;
+use crate::sim::SimConfig;
+use crate::web::{AccessGatewaySpec, GatewayKind, WebClass};
+use tfcc_core::msfrs::MsfrsConfig;
+use tfcc_core::{Dur, Time};
+
+/// Links reported in outputs: the access link both ways and the exceptive host's link, not
+/// the two links per client and per server (which would make outputs grow with the workload).
+const REPORTED: [&str; 3] = ["access-down", "access-up", "exceptive-down"];
+
+/// Build an access-gateway scenario; `spec`'s run-level keys are already checked.
+pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
+    let t = &spec.topology;
+    for (key, given) in [
+        ("bottleneck", t.bottleneck.is_some()),
+        ("hops", t.hops.is_some()),
+        ("nodes", t.nodes.is_some()),
+        ("links", t.links.is_some()),
+    ] {
+        if given {
+            return err(
+                format!("topology.{key}"),
+                "not used by kind = \"access-gateway\" (it takes: access; the workload is [web])",
+            );
+        }
+    }
+    if !spec.flows.is_empty() {
+        return err(
+            "flows[0]",
+            "not used by topology kind = \"access-gateway\": its connections come from [web]",
+        );
+    }
+    let Some(web) = &spec.web else {
+        return err(
+            "web",
+            "missing: kind = \"access-gateway\" needs a [web] table with [[web.classes]]",
+        );
+    };
+    let mut g = AccessGatewaySpec::default();
+    if let Some(a) = &t.access {
+        if let Some(r) = a.rate {
+            if r.bps() == 0 {
+                return err("topology.access.rate", "must be positive");
+            }
+            g.access_rate = r;
+        }
+        match a.delay {
+            None => {}
+            Some(Spread::One(d)) => g.access_delay = d,
+            Some(_) => {
+                return err(
+                    "topology.access.delay",
+                    "the gateway has one access link: give one delay, not a range",
+                )
+            }
+        }
+        if let Some(l) = a.limit {
+            if l == 0 {
+                return err("topology.access.limit", "must be at least 1 packet");
+            }
+            g.access_queue = l;
+        }
+    }
+    web_keys(web, &mut g, spec.duration)?;
+    let latency_exclude_last = web.latency_exclude_last.unwrap_or(Dur::ZERO);
+    if latency_exclude_last >= spec.duration {
+        return err(
+            "web.latency_exclude_last",
+            format!(
+                "must be shorter than the run ({}), got {latency_exclude_last}",
+                spec.duration
+            ),
+        );
+    }
+    let weights: Vec<f64> = web
+        .classes
+        .iter()
+        .map(|c| c.weight.unwrap_or(1.0))
+        .collect();
+    for (i, &w) in weights.iter().enumerate() {
+        if !(w.is_finite() && w > 0.0) {
+            return err(
+                format!("web.classes[{i}].weight"),
+                format!("must be a positive number, got {w}"),
+            );
+        }
+    }
+    let gateway = web.gateway.unwrap_or(GatewayName::Msfrs);
+    // `web.msfrs` is checked even for the plain gateway, which ignores it: one file then
+    // compares both with `--set web.gateway=plain` (a `versus` claim of `tfcc reproduce`).
+    let mut table = web.msfrs.clone().unwrap_or_default();
+    if table.contains_key("weights") {
+        return err(
+            "web.msfrs.weights",
+            "give each class its weight in [[web.classes]] (`weight = 4`)",
+        );
+    }
+    // The capacity of Eq. 4.2 is the access downlink's unless the file says otherwise.
+    table
+        .entry("capacity")
+        .or_insert_with(|| toml::Value::Integer(g.access_rate.bps() as i64));
+    let mut cfg: MsfrsConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
+        .map_err(|e| {
+            let path = e.path().to_string();
+            BuildError {
+                key: if path == "." {
+                    "web.msfrs".into()
+                } else {
+                    format!("web.msfrs.{path}")
+                },
+                message: e.into_inner().message().trim_end().to_string(),
+            }
+        })?;
+    cfg.weights = weights.clone();
+    cfg.validate().map_err(|e| BuildError {
+        key: "web.msfrs".into(),
+        message: e.to_string(),
+    })?;
+    g.gateway = match gateway {
+        GatewayName::Plain => GatewayKind::Plain,
+        GatewayName::Msfrs => GatewayKind::Msfrs(cfg),
+    };
+
+    let built = g.build(spec.seed).map_err(|e| BuildError {
+        key: "web".into(),
+        message: e.to_string(),
+    })?;
+    let end = Time::ZERO + spec.duration;
+    let mut events = Vec::with_capacity(spec.events.len());
+    for (k, e) in spec.events.iter().enumerate() {
+        events.push(event(k, e, &built.topology, end)?);
+    }
+    let flow_info: Vec<FlowInfo> = built
+        .flows
+        .iter()
+        .map(|f| {
+            // Web connections carry `web-class<i>`; group them by class.
+            let group = f
+                .protocol
+                .strip_prefix("web-class")
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(web.classes.len());
+            FlowInfo {
+                group,
+                label: if group < web.classes.len() {
+                    f.protocol.clone()
+                } else {
+                    "exceptive".into()
+                },
+                protocol: f.protocol.clone(),
+            }
+        })
+        .collect();
+    let reported_links: Vec<LinkId> = built
+        .topology
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| REPORTED.contains(&l.name.as_str()))
+        .map(|(i, _)| i as LinkId)
+        .collect();
+    let cfg = SimConfig {
+        duration: spec.duration,
+        measure_from: spec.measure_from,
+        seed: spec.seed,
+        sample_interval: spec.sample_interval,
+        record_series: true,
+        series_links: Some(reported_links.clone()),
+        progress_interval: Dur((spec.duration.0 / 100).max(1)),
+    };
+    Ok(Built {
+        name,
+        cfg,
+        topology: built.topology,
+        flows: built.flows,
+        flow_info,
+        events,
+        reported_links,
+        web: Some(built.gateway),
+        web_info: Some(WebInfo {
+            gateway: match gateway {
+                GatewayName::Msfrs => "msfrs",
+                GatewayName::Plain => "plain",
+            },
+            weights,
+            latency_until: end - latency_exclude_last,
+        }),
+    })
+}
+
+/// The `[web]` keys other than the gateway's, checked one by one into `g`.
+fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(), BuildError> {
+    if web.classes.is_empty() {
+        return err("web.classes", "needs at least one [[web.classes]] entry");
+    }
+    let end = Time::ZERO + duration;
+    g.classes.clear();
+    for (i, c) in web.classes.iter().enumerate() {
+        let at = |k: &str| format!("web.classes[{i}].{k}");
+        let clients = c.clients.unwrap_or(4);
+        if clients == 0 {
+            return err(at("clients"), "must be at least 1");
+        }
+        let think_time = c.think_time.unwrap_or(Dur::from_secs(5));
+        if think_time.is_zero() {
+            return err(at("think_time"), "must be positive");
+        }
+        let mut active = Vec::new();
+        for (k, &[a, b]) in c.active.iter().flatten().enumerate() {
+            if b <= a {
+                return err(
+                    format!("web.classes[{i}].active[{k}]"),
+                    format!("stop {} is not after start {}", since0(b), since0(a)),
+                );
+            }
+            if a >= end {
+                return err(
+                    format!("web.classes[{i}].active[{k}]"),
+                    format!("starts at {}, after the run ({duration})", since0(a)),
+                );
+            }
+            active.push((a, b));
+        }
+        if c.active.as_ref().is_some_and(|v| v.is_empty()) {
+            return err(
+                at("active"),
+                "an empty list would never send: leave the key out for always",
+            );
+        }
+        g.classes.push(WebClass {
+            clients,
+            think_time,
+            active,
+            parallel: c.parallel.unwrap_or(0),
+        });
+    }
+    if let Some(s) = web.servers {
+        if s == 0 {
+            return err("web.servers", "must be at least 1");
+        }
+        g.servers = s;
+    }
+    if let Some(r) = web.client_rate {
+        if r.bps() == 0 {
+            return err("web.client_rate", "must be positive");
+        }
+        g.client_rate = r;
+    }
+    if let Some(d) = web.client_delay {
+        g.client_delay = d;
+    }
+    if let Some(r) = web.server_rate {
+        if r.bps() == 0 {
+            return err("web.server_rate", "must be positive");
+        }
+        g.server_rate = r;
+    }
+    for (k, key, v) in [
+        (0, "web.domestic_delay", web.domestic_delay),
+        (1, "web.overseas_delay", web.overseas_delay),
+    ] {
+        if let Some([lo, hi]) = v {
+            if hi < lo {
+                return err(key, format!("[low, high] with high {hi} below low {lo}"));
+            }
+            g.server_delay[k] = (lo, hi);
+        }
+    }
+    if let Some(m) = web.size_mu {
+        if !m.is_finite() {
+            return err("web.size_mu", "must be a finite number");
+        }
+        g.size_mu = m;
+    }
+    if let Some(s) = web.size_sigma {
+        if !(s.is_finite() && s >= 0.0) {
+            return err(
+                "web.size_sigma",
+                format!("must be finite and >= 0, got {s}"),
+            );
+        }
+        g.size_sigma = s;
+    }
+    if let Some(x) = &web.exceptive {
+        let on_off = match (x.on, x.off) {
+            (Some(on), Some(off)) => Some((on, off)),
+            (None, None) => None,
+            (Some(_), None) => return err("web.exceptive.off", "missing: `on` needs `off`"),
+            (None, Some(_)) => return err("web.exceptive.on", "missing: `off` needs `on`"),
+        };
+        let cbr = CbrConfig {
+            rate: x.rate,
+            packet_size: x.packet_size.unwrap_or(1000),
+            on_off,
+        };
+        cbr.validate().map_err(|m| BuildError {
+            key: "web.exceptive".into(),
+            message: m,
+        })?;
+        g.exceptive = Some(cbr);
+        g.exceptive_start = x.start.unwrap_or(Time::ZERO);
+        if g.exceptive_start >= end {
+            return err("web.exceptive.start", "must be inside the run");
+        }
+    }
+    Ok(())
+}
+
+fn since0(t: Time) -> Dur {
+    t.saturating_since(Time::ZERO)
+}
