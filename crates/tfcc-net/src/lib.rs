@@ -34,6 +34,7 @@ pub mod clock;
 pub mod pacing;
 pub mod session;
 pub mod socket;
+pub mod testbed;
 pub mod wire;
 
 pub use clock::Clock;
