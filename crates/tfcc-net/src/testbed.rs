@@ -256,16 +256,18 @@ impl FlowResult {
     }
 }
 
-/// Runs `flows` for `duration`, counting bytes from `measure_from`; all flows start together.
+/// Runs `flows` (each with its start offset) until `duration`, counting bytes from
+/// `measure_from`.
 pub fn run_flows(
     bed: &Dumbbell,
-    flows: &[FlowKind],
+    flows: &[(FlowKind, Duration)],
     duration: Duration,
     measure_from: Duration,
 ) -> Result<Vec<FlowResult>, TestbedError> {
     let start = Instant::now() + Duration::from_millis(300);
     let mut handles = Vec::new();
-    for (i, f) in flows.iter().enumerate() {
+    for (i, (f, offset)) in flows.iter().enumerate() {
+        let offset = (*offset).min(duration);
         let port = 5001 + i as u16;
         let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
         let rns = bed.receiver_ns();
@@ -289,7 +291,7 @@ pub fn run_flows(
             let to: SocketAddr = format!("{RECEIVER_IP}:{port}")
                 .parse()
                 .map_err(io::Error::other)?;
-            wait_until(start);
+            wait_until(start + offset);
             match f3 {
                 FlowKind::Tfrc(cfg) => {
                     let mut s = Session::sender(
@@ -299,7 +301,7 @@ pub fn run_flows(
                         to,
                         SessionConfig::default(),
                     )?;
-                    s.run_until(Time::ZERO + tfcc_core::Dur(duration.as_nanos() as u64))
+                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
                 }
                 FlowKind::Tcp(cc) => tcp_sender(to, &cc, start + duration),
             }
@@ -444,4 +446,20 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Counters of a qdisc from `tc -s`: (bytes sent, packets sent, drops).
+pub fn qdisc_stats(ns: &str, dev: &str) -> Option<(u64, u64, u64)> {
+    let out = Command::new("tc")
+        .args(["-n", ns, "-s", "qdisc", "show", "dev", dev])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The root (tbf) comes first: " Sent 123 bytes 4 pkt (dropped 5, overlimits ...".
+    let line = text.lines().find(|l| l.trim_start().starts_with("Sent "))?;
+    let w: Vec<&str> = line.split_whitespace().collect();
+    let bytes = w.get(1)?.parse().ok()?;
+    let pkts = w.get(3)?.parse().ok()?;
+    let drops = w.get(6)?.trim_end_matches(',').parse().ok()?;
+    Some((bytes, pkts, drops))
 }

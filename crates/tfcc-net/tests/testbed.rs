@@ -25,8 +25,8 @@ fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
     let res = run_flows(
         &bed,
         &[
-            FlowKind::Tfrc(TfrcConfig::default()),
-            FlowKind::Tcp("cubic".into()),
+            (FlowKind::Tfrc(TfrcConfig::default()), Duration::ZERO),
+            (FlowKind::Tcp("cubic".into()), Duration::ZERO),
         ],
         Duration::from_secs(10),
         Duration::from_secs(3),

@@ -15,6 +15,7 @@ pub mod output;
 pub mod plots;
 pub mod summary;
 pub mod tables;
+pub mod testbed;
 
 use std::path::Path;
 use std::time::Instant;
