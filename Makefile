@@ -10,7 +10,7 @@ CARGO ?= cargo
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
-.PHONY: demo test install rust-tools ns2 chromium lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium testbed-tools lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ ns2:
 chromium:
 	@bash scripts/install-chromium.sh
 
+# ip, tc and ethtool for the emulated testbed's tests (they run as root only).
+testbed-tools:
+	@bash scripts/install-testbed-tools.sh
+
 # The equation table first, then the flagship: 002's TCP-friendliness map as a sweep + report.
 demo: install
 	$(BIN)/tfcc demo
@@ -49,7 +53,7 @@ lint: rust-tools install
 	$(BIN)/ruff format --check python tests
 
 # tfcc-py is tested from Python (pytest), where the extension module is importable.
-rust-test:
+rust-test: testbed-tools
 	$(CARGO) test --workspace --exclude tfcc-py
 
 py-test: install ns2 chromium

@@ -113,6 +113,10 @@ def cli_run(argv: Sequence[str], font: str | None = None) -> int:
     """The ``tfcc run`` command with ``argv`` (the arguments after ``run``); returns the exit
     code. Ctrl-C raises KeyboardInterrupt after abandoning the run (nothing is written)."""
 
+def cli_net(command: str, argv: Sequence[str]) -> int:
+    """The ``tfcc send`` / ``tfcc recv`` commands (``command`` is ``"send"`` or ``"recv"``) with
+    ``argv``: one UDP flow with a rate report; returns the exit code."""
+
 def fairness_theta(tcp: Sequence[float], other: Sequence[float]) -> float | None:
     """θ = T̄_tcp / (T̄_tcp + T̄_other) from per-flow goodputs; ``None`` when undefined."""
 

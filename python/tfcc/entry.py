@@ -26,6 +26,8 @@ def main() -> None:
     try:
         if argv[:1] == ["run"]:
             sys.exit(run(argv[1:]))
+        if argv[:1] in (["send"], ["recv"]):
+            sys.exit(net(argv[0], argv[1:]))
         from tfcc.cli import app
 
         app()
@@ -49,6 +51,17 @@ def run(argv: list[str], *, allow_exec: bool = True) -> int:
     from tfcc import _core
 
     return _core.cli_run(argv, font)
+
+
+def net(command: str, argv: list[str]) -> int:
+    """``tfcc send|recv ARGV`` (the UDP transport, Rust); returns the exit code."""
+    import signal
+
+    from tfcc import _core
+
+    # The command blocks in Rust with the GIL released: let Ctrl-C end the process directly.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return _core.cli_net(command, argv)
 
 
 if __name__ == "__main__":

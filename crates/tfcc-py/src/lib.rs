@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod equation;
 mod loss_history;
+mod net;
 mod plots;
 mod scenario;
 
@@ -29,5 +30,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::fairness_theta, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
+    m.add_function(wrap_pyfunction!(net::cli_net, m)?)?;
     Ok(())
 }

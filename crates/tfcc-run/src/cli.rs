@@ -70,17 +70,15 @@ pub fn run_command(
             return Exit::Code(code);
         }
     };
-    match args.backend.as_str() {
-        "sim" => {}
-        "testbed" => {
-            return fail("--backend testbed: the testbed backend is not implemented yet; use sim")
-        }
+    let testbed = match args.backend.as_str() {
+        "sim" => false,
+        "testbed" => true,
         other => {
             return fail(&format!(
                 "--backend {other}: unknown backend (use sim or testbed)"
             ))
         }
-    }
+    };
     // Scenario errors come before output-directory errors: the file is what the user most
     // likely got wrong, and checking it costs microseconds.
     if let Err(e) = crate::check(&args.scenario, &args.set) {
@@ -94,7 +92,11 @@ pub fn run_command(
         bar.update(now.as_secs_f64(), end.as_secs_f64());
         keep_going()
     };
-    let result = crate::run(&args.scenario, &args.set, args.seed, &mut progress);
+    let result = if testbed {
+        crate::testbed::run(&args.scenario, &args.set, args.seed)
+    } else {
+        crate::run(&args.scenario, &args.set, args.seed, &mut progress)
+    };
     bar.clear();
     let finished = match result {
         Ok(f) => f,

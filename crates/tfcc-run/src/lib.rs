@@ -15,6 +15,7 @@ pub mod output;
 pub mod plots;
 pub mod summary;
 pub mod tables;
+pub mod testbed;
 pub mod web;
 
 use std::path::Path;

@@ -1,0 +1,279 @@
+//! `tfcc send` and `tfcc recv`: one flow between two hosts, with a rate report.
+//!
+//! Native like `tfcc run` (the `tfcc` console script hands these commands to Rust before
+//! importing the Python CLI); also built as the `tfcc-net` binary for machines without the
+//! Python package. Bad flags get one `error:` line and exit code 2.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+
+use clap::Parser;
+use tfcc_core::endpoint::{Receiver, Sender};
+use tfcc_core::quantity::{parse_dur, parse_rate};
+use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::{Dur, Time};
+use tfcc_sim::flow::{CbrSender, CbrSink};
+use tfcc_sim::CbrConfig;
+
+use crate::{Protocol, Session, SessionConfig};
+
+/// Send one flow to a `tfcc recv`, printing the rate once per report interval.
+#[derive(Parser, Debug)]
+#[command(name = "tfcc send", disable_version_flag = true)]
+struct SendArgs {
+    /// The receiver, HOST:PORT.
+    to: String,
+    /// Protocol: tfrc, or cbr (uncontrolled, at --rate).
+    #[arg(long, default_value = "tfrc")]
+    protocol: String,
+    /// How long to send, e.g. 10s.
+    #[arg(long, default_value = "10s")]
+    duration: String,
+    /// CBR rate, e.g. 5Mbps.
+    #[arg(long, default_value = "1Mbps")]
+    rate: String,
+    /// Bytes per datagram (TFRC's s).
+    #[arg(long, default_value_t = 1460)]
+    packet_size: u32,
+    /// TFRC preset: thesis (default) or ns2.
+    #[arg(long, default_value = "thesis")]
+    preset: String,
+    /// Local address to bind.
+    #[arg(long, default_value = "0.0.0.0:0")]
+    bind: String,
+    /// Report interval, e.g. 1s.
+    #[arg(long, default_value = "1s")]
+    report: String,
+}
+
+/// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
+#[derive(Parser, Debug)]
+#[command(name = "tfcc recv", disable_version_flag = true)]
+struct RecvArgs {
+    /// Protocol: tfrc or cbr (must match the sender).
+    #[arg(long, default_value = "tfrc")]
+    protocol: String,
+    /// Address to listen on.
+    #[arg(long, default_value = "0.0.0.0:5000")]
+    listen: String,
+    /// How long to listen, e.g. 15s.
+    #[arg(long, default_value = "15s")]
+    duration: String,
+    /// TFRC preset: thesis (default) or ns2.
+    #[arg(long, default_value = "thesis")]
+    preset: String,
+    /// Report interval, e.g. 1s.
+    #[arg(long, default_value = "1s")]
+    report: String,
+}
+
+fn parse<T: Parser>(name: &str, argv: &[String]) -> Result<T, i32> {
+    T::try_parse_from(std::iter::once(name.to_string()).chain(argv.iter().cloned())).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            2
+        } else {
+            0
+        }
+    })
+}
+
+fn fail(msg: &str) -> i32 {
+    eprintln!("error: {msg}");
+    2
+}
+
+fn dur(flag: &str, v: &str) -> Result<Dur, String> {
+    match parse_dur(v) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err(format!("--{flag} {v}: must be positive")),
+        Err(e) => Err(format!("--{flag} {v}: {e}")),
+    }
+}
+
+fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, String> {
+    let mut cfg = TfrcConfig::preset(preset)
+        .ok_or_else(|| format!("--preset {preset}: unknown (use thesis or ns2)"))?;
+    if let Some(s) = packet_size {
+        cfg.packet_size = s;
+    }
+    cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// `tfcc send ARGV`; returns the exit code.
+pub fn send_command(argv: &[String]) -> i32 {
+    let a: SendArgs = match parse("tfcc send", argv) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    match send(&a) {
+        Ok(()) => 0,
+        Err(e) => fail(&e),
+    }
+}
+
+/// `tfcc recv ARGV`; returns the exit code.
+pub fn recv_command(argv: &[String]) -> i32 {
+    let a: RecvArgs = match parse("tfcc recv", argv) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    match recv(&a) {
+        Ok(()) => 0,
+        Err(e) => fail(&e),
+    }
+}
+
+fn send(a: &SendArgs) -> Result<(), String> {
+    let duration = dur("duration", &a.duration)?;
+    let every = dur("report", &a.report)?;
+    let to: SocketAddr =
+        a.to.to_socket_addrs()
+            .map_err(|e| format!("{}: {e}", a.to))?
+            .next()
+            .ok_or_else(|| format!("{}: no address", a.to))?;
+    let cfg = SessionConfig::default();
+    match a.protocol.as_str() {
+        "tfrc" => {
+            let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
+            let s =
+                Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            drive_sender(s, duration, every)
+        }
+        "cbr" => {
+            let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
+            let c = CbrConfig {
+                rate,
+                packet_size: a.packet_size,
+                on_off: None,
+            };
+            c.validate()
+                .map_err(|e| format!("--rate/--packet-size: {e}"))?;
+            let ep = CbrSender::new(c, Time::ZERO, Some(Time::ZERO + duration));
+            let s =
+                Session::sender(ep, Protocol::Raw, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            drive_sender(s, duration, every)
+        }
+        other => Err(format!("--protocol {other}: unknown (use tfrc or cbr)")),
+    }
+}
+
+fn recv(a: &RecvArgs) -> Result<(), String> {
+    let duration = dur("duration", &a.duration)?;
+    let every = dur("report", &a.report)?;
+    let cfg = SessionConfig::default();
+    match a.protocol.as_str() {
+        "tfrc" => {
+            let ep = TfrcReceiver::new(tfrc_config(&a.preset, None)?);
+            let s =
+                Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            drive_receiver(s, duration, every)
+        }
+        "cbr" => {
+            let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
+                .map_err(|e| e.to_string())?;
+            drive_receiver(s, duration, every)
+        }
+        other => Err(format!("--protocol {other}: unknown (use tfrc or cbr)")),
+    }
+}
+
+fn mbps(bytes: u64, d: Dur) -> f64 {
+    if d.is_zero() {
+        return 0.0;
+    }
+    bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
+}
+
+fn opt_ms(d: Option<Dur>) -> String {
+    d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
+}
+
+fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Result<(), String> {
+    println!(
+        "{:>8} {:>10} {:>10} {:>9} {:>8}  mode",
+        "time_s", "sent_Mbps", "rate_Mbps", "p", "rtt_ms"
+    );
+    let end = Time::ZERO + duration;
+    let mut last_bytes = 0u64;
+    let mut t = Time::ZERO;
+    while t < end {
+        let next = (t + every).min(end);
+        s.run_until(next).map_err(|e| e.to_string())?;
+        let c = s.counters();
+        let st = s.endpoint().stats();
+        println!(
+            "{:>8.1} {:>10.3} {:>10.3} {:>9.5} {:>8}  {}",
+            next.as_secs_f64(),
+            mbps(c.sent_bytes - last_bytes, next - t),
+            st.rate.unwrap_or(0.0) * 8.0 / 1e6,
+            st.p.unwrap_or(0.0),
+            opt_ms(st.rtt),
+            st.mode
+        );
+        last_bytes = c.sent_bytes;
+        t = next;
+    }
+    let c = s.counters();
+    println!(
+        "sent {} datagrams, {:.3} Mb/s average; send errors {}, feedback {} (malformed {}, unexpected {})",
+        c.sent,
+        mbps(c.sent_bytes, duration),
+        c.send_errors,
+        c.received,
+        c.malformed,
+        c.unexpected
+    );
+    println!("pacing lateness (gap error): {}", s.lateness().summary());
+    Ok(())
+}
+
+fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> Result<(), String> {
+    println!(
+        "{:>8} {:>12} {:>9} {:>8}",
+        "time_s", "goodput_Mbps", "p", "rtt_ms"
+    );
+    let end = Time::ZERO + duration;
+    let mut last = 0u64;
+    let mut t = Time::ZERO;
+    while t < end {
+        let next = (t + every).min(end);
+        s.run_until(next).map_err(|e| e.to_string())?;
+        let d = s.delivered_bytes();
+        let st = s.endpoint().stats();
+        println!(
+            "{:>8.1} {:>12.3} {:>9.5} {:>8}",
+            next.as_secs_f64(),
+            mbps(d - last, next - t),
+            st.p.unwrap_or(0.0),
+            opt_ms(st.rtt)
+        );
+        last = d;
+        t = next;
+    }
+    let c = s.counters();
+    println!(
+        "received {} datagrams, {} B delivered, {:.3} Mb/s average; malformed {}, unexpected {}, truncated {}",
+        c.received,
+        s.delivered_bytes(),
+        mbps(s.delivered_bytes(), duration),
+        c.malformed,
+        c.unexpected,
+        c.truncated
+    );
+    Ok(())
+}
+
+/// Dispatch `send`/`recv` from a full argv (`[prog, command, args...]`), for the binary.
+pub fn main_from(argv: &[String]) -> i32 {
+    let prog = argv
+        .first()
+        .map(|p| Path::new(p).display().to_string())
+        .unwrap_or_default();
+    match argv.get(1).map(String::as_str) {
+        Some("send") => send_command(&argv[2..]),
+        Some("recv") => recv_command(&argv[2..]),
+        _ => fail(&format!("usage: {prog} send|recv ... (--help for each)")),
+    }
+}

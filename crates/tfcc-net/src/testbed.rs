@@ -1,0 +1,465 @@
+//! The emulated dumbbell: three network namespaces (sender, router, receiver) joined by veth
+//! pairs, the bottleneck rate and queue from `tbf` + `pfifo` on the router's egress towards the
+//! receiver, tfcc flows over [`Session`]s and kernel TCP flows over std sockets, each flow's
+//! ends in threads moved into their namespace with `setns(2)`.
+//!
+//! What this kernel offers is recorded in notes/linux-emulation.md: no netem, so there is no
+//! propagation delay or artificial loss yet (that needs the TUN relay of issue 11); the RTT is
+//! the veths' ~0.1 ms plus queueing. Offloads are off on every veth end so that tbf sees
+//! packets, not 64 KB super-segments. `tc qdisc change` on tbf resets its child's limit, so the
+//! queue is always built with `add`.
+//!
+//! Namespaces are named `tfcc-<pid>-{s,r,d}`; [`Dumbbell`] deletes its own on drop (also on
+//! panic unwinding), and [`Dumbbell::new`] first deletes any `tfcc-<pid>-*` set whose process
+//! is gone (an earlier run that was killed).
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::process::Command;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::{Rate, Time};
+
+use crate::{Protocol, Session, SessionConfig};
+
+const PREFIX: &str = "tfcc-";
+const SENDER_IP: &str = "10.78.1.1";
+const RECEIVER_IP: &str = "10.78.2.1";
+
+/// Why the testbed could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TestbedError {
+    #[error("the testbed backend needs root (network namespaces and tc): run it as root, or use --backend sim")]
+    NotRoot,
+    #[error("testbed set-up: `{cmd}` failed: {msg}")]
+    Command { cmd: String, msg: String },
+    #[error("testbed: {0}")]
+    Io(#[from] io::Error),
+}
+
+fn run(args: &[&str]) -> Result<(), TestbedError> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| TestbedError::Command {
+            cmd: args.join(" "),
+            msg: e.to_string(),
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(TestbedError::Command {
+            cmd: args.join(" "),
+            msg: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}
+
+/// The bottleneck: rate and pfifo queue length in packets.
+#[derive(Clone, Copy, Debug)]
+pub struct Bottleneck {
+    pub rate: Rate,
+    pub limit: u32,
+}
+
+/// A built dumbbell; dropping it deletes its namespaces.
+#[derive(Debug)]
+pub struct Dumbbell {
+    base: String,
+}
+
+impl Dumbbell {
+    /// Builds the namespaces, links, addresses, routes and the bottleneck.
+    pub fn new(b: Bottleneck) -> Result<Dumbbell, TestbedError> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(TestbedError::NotRoot);
+        }
+        remove_stale();
+        let base = format!("{PREFIX}{}", std::process::id());
+        let d = Dumbbell { base };
+        let (s, r, x) = (d.ns("s"), d.ns("r"), d.ns("d"));
+        for ns in [&s, &r, &x] {
+            run(&["ip", "netns", "add", ns])?;
+            run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+        }
+        run(&[
+            "ip", "-n", &r, "link", "add", "rs", "type", "veth", "peer", "name", "sr", "netns", &s,
+        ])?;
+        run(&[
+            "ip", "-n", &r, "link", "add", "rd", "type", "veth", "peer", "name", "dr", "netns", &x,
+        ])?;
+        for (ns, dev, addr) in [
+            (&s, "sr", "10.78.1.1/24"),
+            (&r, "rs", "10.78.1.254/24"),
+            (&r, "rd", "10.78.2.254/24"),
+            (&x, "dr", "10.78.2.1/24"),
+        ] {
+            run(&["ip", "-n", ns, "addr", "add", addr, "dev", dev])?;
+            run(&["ip", "-n", ns, "link", "set", dev, "up"])?;
+            run(&[
+                "ip", "netns", "exec", ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro",
+                "off",
+            ])?;
+        }
+        run(&[
+            "ip",
+            "-n",
+            &s,
+            "route",
+            "add",
+            "default",
+            "via",
+            "10.78.1.254",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            &x,
+            "route",
+            "add",
+            "default",
+            "via",
+            "10.78.2.254",
+        ])?;
+        run(&[
+            "ip",
+            "netns",
+            "exec",
+            &r,
+            "sysctl",
+            "-qw",
+            "net.ipv4.ip_forward=1",
+        ])?;
+        // tbf's bucket must hold at least one MTU; at high rates a few ms of data keeps the
+        // token refill from starving on timer granularity (15 KB at 10 Mb/s, 64 KB at 100 Mb/s
+        // were measured to give full utilisation).
+        let burst = (b.rate.bps() / 8 / 160).max(15_000);
+        run(&[
+            "tc",
+            "-n",
+            &r,
+            "qdisc",
+            "add",
+            "dev",
+            "rd",
+            "root",
+            "handle",
+            "1:",
+            "tbf",
+            "rate",
+            &format!("{}bit", b.rate.bps()),
+            "burst",
+            &burst.to_string(),
+            "latency",
+            "1s",
+        ])?;
+        run(&[
+            "tc",
+            "-n",
+            &r,
+            "qdisc",
+            "add",
+            "dev",
+            "rd",
+            "parent",
+            "1:1",
+            "handle",
+            "10:",
+            "pfifo",
+            "limit",
+            &b.limit.to_string(),
+        ])?;
+        Ok(d)
+    }
+
+    fn ns(&self, side: &str) -> String {
+        format!("{}-{side}", self.base)
+    }
+
+    /// The sender side's namespace name.
+    pub fn sender_ns(&self) -> String {
+        self.ns("s")
+    }
+    /// The receiver side's namespace name.
+    pub fn receiver_ns(&self) -> String {
+        self.ns("d")
+    }
+    /// The router's namespace name.
+    pub fn router_ns(&self) -> String {
+        self.ns("r")
+    }
+}
+
+impl Drop for Dumbbell {
+    fn drop(&mut self) {
+        for side in ["s", "r", "d"] {
+            let _ = run(&["ip", "netns", "del", &self.ns(side)]);
+        }
+    }
+}
+
+/// Deletes `tfcc-<pid>-*` namespaces whose process no longer exists.
+pub fn remove_stale() {
+    let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let name = line.split_whitespace().next().unwrap_or("");
+        let Some(rest) = name.strip_prefix(PREFIX) else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or("");
+        if pid.parse::<u32>().is_ok() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = run(&["ip", "netns", "del", name]);
+        }
+    }
+}
+
+/// Moves the calling thread into network namespace `ns`.
+pub fn enter(ns: &str) -> io::Result<()> {
+    let f = File::open(format!("/run/netns/{ns}"))?;
+    // SAFETY: a valid namespace fd; affects only the calling thread.
+    if unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// One flow of a testbed run.
+#[derive(Clone, Debug)]
+pub enum FlowKind {
+    /// TFRC with this configuration.
+    Tfrc(TfrcConfig),
+    /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
+    Tcp(String),
+}
+
+/// What the receiving side of a flow measured.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowResult {
+    /// Payload bytes delivered in the measurement window.
+    pub window_bytes: u64,
+    /// Payload bytes delivered over the whole run.
+    pub total_bytes: u64,
+}
+
+impl FlowResult {
+    /// Goodput in the measurement window, bits per second.
+    pub fn goodput_bps(&self, window: Duration) -> f64 {
+        self.window_bytes as f64 * 8.0 / window.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Runs `flows` (each with its start offset) until `duration`, counting bytes from
+/// `measure_from`.
+pub fn run_flows(
+    bed: &Dumbbell,
+    flows: &[(FlowKind, Duration)],
+    duration: Duration,
+    measure_from: Duration,
+) -> Result<Vec<FlowResult>, TestbedError> {
+    let start = Instant::now() + Duration::from_millis(300);
+    let mut handles = Vec::new();
+    for (i, (f, offset)) in flows.iter().enumerate() {
+        let offset = (*offset).min(duration);
+        let port = 5001 + i as u16;
+        let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
+        let rns = bed.receiver_ns();
+        let f2 = f.clone();
+        let rx = thread::spawn(move || -> io::Result<FlowResult> {
+            enter(&rns)?;
+            match f2 {
+                FlowKind::Tfrc(cfg) => {
+                    tfrc_receiver(cfg, port, start, duration, measure_from, ready_tx)
+                }
+                FlowKind::Tcp(_) => tcp_receiver(port, start, duration, measure_from, ready_tx),
+            }
+        });
+        ready_rx
+            .recv()
+            .map_err(|_| io::Error::other("receiver thread died"))??;
+        let sns = bed.sender_ns();
+        let f3 = f.clone();
+        let tx = thread::spawn(move || -> io::Result<()> {
+            enter(&sns)?;
+            let to: SocketAddr = format!("{RECEIVER_IP}:{port}")
+                .parse()
+                .map_err(io::Error::other)?;
+            wait_until(start + offset);
+            match f3 {
+                FlowKind::Tfrc(cfg) => {
+                    let mut s = Session::sender(
+                        TfrcSender::new(cfg),
+                        Protocol::Tfrc,
+                        format!("{SENDER_IP}:0"),
+                        to,
+                        SessionConfig::default(),
+                    )?;
+                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
+                }
+                FlowKind::Tcp(cc) => tcp_sender(to, &cc, start + duration),
+            }
+        });
+        handles.push((rx, tx));
+    }
+    let mut out = Vec::new();
+    for (rx, tx) in handles {
+        tx.join()
+            .map_err(|_| io::Error::other("sender thread panicked"))??;
+        out.push(
+            rx.join()
+                .map_err(|_| io::Error::other("receiver thread panicked"))??,
+        );
+    }
+    Ok(out)
+}
+
+fn wait_until(t: Instant) {
+    let now = Instant::now();
+    if t > now {
+        thread::sleep(t - now);
+    }
+}
+
+fn tfrc_receiver(
+    cfg: TfrcConfig,
+    port: u16,
+    start: Instant,
+    duration: Duration,
+    measure_from: Duration,
+    ready: mpsc::Sender<io::Result<()>>,
+) -> io::Result<FlowResult> {
+    let mut s = match Session::receiver(
+        TfrcReceiver::new(cfg),
+        Protocol::Tfrc,
+        format!("{RECEIVER_IP}:{port}"),
+        SessionConfig::default(),
+    ) {
+        Ok(s) => {
+            let _ = ready.send(Ok(()));
+            s
+        }
+        Err(e) => {
+            let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
+            return Err(e);
+        }
+    };
+    // Session time 0 is its construction, shortly before `start`.
+    let lead = start.saturating_duration_since(Instant::now());
+    let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
+    s.run_until(at(measure_from))?;
+    let before = s.delivered_bytes();
+    // Half a second past the sender's end lets the last packets drain from the queue.
+    s.run_until(at(duration + Duration::from_millis(500)))?;
+    let total = s.delivered_bytes();
+    Ok(FlowResult {
+        window_bytes: total - before,
+        total_bytes: total,
+    })
+}
+
+fn tcp_receiver(
+    port: u16,
+    start: Instant,
+    duration: Duration,
+    measure_from: Duration,
+    ready: mpsc::Sender<io::Result<()>>,
+) -> io::Result<FlowResult> {
+    let l = match TcpListener::bind(format!("{RECEIVER_IP}:{port}")) {
+        Ok(l) => {
+            let _ = ready.send(Ok(()));
+            l
+        }
+        Err(e) => {
+            let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
+            return Err(e);
+        }
+    };
+    let (mut c, _) = l.accept()?;
+    c.set_read_timeout(Some(Duration::from_millis(50)))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut total, mut before) = (0u64, None);
+    let window_start = start + measure_from;
+    let end = start + duration + Duration::from_millis(500);
+    loop {
+        let now = Instant::now();
+        if before.is_none() && now >= window_start {
+            before = Some(total);
+        }
+        if now >= end {
+            break;
+        }
+        match c.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => total += n as u64,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let before = before.unwrap_or(total);
+    Ok(FlowResult {
+        window_bytes: total - before,
+        total_bytes: total,
+    })
+}
+
+fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
+    let mut c = TcpStream::connect(to)?;
+    let name = cc.as_bytes();
+    // SAFETY: TCP_CONGESTION takes the algorithm name as bytes of the given length.
+    let rc = unsafe {
+        libc::setsockopt(
+            c.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            name.as_ptr().cast(),
+            name.len() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::other(format!(
+            "TCP congestion control {cc}: {}",
+            io::Error::last_os_error()
+        )));
+    }
+    c.set_write_timeout(Some(Duration::from_millis(50)))?;
+    let buf = vec![0u8; 1 << 16];
+    while Instant::now() < end {
+        match c.write(&buf) {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Counters of a qdisc from `tc -s`: (bytes sent, packets sent, drops).
+pub fn qdisc_stats(ns: &str, dev: &str) -> Option<(u64, u64, u64)> {
+    let out = Command::new("tc")
+        .args(["-n", ns, "-s", "qdisc", "show", "dev", dev])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The root (tbf) comes first: " Sent 123 bytes 4 pkt (dropped 5, overlimits ...".
+    let line = text.lines().find(|l| l.trim_start().starts_with("Sent "))?;
+    let w: Vec<&str> = line.split_whitespace().collect();
+    let bytes = w.get(1)?.parse().ok()?;
+    let pkts = w.get(3)?.parse().ok()?;
+    let drops = w.get(6)?.trim_end_matches(',').parse().ok()?;
+    Some((bytes, pkts, drops))
+}

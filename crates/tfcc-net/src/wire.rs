@@ -1,0 +1,205 @@
+//! Datagrams: a protocol header at the front (the protocol's own wire format from tfcc-core),
+//! then application payload (or zeros) up to the packet's size.
+//!
+//! A [`Packet`]'s `size` is the UDP payload length: the datagram carries exactly the bytes the
+//! endpoint accounts for (TFRC's `s`, a CBR packet's size), so rates computed by the protocol
+//! and rates measured on the socket agree; IP and UDP headers (28 B over IPv4) come on top, as
+//! they do for the competing TCP's segments. A packet smaller than its header is sent as the
+//! bare header. Decoding checks the length and the type word and never panics (property-tested
+//! below); what does not decode is counted by the session and dropped.
+
+use tfcc_core::tfrc::wire as tfrc;
+use tfcc_core::{Header, Packet, Time};
+use thiserror::Error;
+
+/// Which protocol's headers a session speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Uncontrolled sequence-numbered datagrams ([`Header::Raw`]: CBR sources).
+    Raw,
+    /// TFRC (004 App. A headers, [`tfcc_core::tfrc::wire`]).
+    Tfrc,
+}
+
+/// The two directions of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Sender to receiver.
+    Data,
+    /// Receiver to sender (reports, ACKs).
+    Feedback,
+}
+
+/// Raw header: type word, seq u64, sent_at u64 (ns), big-endian.
+pub const RAW_LEN: usize = 20;
+/// "TF", version 1, type 0x10: beside TFRC's types 1 and 2 under the same magic.
+const RAW_WORD: u32 = 0x5446_0110;
+
+/// Why a datagram was not accepted.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+pub enum WireError {
+    /// Not a header of the session's protocol and direction.
+    #[error(transparent)]
+    Tfrc(#[from] tfrc::DecodeError),
+    /// A raw header too short or with the wrong type word.
+    #[error("not a raw datagram header")]
+    Raw,
+    /// The packet's header belongs to another protocol than the session's (a bug in the caller,
+    /// reported rather than sent).
+    #[error("packet header does not match the session protocol")]
+    Mismatch,
+}
+
+/// The application's payload writer: given the bytes after the header.
+pub type PayloadFill<'a> = dyn FnMut(&mut [u8]) + 'a;
+
+/// Writes `pkt` into `buf`: the header, then `fill` is given the payload region (or it is
+/// zeroed when `fill` is `None`). Returns the datagram length, at most `buf.len()`.
+pub fn encode(
+    proto: Protocol,
+    pkt: &Packet,
+    buf: &mut [u8],
+    fill: Option<&mut PayloadFill<'_>>,
+) -> Result<usize, WireError> {
+    let hdr = match (proto, pkt.header) {
+        (Protocol::Raw, Header::Raw { seq, sent_at }) if buf.len() >= RAW_LEN => {
+            buf[..4].copy_from_slice(&RAW_WORD.to_be_bytes());
+            buf[4..12].copy_from_slice(&seq.to_be_bytes());
+            buf[12..20].copy_from_slice(&sent_at.0.to_be_bytes());
+            RAW_LEN
+        }
+        (Protocol::Tfrc, Header::TfrcData(h)) => h.encode(buf).ok_or(WireError::Mismatch)?,
+        (Protocol::Tfrc, Header::TfrcFeedback(f)) => f.encode(buf).ok_or(WireError::Mismatch)?,
+        _ => return Err(WireError::Mismatch),
+    };
+    let len = (pkt.size as usize).clamp(hdr, buf.len());
+    let payload = &mut buf[hdr..len];
+    match fill {
+        Some(f) => f(payload),
+        None => payload.fill(0),
+    }
+    Ok(len)
+}
+
+/// The header at the front of a datagram of `proto` travelling in `dir`, and the header length
+/// (the payload follows it).
+pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, usize), WireError> {
+    Ok(match (proto, dir) {
+        (Protocol::Raw, Direction::Data) => {
+            if buf.len() < RAW_LEN || buf[..4] != RAW_WORD.to_be_bytes() {
+                return Err(WireError::Raw);
+            }
+            let mut seq = [0u8; 8];
+            let mut at = [0u8; 8];
+            seq.copy_from_slice(&buf[4..12]);
+            at.copy_from_slice(&buf[12..20]);
+            (
+                Header::Raw {
+                    seq: u64::from_be_bytes(seq),
+                    sent_at: Time(u64::from_be_bytes(at)),
+                },
+                RAW_LEN,
+            )
+        }
+        // Raw flows have no feedback: anything arriving at a raw sender is unexpected.
+        (Protocol::Raw, Direction::Feedback) => return Err(WireError::Raw),
+        (Protocol::Tfrc, Direction::Data) => (
+            Header::TfrcData(tfrc::DataHeader::decode(buf)?),
+            tfrc::DATA_LEN,
+        ),
+        (Protocol::Tfrc, Direction::Feedback) => (
+            Header::TfrcFeedback(tfrc::FeedbackHeader::decode(buf)?),
+            tfrc::FEEDBACK_LEN,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use tfcc_core::tfrc::{DataHeader, FeedbackHeader, Mode};
+    use tfcc_core::Dur;
+
+    #[test]
+    fn a_tfrc_data_packet_fills_its_size_with_payload_after_the_header() {
+        let pkt = Packet {
+            size: 100,
+            header: Header::TfrcData(DataHeader {
+                seq: 7,
+                timestamp: Time(9),
+                rtt: Dur(3),
+                rate: 1000,
+                mode: Mode::Slowstart,
+            }),
+        };
+        let mut buf = [0xffu8; 2048];
+        let mut fill = |p: &mut [u8]| p.fill(b'x');
+        let n = encode(Protocol::Tfrc, &pkt, &mut buf, Some(&mut fill)).unwrap();
+        assert_eq!(n, 100);
+        assert!(buf[tfrc::DATA_LEN..100].iter().all(|&b| b == b'x'));
+        let (h, at) = decode(Protocol::Tfrc, Direction::Data, &buf[..n]).unwrap();
+        assert_eq!(h, pkt.header);
+        assert_eq!(at, tfrc::DATA_LEN);
+        // The wrong direction, or the wrong protocol, is refused.
+        assert!(decode(Protocol::Tfrc, Direction::Feedback, &buf[..n]).is_err());
+        assert!(decode(Protocol::Raw, Direction::Data, &buf[..n]).is_err());
+        assert_eq!(
+            encode(Protocol::Raw, &pkt, &mut buf, None),
+            Err(WireError::Mismatch)
+        );
+    }
+
+    #[test]
+    fn feedback_smaller_than_its_size_field_is_the_bare_header_and_raw_round_trips() {
+        let fb = Packet {
+            size: 8,
+            header: Header::TfrcFeedback(FeedbackHeader {
+                seq_echo: 1,
+                timestamp_echo: Time(2),
+                t_delay: Dur(3),
+                x_recv: 4,
+                p: 0.25,
+            }),
+        };
+        let mut buf = [0u8; 1500];
+        let n = encode(Protocol::Tfrc, &fb, &mut buf, None).unwrap();
+        assert_eq!(n, tfrc::FEEDBACK_LEN);
+        let raw = Packet::raw(5, Time(6), 1000);
+        let n = encode(Protocol::Raw, &raw, &mut buf, None).unwrap();
+        assert_eq!(n, 1000);
+        assert_eq!(
+            decode(Protocol::Raw, Direction::Data, &buf[..n]).unwrap(),
+            (raw.header, RAW_LEN)
+        );
+        // A buffer shorter than the packet caps the datagram.
+        assert_eq!(encode(Protocol::Raw, &raw, &mut buf[..50], None), Ok(50));
+    }
+
+    proptest! {
+        #[test]
+        fn decoding_random_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            for proto in [Protocol::Raw, Protocol::Tfrc] {
+                for dir in [Direction::Data, Direction::Feedback] {
+                    if let Ok((_, at)) = decode(proto, dir, &bytes) {
+                        prop_assert!(at <= bytes.len());
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn random_bytes_behind_a_valid_type_word_never_panic(
+            word in prop_oneof![Just(RAW_WORD), Just(0x5446_0101u32), Just(0x5446_0102u32)],
+            rest in proptest::collection::vec(any::<u8>(), 0..60),
+        ) {
+            let mut bytes = word.to_be_bytes().to_vec();
+            bytes.extend(rest);
+            for proto in [Protocol::Raw, Protocol::Tfrc] {
+                for dir in [Direction::Data, Direction::Feedback] {
+                    let _ = decode(proto, dir, &bytes);
+                }
+            }
+        }
+    }
+}
