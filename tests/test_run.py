@@ -258,12 +258,25 @@ def test_the_python_api_returns_columnar_series() -> None:
         tfcc.check_scenario(str(EXAMPLE), ["flows.0.count=0"])
 
 
-def test_only_the_simulator_backend_exists_yet(tmp_path: Path) -> None:
+def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
     scen = write(tmp_path, GOOD)
     assert_refused(
-        run_cli("run", scen, "--out", tmp_path / "out", "--backend", "testbed"),
-        "not implemented yet",
+        run_cli("run", scen, "--out", tmp_path / "out", "--backend", "ns3"),
+        "--backend ns3: unknown backend",
     )
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_testbed_refuses_what_it_cannot_emulate(tmp_path: Path) -> None:
+    # A CBR flow over the testbed needs nothing it lacks, but a loss model does (no netem and
+    # no relay yet): one message, no output, before any namespace is built.
+    lossy = GOOD.replace(
+        'delay = "20ms" }', 'delay = "20ms", loss = { model = "bernoulli", p = 0.01 } }'
+    )
+    scen = write(tmp_path, lossy)
+    r = run_cli("run", scen, "--out", tmp_path / "out", "--backend", "testbed")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "out").exists()
 
 
