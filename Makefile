@@ -64,6 +64,7 @@ test: lint rust-test py-test
 # tfcc and ns-2 on the same dumbbells, one after the other, into bench/RESULTS.md (issue 4), then
 # the criterion microbenchmarks (event queue, per-ACK cost).
 bench: install ns2
+	@bash scripts/install-gnu-time.sh
 	$(BIN)/python bench/compare.py
 	$(CARGO) bench -p tfcc-sim
 

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfcc.ns2 import run_ns2
+from tfcc.ns2 import peak_rss_prefix, read_peak_rss, run_ns2
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "bench" / "scenarios" / "dumbbell.toml"
@@ -91,11 +92,17 @@ class Case:
 
 
 def _measure(cmd: list[str], cwd: str) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS (KiB) and exit code of one child process."""
+    """Wall seconds, peak RSS (KiB; through GNU time, as for ns-2: see
+    :func:`tfcc.ns2.peak_rss_prefix`) and exit code of one child process."""
+    rss_file = Path(cwd) / ".peak-rss"
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL
+            [*peak_rss_prefix(rss_file), *cmd],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
         )
         # wait4 rather than Popen.wait: it also returns the child's own resource usage.
         _, status, usage = os.wait4(proc.pid, 0)
@@ -106,7 +113,7 @@ def _measure(cmd: list[str], cwd: str) -> tuple[float, int, int]:
             err.seek(0)
             text = err.read().decode(errors="replace").strip()[-500:]
             raise RuntimeError(f"{' '.join(cmd)} exited with {code}: {text}")
-    return wall, usage.ru_maxrss, code
+    return wall, read_peak_rss(rss_file, usage.ru_maxrss), code
 
 
 def run_tfcc(case: Case) -> dict[str, Any]:
@@ -131,10 +138,19 @@ def bottleneck(summary: dict[str, Any]) -> dict[str, Any]:
     raise KeyError("bottleneck")
 
 
-def crosscheck(case: Case) -> dict[str, Any]:
-    """Both simulators on one case, with the four compared quantities side by side."""
-    ns = run_ns2(case.ns2_params(), timeout=1800)
-    tf = run_tfcc(case)
+def crosscheck(case: Case, repeat: int = 1) -> dict[str, Any]:
+    """Both simulators on one case, with the four compared quantities side by side. With
+    ``repeat`` > 1 each runs that many times, alternating, and the row reports the median wall
+    time and the largest peak RSS (both are deterministic, so the other figures do not change)."""
+    nss, tfs = [], []
+    for _ in range(max(1, repeat)):
+        nss.append(run_ns2(case.ns2_params(), timeout=1800))
+        tfs.append(run_tfcc(case))
+    ns, tf = nss[0], tfs[0]
+    ns["wall_seconds"] = statistics.median(r["wall_seconds"] for r in nss)
+    ns["peak_rss_kib"] = max(r["peak_rss_kib"] for r in nss)
+    tf["wall_seconds_process"] = statistics.median(r["wall_seconds_process"] for r in tfs)
+    tf["peak_rss_kib"] = max(r["peak_rss_kib"] for r in tfs)
     nb, tb = ns["bottleneck"], bottleneck(tf)
     # ns-2's TCPSink counts wire bytes (1000 B payload + 40 B TCP/IP header, bench/ns2/README.md);
     # tfcc's summary counts payload delivered to the application. Compare goodput with goodput.
@@ -206,12 +222,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="two short rows, no RESULTS.md")
     ap.add_argument("--no-b", action="store_true", help="skip row B (1000 flows at 1 Gb/s)")
+    ap.add_argument(
+        "--repeat", type=int, default=5, help="runs per A row (median wall time); B runs once"
+    )
     args = ap.parse_args()
     cases = QUICK if args.quick else ROWS_A + ([] if args.no_b else [ROW_B])
     results = []
     for c in cases:
         print(f"running {c.name} ...", file=sys.stderr, flush=True)
-        results.append(crosscheck(c))
+        results.append(crosscheck(c, 1 if c is ROW_B else args.repeat))
     text = table(results)
     print(text)
     if not args.quick:
@@ -219,9 +238,12 @@ def main() -> int:
         (ROOT / "bench" / "RESULTS.md").write_text(
             "# tfcc vs ns-2, side by side\n\n"
             f"Recorded {stamp} by `python bench/compare.py` on {machine()}.\n"
-            "Wall time is spawn to exit of each process (set-up and outputs included); RSS is "
-            "the peak resident set of that process. tfcc ran `tfcc run` with its normal outputs "
-            "(summary.json, timeseries.parquet, plots).\n\n" + text + "\n"
+            "Wall time is spawn to exit of each process (set-up and outputs included), the "
+            f"median of {args.repeat} alternating runs per A row (B once); RSS is the peak "
+            "resident set of that process, measured by GNU time for both (see "
+            "`tfcc.ns2.peak_rss_prefix`). tfcc ran `tfcc run` (the console script, which hands "
+            "over to the native tfcc-run) with its normal outputs (summary.json, "
+            "timeseries.parquet, queues.parquet, plots).\n\n" + text + "\n"
         )
         (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     return 0
