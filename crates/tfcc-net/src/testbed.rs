@@ -355,11 +355,16 @@ fn tfrc_receiver(
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     s.run_until(at(measure_from))?;
     let before = s.delivered_bytes();
+    // The window ends with the run, as in the simulator: bytes delivered while the queue
+    // drains afterwards count towards the total only (they had inflated goodput by the
+    // backlog over the window, above the bottleneck rate).
+    s.run_until(at(duration))?;
+    let in_window = s.delivered_bytes();
     // Half a second past the sender's end lets the last packets drain from the queue.
     s.run_until(at(duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
     Ok(FlowResult {
-        window_bytes: total - before,
+        window_bytes: in_window - before,
         total_bytes: total,
     })
 }
@@ -384,13 +389,18 @@ fn tcp_receiver(
     let (mut c, _) = l.accept()?;
     c.set_read_timeout(Some(Duration::from_millis(50)))?;
     let mut buf = vec![0u8; 1 << 16];
-    let (mut total, mut before) = (0u64, None);
+    let (mut total, mut before, mut in_window) = (0u64, None, None);
     let window_start = start + measure_from;
-    let end = start + duration + Duration::from_millis(500);
+    let window_end = start + duration;
+    let end = window_end + Duration::from_millis(500);
     loop {
         let now = Instant::now();
         if before.is_none() && now >= window_start {
             before = Some(total);
+        }
+        // The window ends with the run (see `tfrc_receiver`); draining continues after it.
+        if in_window.is_none() && now >= window_end {
+            in_window = Some(total);
         }
         if now >= end {
             break;
@@ -407,8 +417,9 @@ fn tcp_receiver(
         }
     }
     let before = before.unwrap_or(total);
+    let in_window = in_window.unwrap_or(total);
     Ok(FlowResult {
-        window_bytes: total - before,
+        window_bytes: in_window.saturating_sub(before),
         total_bytes: total,
     })
 }
