@@ -80,10 +80,17 @@ pub fn run_command(
         }
     };
     // Scenario errors come before output-directory errors: the file is what the user most
-    // likely got wrong, and checking it costs microseconds.
-    if let Err(e) = crate::check(&args.scenario, &args.set) {
-        return fail(&e.to_string());
-    }
+    // likely got wrong. The simulation built for the check is the one that runs, so the
+    // scenario is read and built once.
+    let prepared = if testbed {
+        crate::check(&args.scenario, &args.set).map(|()| None)
+    } else {
+        crate::prepare(&args.scenario, &args.set, args.seed).map(Some)
+    };
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
     if let Err(e) = check_writable(&args.out) {
         return fail(&e);
     }
@@ -92,10 +99,9 @@ pub fn run_command(
         bar.update(now.as_secs_f64(), end.as_secs_f64());
         keep_going()
     };
-    let result = if testbed {
-        crate::testbed::run(&args.scenario, &args.set, args.seed)
-    } else {
-        crate::run(&args.scenario, &args.set, args.seed, &mut progress)
+    let result = match prepared {
+        Some(p) => p.run(&mut progress),
+        None => crate::testbed::run(&args.scenario, &args.set, args.seed),
     };
     bar.clear();
     let finished = match result {

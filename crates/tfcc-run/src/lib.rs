@@ -57,17 +57,43 @@ pub struct Finished {
     pub links: LinkColumns,
 }
 
-/// Check a scenario (parse, validate, build the simulation) without running it.
-pub fn check(path: &Path, overrides: &[String]) -> Result<scenario::Built, RunError> {
+/// A scenario loaded and built into a simulation, ready to run: what `tfcc run` checks before
+/// it looks at the output directory, so the scenario is read and built once.
+pub struct Prepared {
+    name: String,
+    info: Vec<scenario::FlowInfo>,
+    reported: Vec<tfcc_sim::LinkId>,
+    web_info: Option<scenario::WebInfo>,
+    sim: tfcc_sim::Simulation,
+    started: Instant,
+}
+
+/// Load, validate and build a scenario (the simulator's own checks included) without running
+/// it. `seed` replaces the file's.
+pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Prepared, RunError> {
+    let started = Instant::now();
     let built =
-        scenario::load(path, overrides, None).map_err(|e| RunError::Scenario(e.to_string()))?;
-    // Building the simulation runs the simulator's own checks; the scenario is loaded again
-    // for the caller because building consumes it (loading costs microseconds).
-    scenario::load(path, overrides, None)
-        .map_err(|e| RunError::Scenario(e.to_string()))?
+        scenario::load(path, overrides, seed).map_err(|e| RunError::Scenario(e.to_string()))?;
+    let name = built.name.clone();
+    let info = built.flow_info.clone();
+    let reported = built.reported_links.clone();
+    let web_info = built.web_info.clone();
+    let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
-    Ok(built)
+    Ok(Prepared {
+        name,
+        info,
+        reported,
+        web_info,
+        sim,
+        started,
+    })
+}
+
+/// Check a scenario (parse, validate, build the simulation) without running it.
+pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
+    prepare(path, overrides, None).map(drop)
 }
 
 /// Run a scenario file. `seed` replaces the file's; `progress(now, end)` is called about a
@@ -78,37 +104,43 @@ pub fn run(
     seed: Option<u64>,
     progress: &mut dyn FnMut(Time, Time) -> bool,
 ) -> Result<Finished, RunError> {
-    let wall = Instant::now();
-    let built =
-        scenario::load(path, overrides, seed).map_err(|e| RunError::Scenario(e.to_string()))?;
-    let name = built.name.clone();
-    let info = built.flow_info.clone();
-    let reported = built.reported_links.clone();
-    let web_info = built.web_info.clone();
-    let sim = built
-        .into_simulation()
-        .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
-    let mut result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
-    let mut summary = Summary::new(
-        &name,
-        &info,
-        &reported,
-        &result,
-        wall.elapsed().as_secs_f64(),
-    );
-    if let (Some(i), Some(w)) = (&web_info, &result.web) {
-        summary.web = Some(web::WebSection::new(
-            i,
-            w,
-            summary.measure_from_s,
-            summary.sim_seconds,
-        ));
+    prepare(path, overrides, seed)?.run(progress)
+}
+
+impl Prepared {
+    /// Simulate to the end; `progress` as for [`run`]. `wall_seconds` counts from loading.
+    pub fn run(self, progress: &mut dyn FnMut(Time, Time) -> bool) -> Result<Finished, RunError> {
+        let Prepared {
+            name,
+            info,
+            reported,
+            web_info,
+            sim,
+            started: wall,
+        } = self;
+        let mut result = sim.run_cancellable(progress).ok_or(RunError::Cancelled)?;
+        let mut summary = Summary::new(
+            &name,
+            &info,
+            &reported,
+            &result,
+            wall.elapsed().as_secs_f64(),
+        );
+        if let (Some(i), Some(w)) = (&web_info, &result.web) {
+            summary.web = Some(web::WebSection::new(
+                i,
+                w,
+                summary.measure_from_s,
+                summary.sim_seconds,
+            ));
+        }
+        let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
+        let links =
+            LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
+        Ok(Finished {
+            summary,
+            flows,
+            links,
+        })
     }
-    let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
-    let links = LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
-    Ok(Finished {
-        summary,
-        flows,
-        links,
-    })
 }
