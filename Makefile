@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 CARGO ?= cargo
+# cargo's output directory (helpers and CI may point CARGO_TARGET_DIR elsewhere).
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
@@ -23,7 +25,7 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --release --extras test -q
 	$(CARGO) build --release -q -p tfcc-run --bin tfcc-run
-	install -D -m 755 target/release/tfcc-run python/tfcc/_bin/tfcc-run
+	install -D -m 755 $(TARGET_DIR)/release/tfcc-run python/tfcc/_bin/tfcc-run
 
 # rustfmt and clippy are rustup components; a fresh toolchain may lack them.
 rust-tools:
