@@ -85,7 +85,39 @@ fn draw(
     panels: &[Panel],
     text: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let root = BitMapBackend::new(path, size).into_drawing_area();
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+        draw_into(root, title, xlabel, panels, text)?;
+    }
+    write_png(path, size, &pixels)
+}
+
+/// Encode RGB `pixels` of `size` as a PNG file at `path`.
+fn write_png(
+    path: &Path,
+    size: (u32, u32),
+    pixels: &[u8],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut enc = png::Encoder::new(file, size.0, size.1);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_compression(png::Compression::Fast);
+    enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = enc.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()?;
+    Ok(())
+}
+
+fn draw_into(
+    root: DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    xlabel: &str,
+    panels: &[Panel],
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let root = if text {
         root.titled(title, ("sans-serif", 16))?

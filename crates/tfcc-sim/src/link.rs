@@ -7,8 +7,14 @@
 //! pipe and reaches the next hop `delay` later, so it arrives `tx_time + delay` after it started
 //! to go out, as in ns-2's `LinkDelay`.
 //!
-//! Events stay few (htsim's pattern): a busy link has one pending "transmission done" event, and
-//! the pipe, a FIFO because the delay is constant, has one pending event for its head packet.
+//! Events stay few (htsim's pattern): the pipe, a FIFO because the delay is constant, has one
+//! pending event for its head packet, and a "transmission done" event is pending only while
+//! packets wait behind the one on the wire. A packet enters the pipe when its transmission
+//! starts, stamped with the time it will reach the next hop, because its fate is sealed then;
+//! the end of a transmission with nothing waiting therefore needs no event at all, which on an
+//! uncongested hop (every access link, the whole ACK path) halves the events per packet. Counters
+//! read mid-transmission leave the packet on the wire out, so they match a link that counts at
+//! the end of each transmission.
 //!
 //! Choices where ns-2 and the brief leave room:
 //! - A rate change applies from the next packet to start transmission; the packet on the wire
@@ -101,6 +107,15 @@ enum LossState {
     },
 }
 
+/// What the simulator must schedule after a link changed state: the arrival of the pipe's new
+/// head at the next hop, and the end of the transmission that packets wait behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Wake {
+    pub pipe: Option<Time>,
+    pub tx_done: Option<Time>,
+}
+
 /// A link's run-time state.
 pub struct Link {
     pub name: String,
@@ -109,8 +124,16 @@ pub struct Link {
     up: bool,
     queue: Queue,
     loss: Option<LossState>,
-    /// The packet on the wire, when it started and how long it takes.
-    tx: Option<(PacketId, Time, Dur)>,
+    /// The last transmission: when it ends (the wire is free from then) and its size. The
+    /// packet itself is already in `pipe`.
+    tx_end: Time,
+    tx_dur: Dur,
+    tx_size: u32,
+    /// A `TxDone` event is pending (packets wait behind the one on the wire).
+    tx_done_armed: bool,
+    /// The wire went idle at `tx_end` and the queue has not been told yet (it is told once,
+    /// on the next arrival, as a transmitter finding its queue empty would have told it then).
+    idle_unreported: bool,
     /// The current busy period: when it began, the bits started in it, and when the last of
     /// them ends. Back-to-back transmissions end at `origin + ceil(bits / rate)`, so rounding
     /// each one to whole nanoseconds never accumulates: with per-packet rounding a 15 Mb/s link
@@ -139,7 +162,11 @@ impl Link {
             up: true,
             queue: Queue::new(&spec.queue, spec.rate, spec.delay, qrng),
             loss: None,
-            tx: None,
+            tx_end: Time::ZERO,
+            tx_dur: Dur::ZERO,
+            tx_size: 0,
+            tx_done_armed: false,
+            idle_unreported: false,
             busy_origin: Time::ZERO,
             busy_bits: 0,
             busy_end: None,
@@ -201,21 +228,19 @@ impl Link {
         &self.queue
     }
 
-    pub fn is_busy(&self) -> bool {
-        self.tx.is_some()
+    /// A transmission is in progress at `now`.
+    pub fn is_busy(&self, now: Time) -> bool {
+        self.tx_end > now
     }
 
     /// Packets on the wire or propagating.
     pub fn in_transit(&self) -> usize {
-        self.pipe.len() + usize::from(self.tx.is_some())
+        self.pipe.len()
     }
 
     /// Every packet the link holds: waiting, on the wire, propagating.
     pub fn packets(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.queue
-            .ids()
-            .chain(self.tx.map(|(id, _, _)| id))
-            .chain(self.pipe.iter().map(|(_, id)| *id))
+        self.queue.ids().chain(self.pipe.iter().map(|(_, id)| *id))
     }
 
     /// A rate change at run time (applies from the next transmission).
@@ -224,14 +249,21 @@ impl Link {
         self.busy_end = None; // the next transmission starts a new exact-timing period
     }
 
-    /// Take the link down or bring it up. Returns the transmission-done time if bringing it up
-    /// restarted the transmitter.
-    pub fn set_up(&mut self, up: bool, now: Time) -> Option<Time> {
+    /// Take the link down or bring it up; what to schedule if bringing it up restarted the
+    /// transmitter.
+    pub fn set_up(&mut self, up: bool, now: Time) -> Wake {
         self.up = up;
-        if up && self.tx.is_none() {
-            self.start_next(now)
+        if !up || self.queue.is_empty() || self.tx_done_armed {
+            return Wake::default();
+        }
+        if self.is_busy(now) {
+            self.tx_done_armed = true;
+            Wake {
+                pipe: None,
+                tx_done: Some(self.tx_end),
+            }
         } else {
-            None
+            self.start_next(now)
         }
     }
 
@@ -268,15 +300,16 @@ impl Link {
         }
     }
 
-    /// A packet of `size` bytes from `flow` arrives at `now`. On success returns the time its
-    /// transmission ends if it went straight onto an idle wire (the caller schedules that).
+    /// A packet of `size` bytes from `flow` arrives at `now`. On success returns the events the
+    /// caller must schedule (the pipe's head arrival if the pipe was empty, a transmission-done
+    /// if the packet is the first to wait).
     pub fn arrive(
         &mut self,
         now: Time,
         id: PacketId,
         size: u32,
         flow: u32,
-    ) -> Result<Option<Time>, LinkDrop> {
+    ) -> Result<Wake, LinkDrop> {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += u64::from(size);
         if !self.up {
@@ -288,6 +321,12 @@ impl Link {
             return Err(LinkDrop::Artificial);
         }
         self.account_queue(now);
+        let idle = !self.is_busy(now) && self.queue.is_empty();
+        if idle && self.idle_unreported {
+            // The wire went idle when the last transmission ended; no event marked it.
+            self.idle_unreported = false;
+            self.queue.mark_idle(self.tx_end);
+        }
         if let Err(d) = self.queue.enqueue(now, id, size) {
             match d {
                 QueueDrop::Overflow => self.counters.overflow_drops += 1,
@@ -295,24 +334,48 @@ impl Link {
             }
             return Err(LinkDrop::Queue(d));
         }
-        if self.tx.is_none() {
+        if idle {
             Ok(self.start_next(now))
+        } else if !self.tx_done_armed && self.up && self.is_busy(now) {
+            self.tx_done_armed = true;
+            Ok(Wake {
+                pipe: None,
+                tx_done: Some(self.tx_end),
+            })
         } else {
-            Ok(None)
+            Ok(Wake::default())
         }
     }
 
-    /// Put the head packet on the wire if the link is up; returns when it will be done.
-    fn start_next(&mut self, now: Time) -> Option<Time> {
-        debug_assert!(self.tx.is_none());
+    /// Put the head packet on the wire if the link is up: it enters the pipe at once, due at
+    /// the next hop `delay` after its transmission ends.
+    fn start_next(&mut self, now: Time) -> Wake {
+        debug_assert!(!self.is_busy(now));
         if !self.up {
-            return None;
+            return Wake::default();
         }
         self.account_queue(now);
-        let (id, size) = self.queue.dequeue(now)?;
+        let Some((id, size)) = self.queue.dequeue(now) else {
+            return Wake::default();
+        };
         let dur = self.serialisation(now, size);
-        self.tx = Some((id, now, dur));
-        Some(now.saturating_add(dur))
+        let end = now.saturating_add(dur);
+        self.tx_end = end;
+        self.tx_dur = dur;
+        self.tx_size = size;
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += u64::from(size);
+        self.counters.busy_ns += u128::from(dur.as_nanos());
+        let pipe_was_empty = self.pipe.is_empty();
+        let due = end.saturating_add(self.delay);
+        self.pipe.push_back((due, id));
+        let more = !self.queue.is_empty();
+        self.tx_done_armed = more;
+        self.idle_unreported = !more;
+        Wake {
+            pipe: pipe_was_empty.then_some(due),
+            tx_done: more.then_some(end),
+        }
     }
 
     /// How long `size` bytes starting at `now` occupy the wire, measured from the start of the
@@ -344,23 +407,12 @@ impl Link {
         end.saturating_since(now)
     }
 
-    /// The transmission in progress ended at `now`: the packet enters the pipe. Returns the
-    /// packet, whether the pipe was empty (the caller then schedules its head event), and the
-    /// end time of the next transmission if one started.
-    pub fn tx_done(&mut self, now: Time) -> (PacketId, bool, Option<Time>) {
-        let (id, _start, dur) = self.tx.take().expect("tx_done without a transmission");
-        self.counters.tx_packets += 1;
-        self.counters.busy_ns += u128::from(dur.as_nanos());
-        let was_empty = self.pipe.is_empty();
-        self.pipe.push_back((now + self.delay, id));
-        let next = self.start_next(now);
-        (id, was_empty, next)
-    }
-
-    /// Count the bytes of a packet that finished transmission (kept apart from `tx_done` so the
-    /// link does not need the packet pool).
-    pub fn count_tx_bytes(&mut self, bytes: u32) {
-        self.counters.tx_bytes += u64::from(bytes);
+    /// The transmission ended at `now` with packets waiting: start the next one (unless the
+    /// link is down; bringing it up restarts the transmitter).
+    pub fn tx_done(&mut self, now: Time) -> Wake {
+        debug_assert!(self.tx_done_armed && !self.is_busy(now));
+        self.tx_done_armed = false;
+        self.start_next(now)
     }
 
     /// The arrival time of the packet at the head of the pipe.
@@ -376,8 +428,11 @@ impl Link {
     /// The counters as of `now` (busy time and queue area include the partial current period).
     pub fn counters(&self, now: Time) -> LinkCounters {
         let mut c = self.counters;
-        if let Some((_, start, _)) = self.tx {
-            c.busy_ns += u128::from(now.saturating_since(start).as_nanos());
+        if self.is_busy(now) {
+            // Count the packet on the wire when it is done, and only its elapsed part as busy.
+            c.tx_packets -= 1;
+            c.tx_bytes -= u64::from(self.tx_size);
+            c.busy_ns -= u128::from(self.tx_end.saturating_since(now).as_nanos());
         }
         c.queue_area += u128::from(now.saturating_since(self.queue_changed_at).as_nanos())
             * self.queue.len() as u128;
@@ -402,56 +457,101 @@ mod tests {
         )
     }
 
+    fn ms(n: u64) -> Time {
+        Time::from_millis(n)
+    }
+
     #[test]
     fn an_idle_link_starts_transmitting_at_once_and_queues_the_rest() {
         let mut l = link(10);
-        // 1000 B at 8 Mb/s: 1 ms on the wire.
-        assert_eq!(
-            l.arrive(Time::ZERO, 0, 1000, 0),
-            Ok(Some(Time::from_millis(1)))
-        );
-        assert_eq!(l.arrive(Time::ZERO, 1, 1000, 0), Ok(None));
-        assert_eq!(l.queue().len(), 1);
-        let (id, was_empty, next) = l.tx_done(Time::from_millis(1));
-        assert_eq!((id, was_empty, next), (0, true, Some(Time::from_millis(2))));
-        assert_eq!(l.pipe_head(), Some(Time::from_millis(11)));
+        // 1000 B at 8 Mb/s: 1 ms on the wire, then 10 ms of propagation. The first packet needs
+        // no transmission-done event; the second, which waits, does.
+        let w = Wake {
+            pipe: Some(ms(11)),
+            tx_done: None,
+        };
+        assert_eq!(l.arrive(Time::ZERO, 0, 1000, 0), Ok(w));
+        let w = Wake {
+            pipe: None,
+            tx_done: Some(ms(1)),
+        };
+        assert_eq!(l.arrive(Time::ZERO, 1, 1000, 0), Ok(w));
+        assert_eq!(l.arrive(Time::ZERO, 2, 1000, 0), Ok(Wake::default()));
+        assert_eq!(l.queue().len(), 2);
+        let w = Wake {
+            pipe: None,
+            tx_done: Some(ms(2)),
+        };
+        assert_eq!(l.tx_done(ms(1)), w);
+        assert_eq!(l.pipe_head(), Some(ms(11)));
         assert_eq!(l.in_transit(), 2);
+        // The last one goes out with nothing behind it: no further event.
+        assert_eq!(l.tx_done(ms(2)), Wake::default());
+        assert_eq!(l.in_transit(), 3);
+        assert_eq!(l.pipe_pop(), Some(0));
+        assert_eq!(l.pipe_head(), Some(ms(12)));
+    }
+
+    #[test]
+    fn counters_leave_the_packet_on_the_wire_out_until_it_is_done() {
+        let mut l = link(10);
+        let _ = l.arrive(Time::ZERO, 0, 1000, 0).unwrap();
+        let c = l.counters(Time::from_micros(400));
+        assert_eq!((c.tx_packets, c.tx_bytes, c.busy_ns), (0, 0, 400_000));
+        let c = l.counters(ms(1));
+        assert_eq!((c.tx_packets, c.tx_bytes, c.busy_ns), (1, 1000, 1_000_000));
+        let c = l.counters(ms(7));
+        assert_eq!((c.tx_packets, c.tx_bytes, c.busy_ns), (1, 1000, 1_000_000));
     }
 
     #[test]
     fn a_down_link_drops_arrivals_and_pauses_until_it_comes_back() {
         let mut l = link(10);
-        l.arrive(Time::ZERO, 0, 1000, 0).unwrap();
-        l.arrive(Time::ZERO, 1, 1000, 0).unwrap();
-        l.set_up(false, Time::from_micros(500));
+        let _ = l.arrive(Time::ZERO, 0, 1000, 0).unwrap();
+        let _ = l.arrive(Time::ZERO, 1, 1000, 0).unwrap();
+        assert_eq!(l.set_up(false, Time::from_micros(500)), Wake::default());
         assert_eq!(
             l.arrive(Time::from_micros(600), 2, 1000, 0),
             Err(LinkDrop::Down)
         );
         // The packet on the wire finishes; the queued one waits.
-        let (_, _, next) = l.tx_done(Time::from_millis(1));
-        assert_eq!(next, None);
+        assert_eq!(l.tx_done(ms(1)), Wake::default());
         assert_eq!(l.queue().len(), 1);
-        assert_eq!(
-            l.set_up(true, Time::from_millis(5)),
-            Some(Time::from_millis(6))
-        );
-        let c = l.counters(Time::from_millis(6));
+        let w = l.set_up(true, ms(5));
+        assert_eq!(w.tx_done, None);
+        assert_eq!(l.pipe_head(), Some(ms(11)));
+        let c = l.counters(ms(6));
         assert_eq!(c.down_drops, 1);
         assert_eq!(c.arrivals, 3);
         assert_eq!(c.busy_ns, 2_000_000);
+        assert_eq!(c.tx_packets, 2);
+    }
+
+    #[test]
+    fn a_link_brought_back_mid_transmission_waits_for_the_wire() {
+        let mut l = link(10);
+        let _ = l.arrive(Time::ZERO, 0, 1000, 0).unwrap();
+        assert_eq!(l.set_up(false, Time::from_micros(100)), Wake::default());
+        assert_eq!(
+            l.arrive(Time::from_micros(200), 1, 1000, 0),
+            Err(LinkDrop::Down)
+        );
+        assert_eq!(l.set_up(true, Time::from_micros(300)), Wake::default());
+        let w = l.arrive(Time::from_micros(400), 1, 1000, 0).unwrap();
+        assert_eq!(w.tx_done, Some(ms(1)));
+        assert_eq!(l.tx_done(ms(1)).tx_done, None);
+        assert_eq!(l.in_transit(), 2);
     }
 
     #[test]
     fn queue_area_integrates_waiting_packets_over_time() {
         let mut l = link(10);
-        l.arrive(Time::ZERO, 0, 1000, 0).unwrap(); // on the wire
-        l.arrive(Time::ZERO, 1, 1000, 0).unwrap(); // waits 1 ms
-        l.arrive(Time::ZERO, 2, 1000, 0).unwrap(); // waits 2 ms
-        l.tx_done(Time::from_millis(1));
-        l.tx_done(Time::from_millis(2));
-        l.tx_done(Time::from_millis(3));
-        assert_eq!(l.counters(Time::from_millis(3)).queue_area, 3_000_000);
+        let _ = l.arrive(Time::ZERO, 0, 1000, 0).unwrap(); // on the wire
+        let _ = l.arrive(Time::ZERO, 1, 1000, 0).unwrap(); // waits 1 ms
+        let _ = l.arrive(Time::ZERO, 2, 1000, 0).unwrap(); // waits 2 ms
+        let _ = l.tx_done(ms(1));
+        let _ = l.tx_done(ms(2));
+        assert_eq!(l.counters(ms(3)).queue_area, 3_000_000);
     }
 
     #[test]

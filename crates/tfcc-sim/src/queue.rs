@@ -374,6 +374,15 @@ impl Queue {
         }
     }
 
+    /// The transmitter found the queue empty at `since` (a link that skips the event of that
+    /// moment reports it on the next arrival): RED ages its average over the idle time.
+    pub fn mark_idle(&mut self, since: Time) {
+        if let Discipline::Red(red) = &mut self.disc {
+            red.idle = true;
+            red.idle_since = since;
+        }
+    }
+
     /// The waiting packets, head first.
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
         self.fifo.iter().map(|(id, _)| *id)

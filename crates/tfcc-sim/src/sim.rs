@@ -11,7 +11,7 @@
 
 use crate::engine::EventQueue;
 use crate::flow::{FlowSpec, ReceiverImpl, SenderImpl};
-use crate::link::{Link, LinkCounters, LinkId};
+use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
@@ -551,8 +551,7 @@ impl World {
             f.oracle_bytes += u64::from(size);
         }
         match self.links[link as usize].arrive(now, id, size, flow) {
-            Ok(Some(done)) => self.q.schedule(done, Ev::TxDone(link)),
-            Ok(None) => {}
+            Ok(w) => self.wake(link, w),
             Err(_) => {
                 self.flows[flow as usize].count.dropped[dir_idx(dir)] += 1;
                 self.pool.free(id);
@@ -560,18 +559,20 @@ impl World {
         }
     }
 
-    fn on_tx_done(&mut self, now: Time, l: LinkId) {
-        let link = &mut self.links[l as usize];
-        let (id, was_empty, next) = link.tx_done(now);
-        link.count_tx_bytes(self.pool.get(id).pkt.size);
-        if was_empty {
-            if let Some(t) = link.pipe_head() {
-                self.q.schedule(t, Ev::Arrive(l));
-            }
-        }
-        if let Some(t) = next {
+    /// Schedule what a link asked for.
+    #[inline]
+    fn wake(&mut self, l: LinkId, w: Wake) {
+        if let Some(t) = w.tx_done {
             self.q.schedule(t, Ev::TxDone(l));
         }
+        if let Some(t) = w.pipe {
+            self.q.schedule(t, Ev::Arrive(l));
+        }
+    }
+
+    fn on_tx_done(&mut self, now: Time, l: LinkId) {
+        let w = self.links[l as usize].tx_done(now);
+        self.wake(l, w);
     }
 
     fn on_arrive(&mut self, now: Time, l: LinkId) {
@@ -688,9 +689,8 @@ impl World {
             LinkAction::SetRate(r) => link.set_rate(r),
             LinkAction::SetLoss(loss) => link.set_loss(loss, now),
             LinkAction::SetUp(up) => {
-                if let Some(done) = link.set_up(up, now) {
-                    self.q.schedule(done, Ev::TxDone(l));
-                }
+                let w = link.set_up(up, now);
+                self.wake(l, w);
             }
         }
     }
