@@ -140,9 +140,17 @@ pub struct Link {
     /// (554 666.7 ns per 1040 B) drifts 1.5 µs late every 4500 packets, enough to flip the
     /// near-ties between a departure and an ACK-clocked arrival and, over a run, to change
     /// DropTail's drop count by 15 % against ns-2 (whose double-precision times do not drift).
+    ///
+    /// The elapsed part is kept as the exact quotient and remainder of `bits · 10⁹ / rate`,
+    /// advanced per packet by a quotient and remainder cached for the last packet size, so the
+    /// hot path divides only when the size or rate changes (a hardware 64-bit division per
+    /// packet per hop was a visible share of small runs).
     busy_origin: Time,
-    busy_bits: u128,
+    busy_ns: u64,
+    busy_rem: u64,
     busy_end: Option<Time>,
+    /// `size · 8 · 10⁹` divided by `rate` for the last size seen: (rate, size, quotient, remainder).
+    step: (u64, u32, u64, u64),
     pipe: VecDeque<(Time, PacketId)>,
     counters: LinkCounters,
     queue_changed_at: Time,
@@ -168,8 +176,10 @@ impl Link {
             tx_done_armed: false,
             idle_unreported: false,
             busy_origin: Time::ZERO,
-            busy_bits: 0,
+            busy_ns: 0,
+            busy_rem: 0,
             busy_end: None,
+            step: (0, 0, 0, 0),
             pipe: VecDeque::with_capacity(16),
             counters: LinkCounters::default(),
             queue_changed_at: Time::ZERO,
@@ -381,28 +391,31 @@ impl Link {
     /// How long `size` bytes starting at `now` occupy the wire, measured from the start of the
     /// busy period (see `busy_origin`).
     fn serialisation(&mut self, now: Time, size: u32) -> Dur {
-        let bps = u128::from(self.rate.bps());
+        let bps = self.rate.bps();
         if bps == 0 {
             self.busy_end = None;
             return self.rate.tx_time(size);
         }
         if self.busy_end != Some(now) {
             self.busy_origin = now;
-            self.busy_bits = 0;
+            self.busy_ns = 0;
+            self.busy_rem = 0;
         }
-        self.busy_bits += u128::from(size) * 8;
-        // The u128 division is a library call and showed in profiles; busy periods under about
-        // 18 Gbit (every one at the theses' rates) fit u64, which divides in hardware.
-        let since_origin = match u64::try_from(self.busy_bits)
-            .ok()
-            .and_then(|b| b.checked_mul(1_000_000_000))
-        {
-            Some(ns_bits) => u128::from(ns_bits.div_ceil(self.rate.bps())),
-            None => (self.busy_bits * 1_000_000_000).div_ceil(bps),
-        };
-        let end = self
-            .busy_origin
-            .saturating_add(Dur(since_origin.min(u128::from(u64::MAX)) as u64));
+        if self.step.0 != bps || self.step.1 != size {
+            let ns_bits = u128::from(size) * 8 * 1_000_000_000;
+            let q = ns_bits / u128::from(bps);
+            let r = ns_bits % u128::from(bps);
+            self.step = (bps, size, q.min(u128::from(u64::MAX)) as u64, r as u64);
+        }
+        let (_, _, q, r) = self.step;
+        self.busy_ns = self.busy_ns.saturating_add(q);
+        self.busy_rem += r; // both below `bps`, so no overflow
+        if self.busy_rem >= bps {
+            self.busy_rem -= bps;
+            self.busy_ns = self.busy_ns.saturating_add(1);
+        }
+        let since_origin = self.busy_ns.saturating_add(u64::from(self.busy_rem > 0));
+        let end = self.busy_origin.saturating_add(Dur(since_origin));
         self.busy_end = Some(end);
         end.saturating_since(now)
     }
@@ -490,6 +503,35 @@ mod tests {
         assert_eq!(l.in_transit(), 3);
         assert_eq!(l.pipe_pop(), Some(0));
         assert_eq!(l.pipe_head(), Some(ms(12)));
+    }
+
+    #[test]
+    fn back_to_back_transmissions_end_at_the_exact_rounded_up_total() {
+        // 15 Mb/s, 1040 B: 554 666.67 ns each; the n-th of a busy period ends at
+        // ceil(n · 8320 · 10⁹ / 15·10⁶) ns, with no accumulated rounding.
+        let mut l = Link::new(
+            &LinkSpec::new(
+                "l",
+                Rate::from_mbps(15),
+                Dur::ZERO,
+                QueueSpec::DropTail(QueueLimit::Packets(100_000)),
+            ),
+            1,
+        );
+        let n = 10_000u64;
+        for i in 0..n {
+            let _ = l.arrive(Time::ZERO, i as PacketId, 1040, 0).unwrap();
+        }
+        let mut now = l.tx_end;
+        for k in 2..=n {
+            let _ = l.tx_done(now);
+            let exact = (u128::from(k) * 8320 * 1_000_000_000).div_ceil(15_000_000);
+            assert_eq!(u128::from(l.tx_end.as_nanos()), exact, "packet {k}");
+            now = l.tx_end;
+        }
+        // A 40 B packet after the period ended starts a new one: its own rounded-up time.
+        let _ = l.arrive(now + Dur::from_millis(1), 0, 40, 0).unwrap();
+        assert_eq!(l.tx_end, now + Dur::from_millis(1) + Dur(21_334));
     }
 
     #[test]
