@@ -7,6 +7,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 CARGO ?= cargo
+# The cargo profile of the installed package: `release` for the demo and benchmarks; `make test`
+# builds with `ci` (Cargo.toml: release optimisation, no debug info, assertions on), so the
+# extension, the native `tfcc run` and the Rust tests share one build of the dependencies.
+PROFILE ?= release
 # cargo's output directory (helpers and CI may point CARGO_TARGET_DIR elsewhere).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
@@ -23,9 +27,11 @@ $(BIN)/python:
 # makes a repeated install cheap.
 install: $(BIN)/python
 	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --release --extras test -q
-	$(CARGO) build --release -q -p tfcc-run --bin tfcc-run
-	install -D -m 755 $(TARGET_DIR)/release/tfcc-run python/tfcc/_bin/tfcc-run
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --profile $(PROFILE) --extras test -q
+	# -p tfcc-py too: cargo then resolves features as maturin just did and reuses its build of
+	# the dependencies (alone, tfcc-run's narrower feature set recompiled syn up to parquet).
+	$(CARGO) build --profile $(PROFILE) -q -p tfcc-run -p tfcc-py --bin tfcc-run
+	install -D -m 755 $(TARGET_DIR)/$(PROFILE)/tfcc-run python/tfcc/_bin/tfcc-run
 
 # rustfmt and clippy are rustup components; a fresh toolchain may lack them.
 rust-tools:
@@ -56,11 +62,12 @@ lint: rust-tools install
 
 # tfcc-py is tested from Python (pytest), where the extension module is importable.
 rust-test: testbed-tools
-	$(CARGO) test --workspace --exclude tfcc-py
+	$(CARGO) test --profile ci --workspace --exclude tfcc-py
 
 py-test: install ns2 chromium
 	$(BIN)/pytest -q
 
+test: PROFILE = ci
 test: lint rust-test py-test
 
 # tfcc and ns-2 on the same dumbbells, one after the other, into bench/RESULTS.md (issue 4), then
