@@ -226,29 +226,9 @@ impl Link {
 
     /// Take the link down or bring it up. Returns the transmission-done time if bringing it up
     /// restarted the transmitter.
-    ///
-    /// A down link loses what it holds and what arrives, it does not store it: taking it down
-    /// empties the queue into `flushed` (counted as `down_drops`; the caller frees the packets
-    /// and charges them to their flows), and arrivals are refused until it comes back. The
-    /// packet already on the wire and those propagating still arrive: they left before the
-    /// dropout. This follows the dropouts of thesis 004 Sec. 4.8.2 (E11 setup 2), run in
-    /// Dummynet, which Sec. 4.9 contrasts with the UCL stalls where "packets were merely
-    /// delayed and only few were lost", and blames TFRC's slow recovery on "the aging of the
-    /// loss history", i.e. on lost packets; it is also what a router does when its interface
-    /// loses carrier (the output queue is discarded, not held for tens of seconds). Holding the
-    /// queue instead would deliver a burst of 30 s old packets at the end of a 30 s dropout,
-    /// whose RTT samples no real dropout produces.
-    pub fn set_up(&mut self, up: bool, now: Time, flushed: &mut Vec<PacketId>) -> Option<Time> {
+    pub fn set_up(&mut self, up: bool, now: Time) -> Option<Time> {
         self.up = up;
-        if !up {
-            self.account_queue(now);
-            while let Some((id, _)) = self.queue.dequeue(now) {
-                self.counters.down_drops += 1;
-                flushed.push(id);
-            }
-            return None;
-        }
-        if self.tx.is_none() {
+        if up && self.tx.is_none() {
             self.start_next(now)
         } else {
             None
@@ -439,31 +419,26 @@ mod tests {
     }
 
     #[test]
-    fn a_down_link_loses_its_queue_and_arrivals_and_resumes_when_up() {
+    fn a_down_link_drops_arrivals_and_pauses_until_it_comes_back() {
         let mut l = link(10);
-        for id in 0..3 {
-            l.arrive(Time::ZERO, id, 1000, 0).unwrap();
-        }
-        let mut flushed = Vec::new();
-        assert_eq!(l.set_up(false, Time::from_micros(500), &mut flushed), None);
-        // The two waiting packets are lost at once; the one on the wire carries on.
-        assert_eq!(flushed, vec![1, 2]);
-        assert_eq!(l.queue().len(), 0);
+        l.arrive(Time::ZERO, 0, 1000, 0).unwrap();
+        l.arrive(Time::ZERO, 1, 1000, 0).unwrap();
+        l.set_up(false, Time::from_micros(500));
         assert_eq!(
-            l.arrive(Time::from_micros(600), 3, 1000, 0),
+            l.arrive(Time::from_micros(600), 2, 1000, 0),
             Err(LinkDrop::Down)
         );
-        let (id, _, next) = l.tx_done(Time::from_millis(1));
-        assert_eq!((id, next), (0, None));
-        // Coming back up with nothing queued leaves the transmitter idle until an arrival.
-        assert_eq!(l.set_up(true, Time::from_millis(5), &mut flushed), None);
+        // The packet on the wire finishes; the queued one waits.
+        let (_, _, next) = l.tx_done(Time::from_millis(1));
+        assert_eq!(next, None);
+        assert_eq!(l.queue().len(), 1);
         assert_eq!(
-            l.arrive(Time::from_millis(5), 4, 1000, 0),
-            Ok(Some(Time::from_millis(6)))
+            l.set_up(true, Time::from_millis(5)),
+            Some(Time::from_millis(6))
         );
         let c = l.counters(Time::from_millis(6));
-        assert_eq!(c.down_drops, 3);
-        assert_eq!(c.arrivals, 5);
+        assert_eq!(c.down_drops, 1);
+        assert_eq!(c.arrivals, 3);
         assert_eq!(c.busy_ns, 2_000_000);
     }
 

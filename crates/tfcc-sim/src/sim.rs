@@ -688,16 +688,8 @@ impl World {
             LinkAction::SetRate(r) => link.set_rate(r),
             LinkAction::SetLoss(loss) => link.set_loss(loss, now),
             LinkAction::SetUp(up) => {
-                let mut flushed = Vec::new();
-                if let Some(done) = link.set_up(up, now, &mut flushed) {
+                if let Some(done) = link.set_up(up, now) {
                     self.q.schedule(done, Ev::TxDone(l));
-                }
-                // A dropout loses the queued packets (see `Link::set_up`).
-                for id in flushed {
-                    let sp = self.pool.get(id);
-                    let (flow, dir) = (sp.flow, sp.dir);
-                    self.flows[flow as usize].count.dropped[dir_idx(dir)] += 1;
-                    self.pool.free(id);
                 }
             }
         }
@@ -1166,48 +1158,6 @@ mod tests {
             .collect();
         assert_eq!(thr[2], 8e6);
         assert_eq!(thr[8], 4e6);
-    }
-
-    #[test]
-    fn a_dropout_loses_the_queue_and_charges_it_to_the_flow() {
-        // 12 Mb/s of 1000 B packets into 8 Mb/s: the queue is full when the link goes down at
-        // 300 ms (a limit of 50 is 49 waiting and one on the wire, as in ns-2), and the 49
-        // waiting packets are lost, not delivered 200 ms late.
-        let topo = one_link(
-            Rate::from_mbps(8),
-            Dur::from_millis(10),
-            QueueSpec::DropTail(QueueLimit::Packets(50)),
-            None,
-        );
-        let mut sim = Simulation::new(cfg(1), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(12), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        for (at, up) in [(300, false), (500, true)] {
-            sim.add_event(ScheduledEvent {
-                at: Time::from_millis(at),
-                link: 0,
-                action: LinkAction::SetUp(up),
-            })
-            .unwrap();
-        }
-        let r = sim.run();
-        let l = &r.summary.links[0];
-        // 49 flushed at 300 ms, then the 300 arrivals of 300..500 ms (one per 2/3 ms).
-        assert_eq!(l.down_drops, 49 + 300);
-        let t = r.summary.flows[0].totals;
-        assert_eq!(
-            t.data_sent,
-            t.data_delivered + t.data_dropped + t.data_in_flight
-        );
-        assert_eq!(
-            r.summary.flows[0].packets_lost,
-            l.down_drops + l.queue_drops
-        );
     }
 
     #[test]
