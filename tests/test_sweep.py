@@ -380,6 +380,42 @@ max = 10.0
     assert seen == [(0, 4)]
 
 
+def test_prerun_claims_skips_trace_claims(scenario: Path, tmp_path: Path) -> None:
+    """A trace claim (no scenario) needs no run; it once made the pre-run crash."""
+    from tfcc import reproduce
+
+    claims = tmp_path / "claims.toml"
+    claims.write_text(
+        f"""
+title = "t"
+[[claims]]
+id = "trace"
+thesis = "004"
+section = "x"
+claim = "a history of 8-16 intervals predicts best"
+metric = "loss_prediction_best_n"
+seeds = [1]
+min = 1
+max = 64
+[[claims]]
+id = "sim"
+thesis = "002"
+section = "x"
+claim = "θ is defined"
+scenario = "{scenario}"
+seeds = [1]
+metric = "fairness_theta"
+min = 0.0
+"""
+    )
+    _, cs = reproduce.load(str(claims))
+    seen: list[tuple[int, int]] = []
+    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    assert seen == [(1, 0)]
+    _, outcomes = reproduce.run(str(claims), runner=runner)
+    assert [o.error for o in outcomes] == ["", ""]
+
+
 def test_prerun_claims_plans_every_variant_and_versus_run(scenario: Path, tmp_path: Path) -> None:
     from tfcc import reproduce
 

@@ -261,6 +261,18 @@ impl Link {
 
     /// Take the link down or bring it up; what to schedule if bringing it up restarted the
     /// transmitter.
+    ///
+    /// A down link is a link whose bandwidth is zero: it drops every arrival and *keeps* the
+    /// packets waiting in its queue, which go out, late, when it comes back. This is what the
+    /// dropouts of thesis 004 (Sec. 4.8.2, E11 setup 2, Table 4.8: "0 KBit/s" for 10 and 30 s)
+    /// were in Dummynet: reconfiguring a pipe's bandwidth leaves its queue in place (Dummynet's
+    /// pipe configuration only resets the queues' transmission credit), while `bw 0` itself
+    /// would mean an unlimited pipe, and a 100 % `plr` would drain the queue at once at the old
+    /// rate. It is also the one reading under which TCP comes back "immediately after the
+    /// conditions change", as the thesis reports: its held segments are delivered and their
+    /// ACKs restart it before its backed-off retransmission timer fires. A link that loses
+    /// carrier (its queue discarded) is not modelled; a scheduled 100 % loss (`loss` event)
+    /// gives the drain reading.
     pub fn set_up(&mut self, up: bool, now: Time) -> Wake {
         self.up = up;
         if !up || self.queue.is_empty() || self.tx_done_armed {
