@@ -288,7 +288,7 @@ impl Link {
             return Err(LinkDrop::Artificial);
         }
         self.account_queue(now);
-        if let Err(d) = self.queue.enqueue(now, id, size) {
+        if let Err(d) = self.queue.enqueue_from(now, id, size, flow) {
             match d {
                 QueueDrop::Overflow => self.counters.overflow_drops += 1,
                 QueueDrop::Early => self.counters.early_drops += 1,

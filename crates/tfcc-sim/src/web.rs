@@ -27,6 +27,7 @@ use tfcc_core::msfrs::{Msfrs, MsfrsConfig, MsfrsConfigError};
 use tfcc_core::tcp::{TcpConfig, Variant};
 use tfcc_core::{Dur, Rate, Time};
 
+use crate::drr::DrrConfig;
 use crate::flow::{CbrConfig, FlowSpec};
 use crate::link::LinkSpec;
 use crate::queue::{QueueLimit, QueueSpec};
@@ -42,6 +43,18 @@ pub enum GatewayKind {
     Plain,
     /// MSF-RS with this configuration (its `capacity` should be the access downlink's rate).
     Msfrs(MsfrsConfig),
+    /// §4.5.2's DRR baseline (Fig. 4.10): the gateway forwards requests at once and schedules
+    /// the packets it sends towards the ISP (the access uplink) with deficit round robin over
+    /// one queue per class, each class' quantum `quantum · weight` bytes. The thesis puts DRR
+    /// "instead of MSF-RQ at the user-side gateway" and finds its queues always empty: the
+    /// responses have already crossed the bottleneck (the ISP router's end of the access
+    /// link) when they reach the gateway, so a scheduler there has nothing to reorder.
+    Drr {
+        /// Bytes per round for weight 1: 1000 B, one segment.
+        quantum: u32,
+        /// Class weights, class 1 first (4 : 2 : 1 in §4.5.1).
+        weights: Vec<f64>,
+    },
 }
 
 /// One class of users.
@@ -269,6 +282,21 @@ impl AccessGatewaySpec {
         }
         let gate = match &self.gateway {
             GatewayKind::Plain => Gate::Plain,
+            GatewayKind::Drr { quantum, weights } => {
+                if weights.len() != self.classes.len() {
+                    return Err(bad(format!(
+                        "drr has {} weights for {} classes",
+                        weights.len(),
+                        self.classes.len()
+                    )));
+                }
+                if *quantum == 0 || weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+                    return Err(bad(
+                        "drr needs a positive quantum and positive weights".into()
+                    ));
+                }
+                Gate::Plain
+            }
             GatewayKind::Msfrs(cfg) => {
                 if cfg.weights.len() != self.classes.len() {
                     return Err(bad(format!(
@@ -407,6 +435,16 @@ impl AccessGatewaySpec {
                 self.exceptive_start,
                 None,
             ));
+        }
+        if let GatewayKind::Drr { quantum, weights } = &self.gateway {
+            // Flow ids are indices into `flows`: the web connections first (their class from
+            // the slot), then the exceptive CBR, which gets a queue of its own.
+            links[1].queue = QueueSpec::Drr(DrrConfig {
+                quantum: *quantum,
+                limit: self.access_queue,
+                class_of: slots.iter().map(|s| s.class as u32).collect(),
+                weights: weights.clone(),
+            });
         }
         let topology = Topology { links, routes };
         topology.validate()?;
