@@ -334,6 +334,9 @@ proptest! {
 /// One web transaction of the bound tests: class, arrival (s), response length (B).
 type Arrival = (usize, f64, u64);
 
+/// A class turning active from idle: (class, time in s).
+type Entry = (usize, f64);
+
 /// The §4.4.2 model of MSF-RS: `W+` sub-links of `c = C/W+` each; a released response is
 /// received on one at `c`, in `chunk`-byte pieces, each reported to MOA (Eq. 4.1 counts any part
 /// of a response). Returns per transaction its finish time `d_k`, for Theorem 4.2 the worst
@@ -345,7 +348,7 @@ fn run_sublinks(
     cap: f64,
     chunk: u64,
     arrivals: &[Arrival],
-) -> (Vec<f64>, Vec<Vec<f64>>, Vec<(usize, f64)>) {
+) -> (Vec<f64>, Vec<Vec<f64>>, Vec<Entry>) {
     let n = weights.len();
     let c = cap / w_plus as f64;
     let mut s = Msfrs::new(&fixed_window(weights, w_plus as f64), Time::ZERO).unwrap();

@@ -1085,8 +1085,15 @@ fn bad_web_keys_are_named() {
     // The plain gateway ignores web.msfrs but a bad one is still an error.
     let (k, _) = bad(WEB, &["web.gateway=plain", "web.msfrs.per_user=3"]);
     assert_eq!(k, "web.msfrs.per_user");
-    let (k, _) = bad(WEB, &["web.gateway=drr"]);
+    let (k, _) = bad(WEB, &["web.gateway=wfq"]);
     assert_eq!(k, "web.gateway");
+    // DRR is a gateway now (Fig. 4.10's baseline); its quantum must be positive.
+    assert_eq!(
+        ok_with(WEB, &["web.gateway=drr"]).web_info.unwrap().gateway,
+        "drr"
+    );
+    let (k, _) = bad(WEB, &["web.gateway=drr", "web.drr_quantum=0"]);
+    assert_eq!(k, "web");
     let (k, m) = bad(WEB, &["web.msfrs.target_utilization=1.5"]);
     assert_eq!(k, "web.msfrs");
     assert!(m.contains("U+") || m.contains("target"), "{m}");
