@@ -726,6 +726,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_drr_gateway_puts_one_weighted_queue_per_class_on_the_access_uplink() {
+        let spec = AccessGatewaySpec {
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![4.0, 2.0, 1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        let g = spec.build(1).unwrap();
+        let up = &g.topology.links[1];
+        assert_eq!(up.name, "access-up");
+        let QueueSpec::Drr(cfg) = &up.queue else {
+            panic!("expected DRR on access-up, got {:?}", up.queue)
+        };
+        // 12 clients × 12 servers, client by client, 4 per class.
+        assert_eq!(cfg.class_of.len(), 144);
+        assert!(cfg.class_of[..48].iter().all(|&c| c == 0));
+        assert!(cfg.class_of[96..].iter().all(|&c| c == 2));
+        assert_eq!(cfg.weights, vec![4.0, 2.0, 1.0]);
+        assert_eq!(cfg.limit, spec.access_queue);
+        // The downlink keeps its DropTail queue: DRR sits at the user-side gateway only.
+        assert!(matches!(g.topology.links[0].queue, QueueSpec::DropTail(_)));
+        let wrong = AccessGatewaySpec {
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        assert!(wrong.build(1).is_err());
+    }
+
+    #[test]
     fn response_sizes_have_the_thesis_lognormal_mean() {
         // e^{M + S²/2} = 27 656 B (§4.5.1); the median is e^M = 11 578 B.
         let mut rng = SimRng::named(1, "test/sizes");
