@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod drr;
 pub mod engine;
 pub mod flow;
 pub mod link;

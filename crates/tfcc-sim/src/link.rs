@@ -349,7 +349,7 @@ impl Link {
             self.idle_unreported = false;
             self.queue.mark_idle(self.tx_end);
         }
-        if let Err(d) = self.queue.enqueue(now, id, size) {
+        if let Err(d) = self.queue.enqueue_from(now, id, size, flow) {
             match d {
                 QueueDrop::Overflow => self.counters.overflow_drops += 1,
                 QueueDrop::Early => self.counters.early_drops += 1,

@@ -1,6 +1,6 @@
 //! Queue disciplines: DropTail (packets or bytes) and RED with gentle mode, both behaving as
 //! ns-2.35's `Queue/DropTail` and `Queue/RED` do, so that cross-checks against ns-2 compare like
-//! with like.
+//! with like; and deficit round robin over per-flow or per-class queues ([`crate::drr`]).
 //!
 //! A [`Queue`] holds the packets *waiting* for a link; the packet being serialised has already
 //! left it (as in ns-2, where the link pulls the head packet when it starts transmitting). Its
@@ -16,6 +16,7 @@
 //!   (max_p 0.1), `use_mark_p_ true`, `gentle_ true`, `targetdelay_ 5 ms`, drop from the tail.
 //!   `Queue set limit_ 50`.
 
+use crate::drr::{Drr, DrrConfig};
 use crate::packet_pool::PacketId;
 use crate::rng::SimRng;
 use std::collections::VecDeque;
@@ -101,6 +102,8 @@ impl Default for RedConfig {
 pub enum QueueSpec {
     DropTail(QueueLimit),
     Red(RedConfig),
+    /// Deficit round robin (003 §4.5.2's DRR baseline).
+    Drr(DrrConfig),
 }
 
 impl Default for QueueSpec {
@@ -293,6 +296,8 @@ impl RedState {
 enum Discipline {
     DropTail(QueueLimit),
     Red(Box<RedState>),
+    /// DRR keeps its own per-queue FIFOs; the shared `fifo` stays empty.
+    Drr(Box<Drr>),
 }
 
 /// A FIFO of waiting packets with its admission discipline.
@@ -320,6 +325,7 @@ impl Queue {
                 idle_since: Time::ZERO,
                 rng,
             })),
+            QueueSpec::Drr(cfg) => Discipline::Drr(Box::new(Drr::new(cfg))),
         };
         Queue {
             fifo: VecDeque::with_capacity(64),
@@ -330,8 +336,26 @@ impl Queue {
 
     /// Offer a packet; on success it joins the tail.
     pub fn enqueue(&mut self, now: Time, id: PacketId, size: u32) -> Result<(), QueueDrop> {
+        self.enqueue_from(now, id, size, 0)
+    }
+
+    /// Offer a packet of `flow` (DRR classifies by it; the other disciplines ignore it).
+    pub fn enqueue_from(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        size: u32,
+        flow: u32,
+    ) -> Result<(), QueueDrop> {
         let len = self.fifo.len() as u64;
         match &mut self.disc {
+            Discipline::Drr(drr) => {
+                return if drr.enqueue(id, size, flow) {
+                    Ok(())
+                } else {
+                    Err(QueueDrop::Overflow)
+                };
+            }
             Discipline::DropTail(QueueLimit::Packets(n)) => {
                 if len + 1 >= u64::from(*n) {
                     return Err(QueueDrop::Overflow);
@@ -359,6 +383,9 @@ impl Queue {
     /// The head packet, for the transmitter. An empty queue marks the start of an idle period
     /// (RED ages its average over it).
     pub fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
+        if let Discipline::Drr(drr) = &mut self.disc {
+            return drr.dequeue();
+        }
         match self.fifo.pop_front() {
             Some((id, size)) => {
                 self.bytes -= u64::from(size);
@@ -385,28 +412,49 @@ impl Queue {
 
     /// The waiting packets, head first.
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().map(|(id, _)| *id)
+        let drr = match &self.disc {
+            Discipline::Drr(d) => Some(d.ids()),
+            _ => None,
+        };
+        self.fifo
+            .iter()
+            .map(|(id, _)| *id)
+            .chain(drr.into_iter().flatten())
     }
 
     /// Waiting packets.
     pub fn len(&self) -> usize {
-        self.fifo.len()
+        match &self.disc {
+            Discipline::Drr(d) => d.len(),
+            _ => self.fifo.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
+        self.len() == 0
     }
 
     /// Waiting bytes.
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        match &self.disc {
+            Discipline::Drr(d) => d.bytes(),
+            _ => self.bytes,
+        }
+    }
+
+    /// The DRR state, if this is a DRR queue.
+    pub fn drr(&self) -> Option<&Drr> {
+        match &self.disc {
+            Discipline::Drr(d) => Some(d),
+            _ => None,
+        }
     }
 
     /// RED's average queue (in its units), if this is a RED queue.
     pub fn red_average(&self) -> Option<f64> {
         match &self.disc {
             Discipline::Red(r) => Some(r.avg),
-            Discipline::DropTail(_) => None,
+            Discipline::DropTail(_) | Discipline::Drr(_) => None,
         }
     }
 
@@ -414,7 +462,7 @@ impl Queue {
     pub fn red_params(&self) -> Option<&RedParams> {
         match &self.disc {
             Discipline::Red(r) => Some(&r.params),
-            Discipline::DropTail(_) => None,
+            Discipline::DropTail(_) | Discipline::Drr(_) => None,
         }
     }
 
@@ -424,6 +472,7 @@ impl Queue {
         match &self.disc {
             Discipline::DropTail(QueueLimit::Packets(n)) => Some(u64::from(n.saturating_sub(1))),
             Discipline::Red(r) if !r.cfg.queue_in_bytes => Some(r.params.limit),
+            Discipline::Drr(d) => Some(d.capacity()),
             _ => None,
         }
     }

@@ -27,6 +27,7 @@ use tfcc_core::msfrs::{Msfrs, MsfrsConfig, MsfrsConfigError};
 use tfcc_core::tcp::{TcpConfig, Variant};
 use tfcc_core::{Dur, Rate, Time};
 
+use crate::drr::DrrConfig;
 use crate::flow::{CbrConfig, FlowSpec};
 use crate::link::LinkSpec;
 use crate::queue::{QueueLimit, QueueSpec};
@@ -42,6 +43,18 @@ pub enum GatewayKind {
     Plain,
     /// MSF-RS with this configuration (its `capacity` should be the access downlink's rate).
     Msfrs(MsfrsConfig),
+    /// §4.5.2's DRR baseline (Fig. 4.10): the gateway forwards requests at once and schedules
+    /// the packets it sends towards the ISP (the access uplink) with deficit round robin over
+    /// one queue per class, each class' quantum `quantum · weight` bytes. The thesis puts DRR
+    /// "instead of MSF-RQ at the user-side gateway" and finds its queues always empty: the
+    /// responses have already crossed the bottleneck (the ISP router's end of the access
+    /// link) when they reach the gateway, so a scheduler there has nothing to reorder.
+    Drr {
+        /// Bytes per round for weight 1: 1000 B, one segment.
+        quantum: u32,
+        /// Class weights, class 1 first (4 : 2 : 1 in §4.5.1).
+        weights: Vec<f64>,
+    },
 }
 
 /// One class of users.
@@ -269,6 +282,21 @@ impl AccessGatewaySpec {
         }
         let gate = match &self.gateway {
             GatewayKind::Plain => Gate::Plain,
+            GatewayKind::Drr { quantum, weights } => {
+                if weights.len() != self.classes.len() {
+                    return Err(bad(format!(
+                        "drr has {} weights for {} classes",
+                        weights.len(),
+                        self.classes.len()
+                    )));
+                }
+                if *quantum == 0 || weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+                    return Err(bad(
+                        "drr needs a positive quantum and positive weights".into()
+                    ));
+                }
+                Gate::Plain
+            }
             GatewayKind::Msfrs(cfg) => {
                 if cfg.weights.len() != self.classes.len() {
                     return Err(bad(format!(
@@ -407,6 +435,16 @@ impl AccessGatewaySpec {
                 self.exceptive_start,
                 None,
             ));
+        }
+        if let GatewayKind::Drr { quantum, weights } = &self.gateway {
+            // Flow ids are indices into `flows`: the web connections first (their class from
+            // the slot), then the exceptive CBR, which gets a queue of its own.
+            links[1].queue = QueueSpec::Drr(DrrConfig {
+                quantum: *quantum,
+                limit: self.access_queue,
+                class_of: slots.iter().map(|s| s.class as u32).collect(),
+                weights: weights.clone(),
+            });
         }
         let topology = Topology { links, routes };
         topology.validate()?;
@@ -686,6 +724,39 @@ impl WebReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_drr_gateway_puts_one_weighted_queue_per_class_on_the_access_uplink() {
+        let spec = AccessGatewaySpec {
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![4.0, 2.0, 1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        let g = spec.build(1).unwrap();
+        let up = &g.topology.links[1];
+        assert_eq!(up.name, "access-up");
+        let QueueSpec::Drr(cfg) = &up.queue else {
+            panic!("expected DRR on access-up, got {:?}", up.queue)
+        };
+        // 12 clients × 12 servers, client by client, 4 per class.
+        assert_eq!(cfg.class_of.len(), 144);
+        assert!(cfg.class_of[..48].iter().all(|&c| c == 0));
+        assert!(cfg.class_of[96..].iter().all(|&c| c == 2));
+        assert_eq!(cfg.weights, vec![4.0, 2.0, 1.0]);
+        assert_eq!(cfg.limit, spec.access_queue);
+        // The downlink keeps its DropTail queue: DRR sits at the user-side gateway only.
+        assert!(matches!(g.topology.links[0].queue, QueueSpec::DropTail(_)));
+        let wrong = AccessGatewaySpec {
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        assert!(wrong.build(1).is_err());
+    }
 
     #[test]
     fn response_sizes_have_the_thesis_lognormal_mean() {

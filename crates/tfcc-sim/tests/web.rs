@@ -70,6 +70,35 @@ fn msfrs_shares_by_weight_and_plain_does_not() {
 }
 
 #[test]
+fn drr_at_the_user_side_gateway_finds_empty_queues_and_does_not_differentiate() {
+    // §4.5.2, Fig. 4.10: DRR in place of MSF-RS at the user-side gateway. Its per-class queues
+    // on the access uplink carry only ACKs (about 4 % of the downlink's bytes), so they stay
+    // empty and the classes share the downlink as without a scheduler.
+    let spec = AccessGatewaySpec {
+        classes: backlogged([4, 4, 4], [vec![], vec![], vec![]]),
+        gateway: GatewayKind::Drr {
+            quantum: 1000,
+            weights: vec![4.0, 2.0, 1.0],
+        },
+        ..AccessGatewaySpec::default()
+    };
+    let (r, w) = run(&spec, 150, 1);
+    let d = rates(&w, 30, 150);
+    assert!(d[0] / d[2] < 1.5 && d[2] / d[0] < 1.5, "{d:?}");
+    let up = r
+        .summary
+        .links
+        .iter()
+        .find(|l| l.name == "access-up")
+        .unwrap();
+    assert!(up.mean_queue_pkts < 0.05, "{}", up.mean_queue_pkts);
+    assert_eq!(up.drops, 0);
+    // The downlink is as busy as with the plain gateway.
+    let total: f64 = d.iter().sum();
+    assert!(total > 0.9 * 1.923e6, "{total}");
+}
+
+#[test]
 fn stopped_classes_leave_only_leftovers_and_idle_bandwidth_is_shared() {
     // M1's four phases (§4.5.2), 100 s each.
     let spec = AccessGatewaySpec {

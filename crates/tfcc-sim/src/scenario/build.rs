@@ -11,6 +11,7 @@ use super::spec::{
     AccessTable, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec, ScopeKind,
     Spread, TopologyKind,
 };
+use crate::drr::DrrConfig;
 use crate::flow::FlowSpec;
 use crate::link::{LinkId, LinkSpec};
 use crate::loss_model::{LossModel, LossScope, LossSpec};
@@ -496,7 +497,37 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
         ("target_delay", l.target_delay.is_some()),
         ("use_mark_p", l.use_mark_p.is_some()),
     ];
+    if l.quantum.is_some() && l.queue != QueueKind::Drr {
+        return err(at("quantum"), "a DRR parameter; set queue = \"drr\"");
+    }
     let queue = match l.queue {
+        QueueKind::Drr => {
+            if let Some((key, _)) = red_keys.iter().find(|(_, given)| *given) {
+                return err(at(key), "a RED parameter; this link's queue is drr");
+            }
+            if l.limit_bytes.is_some() {
+                return err(at("limit_bytes"), "DRR's shared buffer is `limit` packets");
+            }
+            let d = DrrConfig::default();
+            let cfg = DrrConfig {
+                quantum: l.quantum.unwrap_or(d.quantum),
+                limit: l.limit.unwrap_or(d.limit),
+                ..d
+            };
+            if cfg.quantum == 0 {
+                return err(at("quantum"), "must be positive");
+            }
+            if cfg.limit < 2 {
+                return err(
+                    at("limit"),
+                    format!(
+                        "a limit of {} admits nothing (it counts the packet on the wire)",
+                        cfg.limit
+                    ),
+                );
+            }
+            QueueSpec::Drr(cfg)
+        }
         QueueKind::Droptail => {
             if let Some((key, _)) = red_keys.iter().find(|(_, given)| *given) {
                 return err(

@@ -128,6 +128,10 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
     })?;
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,
+        GatewayName::Drr => GatewayKind::Drr {
+            quantum: web.drr_quantum.unwrap_or(1000),
+            weights: weights.clone(),
+        },
         GatewayName::Msfrs => GatewayKind::Msfrs(cfg),
     };
 
@@ -191,6 +195,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             gateway: match gateway {
                 GatewayName::Msfrs => "msfrs",
                 GatewayName::Plain => "plain",
+                GatewayName::Drr => "drr",
             },
             weights,
             latency_until: end - latency_exclude_last,

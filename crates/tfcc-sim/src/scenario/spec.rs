@@ -66,10 +66,14 @@ fn default_sample_interval() -> Dur {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
-    /// `msfrs` (default) or `plain`, the gateway that forwards every request at once (§4.5.3's
-    /// "non-MSF-RS" baseline).
+    /// `msfrs` (default); `plain`, the gateway that forwards every request at once (§4.5.3's
+    /// "non-MSF-RS" baseline); or `drr`, which forwards requests at once and schedules its
+    /// access uplink with per-class deficit round robin (§4.5.2's DRR baseline, Fig. 4.10).
     #[serde(default)]
     pub gateway: Option<GatewayName>,
+    /// `gateway = "drr"`: bytes per round for weight 1 (default 1000 B, one segment).
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub drr_quantum: Option<u32>,
     /// MSF-RS settings by `MsfrsConfig` field name (`target_utilization`, `per_user`, ...);
     /// `capacity` defaults to the access link's rate and the weights come from the classes.
     #[serde(default)]
@@ -113,6 +117,7 @@ pub struct WebSpec {
 pub enum GatewayName {
     Msfrs,
     Plain,
+    Drr,
 }
 
 /// `[[web.classes]]`: one class of users.
@@ -203,6 +208,8 @@ pub enum QueueKind {
     #[default]
     Droptail,
     Red,
+    /// Deficit round robin with one queue per flow (`quantum`, `limit`).
+    Drr,
 }
 
 /// A link: the bottleneck, a parking-lot hop or a custom link. `name`, `from` and `to` are for
@@ -222,6 +229,9 @@ pub struct LinkTable {
     pub limit_bytes: Option<u64>,
     #[serde(default)]
     pub loss: Option<LossTable>,
+    /// `queue = "drr"`: bytes credited to each flow's queue per round (default 1000 B).
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub quantum: Option<u32>,
     // RED (queue.rs `RedConfig`; absent keys take ns-2.35's defaults).
     #[serde(default)]
     pub min_th: Option<f64>,

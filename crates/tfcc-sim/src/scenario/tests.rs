@@ -141,6 +141,33 @@ off = "1.5s"
 }
 
 #[test]
+fn drr_queues_take_a_quantum_and_a_limit() {
+    let b = ok_with(BASE, &["topology.bottleneck.queue=drr"]);
+    assert_eq!(
+        b.topology.links[0].queue,
+        QueueSpec::Drr(crate::drr::DrrConfig::default())
+    );
+    let b = ok_with(
+        BASE,
+        &[
+            r#"topology.bottleneck={ rate = "10Mbps", delay = "20ms", queue = "drr", quantum = "1500B", limit = 80 }"#,
+        ],
+    );
+    let QueueSpec::Drr(c) = &b.topology.links[0].queue else {
+        panic!("expected DRR")
+    };
+    assert_eq!((c.quantum, c.limit), (1500, 80));
+    let (k, m) = bad(BASE, &["topology.bottleneck.quantum=1500"]);
+    assert_eq!(k, "topology.bottleneck.quantum");
+    assert!(m.contains("drr"), "{m}");
+    let (k, _) = bad(
+        BASE,
+        &[r#"topology.bottleneck={ rate = "10Mbps", delay = "20ms", queue = "drr", quantum = 0 }"#],
+    );
+    assert_eq!(k, "topology.bottleneck.quantum");
+}
+
+#[test]
 fn red_takes_ns2_defaults_and_explicit_parameters() {
     let b = ok_with(BASE, &["topology.bottleneck.queue=red"]);
     assert_eq!(
@@ -1058,8 +1085,15 @@ fn bad_web_keys_are_named() {
     // The plain gateway ignores web.msfrs but a bad one is still an error.
     let (k, _) = bad(WEB, &["web.gateway=plain", "web.msfrs.per_user=3"]);
     assert_eq!(k, "web.msfrs.per_user");
-    let (k, _) = bad(WEB, &["web.gateway=drr"]);
+    let (k, _) = bad(WEB, &["web.gateway=wfq"]);
     assert_eq!(k, "web.gateway");
+    // DRR is a gateway now (Fig. 4.10's baseline); its quantum must be positive.
+    assert_eq!(
+        ok_with(WEB, &["web.gateway=drr"]).web_info.unwrap().gateway,
+        "drr"
+    );
+    let (k, _) = bad(WEB, &["web.gateway=drr", "web.drr_quantum=0"]);
+    assert_eq!(k, "web");
     let (k, m) = bad(WEB, &["web.msfrs.target_utilization=1.5"]);
     assert_eq!(k, "web.msfrs");
     assert!(m.contains("U+") || m.contains("target"), "{m}");
