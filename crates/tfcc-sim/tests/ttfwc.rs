@@ -89,7 +89,8 @@ fn mean_run(n: usize, tp: f64, secs: u64, seeds: u64) -> Shares {
 }
 
 /// 000 Sec. 5.1.2: TTFWC is TCP-friendly at every tp. Taken here as each TTFWC flow getting
-/// between 0.8 and 1.25 times what each competing SACK flow gets (θ in 0.44–0.56). Measured
+/// between 0.8 and 1.25 times what each competing SACK flow gets (θ in 0.44–0.56). Passes with
+/// the cwnd jitter (per-flow seeds) as without it. Measured before the jitter
 /// (3 seeds × 200 s, `table`): θ = 0.516 / 0.528 / 0.501 at N = 4 and 0.509 / 0.522 / 0.526
 /// at N = 8 for tp = 0.0 / 0.4 / 0.9; this test runs 2 seeds × 100 s. The thesis has TTFWC
 /// slightly *below* TCP; here it is at or slightly above it.
@@ -111,7 +112,8 @@ fn ttfwc_is_tcp_friendly_at_every_tp() {
 
 /// 000 Sec. 5.1.2: throughput grows with tp, about +2 % at 0.4 and +10 % at 0.9 over tp = 0.0.
 ///
-/// Does not reproduce in size or order. Measured TTFWC throughput gain at tp = 0.4 / 0.9 over
+/// Does not reproduce in size or order. Measured before the cwnd jitter; with it, see
+/// docs/reproductions/ttfwc.md (+2–5 % at tp 0.9 on the reproduction's dumbbell). Gain at tp = 0.4 / 0.9 over
 /// tp = 0.0 (mean of 3 seeds × 200 s; normalised per-flow throughput in brackets):
 /// N = 2: +0.6 % / +5.0 % (0.906 → 0.911 / 0.951); N = 4: +2.2 % / −3.1 % (1.033 → 1.056 /
 /// 1.001); N = 8: +2.6 % / +3.5 % (1.016 → 1.043 / 1.052); N = 16: +0.9 % / −0.9 %;
