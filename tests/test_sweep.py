@@ -126,6 +126,15 @@ def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> N
         sw.load(scenario, ["x:flows.0.count=1,2"])
 
 
+def test_a_key_set_twice_counts_with_its_last_value() -> None:
+    # A claim's versus set overrides a key of its base set (flows.1.params with a table value,
+    # which has no order): the id is that of the last value, and differs from the first's.
+    both = sw.point_id(["flows.1.params={ tp = 0.9 }", "flows.1.params={ tp = 0.0 }"], 1)
+    assert both == sw.point_id(["flows.1.params={ tp = 0.0 }"], 1)
+    assert both != sw.point_id(["flows.1.params={ tp = 0.9 }"], 1)
+    assert sw.point_id(["a=1", "b={ x = 1 }"], 2) == sw.point_id(["b={ x = 1 }", "a=1"], 2)
+
+
 def test_a_bad_grid_value_is_refused_before_anything_runs(scenario: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
     r = tfcc_cli("sweep", scenario, "--grid", "topology.bottleneck.rate=1Mbps,fast", "--out", out)

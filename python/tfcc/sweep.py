@@ -114,9 +114,15 @@ def column_name(name: str) -> str:
 
 def point_id(overrides: Sequence[str], seed: int) -> str:
     """A stable name for a point: a hash of its overrides and the seed. The overrides are
-    sorted first (axes set distinct keys, so their order does not change the run), so
-    reordering the axes names the same points."""
-    canon = sorted(_canonical(o) for o in overrides)
+    sorted by key first (axes set distinct keys, so their order does not change the run), so
+    reordering the axes names the same points. A key set twice (a claim's `versus` set
+    overriding its base set) counts with its last value, the one the simulator applies."""
+    last: dict[str, Any] = {}
+    for o in overrides:
+        key, value = _canonical(o)
+        last.pop(key, None)
+        last[key] = value
+    canon = sorted(([k, v] for k, v in last.items()), key=lambda kv: kv[0])
     h = hashlib.sha1(json.dumps(canon, default=str).encode()).hexdigest()[:10]
     return f"{h}-s{seed}"
 

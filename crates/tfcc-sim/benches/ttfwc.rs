@@ -15,6 +15,7 @@ use tfcc_core::tcp::ttfwc::Increase;
 use tfcc_core::tcp::{
     AliUpdate, Congestion, TcpConfig, TcpSender, TcpSink, Ttfwc, TtfwcConfig, Variant,
 };
+use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Dur, Header, Packet, Time};
 
 const CASES: [(&str, f64, AliUpdate); 5] = [
@@ -189,6 +190,13 @@ fn sender_per_ack(c: &mut Criterion) {
             }),
         ));
     }
+    cases.push((
+        "ttfwc-0.9-no-jitter".to_string(),
+        Congestion::Ttfwc(TtfwcConfig {
+            jitter: false,
+            ..TtfwcConfig::with_tp(0.9)
+        }),
+    ));
     for (name, cc) in cases {
         g.bench_with_input(BenchmarkId::from_parameter(&name), &cc, |b, cc| {
             let mut l = Loop::new(cc.clone());
@@ -202,5 +210,74 @@ fn sender_per_ack(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cong_avoid, ssthresh, sender_per_ack);
+/// 002's TFWC sender and receiver in the loop of [`Loop`] (one data packet in 100 lost, TFWC
+/// does not retransmit): the sender's cost per Ack Vector, its loss handling included.
+struct TfwcLoop {
+    s: TfwcSender,
+    r: TfwcReceiver,
+    flight: VecDeque<Packet>,
+    now: Time,
+    n: u64,
+}
+
+impl TfwcLoop {
+    fn new() -> TfwcLoop {
+        let cfg = TfwcConfig {
+            max_window: 64,
+            seed: 1,
+            ..TfwcConfig::default()
+        };
+        let mut l = TfwcLoop {
+            s: TfwcSender::new(cfg.clone(), Time::ZERO),
+            r: TfwcReceiver::new(&cfg),
+            flight: VecDeque::with_capacity(256),
+            now: Time::ZERO,
+            n: 0,
+        };
+        l.drain();
+        l
+    }
+
+    fn drain(&mut self) {
+        while let Some(p) = self.s.poll_transmit(self.now) {
+            self.flight.push_back(p);
+        }
+    }
+
+    fn step(&mut self) {
+        self.now += Dur::from_micros(10);
+        let Some(p) = self.flight.pop_front() else {
+            if let Some(t) = self.s.next_timeout() {
+                self.now = self.now.max(t);
+                self.s.on_timeout(self.now);
+            }
+            self.drain();
+            return;
+        };
+        self.n += 1;
+        if self.n % 100 != 0 {
+            self.r.on_packet(self.now, &p);
+            while let Some(a) = self.r.poll_transmit(self.now) {
+                self.s.on_packet(self.now, black_box(&a));
+            }
+        }
+        self.drain();
+    }
+}
+
+fn tfwc_per_ack(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tfwc_per_ack");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("tfwc", |b| {
+        let mut l = TfwcLoop::new();
+        for _ in 0..10_000 {
+            l.step();
+        }
+        assert!(l.s.stats().packets_sent > 9_000, "tfwc stalled");
+        b.iter(|| l.step());
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cong_avoid, ssthresh, sender_per_ack, tfwc_per_ack);
 criterion_main!(benches);

@@ -139,6 +139,9 @@ pub struct TcpSender {
     /// TTFWC in place of Reno's increase and decrease ([`TcpConfig::congestion`]); `None` runs
     /// ns-2's rules unchanged.
     ttfwc: Option<Ttfwc>,
+    /// TTFWC's cwnd jitter: 1 when this ACK's send window is inflated by one packet
+    /// ([`Ttfwc::jitter`]), until the next ACK.
+    jitter: i64,
     /// One of 003's window-based schemes in place of Reno's increase and decrease
     /// ([`TcpConfig::congestion`], [`super::friendly`]).
     friendly: Option<Friendly>,
@@ -197,6 +200,7 @@ impl TcpSender {
                 Congestion::Ttfwc(t) => Some(Ttfwc::new(t.clone())),
                 _ => None,
             },
+            jitter: 0,
             ptcp: match &cfg.congestion {
                 Congestion::Ptcp(p) => Some(Box::new(PtcpSender::new(p.clone(), cfg.segment_size))),
                 _ => None,
@@ -284,7 +288,7 @@ impl TcpSender {
     // ---- ns-2 primitives ----
 
     fn window(&self) -> i64 {
-        let w = self.cwnd as i64 + self.dupwnd;
+        let w = self.cwnd as i64 + self.dupwnd + self.jitter;
         w.min(self.wnd)
     }
 
@@ -412,8 +416,10 @@ impl TcpSender {
             }
         }
         if let Some(t) = &mut self.ttfwc {
+            self.jitter = 0;
             if let Increase::Set(c) = t.cong_avoid(acked, self.cwnd, self.ssthresh as f64) {
                 self.cwnd = c;
+                self.jitter = i64::from(t.jitter(now, self.rtt.srtt()));
                 return;
             }
         }
@@ -463,6 +469,7 @@ impl TcpSender {
         }
         let w = self.windowd();
         if let Some(t) = &mut self.ttfwc {
+            self.jitter = 0;
             let th = t.ssthresh(w);
             self.ssthresh = (th as i64).max(2);
             self.cwnd = match cut {

@@ -45,11 +45,28 @@
 //! exact ALI at each loss event. During the increasing period the kernel does not recompute it
 //! but adds 1 every 6 (smooth) or 3 (responsive) ACKs (000 Sec. 4.1, cost +0.78 µs per call);
 //! [`AliUpdate`] chooses between that and the exact `max(ALI_incl, ALI_excl)` per ACK.
+//!
+//! # cwnd jitter (the ns-2 model)
+//!
+//! 000 runs its simulations (Sec. 5.1) with an ns-2 TTFWC agent it does not describe (spec 000
+//! C2) and says "when the tuning parameter is 0.0, TTFWC is equivalent to the original TFWC"
+//! (Sec. 5.1): 002's TFWC, whose ns-2 agent inflates its window by one packet on 10 % of the ACKs
+//! and at least once per RTT (002 Sec. 3.2.7) because without it a smooth window on a DropTail
+//! queue locks into a phase with the departures and sees almost no loss while the other flows see
+//! all of it. Without the jitter the same lock-out happens here: on the 000 dumbbell (15 Mb/s,
+//! DropTail, 4 + 4 flows) one TTFWC flow took 11.7 Mb/s with 20 losses in 234 000 packets while
+//! the link dropped 0.7 % and the TCP flows 6–7 %. So the simulations' TTFWC carries 002's
+//! jitter ([`TtfwcConfig::jitter`], on by default); the Linux module of 000 Ch. 4 has none
+//! (`jitter = false` models it). The inflation borrows the next packet (the window is one larger
+//! until the next ACK recomputes it), it never raises the window the equation gives.
 
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use serde::Deserialize;
 
 use crate::equation::Equation;
 use crate::loss_history::{AliConfig, LossEstimator, LossHistory};
+use crate::time::{Dur, Time};
 
 /// How the ALI moves between loss events in the increasing period (000 Sec. 4.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -96,6 +113,21 @@ pub struct TtfwcConfig {
     /// Below this window the sender runs Reno (000 Sec. 3.4): a loss at a smaller cwnd leaves
     /// the history alone, an equation window at or below it switches the increase to Reno's.
     pub reno_below: f64,
+    /// 002's cwnd jitter in the TTFWC phase (module doc; 002 Sec. 3.2.7): the ns-2 model's
+    /// TFWC has it, the Linux module (000 Ch. 4) does not.
+    pub jitter: bool,
+    /// Probability of a one-packet inflation per ACK: 10 % (002 Sec. 3.2.7, "per AckVec"; the
+    /// theses' ns-2 sink acknowledges every segment, so one ACK is one Ack Vector).
+    pub jitter_probability: f64,
+    /// At least one inflation per RTT, the "force inflater" (002 Sec. 3.2.7).
+    pub jitter_force: bool,
+    /// No jitter above this loss event rate: 25 % (002 Sec. 3.2.7).
+    pub jitter_max_p: f64,
+    /// No jitter when the ALI moved by more than this many packets within the RTT: 10
+    /// (002 Sec. 3.2.7).
+    pub jitter_max_ali_change: f64,
+    /// Seed of the jitter draws; a driver derives it from its per-flow random stream.
+    pub seed: u64,
 }
 
 impl Default for TtfwcConfig {
@@ -111,6 +143,12 @@ impl Default for TtfwcConfig {
             eps_max_smooth: 0.19,        // 000 Fig. 4.6, dthresh > 81
             eps_max_responsive: 0.28,    // 000 Fig. 4.6, dthresh > 72
             reno_below: 2.0,             // 000 Sec. 3.4
+            jitter: true,                // the ns-2 model, module doc
+            jitter_probability: 0.1,     // 002 Sec. 3.2.7
+            jitter_force: true,          // 002 Sec. 3.2.7
+            jitter_max_p: 0.25,          // 002 Sec. 3.2.7
+            jitter_max_ali_change: 10.0, // 002 Sec. 3.2.7
+            seed: 0,
         }
     }
 }
@@ -129,6 +167,12 @@ impl TtfwcConfig {
         "eps_max_smooth",
         "eps_max_responsive",
         "reno_below",
+        "jitter",
+        "jitter_probability",
+        "jitter_force",
+        "jitter_max_p",
+        "jitter_max_ali_change",
+        "seed",
     ];
 
     /// The default configuration with tuning parameter `tp`.
@@ -157,6 +201,14 @@ impl TtfwcConfig {
         unit("responsive_from", self.responsive_from)?;
         unit("eps_max_smooth", self.eps_max_smooth)?;
         unit("eps_max_responsive", self.eps_max_responsive)?;
+        unit("jitter_probability", self.jitter_probability)?;
+        unit("jitter_max_p", self.jitter_max_p)?;
+        if !(self.jitter_max_ali_change.is_finite() && self.jitter_max_ali_change >= 0.0) {
+            return Err(format!(
+                "jitter_max_ali_change: must be a packet count of at least 0, got {}",
+                self.jitter_max_ali_change
+            ));
+        }
         for (name, n) in [
             ("history_smooth", self.history_smooth),
             ("history_responsive", self.history_responsive),
@@ -236,6 +288,11 @@ pub struct Ttfwc {
     /// The ALI the window follows (`li_mean`).
     ali: f64,
     boosts: u64,
+    /// The jitter's RTT round: its start, whether it inflated, the ALI at its start.
+    jitter_start: Option<Time>,
+    jitter_inflated: bool,
+    jitter_ali: f64,
+    rng: Pcg64Mcg,
 }
 
 impl Ttfwc {
@@ -282,6 +339,10 @@ impl Ttfwc {
             li_dif: 0,
             ali: 0.0,
             boosts: 0,
+            jitter_start: None,
+            jitter_inflated: false,
+            jitter_ali: 0.0,
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed),
             cfg,
         }
     }
@@ -338,6 +399,34 @@ impl Ttfwc {
     /// The ALI the window follows.
     pub fn ali(&self) -> f64 {
         self.ali
+    }
+
+    /// The cwnd jitter for this ACK (module doc; 002 Sec. 3.2.7): whether the send window is one
+    /// packet larger until the next ACK. Call once per ACK that [`Self::cong_avoid`] answered
+    /// with [`Increase::Set`]; `srtt` bounds the round of the force inflater.
+    pub fn jitter(&mut self, now: Time, srtt: Option<Dur>) -> bool {
+        if !self.cfg.jitter || self.ali <= 0.0 {
+            return false;
+        }
+        let start = *self.jitter_start.get_or_insert(now);
+        if self.jitter_ali <= 0.0 {
+            self.jitter_ali = self.ali;
+        }
+        let allowed = 1.0 / self.ali <= self.cfg.jitter_max_p
+            && (self.ali - self.jitter_ali).abs() <= self.cfg.jitter_max_ali_change;
+        let draw = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let mut inflate = allowed && draw < self.cfg.jitter_probability;
+        self.jitter_inflated |= inflate;
+        if srtt.is_some_and(|r| now.saturating_since(start) > r) {
+            // The force inflater at the end of each RTT.
+            if allowed && self.cfg.jitter_force && !self.jitter_inflated {
+                inflate = true;
+            }
+            self.jitter_start = Some(now);
+            self.jitter_inflated = false;
+            self.jitter_ali = self.ali;
+        }
+        inflate
     }
 
     /// The kernel's boost: `tp·δ` responsive, `tp²·δ` smooth (000 Sec. 3.2).
@@ -709,7 +798,6 @@ mod tests {
         use crate::endpoint::Endpoint;
         use crate::packet::Header;
         use crate::tcp::{Congestion, TcpConfig, TcpSender, TcpSink};
-        use crate::time::{Dur, Time};
         let cfg = TcpConfig {
             congestion: Congestion::Ttfwc(TtfwcConfig::with_tp(tp)),
             max_window: 40,
@@ -781,6 +869,42 @@ mod tests {
         );
         let s0 = closed_loop(0.0, 100, true, 60_000);
         assert_eq!(s0.ttfwc().unwrap().boosts(), 0);
+    }
+
+    /// 002's jitter (Sec. 3.2.7): after the first loss (ALI 82.15) about one ACK in ten is
+    /// inflated, and every RTT round (11 ACKs of 1 ms here) has at least one; none when switched off
+    /// or above a loss event rate of 25 % (an ALI of 3).
+    #[test]
+    fn jitter_inflates_one_ack_in_ten_and_at_least_once_per_rtt() {
+        let rtt = Some(Dur::from_millis(10));
+        let run = |cfg: TtfwcConfig, first_w: f64| {
+            let mut t = Ttfwc::new(cfg);
+            t.ssthresh(first_w);
+            (0..2000u64)
+                .map(|i| t.jitter(Time::ZERO + Dur::from_millis(i), rtt))
+                .collect::<Vec<bool>>()
+        };
+        let on = run(TtfwcConfig::with_tp(0.0), 20.0);
+        let n = on.iter().filter(|&&j| j).count();
+        // 10 % of 2000, plus a forced one in the ~35 % of 11-ACK rounds without a draw.
+        assert!((200..=330).contains(&n), "{n}");
+        // Each 11-ACK round ends with a forced inflation if it had none, so two never pass
+        // without one (at most 22 ACKs between inflations).
+        assert!(on.windows(23).all(|w| w.iter().any(|&j| j)));
+        let off = run(
+            TtfwcConfig {
+                jitter: false,
+                ..TtfwcConfig::with_tp(0.0)
+            },
+            20.0,
+        );
+        assert!(off.iter().all(|&j| !j));
+        // An ALI of 3 is a loss event rate above 25 %.
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.0));
+        t.ssthresh(20.0);
+        t.ali = 3.0;
+        t.jitter_ali = 3.0;
+        assert!((0..100u64).all(|i| !t.jitter(Time::ZERO + Dur::from_millis(i), rtt)));
     }
 
     #[test]

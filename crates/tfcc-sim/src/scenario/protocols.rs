@@ -208,8 +208,13 @@ pub fn build(
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .partition(|(k, _)| TtfwcConfig::FIELDS.contains(&k.as_str()));
-            let tt: TtfwcConfig = config_from_params(&own)?;
+            let mut tt: TtfwcConfig = config_from_params(&own)?;
             tt.validate().map_err(invalid)?;
+            if !own.contains_key("seed") {
+                // The cwnd jitter's draws, one stream per flow (as TFWC's above).
+                tt.seed =
+                    crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
+            }
             let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
             if !matches!(cfg.congestion, Congestion::Reno) {
                 return Err(ProtocolError::Param {
