@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::{Rate, Time};
 
+use crate::relay::{Relay, RelayConfig};
 use crate::{Protocol, Session, SessionConfig};
 
 const PREFIX: &str = "tfcc-";
@@ -193,6 +194,12 @@ impl Dumbbell {
     /// The router's namespace name.
     pub fn router_ns(&self) -> String {
         self.ns("r")
+    }
+
+    /// Starts the delay/loss relay ([`crate::relay`]) on the router, routing both veths'
+    /// arrivals through it. Stop it before dropping the dumbbell to read its statistics.
+    pub fn start_relay(&self, cfg: RelayConfig) -> io::Result<Relay> {
+        Relay::start(&self.router_ns(), &["rs", "rd"], cfg)
     }
 }
 
