@@ -238,6 +238,11 @@ pub fn enter(ns: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// The receiver port of flow `i` (the relay tells flows apart by it).
+pub fn flow_port(i: usize) -> u16 {
+    5001u16.wrapping_add(i as u16)
+}
+
 /// One flow of a testbed run.
 #[derive(Clone, Debug)]
 pub enum FlowKind {
@@ -275,7 +280,7 @@ pub fn run_flows(
     let mut handles = Vec::new();
     for (i, (f, offset)) in flows.iter().enumerate() {
         let offset = (*offset).min(duration);
-        let port = 5001 + i as u16;
+        let port = flow_port(i);
         let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
         let rns = bed.receiver_ns();
         let f2 = f.clone();

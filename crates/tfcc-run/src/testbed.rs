@@ -1,19 +1,24 @@
 //! `tfcc run --backend testbed`: a dumbbell scenario on real namespaces (tfcc_net::testbed).
 //!
 //! What maps: the `bottleneck` link's rate and DropTail packet limit (tbf + pfifo; the pfifo
-//! limit is the scenario's `limit`), TFRC flows with their configuration, `tcp-cubic` and
-//! `tcp-reno` as the kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the
-//! kernel's Reno, which has NewReno and SACK recovery built in), flow start times. What is
-//! refused, with the reason: RED queues, byte limits, artificial loss, other protocols.
-//! Propagation delay needs the TUN relay of issue 11, which does not exist yet: a scenario
-//! with delays runs with the veths' ~0.1 ms RTT and a warning says so. The time series is
-//! empty (only the summary is measured), and per-flow packet counts, loss and RTT are not
-//! collected yet (0 / null).
+//! limit is the scenario's `limit`), each flow's propagation delay (the sum of its route's link
+//! delays in each direction, held by the TUN relay, tfcc_net::relay), the bottleneck's
+//! artificial loss model (applied by the relay to the data direction, before the queue, as in
+//! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
+//! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
+//! NewReno and SACK recovery built in), flow start times. `tcp-cubic` is still planned in the
+//! simulator, which refuses it; here it is read as Reno for building the scenario and run as
+//! the kernel's CUBIC. What is refused, with the reason: RED queues, byte limits, loss on
+//! other links, other protocols. Access-link serialisation is not emulated (the veths are far
+//! faster than any bottleneck here). Per-flow packet counts, loss and RTT are not collected
+//! yet (0 / null).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tfcc_net::testbed::{qdisc_stats, run_flows, Bottleneck, Dumbbell, FlowKind};
+use tfcc_core::Dur;
+use tfcc_net::relay::{FlowPath, RelayConfig};
+use tfcc_net::testbed::{flow_port, qdisc_stats, run_flows, Bottleneck, Dumbbell, FlowKind};
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
 use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
@@ -28,8 +33,7 @@ fn refuse(path: &Path, msg: String) -> RunError {
 /// Runs the scenario at `path` on the testbed.
 pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finished, RunError> {
     let wall = Instant::now();
-    let built =
-        scenario::load(path, overrides, seed).map_err(|e| RunError::Scenario(e.to_string()))?;
+    let (built, cubic) = load_with_cubic(path, overrides, seed)?;
     let link = built
         .topology
         .links
@@ -45,23 +49,38 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             ))
         }
     };
-    if built.topology.links.iter().any(|l| l.loss.is_some()) {
+    if let Some(l) = built
+        .topology
+        .links
+        .iter()
+        .find(|l| l.loss.is_some() && l.name != "bottleneck")
+    {
         return Err(refuse(
             path,
-            "artificial loss needs the TUN relay (not built yet)".into(),
+            format!(
+                "artificial loss is emulated on the bottleneck's data direction only, not on {}",
+                l.name
+            ),
         ));
     }
-    if built.topology.links.iter().any(|l| !l.delay.is_zero()) {
-        eprintln!(
-            "warning: --backend testbed does not emulate propagation delay yet (no TUN relay): \
-             the RTT is the veths' ~0.1 ms plus queueing"
-        );
-    }
+    let loss = link.loss.clone();
     let mut flows = Vec::new();
-    for f in &built.flows {
+    let mut paths = Vec::new();
+    for (i, f) in built.flows.iter().enumerate() {
+        let route = &built.topology.routes[f.route];
+        let sum = |ids: &[u32]| {
+            ids.iter()
+                .map(|&id| built.topology.links[id as usize].delay)
+                .fold(Dur::ZERO, |a, b| a + b)
+        };
+        paths.push(FlowPath {
+            port: flow_port(i),
+            forward: sum(&route.forward),
+            reverse: sum(&route.reverse),
+        });
         let kind = match (&f.sender, f.protocol.as_str()) {
             (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(s.config().clone()),
-            (_, "tcp-cubic") => FlowKind::Tcp("cubic".into()),
+            _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
@@ -74,8 +93,42 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         limit,
     })
     .map_err(|e| RunError::Scenario(e.to_string()))?;
+    let needs_relay = loss.is_some() || paths.iter().any(|p| !(p.forward + p.reverse).is_zero());
+    let relay = if needs_relay {
+        Some(
+            bed.start_relay(RelayConfig {
+                flows: paths,
+                loss,
+                seed: built.cfg.seed,
+                ..RelayConfig::default()
+            })
+            .map_err(|e| RunError::Scenario(format!("testbed relay: {e}")))?,
+        )
+    } else {
+        None
+    };
     let results = run_flows(&bed, &flows, duration, measure_from)
         .map_err(|e| RunError::Scenario(e.to_string()))?;
+    let relay_stats = match relay {
+        Some(r) => Some(
+            r.stop()
+                .map_err(|e| RunError::Scenario(format!("testbed relay: {e}")))?,
+        ),
+        None => None,
+    };
+    if let Some(st) = &relay_stats {
+        eprintln!(
+            "relay: {} packets, {} lost to the loss model, lateness p50 {} p99 {} max {}, \
+             CPU {:.1} %{}",
+            st.forwarded,
+            st.lost,
+            st.lateness.quantile(0.5),
+            st.lateness.quantile(0.99),
+            st.lateness.max(),
+            100.0 * st.cpu_share(),
+            if st.realtime { "" } else { " (no SCHED_FIFO)" }
+        );
+    }
     let tc = qdisc_stats(&bed.router_ns(), "rd");
     drop(bed);
     let window = duration - measure_from;
@@ -83,11 +136,23 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         .iter()
         .zip(&built.flow_info)
         .enumerate()
-        .map(|(i, (r, info))| FlowEntry {
+        .map(|(i, (r, info))| {
+            let cub = cubic.contains(&info.group);
+            (i, r, info, cub)
+        })
+        .map(|(i, r, info, cub)| FlowEntry {
             id: i as u32,
-            label: Some(info.label.clone()),
+            label: Some(if cub && info.label == info.protocol {
+                "tcp-cubic".into()
+            } else {
+                info.label.clone()
+            }),
             group: Some(info.group),
-            protocol: info.protocol.clone(),
+            protocol: if cub {
+                "tcp-cubic".into()
+            } else {
+                info.protocol.clone()
+            },
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: 0,
@@ -115,7 +180,7 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         drops,
         queue_drops: drops,
         early_drops: 0,
-        artificial_drops: 0,
+        artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
         down_drops: 0,
         mean_queue_pkts: None,
         arrivals: tx_packets + drops,
@@ -143,4 +208,65 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         flows: FlowColumns::default(),
         links: LinkColumns::default(),
     })
+}
+
+/// Checks that the scenario loads for the testbed (`tcp-cubic` accepted), without running it.
+pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
+    load_with_cubic(path, overrides, None).map(drop)
+}
+
+/// Loads the scenario with every `tcp-cubic` flow entry read as `tcp-reno` (the simulator
+/// refuses CUBIC as planned, but the testbed runs the kernel's), returning the indices of those
+/// `[[flows]]` entries.
+fn load_with_cubic(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<(scenario::Built, Vec<usize>), RunError> {
+    let scen = |e: String| RunError::Scenario(format!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| scen(e.to_string()))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| scen(e.to_string()))?;
+    let mut cubic = Vec::new();
+    if let Some(toml::Value::Array(flows)) = table.get_mut("flows") {
+        for (k, f) in flows.iter_mut().enumerate() {
+            if let Some(p) = f.get_mut("protocol") {
+                if p.as_str() == Some("tcp-cubic") {
+                    *p = toml::Value::String("tcp-reno".into());
+                    cubic.push(k);
+                }
+            }
+        }
+    }
+    let mut set = Vec::with_capacity(overrides.len());
+    for o in overrides {
+        // `flows.K.protocol=tcp-cubic`
+        let k = o
+            .strip_suffix(".protocol=tcp-cubic")
+            .and_then(|h| h.strip_prefix("flows."))
+            .and_then(|k| k.parse::<usize>().ok());
+        match k {
+            Some(k) => {
+                cubic.push(k);
+                set.push(format!("flows.{k}.protocol=tcp-reno"));
+            }
+            None => {
+                if let Some(k) = o
+                    .strip_prefix("flows.")
+                    .and_then(|r| r.split_once(".protocol="))
+                    .and_then(|(k, _)| k.parse::<usize>().ok())
+                {
+                    cubic.retain(|&c| c != k);
+                }
+                set.push(o.clone());
+            }
+        }
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into());
+    let text = toml::to_string(&table).map_err(|e| scen(e.to_string()))?;
+    let built = scenario::load_str(&text, &path.display().to_string(), &stem, &set, seed)
+        .map_err(|e| RunError::Scenario(e.to_string()))?;
+    Ok((built, cubic))
 }
