@@ -17,10 +17,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tfcc_core::Dur;
+use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
-use tfcc_net::testbed::{flow_port, qdisc_stats, run_flows, Bottleneck, Dumbbell, FlowKind};
+use tfcc_net::testbed::{
+    flow_port, qdisc_sample, qdisc_stats, run_flows_sampled, Bottleneck, Dumbbell, FlowKind,
+    QdiscSample, TestbedError,
+};
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
+use tfcc_sim::LinkAction;
 use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
 
 use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, Summary};
@@ -93,7 +98,28 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         limit,
     })
     .map_err(|e| RunError::Scenario(e.to_string()))?;
-    let needs_relay = loss.is_some() || paths.iter().any(|p| !(p.forward + p.reverse).is_zero());
+    // Scheduled changes: only the bottleneck's (tbf and the relay) can be applied.
+    let bottleneck_id = built.topology.link_id("bottleneck");
+    let mut events = Vec::new();
+    for e in &built.events {
+        if Some(e.link) != bottleneck_id {
+            return Err(refuse(
+                path,
+                format!(
+                    "scheduled events apply to the bottleneck only, not to {}",
+                    built.topology.links[e.link as usize].name
+                ),
+            ));
+        }
+        events.push((Duration::from_nanos(e.at.0), e.action.clone()));
+    }
+    events.sort_by_key(|e| e.0);
+    let events_need_relay = events
+        .iter()
+        .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
+    let needs_relay = loss.is_some()
+        || events_need_relay
+        || paths.iter().any(|p| !(p.forward + p.reverse).is_zero());
     let relay = if needs_relay {
         Some(
             bed.start_relay(RelayConfig {
@@ -107,7 +133,47 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     } else {
         None
     };
-    let results = run_flows(&bed, &flows, duration, measure_from)
+    let interval = Duration::from_nanos(built.cfg.sample_interval.0);
+    let router = bed.router_ns();
+    let mut next_event = 0;
+    let mut rate = link.rate;
+    let mut queue: Vec<(Duration, Duration, QdiscSample)> = Vec::new();
+    let mut next_sample = interval;
+    let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
+        while let Some((at, action)) = events.get(next_event) {
+            if *at > elapsed {
+                break;
+            }
+            next_event += 1;
+            match action {
+                LinkAction::SetRate(r) => {
+                    rate = *r;
+                    bed.set_rate(*r)?;
+                }
+                LinkAction::SetUp(up) => {
+                    if let Some(r) = &relay {
+                        r.command(RelayCommand::SetUp(*up));
+                    }
+                    bed.set_up(*up, rate)?;
+                }
+                LinkAction::SetLoss(l) => {
+                    if let Some(r) = &relay {
+                        r.command(RelayCommand::SetLoss(l.clone()));
+                    }
+                }
+            }
+        }
+        // tc is a process per reading (a few ms of CPU), so the queue is read once per
+        // sampling interval, not averaged within it.
+        if elapsed >= next_sample && next_sample <= duration {
+            if let Some(q) = qdisc_sample(&router, "rd") {
+                queue.push((next_sample, elapsed, q));
+            }
+            next_sample += interval;
+        }
+        Ok(())
+    };
+    let results = run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
         .map_err(|e| RunError::Scenario(e.to_string()))?;
     let relay_stats = match relay {
         Some(r) => Some(
@@ -173,9 +239,10 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     let (tx_bytes, tx_packets, drops) = tc.unwrap_or((0, 0, 0));
     let links = vec![LinkEntry {
         name: "bottleneck".into(),
-        // Over the whole run (tc counters are cumulative), IP headers included.
+        // Over the whole run (tc counters are cumulative), IP headers included, against the
+        // capacity the scheduled rate changes and dropouts left.
         utilization: Some(
-            tx_bytes as f64 * 8.0 / (link.rate.bps().max(1) as f64 * duration.as_secs_f64()),
+            tx_bytes as f64 * 8.0 / capacity_bits(link.rate, &events, duration).max(1.0),
         ),
         drops,
         queue_drops: drops,
@@ -205,8 +272,8 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     };
     Ok(Finished {
         summary,
-        flows: FlowColumns::default(),
-        links: LinkColumns::default(),
+        flows: flow_columns(&results, interval),
+        links: link_columns(&queue, interval),
     })
 }
 
@@ -269,4 +336,107 @@ fn load_with_cubic(
     let built = scenario::load_str(&text, &path.display().to_string(), &stem, &set, seed)
         .map_err(|e| RunError::Scenario(e.to_string()))?;
     Ok((built, cubic))
+}
+
+/// Per-flow goodput per sampling interval, from the receivers' delivered bytes.
+fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -> FlowColumns {
+    let mut c = FlowColumns::default();
+    for (i, r) in results.iter().enumerate() {
+        let mut last = 0;
+        for (k, &d) in r.delivered.iter().enumerate() {
+            c.flow.push(i as i64);
+            c.t.push((interval * (k as u32 + 1)).as_secs_f64());
+            c.throughput_bps
+                .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
+            c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
+            for col in [
+                &mut c.cwnd,
+                &mut c.rate_bps,
+                &mut c.p,
+                &mut c.rtt_s,
+                &mut c.ptcp_k,
+                &mut c.ptcp_s,
+                &mut c.ptcp_a_bps,
+                &mut c.ptcp_oracle_a_bps,
+            ] {
+                col.push(None);
+            }
+            last = d;
+        }
+    }
+    c
+}
+
+/// The bottleneck's queue (read at each sample; `queue_pkts_avg` is that reading too),
+/// throughput and tbf drops per interval, from tc.
+/// Samples are (nominal time, time actually read, reading): throughput divides by the time
+/// between actual readings, since a busy machine delays the tc process.
+fn link_columns(samples: &[(Duration, Duration, QdiscSample)], interval: Duration) -> LinkColumns {
+    let mut c = LinkColumns::default();
+    let mut prev = QdiscSample::default();
+    let mut prev_t = Duration::ZERO;
+    for (t, read_at, q) in samples {
+        let dt = read_at
+            .saturating_sub(prev_t)
+            .max(interval / 10)
+            .as_secs_f64();
+        c.link.push("bottleneck".into());
+        c.t.push(t.as_secs_f64());
+        c.queue_pkts.push(q.backlog_packets as i64);
+        c.queue_pkts_avg.push(q.backlog_packets as f64);
+        c.queue_bytes.push(q.backlog_bytes as i64);
+        c.throughput_bps
+            .push(q.sent_bytes.saturating_sub(prev.sent_bytes) as f64 * 8.0 / dt);
+        c.drops.push(q.drops.saturating_sub(prev.drops) as i64);
+        prev = *q;
+        prev_t = *read_at;
+    }
+    c
+}
+
+/// Bits the bottleneck could carry in `duration`: its rate over time, zero while down.
+fn capacity_bits(
+    rate: tfcc_core::Rate,
+    events: &[(Duration, LinkAction)],
+    duration: Duration,
+) -> f64 {
+    let (mut bits, mut t, mut bps, mut up) = (0.0, Duration::ZERO, rate.bps() as f64, true);
+    for (at, a) in events.iter().filter(|(at, _)| *at <= duration) {
+        if up {
+            bits += bps * (*at - t).as_secs_f64();
+        }
+        t = *at;
+        match a {
+            LinkAction::SetRate(r) => bps = r.bps() as f64,
+            LinkAction::SetUp(u) => up = *u,
+            LinkAction::SetLoss(_) => {}
+        }
+    }
+    if up {
+        bits += bps * duration.saturating_sub(t).as_secs_f64();
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_follows_rate_changes_and_dropouts() {
+        let events = vec![
+            (
+                Duration::from_secs(4),
+                LinkAction::SetRate(tfcc_core::Rate::from_mbps(5)),
+            ),
+            (Duration::from_secs(6), LinkAction::SetUp(false)),
+            (Duration::from_secs(7), LinkAction::SetUp(true)),
+        ];
+        let c = capacity_bits(
+            tfcc_core::Rate::from_mbps(10),
+            &events,
+            Duration::from_secs(10),
+        );
+        assert_eq!(c, 40e6 + 10e6 + 15e6);
+    }
 }
