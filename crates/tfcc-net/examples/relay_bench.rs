@@ -44,14 +44,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "bottleneck {mbps} Mb/s, queue {limit} pkts, RTT 40 ms: goodput {goodput:.2} Mb/s; relay \
          {} pkts ({relayed_mbps:.1} Mb/s both directions), CPU {:.1} % of a core = {:.2} % per \
-         Mb/s, lateness p50 {} p99 {} p99.9 {} max {}, SCHED_FIFO {}, overflow {}",
+         Mb/s, lateness p50 {:.3} p99 {:.3} p99.9 {:.3} max {:.3} ms, SCHED_FIFO {}, overflow {}",
         st.forwarded,
         100.0 * st.cpu_share(),
         100.0 * st.cpu_share() / relayed_mbps.max(1e-9),
-        st.lateness.quantile(0.5),
-        st.lateness.quantile(0.99),
-        st.lateness.quantile(0.999),
-        st.lateness.max(),
+        st.lateness.quantile(0.5).as_millis_f64(),
+        st.lateness.quantile(0.99).as_millis_f64(),
+        st.lateness.quantile(0.999).as_millis_f64(),
+        st.lateness.max().as_millis_f64(),
         st.realtime,
         st.overflow
     );

@@ -184,13 +184,13 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     };
     if let Some(st) = &relay_stats {
         eprintln!(
-            "relay: {} packets, {} lost to the loss model, lateness p50 {} p99 {} max {}, \
+            "relay: {} packets, {} lost to the loss model, lateness p50 {:.3} p99 {:.3} max {:.3} ms, \
              CPU {:.1} %{}",
             st.forwarded,
             st.lost,
-            st.lateness.quantile(0.5),
-            st.lateness.quantile(0.99),
-            st.lateness.max(),
+            st.lateness.quantile(0.5).as_millis_f64(),
+            st.lateness.quantile(0.99).as_millis_f64(),
+            st.lateness.max().as_millis_f64(),
             100.0 * st.cpu_share(),
             if st.realtime { "" } else { " (no SCHED_FIFO)" }
         );
