@@ -229,9 +229,12 @@ impl Drop for Dumbbell {
 
 /// tbf's bucket must hold at least one MTU; at high rates a few ms of data keeps the token
 /// refill from starving on timer granularity (15 KB at 10 Mb/s, 64 KB at 100 Mb/s were measured
-/// to give full utilisation).
+/// to give full utilisation). At the theses' low rates (1.5 Mb/s and below) 15 KB would let
+/// a burst of 80 ms and more through at line rate, so there the bucket is 20 ms of data but
+/// at least two full frames.
 fn burst_for(rate: Rate) -> u64 {
-    (rate.bps() / 8 / 160).max(15_000)
+    let low = (rate.bps() / 8 / 50).clamp(3_028, 15_000);
+    (rate.bps() / 8 / 160).max(low)
 }
 
 fn tbf_args(ns: &str, verb: &str, bps: u64, burst: u64) -> Vec<String> {

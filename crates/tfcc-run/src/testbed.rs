@@ -72,6 +72,12 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     let mut flows = Vec::new();
     let mut paths = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
+        if f.stop.is_some() {
+            return Err(refuse(
+                path,
+                "flows with a stop time are not supported yet".into(),
+            ));
+        }
         let route = &built.topology.routes[f.route];
         let sum = |ids: &[u32]| {
             ids.iter()
