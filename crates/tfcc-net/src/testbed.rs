@@ -22,7 +22,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use tfcc_core::endpoint::Receiver;
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Rate, Time};
 
 use crate::relay::{Relay, RelayConfig};
@@ -290,6 +292,8 @@ pub fn flow_port(i: usize) -> u16 {
 pub enum FlowKind {
     /// TFRC with this configuration.
     Tfrc(TfrcConfig),
+    /// TFWC with this configuration.
+    Tfwc(TfwcConfig),
     /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
     Tcp(String),
 }
@@ -376,7 +380,14 @@ pub fn run_flows_sampled(
         let rx = thread::spawn(move || -> io::Result<FlowResult> {
             enter(&rns)?;
             match f2 {
-                FlowKind::Tfrc(cfg) => tfrc_receiver(cfg, port, clk, ready_tx),
+                FlowKind::Tfrc(cfg) => {
+                    let ep = TfrcReceiver::new(cfg);
+                    udp_receiver(ep, Protocol::Tfrc, port, clk, ready_tx)
+                }
+                FlowKind::Tfwc(cfg) => {
+                    let ep = TfwcReceiver::new(&cfg);
+                    udp_receiver(ep, Protocol::Tfwc, port, clk, ready_tx)
+                }
                 FlowKind::Tcp(_) => tcp_receiver(port, clk, ready_tx),
             }
         });
@@ -396,6 +407,16 @@ pub fn run_flows_sampled(
                     let mut s = Session::sender(
                         TfrcSender::new(cfg),
                         Protocol::Tfrc,
+                        format!("{SENDER_IP}:0"),
+                        to,
+                        SessionConfig::default(),
+                    )?;
+                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
+                }
+                FlowKind::Tfwc(cfg) => {
+                    let mut s = Session::sender(
+                        TfwcSender::new(cfg, Time::ZERO),
+                        Protocol::Tfwc,
                         format!("{SENDER_IP}:0"),
                         to,
                         SessionConfig::default(),
@@ -443,15 +464,16 @@ fn wait_until(t: Instant) {
     }
 }
 
-fn tfrc_receiver(
-    cfg: TfrcConfig,
+fn udp_receiver<R: Receiver>(
+    ep: R,
+    proto: Protocol,
     port: u16,
     clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
     let mut s = match Session::receiver(
-        TfrcReceiver::new(cfg),
-        Protocol::Tfrc,
+        ep,
+        proto,
         format!("{RECEIVER_IP}:{port}"),
         SessionConfig::default(),
     ) {
@@ -527,7 +549,7 @@ fn tcp_receiver(
         if before.is_none() && now >= window_start {
             before = Some(total);
         }
-        // The window ends with the run (see `tfrc_receiver`); draining continues after it.
+        // The window ends with the run (see `udp_receiver`); draining continues after it.
         if in_window.is_none() && now >= window_end {
             in_window = Some(total);
         }

@@ -8,7 +8,7 @@
 //! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
 //! NewReno and SACK recovery built in), flow start times. `tcp-cubic` is still planned in the
 //! simulator, which refuses it; here it is read as Reno for building the scenario and run as
-//! the kernel's CUBIC. What is refused, with the reason: RED queues, byte limits, loss on
+//! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). Per-flow packet counts, loss and RTT are not collected
 //! yet (0 / null).
@@ -91,6 +91,7 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         });
         let kind = match (&f.sender, f.protocol.as_str()) {
             (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(s.config().clone()),
+            (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
             _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),

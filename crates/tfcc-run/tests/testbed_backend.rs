@@ -60,7 +60,9 @@ protocol = "tcp-cubic"
     assert!(tput.iter().all(|&t| t > 0.1 * sum), "{tput:?}");
     assert_eq!(flows[1]["protocol"], "tcp-cubic");
     // One row per flow per 100 ms sample: the time series is no longer empty.
-    let series = std::fs::metadata(dir.join("timeseries.parquet")).unwrap().len();
+    let series = std::fs::metadata(dir.join("timeseries.parquet"))
+        .unwrap()
+        .len();
     assert!(series > 1000, "timeseries.parquet is {series} bytes");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&scenario);
