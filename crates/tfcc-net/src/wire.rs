@@ -252,7 +252,7 @@ mod tests {
         // Packets 100, 99, 97 received, 98 lost, and everything below.
         let vector = tfcc_core::tfwc::AckVector {
             head: 100,
-            bits: !0u64 & !(1 << 2),
+            bits: !(1u64 << 2),
         };
         let ack = Packet {
             size: 40,
