@@ -37,3 +37,36 @@ def test_a_bad_option_value_exits_2_without_a_traceback() -> None:
     r = run_cli("demo", "--rtt-ms", "-5")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
+
+
+def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
+    # The `tfcc send` / `tfcc recv` route (tfcc.entry -> tfcc._core.cli_net -> tfcc-net): a 2 s
+    # TFRC flow on loopback, reported by both ends.
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    entry = [sys.executable, "-m", "tfcc.entry"]
+    recv = subprocess.Popen(
+        [*entry, "recv", "--listen", f"127.0.0.1:{port}", "--duration", "4s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        send = subprocess.run(
+            [*entry, "send", f"127.0.0.1:{port}", "--duration", "2s"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        out, err = recv.communicate(timeout=30)
+    finally:
+        recv.kill()
+    assert send.returncode == 0, send.stderr
+    assert recv.returncode == 0, err
+    assert "sent " in send.stdout and "pacing lateness" in send.stdout, send.stdout
+    rows = [line.split() for line in out.splitlines()[1:] if line.split()[:1] != ["time_s"]]
+    goodputs = [float(r[1]) for r in rows if len(r) >= 2 and r[0].replace(".", "").isdigit()]
+    assert goodputs and max(goodputs) > 0.01, out

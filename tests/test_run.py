@@ -268,8 +268,8 @@ def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_testbed_refuses_what_it_cannot_emulate(tmp_path: Path) -> None:
-    # A CBR flow over the testbed needs nothing it lacks, but a loss model does (no netem and
-    # no relay yet): one message, no output, before any namespace is built.
+    # The bottleneck's loss model maps onto the relay, but CBR flows are not mapped onto the
+    # testbed yet: one message, no output, before any namespace is built.
     lossy = GOOD.replace(
         'delay = "20ms" }', 'delay = "20ms", loss = { model = "bernoulli", p = 0.01 } }'
     )

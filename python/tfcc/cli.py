@@ -130,6 +130,14 @@ def reproduce(
         bool,
         typer.Option("--serial", help="Run in this process, one run after another, no outputs."),
     ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="sim, or testbed: the claims marked `testbed = true` on real namespaces (root; "
+            "real time, runs side by side; with --quick each claim's first seed only).",
+        ),
+    ] = "sim",
 ) -> None:
     """Run a thesis' experiments and check each claim against its target and tolerance.
 
@@ -148,11 +156,28 @@ def reproduce(
         _, claims, figures = rep.load_all(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
+    if backend not in ("sim", "testbed"):
+        raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
     if quick:
         claims = [c for c in claims if c.quick]
     runner = rep.default_runner
     tmp = None
-    if not serial:
+    chosen: list[rep.Claim] | None = None
+    if backend == "testbed":
+        from tfcc import testbed as tb
+
+        claims = [c for c in claims if c.testbed]
+        if quick:
+            for c in claims:
+                c.seeds = c.seeds[:1]
+        chosen = claims
+        if not claims:
+            raise _fail(f"{name}: no claim is marked testbed = true")
+        console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
+        runner = tb.prerun_claims(
+            claims, on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim")
+        )
+    elif not serial:
         if runs is None:
             tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
             runs = Path(tmp.name)
@@ -174,7 +199,7 @@ def reproduce(
             console.print(f"      {o.error}", markup=False, highlight=False)
 
     try:
-        title, outcomes = rep.run(name, quick=quick, on_outcome=show, runner=runner)
+        title, outcomes = rep.run(name, quick=quick, on_outcome=show, runner=runner, chosen=chosen)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -196,6 +221,39 @@ def reproduce(
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")
         raise typer.Exit(1)
+
+
+@app.command()
+def compare(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override KEY=VALUE (repeatable).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
+) -> None:
+    """Run a scenario on the simulator and on the testbed (root) and print one table, sim
+    against testbed, per flow and metric."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tfcc import testbed as tb
+
+    overrides = list(set_ or [])
+    try:
+        sim = tb.run(scenario, overrides, seed, backend="sim")
+        bed = tb.run(scenario, overrides, seed, backend="testbed")
+    except tb.TestbedError as e:
+        raise _fail(str(e)) from None
+    table = Table(title=f"{scenario.name}: simulator against testbed")
+    for col in ("flow", "metric", "sim", "testbed"):
+        table.add_column(col)
+
+    def fmt(v: float | None) -> str:
+        return "—" if v is None else f"{v:.4g}"
+
+    for flow, metric, a, b in tb.compare_rows(sim, bed):
+        table.add_row(flow, metric, fmt(a), fmt(b))
+    Console().print(table)
 
 
 class _SweepProgress:

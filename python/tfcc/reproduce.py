@@ -112,6 +112,9 @@ class Claim:
     note: str = ""
     variants: list[list[str]] = field(default_factory=lambda: [[]])
     versus: dict[str, Any] | None = None
+    #: Also run by ``tfcc reproduce --backend testbed`` (the experiment fits the namespaces
+    #: testbed: a dumbbell with TFRC and TCP flows, DropTail in packets).
+    testbed: bool = False
 
     def bounds(self) -> tuple[float, float]:
         """The accepted interval ``[lo, hi]``."""
@@ -318,9 +321,15 @@ def run(
     quick: bool = False,
     runner: Runner = default_runner,
     on_outcome: Callable[[Outcome], None] | None = None,
+    chosen: list[Claim] | None = None,
 ) -> tuple[str, list[Outcome]]:
+    """Checks the claims of reproduction ``name`` (the quick ones with ``quick``), or the
+    ``chosen`` claims instead (already selected and adjusted by the caller, e.g. the testbed's
+    first-seed-only claims)."""
     title, claims = load(name)
-    if quick:
+    if chosen is not None:
+        claims = chosen
+    elif quick:
         claims = [c for c in claims if c.quick]
     outcomes = []
     for c in claims:

@@ -11,6 +11,7 @@ use clap::Parser;
 use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::quantity::{parse_dur, parse_rate};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Dur, Time};
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::CbrConfig;
@@ -23,7 +24,7 @@ use crate::{Protocol, Session, SessionConfig};
 struct SendArgs {
     /// The receiver, HOST:PORT.
     to: String,
-    /// Protocol: tfrc, or cbr (uncontrolled, at --rate).
+    /// Protocol: tfrc, tfwc, or cbr (uncontrolled, at --rate).
     #[arg(long, default_value = "tfrc")]
     protocol: String,
     /// How long to send, e.g. 10s.
@@ -50,7 +51,7 @@ struct SendArgs {
 #[derive(Parser, Debug)]
 #[command(name = "tfcc recv", disable_version_flag = true)]
 struct RecvArgs {
-    /// Protocol: tfrc or cbr (must match the sender).
+    /// Protocol: tfrc, tfwc or cbr (must match the sender).
     #[arg(long, default_value = "tfrc")]
     protocol: String,
     /// Address to listen on.
@@ -141,6 +142,16 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
             drive_sender(s, duration, every)
         }
+        "tfwc" => {
+            let c = TfwcConfig {
+                packet_size: a.packet_size,
+                ..TfwcConfig::default()
+            };
+            let ep = TfwcSender::new(c, Time::ZERO);
+            let s =
+                Session::sender(ep, Protocol::Tfwc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            drive_sender(s, duration, every)
+        }
         "cbr" => {
             let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
             let c = CbrConfig {
@@ -155,7 +166,9 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 Session::sender(ep, Protocol::Raw, &a.bind, to, cfg).map_err(|e| e.to_string())?;
             drive_sender(s, duration, every)
         }
-        other => Err(format!("--protocol {other}: unknown (use tfrc or cbr)")),
+        other => Err(format!(
+            "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
+        )),
     }
 }
 
@@ -170,12 +183,20 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
                 Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg).map_err(|e| e.to_string())?;
             drive_receiver(s, duration, every)
         }
+        "tfwc" => {
+            let ep = TfwcReceiver::new(&TfwcConfig::default());
+            let s =
+                Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            drive_receiver(s, duration, every)
+        }
         "cbr" => {
             let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
                 .map_err(|e| e.to_string())?;
             drive_receiver(s, duration, every)
         }
-        other => Err(format!("--protocol {other}: unknown (use tfrc or cbr)")),
+        other => Err(format!(
+            "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
+        )),
     }
 }
 

@@ -32,6 +32,7 @@
 pub mod cli;
 pub mod clock;
 pub mod pacing;
+pub mod relay;
 pub mod session;
 pub mod socket;
 pub mod testbed;

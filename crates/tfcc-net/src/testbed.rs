@@ -22,9 +22,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use tfcc_core::endpoint::Receiver;
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Rate, Time};
 
+use crate::relay::{Relay, RelayConfig};
 use crate::{Protocol, Session, SessionConfig};
 
 const PREFIX: &str = "tfcc-";
@@ -42,7 +45,8 @@ pub enum TestbedError {
     Io(#[from] io::Error),
 }
 
-fn run(args: &[&str]) -> Result<(), TestbedError> {
+fn run<S: AsRef<str>>(args: &[S]) -> Result<(), TestbedError> {
+    let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
     let out = Command::new(args[0])
         .args(&args[1..])
         .output()
@@ -71,6 +75,7 @@ pub struct Bottleneck {
 #[derive(Debug)]
 pub struct Dumbbell {
     base: String,
+    bottleneck: Bottleneck,
 }
 
 impl Dumbbell {
@@ -82,7 +87,10 @@ impl Dumbbell {
         }
         remove_stale();
         let base = format!("{PREFIX}{}", std::process::id());
-        let d = Dumbbell { base };
+        let d = Dumbbell {
+            base,
+            bottleneck: b,
+        };
         let (s, r, x) = (d.ns("s"), d.ns("r"), d.ns("d"));
         for ns in [&s, &r, &x] {
             run(&["ip", "netns", "add", ns])?;
@@ -136,29 +144,7 @@ impl Dumbbell {
             "-qw",
             "net.ipv4.ip_forward=1",
         ])?;
-        // tbf's bucket must hold at least one MTU; at high rates a few ms of data keeps the
-        // token refill from starving on timer granularity (15 KB at 10 Mb/s, 64 KB at 100 Mb/s
-        // were measured to give full utilisation).
-        let burst = (b.rate.bps() / 8 / 160).max(15_000);
-        run(&[
-            "tc",
-            "-n",
-            &r,
-            "qdisc",
-            "add",
-            "dev",
-            "rd",
-            "root",
-            "handle",
-            "1:",
-            "tbf",
-            "rate",
-            &format!("{}bit", b.rate.bps()),
-            "burst",
-            &burst.to_string(),
-            "latency",
-            "1s",
-        ])?;
+        run(&tbf_args(&r, "add", b.rate.bps(), burst_for(b.rate)))?;
         run(&[
             "tc",
             "-n",
@@ -194,6 +180,45 @@ impl Dumbbell {
     pub fn router_ns(&self) -> String {
         self.ns("r")
     }
+
+    /// Changes the bottleneck rate now (a scheduled rate change), keeping what is queued.
+    /// `tc qdisc change` on tbf resets its child pfifo's limit (notes/linux-emulation.md §2),
+    /// so the limit is set again right after.
+    pub fn set_rate(&self, rate: Rate) -> Result<(), TestbedError> {
+        let r = self.router_ns();
+        run(&tbf_args(&r, "change", rate.bps(), burst_for(rate)))?;
+        self.set_limit()
+    }
+
+    /// Pauses (`false`) or resumes the bottleneck's transmitter, keeping its queue: the
+    /// simulator's link dropout (tfcc_sim::link). Paused, tbf runs at 8 bit/s with a one-packet
+    /// bucket; `tc qdisc change` refills the bucket, so one queued packet can still leave at
+    /// the start of a dropout. Arrivals during the dropout are refused by the relay
+    /// ([`crate::relay::RelayCommand::SetUp`]).
+    pub fn set_up(&self, up: bool, rate: Rate) -> Result<(), TestbedError> {
+        let r = self.router_ns();
+        if up {
+            run(&tbf_args(&r, "change", rate.bps(), burst_for(rate)))?;
+        } else {
+            run(&tbf_args(&r, "change", 8, 1600))?;
+        }
+        self.set_limit()
+    }
+
+    fn set_limit(&self) -> Result<(), TestbedError> {
+        let r = self.router_ns();
+        let limit = self.bottleneck.limit.to_string();
+        run(&[
+            "tc", "-n", &r, "qdisc", "change", "dev", "rd", "parent", "1:1", "handle", "10:",
+            "pfifo", "limit", &limit,
+        ])
+    }
+
+    /// Starts the delay/loss relay ([`crate::relay`]) on the router, routing both veths'
+    /// arrivals through it. Stop it before dropping the dumbbell to read its statistics.
+    pub fn start_relay(&self, cfg: RelayConfig) -> io::Result<Relay> {
+        Relay::start(&self.router_ns(), &["rs", "rd"], cfg)
+    }
 }
 
 impl Drop for Dumbbell {
@@ -202,6 +227,32 @@ impl Drop for Dumbbell {
             let _ = run(&["ip", "netns", "del", &self.ns(side)]);
         }
     }
+}
+
+/// tbf's bucket must hold at least one MTU; at high rates a few ms of data keeps the token
+/// refill from starving on timer granularity (15 KB at 10 Mb/s, 64 KB at 100 Mb/s were measured
+/// to give full utilisation). At the theses' low rates (1.5 Mb/s and below) 15 KB would let
+/// a burst of 80 ms and more through at line rate, so there the bucket is 20 ms of data but
+/// at least two full frames.
+fn burst_for(rate: Rate) -> u64 {
+    let low = (rate.bps() / 8 / 50).clamp(3_028, 15_000);
+    (rate.bps() / 8 / 160).max(low)
+}
+
+fn tbf_args(ns: &str, verb: &str, bps: u64, burst: u64) -> Vec<String> {
+    [
+        "tc", "-n", ns, "qdisc", verb, "dev", "rd", "root", "handle", "1:", "tbf", "rate",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .chain([
+        format!("{bps}bit"),
+        "burst".into(),
+        burst.to_string(),
+        "latency".into(),
+        "1s".into(),
+    ])
+    .collect()
 }
 
 /// Deletes `tfcc-<pid>-*` namespaces whose process no longer exists.
@@ -231,28 +282,54 @@ pub fn enter(ns: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// The receiver port of flow `i` (the relay tells flows apart by it).
+pub fn flow_port(i: usize) -> u16 {
+    5001u16.wrapping_add(i as u16)
+}
+
 /// One flow of a testbed run.
 #[derive(Clone, Debug)]
 pub enum FlowKind {
     /// TFRC with this configuration.
     Tfrc(TfrcConfig),
+    /// TFWC with this configuration.
+    Tfwc(TfwcConfig),
     /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
     Tcp(String),
 }
 
 /// What the receiving side of a flow measured.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowResult {
     /// Payload bytes delivered in the measurement window.
     pub window_bytes: u64,
     /// Payload bytes delivered over the whole run.
     pub total_bytes: u64,
+    /// Payload bytes delivered by the end of each sampling interval: entry `k` at
+    /// `(k + 1) · interval` after the run's start, up to its end.
+    pub delivered: Vec<u64>,
 }
 
 impl FlowResult {
     /// Goodput in the measurement window, bits per second.
     pub fn goodput_bps(&self, window: Duration) -> f64 {
         self.window_bytes as f64 * 8.0 / window.as_secs_f64().max(1e-9)
+    }
+}
+
+/// When a run starts, ends, measures and samples, shared by its receivers.
+#[derive(Clone, Copy, Debug)]
+struct Clocking {
+    start: Instant,
+    duration: Duration,
+    measure_from: Duration,
+    interval: Duration,
+}
+
+impl Clocking {
+    /// Sampling instants (offsets from the start) up to the end of the run.
+    fn samples(&self) -> usize {
+        (self.duration.as_nanos() / self.interval.as_nanos().max(1)) as usize
     }
 }
 
@@ -264,11 +341,39 @@ pub fn run_flows(
     duration: Duration,
     measure_from: Duration,
 ) -> Result<Vec<FlowResult>, TestbedError> {
+    run_flows_sampled(
+        bed,
+        flows,
+        duration,
+        measure_from,
+        Duration::from_millis(100),
+        &mut |_| Ok(()),
+    )
+}
+
+/// As [`run_flows`], with each receiver's delivered bytes sampled every `interval`, and
+/// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
+/// to its end) so the caller can apply scheduled changes and poll the queue. An error from
+/// `tick` is returned after the flows end.
+pub fn run_flows_sampled(
+    bed: &Dumbbell,
+    flows: &[(FlowKind, Duration)],
+    duration: Duration,
+    measure_from: Duration,
+    interval: Duration,
+    tick: &mut dyn FnMut(Duration) -> Result<(), TestbedError>,
+) -> Result<Vec<FlowResult>, TestbedError> {
     let start = Instant::now() + Duration::from_millis(300);
+    let clk = Clocking {
+        start,
+        duration,
+        measure_from,
+        interval: interval.max(Duration::from_millis(1)),
+    };
     let mut handles = Vec::new();
     for (i, (f, offset)) in flows.iter().enumerate() {
         let offset = (*offset).min(duration);
-        let port = 5001 + i as u16;
+        let port = flow_port(i);
         let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
         let rns = bed.receiver_ns();
         let f2 = f.clone();
@@ -276,9 +381,14 @@ pub fn run_flows(
             enter(&rns)?;
             match f2 {
                 FlowKind::Tfrc(cfg) => {
-                    tfrc_receiver(cfg, port, start, duration, measure_from, ready_tx)
+                    let ep = TfrcReceiver::new(cfg);
+                    udp_receiver(ep, Protocol::Tfrc, port, clk, ready_tx)
                 }
-                FlowKind::Tcp(_) => tcp_receiver(port, start, duration, measure_from, ready_tx),
+                FlowKind::Tfwc(cfg) => {
+                    let ep = TfwcReceiver::new(&cfg);
+                    udp_receiver(ep, Protocol::Tfwc, port, clk, ready_tx)
+                }
+                FlowKind::Tcp(_) => tcp_receiver(port, clk, ready_tx),
             }
         });
         ready_rx
@@ -303,10 +413,34 @@ pub fn run_flows(
                     )?;
                     s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
                 }
+                FlowKind::Tfwc(cfg) => {
+                    let mut s = Session::sender(
+                        TfwcSender::new(cfg, Time::ZERO),
+                        Protocol::Tfwc,
+                        format!("{SENDER_IP}:0"),
+                        to,
+                        SessionConfig::default(),
+                    )?;
+                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
+                }
                 FlowKind::Tcp(cc) => tcp_sender(to, &cc, start + duration),
             }
         });
         handles.push((rx, tx));
+    }
+    let mut tick_err = None;
+    wait_until(start);
+    loop {
+        let elapsed = start.elapsed();
+        if tick_err.is_none() {
+            if let Err(e) = tick(elapsed.min(duration)) {
+                tick_err = Some(e);
+            }
+        }
+        if elapsed >= duration {
+            break;
+        }
+        thread::sleep(Duration::from_millis(10).min(duration - elapsed));
     }
     let mut out = Vec::new();
     for (rx, tx) in handles {
@@ -317,7 +451,10 @@ pub fn run_flows(
                 .map_err(|_| io::Error::other("receiver thread panicked"))??,
         );
     }
-    Ok(out)
+    match tick_err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 fn wait_until(t: Instant) {
@@ -327,17 +464,16 @@ fn wait_until(t: Instant) {
     }
 }
 
-fn tfrc_receiver(
-    cfg: TfrcConfig,
+fn udp_receiver<R: Receiver>(
+    ep: R,
+    proto: Protocol,
     port: u16,
-    start: Instant,
-    duration: Duration,
-    measure_from: Duration,
+    clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
     let mut s = match Session::receiver(
-        TfrcReceiver::new(cfg),
-        Protocol::Tfrc,
+        ep,
+        proto,
         format!("{RECEIVER_IP}:{port}"),
         SessionConfig::default(),
     ) {
@@ -351,29 +487,41 @@ fn tfrc_receiver(
         }
     };
     // Session time 0 is its construction, shortly before `start`.
-    let lead = start.saturating_duration_since(Instant::now());
+    let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
-    s.run_until(at(measure_from))?;
-    let before = s.delivered_bytes();
+    let mut delivered = Vec::with_capacity(clk.samples());
+    let mut before = None;
+    for k in 1..=clk.samples() {
+        let t = clk.interval * k as u32;
+        if before.is_none() && t > clk.measure_from {
+            s.run_until(at(clk.measure_from))?;
+            before = Some(s.delivered_bytes());
+        }
+        s.run_until(at(t))?;
+        delivered.push(s.delivered_bytes());
+    }
+    if before.is_none() {
+        s.run_until(at(clk.measure_from))?;
+        before = Some(s.delivered_bytes());
+    }
     // The window ends with the run, as in the simulator: bytes delivered while the queue
     // drains afterwards count towards the total only (they had inflated goodput by the
     // backlog over the window, above the bottleneck rate).
-    s.run_until(at(duration))?;
+    s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
     // Half a second past the sender's end lets the last packets drain from the queue.
-    s.run_until(at(duration + Duration::from_millis(500)))?;
+    s.run_until(at(clk.duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
     Ok(FlowResult {
-        window_bytes: in_window - before,
+        window_bytes: in_window - before.unwrap_or(0),
         total_bytes: total,
+        delivered,
     })
 }
 
 fn tcp_receiver(
     port: u16,
-    start: Instant,
-    duration: Duration,
-    measure_from: Duration,
+    clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
     let l = match TcpListener::bind(format!("{RECEIVER_IP}:{port}")) {
@@ -387,20 +535,28 @@ fn tcp_receiver(
         }
     };
     let (mut c, _) = l.accept()?;
-    c.set_read_timeout(Some(Duration::from_millis(50)))?;
+    // Short enough that a sample boundary is seen within a few ms even when nothing arrives.
+    c.set_read_timeout(Some(Duration::from_millis(5)))?;
     let mut buf = vec![0u8; 1 << 16];
     let (mut total, mut before, mut in_window) = (0u64, None, None);
-    let window_start = start + measure_from;
-    let window_end = start + duration;
+    let window_start = clk.start + clk.measure_from;
+    let window_end = clk.start + clk.duration;
     let end = window_end + Duration::from_millis(500);
+    let n_samples = clk.samples();
+    let mut delivered = Vec::with_capacity(n_samples);
     loop {
         let now = Instant::now();
         if before.is_none() && now >= window_start {
             before = Some(total);
         }
-        // The window ends with the run (see `tfrc_receiver`); draining continues after it.
+        // The window ends with the run (see `udp_receiver`); draining continues after it.
         if in_window.is_none() && now >= window_end {
             in_window = Some(total);
+        }
+        while delivered.len() < n_samples
+            && now >= clk.start + clk.interval * (delivered.len() as u32 + 1)
+        {
+            delivered.push(total);
         }
         if now >= end {
             break;
@@ -418,9 +574,11 @@ fn tcp_receiver(
     }
     let before = before.unwrap_or(total);
     let in_window = in_window.unwrap_or(total);
+    delivered.resize(n_samples, total);
     Ok(FlowResult {
         window_bytes: in_window.saturating_sub(before),
         total_bytes: total,
+        delivered,
     })
 }
 
@@ -459,6 +617,53 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
     Ok(())
 }
 
+/// A reading of the bottleneck's qdisc (`tc -s`): cumulative counters and the backlog now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QdiscSample {
+    pub sent_bytes: u64,
+    pub sent_packets: u64,
+    pub drops: u64,
+    pub backlog_bytes: u64,
+    pub backlog_packets: u64,
+}
+
+/// Reads the root qdisc of `dev` in `ns` (tbf, whose backlog includes its child pfifo's).
+pub fn qdisc_sample(ns: &str, dev: &str) -> Option<QdiscSample> {
+    let out = Command::new("tc")
+        .args(["-n", ns, "-s", "qdisc", "show", "dev", dev])
+        .output()
+        .ok()?;
+    parse_qdisc(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The first (root) qdisc's " Sent B bytes P pkt (dropped D, ..." and " backlog Xb Yp ..."
+/// lines; `tc` prints sizes as `1514b` or, when large, `15Kb`/`1Mb`.
+fn parse_qdisc(text: &str) -> Option<QdiscSample> {
+    let sent = text.lines().find(|l| l.trim_start().starts_with("Sent "))?;
+    let w: Vec<&str> = sent.split_whitespace().collect();
+    let mut q = QdiscSample {
+        sent_bytes: w.get(1)?.parse().ok()?,
+        sent_packets: w.get(3)?.parse().ok()?,
+        drops: w.get(6)?.trim_end_matches(',').parse().ok()?,
+        ..QdiscSample::default()
+    };
+    if let Some(b) = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("backlog "))
+    {
+        let w: Vec<&str> = b.split_whitespace().collect();
+        let bytes = w.get(1)?.strip_suffix('b')?;
+        let (num, mult) = match bytes.as_bytes().last() {
+            Some(b'K') => (&bytes[..bytes.len() - 1], 1000),
+            Some(b'M') => (&bytes[..bytes.len() - 1], 1_000_000),
+            _ => (bytes, 1),
+        };
+        q.backlog_bytes = num.parse::<u64>().ok()? * mult;
+        q.backlog_packets = w.get(2)?.strip_suffix('p')?.parse().ok()?;
+    }
+    Some(q)
+}
+
 /// Counters of a qdisc from `tc -s`: (bytes sent, packets sent, drops).
 pub fn qdisc_stats(ns: &str, dev: &str) -> Option<(u64, u64, u64)> {
     let out = Command::new("tc")
@@ -473,4 +678,25 @@ pub fn qdisc_stats(ns: &str, dev: &str) -> Option<(u64, u64, u64)> {
     let pkts = w.get(3)?.parse().ok()?;
     let drops = w.get(6)?.trim_end_matches(',').parse().ok()?;
     Some((bytes, pkts, drops))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qdisc_counters_and_backlog_are_read_from_tc_output() {
+        let text = "qdisc tbf 1: root refcnt 2 rate 10Mbit burst 15000b lat 1s \n Sent 1234567 bytes 890 pkt (dropped 12, overlimits 3 requeues 0) \n backlog 15Kb 10p requeues 0\nqdisc pfifo 10: parent 1:1 limit 100p\n Sent 1 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n backlog 0b 0p requeues 0\n";
+        assert_eq!(
+            parse_qdisc(text),
+            Some(QdiscSample {
+                sent_bytes: 1_234_567,
+                sent_packets: 890,
+                drops: 12,
+                backlog_bytes: 15_000,
+                backlog_packets: 10,
+            })
+        );
+        assert_eq!(parse_qdisc("garbage"), None);
+    }
 }

@@ -8,7 +8,10 @@
 //! bare header. Decoding checks the length and the type word and never panics (property-tested
 //! below); what does not decode is counted by the session and dropped.
 
+use std::cell::RefCell;
+
 use tfcc_core::tfrc::wire as tfrc;
+use tfcc_core::tfwc::wire as tfwc;
 use tfcc_core::{Header, Packet, Time};
 use thiserror::Error;
 
@@ -19,6 +22,8 @@ pub enum Protocol {
     Raw,
     /// TFRC (004 App. A headers, [`tfcc_core::tfrc::wire`]).
     Tfrc,
+    /// TFWC (002: data with Ack of Ack, per-packet Ack Vector, [`tfcc_core::tfwc::wire`]).
+    Tfwc,
 }
 
 /// The two directions of a flow.
@@ -41,6 +46,9 @@ pub enum WireError {
     /// Not a header of the session's protocol and direction.
     #[error(transparent)]
     Tfrc(#[from] tfrc::DecodeError),
+    /// Not a TFWC header of the session's direction.
+    #[error(transparent)]
+    Tfwc(#[from] tfwc::WireError),
     /// A raw header too short or with the wrong type word.
     #[error("not a raw datagram header")]
     Raw,
@@ -70,6 +78,14 @@ pub fn encode(
         }
         (Protocol::Tfrc, Header::TfrcData(h)) => h.encode(buf).ok_or(WireError::Mismatch)?,
         (Protocol::Tfrc, Header::TfrcFeedback(f)) => f.encode(buf).ok_or(WireError::Mismatch)?,
+        (Protocol::Tfwc, Header::TfwcData { seq, sent_at, aoa }) => {
+            let h = tfwc::DataHeader { seq, sent_at, aoa };
+            with_scratch(buf, |v| tfwc::encode_data(&h, v))?
+        }
+        // The whole span the vector holds: the ACK does not know the sender's Ack of Ack.
+        (Protocol::Tfwc, Header::TfwcAck { vector, echo }) => {
+            with_scratch(buf, |v| tfwc::encode_ack(&vector, echo, None, v))?
+        }
         _ => return Err(WireError::Mismatch),
     };
     let len = (pkt.size as usize).clamp(hdr, buf.len());
@@ -79,6 +95,25 @@ pub fn encode(
         None => payload.fill(0),
     }
     Ok(len)
+}
+
+thread_local! {
+    /// tfcc-core's TFWC encoders append to a `Vec`; one per thread, reused, keeps the send path
+    /// free of allocation once it has grown to the largest header (an ACK of 64 runs).
+    static SCRATCH: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(256));
+}
+
+/// Runs a `Vec` encoder into the thread's scratch buffer and copies the header into `buf`.
+fn with_scratch(buf: &mut [u8], f: impl FnOnce(&mut Vec<u8>)) -> Result<usize, WireError> {
+    SCRATCH.with(|s| {
+        let mut v = s.borrow_mut();
+        v.clear();
+        f(&mut v);
+        let n = v.len();
+        let dst = buf.get_mut(..n).ok_or(WireError::Mismatch)?;
+        dst.copy_from_slice(&v);
+        Ok(n)
+    })
 }
 
 /// The header at the front of a datagram of `proto` travelling in `dir`, and the header length
@@ -111,6 +146,29 @@ pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, us
             Header::TfrcFeedback(tfrc::FeedbackHeader::decode(buf)?),
             tfrc::FEEDBACK_LEN,
         ),
+        (Protocol::Tfwc, Direction::Data) => {
+            let h = tfwc::decode_data(buf)?;
+            (
+                Header::TfwcData {
+                    seq: h.seq,
+                    sent_at: h.sent_at,
+                    aoa: h.aoa,
+                },
+                tfwc::DATA_LEN,
+            )
+        }
+        (Protocol::Tfwc, Direction::Feedback) => {
+            let h = tfwc::decode_ack(buf)?;
+            // decode_ack has checked that the run bytes are there.
+            let len = tfwc::ACK_FIXED_LEN + usize::from(u16::from_be_bytes([buf[2], buf[3]]));
+            (
+                Header::TfwcAck {
+                    vector: h.to_vector(),
+                    echo: h.echo,
+                },
+                len,
+            )
+        }
     })
 }
 
@@ -176,10 +234,50 @@ mod tests {
         assert_eq!(encode(Protocol::Raw, &raw, &mut buf[..50], None), Ok(50));
     }
 
+    #[test]
+    fn tfwc_data_and_ack_vector_round_trip_with_payload_after_the_header() {
+        let data = Packet {
+            size: 1000,
+            header: Header::TfwcData {
+                seq: 42,
+                sent_at: Time(123_456_789),
+                aoa: Some(30),
+            },
+        };
+        let mut buf = [0u8; 1500];
+        let n = encode(Protocol::Tfwc, &data, &mut buf, None).unwrap();
+        assert_eq!(n, 1000);
+        let (h, at) = decode(Protocol::Tfwc, Direction::Data, &buf[..n]).unwrap();
+        assert_eq!((h, at), (data.header, tfwc::DATA_LEN));
+        // Packets 100, 99, 97 received, 98 lost, and everything below.
+        let vector = tfcc_core::tfwc::AckVector {
+            head: 100,
+            bits: !(1u64 << 2),
+        };
+        let ack = Packet {
+            size: 40,
+            header: Header::TfwcAck {
+                vector,
+                echo: Time(5),
+            },
+        };
+        let n = encode(Protocol::Tfwc, &ack, &mut buf, None).unwrap();
+        let (h, at) = decode(Protocol::Tfwc, Direction::Feedback, &buf[..n]).unwrap();
+        assert!(at <= n);
+        let Header::TfwcAck { vector: v, echo } = h else {
+            panic!("{h:?}");
+        };
+        assert_eq!(echo, Time(5));
+        assert_eq!(v.head, 100);
+        for k in 0..64 {
+            assert_eq!(v.bits >> k & 1, vector.bits >> k & 1, "bit {k}");
+        }
+    }
+
     proptest! {
         #[test]
         fn decoding_random_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-            for proto in [Protocol::Raw, Protocol::Tfrc] {
+            for proto in [Protocol::Raw, Protocol::Tfrc, Protocol::Tfwc] {
                 for dir in [Direction::Data, Direction::Feedback] {
                     if let Ok((_, at)) = decode(proto, dir, &bytes) {
                         prop_assert!(at <= bytes.len());
@@ -195,7 +293,7 @@ mod tests {
         ) {
             let mut bytes = word.to_be_bytes().to_vec();
             bytes.extend(rest);
-            for proto in [Protocol::Raw, Protocol::Tfrc] {
+            for proto in [Protocol::Raw, Protocol::Tfrc, Protocol::Tfwc] {
                 for dir in [Direction::Data, Direction::Feedback] {
                     let _ = decode(proto, dir, &bytes);
                 }

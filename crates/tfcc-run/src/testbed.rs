@@ -1,21 +1,31 @@
 //! `tfcc run --backend testbed`: a dumbbell scenario on real namespaces (tfcc_net::testbed).
 //!
 //! What maps: the `bottleneck` link's rate and DropTail packet limit (tbf + pfifo; the pfifo
-//! limit is the scenario's `limit`), TFRC flows with their configuration, `tcp-cubic` and
-//! `tcp-reno` as the kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the
-//! kernel's Reno, which has NewReno and SACK recovery built in), flow start times. What is
-//! refused, with the reason: RED queues, byte limits, artificial loss, other protocols.
-//! Propagation delay needs the TUN relay of issue 11, which does not exist yet: a scenario
-//! with delays runs with the veths' ~0.1 ms RTT and a warning says so. The time series is
-//! empty (only the summary is measured), and per-flow packet counts, loss and RTT are not
-//! collected yet (0 / null).
+//! limit is the scenario's `limit`), each flow's propagation delay (the sum of its route's link
+//! delays in each direction, held by the TUN relay, tfcc_net::relay), the bottleneck's
+//! artificial loss model (applied by the relay to the data direction, before the queue, as in
+//! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
+//! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
+//! NewReno and SACK recovery built in), flow start times. `tcp-cubic` is still planned in the
+//! simulator, which refuses it; here it is read as Reno for building the scenario and run as
+//! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
+//! other links, other protocols. Access-link serialisation is not emulated (the veths are far
+//! faster than any bottleneck here). Per-flow packet counts, loss and RTT are not collected
+//! yet (0 / null).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tfcc_net::testbed::{qdisc_stats, run_flows, Bottleneck, Dumbbell, FlowKind};
+use tfcc_core::Dur;
+use tfcc_net::relay::RelayCommand;
+use tfcc_net::relay::{FlowPath, RelayConfig};
+use tfcc_net::testbed::{
+    flow_port, qdisc_sample, qdisc_stats, run_flows_sampled, Bottleneck, Dumbbell, FlowKind,
+    QdiscSample, TestbedError,
+};
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
+use tfcc_sim::LinkAction;
 use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
 
 use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, Summary};
@@ -28,8 +38,7 @@ fn refuse(path: &Path, msg: String) -> RunError {
 /// Runs the scenario at `path` on the testbed.
 pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finished, RunError> {
     let wall = Instant::now();
-    let built =
-        scenario::load(path, overrides, seed).map_err(|e| RunError::Scenario(e.to_string()))?;
+    let (built, cubic) = load_with_cubic(path, overrides, seed)?;
     let link = built
         .topology
         .links
@@ -45,23 +54,45 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             ))
         }
     };
-    if built.topology.links.iter().any(|l| l.loss.is_some()) {
+    if let Some(l) = built
+        .topology
+        .links
+        .iter()
+        .find(|l| l.loss.is_some() && l.name != "bottleneck")
+    {
         return Err(refuse(
             path,
-            "artificial loss needs the TUN relay (not built yet)".into(),
+            format!(
+                "artificial loss is emulated on the bottleneck's data direction only, not on {}",
+                l.name
+            ),
         ));
     }
-    if built.topology.links.iter().any(|l| !l.delay.is_zero()) {
-        eprintln!(
-            "warning: --backend testbed does not emulate propagation delay yet (no TUN relay): \
-             the RTT is the veths' ~0.1 ms plus queueing"
-        );
-    }
+    let loss = link.loss.clone();
     let mut flows = Vec::new();
-    for f in &built.flows {
+    let mut paths = Vec::new();
+    for (i, f) in built.flows.iter().enumerate() {
+        if f.stop.is_some() {
+            return Err(refuse(
+                path,
+                "flows with a stop time are not supported yet".into(),
+            ));
+        }
+        let route = &built.topology.routes[f.route];
+        let sum = |ids: &[u32]| {
+            ids.iter()
+                .map(|&id| built.topology.links[id as usize].delay)
+                .fold(Dur::ZERO, |a, b| a + b)
+        };
+        paths.push(FlowPath {
+            port: flow_port(i),
+            forward: sum(&route.forward),
+            reverse: sum(&route.reverse),
+        });
         let kind = match (&f.sender, f.protocol.as_str()) {
             (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(s.config().clone()),
-            (_, "tcp-cubic") => FlowKind::Tcp("cubic".into()),
+            (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
+            _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
@@ -74,8 +105,103 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         limit,
     })
     .map_err(|e| RunError::Scenario(e.to_string()))?;
-    let results = run_flows(&bed, &flows, duration, measure_from)
+    // Scheduled changes: only the bottleneck's (tbf and the relay) can be applied.
+    let bottleneck_id = built.topology.link_id("bottleneck");
+    let mut events = Vec::new();
+    for e in &built.events {
+        if Some(e.link) != bottleneck_id {
+            return Err(refuse(
+                path,
+                format!(
+                    "scheduled events apply to the bottleneck only, not to {}",
+                    built.topology.links[e.link as usize].name
+                ),
+            ));
+        }
+        events.push((Duration::from_nanos(e.at.0), e.action.clone()));
+    }
+    events.sort_by_key(|e| e.0);
+    let events_need_relay = events
+        .iter()
+        .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
+    let needs_relay = loss.is_some()
+        || events_need_relay
+        || paths.iter().any(|p| !(p.forward + p.reverse).is_zero());
+    let relay = if needs_relay {
+        Some(
+            bed.start_relay(RelayConfig {
+                flows: paths,
+                loss,
+                seed: built.cfg.seed,
+                ..RelayConfig::default()
+            })
+            .map_err(|e| RunError::Scenario(format!("testbed relay: {e}")))?,
+        )
+    } else {
+        None
+    };
+    let interval = Duration::from_nanos(built.cfg.sample_interval.0);
+    let router = bed.router_ns();
+    let mut next_event = 0;
+    let mut rate = link.rate;
+    let mut queue: Vec<(Duration, Duration, QdiscSample)> = Vec::new();
+    let mut next_sample = interval;
+    let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
+        while let Some((at, action)) = events.get(next_event) {
+            if *at > elapsed {
+                break;
+            }
+            next_event += 1;
+            match action {
+                LinkAction::SetRate(r) => {
+                    rate = *r;
+                    bed.set_rate(*r)?;
+                }
+                LinkAction::SetUp(up) => {
+                    if let Some(r) = &relay {
+                        r.command(RelayCommand::SetUp(*up));
+                    }
+                    bed.set_up(*up, rate)?;
+                }
+                LinkAction::SetLoss(l) => {
+                    if let Some(r) = &relay {
+                        r.command(RelayCommand::SetLoss(l.clone()));
+                    }
+                }
+            }
+        }
+        // tc is a process per reading (a few ms of CPU), so the queue is read once per
+        // sampling interval, not averaged within it.
+        if elapsed >= next_sample && next_sample <= duration {
+            if let Some(q) = qdisc_sample(&router, "rd") {
+                queue.push((next_sample, elapsed, q));
+            }
+            next_sample += interval;
+        }
+        Ok(())
+    };
+    let results = run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
         .map_err(|e| RunError::Scenario(e.to_string()))?;
+    let relay_stats = match relay {
+        Some(r) => Some(
+            r.stop()
+                .map_err(|e| RunError::Scenario(format!("testbed relay: {e}")))?,
+        ),
+        None => None,
+    };
+    if let Some(st) = &relay_stats {
+        eprintln!(
+            "relay: {} packets, {} lost to the loss model, lateness p50 {:.3} p99 {:.3} max {:.3} ms, \
+             CPU {:.1} %{}",
+            st.forwarded,
+            st.lost,
+            st.lateness.quantile(0.5).as_millis_f64(),
+            st.lateness.quantile(0.99).as_millis_f64(),
+            st.lateness.max().as_millis_f64(),
+            100.0 * st.cpu_share(),
+            if st.realtime { "" } else { " (no SCHED_FIFO)" }
+        );
+    }
     let tc = qdisc_stats(&bed.router_ns(), "rd");
     drop(bed);
     let window = duration - measure_from;
@@ -83,11 +209,23 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         .iter()
         .zip(&built.flow_info)
         .enumerate()
-        .map(|(i, (r, info))| FlowEntry {
+        .map(|(i, (r, info))| {
+            let cub = cubic.contains(&info.group);
+            (i, r, info, cub)
+        })
+        .map(|(i, r, info, cub)| FlowEntry {
             id: i as u32,
-            label: Some(info.label.clone()),
+            label: Some(if cub && info.label == info.protocol {
+                "tcp-cubic".into()
+            } else {
+                info.label.clone()
+            }),
             group: Some(info.group),
-            protocol: info.protocol.clone(),
+            protocol: if cub {
+                "tcp-cubic".into()
+            } else {
+                info.protocol.clone()
+            },
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: 0,
@@ -108,14 +246,15 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     let (tx_bytes, tx_packets, drops) = tc.unwrap_or((0, 0, 0));
     let links = vec![LinkEntry {
         name: "bottleneck".into(),
-        // Over the whole run (tc counters are cumulative), IP headers included.
+        // Over the whole run (tc counters are cumulative), IP headers included, against the
+        // capacity the scheduled rate changes and dropouts left.
         utilization: Some(
-            tx_bytes as f64 * 8.0 / (link.rate.bps().max(1) as f64 * duration.as_secs_f64()),
+            tx_bytes as f64 * 8.0 / capacity_bits(link.rate, &events, duration).max(1.0),
         ),
         drops,
         queue_drops: drops,
         early_drops: 0,
-        artificial_drops: 0,
+        artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
         down_drops: 0,
         mean_queue_pkts: None,
         arrivals: tx_packets + drops,
@@ -140,7 +279,171 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     };
     Ok(Finished {
         summary,
-        flows: FlowColumns::default(),
-        links: LinkColumns::default(),
+        flows: flow_columns(&results, interval),
+        links: link_columns(&queue, interval),
     })
+}
+
+/// Checks that the scenario loads for the testbed (`tcp-cubic` accepted), without running it.
+pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
+    load_with_cubic(path, overrides, None).map(drop)
+}
+
+/// Loads the scenario with every `tcp-cubic` flow entry read as `tcp-reno` (the simulator
+/// refuses CUBIC as planned, but the testbed runs the kernel's), returning the indices of those
+/// `[[flows]]` entries.
+fn load_with_cubic(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<(scenario::Built, Vec<usize>), RunError> {
+    let scen = |e: String| RunError::Scenario(format!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| scen(e.to_string()))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| scen(e.to_string()))?;
+    let mut cubic = Vec::new();
+    if let Some(toml::Value::Array(flows)) = table.get_mut("flows") {
+        for (k, f) in flows.iter_mut().enumerate() {
+            if let Some(p) = f.get_mut("protocol") {
+                if p.as_str() == Some("tcp-cubic") {
+                    *p = toml::Value::String("tcp-reno".into());
+                    cubic.push(k);
+                }
+            }
+        }
+    }
+    let mut set = Vec::with_capacity(overrides.len());
+    for o in overrides {
+        // `flows.K.protocol=tcp-cubic`
+        let k = o
+            .strip_suffix(".protocol=tcp-cubic")
+            .and_then(|h| h.strip_prefix("flows."))
+            .and_then(|k| k.parse::<usize>().ok());
+        match k {
+            Some(k) => {
+                cubic.push(k);
+                set.push(format!("flows.{k}.protocol=tcp-reno"));
+            }
+            None => {
+                if let Some(k) = o
+                    .strip_prefix("flows.")
+                    .and_then(|r| r.split_once(".protocol="))
+                    .and_then(|(k, _)| k.parse::<usize>().ok())
+                {
+                    cubic.retain(|&c| c != k);
+                }
+                set.push(o.clone());
+            }
+        }
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into());
+    let text = toml::to_string(&table).map_err(|e| scen(e.to_string()))?;
+    let built = scenario::load_str(&text, &path.display().to_string(), &stem, &set, seed)
+        .map_err(|e| RunError::Scenario(e.to_string()))?;
+    Ok((built, cubic))
+}
+
+/// Per-flow goodput per sampling interval, from the receivers' delivered bytes.
+fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -> FlowColumns {
+    let mut c = FlowColumns::default();
+    for (i, r) in results.iter().enumerate() {
+        let mut last = 0;
+        for (k, &d) in r.delivered.iter().enumerate() {
+            c.flow.push(i as i64);
+            c.t.push((interval * (k as u32 + 1)).as_secs_f64());
+            c.throughput_bps
+                .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
+            c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
+            for col in [
+                &mut c.cwnd,
+                &mut c.rate_bps,
+                &mut c.p,
+                &mut c.rtt_s,
+                &mut c.ptcp_k,
+                &mut c.ptcp_s,
+                &mut c.ptcp_a_bps,
+                &mut c.ptcp_oracle_a_bps,
+            ] {
+                col.push(None);
+            }
+            last = d;
+        }
+    }
+    c
+}
+
+/// The bottleneck's queue (read at each sample; `queue_pkts_avg` is that reading too),
+/// throughput and tbf drops per interval, from tc.
+/// Samples are (nominal time, time actually read, reading): throughput divides by the time
+/// between actual readings, since a busy machine delays the tc process.
+fn link_columns(samples: &[(Duration, Duration, QdiscSample)], interval: Duration) -> LinkColumns {
+    let mut c = LinkColumns::default();
+    let mut prev = QdiscSample::default();
+    let mut prev_t = Duration::ZERO;
+    for (t, read_at, q) in samples {
+        let dt = read_at
+            .saturating_sub(prev_t)
+            .max(interval / 10)
+            .as_secs_f64();
+        c.link.push("bottleneck".into());
+        c.t.push(t.as_secs_f64());
+        c.queue_pkts.push(q.backlog_packets as i64);
+        c.queue_pkts_avg.push(q.backlog_packets as f64);
+        c.queue_bytes.push(q.backlog_bytes as i64);
+        c.throughput_bps
+            .push(q.sent_bytes.saturating_sub(prev.sent_bytes) as f64 * 8.0 / dt);
+        c.drops.push(q.drops.saturating_sub(prev.drops) as i64);
+        prev = *q;
+        prev_t = *read_at;
+    }
+    c
+}
+
+/// Bits the bottleneck could carry in `duration`: its rate over time, zero while down.
+fn capacity_bits(
+    rate: tfcc_core::Rate,
+    events: &[(Duration, LinkAction)],
+    duration: Duration,
+) -> f64 {
+    let (mut bits, mut t, mut bps, mut up) = (0.0, Duration::ZERO, rate.bps() as f64, true);
+    for (at, a) in events.iter().filter(|(at, _)| *at <= duration) {
+        if up {
+            bits += bps * (*at - t).as_secs_f64();
+        }
+        t = *at;
+        match a {
+            LinkAction::SetRate(r) => bps = r.bps() as f64,
+            LinkAction::SetUp(u) => up = *u,
+            LinkAction::SetLoss(_) => {}
+        }
+    }
+    if up {
+        bits += bps * duration.saturating_sub(t).as_secs_f64();
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_follows_rate_changes_and_dropouts() {
+        let events = vec![
+            (
+                Duration::from_secs(4),
+                LinkAction::SetRate(tfcc_core::Rate::from_mbps(5)),
+            ),
+            (Duration::from_secs(6), LinkAction::SetUp(false)),
+            (Duration::from_secs(7), LinkAction::SetUp(true)),
+        ];
+        let c = capacity_bits(
+            tfcc_core::Rate::from_mbps(10),
+            &events,
+            Duration::from_secs(10),
+        );
+        assert_eq!(c, 40e6 + 10e6 + 15e6);
+    }
 }

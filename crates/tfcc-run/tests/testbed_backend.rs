@@ -1,5 +1,7 @@
 //! `tfcc run --backend testbed` end to end on real namespaces (skipped without root): one TFRC
-//! and one kernel Reno flow (the scenario loader does not accept tcp-cubic yet) through a 10 Mb/s bottleneck for 10 s, summary.json checked.
+//! and one kernel CUBIC flow through a 10 Mb/s bottleneck with a 40 ms RTT (18 ms bottleneck
+//! and 1 ms access links each way, held by the TUN relay) for 10 s; summary.json and the time
+//! series checked.
 
 use tfcc_run::cli::{run_command, Exit};
 
@@ -20,12 +22,12 @@ duration = "10s"
 measure_from = "3s"
 [topology]
 kind = "dumbbell"
-bottleneck = { rate = "10Mbps", delay = "0ms", queue = "droptail", limit = 100 }
-access = { rate = "100Mbps", delay = "0ms" }
+bottleneck = { rate = "10Mbps", delay = "18ms", queue = "droptail", limit = 100 }
+access = { rate = "100Mbps", delay = "1ms" }
 [[flows]]
 protocol = "tfrc"
 [[flows]]
-protocol = "tcp-reno"
+protocol = "tcp-cubic"
 "#,
     )
     .unwrap();
@@ -56,6 +58,12 @@ protocol = "tcp-reno"
     let sum: f64 = tput.iter().sum();
     assert!((8e6..=10.2e6).contains(&sum), "{tput:?}");
     assert!(tput.iter().all(|&t| t > 0.1 * sum), "{tput:?}");
+    assert_eq!(flows[1]["protocol"], "tcp-cubic");
+    // One row per flow per 100 ms sample: the time series is no longer empty.
+    let series = std::fs::metadata(dir.join("timeseries.parquet"))
+        .unwrap()
+        .len();
+    assert!(series > 1000, "timeseries.parquet is {series} bytes");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&scenario);
 }

@@ -1,0 +1,656 @@
+//! The delay/loss relay: per-flow propagation delay and the scenario's artificial loss, which
+//! this kernel cannot give in the kernel (no netem, no fq/etf for EDT timestamps, no BPF qdisc;
+//! notes/linux-emulation.md §2).
+//!
+//! The relay owns a TUN device (`dly0`) in the router namespace. Policy routing sends every
+//! packet that arrives at the router from either veth into the TUN; the relay reads it, decides
+//! its fate (artificial loss, forward direction only, before the bottleneck queue as in the
+//! simulator's links), holds it for its flow's one-way delay and writes it back, whereupon the
+//! kernel forwards it (packets from the TUN take the main table) through the tbf bottleneck. Both
+//! directions pass the TUN once, so a flow's RTT is its forward plus its reverse delay plus
+//! queueing, as in the simulator, where the dumbbell's delays sum along each route.
+//!
+//! Flows are told apart by the receiver's port (the testbed gives flow `i` its own port), which
+//! is the destination port of data and the source port of feedback; packets of no known flow
+//! (ping) get [`RelayConfig::default_delay`] and no loss.
+//!
+//! Timing: held packets sit in a binary heap keyed by (deadline, arrival order) in a
+//! pre-allocated pool of buffers, so there is no allocation per packet. The loop sleeps in
+//! `ppoll` until the next deadline minus [`RelayConfig::spin`] and busy-polls the rest, because
+//! the VM's timers overshoot by tens of microseconds; with `SCHED_FIFO` (when permitted) rare
+//! millisecond stalls of the VM itself remain, which the lateness histogram reports.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::OpenOptions;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+
+use tfcc_core::{Dur, Time};
+use tfcc_sim::loss_model::{LossProcess, LossScope, LossSpec};
+use tfcc_sim::rng::SimRng;
+
+use crate::clock::clock_ns;
+
+/// Name of the relay's TUN device in the router namespace.
+pub const TUN_NAME: &str = "dly0";
+
+/// Largest datagram the relay holds: the veths' 1500-byte MTU with room to spare.
+const SLOT_BYTES: usize = 2048;
+
+/// One flow's path through the relay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowPath {
+    /// The receiver's port: destination port of the data, source port of the feedback.
+    pub port: u16,
+    /// One-way delay of the data direction (the sum of the route's forward link delays).
+    pub forward: Dur,
+    /// One-way delay of the feedback direction.
+    pub reverse: Dur,
+}
+
+/// What the relay does to each packet.
+#[derive(Clone, Debug)]
+pub struct RelayConfig {
+    /// The flows, by receiver port.
+    pub flows: Vec<FlowPath>,
+    /// Delay in either direction for packets of no listed flow (ping, ICMP errors).
+    pub default_delay: Dur,
+    /// Artificial loss applied to the data direction (the bottleneck's loss model); `None`
+    /// for a lossless path.
+    pub loss: Option<LossSpec>,
+    /// Scenario seed: the loss process draws from its own stream of it, like the simulator's
+    /// components (tfcc_sim::rng).
+    pub seed: u64,
+    /// Buffers in the pool: packets held at once. 8192 covers 500 Mb/s × 200 ms of 1500-byte
+    /// packets; a packet arriving with the pool full is dropped and counted.
+    pub slots: usize,
+    /// The last stretch before a deadline that the relay busy-polls instead of sleeping: the
+    /// VM's `ppoll` wakes 10-60 µs late (measured), so 50 µs keeps typical lateness in single
+    /// microseconds at a small CPU cost.
+    pub spin: Dur,
+    /// `SCHED_FIFO` priority of the relay thread (0: leave it at normal priority). Without it
+    /// up to 0.3 % of packets were 5 ms+ late at 100 Mb/s (notes/linux-emulation.md §2a).
+    pub rt_priority: i32,
+}
+
+impl Default for RelayConfig {
+    fn default() -> Self {
+        RelayConfig {
+            flows: Vec::new(),
+            default_delay: Dur::ZERO,
+            loss: None,
+            seed: 1,
+            slots: 8192,
+            spin: Dur::from_micros(50),
+            rt_priority: 10,
+        }
+    }
+}
+
+/// A change sent to a running relay.
+#[derive(Clone, Debug)]
+pub enum RelayCommand {
+    /// Replace (or remove) the data direction's loss model from now on (a scheduled loss
+    /// event).
+    SetLoss(Option<LossSpec>),
+    /// While down, data packets arriving at the bottleneck are dropped (the simulator's link
+    /// dropout refuses arrivals; tbf, which the caller pauses, keeps what it has queued).
+    SetUp(bool),
+}
+
+/// Lateness of releases (actual write time minus deadline): 1 µs buckets up to 2 ms, then
+/// 100 µs buckets up to 200 ms, and the maximum.
+#[derive(Clone, Debug)]
+pub struct Lateness {
+    fine: Vec<u64>,
+    coarse: Vec<u64>,
+    over: u64,
+    count: u64,
+    max_ns: u64,
+}
+
+const FINE: usize = 2000;
+const COARSE: usize = 2000;
+
+impl Default for Lateness {
+    fn default() -> Self {
+        Lateness {
+            fine: vec![0; FINE],
+            coarse: vec![0; COARSE],
+            over: 0,
+            count: 0,
+            max_ns: 0,
+        }
+    }
+}
+
+impl Lateness {
+    fn record(&mut self, ns: u64) {
+        self.count += 1;
+        self.max_ns = self.max_ns.max(ns);
+        let us = (ns / 1000) as usize;
+        if us < FINE {
+            self.fine[us] += 1;
+        } else if us / 100 < COARSE {
+            self.coarse[us / 100] += 1;
+        } else {
+            self.over += 1;
+        }
+    }
+
+    /// Packets released.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The largest lateness seen.
+    pub fn max(&self) -> Dur {
+        Dur(self.max_ns)
+    }
+
+    /// The `q` quantile (0..=1), as the upper edge of its bucket; `Dur::ZERO` with no packets.
+    pub fn quantile(&self, q: f64) -> Dur {
+        if self.count == 0 {
+            return Dur::ZERO;
+        }
+        let want = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (i, n) in self.fine.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return Dur::from_micros(i as u64 + 1);
+            }
+        }
+        for (i, n) in self.coarse.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return Dur::from_micros((i as u64 + 1) * 100);
+            }
+        }
+        Dur(self.max_ns)
+    }
+}
+
+/// What a relay did, read when it stops.
+#[derive(Clone, Debug, Default)]
+pub struct RelayStats {
+    /// Packets written back (both directions).
+    pub forwarded: u64,
+    /// Their bytes (IP headers included).
+    pub bytes: u64,
+    /// Data packets dropped by the loss model.
+    pub lost: u64,
+    /// Data packets dropped while the bottleneck was down.
+    pub down_drops: u64,
+    /// Packets dropped because every buffer was in use.
+    pub overflow: u64,
+    /// Release lateness.
+    pub lateness: Lateness,
+    /// CPU time of the relay thread (user + system; the kernel's forwarding and tbf enqueue
+    /// run inside its `write`).
+    pub cpu: Dur,
+    /// Wall time the relay ran.
+    pub wall: Dur,
+    /// Whether `SCHED_FIFO` was granted.
+    pub realtime: bool,
+    /// Packets the relay read, by whether they belonged to a listed flow.
+    pub unknown_flow: u64,
+}
+
+impl RelayStats {
+    /// CPU seconds per second of wall time (1.0 = one core).
+    pub fn cpu_share(&self) -> f64 {
+        self.cpu.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Which way a packet goes and the flow it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Towards the receivers (10.78.2.0/24): the data direction.
+    pub forward: bool,
+    /// The receiver-side port, if the packet is the first fragment of TCP or UDP.
+    pub port: Option<u16>,
+}
+
+/// Classifies an IPv4 packet; `None` for anything else or a truncated header.
+pub fn classify(pkt: &[u8]) -> Option<Class> {
+    let first = *pkt.first()?;
+    if first >> 4 != 4 {
+        return None;
+    }
+    let ihl = usize::from(first & 0x0f) * 4;
+    if ihl < 20 || pkt.len() < ihl {
+        return None;
+    }
+    let forward = pkt[16..19] == [10, 78, 2];
+    let frag_offset = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff;
+    let port = match pkt[9] {
+        6 | 17 if frag_offset == 0 && pkt.len() >= ihl + 4 => {
+            let src = u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]);
+            let dst = u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]);
+            Some(if forward { dst } else { src })
+        }
+        _ => None,
+    };
+    Some(Class { forward, port })
+}
+
+/// A running relay; [`Relay::stop`] ends it and returns its statistics. Dropping it without
+/// stopping also stops the thread.
+#[derive(Debug)]
+pub struct Relay {
+    stop: Arc<AtomicBool>,
+    commands: mpsc::Sender<RelayCommand>,
+    thread: Option<JoinHandle<io::Result<RelayStats>>>,
+}
+
+fn sh(args: &[&str]) -> io::Result<()> {
+    let out = Command::new(args[0]).args(&args[1..]).output()?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "`{}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
+
+impl Relay {
+    /// Starts the relay in namespace `router_ns` and routes everything arriving on the
+    /// router's veths `ifaces` through it.
+    pub fn start(router_ns: &str, ifaces: &[&str], cfg: RelayConfig) -> io::Result<Relay> {
+        if let Some(l) = &cfg.loss {
+            l.model.validate().map_err(io::Error::other)?;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
+        let (cmd_tx, cmd_rx) = mpsc::channel();
+        let ns = router_ns.to_string();
+        let stop2 = stop.clone();
+        let thread = thread::Builder::new()
+            .name("tfcc-relay".into())
+            .spawn(move || {
+                let fd = match crate::testbed::enter(&ns).and_then(|()| open_tun(TUN_NAME)) {
+                    Ok(fd) => {
+                        let _ = ready_tx.send(Ok(()));
+                        fd
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(io::Error::new(e.kind(), e.to_string())));
+                        return Err(e);
+                    }
+                };
+                run_relay(fd, cfg, &stop2, &cmd_rx)
+            })?;
+        let mut relay = Relay {
+            stop,
+            commands: cmd_tx,
+            thread: Some(thread),
+        };
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(io::Error::other("relay thread died")),
+        }
+        let n = router_ns;
+        let setup = || -> io::Result<()> {
+            sh(&["ip", "-n", n, "link", "set", TUN_NAME, "up"])?;
+            sh(&[
+                "ip", "-n", n, "route", "add", "default", "dev", TUN_NAME, "table", "100",
+            ])?;
+            for (k, dev) in ifaces.iter().enumerate() {
+                let pref = (100 + k).to_string();
+                sh(&[
+                    "ip", "-n", n, "rule", "add", "pref", &pref, "iif", dev, "lookup", "100",
+                ])?;
+            }
+            // Packets come back from the TUN with the "wrong" source for its (lack of) routes.
+            for conf in ["all", TUN_NAME] {
+                sh(&[
+                    "ip",
+                    "netns",
+                    "exec",
+                    n,
+                    "sysctl",
+                    "-qw",
+                    &format!("net.ipv4.conf.{conf}.rp_filter=0"),
+                ])?;
+            }
+            Ok(())
+        };
+        if let Err(e) = setup() {
+            let _ = relay.halt();
+            return Err(e);
+        }
+        Ok(relay)
+    }
+
+    /// Sends a change to the running relay (applied within a few microseconds).
+    pub fn command(&self, c: RelayCommand) {
+        let _ = self.commands.send(c);
+    }
+
+    fn halt(&mut self) -> io::Result<RelayStats> {
+        self.stop.store(true, Ordering::Relaxed);
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| io::Error::other("relay thread panicked"))?,
+            None => Err(io::Error::other("relay already stopped")),
+        }
+    }
+
+    /// Stops the relay and returns what it did. Traffic then no longer passes the router
+    /// (its TUN is gone with the relay's descriptor).
+    pub fn stop(mut self) -> io::Result<RelayStats> {
+        self.halt()
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.halt();
+        }
+    }
+}
+
+#[repr(C)]
+struct IfReq {
+    name: [u8; 16],
+    flags: libc::c_short,
+    _pad: [u8; 22],
+}
+
+/// `_IOW('T', 202, int)` from linux/if_tun.h.
+const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+
+/// Opens (creating it in the calling thread's namespace) the TUN device `name`, non-blocking,
+/// without packet-information header.
+fn open_tun(name: &str) -> io::Result<OwnedFd> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/net/tun")?;
+    let mut req = IfReq {
+        name: [0; 16],
+        flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short,
+        _pad: [0; 22],
+    };
+    let b = name.as_bytes();
+    if b.len() >= 16 {
+        return Err(io::Error::other("TUN name too long"));
+    }
+    req.name[..b.len()].copy_from_slice(b);
+    // SAFETY: TUNSETIFF reads and writes a struct ifreq, which IfReq lays out (40 bytes).
+    if unsafe { libc::ioctl(f.as_raw_fd(), TUNSETIFF, &mut req) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fcntl on an open descriptor.
+    unsafe {
+        let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        if fl < 0 || libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(f.into())
+}
+
+/// The data direction's loss processes.
+enum Loss {
+    None,
+    Aggregate(LossProcess),
+    PerFlow(Vec<LossProcess>),
+}
+
+impl Loss {
+    fn new(spec: &Option<LossSpec>, flows: usize, seed: u64, epoch: u64, now: Time) -> Loss {
+        let Some(spec) = spec else {
+            return Loss::None;
+        };
+        let rng = |name: String| SimRng::named(seed, &format!("relay/loss/{epoch}/{name}"));
+        match spec.scope {
+            LossScope::Aggregate => {
+                Loss::Aggregate(LossProcess::new(spec.model.clone(), now, rng("all".into())))
+            }
+            LossScope::PerFlow => Loss::PerFlow(
+                (0..flows)
+                    .map(|i| LossProcess::new(spec.model.clone(), now, rng(i.to_string())))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn drops(&mut self, flow: usize, now: Time) -> bool {
+        match self {
+            Loss::None => false,
+            Loss::Aggregate(p) => p.drops(now),
+            Loss::PerFlow(ps) => ps.get_mut(flow).is_some_and(|p| p.drops(now)),
+        }
+    }
+}
+
+fn set_realtime(prio: i32) -> bool {
+    if prio <= 0 {
+        return false;
+    }
+    let p = libc::sched_param {
+        sched_priority: prio,
+    };
+    // SAFETY: pid 0 is the calling thread; `p` is a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
+fn run_relay(
+    fd: OwnedFd,
+    cfg: RelayConfig,
+    stop: &AtomicBool,
+    commands: &mpsc::Receiver<RelayCommand>,
+) -> io::Result<RelayStats> {
+    let fd = fd.as_raw_fd();
+    let mut st = RelayStats {
+        realtime: set_realtime(cfg.rt_priority),
+        ..RelayStats::default()
+    };
+    let origin = clock_ns(libc::CLOCK_MONOTONIC);
+    let cpu0 = clock_ns(libc::CLOCK_THREAD_CPUTIME_ID);
+    let now = || clock_ns(libc::CLOCK_MONOTONIC).saturating_sub(origin);
+    let slots = cfg.slots.max(1);
+    let mut pool = vec![0u8; slots * SLOT_BYTES];
+    let mut lens = vec![0u16; slots];
+    let mut free: Vec<u32> = (0..slots as u32).rev().collect();
+    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(slots);
+    let mut scratch = [0u8; SLOT_BYTES];
+    let mut seq = 0u64;
+    let mut epoch = 0u64;
+    let mut loss = Loss::new(&cfg.loss, cfg.flows.len(), cfg.seed, epoch, Time(now()));
+    let mut up = true;
+    let spin = cfg.spin.0;
+    while !stop.load(Ordering::Relaxed) {
+        while let Ok(c) = commands.try_recv() {
+            match c {
+                RelayCommand::SetLoss(l) => {
+                    epoch += 1;
+                    loss = Loss::new(&l, cfg.flows.len(), cfg.seed, epoch, Time(now()));
+                }
+                RelayCommand::SetUp(u) => up = u,
+            }
+        }
+        // Release what is due.
+        let mut t = now();
+        while let Some(&Reverse((deadline, _, slot))) = heap.peek() {
+            if deadline > t {
+                break;
+            }
+            heap.pop();
+            let s = slot as usize;
+            let buf = &pool[s * SLOT_BYTES..s * SLOT_BYTES + usize::from(lens[s])];
+            // SAFETY: writing an initialised buffer of its own length to our descriptor.
+            let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+            if n > 0 {
+                st.forwarded += 1;
+                st.bytes += n as u64;
+            }
+            st.lateness.record(t.saturating_sub(deadline));
+            free.push(slot);
+            t = now();
+        }
+        // Take in what arrived, up to a batch so releases are not starved.
+        let mut got = 0;
+        for _ in 0..64 {
+            let slot = free.pop();
+            let buf: &mut [u8] = match slot {
+                Some(s) => &mut pool[s as usize * SLOT_BYTES..(s as usize + 1) * SLOT_BYTES],
+                None => &mut scratch,
+            };
+            // SAFETY: reading into a writable buffer of its own length.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                if let Some(s) = slot {
+                    free.push(s);
+                }
+                break;
+            }
+            got += 1;
+            let len = n as usize;
+            let Some(s) = slot else {
+                st.overflow += 1;
+                continue;
+            };
+            let arrival = now();
+            let class = classify(&buf[..len]);
+            let flow = class
+                .and_then(|c| c.port)
+                .and_then(|p| cfg.flows.iter().position(|f| f.port == p));
+            let forward = class.is_some_and(|c| c.forward);
+            let delay = match flow {
+                Some(i) if forward => cfg.flows[i].forward,
+                Some(i) => cfg.flows[i].reverse,
+                None => {
+                    st.unknown_flow += 1;
+                    cfg.default_delay
+                }
+            };
+            if let (Some(i), true) = (flow, forward) {
+                if !up {
+                    st.down_drops += 1;
+                    free.push(s);
+                    continue;
+                }
+                if loss.drops(i, Time(arrival)) {
+                    st.lost += 1;
+                    free.push(s);
+                    continue;
+                }
+            }
+            lens[s as usize] = len as u16;
+            heap.push(Reverse((arrival + delay.0, seq, s)));
+            seq += 1;
+        }
+        if got > 0 {
+            continue;
+        }
+        // Nothing to read: sleep until the next deadline (minus the spin), or 10 ms.
+        let t = now();
+        let wait = heap
+            .peek()
+            .map_or(10_000_000, |Reverse((d, _, _))| d.saturating_sub(t))
+            .min(10_000_000);
+        if wait <= spin {
+            continue;
+        }
+        let sleep = wait - spin;
+        let ts = libc::timespec {
+            tv_sec: (sleep / 1_000_000_000) as libc::time_t,
+            tv_nsec: (sleep % 1_000_000_000) as libc::c_long,
+        };
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, a valid timeout, no signal mask.
+        unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    }
+    st.cpu = Dur(clock_ns(libc::CLOCK_THREAD_CPUTIME_ID).saturating_sub(cpu0));
+    st.wall = Dur(now());
+    Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ipv4(proto: u8, dst: [u8; 4], sport: u16, dport: u16) -> Vec<u8> {
+        let mut p = vec![0u8; 28];
+        p[0] = 0x45;
+        p[9] = proto;
+        p[12..16].copy_from_slice(&[10, 78, 1, 1]);
+        p[16..20].copy_from_slice(&dst);
+        p[20..22].copy_from_slice(&sport.to_be_bytes());
+        p[22..24].copy_from_slice(&dport.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn data_is_classified_by_destination_port_and_feedback_by_source_port() {
+        let data = ipv4(17, [10, 78, 2, 1], 40000, 5001);
+        assert_eq!(
+            classify(&data),
+            Some(Class {
+                forward: true,
+                port: Some(5001)
+            })
+        );
+        let ack = ipv4(6, [10, 78, 1, 1], 5002, 40000);
+        assert_eq!(
+            classify(&ack),
+            Some(Class {
+                forward: false,
+                port: Some(5002)
+            })
+        );
+        let ping = ipv4(1, [10, 78, 2, 1], 0, 0);
+        assert_eq!(classify(&ping).unwrap().port, None);
+    }
+
+    #[test]
+    fn truncated_or_foreign_packets_are_unclassified_not_a_panic() {
+        assert_eq!(classify(&[]), None);
+        assert_eq!(classify(&[0x60; 40]), None); // IPv6
+        assert_eq!(classify(&[0x4f; 10]), None); // IHL beyond the packet
+        let mut frag = ipv4(17, [10, 78, 2, 1], 1, 5001);
+        frag[7] = 3; // a later fragment carries no ports
+        assert_eq!(classify(&frag).unwrap().port, None);
+        assert_eq!(
+            classify(&ipv4(17, [10, 78, 2, 1], 1, 2)[..22])
+                .unwrap()
+                .port,
+            None
+        );
+    }
+
+    #[test]
+    fn lateness_quantiles_come_from_the_histogram() {
+        let mut l = Lateness::default();
+        for _ in 0..98 {
+            l.record(3_500); // 3.5 µs
+        }
+        l.record(1_500_000); // 1.5 ms
+        l.record(50_000_000); // 50 ms
+        assert_eq!(l.quantile(0.5), Dur::from_micros(4));
+        assert_eq!(l.quantile(0.99), Dur::from_micros(1501));
+        assert_eq!(l.quantile(1.0), Dur::from_micros(50_100));
+        assert_eq!(l.max(), Dur(50_000_000));
+        assert_eq!(Lateness::default().quantile(0.5), Dur::ZERO);
+    }
+}

@@ -1,0 +1,145 @@
+"""The testbed backend seen from Python: ``tfcc compare`` and ``tfcc reproduce --backend testbed``.
+
+A testbed run is the native ``tfcc-run SCENARIO --backend testbed`` (crate tfcc-run, which builds
+the network namespaces, the tbf bottleneck and the delay/loss relay, and needs root); this module
+starts it as a process and reads its ``summary.json`` and time series back as a
+:class:`tfcc.metrics.RunResult`, the shape every metric takes. Testbed runs take their scenario's
+duration in real time, so a reproduction runs them side by side (they use a few percent of a
+core each at the theses' rates; each run has its own namespaces) and, with ``--quick``, with each
+claim's first seed only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from tfcc.metrics import RunResult
+
+
+class TestbedError(RuntimeError):
+    """A testbed run failed; the message carries the native command's error."""
+
+
+def native() -> str:
+    """The ``tfcc-run`` executable: ``$TFCC_RUN``, else the one ``make install`` put beside the
+    package, else ``tfcc-run`` on the PATH."""
+    from tfcc.entry import NATIVE
+
+    env = os.environ.get("TFCC_RUN")
+    if env:
+        return env
+    if os.path.exists(NATIVE):
+        return NATIVE
+    found = shutil.which("tfcc-run")
+    if found is None:
+        raise TestbedError("the native tfcc-run executable is missing: run `make install`")
+    return found
+
+
+def run(
+    scenario: Path, overrides: Sequence[str], seed: int | None, backend: str = "testbed"
+) -> RunResult:
+    """One run of ``scenario`` on ``backend`` (``sim`` or ``testbed``) through ``tfcc-run``."""
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="tfcc-tb.") as tmp:
+        out = Path(tmp) / "out"
+        cmd = [native(), str(scenario), "--out", str(out), "--backend", backend]
+        cmd += ["--no-plots", "-q"]
+        for o in overrides:
+            cmd += ["--set", o]
+        if seed is not None:
+            cmd += ["--seed", str(seed)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            msg = (p.stderr.strip().splitlines() or ["no message"])[-1]
+            raise TestbedError(f"{scenario.name} {list(overrides)} seed {seed}: {msg}")
+        summary = json.loads((out / "summary.json").read_text())
+        flows = pq.read_table(out / "timeseries.parquet").to_pydict()
+        links = pq.read_table(out / "queues.parquet").to_pydict()
+        return RunResult(summary, flows, links)
+
+
+def prerun_claims(
+    claims: Sequence[Any], workers: int = 20, on_done: Callable[[int, int], object] | None = None
+) -> Callable[[Path, list[str], int], RunResult]:
+    """Runs every (scenario, overrides, seed) the claims need on the testbed, ``workers`` at a
+    time, and returns a runner for :func:`tfcc.reproduce.run` that hands them out; a failed run
+    raises ``ValueError`` with its error, which the claim reports."""
+    keys: dict[tuple[str, tuple[str, ...], int], None] = {}
+    for c in claims:
+        vset = list((c.versus or {}).get("set", []))
+        extras = [list(v) for v in c.variants]
+        if vset:
+            extras += [[*v, *vset] for v in c.variants]
+        for seed in c.seeds:
+            for extra in extras:
+                keys[(str(c.scenario), (*c.set, *extra), seed)] = None
+    results: dict[tuple[str, tuple[str, ...], int], RunResult | Exception] = {}
+
+    def one(key: tuple[str, tuple[str, ...], int]) -> None:
+        try:
+            results[key] = run(Path(key[0]), list(key[1]), key[2])
+        except (TestbedError, OSError) as e:
+            results[key] = e
+        if on_done is not None:
+            on_done(len(results), len(keys))
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(one, keys))
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> RunResult:
+        r = results.get((str(scenario), tuple(overrides), seed))
+        if r is None:
+            raise ValueError(f"seed {seed}: no testbed run")
+        if isinstance(r, Exception):
+            raise ValueError(f"seed {seed}: the testbed run failed: {r}")
+        return r
+
+    return runner
+
+
+#: The per-flow quantities ``tfcc compare`` puts side by side, as (summary key, label, scale).
+FLOW_METRICS = (
+    ("throughput_bps", "throughput Mb/s", 1e-6),
+    # Packet counts, loss and RTT are not collected on the testbed yet (0 / null there).
+    ("bytes_delivered", "delivered MB", 1e-6),
+)
+
+
+def compare_rows(
+    sim: RunResult, testbed: RunResult
+) -> list[tuple[str, str, float | None, float | None]]:
+    """(flow label, metric, simulator value, testbed value) rows: every flow's throughput, then
+    the bottleneck's utilisation and drops, then the run's fairness metrics."""
+    rows: list[tuple[str, str, float | None, float | None]] = []
+    sf, tf = sim.summary["flows"], testbed.summary["flows"]
+    for a, b in zip(sf, tf, strict=False):
+        name = f"{a['id']} {a.get('label') or a['protocol']}"
+        if b["protocol"] != a["protocol"]:
+            name += f" / {b['protocol']}"
+        for key, label, scale in FLOW_METRICS:
+            rows.append((name, label, a[key] * scale, b[key] * scale))
+    sl = {x["name"]: x for x in sim.summary["links"]}
+    tl = {x["name"]: x for x in testbed.summary["links"]}
+    if "bottleneck" in sl and "bottleneck" in tl:
+        for key in ("utilization", "drops"):
+            rows.append(("bottleneck", key, sl["bottleneck"][key], tl["bottleneck"][key]))
+    for key in ("fairness_theta", "jain_index"):
+        rows.append(
+            (
+                "all",
+                key,
+                sim.summary["metrics"].get(key),
+                testbed.summary["metrics"].get(key),
+            )
+        )
+    return rows
