@@ -58,6 +58,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
+use super::aggregate::{self, AggregateHandle};
 use super::imtcp::Imtcp;
 use super::path::{PathEstimator, PathOracle, PathSource};
 use crate::packet::Packet;
@@ -112,6 +113,18 @@ pub struct PtcpConfig {
     /// The oracle's averaging window over the bottleneck's cross traffic ("the last RTTs",
     /// spec 001 §2.9 option 1): 40 ms, about 1.3 RTT of the thesis' dumbbell.
     pub oracle_window: Dur,
+    /// Name of the aggregate this connection belongs to (001 Sec. 2.3: a proxy controls the sum
+    /// of `N_pm` connections' throughput). Connections with the same name share one
+    /// controller: slots from the smallest sRTT, `g`, `s` and the regime of the aggregate, the
+    /// packets still needed split evenly over the active connections (the multi-connection
+    /// Eq. 2) and `k_max` shared (see [`super::aggregate`]). `bw` is then the aggregate's.
+    /// `None`: a connection on its own.
+    pub group: Option<String>,
+    /// A member of an aggregate that has neither sent nor been acknowledged for this long is
+    /// not counted in `N_pm` (001 Sec. 2.3: "the sender-side proxy node can identify the number
+    /// of active TCP connections"; the thesis does not say how). 500 ms is about 17 RTTs of the
+    /// thesis' dumbbell: longer than a fast recovery, shorter than a SURGE think time (k = 1 s).
+    pub group_idle: Dur,
     /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
     /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
     /// or a timeout (spec 001 §3.0). Slots are still recorded.
@@ -132,6 +145,8 @@ impl Default for PtcpConfig {
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
+            group: None,                         // one connection
+            group_idle: Dur::from_millis(500),   // see the field
             constant: false,                     // PTCP itself
         }
     }
@@ -151,6 +166,8 @@ impl PtcpConfig {
         "estimator",
         "inline",
         "oracle_window",
+        "group",
+        "group_idle",
         "constant",
     ];
 
@@ -194,6 +211,12 @@ impl PtcpConfig {
         }
         if self.oracle_window.is_zero() {
             return Err("oracle_window: must be positive".into());
+        }
+        if self.group.as_deref().is_some_and(str::is_empty) {
+            return Err("group: an aggregate's name must not be empty".into());
+        }
+        if self.group_idle.is_zero() {
+            return Err("group_idle: must be positive".into());
         }
         self.inline.validate().map_err(|e| format!("inline.{e}"))
     }
@@ -473,6 +496,13 @@ impl Ptcp {
     /// Eq. 2 for the current ACK: `n_j` from the time into the slot, `a_j` the new segments
     /// sent in it, with the `m < 1` guard of the module documentation.
     pub fn eq2(&self, now: Time, cwnd: f64) -> f64 {
+        self.eq2_shared(now, cwnd, 1)
+    }
+
+    /// The multi-connection Eq. 2 (001 Sec. 2.3): the packets the aggregate still needs,
+    /// `g_i·srtt_i·s − a_j^sum`, split evenly over the `n_pm` active connections, against this
+    /// connection's own `cwnd`. `n_pm = 1` is Eq. 2.
+    pub fn eq2_shared(&self, now: Time, cwnd: f64, n_pm: u32) -> f64 {
         let s = f64::from(self.s);
         let into = now.saturating_since(self.ctrl_start).as_secs_f64();
         let n = if self.srtt_i > 0.0 {
@@ -481,7 +511,7 @@ impl Ptcp {
             0.0
         };
         let m = (s - n - f64::from(self.cfg.eq2_reserve)).max(1.0);
-        let need = self.g * self.srtt_i * s - self.sent_in_ctrl as f64;
+        let need = (self.g * self.srtt_i * s - self.sent_in_ctrl as f64) / f64::from(n_pm.max(1));
         2.0 * (need - m * cwnd) / (m * (m + 1.0))
     }
 
@@ -507,12 +537,23 @@ impl Ptcp {
         }
         self.k_bw = self.eq2(now, cwnd);
         self.k_max = self.eq34(cwnd, est).unwrap_or(self.cfg.k_min_value);
-        let mut k = self.k_bw.min(self.k_max);
+        self.k = self.bound(self.k_bw, self.k_max);
+        self.k
+    }
+
+    /// `k = min(k_bw, k_max)`, then at least `k_min` when that is on (module documentation).
+    pub fn bound(&self, k_bw: f64, k_max: f64) -> f64 {
+        let k = k_bw.min(k_max);
         if self.cfg.k_min {
-            k = k.max(self.cfg.k_min_value);
+            k.max(self.cfg.k_min_value)
+        } else {
+            k
         }
-        self.k = k;
-        k
+    }
+
+    /// Whether the first slot has started (an ACK with an sRTT has been counted).
+    pub fn started(&self) -> bool {
+        self.started
     }
 }
 
@@ -530,6 +571,11 @@ pub struct PtcpSender {
     reference: PathOracle,
     /// Smallest sRTT seen, for the "constant" baseline's window.
     srtt_min: Option<Dur>,
+    /// The aggregate this connection is a member of, and its index there ([`super::aggregate`]);
+    /// `ctl` is then unused and the aggregate's controller decides.
+    group: Option<(AggregateHandle, usize)>,
+    /// The last `k` applied to this connection's window.
+    k: f64,
 }
 
 impl PtcpSender {
@@ -544,6 +590,8 @@ impl PtcpSender {
             cum_ack: 0,
             reference: PathOracle::new(),
             srtt_min: None,
+            group: None,
+            k: 1.0,
         }
     }
 
@@ -555,7 +603,10 @@ impl PtcpSender {
         }
         let acked = ack.saturating_sub(self.cum_ack);
         self.cum_ack = self.cum_ack.max(ack);
-        self.ctl.on_acked(now, acked, srtt, cwnd);
+        match &self.group {
+            Some((g, me)) => aggregate::lock(g).on_acked(now, *me, acked, srtt, cwnd),
+            None => self.ctl.on_acked(now, acked, srtt, cwnd),
+        }
         if let PathSource::Inline(i) = &mut self.path {
             i.on_ack(now, ack, srtt);
         }
@@ -574,7 +625,53 @@ impl PtcpSender {
     /// The `k` of Eq. 1 for an ACK in congestion avoidance.
     pub fn increase(&mut self, now: Time, cwnd: f64) -> f64 {
         let est = self.path.estimate();
-        self.ctl.increase(now, cwnd, est)
+        self.k = match &self.group {
+            Some((g, me)) => aggregate::lock(g).increase(now, *me, cwnd, est),
+            None => self.ctl.increase(now, cwnd, est),
+        };
+        self.k
+    }
+
+    /// A new data segment was sent (`a_j`, or `a_j^sum` in an aggregate).
+    pub fn on_data_sent(&mut self, now: Time) {
+        match &self.group {
+            Some((g, me)) => aggregate::lock(g).on_data_sent(now, *me),
+            None => self.ctl.on_data_sent(),
+        }
+    }
+
+    /// Make this connection a member of an aggregate (001 Sec. 2.3); from now on the
+    /// aggregate's controller sets its increase.
+    pub fn join(&mut self, group: AggregateHandle) {
+        let me = aggregate::lock(&group).join();
+        self.group = Some((group, me));
+    }
+
+    /// The aggregate this connection belongs to, if any.
+    pub fn group(&self) -> Option<&AggregateHandle> {
+        self.group.as_ref().map(|(g, _)| g)
+    }
+
+    /// The last `k` applied to this connection's window.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// The control slot length `s` in force (the aggregate's for a member).
+    pub fn s(&self) -> u32 {
+        match &self.group {
+            Some((g, _)) => aggregate::lock(g).ctl().s(),
+            None => self.ctl.s(),
+        }
+    }
+
+    /// A copy of the controller that judges this connection's slots: its own, or its
+    /// aggregate's (for reports at the end of a run, not per packet).
+    pub fn controller(&self) -> Ptcp {
+        match &self.group {
+            Some((g, _)) => aggregate::lock(g).ctl().clone(),
+            None => self.ctl.clone(),
+        }
     }
 
     /// The sender's next packet: the inline estimator paces its probe streams, anything else
