@@ -210,7 +210,11 @@ const E4: &str = include_str!("../../../scenarios/001-e4-multi.toml");
 fn aggregate_of_ten_shares_one_controller_and_holds_the_sum() {
     let r = run(
         E4,
-        &["duration = \"12s\"", "measure_from = \"4s\"", "flows.1.count = 20"],
+        &[
+            "duration = \"12s\"",
+            "measure_from = \"4s\"",
+            "flows.1.count = 20",
+        ],
     );
     let members: Vec<_> = r
         .summary
