@@ -116,7 +116,14 @@ def point_id(overrides: Sequence[str], seed: int) -> str:
     """A stable name for a point: a hash of its overrides and the seed. The overrides are
     sorted first (axes set distinct keys, so their order does not change the run), so
     reordering the axes names the same points."""
-    canon = sorted(_canonical(o) for o in overrides)
+    items = [_canonical(o) for o in overrides]
+    try:
+        canon = sorted(items)
+    except TypeError:
+        # The same key set twice to tables (a claim's `set` and its `versus` on top): lists
+        # holding dicts do not order; a stable text order instead (names of points that do
+        # order are unchanged).
+        canon = sorted(items, key=lambda c: json.dumps(c, default=str, sort_keys=True))
     h = hashlib.sha1(json.dumps(canon, default=str).encode()).hexdigest()[:10]
     return f"{h}-s{seed}"
 
