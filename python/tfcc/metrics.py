@@ -662,6 +662,7 @@ def slot_success_pct(
     slot: float = 1.0,
     skip: int = 0,
     own_slots: bool = True,
+    label: str | None = None,
 ) -> float:
     """Percentage of evaluation slots whose average throughput reaches the required ``bw``,
     001 Sec. 3 (Figs. 7-11, 17): ``100 · #{slots with tput ≥ bw} / #slots``.
@@ -672,8 +673,13 @@ def slot_success_pct(
     flow, or several flows together (an aggregate: their goodputs are summed), is judged over
     fixed ``slot``-second bins of the recorded goodput, 1 s by default: 32 RTTs of the thesis'
     dumbbell (001 Sec. 3.1, "32 RTT is about 1 s"). Goodput is what reached the receiver (the
-    PTCP slots count acknowledged segments, the same data one RTT later)."""
+    PTCP slots count acknowledged segments, the same data one RTT later). ``label`` picks the
+    flows of one scenario label (e.g. 001 E4's "Sender 1" connections, whatever their protocol)."""
     flows = _flows(s, flow, protocol)
+    if label is not None:
+        flows = [f for f in flows if f.get("label") == label]
+        if not flows:
+            raise MetricError(f"no flow labelled {label!r}")
     start = float(s.get("measure_from_s", 0.0))
     if own_slots and len(flows) == 1 and flows[0].get("ptcp"):
         p = flows[0]["ptcp"]

@@ -106,6 +106,9 @@ const ORACLE_TICK: Dur = Dur::from_millis(5);
 /// in packets of the sender's own wire size.
 struct OracleFeed {
     flow: u32,
+    /// The flows whose bytes are not cross traffic: this one, or every member of its PTCP
+    /// aggregate (001 Sec. 2.3: `A` is the path's room for the whole aggregate).
+    own: Vec<u32>,
     link: LinkId,
     wire_bytes: f64,
     window: Dur,
@@ -375,12 +378,14 @@ impl World {
             let c = s.config();
             oracles.push(OracleFeed {
                 flow: i as u32,
+                own: vec![i as u32],
                 link,
                 wire_bytes: f64::from(c.segment_size.saturating_add(c.data_header_size()).max(1)),
                 window: p.ctl.config().oracle_window,
                 hist: VecDeque::with_capacity(64),
             });
         }
+        join_ptcp_aggregates(&mut flows, &mut oracles);
         let n_links = links.len();
         let mut w = World {
             end: Time::ZERO + cfg.duration,
@@ -700,7 +705,11 @@ impl World {
         for o in &mut self.oracles {
             let link = &self.links[o.link as usize];
             let total = link.counters(now).arrival_bytes;
-            let own = self.flows[o.flow as usize].oracle_bytes;
+            let own: u64 = o
+                .own
+                .iter()
+                .map(|&f| self.flows[f as usize].oracle_bytes)
+                .sum();
             o.hist.push_back((now, total, own));
             while o.hist.len() > 2 && o.hist[1].0 + o.window <= now {
                 o.hist.pop_front();
@@ -765,8 +774,8 @@ impl World {
                     rate_bps: s.rate.map(|r| r * 8.0),
                     p: s.p.or_else(|| f.receiver.stats().p),
                     rtt_s: rtt,
-                    ptcp_k: ptcp_of(&f.sender).map(|p| p.ctl.k()),
-                    ptcp_s: ptcp_of(&f.sender).map(|p| f64::from(p.ctl.s())),
+                    ptcp_k: ptcp_of(&f.sender).map(|p| p.k()),
+                    ptcp_s: ptcp_of(&f.sender).map(|p| f64::from(p.s())),
                     ptcp_a_bps: ptcp_of(&f.sender)
                         .and_then(|p| p.estimate())
                         .map(|e| e.available * wire_bits(&f.sender)),
@@ -904,6 +913,39 @@ fn wire_bits(s: &SenderImpl) -> f64 {
     }
 }
 
+/// PTCP flows naming the same `group` become one aggregate (001 Sec. 2.3): one shared
+/// controller built from the first member's configuration, joined in flow order; each member's
+/// oracle counts the whole aggregate as its own traffic.
+fn join_ptcp_aggregates(flows: &mut [FlowRt], oracles: &mut [OracleFeed]) {
+    let mut groups: Vec<(String, tfcc_core::tcp::aggregate::AggregateHandle, Vec<u32>)> =
+        Vec::new();
+    for (i, f) in flows.iter_mut().enumerate() {
+        let SenderImpl::Tcp(t) = &mut f.sender else {
+            continue;
+        };
+        let seg = t.config().segment_size;
+        let Some(p) = t.ptcp_mut() else { continue };
+        let Some(name) = p.ctl.config().group.clone() else {
+            continue;
+        };
+        let k = match groups.iter().position(|g| g.0 == name) {
+            Some(k) => k,
+            None => {
+                let h = tfcc_core::tcp::aggregate::Aggregate::shared(p.ctl.config().clone(), seg);
+                groups.push((name, h, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        p.join(groups[k].1.clone());
+        groups[k].2.push(i as u32);
+    }
+    for o in oracles.iter_mut() {
+        if let Some(g) = groups.iter().find(|g| g.2.contains(&o.flow)) {
+            o.own = g.2.clone();
+        }
+    }
+}
+
 fn ptcp_of(s: &SenderImpl) -> Option<&tfcc_core::tcp::ptcp::PtcpSender> {
     match s {
         SenderImpl::Tcp(t) => t.ptcp(),
@@ -919,15 +961,16 @@ fn ptcp_record(s: &SenderImpl) -> Option<PtcpRecord> {
 
 fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
     let p = t.ptcp()?;
+    // A member of an aggregate reports the aggregate's slots (001 Sec. 2.3: `bw` is the sum's).
+    let ctl = p.controller();
     let bits = f64::from(t.config().segment_size) * 8.0;
     let (estimator, measurements) = match &p.path {
         PathSource::Oracle(_) => ("oracle", 0),
         PathSource::Inline(i) => ("inline", i.measurements()),
     };
     Some(PtcpRecord {
-        bw_bps: p.ctl.bw_pkts() * bits,
-        eval_slots: p
-            .ctl
+        bw_bps: ctl.bw_pkts() * bits,
+        eval_slots: ctl
             .eval_slots()
             .iter()
             .map(|e| PtcpEvalSlot {
@@ -937,7 +980,7 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
                 met: e.met,
             })
             .collect(),
-        s_changes: p.ctl.s_changes().to_vec(),
+        s_changes: ctl.s_changes().to_vec(),
         estimator,
         measurements,
     })

@@ -199,3 +199,40 @@ fn constant_baseline_holds_its_window_through_losses() {
     // 2500 pkt/s · srtt_min (about 21 ms): about 52 packets, unchanged after 1 s.
     assert!(hi - lo < 1e-9 && (40.0..70.0).contains(&lo), "{lo}..{hi}");
 }
+
+const E4: &str = include_str!("../../../scenarios/001-e4-multi.toml");
+
+/// E4 (Fig. 9) shortened: 10 connections in one aggregate (001 Sec. 2.3) asking for 20 Mb/s
+/// together against 20 capped Reno flows. Every member reports the same (the aggregate's)
+/// evaluation slots, the sum holds the requirement on average, and no member is starved or
+/// takes it all alone (the need is split over the members).
+#[test]
+fn aggregate_of_ten_shares_one_controller_and_holds_the_sum() {
+    let r = run(
+        E4,
+        &[
+            "duration = \"12s\"",
+            "measure_from = \"4s\"",
+            "flows.1.count = 20",
+        ],
+    );
+    let members: Vec<_> = r
+        .summary
+        .flows
+        .iter()
+        .filter(|f| f.protocol == "ptcp")
+        .collect();
+    assert_eq!(members.len(), 10);
+    let slots0 = &members[0].ptcp.as_ref().unwrap().eval_slots;
+    assert!(slots0.len() >= 10, "{}", slots0.len());
+    for m in &members {
+        let p = m.ptcp.as_ref().unwrap();
+        assert_eq!(p.eval_slots.len(), slots0.len());
+        assert!((p.bw_bps - 20e6).abs() < 1.0, "aggregate bw: {}", p.bw_bps);
+    }
+    let sum: f64 = members.iter().map(|f| f.throughput_bps).sum();
+    let per: Vec<f64> = members.iter().map(|f| f.throughput_bps / 1e6).collect();
+    eprintln!("E4 aggregate: sum {:.2} Mb/s, members {per:.2?}", sum / 1e6);
+    assert!(sum >= 19.0e6, "aggregate goodput {sum}");
+    assert!(per.iter().all(|&x| x > 0.5 && x < 10.0), "{per:?}");
+}

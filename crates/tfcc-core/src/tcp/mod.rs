@@ -29,6 +29,7 @@
 //! # let _ = (sender, sink);
 //! ```
 
+pub mod aggregate;
 pub mod config;
 pub mod friendly;
 pub mod imtcp;

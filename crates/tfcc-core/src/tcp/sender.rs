@@ -233,6 +233,10 @@ impl TcpSender {
     pub fn ptcp(&self) -> Option<&PtcpSender> {
         self.ptcp.as_deref()
     }
+    /// The PTCP state, mutably (to join an aggregate, 001 Sec. 2.3).
+    pub fn ptcp_mut(&mut self) -> Option<&mut PtcpSender> {
+        self.ptcp.as_deref_mut()
+    }
     /// The driver's measurement of the path for a PTCP sender with the oracle estimator
     /// (packets per second on the wire); ignored otherwise.
     pub fn set_path_oracle(&mut self, now: Time, available: f64, capacity: f64) {
@@ -319,7 +323,7 @@ impl TcpSender {
         let retransmit = seq <= self.maxseq;
         if !retransmit {
             if let (Some(p), false) = (&mut self.ptcp, syn) {
-                p.ctl.on_data_sent();
+                p.on_data_sent(now);
             }
             self.maxseq = seq;
             if !self.rtt_active {
