@@ -89,3 +89,50 @@ def test_the_003_claim_files_load_with_known_metrics(name: str) -> None:
     for c in claims:
         assert c.metric in metrics.METRICS
         assert c.scenario.exists(), c.scenario
+
+
+def test_convergence_time_can_take_the_steady_rate_from_tcp() -> None:
+    # The scheme (flow 0) climbs slowly; TCP (flow 1) is at 10 from the start. Its own tail
+    # (the last quarter of [0, 8]: 7 and 8) would call it converged at t = 7; TCP's steady
+    # value (10) only at t = 9, when it is within 10 % of 10.
+    t = [float(i) for i in range(11)]
+    fs = {
+        "t": t + t,
+        "flow": [0] * 11 + [1] * 11,
+        "throughput_bps": [1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9.5, 10] + [10] * 11,
+    }
+    s = RunResult({"flows": [{"id": 0, "protocol": "iiad"}, {"id": 1, "protocol": "tcp-sack"}]}, fs)
+    own = metrics.convergence_time(s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1)
+    assert own == 7.0
+    ref = metrics.convergence_time(
+        s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1, steady_from="tcp"
+    )
+    assert ref == 9.0
+
+
+def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() -> None:
+    from tfcc import verdicts
+
+    # 003 Sec. 2.5.1: 0.8 of TCP is Δ, 0.6 is X; TFRCP above TCP is X(X) (Table 2.3).
+    assert verdicts.fairness_verdict(0.8) == "Δ(O)"
+    assert verdicts.fairness_verdict(0.6) == "X(O)"
+    assert verdicts.fairness_verdict(1.3) == "X(X)"
+    assert verdicts.fairness_verdict(1.05) == "O(O)"
+    # Sec. 2.5.1: TFRC ≈ 20 s after the fall, GAIMD ≈ 40 s: twice is Δ; IIAD's 700 s rise X.
+    assert verdicts.speed_verdict(20 / 20) == "O"
+    assert verdicts.speed_verdict(40 / 20) == "Δ"
+    assert verdicts.speed_verdict(700 / 60) == "X"
+    rows = [
+        {"claim": {"id": "e21-gaimd-cv1"}, "measured": 0.8},
+        {"claim": {"id": "e23-tcp-fall"}, "measured": 20.0},
+        {"claim": {"id": "e23-gaimd-fall"}, "measured": 41.0},
+        {"claim": {"id": "e23-iiad-fall"}, "measured": None},
+    ]
+    got = verdicts.verdicts(rows)
+    assert got["gaimd"][0] == "Δ(O)"
+    assert got["gaimd"][5] == "Δ"
+    assert got["iiad"][5] == "X", "never converged"
+    assert got["sqrt"][0] == "—", "not measured"
+    table = verdicts.to_markdown(rows)
+    assert "| GAIMD | Δ(O) / Δ(O) |" in table
+    assert "**" not in table.split("| GAIMD |")[1].split("\n")[0]
