@@ -136,3 +136,18 @@ def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() 
     table = verdicts.to_markdown(rows)
     assert "| GAIMD | Δ(O) / Δ(O) |" in table
     assert "**" not in table.split("| GAIMD |")[1].split("\n")[0]
+
+
+def test_a_protocol_name_is_not_a_prefix_of_another() -> None:
+    # 003's E2.1 run holds TFRC and TFRCP flows: "tfrc" must pick TFRC only; "tcp" still names
+    # every TCP variant.
+    s = {
+        "flows": [
+            {"id": 0, "protocol": "tcp-sack", "throughput_bps": 2e6},
+            {"id": 1, "protocol": "tfrc", "throughput_bps": 1e6},
+            {"id": 2, "protocol": "tfrcp", "throughput_bps": 4e6},
+        ]
+    }
+    assert metrics.throughput_bps(s, protocol="tfrc") == 1e6
+    assert metrics.normalized_throughput(s, "tfrc", "tcp") == pytest.approx(0.5)
+    assert metrics.normalized_throughput(s, "tfrcp", "tcp") == pytest.approx(2.0)

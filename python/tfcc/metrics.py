@@ -76,7 +76,14 @@ def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> 
             raise MetricError(f"no flow with id {flow} (the run has {len(flows)})")
         return picked
     if protocol is not None:
-        picked = [f for f in flows if str(f.get("protocol", "")).startswith(protocol)]
+        # "tcp" names every TCP variant ("tcp-sack", "tcp-reno"), but "tfrc" must not pick up
+        # "tfrcp" (003's runs hold both): the exact name, or the name followed by "-".
+        picked = [
+            f
+            for f in flows
+            if str(f.get("protocol", "")) == protocol
+            or str(f.get("protocol", "")).startswith(protocol + "-")
+        ]
         if not picked:
             raise MetricError(f"no flow of protocol {protocol!r}")
         return picked
