@@ -648,6 +648,8 @@ def prerun_claims(
     A point that failed raises ``ValueError`` with its error, which the claim reports."""
     by_scenario: dict[Path, dict[str, Point]] = {}
     for c in claims:
+        if c.scenario is None:
+            continue  # a trace claim: its metric runs no simulation
         pts = by_scenario.setdefault(Path(c.scenario), {})
         # Every run the claim measures: each variant, and each again under a ``versus`` set.
         vset = list((c.versus or {}).get("set", []))
