@@ -93,8 +93,8 @@ def test_the_003_claim_files_load_with_known_metrics(name: str) -> None:
 
 def test_convergence_time_can_take_the_steady_rate_from_tcp() -> None:
     # The scheme (flow 0) climbs slowly; TCP (flow 1) is at 10 from the start. Its own tail
-    # (the last quarter of [0, 8]: 7 and 8) would call it converged at t = 7; TCP's steady
-    # value (10) only at t = 9, when it is within 10 % of 10.
+    # (the last quarter of [0, 10]: 8.5, 9.5, 10, mean 9.33) calls it converged at t = 8 (8.5 is
+    # within 10 %); TCP's steady value (10) only at t = 9 (9.5).
     t = [float(i) for i in range(11)]
     fs = {
         "t": t + t,
@@ -102,12 +102,17 @@ def test_convergence_time_can_take_the_steady_rate_from_tcp() -> None:
         "throughput_bps": [1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9.5, 10] + [10] * 11,
     }
     s = RunResult({"flows": [{"id": 0, "protocol": "iiad"}, {"id": 1, "protocol": "tcp-sack"}]}, fs)
-    own = metrics.convergence_time(s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1)
-    assert own == 7.0
+    own = metrics.convergence_time(s, "iiad", at=0.0, until=10.0, band=0.1, smooth=1)
+    assert own == 8.0
     ref = metrics.convergence_time(
-        s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1, steady_from="tcp"
+        s, "iiad", at=0.0, until=10.0, band=0.1, smooth=1, steady_from="tcp"
     )
     assert ref == 9.0
+    # Only the phase counts: by t = 8 it has not reached TCP's level.
+    with pytest.raises(MetricError):
+        metrics.convergence_time(
+            s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1, steady_from="tcp"
+        )
 
 
 def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() -> None:

@@ -701,7 +701,13 @@ def convergence_time(
         t, v = s.flow_column(int(f["id"]), "throughput_bps")
         sm = moving_average(v, smooth)
         target = reference if reference is not None else tail_mean(int(f["id"]))
-        times.append(convergence_time_of(t, sm, at, target, band))
+        # Only [at, until]: after `until` the next change may carry the rate through the band
+        # from the other side (a scheme still far above its level would "converge" on its way
+        # down after the next change).
+        inside = [(ti, x) for ti, x in zip(t, sm, strict=True) if ti <= until]
+        times.append(
+            convergence_time_of([ti for ti, _ in inside], [x for _, x in inside], at, target, band)
+        )
     return sum(times) / len(times)
 
 
