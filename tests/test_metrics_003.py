@@ -128,14 +128,15 @@ def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() 
     assert verdicts.speed_verdict(40 / 20) == "Δ"
     assert verdicts.speed_verdict(700 / 60) == "X"
     rows = [
-        {"claim": {"id": "e21-gaimd-cv1"}, "measured": 0.8},
-        {"claim": {"id": "e23-tcp-fall"}, "measured": 20.0},
+        {"claim": {"id": "e21-gaimd-cv1-quick"}, "measured": 0.8},
+        {"claim": {"id": "e23-tfrc-fall"}, "measured": 20.0},
         {"claim": {"id": "e23-gaimd-fall"}, "measured": 41.0},
         {"claim": {"id": "e23-iiad-fall"}, "measured": None},
     ]
     got = verdicts.verdicts(rows)
-    assert got["gaimd"][0] == "Δ(O)"
-    assert got["gaimd"][5] == "Δ"
+    assert got["gaimd"][0] == "Δ(O)", "a quick claim answers for the full id"
+    assert got["tfrc"][5] == "O", "the fastest of the column"
+    assert got["gaimd"][5] == "Δ", "twice the fastest"
     assert got["iiad"][5] == "X", "never converged"
     assert got["sqrt"][0] == "—", "not measured"
     table = verdicts.to_markdown(rows)
