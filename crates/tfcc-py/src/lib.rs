@@ -37,6 +37,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         warc_analysis::warc_equal_smoothness_aggressiveness,
         m
     )?)?;
-    m.add_function(wrap_pyfunction!(warc_analysis::warc_span_of_1000_losses, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_span_of_1000_losses,
+        m
+    )?)?;
     Ok(())
 }

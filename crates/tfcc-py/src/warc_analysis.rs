@@ -40,7 +40,12 @@ pub fn warc_equal_smoothness_aggressiveness(m: f64, cv: f64, w: f64) -> PyResult
 /// Sec. 3.4.4: seconds spanned by 1000 losses for uniform W and RTT ranges.
 #[pyfunction]
 pub fn warc_span_of_1000_losses(w_lo: f64, w_hi: f64, rtt_lo: f64, rtt_hi: f64) -> PyResult<f64> {
-    for (n, v) in [("w_lo", w_lo), ("w_hi", w_hi), ("rtt_lo", rtt_lo), ("rtt_hi", rtt_hi)] {
+    for (n, v) in [
+        ("w_lo", w_lo),
+        ("w_hi", w_hi),
+        ("rtt_lo", rtt_lo),
+        ("rtt_hi", rtt_hi),
+    ] {
         positive(n, v)?;
     }
     Ok(analysis::span_of_1000_losses_s(w_lo, w_hi, rtt_lo, rtt_hi))

@@ -1056,10 +1056,11 @@ mod tests {
             Congestion::Binomial(BinomialConfig::iiad()),
             Congestion::Aiadh(AiadhConfig::default()),
         ] {
-            let mut cfg = TcpConfig::default();
-            cfg.congestion = cong.clone();
-            cfg.max_window = 200;
-            let mut s = TcpSender::new(cfg);
+            let mut s = TcpSender::new(TcpConfig {
+                congestion: cong.clone(),
+                max_window: 200,
+                ..TcpConfig::default()
+            });
             // Leaving the initial slow start at the receiver window: the first loss halves.
             s.cwnd = 200.0;
             s.slowdown(CwndCut::Half);
@@ -1071,7 +1072,11 @@ mod tests {
                 Congestion::Aiadh(a) => a.beta,
                 _ => unreachable!(),
             };
-            assert!((s.cwnd() - (100.0 - beta)).abs() < 1e-9, "{cong:?}: {}", s.cwnd());
+            assert!(
+                (s.cwnd() - (100.0 - beta)).abs() < 1e-9,
+                "{cong:?}: {}",
+                s.cwnd()
+            );
             assert_eq!(s.ssthresh(), 99);
             // A loss while climbing back in slow start (below ssthresh) halves again.
             s.cwnd = 40.0;
