@@ -88,4 +88,72 @@ def test_the_003_claim_files_load_with_known_metrics(name: str) -> None:
     assert any(c.quick for c in claims)
     for c in claims:
         assert c.metric in metrics.METRICS
-        assert c.scenario.exists(), c.scenario
+        assert c.scenario is None or c.scenario.exists(), c.scenario
+
+
+def test_convergence_time_can_take_the_steady_rate_from_tcp() -> None:
+    # The scheme (flow 0) climbs slowly; TCP (flow 1) is at 10 from the start. Its own tail
+    # (the last quarter of [0, 10]: 8.5, 9.5, 10, mean 9.33) calls it converged at t = 8 (8.5 is
+    # within 10 %); TCP's steady value (10) only at t = 9 (9.5).
+    t = [float(i) for i in range(11)]
+    fs = {
+        "t": t + t,
+        "flow": [0] * 11 + [1] * 11,
+        "throughput_bps": [1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9.5, 10] + [10] * 11,
+    }
+    s = RunResult({"flows": [{"id": 0, "protocol": "iiad"}, {"id": 1, "protocol": "tcp-sack"}]}, fs)
+    own = metrics.convergence_time(s, "iiad", at=0.0, until=10.0, band=0.1, smooth=1)
+    assert own == 8.0
+    ref = metrics.convergence_time(
+        s, "iiad", at=0.0, until=10.0, band=0.1, smooth=1, steady_from="tcp"
+    )
+    assert ref == 9.0
+    # Only the phase counts: by t = 8 it has not reached TCP's level.
+    with pytest.raises(MetricError):
+        metrics.convergence_time(
+            s, "iiad", at=0.0, until=8.0, band=0.1, smooth=1, steady_from="tcp"
+        )
+
+
+def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() -> None:
+    from tfcc import verdicts
+
+    # 003 Sec. 2.5.1: 0.8 of TCP is Δ, 0.6 is X; TFRCP above TCP is X(X) (Table 2.3).
+    assert verdicts.fairness_verdict(0.8) == "Δ(O)"
+    assert verdicts.fairness_verdict(0.6) == "X(O)"
+    assert verdicts.fairness_verdict(1.3) == "X(X)"
+    assert verdicts.fairness_verdict(1.05) == "O(O)"
+    # Sec. 2.5.1: TFRC ≈ 20 s after the fall, GAIMD ≈ 40 s: twice is Δ; IIAD's 700 s rise X.
+    assert verdicts.speed_verdict(20 / 20) == "O"
+    assert verdicts.speed_verdict(40 / 20) == "Δ"
+    assert verdicts.speed_verdict(700 / 60) == "X"
+    rows = [
+        {"claim": {"id": "e21-gaimd-cv1-quick"}, "measured": 0.8},
+        {"claim": {"id": "e23-tfrc-fall"}, "measured": 20.0},
+        {"claim": {"id": "e23-gaimd-fall"}, "measured": 41.0},
+        {"claim": {"id": "e23-iiad-fall"}, "measured": None},
+    ]
+    got = verdicts.verdicts(rows)
+    assert got["gaimd"][0] == "Δ(O)", "a quick claim answers for the full id"
+    assert got["tfrc"][5] == "O", "the fastest of the column"
+    assert got["gaimd"][5] == "Δ", "twice the fastest"
+    assert got["iiad"][5] == "X", "never converged"
+    assert got["sqrt"][0] == "—", "not measured"
+    table = verdicts.to_markdown(rows)
+    assert "| GAIMD | Δ(O) / Δ(O) |" in table
+    assert "**" not in table.split("| GAIMD |")[1].split("\n")[0]
+
+
+def test_a_protocol_name_is_not_a_prefix_of_another() -> None:
+    # 003's E2.1 run holds TFRC and TFRCP flows: "tfrc" must pick TFRC only; "tcp" still names
+    # every TCP variant.
+    s = {
+        "flows": [
+            {"id": 0, "protocol": "tcp-sack", "throughput_bps": 2e6},
+            {"id": 1, "protocol": "tfrc", "throughput_bps": 1e6},
+            {"id": 2, "protocol": "tfrcp", "throughput_bps": 4e6},
+        ]
+    }
+    assert metrics.throughput_bps(s, protocol="tfrc") == 1e6
+    assert metrics.normalized_throughput(s, "tfrc", "tcp") == pytest.approx(0.5)
+    assert metrics.normalized_throughput(s, "tfrcp", "tcp") == pytest.approx(2.0)

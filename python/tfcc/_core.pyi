@@ -133,3 +133,16 @@ def plot_panels(
     """Draw line-chart panels (``{"ylabel": str, "lines": [(label, xs, ys), ...]}``), stacked,
     into one PNG. ``font`` is a TrueType file for the text (none: no text). Raises ValueError on
     bad sizes or mismatched series, OSError when the file cannot be written."""
+
+def warc_hr_false_positive(k: float, n: int) -> float:
+    """003 Eqs. 3.10–3.11: History-Reset's false-positive probability per loss for (K, N) under
+    i.i.d. exponential inter-loss times, ``F_Gamma(N,1)(N/K)``."""
+
+def warc_equal_smoothness_aggressiveness(
+    m: float, cv: float, w: float
+) -> tuple[float, float, float]:
+    """003 Fig. 3.5(b): RTTs that WARC, GAIMD and IIAD need to raise their window by ``m`` from a
+    steady mean ``w`` when each is tuned to the same ``CV̄[w] = cv`` (Eq. 3.7)."""
+
+def warc_span_of_1000_losses(w_lo: float, w_hi: float, rtt_lo: float, rtt_hi: float) -> float:
+    """003 Sec. 3.4.4: mean seconds spanned by 1000 loss events, W and RTT uniform in the ranges."""

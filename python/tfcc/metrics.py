@@ -76,7 +76,14 @@ def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> 
             raise MetricError(f"no flow with id {flow} (the run has {len(flows)})")
         return picked
     if protocol is not None:
-        picked = [f for f in flows if str(f.get("protocol", "")).startswith(protocol)]
+        # "tcp" names every TCP variant ("tcp-sack", "tcp-reno"), but "tfrc" must not pick up
+        # "tfrcp" (003's runs hold both): the exact name, or the name followed by "-".
+        picked = [
+            f
+            for f in flows
+            if str(f.get("protocol", "")) == protocol
+            or str(f.get("protocol", "")).startswith(protocol + "-")
+        ]
         if not picked:
             raise MetricError(f"no flow of protocol {protocol!r}")
         return picked
@@ -602,6 +609,39 @@ def normalized_cv_k(
     return cv_k(s, protocol, k, after) / theirs
 
 
+def warc_analysis(
+    run: None,
+    *,
+    seed: int,
+    quantity: str,
+    scheme: str = "warc",
+    m: float = 4.0,
+    cv: float = 0.04,
+    w: float = 20.0,
+    k: float = 3.0,
+    n: int = 12,
+) -> float:
+    """003 Sec. 3.4 and App. 2, computed by ``tfcc_core::warc::analysis`` (a trace claim: no
+    run). ``quantity`` is ``"aggressiveness"`` (Fig. 3.5(b): RTTs for ``scheme`` (warc, gaimd,
+    iiad) to raise its window by ``m`` from a mean ``w`` at equal ``CV̄[w] = cv``),
+    ``"hr_false_positive"`` (Eqs. 3.10–3.11: ``F_Gamma(N,1)(N/K)``) or ``"span_1000_losses"``
+    (Sec. 3.4.4: ``1000·E[W]/1.5·E[RTT]`` s for W in [6, 30], RTT in [0.05, 0.3] s)."""
+    del run, seed  # deterministic: nothing is simulated
+    from tfcc import _core
+
+    if quantity == "aggressiveness":
+        rtts = _core.warc_equal_smoothness_aggressiveness(m, cv, w)
+        got = dict(zip(("warc", "gaimd", "iiad"), rtts, strict=True))
+        if scheme not in got:
+            raise MetricError(f"scheme must be warc, gaimd or iiad, got {scheme!r}")
+        return got[scheme]
+    if quantity == "hr_false_positive":
+        return _core.warc_hr_false_positive(k, n)
+    if quantity == "span_1000_losses":
+        return _core.warc_span_of_1000_losses(6.0, 30.0, 0.05, 0.3)
+    raise MetricError(f"unknown quantity {quantity!r}")
+
+
 def convergence_time_of(
     t: Sequence[float], v: Sequence[float], at: float, target: float, band: float = 0.1
 ) -> float:
@@ -632,19 +672,42 @@ def convergence_time(
     until: float,
     band: float = 0.1,
     smooth: int = 20,
+    steady_from: str | None = None,
 ) -> float:
     """Convergence after a step change at ``at`` (003 Figs. 2.3, 3.17): the new steady value is
     the flow's mean throughput over the last quarter of ``[at, until]``; the series is the
-    throughput smoothed over ``smooth`` samples (2 s at 0.1 s). Averaged over matching flows."""
-    times = []
-    for f in _flows(s, protocol=protocol):
-        t, v = s.flow_column(int(f["id"]), "throughput_bps")  # type: ignore[attr-defined]
-        sm = moving_average(v, smooth)
+    throughput smoothed over ``smooth`` samples (2 s at 0.1 s). Averaged over matching flows.
+
+    ``steady_from`` takes the steady value from another protocol's flows instead (their mean
+    over the same tail): under the identical periodic losses of 003's two-state test (Fig. 2.3)
+    a TCP-equivalent scheme's new steady rate is TCP's, and a scheme that needs longer than
+    ``until − at`` to get there (IIAD, AIAD/H: ≈ 700 s) has no steady tail of its own."""
+    if not isinstance(s, RunResult):
+        raise MetricError("this metric needs the run's time series")
+
+    def tail_mean(fid: int) -> float:
+        t, v = s.flow_column(fid, "throughput_bps")
         tail = [x for ti, x in zip(t, v, strict=True) if until - (until - at) / 4 <= ti <= until]
         if not tail:
             raise MetricError("no samples in the steady part")
-        target = sum(tail) / len(tail)
-        times.append(convergence_time_of(t, sm, at, target, band))
+        return sum(tail) / len(tail)
+
+    reference = None
+    if steady_from is not None:
+        refs = [tail_mean(int(f["id"])) for f in _flows(s, protocol=steady_from)]
+        reference = sum(refs) / len(refs)
+    times = []
+    for f in _flows(s, protocol=protocol):
+        t, v = s.flow_column(int(f["id"]), "throughput_bps")
+        sm = moving_average(v, smooth)
+        target = reference if reference is not None else tail_mean(int(f["id"]))
+        # Only [at, until]: after `until` the next change may carry the rate through the band
+        # from the other side (a scheme still far above its level would "converge" on its way
+        # down after the next change).
+        inside = [(ti, x) for ti, x in zip(t, sm, strict=True) if ti <= until]
+        times.append(
+            convergence_time_of([ti for ti, _ in inside], [x for _, x in inside], at, target, band)
+        )
     return sum(times) / len(times)
 
 
@@ -890,4 +953,5 @@ METRICS: dict[str, Callable[..., float]] = {
     "slot_success_pct": slot_success_pct,
     "ptcp_series_stat": ptcp_series_stat,
     "estimator_error": estimator_error,
+    "warc_analysis": warc_analysis,
 }

@@ -11,6 +11,7 @@ mod loss_history;
 mod net;
 mod plots;
 mod scenario;
+mod warc_analysis;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -31,5 +32,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
     m.add_function(wrap_pyfunction!(net::cli_net, m)?)?;
+    m.add_function(wrap_pyfunction!(warc_analysis::warc_hr_false_positive, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_equal_smoothness_aggressiveness,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_span_of_1000_losses,
+        m
+    )?)?;
     Ok(())
 }

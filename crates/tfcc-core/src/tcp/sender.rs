@@ -484,11 +484,26 @@ impl TcpSender {
             self.first_decrease = false;
             return;
         }
+        let slowstart = self.cwnd < self.ssthresh as f64;
         if let Some(f) = &mut self.friendly {
-            // The scheme's decrease sets the threshold too: after a timeout, slow start
-            // climbs back to where the scheme's rule would have left the window.
-            let next = f.decrease(w);
-            self.ssthresh = (next as i64).max(2);
+            // ns-2's `slowdown` for a non-standard decrease (binomial `wnd_option_ 6`, GAIMD's
+            // `decrease_num_`): the first decrease of the connection and a loss in slow start
+            // halve both window and threshold; the loss after a timeout halves the threshold
+            // only; every other loss applies the scheme's rule (see [`Friendly::halve`]).
+            // Otherwise the scheme's decrease sets the threshold too: after a timeout, slow
+            // start climbs back to where the scheme's rule would have left the window.
+            let halve_cwnd = self.first_decrease || slowstart;
+            let next = if halve_cwnd {
+                f.halve(w)
+            } else {
+                f.decrease(w)
+            };
+            let threshold = if halve_cwnd || self.last_cwnd_action == CwndAction::Timeout {
+                (w / 2.0).floor()
+            } else {
+                next
+            };
+            self.ssthresh = (threshold as i64).max(2);
             self.cwnd = match cut {
                 CwndCut::Half => next,
                 CwndCut::Restart => 1.0,
@@ -497,7 +512,6 @@ impl TcpSender {
             self.first_decrease = false;
             return;
         }
-        let slowstart = self.cwnd < self.ssthresh as f64;
         let halfwin = w / 2.0;
         let decreasewin = self.cfg.decrease_num * w;
         self.ssthresh =
@@ -1042,6 +1056,54 @@ mod tests {
             if s.cwnd >= f64::from(w) {
                 return (s, t, out);
             }
+        }
+    }
+
+    #[test]
+    fn friendly_schemes_halve_on_the_first_decrease_and_in_slow_start_as_ns2() {
+        use super::super::config::Congestion;
+        use super::super::friendly::{AiadhConfig, BinomialConfig};
+        for cong in [
+            Congestion::Binomial(BinomialConfig::iiad()),
+            Congestion::Aiadh(AiadhConfig::default()),
+        ] {
+            let mut s = TcpSender::new(TcpConfig {
+                congestion: cong.clone(),
+                max_window: 200,
+                ..TcpConfig::default()
+            });
+            // Leaving the initial slow start at the receiver window: the first loss halves.
+            s.cwnd = 200.0;
+            s.slowdown(CwndCut::Half);
+            assert_eq!((s.cwnd(), s.ssthresh()), (100.0, 100), "{cong:?} first");
+            // In congestion avoidance the scheme's own additive decrease applies.
+            s.slowdown(CwndCut::Half);
+            let beta = match &cong {
+                Congestion::Binomial(b) => b.beta,
+                Congestion::Aiadh(a) => a.beta,
+                _ => unreachable!(),
+            };
+            assert!(
+                (s.cwnd() - (100.0 - beta)).abs() < 1e-9,
+                "{cong:?}: {}",
+                s.cwnd()
+            );
+            assert_eq!(s.ssthresh(), 99);
+            // A loss while climbing back in slow start (below ssthresh) halves again.
+            s.cwnd = 40.0;
+            s.slowdown(CwndCut::Half);
+            assert_eq!((s.cwnd(), s.ssthresh()), (20.0, 20), "{cong:?} slow start");
+            // A timeout restarts from one segment with the scheme's threshold; the loss after
+            // it halves the threshold only (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+            s.cwnd = 30.0;
+            s.slowdown(CwndCut::Restart);
+            assert_eq!(s.cwnd(), 1.0);
+            assert_eq!(s.ssthresh(), (30.0 - beta) as u64);
+            s.last_cwnd_action = CwndAction::Timeout;
+            s.cwnd = 36.0;
+            s.slowdown(CwndCut::Half);
+            assert!((s.cwnd() - (36.0 - beta)).abs() < 1e-9);
+            assert_eq!(s.ssthresh(), 18);
         }
     }
 

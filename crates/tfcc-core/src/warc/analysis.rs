@@ -81,9 +81,90 @@ pub fn warc_cv(w: f64, s: f64) -> f64 {
     (acc * h).sqrt() / w
 }
 
+/// `E[T²]/W²` for the inter-loss time `T = x/W` in RTTs when the packets between losses `x`
+/// are i.i.d. exponential with mean `2W²/3` (the model of Eqs. A2.4–A2.8): `E[T] = 2W/3` and
+/// `E[T²] = 2·E[T]² = 8W²/9`.
+const EPOCH_T2_OVER_W2: f64 = 8.0 / 9.0;
+
+/// `CV̄[w]` (Eq. 3.7) of a window that grows linearly at `slope` packets per RTT between losses,
+/// under the same loss model as [`warc_cv`]: within an epoch of `T` rounds the window is uniform
+/// over a range of `slope·T`, so `Var[w] = slope²·T²/12` and
+/// `CV̄ = slope·√(E[T²]/12)/W = slope·√(8/108)`. GAIMD's slope is `α`; near a mean window `W`,
+/// IIAD's (`α/w` per RTT) is `α/W`. The thesis does not print these two (Fig. 3.5(b) plots
+/// them); this is the reading used to place all three schemes at one smoothness.
+pub fn linear_increase_cv(slope: f64) -> f64 {
+    slope * (EPOCH_T2_OVER_W2 / 12.0).sqrt()
+}
+
+/// Fig. 3.5(b): the RTTs each scheme needs to raise its window by the factor `m` from a steady
+/// mean `w`, with its parameter chosen so that its `CV̄[w]` equals `cv` (the thesis compares
+/// the schemes at equal smoothness, `CV̄[w] = 0.04`, `m = 4`). Returns `(WARC, GAIMD, IIAD)`.
+///
+/// - WARC: the averaging length `s` solving [`warc_cv`]`(w, s) = cv` (bisection; `CV̄` falls
+///   as `s` grows), then Eq. 3.8 ([`aggressiveness_rtts`]).
+/// - GAIMD: `α = cv/√(8/108)` from [`linear_increase_cv`]; `+α` per RTT takes `(m − 1)·w/α`.
+/// - IIAD: `α = cv·w/√(8/108)`; `d(w²)/dt = 2α` takes `(m² − 1)·w²/(2α)`.
+pub fn equal_smoothness_aggressiveness(m: f64, cv: f64, w: f64) -> (f64, f64, f64) {
+    let unit = linear_increase_cv(1.0);
+    let gaimd_alpha = cv / unit;
+    let iiad_alpha = cv * w / unit;
+    let (mut lo, mut hi) = (1.0_f64, 1.0e5_f64);
+    for _ in 0..60 {
+        let mid = (lo * hi).sqrt();
+        if warc_cv(w, mid) > cv {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let s = (lo * hi).sqrt();
+    (
+        aggressiveness_rtts(m, w, s),
+        (m - 1.0) * w / gaimd_alpha,
+        (m * m - 1.0) * w * w / (2.0 * iiad_alpha),
+    )
+}
+
+/// Sec. 3.4.4: the mean time that 1000 loss events span, `∫∫ 1000·(W/1.5)·RTT`, for `W`
+/// uniform in `[w_lo, w_hi]` packets and `RTT` uniform in `[rtt_lo, rtt_hi]` seconds (an epoch of
+/// mean window `W` lasts `W/1.5` rounds). With independent uniforms the double integral is the
+/// product of the means. The thesis' range, `W` in [6, 30] and RTT in [0.05, 0.3] s, gives
+/// 2100 s: one false History-Reset per 2100 s, well beyond the ≤ 600 s stationary periods.
+pub fn span_of_1000_losses_s(w_lo: f64, w_hi: f64, rtt_lo: f64, rtt_hi: f64) -> f64 {
+    1000.0 * ((w_lo + w_hi) / 2.0 / 1.5) * ((rtt_lo + rtt_hi) / 2.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_smoothness_aggressiveness_is_near_fig_3_5b() {
+        // Fig. 3.5(b), m = 4, CV̄[w] = 0.04, from W = 20 (Fig. 3.5(a)'s initial window): the
+        // thesis reads WARC ≈ 150, GAIMD ≈ 445, IIAD ≈ 1080 RTTs off its plot. This model gives
+        // 130 / 408 / 1021: the order and the ratios (GAIMD ≈ 3×, IIAD ≈ 7–8× WARC) hold, the
+        // values are 13 %, 8 % and 6 % low (see docs/reproductions/warc.md).
+        let (warc, gaimd, iiad) = equal_smoothness_aggressiveness(4.0, 0.04, 20.0);
+        assert!((warc - 150.0).abs() / 150.0 < 0.15, "WARC {warc:.1}");
+        assert!((gaimd - 445.0).abs() / 445.0 < 0.10, "GAIMD {gaimd:.1}");
+        assert!((iiad - 1080.0).abs() / 1080.0 < 0.10, "IIAD {iiad:.1}");
+        assert!(warc < gaimd && gaimd < iiad);
+        // Exact values of the model, so a change to it shows.
+        assert!((gaimd - 408.25).abs() < 0.1, "{gaimd}");
+        assert!((iiad - 1020.6).abs() < 0.1, "{iiad}");
+        assert!((warc - 130.0).abs() < 0.5, "{warc}");
+    }
+
+    #[test]
+    fn linear_increase_cv_is_the_uniform_spread_over_an_exponential_epoch() {
+        // GAIMD(β = 1/8) has α = 0.2: CV̄ = 0.2·√(8/108) = 0.0544.
+        assert!((linear_increase_cv(0.2) - 0.05443).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_thousand_losses_span_2100_s() {
+        assert!((span_of_1000_losses_s(6.0, 30.0, 0.05, 0.3) - 2100.0).abs() < 1e-9);
+    }
 
     #[test]
     fn false_positive_probabilities_match_sec_3_4_4() {
