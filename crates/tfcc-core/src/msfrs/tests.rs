@@ -532,8 +532,12 @@ proptest! {
     }
 
     /// Theorem 4.2: over any interval in which two classes are both backlogged, their
-    /// normalised services differ by at most `W+·L_i+/w_i + L_j+/w_j`.
+    /// normalised services differ by at most `W+·L_i+/w_i + L_j+/w_j`. Ignored for the same
+    /// reason as Theorem 4.1's search: it found an input that exceeds the bound (by half a
+    /// normalised byte, in exact arithmetic), pinned as [`theorem_4_2_is_exceeded_by_a_byte`];
+    /// a random search for a bound known not to hold would make the suite fail at random.
     #[test]
+    #[ignore = "Theorem 4.2 does not hold exactly: exceeded by 0.5 normalised bytes in the pinned case; run with --ignored"]
     fn theorem_4_2_fairness_bound(
         arrivals in arrivals_strategy(3),
         w_plus in 1u32..8,
@@ -684,4 +688,37 @@ fn theorem_4_1_is_exceeded_without_a_class_entering() {
     assert!((d[6] - 1.82438).abs() < 1e-4 && (ideal[6] - 0.49819).abs() < 1e-4);
     // Over the bound by more than the property tests' 1e-6 s allowance for rounding.
     assert!(d[6] - ideal[6] > bound + 1e-6, "excess {}", d[6] - ideal[6]);
+}
+
+/// A counterexample to Theorem 4.2 found by its property test in this project's CI: 4 : 2 : 1
+/// classes, W+ = 2, 2 Mb/s. While classes 0 and 1 are both backlogged their normalised services
+/// drift apart by 69 218.5 B, half a byte more than `W+·L_1+/w_1 + L_0+/w_0` = 2·55 408/2 +
+/// 55 240/4 = 69 218 B. Service is counted in exact bytes (1000 B pieces and the remainders), so
+/// this is not floating-point rounding but one byte of class 1 beyond the bound; the cause was
+/// not analysed further (the proof shares Eq. 4.8-4.9's accounting with Theorem 4.1's, whose gaps
+/// are documented above). The test pins the amount so that a change in the model shows.
+#[test]
+fn theorem_4_2_is_exceeded_by_a_byte() {
+    let arrivals: Vec<Arrival> = vec![
+        (0, 0.13443361173375953, 48287),
+        (2, 0.17052679819516112, 20325),
+        (0, 0.17156882143409227, 22258),
+        (1, 0.26781100016540094, 23293),
+        (0, 0.2984445913696643, 55240),
+        (1, 0.36391253841177723, 6580),
+        (1, 0.42753849519427367, 13225),
+        (1, 0.49161130355043103, 4412),
+        (2, 0.5834654112025722, 42629),
+        (1, 0.6912702594458767, 4697),
+        (0, 0.7771336580143967, 1000),
+        (1, 0.9719794366057337, 55408),
+        (1, 1.00951335435326, 54115),
+        (1, 1.0880776023974381, 1000),
+        (0, 1.452340588285895, 1000),
+    ];
+    let weights = [4.0, 2.0, 1.0];
+    let (_, worst, _) = run_sublinks(&weights, 2, 250_000.0, 1000, &arrivals);
+    let bound = fairness_bound(2.0, 55_240.0, 4.0, 55_408.0, 2.0);
+    assert_eq!(bound, 69_218.0);
+    assert_eq!(worst[0][1], 69_218.5);
 }
