@@ -114,6 +114,52 @@ rate = "50Mbps"
     assert!(mae / ora < 0.25, "{mae} against {ora}");
 }
 
+/// The inline estimator against the oracle where the cross traffic is TCP Reno (001 E1: 1, 10
+/// and 40 Reno flows on the 100 Mb/s dumbbell with a 100-packet DropTail queue), per phase and
+/// over the run: mean |A − A_oracle| relative to the oracle's mean `A`, sampled every 100 ms.
+///
+/// Bound: 25 %, the same as against CBR above. The thesis reports no ImTCP accuracy (spec 001
+/// §2.9, only that it "degrades somewhat" on the Internet); ImTCP's own papers (Man, Hasegawa
+/// & Murata 2006) show its estimates tracking the true `A` to within roughly a fifth in their
+/// ns-2 runs (from the papers' figures, not a stated number).
+#[test]
+#[ignore = "fails the 25 % bound: measured (seed 1, h-ptcp3) 1-5 s A 96.1 vs 54.9 Mb/s (75 %), \
+            5-10 s 82.7 vs 31.8 (173 %), 10-15 s 7.8 vs 16.8 (71 %), 1-15 s 108 %: a 5-packet \
+            stream (0.3 ms) sees Reno's ACK-clocked trains or the gaps between them, and a \
+            full DropTail queue keeps the delays flat; see docs/reproductions/ptcp.md"]
+fn inline_estimator_error_against_reno_cross_traffic() {
+    let r = run(E1, &["flows.0.params.estimator = \"inline\""]);
+    let pairs: Vec<(f64, f64, f64)> = r
+        .flow_series
+        .iter()
+        .filter(|s| s.flow == 0 && s.time.as_secs_f64() > 1.0)
+        .filter_map(|s| {
+            Some((
+                s.time.as_secs_f64(),
+                s.ptcp_a_bps? / 1e6,
+                s.ptcp_oracle_a_bps? / 1e6,
+            ))
+        })
+        .collect();
+    let stats = |from: f64, to: f64| {
+        let p: Vec<&(f64, f64, f64)> = pairs.iter().filter(|p| p.0 > from && p.0 <= to).collect();
+        let est = mean(&p.iter().map(|p| p.1).collect::<Vec<_>>());
+        let ora = mean(&p.iter().map(|p| p.2).collect::<Vec<_>>());
+        let mae = mean(&p.iter().map(|p| (p.1 - p.2).abs()).collect::<Vec<_>>());
+        eprintln!(
+            "E1 inline vs oracle, {from}-{to} s: mean A {est:.1} vs {ora:.1} Mb/s, mean |error| {mae:.1} Mb/s ({:.0} %)",
+            100.0 * mae / ora
+        );
+        (mae, ora)
+    };
+    stats(1.0, 5.0);
+    stats(5.0, 10.0);
+    stats(10.0, 15.0);
+    let (mae, ora) = stats(1.0, 15.0);
+    assert!(pairs.len() > 100);
+    assert!(mae / ora < 0.25, "{mae} against {ora}");
+}
+
 #[test]
 #[ignore]
 fn e1_trace() {

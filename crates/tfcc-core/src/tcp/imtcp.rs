@@ -3,38 +3,49 @@
 //! the ACKs that come back: no extra packets are sent.
 //!
 //! The thesis says only that ImTCP paces the sender's own data packets and infers `A` from the
-//! ACK arrival intervals, and that `P` comes from a companion capacity method (spec 001 §2.9).
-//! The mechanism below follows that outline; its details are this implementation's own and are
-//! documented as such:
+//! changes in ACK arrival intervals, and that `P` comes from a companion capacity method (spec
+//! 001 §2.9). The outline below is ImTCP's as its papers describe it (search range split into
+//! sub-ranges, one stream of increasing rates per sub-range, the rate at which the delay starts
+//! to increase, range update from the recent results' mean and spread); the details the papers
+//! leave to their ns-2 code are this implementation's own and are marked as such:
 //!
 //! - **Probe streams.** A measurement sends [`ImtcpConfig::streams`] streams, at most one per
 //!   sRTT. A stream is [`ImtcpConfig::stream_len`] consecutive new data segments held briefly
-//!   between TCP and the wire (ImTCP's buffer) and released at one rate `r`. Stream `i` of a
-//!   measurement probes the centre of the `i`-th equal sub-range of the search range
-//!   `[lo, hi]`. Holding never delays a retransmission, and a stream that cannot gather its
-//!   segments within [`ImtcpConfig::form_timeout`] is abandoned (the segments go out at once).
-//! - **Increasing-delay detection.** The one-way delay of a segment is tracked by its ACK's
-//!   arrival minus its release; the delay increases across the paced part of the stream exactly
-//!   when its ACKs come back more spread out than the segments were sent, so the stream saw an
-//!   increasing trend when `ack_span > send_span · (1 + trend_threshold)`: its rate exceeded
-//!   `A` (the SLoPS idea). Through a busy FIFO that test fires at `r > A + threshold·P`, so
-//!   the bias `threshold·P` is subtracted from the boundary found.
+//!   between TCP and the wire (ImTCP's buffer). Stream `i` probes the `i`-th equal sub-range
+//!   `[a_i, b_i]` of the search range `[lo, hi]`: its paced gaps carry rates rising evenly from
+//!   `a_i` to `b_i` (ImTCP), so one stream tests several rates. Holding never delays a
+//!   retransmission, and a stream that cannot gather its segments within
+//!   [`ImtcpConfig::form_timeout`] is abandoned (the segments go out at once).
+//! - **Increasing-delay detection, per packet.** Segment `j`'s one-way delay, up to a constant,
+//!   is its ACK's arrival minus its release (the change from `j−1` to `j` is the ACK interval
+//!   minus the send interval, ImTCP's "change of ACK arrival intervals"). Through a FIFO the
+//!   delay grows from gap to gap exactly while the gap's rate exceeds `A`, so the stream's
+//!   result is the gap from which the delay rises (by more than
+//!   [`ImtcpConfig::delay_tolerance`]) at every later gap to the end of the stream: `A` lies
+//!   between the rate before it and its own. (Before: one rate per stream and the whole ACK
+//!   span against the send span with a 10 % margin, which both blurred the result to a
+//!   sub-range and biased it by 10 % of `P`.)
 //! - **Losses.** A full DropTail queue admits only what it sends, so a stream through it keeps
 //!   its spacing and the delay test is blind; a segment of the stream lost (its own ACK never
-//!   arrives, the cumulative ACK jumps past it after the repair) counts as a trend, as in
-//!   Pathload.
-//! - **Result.** `A` lies between the highest probed rate without a trend and the lowest one
-//!   with it; the midpoint is the measurement (the range's edge if every stream, or none, saw a
-//!   trend). The estimate is the mean of the last [`ImtcpConfig::history`] measurements.
-//! - **Search range update.** The next range is centred on that mean (on the measurement
-//!   itself when it hit an edge, so the range moves towards `A`), half-width two standard
-//!   deviations of the recent measurements but at least [`ImtcpConfig::min_width`] of `P`,
-//!   clipped to `(0, P]`.
+//!   arrives, the cumulative ACK jumps past it after the repair) marks the delay as rising from
+//!   that segment's gap on, as Pathload reads a loss. (ImTCP's papers, as far as found, do not
+//!   say; this implementation's choice.)
+//! - **Result.** The lowest sub-range whose stream rises gives the measurement; none rising
+//!   puts `A` above the range (`hi`), the first stream rising from its first paced gap puts it
+//!   below (`lo`). The published `A` is the mean of the last [`ImtcpConfig::history`]
+//!   measurements.
+//! - **Search range update.** Inside the range, the next range is centred on that mean with a
+//!   half-width of two standard deviations of the recent measurements (ImTCP's confidence
+//!   interval; about 95 %), but at least [`ImtcpConfig::min_width`] of `P`. A result at an edge
+//!   means `A` lies outside the range: the range moves past that edge by its own width (ImTCP
+//!   shifts the range towards `A` rather than re-centring on a bound). Always clipped to
+//!   `(0, P]`.
 //! - **Capacity** from packet dispersion. The first two segments of every stream leave back to
 //!   back; the bottleneck spaces them by its serialisation time, which the ACKs carry back. Of
 //!   the last [`ImtcpConfig::capacity_window`] pairs the one with the smallest sum of the two
-//!   segments' delays is the one least disturbed by queued cross traffic (the CapProbe rule),
-//!   and its dispersion gives `P`. Before `P` is known streams are sent back to back.
+//!   segments' delays is the one least disturbed by queued cross traffic (the CapProbe rule;
+//!   ImTCP's IEICE paper filters pairs with the `A` estimates instead), and its dispersion
+//!   gives `P`. Before `P` is known streams are sent back to back.
 //!
 //! Rates here are whole packets on the wire per second (the segment plus its headers), the unit
 //! of [`super::ptcp::PathEstimate`]. Nothing allocates after construction: streams, histories
@@ -65,8 +76,12 @@ pub struct ImtcpConfig {
     pub stream_len: usize,
     /// Streams (sub-ranges of the search range) per measurement.
     pub streams: usize,
-    /// Relative excess of the ACK span over the send span that counts as an increasing delay.
-    pub trend_threshold: f64,
+    /// Smallest growth of a segment's delay over the previous one's that counts as an
+    /// increase: above the clock's rounding, far under one 1000-byte packet's service time at
+    /// the thesis' 100 Mb/s (83 µs). A gap at rate `r > A` through a FIFO of capacity `P` adds
+    /// `(1 − A/r)/P` of delay, so the tolerance biases the result up by a factor of about
+    /// `1 + tolerance·P` (1 µs: 1.2 % at 12 000 pkt/s; 10 µs would be 14 %).
+    pub delay_tolerance: Dur,
     /// Measurements averaged into the published `A` and used for the search range's width.
     pub history: usize,
     /// Smallest search range width as a fraction of `P`.
@@ -80,13 +95,13 @@ pub struct ImtcpConfig {
 impl Default for ImtcpConfig {
     fn default() -> Self {
         ImtcpConfig {
-            stream_len: 5,                      // ImTCP-like short streams
-            streams: 4,                         // 4 sub-ranges, one stream per RTT
-            trend_threshold: 0.1,               // 10 % more spread: a queue built up
-            history: 4,                         // about 16 RTTs of measurements
-            min_width: 0.1,                     // 10 % of P
-            capacity_window: 16,                // the last 16 pairs (16 RTTs)
-            form_timeout: Dur::from_millis(10), // well under one RTT of the thesis' paths
+            stream_len: 5,                        // ImTCP-like short streams
+            streams: 4,                           // 4 sub-ranges, one stream per RTT
+            delay_tolerance: Dur::from_micros(1), // see the field
+            history: 4,                           // about 16 RTTs of measurements
+            min_width: 0.1,                       // 10 % of P
+            capacity_window: 16,                  // the last 16 pairs (16 RTTs)
+            form_timeout: Dur::from_millis(10),   // well under one RTT of the thesis' paths
         }
     }
 }
@@ -118,12 +133,6 @@ impl ImtcpConfig {
                 self.capacity_window
             ));
         }
-        if !(self.trend_threshold.is_finite() && self.trend_threshold >= 0.0) {
-            return Err(format!(
-                "trend_threshold: must be ≥ 0, got {}",
-                self.trend_threshold
-            ));
-        }
         if !(self.min_width > 0.0 && self.min_width <= 1.0) {
             return Err(format!(
                 "min_width: must lie in (0, 1], got {}",
@@ -144,6 +153,18 @@ enum Phase {
     Sending { k: usize, at: Time },
     /// All segments sent; waiting for their ACKs.
     Waiting,
+}
+
+/// What one stream showed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Verdict {
+    /// The delay did not rise up to the stream's last gap: `A` is at least the stream's top rate.
+    Flat,
+    /// The delay rose from a gap after the first paced one on: `A` lies between that gap's
+    /// rate and the one before; the midpoint.
+    RoseAt(f64),
+    /// The delay rose from the first paced gap on: `A` is at most the stream's lowest rate.
+    RoseFromStart,
 }
 
 /// A small ring of the last `cap` values.
@@ -183,15 +204,17 @@ pub struct Imtcp {
     /// Search range, pkt/s.
     lo: f64,
     hi: f64,
-    /// The current stream's rate (pkt/s), `None` back to back.
-    rate: Option<f64>,
+    /// Whether the current stream is paced (`P` known); back to back otherwise.
+    paced: bool,
+    /// The rate (pkt/s) of the gap before each segment of the current stream (from index 2).
+    gap_rate: [f64; MAX_STREAM_LEN],
     seqs: [u64; MAX_STREAM_LEN],
     rel: [Time; MAX_STREAM_LEN],
     acked: [Option<Time>; MAX_STREAM_LEN],
-    /// Stream index inside the measurement, with each stream's rate and trend.
+    /// Stream index inside the measurement, with each stream's sub-range start and verdict.
     stream: usize,
-    rates: [f64; MAX_STREAMS],
-    trend: [bool; MAX_STREAMS],
+    starts: [f64; MAX_STREAMS],
+    verdicts: [Verdict; MAX_STREAMS],
     history: Ring<f64>,
     /// (delay sum in seconds, pair rate in pkt/s).
     pairs: Ring<(f64, f64)>,
@@ -214,13 +237,14 @@ impl Imtcp {
             srtt: Dur::from_millis(100),
             lo: 0.0,
             hi: 0.0,
-            rate: None,
+            paced: false,
+            gap_rate: [0.0; MAX_STREAM_LEN],
             seqs: [0; MAX_STREAM_LEN],
             rel: [Time::ZERO; MAX_STREAM_LEN],
             acked: [None; MAX_STREAM_LEN],
             stream: 0,
-            rates: [0.0; MAX_STREAMS],
-            trend: [false; MAX_STREAMS],
+            starts: [0.0; MAX_STREAMS],
+            verdicts: [Verdict::Flat; MAX_STREAMS],
             history: Ring::new(0.0, cfg.history),
             pairs: Ring::new((0.0, 0.0), cfg.capacity_window),
             available: None,
@@ -311,9 +335,11 @@ impl Imtcp {
                         Phase::Waiting
                     } else {
                         // Segments 0 and 1 are the back-to-back capacity pair.
-                        let gap = match self.rate {
-                            Some(r) if k >= 2 && r > 0.0 => Dur::from_secs_f64(1.0 / r),
-                            _ => Dur::ZERO,
+                        let r = self.gap_rate[k];
+                        let gap = if self.paced && k >= 2 && r > 0.0 {
+                            Dur::from_secs_f64(1.0 / r)
+                        } else {
+                            Dur::ZERO
                         };
                         Phase::Sending { k, at: now + gap }
                     };
@@ -350,10 +376,22 @@ impl Imtcp {
                 }
             }
         }
-        self.rate = self.capacity.map(|_| {
-            let w = (self.hi - self.lo) / self.cfg.streams as f64;
-            self.lo + w * (self.stream as f64 + 0.5)
-        });
+        self.paced = self.capacity.is_some();
+        if !self.paced {
+            return;
+        }
+        // Sub-range `i` of the search range; its paced gaps rise evenly across it (ImTCP).
+        let w = (self.hi - self.lo) / self.cfg.streams as f64;
+        let a = self.lo + w * self.stream as f64;
+        self.starts[self.stream] = a;
+        let n = self.cfg.stream_len;
+        for k in 2..n {
+            self.gap_rate[k] = if n == 3 {
+                a + w / 2.0
+            } else {
+                a + w * (k - 2) as f64 / (n - 3) as f64
+            };
+        }
     }
 
     /// An ACK for everything below `ack` (the next segment expected) arrived at `now`;
@@ -375,7 +413,7 @@ impl Imtcp {
                 self.acked[j] = Some(now);
             } else if ack > self.seqs[j] + 1 {
                 // The segment's own ACK never came: it was lost and repaired (or its ACK was).
-                self.lossy_stream(now);
+                self.lossy_stream(now, j);
                 return;
             }
             break;
@@ -394,26 +432,56 @@ impl Imtcp {
     /// spacing (the queue admits only what leaves), so the delay test cannot fire there; a loss
     /// inside the stream is then the sign that its rate exceeded `A`, as Pathload reads it. A
     /// back-to-back stream (no rate yet) is simply abandoned.
-    fn lossy_stream(&mut self, now: Time) {
-        match (self.rate, matches!(self.phase, Phase::Waiting)) {
-            (Some(rate), true) => {
-                self.rates[self.stream] = rate;
-                self.trend[self.stream] = true;
-                self.stream += 1;
-                if self.stream == self.cfg.streams {
-                    self.stream = 0;
-                    self.conclude();
-                }
-                self.phase = Phase::Idle {
-                    next_at: self.rel[0] + self.srtt,
-                };
-            }
-            _ => self.abandon(now),
+    fn lossy_stream(&mut self, now: Time, lost: usize) {
+        if self.paced && matches!(self.phase, Phase::Waiting) {
+            let v = self.verdict_from(lost.max(2));
+            self.record(v);
+            self.phase = Phase::Idle {
+                next_at: self.rel[0] + self.srtt,
+            };
+        } else {
+            self.abandon(now);
         }
     }
 
-    fn finish_stream(&mut self) {
+    /// The verdict of a stream whose delay rises from the gap before segment `onset` on.
+    fn verdict_from(&self, onset: usize) -> Verdict {
+        if onset <= 2 {
+            Verdict::RoseFromStart
+        } else {
+            Verdict::RoseAt((self.gap_rate[onset - 1] + self.gap_rate[onset]) / 2.0)
+        }
+    }
+
+    /// Stores the current stream's verdict; the last stream of a measurement concludes it.
+    fn record(&mut self, v: Verdict) {
+        self.verdicts[self.stream] = v;
+        self.stream += 1;
+        if self.stream == self.cfg.streams {
+            self.stream = 0;
+            self.conclude();
+        }
+    }
+
+    /// The gap from which the delays of a fully acknowledged stream rise at every later gap
+    /// (by more than the tolerance), or `None` if the last gap does not rise.
+    fn onset(&self) -> Option<usize> {
         let n = self.cfg.stream_len;
+        let tol = self.cfg.delay_tolerance.as_secs_f64();
+        let delay =
+            |k: usize| self.acked[k].map_or(0.0, |a| a.saturating_since(self.rel[k]).as_secs_f64());
+        let rises = |k: usize| delay(k) - delay(k - 1) > tol;
+        let mut onset = None;
+        for k in (2..n).rev() {
+            if !rises(k) {
+                break;
+            }
+            onset = Some(k);
+        }
+        onset
+    }
+
+    fn finish_stream(&mut self) {
         let t = |x: Option<Time>| x.unwrap_or(Time::ZERO);
         let (a0, a1) = (t(self.acked[0]), t(self.acked[1]));
         let gap = a1.saturating_since(a0).as_secs_f64();
@@ -428,38 +496,28 @@ impl Imtcp {
                 .min_by(|x, y| x.0.total_cmp(&y.0))
                 .map(|x| x.1);
         }
-        let Some(rate) = self.rate else {
+        if !self.paced {
             return; // a back-to-back stream only measured the pair
-        };
-        let send_span = self.rel[n - 1].saturating_since(self.rel[1]).as_secs_f64();
-        let ack_span = t(self.acked[n - 1])
-            .saturating_since(t(self.acked[1]))
-            .as_secs_f64();
-        self.rates[self.stream] = rate;
-        self.trend[self.stream] = ack_span > send_span * (1.0 + self.cfg.trend_threshold);
-        self.stream += 1;
-        if self.stream == self.cfg.streams {
-            self.stream = 0;
-            self.conclude();
         }
+        let v = match self.onset() {
+            None => Verdict::Flat,
+            Some(k) => self.verdict_from(k),
+        };
+        self.record(v);
     }
 
-    /// One measurement: `A` from the streams' trends, then the search range update.
+    /// One measurement: `A` from the streams' verdicts, then the search range update.
     fn conclude(&mut self) {
         let m = self.cfg.streams;
-        let first = (0..m).find(|&i| self.trend[i]);
-        // A stream through a busy FIFO of capacity P comes out at P·r/(r + X) for cross
-        // traffic X, so the spread test fires once r > A + threshold·P: the boundary it finds
-        // sits threshold·P above A, and that bias is taken off (not at the top edge, where no
-        // stream fired).
-        let bias = self.cfg.trend_threshold * self.capacity.unwrap_or(0.0);
+        let first = (0..m).find(|&i| self.verdicts[i] != Verdict::Flat);
+        // `Some(true)`: A above the range; `Some(false)`: below it; `None`: inside.
         let (value, edge) = match first {
-            None => (self.hi, true),
-            Some(0) => ((self.lo - bias).max(0.0), true),
-            Some(i) => (
-                ((self.rates[i - 1] + self.rates[i]) / 2.0 - bias).max(0.0),
-                false,
-            ),
+            None => (self.hi, Some(true)),
+            Some(i) => match self.verdicts[i] {
+                Verdict::RoseAt(v) => (v, None),
+                _ if i == 0 => (self.lo, Some(false)),
+                _ => (self.starts[i], None),
+            },
         };
         self.history.push(value);
         self.measurements += 1;
@@ -468,12 +526,20 @@ impl Imtcp {
         let var = h.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / h.len() as f64;
         self.available = Some(mean);
         let p = self.capacity.unwrap_or(self.hi);
-        let centre = if edge { value } else { mean };
-        let half = (2.0 * var.sqrt()).max(self.cfg.min_width * p / 2.0);
-        self.lo = (centre - half).max(self.cfg.min_width * p / 2.0);
-        self.hi = (centre + half)
-            .min(p)
-            .max(self.lo + self.cfg.min_width * p / 2.0);
+        let floor = self.cfg.min_width * p / 2.0;
+        let width = (self.hi - self.lo).max(self.cfg.min_width * p);
+        let (lo, hi) = match edge {
+            None => {
+                let half = (2.0 * var.sqrt()).max(self.cfg.min_width * p / 2.0);
+                (mean - half, mean + half)
+            }
+            // A lies beyond the edge: move the range past it by its own width.
+            Some(true) => (self.hi, self.hi + width),
+            Some(false) => (self.lo - width, self.lo),
+        };
+        // Clip to (0, P], keeping at least the minimum width.
+        self.hi = hi.min(p).max(floor + self.cfg.min_width * p);
+        self.lo = lo.max(floor).min(self.hi - self.cfg.min_width * p);
     }
 }
 
@@ -570,8 +636,117 @@ mod tests {
                 e.capacity
             );
             assert!(est.measurements() >= 5);
-            assert!(err < 0.2, "A = {} against {want}", e.available);
+            // Resolution: the gaps of a stream step by a third of a sub-range, the tolerance
+            // adds ~1 %; measured 0-1.2 %.
+            assert!(err < 0.03, "A = {} against {want}", e.available);
         }
+    }
+
+    /// An estimator that knows `P = 12 000` pkt/s and searches `[9 000, 10 500]` with one
+    /// stream per measurement, so the stream's gaps run at 9 000, 9 750 and 10 500 pkt/s.
+    fn probing() -> Imtcp {
+        let mut est = Imtcp::new(ImtcpConfig {
+            streams: 1,
+            history: 1,
+            ..ImtcpConfig::default()
+        });
+        est.capacity = Some(12_000.0);
+        est.lo = 9_000.0;
+        est.hi = 10_500.0;
+        est
+    }
+
+    /// Sends one stream through a fluid FIFO of 12 000 pkt/s carrying `12 000 − a` pkt/s of
+    /// cross traffic and returns its ACKs to the estimator at the times the FIFO gives; segment
+    /// `lose` (if any) is lost and only the later cumulative ACK covers it. Returns the send
+    /// times.
+    fn one_stream(est: &mut Imtcp, a: f64, lose: Option<usize>) -> Vec<Time> {
+        let cap = 12_000.0;
+        let mut out: VecDeque<Packet> = (0..5).map(seg).collect();
+        let mut now = Time::from_millis(1);
+        let mut sent = Vec::new();
+        while !out.is_empty() {
+            while let Some(p) = est.poll(now, &mut out) {
+                assert!(matches!(p.header, Header::TcpData(_)));
+                sent.push(now);
+            }
+            if let Some(t) = est.next_release() {
+                now = t;
+            }
+        }
+        let (mut backlog, mut last) = (0.0f64, sent[0].as_secs_f64());
+        let mut acks = Vec::new();
+        for t in &sent {
+            let t = t.as_secs_f64();
+            backlog = (backlog - (t - last) * (a / cap)).max(0.0) + 1.0 / cap;
+            last = t;
+            acks.push(Time::from_secs_f64(t + backlog + 0.02));
+        }
+        let srtt = Some(Dur::from_millis(25));
+        for (k, at) in acks.iter().enumerate() {
+            match lose {
+                Some(j) if k == j => {}
+                Some(j) if k > j => est.on_ack(*at, j as u64, srtt), // duplicate ACKs
+                _ => est.on_ack(*at, k as u64 + 1, srtt),
+            }
+        }
+        if lose.is_some() {
+            // The repair arrives a round trip later and acknowledges the whole stream.
+            est.on_ack(acks[4] + Dur::from_millis(25), 5, srtt);
+        }
+        sent
+    }
+
+    #[test]
+    fn a_stream_rises_from_the_first_gap_faster_than_a() {
+        // A = 9 500: the gap at 9 000 keeps the delay flat, 9 750 and 10 500 raise it, so A
+        // lies in [9 000, 9 750]: the midpoint.
+        let mut est = probing();
+        let sent = one_stream(&mut est, 9_500.0, None);
+        let gap = |k: usize| 1.0 / sent[k].saturating_since(sent[k - 1]).as_secs_f64();
+        assert!(sent[1] == sent[0], "the capacity pair leaves back to back");
+        assert!((gap(2) - 9_000.0).abs() < 1.0, "{}", gap(2));
+        assert!((gap(4) - 10_500.0).abs() < 1.0, "{}", gap(4));
+        assert_eq!(est.measurements(), 1);
+        let a = est.available.unwrap();
+        assert!((a - 9_375.0).abs() < 1.0, "A = {a}");
+        // Inside the range: re-centred on the result with the minimum half-width (5 % of P).
+        let (lo, hi) = est.search_range();
+        assert!(
+            (lo - 8_775.0).abs() < 1.0 && (hi - 9_975.0).abs() < 1.0,
+            "{lo}..{hi}"
+        );
+    }
+
+    #[test]
+    fn a_flat_stream_moves_the_range_up_and_a_rising_one_down() {
+        // A = 11 000 is above every gap: no rise, A reads the top edge and the range moves up
+        // by its width (1 500), clipped at P.
+        let mut est = probing();
+        one_stream(&mut est, 11_000.0, None);
+        // (P is re-measured from the stream's pair: 12 000 to within 0.1 pkt/s.)
+        let near = |x: f64, y: f64| (x - y).abs() < 1.0;
+        assert_eq!(est.available, Some(10_500.0));
+        let (lo, hi) = est.search_range();
+        assert!(near(lo, 10_500.0) && near(hi, 12_000.0), "{lo}..{hi}");
+        // A = 8 000 is below every gap: the delay rises from the first, A reads the bottom
+        // edge and the range moves down past it.
+        let mut est = probing();
+        one_stream(&mut est, 8_000.0, None);
+        assert_eq!(est.available, Some(9_000.0));
+        let (lo, hi) = est.search_range();
+        assert!(near(lo, 7_500.0) && near(hi, 9_000.0), "{lo}..{hi}");
+    }
+
+    #[test]
+    fn a_loss_inside_a_stream_counts_as_a_rise_from_its_gap() {
+        // A = 11 000 would leave the delays flat, but segment 3 is lost: the rise is taken to
+        // start at its gap (9 750), so A reads between 9 000 and 9 750.
+        let mut est = probing();
+        one_stream(&mut est, 11_000.0, Some(3));
+        assert_eq!(est.measurements(), 1);
+        let a = est.available.unwrap();
+        assert!((a - 9_375.0).abs() < 1.0, "A = {a}");
     }
 
     #[test]
