@@ -1239,8 +1239,16 @@ mod tests {
         let f = &lossy.summary.flows[0];
         let loss_ratio = f.packets_lost as f64 / f.packets_sent as f64;
         assert!(f.loss_event_rate > 0.0);
-        assert!(f.loss_event_rate <= loss_ratio, "{} > {loss_ratio}", f.loss_event_rate);
-        assert!(f.loss_event_rate > 0.7 * loss_ratio, "{} vs {loss_ratio}", f.loss_event_rate);
+        assert!(
+            f.loss_event_rate <= loss_ratio,
+            "{} > {loss_ratio}",
+            f.loss_event_rate
+        );
+        assert!(
+            f.loss_event_rate > 0.7 * loss_ratio,
+            "{} vs {loss_ratio}",
+            f.loss_event_rate
+        );
     }
 
     #[test]
