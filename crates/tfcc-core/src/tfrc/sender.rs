@@ -463,6 +463,21 @@ mod tests {
     }
 
     #[test]
+    fn slowstart_doubles_on_a_report_one_rtt_later_while_the_rtt_grows() {
+        // Reports one RTT apart (the receiver's report timer, by the RTT in the headers) while
+        // the queue builds: the second report's 200 ms sample lifts the smoothed RTT to 105 ms,
+        // but it comes one RTT (100 ms, as at the last doubling) after the first, so it doubles.
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert!(close(s.rate(), 14_600.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(200), 200, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9), "{}", s.rate()); // 004 Eq. 3.14-3.15
+                                                                  // An early report (a loss event's, 50 ms later) does not double again.
+        feedback(&mut s, ms(250), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9), "{}", s.rate());
+    }
+
+    #[test]
     fn first_report_starts_slowstart_at_one_packet_per_rtt() {
         let mut s = started(TfrcConfig::default());
         feedback(&mut s, ms(100), 100, 0.0, 0);
