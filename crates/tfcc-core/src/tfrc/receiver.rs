@@ -14,9 +14,10 @@ use super::wire::{DataHeader, FeedbackHeader};
 
 /// A TFRC receiver.
 ///
-/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives"),
-/// so it needs no timer of its own and sends nothing while no data arrives (Sec. 3.2: "only if
-/// at least one packet arrived since the last report"). A report goes out
+/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives")
+/// or by the report timer, which runs only while a packet is unreported, so the receiver sends
+/// nothing while no data arrives (Sec. 3.1: "only [...] when at least one packet was received
+/// since the last report"). A report goes out
 /// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
 /// - when at least one RTT (the sender's, from the header) has passed since the last report;
 /// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
