@@ -106,8 +106,11 @@ pub struct FlowSummary {
     /// Data packets dropped anywhere on the forward route in the window (queues, artificial
     /// loss, down links).
     pub packets_lost: u64,
-    /// Loss events per data packet sent in the window, from the sender's `Stats::loss_events`;
-    /// for senders that count none (CBR), the receiver's `p` (the sink's loss ratio).
+    /// Loss events per data packet sent in the window: the events the sender counts
+    /// (`Stats::loss_events`: TCP's congestion responses, TFWC's loss events) or, if the sender
+    /// counts none, those the receiver counts (TFRC's and the other equation-based receivers'
+    /// loss histories), both over the window. Only for flows that count none on either side
+    /// (CBR) is it the receiver's `p` (the sink's loss ratio).
     pub loss_event_rate: f64,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     pub mean_rtt_s: Option<f64>,

@@ -145,6 +145,8 @@ struct FlowMark {
     delivered_bytes: u64,
     count: FlowCount,
     loss_events: u64,
+    /// The receiver's loss-event count (equation-based receivers count them, 004 Sec. 3.4).
+    rx_loss_events: u64,
     stats_sent: u64,
     retransmits: u64,
     timeouts: u64,
@@ -737,6 +739,7 @@ impl World {
                 delivered_bytes: f.receiver.delivered_bytes(),
                 count: f.count,
                 loss_events: s.loss_events,
+                rx_loss_events: f.receiver.stats().loss_events,
                 stats_sent: s.packets_sent,
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
@@ -827,10 +830,23 @@ impl World {
                 let sent = f.count.sent[0] - m.count.sent[0];
                 let stats_sent = s.packets_sent - m.stats_sent;
                 let loss_events = s.loss_events - m.loss_events;
+                let rs = f.receiver.stats();
+                let packets = stats_sent.max(sent).max(1) as f64;
+                // Loss events per packet sent over the window, counted where the protocol
+                // counts them: by the sender (TCP, TFWC, ...) or, for equation-based
+                // protocols whose receiver runs the loss history (TFRC, WARC, ...), by the
+                // receiver. A receiver that has counted any event in the run is such a
+                // receiver, and a window without events then gives 0. Only a flow that counts
+                // none anywhere (CBR) falls back to the receiver's `p` (the sink's loss ratio).
+                // The receiver's `p` itself is not used for an equation-based flow: it is the
+                // loss history's estimate at the end of the run, one sample, not a window
+                // quantity (docs/scenarios.md, "loss_event_rate").
                 let loss_event_rate = if loss_events > 0 {
-                    loss_events as f64 / stats_sent.max(sent).max(1) as f64
+                    loss_events as f64 / packets
+                } else if rs.loss_events > 0 {
+                    (rs.loss_events - m.rx_loss_events) as f64 / packets
                 } else {
-                    f.receiver.stats().p.unwrap_or(0.0)
+                    rs.p.unwrap_or(0.0)
                 };
                 FlowSummary {
                     id: i as u32,
@@ -1166,6 +1182,73 @@ mod tests {
         // The sink's loss ratio is the loss event rate reported for a CBR flow.
         let p = r.summary.flows[0].loss_event_rate;
         assert!((p - 0.05).abs() < 0.01, "{p}");
+    }
+
+    /// A TFRC flow's `loss_event_rate` counts the receiver's loss events in the window. A
+    /// window without loss reads 0, although the receiver's loss history (its `p` at the end)
+    /// still remembers the lossy start; a lossy window reads events per packet sent, which
+    /// cannot exceed the packets lost per packet sent.
+    #[test]
+    fn a_tfrc_flow_reports_the_windows_loss_events_not_the_final_estimate() {
+        let run = |loss_off_at: Option<u64>| {
+            let topo = one_link(
+                Rate::from_kbps(1500),
+                Dur::from_millis(50),
+                QueueSpec::DropTail(QueueLimit::Packets(100)),
+                Some(LossModel::Bernoulli { p: 0.02 }),
+            );
+            let mut sim = Simulation::new(
+                SimConfig {
+                    duration: Dur::from_secs(60),
+                    measure_from: Dur::from_secs(40),
+                    seed: 3,
+                    record_series: true,
+                    ..SimConfig::default()
+                },
+                topo,
+            )
+            .unwrap();
+            sim.add_flow(FlowSpec::tfrc(
+                0,
+                tfcc_core::tfrc::TfrcConfig::default(),
+                Time::ZERO,
+                None,
+            ))
+            .unwrap();
+            if let Some(t) = loss_off_at {
+                sim.add_event(ScheduledEvent {
+                    at: Time::from_secs(t),
+                    link: 0,
+                    action: LinkAction::SetLoss(None),
+                })
+                .unwrap();
+            }
+            sim.run()
+        };
+        // Loss stops at 35 s: nothing is lost in the 40-60 s window.
+        let quiet = run(Some(35));
+        let f = &quiet.summary.flows[0];
+        assert_eq!(f.packets_lost, 0);
+        assert_eq!(f.loss_event_rate, 0.0);
+        // 35 s of 2 % loss are still in the history: the end-of-run estimate is not 0.
+        let last_p = quiet.flow_series.last().and_then(|x| x.p).unwrap_or(0.0);
+        assert!(last_p > 0.0, "{last_p}");
+        // Loss throughout: a proper rate, at most the loss ratio and not far below it (at
+        // about 14 packets per RTT few 2 % losses share an RTT).
+        let lossy = run(None);
+        let f = &lossy.summary.flows[0];
+        let loss_ratio = f.packets_lost as f64 / f.packets_sent as f64;
+        assert!(f.loss_event_rate > 0.0);
+        assert!(
+            f.loss_event_rate <= loss_ratio,
+            "{} > {loss_ratio}",
+            f.loss_event_rate
+        );
+        assert!(
+            f.loss_event_rate > 0.7 * loss_ratio,
+            "{} vs {loss_ratio}",
+            f.loss_event_rate
+        );
     }
 
     #[test]

@@ -422,3 +422,36 @@ fn measure_ns2_preset_like_the_ns2_harness() {
         }
     }
 }
+
+const E11: &str = include_str!("../../../scenarios/004-e11-bandwidth-changes.toml");
+
+/// 004 E11 setup 2 (Table 4.8): after the 30 s dropout (110-140 s) TFRC climbs back slowly
+/// (Sec. 4.8.2), but it keeps sending: every 10 s of the last 40 s delivers TFRC data. Without
+/// the receiver's report timer (`report_timer = false`) seed 3 stalled: the held packets'
+/// 30 s RTT sample made the ISM factor about 8, the one packet sent at 140.6 s arrived less
+/// than an RTT (then 1.7 s) after the last report and was never reported, so no fresh sample
+/// came and the next packet was due 61 s later, after the end of the run.
+#[test]
+fn e11_tfrc_keeps_sending_after_the_30s_dropout() {
+    for seed in [1u64, 2, 3] {
+        let r = tfcc_sim::scenario::load_str(E11, "e11", "e11", &[], Some(seed))
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run();
+        let delivered_at = |t: f64| {
+            r.flow_series
+                .iter()
+                .filter(|s| s.flow == 1 && s.time.as_secs_f64() <= t + 1e-9)
+                .map(|s| s.delivered_bytes)
+                .max()
+                .unwrap_or(0)
+        };
+        let bins: Vec<u64> = [140.0, 150.0, 160.0, 170.0]
+            .iter()
+            .map(|&t| delivered_at(t + 10.0) - delivered_at(t))
+            .collect();
+        println!("E11 seed {seed}: TFRC bytes per 10 s after the dropout {bins:?}");
+        assert!(bins.iter().all(|&b| b > 0), "seed {seed}: {bins:?}");
+    }
+}

@@ -171,6 +171,16 @@ pub struct TfrcConfig {
     /// average lags while queues build) ends slowstart without halving; the halving timer runs
     /// on. Not in RFC 5348 or ns-2.
     pub slowstart_timer: bool,
+    /// The receiver's report timer. 004 Sec. 3.1: "Receiver reports are sent once per RTT
+    /// [...] When the sending rate is less than one packet per RTT, a report is only sent when
+    /// at least one packet was received since the last report"; RFC 5348 §6.2's feedback timer
+    /// and ns-2's `TFRCSink` (`nack_timer_`) do the same. So one RTT (the sender's, from the
+    /// latest header) after the last report, a report goes out if a packet has arrived since,
+    /// even when no further packet arrives to trigger it. Off: reports only on arrivals, and a
+    /// packet that arrives less than an RTT after the last report is reported only when the
+    /// next one arrives, which at a very low rate can be a minute later (004 E11's 30 s dropout
+    /// showed it: no report, no fresh RTT sample, and a stale ISM factor held the sender).
+    pub report_timer: bool,
     /// Lost packets the receiver must see before it ends slowstart and seeds the history: 2 in
     /// the thesis ("the first loss is ignored", 004 Sec. 3.6.1), 1 in RFC 5348 §6.3.1 and ns-2.
     pub slowstart_exit_losses: u32,
@@ -250,6 +260,7 @@ impl Default for TfrcConfig {
             initial_window: InitialWindow::OnePacket,          // 004 Sec. 3.6.1
             slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
             slowstart_timer: true,                             // 004 Eq. 3.16
+            report_timer: true,                                // 004 Sec. 3.1, RFC 5348 §6.2
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
@@ -339,7 +350,8 @@ impl TfrcConfig {
     /// Not modelled: ns-2's `tcp_tick_`, `maxHeavyRounds_`, `conservative_`, `voip_`, and its
     /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK; nor
     /// the details of its increase rule (`(s/R)·min(2, Δt/R)` per report), slowstart exit,
-    /// `max(2R, 2s/X)` no-feedback timer and report timer. bench/ns2/README.md lists them with
+    /// `max(2R, 2s/X)` no-feedback timer and its report timer's `1.5·R` (here one `R`, as
+    /// [`Self::report_timer`]). bench/ns2/README.md lists them with
     /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
     /// the one difference that mattered.
     pub fn ns2() -> Self {

@@ -14,13 +14,16 @@ use super::wire::{DataHeader, FeedbackHeader};
 
 /// A TFRC receiver.
 ///
-/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives"),
-/// so it needs no timer of its own and sends nothing while no data arrives (Sec. 3.2: "only if
-/// at least one packet arrived since the last report"). A report goes out
+/// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives")
+/// or by the report timer, which runs only while a packet is unreported, so the receiver sends
+/// nothing while no data arrives (Sec. 3.1: "only [...] when at least one packet was received
+/// since the last report"). A report goes out
 /// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
 /// - when at least one RTT (the sender's, from the header) has passed since the last report;
 /// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
-///   and on every later new loss event (RFC 5348 §6.1).
+///   and on every later new loss event (RFC 5348 §6.1);
+/// - with [`TfrcConfig::report_timer`], from its timer one RTT after the last report if a
+///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2).
 #[derive(Clone, Debug)]
 pub struct TfrcReceiver {
     cfg: TfrcConfig,
@@ -40,6 +43,8 @@ pub struct TfrcReceiver {
     prev_bytes: u64,
     prev_span: Dur,
     last_report: Option<Time>,
+    /// A data packet arrived since the last report (the report timer's condition).
+    unreported: bool,
     pending: Option<Packet>,
     delivered: u64,
     reports: u64,
@@ -73,6 +78,7 @@ impl TfrcReceiver {
             prev_bytes: 0,
             prev_span: Dur::ZERO,
             last_report: None,
+            unreported: false,
             pending: None,
             delivered: 0,
             reports: 0,
@@ -106,6 +112,17 @@ impl TfrcReceiver {
             Some(p) if p.is_finite() => p.clamp(f64::MIN_POSITIVE, 1.0),
             _ => 0.0,
         }
+    }
+
+    /// When the report timer wants a report: one RTT after the last report, if a packet has
+    /// arrived since (004 Sec. 3.1, RFC 5348 §6.2). `None` while nothing is unreported, before
+    /// the first report (the first packet triggers it) and before the sender has an RTT.
+    fn report_due(&self) -> Option<Time> {
+        if !self.cfg.report_timer || !self.unreported || self.pending.is_some() {
+            return None;
+        }
+        let last = self.last_report?;
+        (!self.rtt.is_zero()).then(|| last + self.rtt)
     }
 
     /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
@@ -173,6 +190,7 @@ impl TfrcReceiver {
         let payload = u64::from(size.saturating_sub(self.cfg.header_size));
         self.delivered += payload;
         self.bytes_since += payload;
+        self.unreported = true;
         if self.since.is_none() {
             self.since = Some(now);
         }
@@ -229,6 +247,7 @@ impl TfrcReceiver {
             header: Header::TfrcFeedback(fb),
         });
         self.reports += 1;
+        self.unreported = false;
         self.last_report = Some(now);
         self.since = Some(now);
         self.bytes_since = 0;
@@ -242,14 +261,18 @@ impl Endpoint for TfrcReceiver {
         }
     }
 
-    fn on_timeout(&mut self, _now: Time) {}
+    fn on_timeout(&mut self, now: Time) {
+        if self.report_due().is_some_and(|t| now >= t) {
+            self.report(now);
+        }
+    }
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.pending.take()
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        None
+        self.report_due()
     }
 
     fn stats(&self) -> Stats {
@@ -282,6 +305,10 @@ mod tests {
     use crate::tfrc::wire::Mode;
 
     const S: u32 = 1460;
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
 
     fn data(seq: u64, sent: Time, rtt_ms: u64, rate: u32) -> Packet {
         Packet {
@@ -405,6 +432,58 @@ mod tests {
         let reports = feed(&mut r, [20], 100, 1460);
         assert!(r.seeded());
         assert!(reports[0].1.p > 0.0);
+    }
+
+    #[test]
+    fn the_report_timer_reports_a_packet_no_later_packet_follows() {
+        // 004 Sec. 3.1: below one packet per RTT a report goes once per RTT if a packet
+        // arrived since the last one. Packet 0 is reported on arrival (at 80 ms); packet 1
+        // arrives 100 ms later, inside the 1 s RTT, and nothing follows it.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        assert!(r.poll_transmit(ms(80)).is_some());
+        assert_eq!(r.next_timeout(), None, "nothing unreported");
+        r.on_packet(ms(180), &data(1, ms(100), 1000, 1460));
+        assert!(
+            r.poll_transmit(ms(180)).is_none(),
+            "less than an RTT since the last report"
+        );
+        assert_eq!(r.next_timeout(), Some(ms(1080)));
+        r.on_timeout(ms(1079));
+        assert!(
+            r.poll_transmit(ms(1079)).is_none(),
+            "an early call is a no-op"
+        );
+        r.on_timeout(ms(1080));
+        let Some(Packet {
+            header: Header::TfrcFeedback(f),
+            ..
+        }) = r.poll_transmit(ms(1080))
+        else {
+            panic!("no report from the timer")
+        };
+        assert_eq!(f.seq_echo, 1);
+        assert_eq!(f.timestamp_echo, ms(100));
+        // The holding time, which the sender subtracts from its RTT sample (004 Sec. 3.3).
+        assert_eq!(f.t_delay, Dur::from_millis(900));
+        assert_eq!(
+            r.next_timeout(),
+            None,
+            "reported; the timer waits for new data"
+        );
+    }
+
+    #[test]
+    fn without_the_report_timer_only_arrivals_trigger_reports() {
+        let cfg = TfrcConfig {
+            report_timer: false,
+            ..TfrcConfig::default()
+        };
+        let mut r = TfrcReceiver::new(cfg);
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        let _ = r.poll_transmit(ms(80));
+        r.on_packet(ms(180), &data(1, ms(100), 1000, 1460));
+        assert_eq!(r.next_timeout(), None);
     }
 
     #[test]

@@ -41,8 +41,9 @@ pub struct TfrcSender {
     slowstart_at: Option<Time>,
     /// Interval the no-feedback timer was last armed with.
     nofeedback_iv: Dur,
-    /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`).
+    /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`), and the smoothed RTT then.
     last_double: Option<Time>,
+    double_rtt: f64,
     packets_sent: u64,
     bytes_sent: u64,
     timeouts: u64,
@@ -77,6 +78,7 @@ impl TfrcSender {
             nofeedback_iv: cfg.initial_nofeedback,
             slowstart_at: None,
             last_double: None,
+            double_rtt: 0.0,
             packets_sent: 0,
             bytes_sent: 0,
             timeouts: 0,
@@ -221,13 +223,20 @@ impl TfrcSender {
                 self.climb = initial;
                 self.mode = Mode::Slowstart;
                 self.last_double = Some(now);
+                self.double_rtt = r;
             } else {
                 // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
-                // slowstart a loss-free report re-enters it) and double once per RTT.
+                // slowstart a loss-free report re-enters it) and double once per RTT. The
+                // thesis doubles on every report (Eq. 3.13), reports coming once per RTT; the
+                // guard only keeps early reports (a loss event's) from doubling again. "One
+                // RTT" is the RTT at the last doubling: the receiver spaces its reports by the
+                // RTT in the headers (its report timer, 004 Sec. 3.1), which is the sender's
+                // RTT when those packets left, and in slowstart the smoothed RTT grows with the
+                // queue, so the current one would make every other report miss the doubling.
                 self.mode = Mode::Slowstart;
-                let due = self
-                    .last_double
-                    .map_or(true, |t| now.saturating_since(t).as_secs_f64() >= r);
+                let due = self.last_double.map_or(true, |t| {
+                    now.saturating_since(t).as_secs_f64() >= self.double_rtt.min(r)
+                });
                 if due {
                     let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
@@ -239,6 +248,7 @@ impl TfrcSender {
                     // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
                     self.set_rate(doubled, r);
                     self.last_double = Some(now);
+                    self.double_rtt = r;
                 }
             }
         } else {
@@ -450,6 +460,21 @@ mod tests {
         assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
         assert_eq!(s.next_timeout(), Some(ms(25)));
         assert_eq!(s.stats().bytes_sent, 1000);
+    }
+
+    #[test]
+    fn slowstart_doubles_on_a_report_one_rtt_later_while_the_rtt_grows() {
+        // Reports one RTT apart (the receiver's report timer, by the RTT in the headers) while
+        // the queue builds: the second report's 200 ms sample lifts the smoothed RTT to 105 ms,
+        // but it comes one RTT (100 ms, as at the last doubling) after the first, so it doubles.
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert!(close(s.rate(), 14_600.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(200), 200, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9), "{}", s.rate()); // 004 Eq. 3.14-3.15
+                                                                  // An early report (a loss event's, 50 ms later) does not double again.
+        feedback(&mut s, ms(250), 100, 0.0, 1_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-9), "{}", s.rate());
     }
 
     #[test]
