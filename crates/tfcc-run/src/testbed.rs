@@ -202,6 +202,14 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             if st.realtime { "" } else { " (no SCHED_FIFO)" }
         );
     }
+    for (i, r) in results.iter().enumerate() {
+        if let Some(c) = r.sender_counters {
+            eprintln!(
+                "flow {i} sender: {} datagrams, {} send errors, {} reports read, {} unstamped",
+                c.sent, c.send_errors, c.received, c.unstamped
+            );
+        }
+    }
     let tc = qdisc_stats(&bed.router_ns(), "rd");
     drop(bed);
     let window = duration - measure_from;
@@ -356,11 +364,14 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
             c.throughput_bps
                 .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
+            // The sender's state where a tfcc sender reported it (rate in bit/s as the
+            // simulator records it); kernel TCP keeps its own.
+            let st = r.sender.get(k).copied().unwrap_or_default();
+            c.cwnd.push(st.cwnd);
+            c.rate_bps.push(st.rate.map(|x| x * 8.0));
+            c.p.push(st.p);
+            c.rtt_s.push(st.rtt.map(|d| d.as_secs_f64()));
             for col in [
-                &mut c.cwnd,
-                &mut c.rate_bps,
-                &mut c.p,
-                &mut c.rtt_s,
                 &mut c.ptcp_k,
                 &mut c.ptcp_s,
                 &mut c.ptcp_a_bps,
