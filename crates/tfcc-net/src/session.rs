@@ -1,8 +1,8 @@
 //! A session: one sans-IO endpoint driven by a UDP socket and the monotonic clock.
 //!
-//! The loop follows the endpoint contract (tfcc_core::endpoint): fire due timers, drain
-//! `poll_transmit`, read every queued datagram (each handed to `on_packet` with its kernel
-//! receive time), then wait for the earlier of the endpoint's deadline and the next datagram.
+//! The loop follows the endpoint contract (tfcc_core::endpoint): read every queued datagram
+//! (each handed to `on_packet` with its kernel receive time), fire due timers, drain
+//! `poll_transmit`, then wait for the earlier of the endpoint's deadline and the next datagram.
 //! Waiting sleeps in `ppoll` until [`SessionConfig::spin`] before the deadline and spins the
 //! rest, which is what makes pacing accurate to microseconds on a VM whose timer wake-ups are
 //! tens of microseconds late (measured in the tests below and in bench/RESULTS.md).
@@ -216,12 +216,19 @@ impl<E: Endpoint> Session<E> {
     /// One round: timers, sends, receives, then a wait no later than `end`. Returns `false`
     /// once the clock has reached `end`.
     pub fn step(&mut self, end: Time) -> io::Result<bool> {
+        // Datagrams first: they arrived while the session waited, after every time the
+        // endpoint has been given, so they reach it with their kernel stamps. Reading the
+        // clock first (as this loop once did) raised each stamp to the moment of reading, so a
+        // late wake-up (tens of ms when the VM stalls the thread) showed up in the receiver's
+        // receive rate and in the sender's RTT samples. A timer that fell due before such a
+        // datagram arrived now fires after it is handled (the simulator fires it before); that
+        // can only happen when the session is woken late.
+        self.drain()?;
         let now = self.tick();
         if self.ep.next_timeout().is_some_and(|t| t <= now) {
             self.ep.on_timeout(now);
         }
         self.flush();
-        self.drain()?;
         if self.clock.now() >= end {
             return Ok(false);
         }
@@ -283,8 +290,18 @@ impl<E: Endpoint> Session<E> {
     }
 
     /// Reads queued datagrams, at most [`BURST`] (a peer faster than this loop must not keep
-    /// it here forever), and answers each at once.
+    /// it here forever), each handed to the endpoint at its kernel receive time, then sends
+    /// what they called for.
     fn drain(&mut self) -> io::Result<()> {
+        self.read_queued()?;
+        self.flush();
+        Ok(())
+    }
+
+    /// The reading half of [`Self::drain`]. Nothing is sent between two reads: a send reads
+    /// the clock and gives the endpoint that time, and every datagram still queued behind
+    /// it would then have its kernel stamp raised to it.
+    fn read_queued(&mut self) -> io::Result<()> {
         for _ in 0..BURST {
             let r = match self.sock.recv(&mut self.buf) {
                 Ok(Some(r)) => r,
@@ -339,7 +356,6 @@ impl<E: Endpoint> Session<E> {
             if let Some(d) = self.deliver.as_mut() {
                 d(&self.buf[at..r.len]);
             }
-            self.flush();
         }
         Ok(())
     }

@@ -428,7 +428,7 @@ pub fn run_flows_sampled(
                         Protocol::Tfrc,
                         format!("{SENDER_IP}:0"),
                         to,
-                        SessionConfig::default(),
+                        session_config(),
                     )?;
                     run_sender(s, clk)
                 }
@@ -438,7 +438,7 @@ pub fn run_flows_sampled(
                         Protocol::Tfwc,
                         format!("{SENDER_IP}:0"),
                         to,
-                        SessionConfig::default(),
+                        session_config(),
                     )?;
                     run_sender(s, clk)
                 }
@@ -524,6 +524,20 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
     })
 }
 
+/// The testbed's sessions run under `SCHED_FIFO`, one step below the relay
+/// ([`RelayConfig::rt_priority`]): at normal priority on the shared 2-core VM a session thread
+/// was left unscheduled for tens of milliseconds now and then, its packets meanwhile not sent
+/// (sender) or not read (receiver); TFRC then measured a receive rate far below the path's and
+/// cut its rate to twice that (RFC 5348 §4.3), which the simulator never sees. The sessions
+/// sleep between packets and spin at most [`SessionConfig::spin`] per wait, so they cannot
+/// starve the machine.
+fn session_config() -> SessionConfig {
+    SessionConfig {
+        realtime: Some((RelayConfig::default().rt_priority - 1).max(1)),
+        ..SessionConfig::default()
+    }
+}
+
 fn wait_until(t: Instant) {
     let now = Instant::now();
     if t > now {
@@ -542,7 +556,7 @@ fn udp_receiver<R: Receiver>(
         ep,
         proto,
         format!("{RECEIVER_IP}:{port}"),
-        SessionConfig::default(),
+        session_config(),
     ) {
         Ok(s) => {
             let _ = ready.send(Ok(()));
