@@ -552,21 +552,17 @@ fn udp_receiver<R: Receiver>(
     clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
-    let mut s = match Session::receiver(
-        ep,
-        proto,
-        format!("{RECEIVER_IP}:{port}"),
-        session_config(),
-    ) {
-        Ok(s) => {
-            let _ = ready.send(Ok(()));
-            s
-        }
-        Err(e) => {
-            let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
-            return Err(e);
-        }
-    };
+    let mut s =
+        match Session::receiver(ep, proto, format!("{RECEIVER_IP}:{port}"), session_config()) {
+            Ok(s) => {
+                let _ = ready.send(Ok(()));
+                s
+            }
+            Err(e) => {
+                let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
+                return Err(e);
+            }
+        };
     // Session time 0 is its construction, shortly before `start`.
     let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);

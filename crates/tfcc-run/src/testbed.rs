@@ -260,7 +260,11 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     let other: Vec<f64> = other.iter().map(|e| e.throughput_bps).collect();
     let (b0, p0, d0) = at_window.unwrap_or_default();
     let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |(b, p, d)| {
-        (b.saturating_sub(b0), p.saturating_sub(p0), d.saturating_sub(d0))
+        (
+            b.saturating_sub(b0),
+            p.saturating_sub(p0),
+            d.saturating_sub(d0),
+        )
     });
     let links = vec![LinkEntry {
         name: "bottleneck".into(),

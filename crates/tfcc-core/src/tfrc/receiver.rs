@@ -336,7 +336,9 @@ mod tests {
         // 7 ms later (a thread woken late) must not make that wait look like path RTT.
         let mut r = TfrcReceiver::new(TfrcConfig::default());
         r.on_packet(Time::from_millis(80), &data(0, Time::ZERO, 0, 365_000));
-        let p = r.poll_transmit(Time::from_millis(87)).expect("first report");
+        let p = r
+            .poll_transmit(Time::from_millis(87))
+            .expect("first report");
         let Header::TfrcFeedback(f) = p.header else {
             panic!("not feedback")
         };
