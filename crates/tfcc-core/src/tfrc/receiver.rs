@@ -255,7 +255,7 @@ impl Endpoint for TfrcReceiver {
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         let (mut pkt, made) = self.pending.take()?;
         if let Header::TfrcFeedback(f) = &mut pkt.header {
-            f.t_delay = f.t_delay + now.saturating_since(made);
+            f.t_delay += now.saturating_since(made);
         }
         Some(pkt)
     }
