@@ -111,6 +111,8 @@ pub struct Session<E: Endpoint> {
     /// The latest time given to the endpoint: kernel stamps older than it are raised to it, so
     /// the endpoint never sees time go backwards.
     last: Time,
+    /// The last wait ended because a datagram was readable (or no wait has happened yet).
+    readable: bool,
 }
 
 fn sender_error<S: Sender>(s: &mut S, now: Time) {
@@ -156,6 +158,7 @@ impl<E: Endpoint> Session<E> {
             send_error: no_send_error::<E>,
             delivered: nothing_delivered::<E>,
             last: Time::ZERO,
+            readable: true,
         })
     }
 
@@ -216,19 +219,28 @@ impl<E: Endpoint> Session<E> {
     /// One round: timers, sends, receives, then a wait no later than `end`. Returns `false`
     /// once the clock has reached `end`.
     pub fn step(&mut self, end: Time) -> io::Result<bool> {
-        // Datagrams first: they arrived while the session waited, after every time the
-        // endpoint has been given, so they reach it with their kernel stamps. Reading the
-        // clock first (as this loop once did) raised each stamp to the moment of reading, so a
-        // late wake-up (tens of ms when the VM stalls the thread) showed up in the receiver's
-        // receive rate and in the sender's RTT samples. A timer that fell due before such a
-        // datagram arrived now fires after it is handled (the simulator fires it before); that
-        // can only happen when the session is woken late.
-        self.drain()?;
+        // After a wait that the socket ended, datagrams first: they arrived while the session
+        // waited, after every time the endpoint has been given, so they reach it with their
+        // kernel stamps. Reading the clock first (as this loop once did) raised each stamp to
+        // the moment of reading, so a late wake-up (tens of ms when the VM stalls the thread)
+        // showed up in the receiver's receive rate and in the sender's RTT samples. A timer
+        // that fell due before such a datagram arrived now fires after it is handled (the
+        // simulator fires it before); that can only happen when the session is woken late.
+        // After a wait that ran to its deadline, the due send goes first (a read there would
+        // only add a syscall to the pacing error); a datagram that came in during the final
+        // spin is raised by at most the spin.
+        let readable = self.readable;
+        if readable {
+            self.drain()?;
+        }
         let now = self.tick();
         if self.ep.next_timeout().is_some_and(|t| t <= now) {
             self.ep.on_timeout(now);
         }
         self.flush();
+        if !readable {
+            self.drain()?;
+        }
         if self.clock.now() >= end {
             return Ok(false);
         }
@@ -362,6 +374,7 @@ impl<E: Endpoint> Session<E> {
 
     /// Sleeps (then spins) until `deadline` or until a datagram is readable.
     fn wait_until(&mut self, deadline: Time) -> io::Result<()> {
+        self.readable = false;
         loop {
             let now = self.clock.now();
             if now >= deadline {
@@ -370,6 +383,7 @@ impl<E: Endpoint> Session<E> {
             let left = deadline - now;
             if left > self.cfg.spin {
                 if self.sock.wait((left - self.cfg.spin).0)? == Woke::Readable {
+                    self.readable = true;
                     return Ok(());
                 }
             } else {
