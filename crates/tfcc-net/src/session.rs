@@ -1,8 +1,8 @@
 //! A session: one sans-IO endpoint driven by a UDP socket and the monotonic clock.
 //!
-//! The loop follows the endpoint contract (tfcc_core::endpoint): fire due timers, drain
-//! `poll_transmit`, read every queued datagram (each handed to `on_packet` with its kernel
-//! receive time), then wait for the earlier of the endpoint's deadline and the next datagram.
+//! The loop follows the endpoint contract (tfcc_core::endpoint): read every queued datagram
+//! (each handed to `on_packet` with its kernel receive time), fire due timers, drain
+//! `poll_transmit`, then wait for the earlier of the endpoint's deadline and the next datagram.
 //! Waiting sleeps in `ppoll` until [`SessionConfig::spin`] before the deadline and spins the
 //! rest, which is what makes pacing accurate to microseconds on a VM whose timer wake-ups are
 //! tens of microseconds late (measured in the tests below and in bench/RESULTS.md).
@@ -111,6 +111,8 @@ pub struct Session<E: Endpoint> {
     /// The latest time given to the endpoint: kernel stamps older than it are raised to it, so
     /// the endpoint never sees time go backwards.
     last: Time,
+    /// The last wait ended because a datagram was readable (or no wait has happened yet).
+    readable: bool,
 }
 
 fn sender_error<S: Sender>(s: &mut S, now: Time) {
@@ -156,6 +158,7 @@ impl<E: Endpoint> Session<E> {
             send_error: no_send_error::<E>,
             delivered: nothing_delivered::<E>,
             last: Time::ZERO,
+            readable: true,
         })
     }
 
@@ -216,12 +219,28 @@ impl<E: Endpoint> Session<E> {
     /// One round: timers, sends, receives, then a wait no later than `end`. Returns `false`
     /// once the clock has reached `end`.
     pub fn step(&mut self, end: Time) -> io::Result<bool> {
+        // After a wait that the socket ended, datagrams first: they arrived while the session
+        // waited, after every time the endpoint has been given, so they reach it with their
+        // kernel stamps. Reading the clock first (as this loop once did) raised each stamp to
+        // the moment of reading, so a late wake-up (tens of ms when the VM stalls the thread)
+        // showed up in the receiver's receive rate and in the sender's RTT samples. A timer
+        // that fell due before such a datagram arrived now fires after it is handled (the
+        // simulator fires it before); that can only happen when the session is woken late.
+        // After a wait that ran to its deadline, the due send goes first (a read there would
+        // only add a syscall to the pacing error); a datagram that came in during the final
+        // spin is raised by at most the spin.
+        let readable = self.readable;
+        if readable {
+            self.drain()?;
+        }
         let now = self.tick();
         if self.ep.next_timeout().is_some_and(|t| t <= now) {
             self.ep.on_timeout(now);
         }
         self.flush();
-        self.drain()?;
+        if !readable {
+            self.drain()?;
+        }
         if self.clock.now() >= end {
             return Ok(false);
         }
@@ -283,8 +302,18 @@ impl<E: Endpoint> Session<E> {
     }
 
     /// Reads queued datagrams, at most [`BURST`] (a peer faster than this loop must not keep
-    /// it here forever), and answers each at once.
+    /// it here forever), each handed to the endpoint at its kernel receive time, then sends
+    /// what they called for.
     fn drain(&mut self) -> io::Result<()> {
+        self.read_queued()?;
+        self.flush();
+        Ok(())
+    }
+
+    /// The reading half of [`Self::drain`]. Nothing is sent between two reads: a send reads
+    /// the clock and gives the endpoint that time, and every datagram still queued behind
+    /// it would then have its kernel stamp raised to it.
+    fn read_queued(&mut self) -> io::Result<()> {
         for _ in 0..BURST {
             let r = match self.sock.recv(&mut self.buf) {
                 Ok(Some(r)) => r,
@@ -339,13 +368,13 @@ impl<E: Endpoint> Session<E> {
             if let Some(d) = self.deliver.as_mut() {
                 d(&self.buf[at..r.len]);
             }
-            self.flush();
         }
         Ok(())
     }
 
     /// Sleeps (then spins) until `deadline` or until a datagram is readable.
     fn wait_until(&mut self, deadline: Time) -> io::Result<()> {
+        self.readable = false;
         loop {
             let now = self.clock.now();
             if now >= deadline {
@@ -354,6 +383,7 @@ impl<E: Endpoint> Session<E> {
             let left = deadline - now;
             if left > self.cfg.spin {
                 if self.sock.wait((left - self.cfg.spin).0)? == Woke::Readable {
+                    self.readable = true;
                     return Ok(());
                 }
             } else {

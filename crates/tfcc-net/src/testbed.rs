@@ -308,6 +308,25 @@ pub struct FlowResult {
     /// Payload bytes delivered by the end of each sampling interval: entry `k` at
     /// `(k + 1) · interval` after the run's start, up to its end.
     pub delivered: Vec<u64>,
+    /// The sender endpoint's state at the same instants (tfcc flows only; empty for kernel
+    /// TCP, whose state the kernel keeps): what `tfcc compare` sets beside the simulator's
+    /// time series to tell a transport problem from a protocol one.
+    pub sender: Vec<SenderSample>,
+    /// The sender's transport counters at its end (tfcc flows only).
+    pub sender_counters: Option<crate::Counters>,
+}
+
+/// A tfcc sender's state at one sampling instant (`None` before the flow starts).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderSample {
+    /// Allowed sending rate, bytes/s (rate-based protocols).
+    pub rate: Option<f64>,
+    /// Congestion window, packets (window-based protocols).
+    pub cwnd: Option<f64>,
+    /// The loss event rate the sender works with.
+    pub p: Option<f64>,
+    /// Smoothed RTT.
+    pub rtt: Option<tfcc_core::Dur>,
 }
 
 impl FlowResult {
@@ -396,7 +415,7 @@ pub fn run_flows_sampled(
             .map_err(|_| io::Error::other("receiver thread died"))??;
         let sns = bed.sender_ns();
         let f3 = f.clone();
-        let tx = thread::spawn(move || -> io::Result<()> {
+        let tx = thread::spawn(move || -> io::Result<SenderRun> {
             enter(&sns)?;
             let to: SocketAddr = format!("{RECEIVER_IP}:{port}")
                 .parse()
@@ -404,26 +423,29 @@ pub fn run_flows_sampled(
             wait_until(start + offset);
             match f3 {
                 FlowKind::Tfrc(cfg) => {
-                    let mut s = Session::sender(
+                    let s = Session::sender(
                         TfrcSender::new(cfg),
                         Protocol::Tfrc,
                         format!("{SENDER_IP}:0"),
                         to,
-                        SessionConfig::default(),
+                        session_config(),
                     )?;
-                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
+                    run_sender(s, clk)
                 }
                 FlowKind::Tfwc(cfg) => {
-                    let mut s = Session::sender(
+                    let s = Session::sender(
                         TfwcSender::new(cfg, Time::ZERO),
                         Protocol::Tfwc,
                         format!("{SENDER_IP}:0"),
                         to,
-                        SessionConfig::default(),
+                        session_config(),
                     )?;
-                    s.run_until(Time::ZERO + tfcc_core::Dur((duration - offset).as_nanos() as u64))
+                    run_sender(s, clk)
                 }
-                FlowKind::Tcp(cc) => tcp_sender(to, &cc, start + duration),
+                FlowKind::Tcp(cc) => {
+                    tcp_sender(to, &cc, start + duration)?;
+                    Ok(SenderRun::default())
+                }
             }
         });
         handles.push((rx, tx));
@@ -444,16 +466,75 @@ pub fn run_flows_sampled(
     }
     let mut out = Vec::new();
     for (rx, tx) in handles {
-        tx.join()
+        let sent = tx
+            .join()
             .map_err(|_| io::Error::other("sender thread panicked"))??;
-        out.push(
-            rx.join()
-                .map_err(|_| io::Error::other("receiver thread panicked"))??,
-        );
+        let mut r = rx
+            .join()
+            .map_err(|_| io::Error::other("receiver thread panicked"))??;
+        r.sender = sent.samples;
+        r.sender_counters = sent.counters;
+        out.push(r);
     }
     match tick_err {
         Some(e) => Err(e),
         None => Ok(out),
+    }
+}
+
+/// What a tfcc sender thread brings back.
+#[derive(Default)]
+struct SenderRun {
+    samples: Vec<SenderSample>,
+    counters: Option<crate::Counters>,
+}
+
+/// Runs a sending session from now (its flow's start) to the end of the run, sampling the
+/// endpoint's stats at the run's sampling instants (those before the start stay empty).
+fn run_sender<S: tfcc_core::endpoint::Sender>(
+    mut s: Session<S>,
+    clk: Clocking,
+) -> io::Result<SenderRun> {
+    // Session time 0 is its construction, at about the flow's start.
+    let born = Instant::now();
+    let at = |d: Duration| {
+        let since = (clk.start + d).saturating_duration_since(born);
+        Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
+    };
+    let mut samples = Vec::with_capacity(clk.samples());
+    for k in 1..=clk.samples() {
+        let t = clk.interval * k as u32;
+        if clk.start + t <= born {
+            samples.push(SenderSample::default());
+            continue;
+        }
+        s.run_until(at(t))?;
+        let st = s.endpoint().stats();
+        samples.push(SenderSample {
+            rate: st.rate,
+            cwnd: st.cwnd,
+            p: st.p,
+            rtt: st.rtt,
+        });
+    }
+    s.run_until(at(clk.duration))?;
+    Ok(SenderRun {
+        samples,
+        counters: Some(s.counters()),
+    })
+}
+
+/// The testbed's sessions run under `SCHED_FIFO`, one step below the relay
+/// ([`RelayConfig::rt_priority`]): at normal priority on the shared 2-core VM a session thread
+/// was left unscheduled for tens of milliseconds now and then, its packets meanwhile not sent
+/// (sender) or not read (receiver); TFRC then measured a receive rate far below the path's and
+/// cut its rate to twice that (RFC 5348 §4.3), which the simulator never sees. The sessions
+/// sleep between packets and spin at most [`SessionConfig::spin`] per wait, so they cannot
+/// starve the machine.
+fn session_config() -> SessionConfig {
+    SessionConfig {
+        realtime: Some((RelayConfig::default().rt_priority - 1).max(1)),
+        ..SessionConfig::default()
     }
 }
 
@@ -471,21 +552,17 @@ fn udp_receiver<R: Receiver>(
     clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
-    let mut s = match Session::receiver(
-        ep,
-        proto,
-        format!("{RECEIVER_IP}:{port}"),
-        SessionConfig::default(),
-    ) {
-        Ok(s) => {
-            let _ = ready.send(Ok(()));
-            s
-        }
-        Err(e) => {
-            let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
-            return Err(e);
-        }
-    };
+    let mut s =
+        match Session::receiver(ep, proto, format!("{RECEIVER_IP}:{port}"), session_config()) {
+            Ok(s) => {
+                let _ = ready.send(Ok(()));
+                s
+            }
+            Err(e) => {
+                let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
+                return Err(e);
+            }
+        };
     // Session time 0 is its construction, shortly before `start`.
     let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
@@ -516,6 +593,7 @@ fn udp_receiver<R: Receiver>(
         window_bytes: in_window - before.unwrap_or(0),
         total_bytes: total,
         delivered,
+        ..FlowResult::default()
     })
 }
 
@@ -579,6 +657,7 @@ fn tcp_receiver(
         window_bytes: in_window.saturating_sub(before),
         total_bytes: total,
         delivered,
+        ..FlowResult::default()
     })
 }
 

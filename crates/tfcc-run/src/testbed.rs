@@ -146,7 +146,14 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     let mut rate = link.rate;
     let mut queue: Vec<(Duration, Duration, QdiscSample)> = Vec::new();
     let mut next_sample = interval;
+    // tc's counters at the start of the measurement window: the summary's link figures cover
+    // the window only, as the simulator's do (tfcc_sim::recorder); without this the slowstart
+    // overshoot before `measure_from` was reported as drops of the steady state.
+    let mut at_window: Option<(u64, u64, u64)> = None;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
+        if at_window.is_none() && elapsed >= measure_from {
+            at_window = Some(qdisc_stats(&router, "rd").unwrap_or_default());
+        }
         while let Some((at, action)) = events.get(next_event) {
             if *at > elapsed {
                 break;
@@ -202,6 +209,14 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             if st.realtime { "" } else { " (no SCHED_FIFO)" }
         );
     }
+    for (i, r) in results.iter().enumerate() {
+        if let Some(c) = r.sender_counters {
+            eprintln!(
+                "flow {i} sender: {} datagrams, {} send errors, {} reports read, {} unstamped",
+                c.sent, c.send_errors, c.received, c.unstamped
+            );
+        }
+    }
     let tc = qdisc_stats(&bed.router_ns(), "rd");
     drop(bed);
     let window = duration - measure_from;
@@ -243,17 +258,28 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         entries.iter().partition(|e| is_tcp(&e.protocol));
     let tcp: Vec<f64> = tcp.iter().map(|e| e.throughput_bps).collect();
     let other: Vec<f64> = other.iter().map(|e| e.throughput_bps).collect();
-    let (tx_bytes, tx_packets, drops) = tc.unwrap_or((0, 0, 0));
+    let (b0, p0, d0) = at_window.unwrap_or_default();
+    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |(b, p, d)| {
+        (
+            b.saturating_sub(b0),
+            p.saturating_sub(p0),
+            d.saturating_sub(d0),
+        )
+    });
     let links = vec![LinkEntry {
         name: "bottleneck".into(),
-        // Over the whole run (tc counters are cumulative), IP headers included, against the
-        // capacity the scheduled rate changes and dropouts left.
+        // In the measurement window (tc counters differenced), IP headers included, against
+        // the capacity the scheduled rate changes and dropouts left in it.
         utilization: Some(
-            tx_bytes as f64 * 8.0 / capacity_bits(link.rate, &events, duration).max(1.0),
+            tx_bytes as f64 * 8.0
+                / (capacity_bits(link.rate, &events, duration)
+                    - capacity_bits(link.rate, &events, measure_from))
+                .max(1.0),
         ),
         drops,
         queue_drops: drops,
         early_drops: 0,
+        // The relay counts over the whole run (it keeps no per-window counter).
         artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
         down_drops: 0,
         mean_queue_pkts: None,
@@ -356,11 +382,14 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
             c.throughput_bps
                 .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
+            // The sender's state where a tfcc sender reported it (rate in bit/s as the
+            // simulator records it); kernel TCP keeps its own.
+            let st = r.sender.get(k).copied().unwrap_or_default();
+            c.cwnd.push(st.cwnd);
+            c.rate_bps.push(st.rate.map(|x| x * 8.0));
+            c.p.push(st.p);
+            c.rtt_s.push(st.rtt.map(|d| d.as_secs_f64()));
             for col in [
-                &mut c.cwnd,
-                &mut c.rate_bps,
-                &mut c.p,
-                &mut c.rtt_s,
                 &mut c.ptcp_k,
                 &mut c.ptcp_s,
                 &mut c.ptcp_a_bps,

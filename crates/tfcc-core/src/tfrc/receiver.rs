@@ -45,7 +45,8 @@ pub struct TfrcReceiver {
     last_report: Option<Time>,
     /// A data packet arrived since the last report (the report timer's condition).
     unreported: bool,
-    pending: Option<Packet>,
+    /// The report waiting for `poll_transmit`, and when it was made.
+    pending: Option<(Packet, Time)>,
     delivered: u64,
     reports: u64,
     /// Last reported `p` and `X_recv`.
@@ -242,10 +243,13 @@ impl TfrcReceiver {
             x_recv: self.x_recv.clamp(0.0, f64::from(u32::MAX)) as u32,
             p: self.p,
         };
-        self.pending = Some(Packet {
-            size: self.cfg.feedback_size,
-            header: Header::TfrcFeedback(fb),
-        });
+        self.pending = Some((
+            Packet {
+                size: self.cfg.feedback_size,
+                header: Header::TfrcFeedback(fb),
+            },
+            now,
+        ));
         self.reports += 1;
         self.unreported = false;
         self.last_report = Some(now);
@@ -267,8 +271,16 @@ impl Endpoint for TfrcReceiver {
         }
     }
 
-    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        self.pending.take()
+    /// The pending report, its `t_delay` running to `now`: RFC 5348 §3.2.2 counts the time
+    /// from the last data packet's arrival to the report's generation, and the report leaves
+    /// when it is polled. In the simulator that is the instant it was made; a real receiver
+    /// may poll later (a thread woken late), and that wait must not count as path RTT.
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let (mut pkt, made) = self.pending.take()?;
+        if let Header::TfrcFeedback(f) = &mut pkt.header {
+            f.t_delay += now.saturating_since(made);
+        }
+        Some(pkt)
     }
 
     fn next_timeout(&self) -> Option<Time> {
@@ -343,6 +355,23 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_report_polled_late_counts_the_wait_in_its_t_delay() {
+        // The first packet arrives at 80 ms and is reported at once; a transport that polls
+        // 7 ms later (a thread woken late) must not make that wait look like path RTT.
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        r.on_packet(Time::from_millis(80), &data(0, Time::ZERO, 0, 365_000));
+        let p = r
+            .poll_transmit(Time::from_millis(87))
+            .expect("first report");
+        let Header::TfrcFeedback(f) = p.header else {
+            panic!("not feedback")
+        };
+        assert_eq!(f.t_delay, Dur::from_millis(7));
+        assert_eq!(f.timestamp_echo, Time::ZERO);
+        assert!(r.poll_transmit(Time::from_millis(88)).is_none());
     }
 
     #[test]
