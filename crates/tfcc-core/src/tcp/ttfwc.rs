@@ -17,10 +17,15 @@
 //!   the previous equation window (`tcp_cwnd`) never contained the boost, so subtracting `alpha`
 //!   from it again, as printed, would double-count it;
 //! - **#8** kept as the reference algorithm has it (the shadow is re-initialised only at the
-//!   midpoint of the flat period, and halved only when the boost gate is evaluated), with one
-//!   deliberate change: when the gate is not evaluated `alpha` is reset to 0 rather than
-//!   carried over from an earlier epoch, because the boost belongs to one increasing period
-//!   (000 Sec. 3.2, Fig. 3.3: "behaves exactly like TFWC").
+//!   midpoint of the flat period, and halved only when the boost gate is evaluated). `alpha`
+//!   changes only where the thesis' code changes it, inside `ttfwc_alpha_cwnd` (000 Fig. 4.6):
+//!   when a loss comes before the shadow has passed TFWC (Fig. 4.5 line 30 false) the gate is
+//!   not evaluated and the last boost carries over to the next increasing period, as printed
+//!   and as spec 000 §2.6 has it. Fig. 3.3's "behaves exactly like TFWC" is the case of
+//!   Eq. 3.1 evaluated and false, which does reset it. (An earlier version reset `alpha` on
+//!   every loss; with it the boost fired once in 394 loss events of the closed-loop test.)
+//!   Entering Reno mode also resets it: the module's Reno path never applies it, and a window
+//!   that fell below 2 makes an old δ meaningless.
 //! - After a retransmission timeout the sender slow-starts back to `ssthresh` as Reno does
 //!   (000 Sec. 4.1, "timeout behaviours are the same as RENO"; spec 000 §2.7): the printed
 //!   `cong_avoid` has no such path once a history exists.
@@ -536,10 +541,11 @@ impl Ttfwc {
             self.is_reno = false;
             self.ali = self.lh.average_loss_interval().unwrap_or(1.0).max(1.0);
             let next = self.eq.window(1.0 / self.ali);
-            self.alpha = 0.0;
             if self.cfg.tp > 0.0 && self.w_tfwc > 0.0 && self.w_tfwc <= self.reno_shadow {
-                // The loss came after the shadow passed TFWC: Reno would halve now.
+                // The loss came after the shadow passed TFWC: Reno would halve now, and
+                // Eq. 3.1 decides this epoch's boost (000 Fig. 4.6).
                 self.reno_shadow /= 2.0;
+                self.alpha = 0.0;
                 if self.reno_shadow <= next {
                     let eps = 1.0 - next / self.w_tfwc;
                     if eps > 0.0 && eps < self.eps_max {
@@ -547,6 +553,7 @@ impl Ttfwc {
                     }
                 }
             }
+            // Otherwise `alpha` carries over (000 Fig. 4.5 line 30; spec 000 §2.6).
             self.w_tfwc = next;
         }
         self.li_dif = self.increasing_from();
@@ -698,6 +705,38 @@ mod tests {
         assert!(w.windows(2).all(|p| p[1] - p[0] <= 1.0));
         assert!(*w.last().unwrap() <= 14.2, "{w:?}");
         assert_eq!(t.boosts(), 1);
+    }
+
+    /// 000 Fig. 4.5 line 30 / Fig. 4.6: `alpha_cwnd` changes only when the gate is evaluated.
+    /// After the boost of `second_loss` (3.192 at tp 0.9, shadow halved to 6) a short interval
+    /// of 21 packets ends before the midpoint (41): W = 9.547 is above the shadow, the gate is
+    /// skipped, and the boost is applied again at the start of the next increasing period. A
+    /// later loss after a long interval evaluates the gate with no decrease (ε ≤ 0) and resets
+    /// it.
+    #[test]
+    fn the_boost_carries_over_until_the_gate_is_evaluated_again() {
+        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        let a = t.alpha();
+        assert!((a - 3.1920).abs() < 1e-3, "{a}");
+        acks(&mut t, 20, 9.0);
+        assert_eq!(t.reno_shadow(), 6.0);
+        let th = t.ssthresh(9.0);
+        assert!(th < 9.5467, "a short interval lowers W: {th}");
+        assert_eq!(t.alpha(), a);
+        assert_eq!(t.reno_shadow(), 6.0);
+        let d = t.li_dif() as usize;
+        let w = acks(&mut t, d - 1, th);
+        assert!(w.iter().all(|&c| c == th), "flat period {w:?}");
+        let w = acks(&mut t, 1, th);
+        assert!((w[0] - (th + a)).abs() < 1e-9, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+        // A long interval: the shadow restarts at the midpoint, W rises at the loss, ε ≤ 0.
+        acks(&mut t, 400, w[0]);
+        assert!(t.reno_shadow() > th);
+        let before = t.equation_window();
+        t.ssthresh(w[0]);
+        assert!(t.equation_window() > before);
+        assert_eq!(t.alpha(), 0.0);
     }
 
     #[test]
