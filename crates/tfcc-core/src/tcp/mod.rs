@@ -47,5 +47,5 @@ pub use path::{PathEstimator, PathOracle, PathSource};
 pub use ptcp::{EstimatorKind, PathEstimate, Ptcp, PtcpConfig};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
-pub use ttfwc::{AliUpdate, Ttfwc, TtfwcConfig};
+pub use ttfwc::{AliUpdate, EpsBase, Ttfwc, TtfwcConfig};
 pub use wire::{SackBlock, TcpAck, TcpData, WireError, MAX_SACK_BLOCKS};

@@ -17,10 +17,15 @@
 //!   the previous equation window (`tcp_cwnd`) never contained the boost, so subtracting `alpha`
 //!   from it again, as printed, would double-count it;
 //! - **#8** kept as the reference algorithm has it (the shadow is re-initialised only at the
-//!   midpoint of the flat period, and halved only when the boost gate is evaluated), with one
-//!   deliberate change: when the gate is not evaluated `alpha` is reset to 0 rather than
-//!   carried over from an earlier epoch, because the boost belongs to one increasing period
-//!   (000 Sec. 3.2, Fig. 3.3: "behaves exactly like TFWC").
+//!   midpoint of the flat period, and halved only when the boost gate is evaluated). `alpha`
+//!   changes only where the thesis' code changes it, inside `ttfwc_alpha_cwnd` (000 Fig. 4.6):
+//!   when a loss comes before the shadow has passed TFWC (Fig. 4.5 line 30 false) the gate is
+//!   not evaluated and the last boost carries over to the next increasing period, as printed
+//!   and as spec 000 §2.6 has it. Fig. 3.3's "behaves exactly like TFWC" is the case of
+//!   Eq. 3.1 evaluated and false, which does reset it. (An earlier version reset `alpha` on
+//!   every loss; with it the boost fired once in 394 loss events of the closed-loop test.)
+//!   Entering Reno mode also resets it: the module's Reno path never applies it, and a window
+//!   that fell below 2 makes an old δ meaningless.
 //! - After a retransmission timeout the sender slow-starts back to `ssthresh` as Reno does
 //!   (000 Sec. 4.1, "timeout behaviours are the same as RENO"; spec 000 §2.7): the printed
 //!   `cong_avoid` has no such path once a history exists.
@@ -80,6 +85,21 @@ pub enum AliUpdate {
     Exact,
 }
 
+/// The window Eq. 3.1's decrease fraction `ε = 1 − W_new / base` is taken from (spec 000 §2.5
+/// #7, "decide, and document").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EpsBase {
+    /// The previous equation window, the code's `tcp_cwnd` (000 Fig. 4.6 line 12): it excludes
+    /// the growth of the increasing period, so a loss after it gives ε ≤ 0 and no boost.
+    #[default]
+    EquationWindow,
+    /// The window at the loss less this epoch's boost, as Sec. 3.2's prose defines ε ("the
+    /// cwnd decrease fraction after the packet loss event", Fig. 3.1) and as the code's
+    /// `cwnd − alpha_cwnd` (line 10) suggests was meant.
+    WindowAtLoss,
+}
+
 /// TTFWC's parameters. Every default is the thesis' (000) value.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -110,6 +130,8 @@ pub struct TtfwcConfig {
     pub eps_max_smooth: f64,
     /// Responsive mode: the Eq. 3.1 threshold as coded (`dthresh > 72`, 000 Fig. 4.6).
     pub eps_max_responsive: f64,
+    /// Which window ε is measured from ([`EpsBase`]).
+    pub eps_base: EpsBase,
     /// Below this window the sender runs Reno (000 Sec. 3.4): a loss at a smaller cwnd leaves
     /// the history alone, an equation window at or below it switches the increase to Reno's.
     pub reno_below: f64,
@@ -133,21 +155,22 @@ pub struct TtfwcConfig {
 impl Default for TtfwcConfig {
     fn default() -> Self {
         TtfwcConfig {
-            tp: 0.9,                     // 000 Sec. 5.1, TTFWC(0.9)
-            responsive_from: 0.5,        // 000 Sec. 3.1
-            history_smooth: 16,          // 000 Sec. 3.3
-            history_responsive: 8,       // 000 Sec. 3.3
-            ali: AliUpdate::Approximate, // 000 Sec. 4.1
-            cadence_smooth: 6,           // 000 Fig. 4.4
-            cadence_responsive: 3,       // 000 Fig. 4.4
-            eps_max_smooth: 0.19,        // 000 Fig. 4.6, dthresh > 81
-            eps_max_responsive: 0.28,    // 000 Fig. 4.6, dthresh > 72
-            reno_below: 2.0,             // 000 Sec. 3.4
-            jitter: true,                // the ns-2 model, module doc
-            jitter_probability: 0.1,     // 002 Sec. 3.2.7
-            jitter_force: true,          // 002 Sec. 3.2.7
-            jitter_max_p: 0.25,          // 002 Sec. 3.2.7
-            jitter_max_ali_change: 10.0, // 002 Sec. 3.2.7
+            tp: 0.9,                           // 000 Sec. 5.1, TTFWC(0.9)
+            responsive_from: 0.5,              // 000 Sec. 3.1
+            history_smooth: 16,                // 000 Sec. 3.3
+            history_responsive: 8,             // 000 Sec. 3.3
+            ali: AliUpdate::Approximate,       // 000 Sec. 4.1
+            cadence_smooth: 6,                 // 000 Fig. 4.4
+            cadence_responsive: 3,             // 000 Fig. 4.4
+            eps_max_smooth: 0.19,              // 000 Fig. 4.6, dthresh > 81
+            eps_max_responsive: 0.28,          // 000 Fig. 4.6, dthresh > 72
+            eps_base: EpsBase::EquationWindow, // 000 Fig. 4.6 line 12
+            reno_below: 2.0,                   // 000 Sec. 3.4
+            jitter: true,                      // the ns-2 model, module doc
+            jitter_probability: 0.1,           // 002 Sec. 3.2.7
+            jitter_force: true,                // 002 Sec. 3.2.7
+            jitter_max_p: 0.25,                // 002 Sec. 3.2.7
+            jitter_max_ali_change: 10.0,       // 002 Sec. 3.2.7
             seed: 0,
         }
     }
@@ -166,6 +189,7 @@ impl TtfwcConfig {
         "cadence_responsive",
         "eps_max_smooth",
         "eps_max_responsive",
+        "eps_base",
         "reno_below",
         "jitter",
         "jitter_probability",
@@ -513,6 +537,8 @@ impl Ttfwc {
     /// sets cwnd to it after a fast retransmit, to 1 after a timeout.
     pub fn ssthresh(&mut self, w: f64) -> f64 {
         let floor = 2.0_f64;
+        // The window this epoch ended at, without its boost if one was added (Fig. 4.6 l. 10).
+        let at_loss = if self.boosted { w - self.alpha } else { w };
         self.shadow_started = false;
         self.boosted = false;
         if w.is_nan() || w < self.cfg.reno_below {
@@ -536,17 +562,23 @@ impl Ttfwc {
             self.is_reno = false;
             self.ali = self.lh.average_loss_interval().unwrap_or(1.0).max(1.0);
             let next = self.eq.window(1.0 / self.ali);
-            self.alpha = 0.0;
             if self.cfg.tp > 0.0 && self.w_tfwc > 0.0 && self.w_tfwc <= self.reno_shadow {
-                // The loss came after the shadow passed TFWC: Reno would halve now.
+                // The loss came after the shadow passed TFWC: Reno would halve now, and
+                // Eq. 3.1 decides this epoch's boost (000 Fig. 4.6).
                 self.reno_shadow /= 2.0;
+                self.alpha = 0.0;
                 if self.reno_shadow <= next {
-                    let eps = 1.0 - next / self.w_tfwc;
+                    let base = match self.cfg.eps_base {
+                        EpsBase::EquationWindow => self.w_tfwc,
+                        EpsBase::WindowAtLoss => at_loss,
+                    };
+                    let eps = if base > 0.0 { 1.0 - next / base } else { 0.0 };
                     if eps > 0.0 && eps < self.eps_max {
                         self.alpha = self.boost(next - self.reno_shadow);
                     }
                 }
             }
+            // Otherwise `alpha` carries over (000 Fig. 4.5 line 30; spec 000 §2.6).
             self.w_tfwc = next;
         }
         self.li_dif = self.increasing_from();
@@ -698,6 +730,73 @@ mod tests {
         assert!(w.windows(2).all(|p| p[1] - p[0] <= 1.0));
         assert!(*w.last().unwrap() <= 14.2, "{w:?}");
         assert_eq!(t.boosts(), 1);
+    }
+
+    /// 000 Fig. 4.5 line 30 / Fig. 4.6: `alpha_cwnd` changes only when the gate is evaluated.
+    /// After the boost of `second_loss` (3.192 at tp 0.9, shadow halved to 6) a short interval
+    /// of 21 packets ends before the midpoint (41): W = 9.547 is above the shadow, the gate is
+    /// skipped, and the boost is applied again at the start of the next increasing period. A
+    /// later loss after a long interval evaluates the gate with no decrease (ε ≤ 0) and resets
+    /// it.
+    #[test]
+    fn the_boost_carries_over_until_the_gate_is_evaluated_again() {
+        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        let a = t.alpha();
+        assert!((a - 3.1920).abs() < 1e-3, "{a}");
+        acks(&mut t, 20, 9.0);
+        assert_eq!(t.reno_shadow(), 6.0);
+        let th = t.ssthresh(9.0);
+        assert!(th < 9.5467, "a short interval lowers W: {th}");
+        assert_eq!(t.alpha(), a);
+        assert_eq!(t.reno_shadow(), 6.0);
+        let d = t.li_dif() as usize;
+        let w = acks(&mut t, d - 1, th);
+        assert!(w.iter().all(|&c| c == th), "flat period {w:?}");
+        let w = acks(&mut t, 1, th);
+        assert!((w[0] - (th + a)).abs() < 1e-9, "{w:?}");
+        assert_eq!(t.boosts(), 1);
+        // A long interval: the shadow restarts at the midpoint, W rises at the loss, ε ≤ 0.
+        acks(&mut t, 400, w[0]);
+        assert!(t.reno_shadow() > th);
+        let before = t.equation_window();
+        t.ssthresh(w[0]);
+        assert!(t.equation_window() > before);
+        assert_eq!(t.alpha(), 0.0);
+    }
+
+    /// `EpsBase::WindowAtLoss`: ε from the window the epoch ended at. A loss after 60 packets
+    /// (ALI 71.1, W = 9.198, shadow halved to 5.5) at an actual cwnd of 13: ε = 0.080 from the
+    /// equation window 10 boosts by 0.9·(9.198 − 5.5) = 3.328; ε = 0.292 from 13 fails Eq. 3.1
+    /// (0.28) and gives none.
+    #[test]
+    fn eps_from_the_window_at_the_loss_is_a_config_choice() {
+        let run = |eps_base| {
+            let mut t = Ttfwc::new(TtfwcConfig {
+                eps_base,
+                ..TtfwcConfig::with_tp(0.9)
+            });
+            t.ssthresh(20.0);
+            acks(&mut t, 60, 10.0);
+            let th = t.ssthresh(13.0);
+            (th, t.reno_shadow(), t.alpha())
+        };
+        let (th, shadow, a) = run(EpsBase::EquationWindow);
+        let (th2, shadow2, a2) = run(EpsBase::WindowAtLoss);
+        assert_eq!((th, shadow), (th2, shadow2));
+        let eps_eq = 1.0 - th / 10.0;
+        let eps_loss = 1.0 - th / 13.0;
+        assert!(eps_loss > eps_eq);
+        let expect = |eps: f64| {
+            if eps > 0.0 && eps < 0.28 {
+                0.9 * (th - shadow)
+            } else {
+                0.0
+            }
+        };
+        assert!((a - expect(eps_eq)).abs() < 1e-9, "{a} {eps_eq}");
+        assert!((a2 - expect(eps_loss)).abs() < 1e-9, "{a2} {eps_loss}");
+        assert!((a - 3.328).abs() < 1e-3, "{a}");
+        assert_eq!(a2, 0.0);
     }
 
     #[test]
