@@ -118,14 +118,13 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     // `--per-server`: ns-2 HTTP/Cache's one connection per server (`Connections::PerServer`)
-    // in every run; `--restart`: FullTcp's slow-start restart after idle; `--m2`: only M2.
+    // in every run; `--m2`: only M2.
     let base = AccessGatewaySpec {
         connections: if args.iter().any(|a| a == "--per-server") {
             Connections::PerServer
         } else {
             Connections::PerPair
         },
-        slow_start_restart: args.iter().any(|a| a == "--restart"),
         ..AccessGatewaySpec::default()
     };
     let phase = if quick { 100 } else { 200 };

@@ -132,11 +132,6 @@ pub struct AccessGatewaySpec {
     pub gateway: GatewayKind,
     /// Which connections carry the responses.
     pub connections: Connections,
-    /// Servers' TCP restarts slow start from the initial window after a quiet period longer
-    /// than its RTO ([`TcpConfig::slow_start_restart`]), as ns-2's `FullTcp` under `HTTP/Cache`
-    /// does by default: on a persistent connection, a response that follows an idle gap pays
-    /// slow start again, as on a fresh connection but without the handshake.
-    pub slow_start_restart: bool,
     /// Exceptive downlink CBR of no class (§4.6), or `None`.
     pub exceptive: Option<CbrConfig>,
     /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
@@ -169,7 +164,6 @@ impl Default for AccessGatewaySpec {
             size_sigma: 1.318,
             gateway: GatewayKind::Msfrs(MsfrsConfig::default()),
             connections: Connections::PerPair,
-            slow_start_restart: false,
             exceptive: None,
             exceptive_start: Time::ZERO,
         }
@@ -437,7 +431,6 @@ impl AccessGatewaySpec {
         let mut slots = Vec::new();
         let mut tcp = TcpConfig::with_variant(Variant::Sack);
         tcp.max_window = 200; // §4.5.1
-        tcp.slow_start_restart = self.slow_start_restart;
         tcp.delayed_ack = None;
         let mut threads = Vec::new();
         let mut user_class = Vec::new();

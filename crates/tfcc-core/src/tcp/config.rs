@@ -128,15 +128,6 @@ pub struct TcpConfig {
     /// window becomes [`TcpConfig::window_init`] when it is acknowledged (ns-2 `syn_ true` with
     /// `delay_growth_ true`, `TcpAgent::set_initial_window`). Costs one RTT at the start.
     pub syn: bool,
-    /// Restart slow start after an idle period: when nothing is outstanding and nothing has
-    /// been sent for longer than the un-backed-off RTO (ns-2 `t_rtxcur_`), new data starts from
-    /// the initial window again, `ssthresh` kept ("the slow-start is a sort that does not set
-    /// ssthresh"). ns-2's two-way `Agent/TCP/FullTcp` does this (`slow_start_restart_ true` in
-    /// ns-default.tcl, `FullTcpAgent::output`/`idle_restart`; RFC 5681 §4.1 likewise); the
-    /// one-way `Agent/TCP` this sender ports cancels its timer when idle and so never does.
-    /// Default `false` (one-way `Agent/TCP`); 003 Ch. 4's web model turns it on, since ns-2's
-    /// `HTTP/Cache` runs over `FullTcp`.
-    pub slow_start_restart: bool,
     /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_ 3`; RFC 5681 §3.2).
     pub dupack_threshold: u32,
     /// Congestion-avoidance increase per ACK is `increase_num / cwnd` (ns-2 `increase_num_ 1.0`
@@ -197,7 +188,6 @@ impl Default for TcpConfig {
             window_init: 2,          // windowInit_
             max_window: 10_000,      // see the field doc: ns-2's 20 would cap throughput
             syn: true,               // syn_ with delay_growth_
-            slow_start_restart: false, // one-way Agent/TCP: see the field
             dupack_threshold: 3,     // numdupacks_
             increase_num: 1.0,       // increase_num_
             decrease_num: 0.5,       // decrease_num_

@@ -123,11 +123,6 @@ pub struct TcpSender {
     rtt_seq: i64,
     rtt_ts: Time,
     rtx_deadline: Option<Time>,
-    /// When the last segment was sent (ns-2 `last_send_time_`), for
-    /// [`TcpConfig::slow_start_restart`].
-    last_send: Option<Time>,
-    /// Slow-start restarts after idle periods.
-    idle_restarts: u64,
 
     // Sack1.
     scb: ScoreBoard,
@@ -194,8 +189,6 @@ impl TcpSender {
             rtt_seq: -1,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
-            last_send: None,
-            idle_restarts: 0,
             scb: ScoreBoard::new(),
             fastrecov: false,
             after_timeout: false,
@@ -347,7 +340,6 @@ impl TcpSender {
             self.set_rtx_timer(now);
         }
         self.packets_sent += 1;
-        self.last_send = Some(now);
         self.bytes_sent += u64::from(payload);
         self.out.push_back(Packet {
             size,
@@ -541,30 +533,7 @@ impl TcpSender {
         }
     }
 
-    /// [`TcpConfig::slow_start_restart`]: back to the initial window if the connection is
-    /// quiet (everything sent is acknowledged), has new data, and has sent nothing for longer
-    /// than `t_rtxcur_`. ns-2's FullTcp checks this per segment in `output`, after the window
-    /// for that first segment is taken; checking once before sending, as RFC 5681 §4.1 reads,
-    /// differs from it only in that first burst's size.
-    fn idle_restart(&mut self, now: Time) {
-        let quiet = self.highest_ack == self.maxseq && self.t_seqno < self.curseq;
-        if !(self.cfg.slow_start_restart && quiet) {
-            return;
-        }
-        let Some(last) = self.last_send else { return };
-        if now.saturating_since(last) > self.rtt.base_rto() {
-            self.cwnd = self.initial_window(); // `slowdown(CLOSE_CWND_INIT)`
-            self.idle_restarts += 1;
-        }
-    }
-
-    /// Slow-start restarts after idle periods so far ([`TcpConfig::slow_start_restart`]).
-    pub fn idle_restarts(&self) -> u64 {
-        self.idle_restarts
-    }
-
     fn send_much(&mut self, now: Time, maxburst: u32) {
-        self.idle_restart(now);
         if self.cfg.variant == Variant::Sack {
             self.sack_send_much(now, maxburst);
             return;
