@@ -296,6 +296,20 @@ struct Thread {
     rng: SimRng,
 }
 
+/// The servers' TCP (§4.5.1): SACK, maximum window 200, no delayed ACKs, 1000-byte segments.
+/// Its connections are persistent, so after an idle gap of one RTO the sender's timer fires
+/// with nothing outstanding and it restarts from one segment (ns-2 `Agent/TCP`'s
+/// `slow_start_restart_` with `restart_bugfix_`, [`tfcc_core::tcp`]): a response that follows
+/// a pause pays slow start again, as on a new connection but without a handshake. ns-2's
+/// `FullTcp`, under `HTTP/Cache`, restarts from the initial window (2) instead; trying that
+/// moved M2's closed-loop latencies by under 0.1 s (docs/reproductions/msfrs.md).
+fn server_tcp() -> TcpConfig {
+    let mut tcp = TcpConfig::with_variant(Variant::Sack);
+    tcp.max_window = 200; // §4.5.1
+    tcp.delayed_ack = None; // §4.5.1 "no delayed acknowledgments"
+    tcp
+}
+
 /// Standard normal by Box–Muller from two uniforms; `1 − u` keeps the logarithm finite.
 fn normal(rng: &mut SimRng) -> f64 {
     let (u1, u2) = (1.0 - rng.uniform(), rng.uniform());
@@ -429,9 +443,7 @@ impl AccessGatewaySpec {
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut slots = Vec::new();
-        let mut tcp = TcpConfig::with_variant(Variant::Sack);
-        tcp.max_window = 200; // §4.5.1
-        tcp.delayed_ack = None;
+        let tcp = server_tcp();
         let mut threads = Vec::new();
         let mut user_class = Vec::new();
         let mut flow_class = Vec::new();
@@ -969,5 +981,114 @@ mod tests {
             ..MsfrsConfig::default()
         })));
         assert!(bad(|s| s.size_sigma = f64::NAN));
+    }
+
+    #[test]
+    fn a_response_after_an_idle_pause_starts_from_one_segment() {
+        use tfcc_core::endpoint::{Endpoint, Sender};
+        use tfcc_core::packet::{Header, Packet};
+        use tfcc_core::tcp::{TcpAck, TcpSender};
+        let seqs = |s: &mut TcpSender, now: Time| {
+            let mut v = Vec::new();
+            while let Some(p) = s.poll_transmit(now) {
+                if let Header::TcpData(d) = p.header {
+                    v.push(d.seq);
+                }
+            }
+            v
+        };
+        let ack = |next: u64| Packet {
+            size: 40,
+            header: Header::TcpAck(TcpAck::new(next, Time::ZERO)),
+        };
+        // A 60-segment response, every segment ACKed 50 ms after it left: the window grows.
+        let mut s = TcpSender::new(server_tcp());
+        s.offer(Some(60_000));
+        let mut t = Time::ZERO;
+        let mut out = seqs(&mut s, t);
+        while !out.is_empty() {
+            t += Dur::from_millis(50);
+            let mut next = Vec::new();
+            for q in out {
+                s.on_packet(t, &ack(q + 1));
+                next.extend(seqs(&mut s, t));
+            }
+            out = next;
+        }
+        assert!(s.cwnd() >= 20.0, "warm window {}", s.cwnd());
+        let warm_ssthresh = s.ssthresh();
+        // Back-to-back, the next response would go out at the warm window. After an idle
+        // pause the timer fires with nothing outstanding, and the next response starts from
+        // one segment, its threshold kept.
+        let due = s.next_timeout().expect("the timer runs while the connection is idle");
+        s.on_timeout(due);
+        assert!(seqs(&mut s, due).is_empty());
+        let later = due + Dur::from_secs(2);
+        s.offer(Some(30_000));
+        assert_eq!(seqs(&mut s, later).len(), 1);
+        assert_eq!(s.cwnd(), 1.0);
+        assert_eq!(s.ssthresh(), warm_ssthresh);
+        assert_eq!(s.stats().timeouts, 0, "an idle restart is not a loss");
+    }
+
+    #[test]
+    fn per_server_connections_carry_every_clients_responses_in_request_order() {
+        // Clients that would not send on their own for weeks: the test places the requests.
+        let mut spec = AccessGatewaySpec {
+            connections: Connections::PerServer,
+            gateway: GatewayKind::Plain,
+            ..AccessGatewaySpec::default()
+        };
+        for c in &mut spec.classes {
+            c.think_time = Dur::from_secs(10_000_000);
+        }
+        let b = spec.build(1).unwrap();
+        // One connection per server, ending at the gateway (server link, access downlink).
+        assert_eq!(b.flows.len(), 12);
+        assert_eq!(b.topology.routes[3].forward, vec![2 + 2 * 3, 0]);
+        assert_eq!(b.gateway.report.user_class.len(), 12);
+        let mut g = b.gateway;
+        let t0 = Time::from_secs(1);
+        // Server 5: a 20 kB response for client 0 (class 0), then 1 kB for client 11
+        // (class 2), in that order.
+        g.request(t0, 5, 0, 0, 0, 20_000);
+        g.request(t0, 5, 1, 2, 11, 1_000);
+        g.on_time(t0 + Dur::from_secs(1));
+        let offers: Vec<_> = g.take_offers().collect();
+        assert_eq!(offers, vec![(5, 20_000), (5, 1_000)]);
+        // The stream delivers client 0's bytes first: the small response waits behind them.
+        let t1 = Time::from_secs(3);
+        g.on_delivered(t1, 5, 12_000);
+        assert_eq!(g.report.user_bytes[0], 12_000);
+        assert_eq!(g.report.user_bytes[11], 0);
+        let t2 = Time::from_secs(4);
+        g.on_delivered(t2, 5, 20_500);
+        assert_eq!((g.report.user_bytes[0], g.report.user_bytes[11]), (20_000, 500));
+        assert_eq!(g.report.class_bytes[2][4], 500);
+        // Client 0's response is whole at the gateway and leaves for the client (10 Mb/s,
+        // 2 ms): 20 segments of 1040 B on the wire, 16.64 ms, then 2 ms.
+        assert!(g.report.transactions.is_empty());
+        let at_client = t2 + Dur::from_micros(16_640) + Dur::from_millis(2);
+        assert_eq!(g.next_deadline(), at_client);
+        g.on_time(at_client);
+        assert_eq!(g.report.transactions.len(), 1);
+        let t = g.report.transactions[0];
+        assert_eq!((t.user, t.class, t.bytes), (0, 0, 20_000));
+        assert_eq!(t.service, at_client.saturating_since(t0));
+        g.on_delivered(Time::from_secs(5), 5, 21_000);
+        g.on_time(Time::from_secs(6));
+        assert_eq!(g.report.transactions.len(), 2);
+        assert_eq!(g.report.transactions[1].user, 11);
+        assert_eq!(g.finish().unfinished, 0);
+        // The DRR baseline needs per-class connections.
+        let drr = AccessGatewaySpec {
+            connections: Connections::PerServer,
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![4.0, 2.0, 1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        assert!(drr.build(1).is_err());
     }
 }
