@@ -149,7 +149,14 @@ fn main() {
     // 1.66 Mb/s, 85 % of the 1.96 Mb/s of payload the link carries.
     let think_stable = 1600;
     if args.iter().any(|a| a == "--m2") {
-        m2(&base, if quick { 400 } else { 1000 }, seed, par, think, think_stable);
+        m2(
+            &base,
+            if quick { 400 } else { 1000 },
+            seed,
+            par,
+            think,
+            think_stable,
+        );
         return;
     }
 
@@ -191,7 +198,14 @@ fn main() {
     }
 
     // M2: latency (§4.5.3), the P1 scenario.
-    m2(&base, if quick { 400 } else { 1000 }, seed, par, think, think_stable);
+    m2(
+        &base,
+        if quick { 400 } else { 1000 },
+        seed,
+        par,
+        think,
+        think_stable,
+    );
 
     // M3: user-based fairness (§4.5.4).
     let secs = if quick { 200 } else { 800 };

@@ -355,9 +355,11 @@ impl AccessGatewaySpec {
             GatewayKind::Plain => Gate::Plain,
             GatewayKind::Drr { quantum, weights } => {
                 if self.connections == Connections::PerServer {
-                    return Err(bad("the drr gateway queues the uplink per class, which needs \
+                    return Err(bad(
+                        "the drr gateway queues the uplink per class, which needs \
                          connections = per-pair (a per-server connection carries every class)"
-                        .into()));
+                            .into(),
+                    ));
                 }
                 if weights.len() != self.classes.len() {
                     return Err(bad(format!(
@@ -791,8 +793,7 @@ impl WebGateway {
                     let ns = u128::from(wire) * 8 * 1_000_000_000 / u128::from(rate.bps().max(1));
                     *free = start + Dur(u64::try_from(ns).unwrap_or(u64::MAX));
                     self.seq += 1;
-                    self.deliveries
-                        .push(Reverse((*free + delay, self.seq, p)));
+                    self.deliveries.push(Reverse((*free + delay, self.seq, p)));
                 }
             }
         }
@@ -1020,7 +1021,9 @@ mod tests {
         // Back-to-back, the next response would go out at the warm window. After an idle
         // pause the timer fires with nothing outstanding, and the next response starts from
         // one segment, its threshold kept.
-        let due = s.next_timeout().expect("the timer runs while the connection is idle");
+        let due = s
+            .next_timeout()
+            .expect("the timer runs while the connection is idle");
         s.on_timeout(due);
         assert!(seqs(&mut s, due).is_empty());
         let later = due + Dur::from_secs(2);
@@ -1063,7 +1066,10 @@ mod tests {
         assert_eq!(g.report.user_bytes[11], 0);
         let t2 = Time::from_secs(4);
         g.on_delivered(t2, 5, 20_500);
-        assert_eq!((g.report.user_bytes[0], g.report.user_bytes[11]), (20_000, 500));
+        assert_eq!(
+            (g.report.user_bytes[0], g.report.user_bytes[11]),
+            (20_000, 500)
+        );
         assert_eq!(g.report.class_bytes[2][4], 500);
         // Client 0's response is whole at the gateway and leaves for the client (10 Mb/s,
         // 2 ms): 20 segments of 1040 B on the wire, 16.64 ms, then 2 ms.

@@ -1127,7 +1127,10 @@ fn bad_web_keys_are_named() {
     assert_eq!(k, "web.classes");
     let (k, _) = bad(WEB, &["web.connections=\"per-request\""]);
     assert_eq!(k, "web.connections");
-    let (k, m) = bad(WEB, &["web.connections=\"per-server\"", "web.gateway=\"drr\""]);
+    let (k, m) = bad(
+        WEB,
+        &["web.connections=\"per-server\"", "web.gateway=\"drr\""],
+    );
     assert_eq!(k, "web.connections");
     assert!(m.contains("per-pair"), "{m}");
     // ns-2's HTTP/Cache layout: one connection per server, not per (client, server).
