@@ -7,7 +7,7 @@
 
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::web::{AccessGatewaySpec, GatewayKind, WebClass, WebReport};
+use tfcc_sim::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass, WebReport};
 use tfcc_sim::{CbrConfig, RunResult, SimConfig};
 
 fn run(
@@ -38,6 +38,14 @@ fn access_util(r: &RunResult) -> f64 {
         .map_or(f64::NAN, |l| l.utilization)
 }
 
+fn access_drops(r: &RunResult) -> u64 {
+    r.summary
+        .links
+        .iter()
+        .find(|l| l.name == "access-down")
+        .map_or(0, |l| l.drops)
+}
+
 fn msfrs(f: impl FnOnce(&mut MsfrsConfig)) -> GatewayKind {
     let mut c = MsfrsConfig::default();
     f(&mut c);
@@ -60,6 +68,45 @@ fn classes(think: [u64; 3], active: [Vec<(u64, u64)>; 3], parallel: u32) -> Vec<
         .collect()
 }
 
+/// M2, mean latency with and without MSF-RS (§4.5.3, Fig. 4.11) under a closed-loop and an
+/// open-loop load.
+fn m2(base: &AccessGatewaySpec, secs: u64, seed: u64, par: u32, think: u64, think_stable: u64) {
+    for (load, cls) in [
+        (
+            format!("closed loop, {par} threads x {think} ms"),
+            classes([think; 3], [vec![], vec![], vec![]], par),
+        ),
+        (
+            format!("open loop, {think_stable} ms"),
+            classes([think_stable; 3], [vec![], vec![], vec![]], 0),
+        ),
+    ] {
+        println!("\n## M2 latency, {load}, {secs} s (arrivals 50 s to end - 100 s), seconds");
+        let mut lat = Vec::new();
+        for (name, gw) in [("MSF-RS", msfrs(|_| {})), ("plain", GatewayKind::Plain)] {
+            let spec = AccessGatewaySpec {
+                classes: cls.clone(),
+                gateway: gw,
+                ..base.clone()
+            };
+            let (r, w) = run(&spec, secs, 50, seed);
+            // Only transactions that arrived early enough to finish count; unfinished are reported.
+            let (from, to) = (Time::from_secs(50), Time::from_secs(secs - 100));
+            let all = w.latency(None, from, to);
+            let per: Vec<f64> = (0..3)
+                .map(|c| w.latency(Some(c), from, to).active)
+                .collect();
+            println!(
+                "{name}: T_a {:.2} (T_q {:.2}, T_s {:.2}), n = {}, per class {:.2} / {:.2} / {:.2}; unfinished {} of {}; util {:.4}; drops {}",
+                all.active, all.queued, all.service, all.count, per[0], per[1], per[2],
+                w.unfinished, w.requests, access_util(&r), access_drops(&r)
+            );
+            lat.push(all.active);
+        }
+        println!("reduction {:.1} %", (1.0 - lat[0] / lat[1]) * 100.0);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -70,6 +117,16 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
+    // `--per-server`: ns-2 HTTP/Cache's one connection per server (`Connections::PerServer`)
+    // in every run; `--m2`: only M2.
+    let base = AccessGatewaySpec {
+        connections: if args.iter().any(|a| a == "--per-server") {
+            Connections::PerServer
+        } else {
+            Connections::PerPair
+        },
+        ..AccessGatewaySpec::default()
+    };
     let phase = if quick { 100 } else { 200 };
     // The load. 003 §4.5.1 gives each client exponential inter-request times of mean 5 s, which
     // offers 12 × 27.7 kB / 5 s = 0.53 Mb/s and backlogs nothing (spec 003 §5.3 [AMBIGUITY]).
@@ -78,11 +135,30 @@ fn main() {
     // requests per class in the gateway, far more than the 4/7 of W+ ≈ 12 the first class
     // can have outstanding, so every class stays backlogged, and a stopped class leaves only
     // its unfinished transactions.
-    let think = 1000;
-    let par = 4;
+    // `--threads N --think MS` override them (M2 with ns-2's single-page `PagePool/Math`,
+    // one 5 s request stream per server: `--threads 12 --think 5000`).
+    let num = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let think = num("--think").unwrap_or(1000);
+    let par = num("--threads").map_or(4, |n| n as u32);
     // An open-loop load below capacity for a second latency comparison: 1.6 s offers
     // 1.66 Mb/s, 85 % of the 1.96 Mb/s of payload the link carries.
     let think_stable = 1600;
+    if args.iter().any(|a| a == "--m2") {
+        m2(
+            &base,
+            if quick { 400 } else { 1000 },
+            seed,
+            par,
+            think,
+            think_stable,
+        );
+        return;
+    }
 
     // M1: four phases (§4.5.2).
     println!("## M1 weighted sharing, {phase} s phases, Mb/s per class (ratio to class 3)");
@@ -100,7 +176,7 @@ fn main() {
         let spec = AccessGatewaySpec {
             classes: m1_classes.clone(),
             gateway: gw,
-            ..AccessGatewaySpec::default()
+            ..base.clone()
         };
         let (_, w) = run(&spec, 4 * p, 0, seed);
         for ph in 0..4 {
@@ -122,41 +198,14 @@ fn main() {
     }
 
     // M2: latency (§4.5.3), the P1 scenario.
-    let secs = if quick { 400 } else { 1000 };
-    for (load, cls) in [
-        (
-            format!("closed loop, {par} threads x {think} ms"),
-            classes([think; 3], [vec![], vec![], vec![]], par),
-        ),
-        (
-            format!("open loop, {think_stable} ms"),
-            classes([think_stable; 3], [vec![], vec![], vec![]], 0),
-        ),
-    ] {
-        println!("\n## M2 latency, {load}, {secs} s (arrivals 50 s to end - 100 s), seconds");
-        let mut lat = Vec::new();
-        for (name, gw) in [("MSF-RS", msfrs(|_| {})), ("plain", GatewayKind::Plain)] {
-            let spec = AccessGatewaySpec {
-                classes: cls.clone(),
-                gateway: gw,
-                ..AccessGatewaySpec::default()
-            };
-            let (r, w) = run(&spec, secs, 50, seed);
-            // Only transactions that arrived early enough to finish count; unfinished are reported.
-            let (from, to) = (Time::from_secs(50), Time::from_secs(secs - 100));
-            let all = w.latency(None, from, to);
-            let per: Vec<f64> = (0..3)
-                .map(|c| w.latency(Some(c), from, to).active)
-                .collect();
-            println!(
-            "{name}: T_a {:.2} (T_q {:.2}, T_s {:.2}), n = {}, per class {:.2} / {:.2} / {:.2}; unfinished {} of {}; util {:.4}",
-            all.active, all.queued, all.service, all.count, per[0], per[1], per[2],
-            w.unfinished, w.requests, access_util(&r)
-        );
-            lat.push(all.active);
-        }
-        println!("reduction {:.1} %", (1.0 - lat[0] / lat[1]) * 100.0);
-    }
+    m2(
+        &base,
+        if quick { 400 } else { 1000 },
+        seed,
+        par,
+        think,
+        think_stable,
+    );
 
     // M3: user-based fairness (§4.5.4).
     let secs = if quick { 200 } else { 800 };
@@ -168,7 +217,7 @@ fn main() {
             let spec = AccessGatewaySpec {
                 classes: cl,
                 gateway: msfrs(|c| c.per_user = per_user),
-                ..AccessGatewaySpec::default()
+                ..base.clone()
             };
             let (_, w) = run(&spec, secs, 0, seed);
             let per_class_user: Vec<f64> = (0..3)
@@ -202,7 +251,7 @@ fn main() {
             [vec![(0, s0), (s1, len)], vec![(0, s0), (s1, len)], vec![]],
             0,
         ),
-        ..AccessGatewaySpec::default()
+        ..base.clone()
     };
     let (_, w) = run(&spec, len, 0, seed);
     let seg = |a: u64, b: u64| {
@@ -228,7 +277,7 @@ fn main() {
         let spec = AccessGatewaySpec {
             classes: classes([think; 3], [vec![], vec![], vec![]], par),
             gateway: msfrs(|c| c.target_utilization = target),
-            ..AccessGatewaySpec::default()
+            ..base.clone()
         };
         let (r, w) = run(&spec, secs, 50, seed);
         let l = w.latency(None, Time::from_secs(50), Time::from_secs(secs - 100));
@@ -267,7 +316,7 @@ fn main() {
                     on_off: Some((Dur::from_secs(period), Dur::from_secs(period))),
                 }),
                 exceptive_start: Time::from_secs(period),
-                ..AccessGatewaySpec::default()
+                ..base.clone()
             };
             let (r, w) = run(&spec, secs, 50, seed);
             row += &format!(" {:.2} %", access_util(&r) * 100.0);

@@ -8,9 +8,14 @@
 //! ([`tfcc_core::msfrs`]).
 //!
 //! Modelling choices (the thesis uses ns-2's `HTTP/Cache` proxy and does not give these):
-//! - one TCP-SACK connection per (client, server) pair, kept for the whole run; a response is
-//!   `ceil(L/1000)` segments offered to the server's sender, so responses to one client from one
-//!   server are served back to back (HTTP/1.1 pipelining), not by fresh connections;
+//! - connections are persistent, as in ns-2's `HTTP/Cache`, whose agents are connected once at
+//!   start-up ("it's the user's responsibility to connect clients to caches, and caches to
+//!   servers") and carry every request and response over one `FullTcp` byte stream each
+//!   ([`Connections`]): either one TCP-SACK connection per (client, server) pair
+//!   ([`Connections::PerPair`]), or, as ns-2's proxy does, one per server shared by all the
+//!   gateway's clients ([`Connections::PerServer`]). A response is `ceil(L/1000)` segments
+//!   offered to the server's sender, so responses on one connection are served back to back,
+//!   in request order, not by fresh connections;
 //! - a request is not a packet: it reaches the gateway after the client link's delay and the
 //!   server after the one-way delay of the access and server links (the uplink is idle but for
 //!   ACKs, so queuing there is negligible; 003 assumes the uplink is not a bottleneck);
@@ -57,6 +62,31 @@ pub enum GatewayKind {
     },
 }
 
+/// Which persistent TCP connections carry the responses (003 §4.5.1 runs ns-2's `HTTP/Cache`,
+/// whose `Http` agents are connected once, at start-up, with one `FullTcp` agent pair per
+/// connected (client, cache) and (cache, server) and `Application/TcpApp` writing each message
+/// into that one byte stream; the thesis does not say more). Neither mode opens a connection
+/// per request: ns-2's web cache never does, so there is no per-request handshake or slow
+/// start from the initial window to model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Connections {
+    /// One connection per (client, server) pair, from the server to the client through the
+    /// gateway: responses to different clients never wait for each other at a server. The
+    /// first model of this crate; not ns-2's topology.
+    #[default]
+    PerPair,
+    /// ns-2's `HTTP/Cache` at the gateway: one connection per server, from the server to the
+    /// gateway, shared by every client's responses from that server in the order the gateway
+    /// forwarded the requests (one `TcpApp` stream: a small response waits behind a large one
+    /// sent before it). The cache answers a client only once it holds the whole response
+    /// (`get-response-GET` then `answer-request-GET`), so each response then crosses the
+    /// client link (10 Mb/s, 2 ms) store-and-forward; that hop is modelled as its
+    /// serialisation plus propagation, one response at a time per client, without TCP (it is
+    /// five times faster than the access link and never the bottleneck). MSF-RS counts the
+    /// response bytes (Eq. 4.1) and ends a transaction (W) at the gateway, where it runs.
+    PerServer,
+}
+
 /// One class of users.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WebClass {
@@ -100,6 +130,8 @@ pub struct AccessGatewaySpec {
     pub size_sigma: f64,
     /// The gateway.
     pub gateway: GatewayKind,
+    /// Which connections carry the responses.
+    pub connections: Connections,
     /// Exceptive downlink CBR of no class (§4.6), or `None`.
     pub exceptive: Option<CbrConfig>,
     /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
@@ -131,6 +163,7 @@ impl Default for AccessGatewaySpec {
             size_mu: 9.357,
             size_sigma: 1.318,
             gateway: GatewayKind::Msfrs(MsfrsConfig::default()),
+            connections: Connections::PerPair,
             exceptive: None,
             exceptive_start: Time::ZERO,
         }
@@ -142,20 +175,37 @@ impl Default for AccessGatewaySpec {
 struct Request {
     flow: u32,
     thread: u32,
+    class: usize,
+    user: u32,
     bytes: u64,
     arrived: Time,
 }
 
-/// A connection slot: the TCP flow between one client and one server.
-#[derive(Clone, Debug)]
-struct Slot {
+/// A response in service on a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    /// Where the response starts in the connection's byte stream, and the cumulative
+    /// delivered-byte count at which it is complete (segment-rounded).
+    start: u64,
+    target: u64,
     class: usize,
     user: u32,
+    /// Gateway arrival of the request, and its release towards the server.
+    arrived: Time,
+    released: Time,
+    /// The response's size, bytes.
+    bytes: u64,
+    /// The request thread waiting for it.
+    thread: u32,
+}
+
+/// A connection slot: the TCP flow between one server and one client (or the gateway).
+#[derive(Clone, Debug)]
+struct Slot {
     /// The request's one-way trip from the gateway to the server.
     uplink: Dur,
-    /// Responses in service: cumulative delivered-byte target, gateway arrival, release, size,
-    /// request thread.
-    pending: VecDeque<(u64, Time, Time, u64, u32)>,
+    /// Responses in service, in the order they are in the byte stream.
+    pending: VecDeque<Pending>,
     /// Bytes offered so far (the next target's base).
     offered: u64,
     /// Delivered bytes last seen.
@@ -215,7 +265,14 @@ pub struct WebGateway {
     /// Request threads: one per open-loop client, `parallel` per closed-loop client.
     threads: Vec<Thread>,
     servers: u32,
+    connections: Connections,
     slots: Vec<Slot>,
+    /// [`Connections::PerServer`]: each client link's end of serialisation so far, and the
+    /// link's rate and delay.
+    client_free: Vec<Time>,
+    client_hop: (Rate, Dur),
+    /// [`Connections::PerServer`]: responses on the client link, by arrival at the client.
+    deliveries: BinaryHeap<Reverse<(Time, u64, Pending)>>,
     /// Requests on their way to the server: (arrival at server, seq, flow, bytes).
     uplink: BinaryHeap<Reverse<(Time, u64, u32, u64)>>,
     seq: u64,
@@ -237,6 +294,20 @@ struct Thread {
     /// Next request; `Time::MAX` while a closed-loop thread waits for its response.
     next: Time,
     rng: SimRng,
+}
+
+/// The servers' TCP (§4.5.1): SACK, maximum window 200, no delayed ACKs, 1000-byte segments.
+/// Its connections are persistent, so after an idle gap of one RTO the sender's timer fires
+/// with nothing outstanding and it restarts from one segment (ns-2 `Agent/TCP`'s
+/// `slow_start_restart_` with `restart_bugfix_`, [`tfcc_core::tcp`]): a response that follows
+/// a pause pays slow start again, as on a new connection but without a handshake. ns-2's
+/// `FullTcp`, under `HTTP/Cache`, restarts from the initial window (2) instead; trying that
+/// moved M2's closed-loop latencies by under 0.1 s (docs/reproductions/msfrs.md).
+fn server_tcp() -> TcpConfig {
+    let mut tcp = TcpConfig::with_variant(Variant::Sack);
+    tcp.max_window = 200; // §4.5.1
+    tcp.delayed_ack = None; // §4.5.1 "no delayed acknowledgments"
+    tcp
 }
 
 /// Standard normal by Box–Muller from two uniforms; `1 − u` keeps the logarithm finite.
@@ -283,6 +354,13 @@ impl AccessGatewaySpec {
         let gate = match &self.gateway {
             GatewayKind::Plain => Gate::Plain,
             GatewayKind::Drr { quantum, weights } => {
+                if self.connections == Connections::PerServer {
+                    return Err(bad(
+                        "the drr gateway queues the uplink per class, which needs \
+                         connections = per-pair (a per-server connection carries every class)"
+                            .into(),
+                    ));
+                }
                 if weights.len() != self.classes.len() {
                     return Err(bad(format!(
                         "drr has {} weights for {} classes",
@@ -367,10 +445,30 @@ impl AccessGatewaySpec {
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut slots = Vec::new();
-        let mut tcp = TcpConfig::with_variant(Variant::Sack);
-        tcp.max_window = 200; // §4.5.1
-        tcp.delayed_ack = None;
+        let tcp = server_tcp();
         let mut threads = Vec::new();
+        let mut user_class = Vec::new();
+        let mut flow_class = Vec::new();
+        if self.connections == Connections::PerServer {
+            // ns-2's cache connects to each server once: server-down, then the access
+            // downlink to the gateway, where the proxy reads the stream.
+            for (s, &delay) in server_delay.iter().enumerate() {
+                routes.push(Route {
+                    forward: vec![id(2 + 2 * s), id(0)],
+                    reverse: vec![id(1), id(3 + 2 * s)],
+                });
+                let mut f = FlowSpec::tcp(routes.len() - 1, tcp.clone(), Time::ZERO, None);
+                f.protocol = "web-server".into();
+                f.sender.offer(Some(0));
+                flows.push(f);
+                slots.push(Slot {
+                    uplink: self.access_delay + delay,
+                    pending: VecDeque::new(),
+                    offered: 0,
+                    seen: 0,
+                });
+            }
+        }
         let mut user = 0u32;
         for (class, cl) in self.classes.iter().enumerate() {
             for _ in 0..cl.clients {
@@ -386,7 +484,11 @@ impl AccessGatewaySpec {
                         rng,
                     });
                 }
+                user_class.push(class);
                 for (s, &delay) in server_delay.iter().enumerate() {
+                    if self.connections == Connections::PerServer {
+                        break;
+                    }
                     routes.push(Route {
                         forward: vec![id(2 + 2 * s), id(0), id(first_client_link + 2 * c)],
                         reverse: vec![id(first_client_link + 2 * c + 1), id(1), id(3 + 2 * s)],
@@ -395,9 +497,8 @@ impl AccessGatewaySpec {
                     f.protocol = format!("web-class{class}");
                     f.sender.offer(Some(0));
                     flows.push(f);
+                    flow_class.push(class as u32);
                     slots.push(Slot {
-                        class,
-                        user,
                         uplink: self.access_delay + delay,
                         pending: VecDeque::new(),
                         offered: 0,
@@ -442,7 +543,7 @@ impl AccessGatewaySpec {
             links[1].queue = QueueSpec::Drr(DrrConfig {
                 quantum: *quantum,
                 limit: self.access_queue,
-                class_of: slots.iter().map(|s| s.class as u32).collect(),
+                class_of: flow_class,
                 weights: weights.clone(),
             });
         }
@@ -451,11 +552,7 @@ impl AccessGatewaySpec {
         let report = WebReport {
             class_bytes: vec![Vec::new(); self.classes.len()],
             user_bytes: vec![0; n_clients as usize],
-            user_class: slots
-                .iter()
-                .step_by(self.servers as usize)
-                .map(|s| s.class)
-                .collect(),
+            user_class,
             ..WebReport::default()
         };
         Ok(AccessGateway {
@@ -466,7 +563,11 @@ impl AccessGatewaySpec {
                 classes: self.classes.clone(),
                 threads,
                 servers: self.servers,
+                connections: self.connections,
                 slots,
+                client_free: vec![Time::ZERO; n_clients as usize],
+                client_hop: (self.client_rate, self.client_delay),
+                deliveries: BinaryHeap::new(),
                 uplink: BinaryHeap::new(),
                 seq: 0,
                 size: (self.size_mu, self.size_sigma),
@@ -501,6 +602,9 @@ impl WebGateway {
         if let Some(Reverse((u, ..))) = self.uplink.peek() {
             t = t.min(*u);
         }
+        if let Some(Reverse((d, ..))) = self.deliveries.peek() {
+            t = t.min(*d);
+        }
         if let Gate::Msfrs(m) = &self.gate {
             t = t.min(m.next_timeout());
         }
@@ -510,6 +614,13 @@ impl WebGateway {
     /// Requests due by `now` reach the gateway, released requests reach their servers, and
     /// WRC's interval closes. Offers for the simulator collect in [`Self::take_offers`].
     pub fn on_time(&mut self, now: Time) {
+        while let Some(&Reverse((t, _, p))) = self.deliveries.peek() {
+            if t > now {
+                break;
+            }
+            self.deliveries.pop();
+            self.complete(t, p);
+        }
         for i in 0..self.threads.len() {
             while self.threads[i].next <= now {
                 let th = &mut self.threads[i];
@@ -528,8 +639,11 @@ impl WebGateway {
                 if active {
                     // The request process is timed at the gateway: the client link's constant
                     // 2 ms each way is left out of every latency, as in §4.4.1.
-                    let flow = client * self.servers + server;
-                    self.request(now, flow, i as u32, bytes);
+                    let flow = match self.connections {
+                        Connections::PerPair => client * self.servers + server,
+                        Connections::PerServer => server,
+                    };
+                    self.request(now, flow, i as u32, class, client, bytes);
                 }
             }
         }
@@ -554,12 +668,13 @@ impl WebGateway {
         }
     }
 
-    fn request(&mut self, now: Time, flow: u32, thread: u32, bytes: u64) {
+    fn request(&mut self, now: Time, flow: u32, thread: u32, class: usize, user: u32, bytes: u64) {
         self.report.requests += 1;
-        let slot = &self.slots[flow as usize];
         let r = Request {
             flow,
             thread,
+            class,
+            user,
             bytes,
             arrived: now,
         };
@@ -567,7 +682,7 @@ impl WebGateway {
             Gate::Plain => self.forward(now, r),
             Gate::Msfrs(m) => {
                 // The class index is valid by construction; a refusal would be a bug.
-                let _ = m.on_request(now, slot.class, slot.user, r);
+                let _ = m.on_request(now, class, user, r);
             }
         }
     }
@@ -577,9 +692,18 @@ impl WebGateway {
         let seg = self.wire.1;
         let slot = &mut self.slots[r.flow as usize];
         let bytes = r.bytes.div_ceil(seg) * seg;
+        let start = slot.offered;
         slot.offered += bytes;
-        slot.pending
-            .push_back((slot.offered, r.arrived, now, r.bytes, r.thread));
+        slot.pending.push_back(Pending {
+            start,
+            target: slot.offered,
+            class: r.class,
+            user: r.user,
+            arrived: r.arrived,
+            released: now,
+            bytes: r.bytes,
+            thread: r.thread,
+        });
         self.seq += 1;
         self.uplink
             .push(Reverse((now + slot.uplink, self.seq, r.flow, bytes)));
@@ -616,47 +740,104 @@ impl WebGateway {
         let Some(slot) = self.slots.get_mut(flow as usize) else {
             return;
         };
-        let new = delivered.saturating_sub(slot.seen);
-        slot.seen = delivered;
-        if new == 0 {
+        let from = slot.seen;
+        if delivered <= from {
             return;
         }
-        let (class, user) = (slot.class, slot.user);
+        slot.seen = delivered;
+        // The stream's new bytes [from, delivered) belong to the responses in it in order;
+        // consecutive pieces of one user's responses are counted as one (on a per-pair
+        // connection, all of them).
+        let mut run: Option<(usize, u32, u64)> = None;
+        for i in 0..self.slots[flow as usize].pending.len() {
+            let p = self.slots[flow as usize].pending[i];
+            if p.start >= delivered {
+                break;
+            }
+            let n = delivered.min(p.target).saturating_sub(from.max(p.start));
+            if n == 0 {
+                continue;
+            }
+            match &mut run {
+                Some((c, u, k)) if *c == p.class && *u == p.user => *k += n,
+                _ => {
+                    if let Some((c, u, k)) = run {
+                        self.count_bytes(now, c, u, k);
+                    }
+                    run = Some((p.class, p.user, n));
+                }
+            }
+        }
+        if let Some((c, u, k)) = run {
+            self.count_bytes(now, c, u, k);
+        }
+        while let Some(&p) = self.slots[flow as usize].pending.front() {
+            if delivered < p.target {
+                break;
+            }
+            self.slots[flow as usize].pending.pop_front();
+            match self.connections {
+                Connections::PerPair => self.complete(now, p),
+                Connections::PerServer => {
+                    // The proxy holds the whole response: W falls now (§4.3.2), and the
+                    // response leaves for the client, after those already on its link.
+                    if let Gate::Msfrs(m) = &mut self.gate {
+                        let _ = m.on_response_end(now, p.class, p.user);
+                    }
+                    let (rate, delay) = self.client_hop;
+                    let wire = p.bytes.div_ceil(self.wire.1) * self.wire.0;
+                    let free = &mut self.client_free[p.user as usize];
+                    let start = now.max(*free);
+                    // Serialisation of `wire` bytes at the client link's rate (nonzero, checked
+                    // by the topology), in u128 so a huge response cannot overflow.
+                    let ns = u128::from(wire) * 8 * 1_000_000_000 / u128::from(rate.bps().max(1));
+                    *free = start + Dur(u64::try_from(ns).unwrap_or(u64::MAX));
+                    self.seq += 1;
+                    self.deliveries.push(Reverse((*free + delay, self.seq, p)));
+                }
+            }
+        }
+        self.release(now);
+    }
+
+    /// `n` response bytes of `class`'s `user` arrived (at the client, or at the gateway's
+    /// proxy for [`Connections::PerServer`]).
+    fn count_bytes(&mut self, now: Time, class: usize, user: u32, n: u64) {
         let sec = now.as_nanos() / 1_000_000_000;
         let row = &mut self.report.class_bytes[class];
         if row.len() <= sec as usize {
             row.resize(sec as usize + 1, 0);
         }
-        row[sec as usize] += new;
-        self.report.user_bytes[user as usize] += new;
+        row[sec as usize] += n;
+        self.report.user_bytes[user as usize] += n;
         if let Gate::Msfrs(m) = &mut self.gate {
-            let _ = m.on_response_bytes(now, class, new * self.wire.0 / self.wire.1);
+            let _ = m.on_response_bytes(now, class, n * self.wire.0 / self.wire.1);
         }
-        while let Some(&(target, arrived, released, bytes, thread)) = slot.pending.front() {
-            if delivered < target {
-                break;
+    }
+
+    /// Response `p` is whole at its client at `now`: the transaction ends, and a closed-loop
+    /// thread starts thinking.
+    fn complete(&mut self, now: Time, p: Pending) {
+        if let Some(th) = self.threads.get_mut(p.thread as usize) {
+            let cl = &self.classes[th.class];
+            if cl.parallel > 0 {
+                let think = cl.think_time.as_secs_f64();
+                th.next = now + Dur::from_secs_f64(th.rng.exponential(think));
             }
-            slot.pending.pop_front();
-            if let Some(th) = self.threads.get_mut(thread as usize) {
-                let cl = &self.classes[th.class];
-                if cl.parallel > 0 {
-                    let think = cl.think_time.as_secs_f64();
-                    th.next = now + Dur::from_secs_f64(th.rng.exponential(think));
-                }
-            }
-            self.report.transactions.push(Transaction {
-                class,
-                user,
-                bytes,
-                arrived,
-                queued: released.saturating_since(arrived),
-                service: now.saturating_since(released),
-            });
+        }
+        self.report.transactions.push(Transaction {
+            class: p.class,
+            user: p.user,
+            bytes: p.bytes,
+            arrived: p.arrived,
+            queued: p.released.saturating_since(p.arrived),
+            service: now.saturating_since(p.released),
+        });
+        if self.connections == Connections::PerPair {
             if let Gate::Msfrs(m) = &mut self.gate {
-                let _ = m.on_response_end(now, class, user);
+                let _ = m.on_response_end(now, p.class, p.user);
             }
         }
-        self.release(now);
     }
 
     /// Offers to apply to flows (sender `offer(Some(bytes))`), drained by the simulator.
@@ -671,6 +852,7 @@ impl WebGateway {
             .iter()
             .map(|s| s.pending.len() as u64)
             .sum::<u64>()
+            + self.deliveries.len() as u64
             + match &self.gate {
                 Gate::Plain => 0,
                 Gate::Msfrs(m) => m.stats().queued as u64,
@@ -800,5 +982,119 @@ mod tests {
             ..MsfrsConfig::default()
         })));
         assert!(bad(|s| s.size_sigma = f64::NAN));
+    }
+
+    #[test]
+    fn a_response_after_an_idle_pause_starts_from_one_segment() {
+        use tfcc_core::endpoint::{Endpoint, Sender};
+        use tfcc_core::packet::{Header, Packet};
+        use tfcc_core::tcp::{TcpAck, TcpSender};
+        let seqs = |s: &mut TcpSender, now: Time| {
+            let mut v = Vec::new();
+            while let Some(p) = s.poll_transmit(now) {
+                if let Header::TcpData(d) = p.header {
+                    v.push(d.seq);
+                }
+            }
+            v
+        };
+        let ack = |next: u64| Packet {
+            size: 40,
+            header: Header::TcpAck(TcpAck::new(next, Time::ZERO)),
+        };
+        // A 60-segment response, every segment ACKed 50 ms after it left: the window grows.
+        let mut s = TcpSender::new(server_tcp());
+        s.offer(Some(60_000));
+        let mut t = Time::ZERO;
+        let mut out = seqs(&mut s, t);
+        while !out.is_empty() {
+            t += Dur::from_millis(50);
+            let mut next = Vec::new();
+            for q in out {
+                s.on_packet(t, &ack(q + 1));
+                next.extend(seqs(&mut s, t));
+            }
+            out = next;
+        }
+        assert!(s.cwnd() >= 20.0, "warm window {}", s.cwnd());
+        let warm_ssthresh = s.ssthresh();
+        // Back-to-back, the next response would go out at the warm window. After an idle
+        // pause the timer fires with nothing outstanding, and the next response starts from
+        // one segment, its threshold kept.
+        let due = s
+            .next_timeout()
+            .expect("the timer runs while the connection is idle");
+        s.on_timeout(due);
+        assert!(seqs(&mut s, due).is_empty());
+        let later = due + Dur::from_secs(2);
+        s.offer(Some(30_000));
+        assert_eq!(seqs(&mut s, later).len(), 1);
+        assert_eq!(s.cwnd(), 1.0);
+        assert_eq!(s.ssthresh(), warm_ssthresh);
+        assert_eq!(s.stats().timeouts, 0, "an idle restart is not a loss");
+    }
+
+    #[test]
+    fn per_server_connections_carry_every_clients_responses_in_request_order() {
+        // Clients that would not send on their own for weeks: the test places the requests.
+        let mut spec = AccessGatewaySpec {
+            connections: Connections::PerServer,
+            gateway: GatewayKind::Plain,
+            ..AccessGatewaySpec::default()
+        };
+        for c in &mut spec.classes {
+            c.think_time = Dur::from_secs(10_000_000);
+        }
+        let b = spec.build(1).unwrap();
+        // One connection per server, ending at the gateway (server link, access downlink).
+        assert_eq!(b.flows.len(), 12);
+        assert_eq!(b.topology.routes[3].forward, vec![2 + 2 * 3, 0]);
+        assert_eq!(b.gateway.report.user_class.len(), 12);
+        let mut g = b.gateway;
+        let t0 = Time::from_secs(1);
+        // Server 5: a 20 kB response for client 0 (class 0), then 1 kB for client 11
+        // (class 2), in that order.
+        g.request(t0, 5, 0, 0, 0, 20_000);
+        g.request(t0, 5, 1, 2, 11, 1_000);
+        g.on_time(t0 + Dur::from_secs(1));
+        let offers: Vec<_> = g.take_offers().collect();
+        assert_eq!(offers, vec![(5, 20_000), (5, 1_000)]);
+        // The stream delivers client 0's bytes first: the small response waits behind them.
+        let t1 = Time::from_secs(3);
+        g.on_delivered(t1, 5, 12_000);
+        assert_eq!(g.report.user_bytes[0], 12_000);
+        assert_eq!(g.report.user_bytes[11], 0);
+        let t2 = Time::from_secs(4);
+        g.on_delivered(t2, 5, 20_500);
+        assert_eq!(
+            (g.report.user_bytes[0], g.report.user_bytes[11]),
+            (20_000, 500)
+        );
+        assert_eq!(g.report.class_bytes[2][4], 500);
+        // Client 0's response is whole at the gateway and leaves for the client (10 Mb/s,
+        // 2 ms): 20 segments of 1040 B on the wire, 16.64 ms, then 2 ms.
+        assert!(g.report.transactions.is_empty());
+        let at_client = t2 + Dur::from_micros(16_640) + Dur::from_millis(2);
+        assert_eq!(g.next_deadline(), at_client);
+        g.on_time(at_client);
+        assert_eq!(g.report.transactions.len(), 1);
+        let t = g.report.transactions[0];
+        assert_eq!((t.user, t.class, t.bytes), (0, 0, 20_000));
+        assert_eq!(t.service, at_client.saturating_since(t0));
+        g.on_delivered(Time::from_secs(5), 5, 21_000);
+        g.on_time(Time::from_secs(6));
+        assert_eq!(g.report.transactions.len(), 2);
+        assert_eq!(g.report.transactions[1].user, 11);
+        assert_eq!(g.finish().unfinished, 0);
+        // The DRR baseline needs per-class connections.
+        let drr = AccessGatewaySpec {
+            connections: Connections::PerServer,
+            gateway: GatewayKind::Drr {
+                quantum: 1000,
+                weights: vec![4.0, 2.0, 1.0],
+            },
+            ..AccessGatewaySpec::default()
+        };
+        assert!(drr.build(1).is_err());
     }
 }

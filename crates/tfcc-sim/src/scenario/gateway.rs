@@ -6,11 +6,11 @@
 //! change the named links (`access-down`, `server3-down`, ...) as on any topology.
 
 use super::build::{err, event, BuildError, Built, FlowInfo, WebInfo};
-use super::spec::{GatewayName, ScenarioSpec, Spread, WebSpec};
+use super::spec::{ConnectionsName, GatewayName, ScenarioSpec, Spread, WebSpec};
 use crate::flow::CbrConfig;
 use crate::link::LinkId;
 use crate::sim::SimConfig;
-use crate::web::{AccessGatewaySpec, GatewayKind, WebClass};
+use crate::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass};
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Time};
 
@@ -135,6 +135,16 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         GatewayName::Msfrs => GatewayKind::Msfrs(cfg),
     };
 
+    g.connections = match web.connections {
+        None | Some(ConnectionsName::PerPair) => Connections::PerPair,
+        Some(ConnectionsName::PerServer) => Connections::PerServer,
+    };
+    if g.connections == Connections::PerServer && gateway == GatewayName::Drr {
+        return err(
+            "web.connections",
+            "gateway = \"drr\" queues the uplink per class and needs per-pair connections",
+        );
+    }
     let built = g.build(spec.seed).map_err(|e| BuildError {
         key: "web".into(),
         message: e.to_string(),
@@ -148,15 +158,18 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         .flows
         .iter()
         .map(|f| {
-            // Web connections carry `web-class<i>`; group them by class.
+            // Per-pair web connections carry `web-class<i>`: group them by class. Per-server
+            // connections (`web-server`) carry every class: the group after the exceptive
+            // CBR's (which keeps the one after the classes).
+            let shared = f.protocol == "web-server";
             let group = f
                 .protocol
                 .strip_prefix("web-class")
                 .and_then(|c| c.parse().ok())
-                .unwrap_or(web.classes.len());
+                .unwrap_or(web.classes.len() + usize::from(shared));
             FlowInfo {
                 group,
-                label: if group < web.classes.len() {
+                label: if group < web.classes.len() || shared {
                     f.protocol.clone()
                 } else {
                     "exceptive".into()

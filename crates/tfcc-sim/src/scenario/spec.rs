@@ -71,6 +71,12 @@ pub struct WebSpec {
     /// access uplink with per-class deficit round robin (§4.5.2's DRR baseline, Fig. 4.10).
     #[serde(default)]
     pub gateway: Option<GatewayName>,
+    /// Which persistent connections carry the responses: `per-pair` (default), one TCP-SACK
+    /// connection per (client, server); or `per-server`, ns-2's `HTTP/Cache` (the thesis'
+    /// §4.5.1 set-up), one connection per server to the gateway's proxy shared by all clients,
+    /// responses served in request order (`tfcc_sim::web::Connections`).
+    #[serde(default)]
+    pub connections: Option<ConnectionsName>,
     /// `gateway = "drr"`: bytes per round for weight 1 (default 1000 B, one segment).
     #[serde(default, deserialize_with = "opt_bytes_u32")]
     pub drr_quantum: Option<u32>,
@@ -118,6 +124,13 @@ pub enum GatewayName {
     Msfrs,
     Plain,
     Drr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConnectionsName {
+    PerPair,
+    PerServer,
 }
 
 /// `[[web.classes]]`: one class of users.

@@ -1125,6 +1125,17 @@ fn bad_web_keys_are_named() {
     assert_eq!(k, "topology.access.delay");
     let (k, _) = bad(WEB, &["web.classes=[]"]);
     assert_eq!(k, "web.classes");
+    let (k, _) = bad(WEB, &["web.connections=\"per-request\""]);
+    assert_eq!(k, "web.connections");
+    let (k, m) = bad(
+        WEB,
+        &["web.connections=\"per-server\"", "web.gateway=\"drr\""],
+    );
+    assert_eq!(k, "web.connections");
+    assert!(m.contains("per-pair"), "{m}");
+    // ns-2's HTTP/Cache layout: one connection per server, not per (client, server).
+    let per_server = ok_with(WEB, &["web.connections=\"per-server\""]);
+    assert_eq!(per_server.flows.len(), 12);
     // [[flows]] and [web] belong to different kinds.
     let (k, m) = bad(&format!("{WEB}\n[[flows]]\nprotocol = \"cbr\"\n"), &[]);
     assert_eq!(k, "flows[0]");
