@@ -218,6 +218,21 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: The generated part of RESULTS.md lies between these lines; the notes and the other
+#: benchmarks' sections around it are kept.
+BEGIN, END = "<!-- compare.py: begin -->", "<!-- compare.py: end -->"
+
+
+def replace_block(doc: str, block: str) -> str:
+    """``doc`` with its generated block replaced by ``block`` (prepended if it has none)."""
+    fenced = f"{BEGIN}\n{block}{END}\n"
+    if BEGIN in doc and END in doc:
+        head, rest = doc.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1].lstrip("\n")
+        return head + fenced + ("\n" + tail if tail else "")
+    return fenced + ("\n" + doc if doc else "")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="two short rows, no RESULTS.md")
@@ -235,7 +250,7 @@ def main() -> int:
     print(text)
     if not args.quick:
         stamp = time.strftime("%Y-%m-%d")
-        (ROOT / "bench" / "RESULTS.md").write_text(
+        block = (
             "# tfcc vs ns-2, side by side\n\n"
             f"Recorded {stamp} by `python bench/compare.py` on {machine()}.\n"
             "Wall time is spawn to exit of each process (set-up and outputs included), the "
@@ -245,6 +260,8 @@ def main() -> int:
             "over to the native tfcc-run) with its normal outputs (summary.json, "
             "timeseries.parquet, queues.parquet, plots).\n\n" + text + "\n"
         )
+        path = ROOT / "bench" / "RESULTS.md"
+        path.write_text(replace_block(path.read_text() if path.exists() else "", block))
         (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
