@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import math
 import os
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -243,8 +245,25 @@ def test_missing_binary_is_its_own_error(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_timeout_kills_ns2() -> None:
+    def running() -> set[int]:
+        pids = set()
+        for d in Path("/proc").iterdir():
+            try:
+                cmd = (d / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"tcp=64" in cmd and any(a.endswith(b"ns") for a in cmd[:1]):
+                pids.add(int(d.name))
+        return pids
+
+    before = running()
     with pytest.raises(Ns2Error, match="timed out"):
         run_ns2({"tcp": 64, "bottleneck_rate": 1e9, "duration": 1000.0}, timeout=0.5)
+    # ns-2 itself is gone, not only the GNU time wrapper in front of it.
+    deadline = time.monotonic() + 5
+    while running() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running() - before
 
 
 def test_jain_index_of_equal_and_of_one_hog() -> None:

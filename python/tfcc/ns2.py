@@ -183,8 +183,15 @@ def run_ns2(
         with out_path.open("wb") as out_f, err_path.open("wb") as err_f:
             start = time.perf_counter()
             try:
+                # A process group of its own: with GNU time in front, ns-2 is a grandchild, and
+                # killing only the direct child on a timeout left ns-2 running for hours.
                 proc = subprocess.Popen(
-                    run_cmd, stdout=out_f, stderr=err_f, stdin=subprocess.DEVNULL, cwd=tmp
+                    run_cmd,
+                    stdout=out_f,
+                    stderr=err_f,
+                    stdin=subprocess.DEVNULL,
+                    cwd=tmp,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise Ns2NotFoundError(f"cannot start {ns_bin}: {exc}", command=cmd) from exc
@@ -193,7 +200,7 @@ def run_ns2(
             def _kill() -> None:
                 timed_out.set()
                 try:
-                    os.kill(proc.pid, signal.SIGKILL)
+                    os.killpg(proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
 
