@@ -269,16 +269,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         .filter(|(_, l)| !l.name.starts_with(ACCESS_PREFIX))
         .map(|(i, _)| i as LinkId)
         .collect();
-    let cfg = SimConfig {
-        duration: spec.duration,
-        measure_from: spec.measure_from,
-        seed: spec.seed,
-        sample_interval: spec.sample_interval,
-        record_series: true,
-        series_links: Some(reported_links.clone()),
-        // A hundred progress reports a run, whatever its length.
-        progress_interval: Dur((spec.duration.0 / 100).max(1)),
-    };
+    let cfg = sim_config(spec, reported_links.clone());
     Ok(Built {
         name,
         cfg,
@@ -293,6 +284,21 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
 }
 
 /// A point in the run as the time since its start, printed as the file writes it (`10s`).
+/// The run's configuration from the scenario's top-level keys, recording series for
+/// `series_links` only (every topology kind reports its own choice of links).
+pub(super) fn sim_config(spec: &ScenarioSpec, series_links: Vec<LinkId>) -> SimConfig {
+    SimConfig {
+        duration: spec.duration,
+        measure_from: spec.measure_from,
+        seed: spec.seed,
+        sample_interval: spec.sample_interval,
+        record_series: true,
+        series_links: Some(series_links),
+        // A hundred progress reports a run, whatever its length.
+        progress_interval: Dur((spec.duration.0 / 100).max(1)),
+    }
+}
+
 fn since0(t: Time) -> Dur {
     t.saturating_since(Time::ZERO)
 }

@@ -9,7 +9,6 @@ use super::build::{err, event, BuildError, Built, FlowInfo, WebInfo};
 use super::spec::{ConnectionsName, GatewayName, ScenarioSpec, Spread, WebSpec};
 use crate::flow::CbrConfig;
 use crate::link::LinkId;
-use crate::sim::SimConfig;
 use crate::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass};
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Time};
@@ -186,15 +185,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         .filter(|(_, l)| REPORTED.contains(&l.name.as_str()))
         .map(|(i, _)| i as LinkId)
         .collect();
-    let cfg = SimConfig {
-        duration: spec.duration,
-        measure_from: spec.measure_from,
-        seed: spec.seed,
-        sample_interval: spec.sample_interval,
-        record_series: true,
-        series_links: Some(reported_links.clone()),
-        progress_interval: Dur((spec.duration.0 / 100).max(1)),
-    };
+    let cfg = super::build::sim_config(spec, reported_links.clone());
     Ok(Built {
         name,
         cfg,
