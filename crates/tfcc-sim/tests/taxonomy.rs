@@ -5,15 +5,12 @@
 use tfcc_core::tcp::{
     AiadhConfig, BinomialConfig, Congestion, GaimdConfig, SimdConfig, TcpConfig, Variant,
 };
-use tfcc_core::{Dur, Rate, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
-    Topology,
-};
+use tfcc_core::Time;
+use tfcc_sim::{FlowSpec, LossModel};
 
 #[allow(dead_code)] // the shared dumbbell builder is not used here
 mod common;
-use common::simulation;
+use common::{lossy_link, simulation};
 
 fn congestion(name: &str) -> Congestion {
     match name {
@@ -28,24 +25,7 @@ fn congestion(name: &str) -> Congestion {
 
 /// One flow alone for `secs` on a 100 Mb/s, 20 ms link with this loss model; its goodput.
 fn alone(name: &str, model: LossModel, secs: u64) -> (f64, String) {
-    let link = LinkSpec::new(
-        "bottleneck",
-        Rate::from_mbps(100),
-        Dur::from_millis(20),
-        QueueSpec::DropTail(QueueLimit::Packets(1000)),
-    )
-    .with_loss(model);
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
-        DelaySpread::Fixed(Dur::from_millis(1)),
-    );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck: link,
-        access,
-        flows: 1,
-    })
-    .unwrap();
+    let topo = lossy_link(model);
     let mut sim = simulation(topo, secs, 7);
     let cfg = TcpConfig {
         congestion: congestion(name),

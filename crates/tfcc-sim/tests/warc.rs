@@ -5,15 +5,11 @@ use tfcc_core::tcp::{TcpConfig, Variant};
 use tfcc_core::tear::{Tear, TearConfig};
 use tfcc_core::tfrcp::{Tfrcp, TfrcpConfig};
 use tfcc_core::warc::{AnyRateEstimator, RateSenderConfig, Warc, WarcConfig};
-use tfcc_core::Rate;
 use tfcc_core::{Dur, Time};
-use tfcc_sim::{
-    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
-    RunSummary, Topology,
-};
+use tfcc_sim::{DelaySpread, FlowSpec, LossModel, RunSummary};
 
 mod common;
-use common::{dumbbell, simulation, Bottleneck};
+use common::{dumbbell, lossy_link, simulation, Bottleneck};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Scheme {
@@ -47,24 +43,7 @@ fn run(b: &Bottleneck, flows: &[Scheme], secs: u64, seed: u64) -> (RunSummary, u
 
 /// As [`run`] on a 100 Mb/s, 20 ms bottleneck with this artificial loss model.
 fn run_with_loss(model: LossModel, flow: Scheme, secs: u64, seed: u64) -> f64 {
-    let link = LinkSpec::new(
-        "bottleneck",
-        Rate::from_mbps(100),
-        Dur::from_millis(20),
-        QueueSpec::DropTail(QueueLimit::Packets(1000)),
-    )
-    .with_loss(model);
-    let mut access = AccessSpec::new(
-        Rate::from_mbps(100),
-        DelaySpread::Fixed(Dur::from_millis(1)),
-    );
-    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck: link,
-        access,
-        flows: 1,
-    })
-    .unwrap();
+    let topo = lossy_link(model);
     let mut sim = simulation(topo, secs, seed);
     sim.add_flow(spec(flow, 0, Time::ZERO)).unwrap();
     sim.run().summary.flows[0].throughput_bps

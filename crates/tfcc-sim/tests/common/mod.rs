@@ -54,3 +54,27 @@ pub fn simulation(topo: Topology, secs: u64, seed: u64) -> Simulation {
     )
     .unwrap()
 }
+
+/// One flow's dumbbell on a 100 Mb/s, 20 ms bottleneck (1000 packets of DropTail) whose losses
+/// come only from `model`: the lossy link of the 003 taxonomy and WARC tests.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn lossy_link(model: LossModel) -> Topology {
+    let link = LinkSpec::new(
+        "bottleneck",
+        Rate::from_mbps(100),
+        Dur::from_millis(20),
+        QueueSpec::DropTail(QueueLimit::Packets(1000)),
+    )
+    .with_loss(model);
+    let mut access = AccessSpec::new(
+        Rate::from_mbps(100),
+        DelaySpread::Fixed(Dur::from_millis(1)),
+    );
+    access.queue = QueueSpec::DropTail(QueueLimit::Packets(10_000));
+    Topology::dumbbell(&DumbbellSpec {
+        bottleneck: link,
+        access,
+        flows: 1,
+    })
+    .unwrap()
+}
