@@ -15,26 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from pair_scenario import PAIR
 from tfcc import report, store
 from tfcc import sweep as sw
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-SCENARIO = """\
-duration = "3s"
-measure_from = "1s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }
-access = { rate = "100Mbps", delay = { random = ["0.1ms", "2ms"] } }
-[[flows]]
-protocol = "tcp-sack"
-count = 1
-[[flows]]
-protocol = "tfwc"
-count = 1
-
-[sweep]
+SCENARIO = (
+    PAIR
+    + """[sweep]
 seeds = 3
 [sweep.grid]
 bandwidth = { keys = ["topology.bottleneck.rate"], values = ["1Mbps", "2Mbps", "4Mbps"] }
@@ -43,6 +32,7 @@ sources = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2] }
 tfwc = { "flows.1.protocol" = "tfwc" }
 tfrc = { "flows.1.protocol" = "tfrc" }
 """
+)
 
 
 def test_the_confidence_interval_is_students_t() -> None:

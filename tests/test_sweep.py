@@ -13,30 +13,19 @@ from pathlib import Path
 
 import pytest
 
+from pair_scenario import PAIR
 from tfcc import store
 from tfcc import sweep as sw
 
-# TCP against TFWC on a small dumbbell: a run takes a few tens of milliseconds.
-SCENARIO = """\
-duration = "3s"
-measure_from = "1s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }
-access = { rate = "100Mbps", delay = { random = ["0.1ms", "2ms"] } }
-[[flows]]
-protocol = "tcp-sack"
-count = 1
-[[flows]]
-protocol = "tfwc"
-count = 1
-
-[sweep]
+SCENARIO = (
+    PAIR
+    + """[sweep]
 seeds = 2
 [sweep.grid]
 "topology.bottleneck.rate" = ["1Mbps", "2Mbps"]
 n = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2] }
 """
+)
 
 
 def tfcc_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
