@@ -1,13 +1,14 @@
 //! The CPU cost of TTFWC (000 Sec. 5.2.3, Tables 5.1–5.2): its per-ACK hook (`cong_avoid`) and
 //! its loss-event hook (`ssthresh`) at tp 0.0 / 0.4 / 0.9, with the approximate and the exact
 //! ALI, beside Reno's rules; and the whole TCP sender's per-ACK cost with each congestion
-//! control (one segment in 100 lost, as `tcp_ack`).
+//! control (one segment in 100 lost, as `tcp_ack`), and TFWC's per Ack Vector in the same loop.
 //!
 //! The hooks run on a controller that has seen 40 loss events at irregular intervals (so the
 //! 16- or 8-interval history is full) and sits at a window of 20.
 
-use std::collections::VecDeque;
 use std::hint::black_box;
+
+mod common;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use tfcc_core::endpoint::Endpoint;
@@ -16,7 +17,9 @@ use tfcc_core::tcp::{
     AliUpdate, Congestion, TcpConfig, TcpSender, TcpSink, Ttfwc, TtfwcConfig, Variant,
 };
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
-use tfcc_core::{Dur, Header, Packet, Time};
+use tfcc_core::Time;
+
+use common::LossyLoop;
 
 const CASES: [(&str, f64, AliUpdate); 5] = [
     ("ttfwc-0.0", 0.0, AliUpdate::Approximate),
@@ -122,61 +125,6 @@ fn ssthresh(c: &mut Criterion) {
     g.finish();
 }
 
-struct Loop {
-    s: TcpSender,
-    k: TcpSink,
-    flight: VecDeque<Packet>,
-    now: Time,
-    n: u64,
-}
-
-impl Loop {
-    fn new(cc: Congestion) -> Loop {
-        let cfg = TcpConfig {
-            max_window: 64,
-            congestion: cc,
-            ..TcpConfig::with_variant(Variant::Sack)
-        };
-        let mut l = Loop {
-            s: TcpSender::new(cfg.clone()),
-            k: TcpSink::new(&cfg),
-            flight: VecDeque::with_capacity(256),
-            now: Time::ZERO,
-            n: 0,
-        };
-        l.drain();
-        l
-    }
-
-    fn drain(&mut self) {
-        while let Some(p) = self.s.poll_transmit(self.now) {
-            self.flight.push_back(p);
-        }
-    }
-
-    fn step(&mut self) {
-        self.now += Dur::from_micros(10);
-        let Some(p) = self.flight.pop_front() else {
-            if let Some(t) = self.s.next_timeout() {
-                self.now = self.now.max(t);
-                self.s.on_timeout(self.now);
-            }
-            self.drain();
-            return;
-        };
-        self.n += 1;
-        let retransmit = matches!(p.header, Header::TcpData(d) if d.retransmit);
-        if self.n % 100 == 0 && !retransmit {
-            return;
-        }
-        self.k.on_packet(self.now, &p);
-        while let Some(a) = self.k.poll_transmit(self.now) {
-            self.s.on_packet(self.now, black_box(&a));
-        }
-        self.drain();
-    }
-}
-
 fn sender_per_ack(c: &mut Criterion) {
     let mut g = c.benchmark_group("tcp_sack_per_ack_by_cc");
     g.throughput(Throughput::Elements(1));
@@ -199,10 +147,13 @@ fn sender_per_ack(c: &mut Criterion) {
     ));
     for (name, cc) in cases {
         g.bench_with_input(BenchmarkId::from_parameter(&name), &cc, |b, cc| {
-            let mut l = Loop::new(cc.clone());
-            for _ in 0..10_000 {
-                l.step();
-            }
+            let cfg = TcpConfig {
+                max_window: 64,
+                congestion: cc.clone(),
+                ..TcpConfig::with_variant(Variant::Sack)
+            };
+            let mut l =
+                LossyLoop::new(TcpSender::new(cfg.clone()), TcpSink::new(&cfg)).warm(10_000);
             assert!(l.k.next_expected() > 9_000, "{name} stalled");
             b.iter(|| l.step());
         });
@@ -210,69 +161,20 @@ fn sender_per_ack(c: &mut Criterion) {
     g.finish();
 }
 
-/// 002's TFWC sender and receiver in the loop of [`Loop`] (one data packet in 100 lost, TFWC
-/// does not retransmit): the sender's cost per Ack Vector, its loss handling included.
-struct TfwcLoop {
-    s: TfwcSender,
-    r: TfwcReceiver,
-    flight: VecDeque<Packet>,
-    now: Time,
-    n: u64,
-}
-
-impl TfwcLoop {
-    fn new() -> TfwcLoop {
+fn tfwc_per_ack(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tfwc_per_ack");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("tfwc", |b| {
         let cfg = TfwcConfig {
             max_window: 64,
             seed: 1,
             ..TfwcConfig::default()
         };
-        let mut l = TfwcLoop {
-            s: TfwcSender::new(cfg.clone(), Time::ZERO),
-            r: TfwcReceiver::new(&cfg),
-            flight: VecDeque::with_capacity(256),
-            now: Time::ZERO,
-            n: 0,
-        };
-        l.drain();
-        l
-    }
-
-    fn drain(&mut self) {
-        while let Some(p) = self.s.poll_transmit(self.now) {
-            self.flight.push_back(p);
-        }
-    }
-
-    fn step(&mut self) {
-        self.now += Dur::from_micros(10);
-        let Some(p) = self.flight.pop_front() else {
-            if let Some(t) = self.s.next_timeout() {
-                self.now = self.now.max(t);
-                self.s.on_timeout(self.now);
-            }
-            self.drain();
-            return;
-        };
-        self.n += 1;
-        if self.n % 100 != 0 {
-            self.r.on_packet(self.now, &p);
-            while let Some(a) = self.r.poll_transmit(self.now) {
-                self.s.on_packet(self.now, black_box(&a));
-            }
-        }
-        self.drain();
-    }
-}
-
-fn tfwc_per_ack(c: &mut Criterion) {
-    let mut g = c.benchmark_group("tfwc_per_ack");
-    g.throughput(Throughput::Elements(1));
-    g.bench_function("tfwc", |b| {
-        let mut l = TfwcLoop::new();
-        for _ in 0..10_000 {
-            l.step();
-        }
+        let mut l = LossyLoop::new(
+            TfwcSender::new(cfg.clone(), Time::ZERO),
+            TfwcReceiver::new(&cfg),
+        )
+        .warm(10_000);
         assert!(l.s.stats().packets_sent > 9_000, "tfwc stalled");
         b.iter(|| l.step());
     });
