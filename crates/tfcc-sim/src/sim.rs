@@ -1009,7 +1009,7 @@ mod tests {
     use crate::link::LinkSpec;
     use crate::loss_model::LossModel;
     use crate::queue::{QueueLimit, QueueSpec, RedConfig};
-    use crate::topology::{AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec};
+    use crate::topology::{AccessSpec, DelaySpread, DumbbellSpec};
     use proptest::prelude::*;
     use std::sync::{Arc, Mutex};
     use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
@@ -1017,26 +1017,11 @@ mod tests {
 
     /// One link a→b (and its reverse), one route.
     fn one_link(rate: Rate, delay: Dur, queue: QueueSpec, loss: Option<LossModel>) -> Topology {
-        let mut fwd = LinkSpec::new("ab", rate, delay, queue.clone());
+        let mut fwd = LinkSpec::new("ab", rate, delay, queue);
         if let Some(m) = loss {
             fwd = fwd.with_loss(m);
         }
-        let l = |spec: LinkSpec, from: &str, to: &str| CustomLink {
-            spec,
-            from: from.into(),
-            to: to.into(),
-        };
-        Topology::custom(
-            vec![
-                l(fwd, "a", "b"),
-                l(LinkSpec::new("ba", rate, delay, queue), "b", "a"),
-            ],
-            vec![CustomRoute {
-                forward: vec!["ab".into()],
-                reverse: vec!["ba".into()],
-            }],
-        )
-        .unwrap()
+        Topology::single_link(fwd).unwrap()
     }
 
     fn cfg(secs: u64) -> SimConfig {

@@ -175,6 +175,23 @@ impl Topology {
         [sf, sr, df, dr]
     }
 
+    /// One link each way between two nodes and one route over it (any number of flows may use
+    /// route 0): the path of the single-flow experiments (004 E1, a lossy link) and of most unit
+    /// tests. The reverse link is `spec` without its loss model, named `NAME-rev`.
+    pub fn single_link(spec: LinkSpec) -> Result<Topology, SimError> {
+        let mut t = Topology {
+            links: Vec::with_capacity(2),
+            routes: Vec::with_capacity(1),
+        };
+        let (f, r) = t.push_pair(spec);
+        t.routes.push(Route {
+            forward: vec![f],
+            reverse: vec![r],
+        });
+        t.validate()?;
+        Ok(t)
+    }
+
     pub fn dumbbell(spec: &DumbbellSpec) -> Result<Topology, SimError> {
         let mut t = Topology {
             links: Vec::with_capacity(2 + 4 * spec.flows),

@@ -4,8 +4,8 @@
 use tfcc_core::tfrc::TfrcConfig;
 use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::{
-    AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel,
-    QueueLimit, QueueSpec, RunResult, SimConfig, Simulation, Topology,
+    AccessSpec, DelaySpread, DumbbellSpec, FlowSpec, LinkSpec, LossModel, QueueLimit, QueueSpec,
+    RunResult, SimConfig, Simulation, Topology,
 };
 
 /// One 1.5 Mb/s link each way, 50 ms each way (RTT 100 ms, spec 004 E1b), with a DropTail
@@ -14,26 +14,11 @@ fn lossy_link(limit: u32, p: Option<f64>) -> Topology {
     let rate = Rate::from_kbps(1500);
     let delay = Dur::from_millis(50);
     let q = QueueSpec::DropTail(QueueLimit::Packets(limit));
-    let mut fwd = LinkSpec::new("ab", rate, delay, q.clone());
+    let mut fwd = LinkSpec::new("ab", rate, delay, q);
     if let Some(p) = p {
         fwd = fwd.with_loss(LossModel::Bernoulli { p });
     }
-    let l = |spec: LinkSpec, from: &str, to: &str| CustomLink {
-        spec,
-        from: from.into(),
-        to: to.into(),
-    };
-    Topology::custom(
-        vec![
-            l(fwd, "a", "b"),
-            l(LinkSpec::new("ba", rate, delay, q), "b", "a"),
-        ],
-        vec![CustomRoute {
-            forward: vec!["ab".into()],
-            reverse: vec!["ba".into()],
-        }],
-    )
-    .unwrap()
+    Topology::single_link(fwd).unwrap()
 }
 
 fn run(topo: Topology, flows: Vec<FlowSpec>, secs: u64, from: u64, seed: u64) -> RunResult {
