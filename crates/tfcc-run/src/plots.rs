@@ -43,6 +43,11 @@ const COLOURS: [RGBColor; 10] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
+/// Lines past the tenth (up to [`MAX_LINES`]) reuse the colours dashed, so no two lines of a
+/// chart look alike: dash and gap lengths in pixels.
+const DASH: u32 = 6;
+const GAP: u32 = 4;
+
 /// Whether a font is registered; registration happens once per process.
 static FONT: OnceLock<bool> = OnceLock::new();
 
@@ -147,15 +152,27 @@ fn draw_into(
         mesh.draw()?;
         for (j, (label, xs, ys)) in panel.lines.iter().enumerate() {
             let colour = COLOURS[j % COLOURS.len()];
+            let dashed = j >= COLOURS.len();
             let points = xs
                 .iter()
                 .zip(ys)
                 .filter(|(x, y)| x.is_finite() && y.is_finite())
                 .map(|(&x, &y)| (x, y));
-            let series = chart.draw_series(LineSeries::new(points, colour.stroke_width(1)))?;
+            let style = colour.stroke_width(1);
+            let series = if dashed {
+                chart.draw_series(DashedLineSeries::new(points, DASH, GAP, style))?
+            } else {
+                chart.draw_series(LineSeries::new(points, style))?
+            };
             if text {
+                let legend = colour.stroke_width(2);
+                // The legend sample is two strokes, touching for a solid line and apart for a
+                // dashed one (offsets from the legend entry's anchor).
+                let (a, b) = if dashed { (6, 10) } else { (8, 8) };
                 series.label(label.as_str()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (a, 0)], legend)
+                        + PathElement::new(vec![(b, 0), (16, 0)], legend)
                 });
             }
         }
