@@ -183,6 +183,18 @@ def test_max_min_and_model_ratio_follow_004_eqs() -> None:
     # E14: B_f over Eq. 2.7 at the flow's p = 0.01 and RTT = 0.1 s with 1460-byte packets.
     model = tfcc.padhye_rate(1460, 0.1, 0.01) * 8
     assert metrics.model_ratio(s, flow=2) == pytest.approx(2e6 / model)
+    # b = 2 (delayed ACKs) and the RTT of the other protocol's flows: the TCP's own SRTT of 0.5 s
+    # (a coarse clock) is replaced by the TFRC flows' mean RTT, (0.1 + 0.2)/2.
+    s["flows"][2]["mean_rtt_s"] = 0.5
+    s["flows"][1]["mean_rtt_s"] = 0.2
+    model2 = tfcc.padhye_rate(1460, 0.15, 0.01, b=2) * 8
+    assert model2 < tfcc.padhye_rate(1460, 0.15, 0.01) * 8
+    assert metrics.model_ratio(s, flow=2, b=2, rtt_of="tfrc") == pytest.approx(2e6 / model2)
+    own = tfcc.padhye_rate(1460, 0.5, 0.01, b=2) * 8
+    assert metrics.model_ratio(s, protocol="tcp", b=2) == pytest.approx(2e6 / own)
+    s["flows"][0]["mean_rtt_s"] = None
+    with pytest.raises(metrics.MetricError, match="no RTT to lend"):
+        metrics.model_ratio(s, flow=2, rtt_of="tfrc")
 
 
 def test_loss_response_measures_the_time_to_within_ten_percent() -> None:

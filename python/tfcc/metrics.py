@@ -146,18 +146,43 @@ def utilization(s: Summary, link: str = "bottleneck") -> float:
     raise MetricError(f"no link named {link!r}")
 
 
+def _model_rtt(s: Summary, rtt_of: str | None) -> float | None:
+    """The mean of the ``rtt_of`` flows' mean RTTs (None when ``rtt_of`` is None)."""
+    if rtt_of is None:
+        return None
+    rtts = [f.get("mean_rtt_s") for f in _flows(s, protocol=rtt_of)]
+    if any(not r or r <= 0 for r in rtts):
+        raise MetricError(f"a {rtt_of!r} flow has no RTT to lend the model")
+    return sum(rtts) / len(rtts)
+
+
 def tcp_model_ratio(
-    s: Summary, flow: int | None = None, protocol: str | None = None, packet_size: float = 1000
+    s: Summary,
+    flow: int | None = None,
+    protocol: str | None = None,
+    packet_size: float = 1000,
+    b: float = 1.0,
+    rtt_of: str | None = None,
 ) -> float:
-    """Measured goodput over the Padhye prediction (004 Eq. 2.7, RFC 5348 form, b = 1,
-    t_RTO = 4R) at the flow's own measured loss event rate and mean RTT; 1 means TCP follows
-    the model. Averaged over the matching flows."""
+    """Measured goodput over the Padhye prediction (004 Eq. 2.7, RFC 5348 form, t_RTO = 4R) at
+    the flow's own measured loss event rate; 1 means the flow follows the model. Averaged over
+    the matching flows.
+
+    ``b`` is Eq. 2.7's packets acknowledged per ACK: 1 (RFC 5348, ns-2's TCP, which ACKs every
+    segment) unless the TCP delays its ACKs (2: one ACK per two segments, 004 Sec. 2.2.2, where
+    ``c`` of Eq. 2.6 depends on delayed ACKs). ``rtt_of`` names the protocol whose flows' mean
+    RTT goes into the equation instead of each flow's own; None (the default) uses the flow's
+    own. A TCP's own RTT is its SRTT, which is only the path's RTT when its clock is fine: the
+    BSD TCP of 004's Dummynet hosts counts RTTs in 500 ms ticks, so on a shared bottleneck the
+    TFRC flows' RTT (exact timestamps, 004 Eq. 3.1) is the better estimate of the path's."""
+    shared = _model_rtt(s, rtt_of)
     ratios = []
     for f in _flows(s, flow, protocol):
-        p, rtt = f.get("loss_event_rate"), f.get("mean_rtt_s")
+        p = f.get("loss_event_rate")
+        rtt = shared if shared is not None else f.get("mean_rtt_s")
         if not p or not rtt or p <= 0 or rtt <= 0:
             raise MetricError(f"flow {f.get('id')} has no loss event rate or RTT to model")
-        model = tfcc.padhye_rate(packet_size, rtt, p) * 8
+        model = tfcc.padhye_rate(packet_size, rtt, p, b=b) * 8
         ratios.append(float(f["throughput_bps"]) / model)
     return sum(ratios) / len(ratios)
 
@@ -202,14 +227,20 @@ def max_min(s: Summary, protocol: str | None = None) -> float:
 
 
 def model_ratio(
-    s: Summary, flow: int | None = None, protocol: str | None = None, packet_size: float = 1460
+    s: Summary,
+    flow: int | None = None,
+    protocol: str | None = None,
+    packet_size: float = 1460,
+    b: float = 1.0,
+    rtt_of: str | None = None,
 ) -> float:
     """004 Sec. 4.11 (E14, Figs. 4.27-4.28): each flow's average throughput against the model
-    surface, Eq. 2.7 (PFTK, b = 1, ``t_RTO = 4·t_RTT``) at the flow's own average RTT and loss
-    event rate, as ``B_f / f(t_RTT, l, s)``, averaged over the matching flows. 1 is on the
-    surface; the thesis finds TFRC "slightly below" it. The same computation as
-    :func:`tcp_model_ratio`, with the thesis' 1460-byte packets as the default size."""
-    return tcp_model_ratio(s, flow, protocol, packet_size)
+    surface, Eq. 2.7 (PFTK, ``t_RTO = 4·t_RTT``) at the flow's average RTT and loss event rate,
+    as ``B_f / f(t_RTT, l, s)``, averaged over the matching flows. 1 is on the surface; the
+    thesis finds TFRC "slightly below" it. The same computation as :func:`tcp_model_ratio`
+    (whose doc comment explains ``b`` and ``rtt_of``), with the thesis' 1460-byte packets as the
+    default size."""
+    return tcp_model_ratio(s, flow, protocol, packet_size, b, rtt_of)
 
 
 def _geometric(rng: random.Random, p: float) -> int:

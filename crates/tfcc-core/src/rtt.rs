@@ -185,6 +185,27 @@ pub enum TcpRttMode {
     Rfc6298,
 }
 
+/// When an armed retransmission timer expires ([`TcpRttConfig::tick_timer`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TickTimer {
+    /// Exactly `RTO` after it is armed, as ns-2's Agent/TCP schedules its timer (a timer event at
+    /// `now + rto`, whatever `tcpTick_`). The default.
+    #[default]
+    Off,
+    /// BSD's slow timer (4.4BSD `tcp_slowtimo`, every 500 ms, the Dummynet hosts' TCP of 004
+    /// Sec. 3.2): the timer holds the RTO as a count of `k = ⌈RTO/tick⌉` ticks, which every tick
+    /// of the sender's clock decrements, and fires at the tick that brings it to zero. A timer
+    /// armed at `t` therefore expires at the `k`-th tick boundary after `t`, somewhere in
+    /// `(t + RTO − tick, t + RTO]`: BSD's two-tick minimum (`TCPTV_MIN`) fires 0.5-1 s after
+    /// arming.
+    Countdown,
+    /// The first tick boundary at or after `t + RTO`: a timer that is never early and fires on
+    /// the clock's ticks, `(t + RTO, t + RTO + tick)` on average half a tick late. A reading in
+    /// which the RTO floor is a true floor; kept for comparison with [`TickTimer::Countdown`].
+    AfterRto,
+}
+
 /// Parameters of [`TcpRtt`]. `Default` is ns-2.35's Agent/TCP (`tcl/lib/ns-default.tcl`,
 /// `tcp/tcp.cc` v1.182), the TCP the theses' ns-2 experiments ran against. Deserialises by field
 /// name (durations as `"200ms"` or seconds), every field optional, so a TCP's `params` can set
@@ -235,6 +256,12 @@ pub struct TcpRttConfig {
     /// tick boundaries at different instants; a driver that wants that draws it from the flow's
     /// own RNG stream. Default 0 (deterministic without an RNG).
     pub boot_time: Dur,
+    /// Whether the retransmission timer fires only on the ticks of the sender's clock (phase
+    /// `boot_time`, period `tick`), as a BSD TCP's does, and by which rule: see [`TickTimer`]
+    /// and [`TcpRtt::deadline`]. Default [`TickTimer::Off`] (ns-2's exact timer). 004 does not
+    /// describe its hosts' timers beyond Sec. 2.1's "granularity ranges from 10 to 500 ms"; the
+    /// 004 scenarios model the Dummynet hosts' BSD TCP with [`TickTimer::Countdown`].
+    pub tick_timer: TickTimer,
 }
 
 impl Default for TcpRttConfig {
@@ -252,6 +279,7 @@ impl Default for TcpRttConfig {
             rttvar_exp: 2,                  // rttvar_exp_ 2
             forget_after_backoff: Some(8),  // rtt_backoff: t_backoff_ > 8
             boot_time: Dur::ZERO,           // boot_time_ (random in ns-2)
+            tick_timer: TickTimer::Off,     // ns-2 schedules the timer at now + rto
         }
     }
 }
@@ -452,6 +480,32 @@ impl TcpRtt {
             t = t.max(self.cfg.tick.saturating_mul(2));
         }
         t.clamp(min, max)
+    }
+
+    /// The instant a retransmission timer armed at `now` expires: `now + rto()` unless
+    /// [`TcpRttConfig::tick_timer`] puts it on the sender's clock ticks (boundaries at
+    /// `boot_time + j·tick`). [`TickTimer::Countdown`]: the `⌈rto/tick⌉`-th boundary strictly
+    /// after `now` (a tick at the arming instant itself does not count, the slow timer runs
+    /// after the packet processing that armed it). [`TickTimer::AfterRto`]: the first boundary
+    /// at or after `now + rto`. With a zero tick the timer is exact.
+    pub fn deadline(&self, now: Time) -> Time {
+        let rto = self.rto();
+        let tick = self.cfg.tick.as_nanos() as i128;
+        if self.cfg.tick_timer == TickTimer::Off || tick == 0 {
+            return now.saturating_add(rto);
+        }
+        let boot = self.cfg.boot_time.as_nanos() as i128;
+        let t = now.as_nanos() as i128 + boot;
+        let r = rto.as_nanos() as i128;
+        let boundary = match self.cfg.tick_timer {
+            TickTimer::Countdown => {
+                let k = ((r + tick - 1) / tick).max(1);
+                (t.div_euclid(tick) + k) * tick
+            }
+            TickTimer::AfterRto => (t + r + tick - 1).div_euclid(tick) * tick,
+            TickTimer::Off => unreachable!("handled above"),
+        };
+        Time((boundary - boot).clamp(0, u64::MAX as i128) as u64)
     }
 
     /// A retransmission timeout fired: double the back-off (ns-2 `rtt_backoff`, RFC 6298 (5.5)),
@@ -857,6 +911,89 @@ mod tests {
         assert!(t.rto() >= Dur::from_millis(200));
         assert!(TcpRttConfig::default().validate().is_ok());
         assert!(TcpRttConfig::rfc6298().validate().is_ok());
+    }
+
+    /// The BSD Reno of the 004 scenarios: 500 ms ticks, a 1 s (two-tick) floor.
+    fn bsd(tick_timer: TickTimer, boot_ms: u64) -> TcpRtt {
+        TcpRtt::new(TcpRttConfig {
+            tick: Dur::from_millis(500),
+            min_rto: Dur::from_secs(1),
+            boot_time: Dur::from_millis(boot_ms),
+            tick_timer,
+            ..TcpRttConfig::default()
+        })
+    }
+
+    /// The deadline of a timer armed at `now_ms`, in milliseconds.
+    fn armed_at(t: &TcpRtt, now_ms: u64) -> u64 {
+        t.deadline(Time::from_millis(now_ms)).as_nanos() / 1_000_000
+    }
+
+    #[test]
+    fn tick_timer_off_is_exact() {
+        let mut t = bsd(TickTimer::Off, 0);
+        t.on_sample(Dur::from_millis(150));
+        // One sample of 150 ms is one tick: SRTT 0.5 s, RTTVAR 0.25 s, RTO 1.5 s (three ticks).
+        assert_eq!(t.rto(), Dur::from_millis(1500));
+        assert_eq!(armed_at(&t, 10_123), 11_623);
+        // ns-2's default TCP is unchanged.
+        assert_eq!(TcpRttConfig::default().tick_timer, TickTimer::Off);
+    }
+
+    #[test]
+    fn countdown_fires_on_the_kth_tick_after_arming() {
+        let mut t = bsd(TickTimer::Countdown, 0);
+        t.on_sample(Dur::from_millis(150));
+        assert_eq!(t.rto(), Dur::from_millis(1500)); // k = 3 ticks
+                                                     // Armed at 10.123 s: ticks at 10.5, 11.0 and 11.5 s; the third fires it (1.377 s later).
+        assert_eq!(armed_at(&t, 10_123), 11_500);
+        // Armed just before a tick: that tick counts as the first, 1.001 s later.
+        assert_eq!(armed_at(&t, 10_499), 11_500);
+        // Armed on a tick: that tick does not count.
+        assert_eq!(armed_at(&t, 10_500), 12_000);
+        // Backed off (3 s, k = 6): the sixth tick.
+        t.backoff();
+        assert_eq!(t.rto(), Dur::from_secs(3));
+        assert_eq!(armed_at(&t, 10_123), 13_000);
+        // The clock's phase shifts the ticks: boot_time 200 ms puts them at 0.3 s + j·0.5 s.
+        let mut p = bsd(TickTimer::Countdown, 200);
+        p.on_sample(Dur::from_millis(150));
+        assert_eq!(armed_at(&p, 10_123), 11_300);
+        // The two-tick floor (1 s) fires 0.5-1 s after arming, as BSD's TCPTV_MIN does.
+        let two = TcpRtt::new(TcpRttConfig {
+            initial_rto: Dur::from_secs(1),
+            ..*bsd(TickTimer::Countdown, 0).config()
+        });
+        assert_eq!(armed_at(&two, 10_123), 11_000);
+        assert_eq!(armed_at(&two, 10_499), 11_000);
+        // Always within (now + rto − tick, now + rto].
+        for now_ms in (0..3000).step_by(37) {
+            let d = armed_at(&t, now_ms) - now_ms;
+            assert!(d > 3000 - 500 && d <= 3000, "{now_ms}: {d}");
+        }
+    }
+
+    #[test]
+    fn after_rto_fires_on_the_first_tick_not_before_the_rto() {
+        let mut t = bsd(TickTimer::AfterRto, 0);
+        t.on_sample(Dur::from_millis(150));
+        assert_eq!(armed_at(&t, 10_123), 12_000);
+        assert_eq!(armed_at(&t, 10_500), 12_000);
+        for now_ms in (0..3000).step_by(37) {
+            let d = armed_at(&t, now_ms) - now_ms;
+            assert!((1500..2000).contains(&d), "{now_ms}: {d}");
+        }
+    }
+
+    #[test]
+    fn tick_timer_is_read_from_params() {
+        let c: TcpRttConfig =
+            toml::from_str("tick = \"500ms\"\nmin_rto = \"1s\"\ntick_timer = \"countdown\"")
+                .unwrap();
+        assert_eq!(c.tick_timer, TickTimer::Countdown);
+        let c: TcpRttConfig = toml::from_str("tick_timer = \"after_rto\"").unwrap();
+        assert_eq!(c.tick_timer, TickTimer::AfterRto);
+        assert!(toml::from_str::<TcpRttConfig>("tick_timer = \"on\"").is_err());
     }
 
     #[derive(Clone, Debug)]

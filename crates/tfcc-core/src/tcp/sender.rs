@@ -353,7 +353,7 @@ impl TcpSender {
     }
 
     fn set_rtx_timer(&mut self, now: Time) {
-        self.rtx_deadline = Some(now.saturating_add(self.rtt.rto()));
+        self.rtx_deadline = Some(self.rtt.deadline(now));
     }
 
     /// ns-2 `reset_rtx_timer(mild, backoff)`: re-arm (after backing off), go back to the first
@@ -1167,6 +1167,33 @@ mod tests {
             8,
             "no sample from a retransmission"
         );
+    }
+
+    #[test]
+    fn a_bsd_tick_timer_fires_on_the_slow_ticks() {
+        use crate::rtt::{TcpRttConfig, TickTimer};
+        let mut s = TcpSender::new(TcpConfig {
+            rtt: TcpRttConfig {
+                tick: Dur::from_millis(500),
+                min_rto: Dur::from_secs(1),
+                tick_timer: TickTimer::Countdown,
+                ..TcpRttConfig::default()
+            },
+            ..TcpConfig::default()
+        });
+        drain(&mut s, Time::from_millis(120));
+        // Initial RTO 3 s = 6 ticks, armed at 0.12 s: the sixth tick at 0.5 s + 5·0.5 s = 3 s.
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(3)));
+        // A 150 ms SYN RTT (one tick): RTO 1.5 s, three ticks; re-armed at 0.27 s: 1.5 s.
+        let t = Time::from_millis(270);
+        s.on_packet(t, &ack(1, &[]));
+        drain(&mut s, t);
+        assert_eq!(s.rtt().rto(), Dur::from_millis(1500));
+        assert_eq!(s.next_timeout(), Some(Time::from_millis(1500)));
+        // The expiry backs off to 3 s (six ticks) from 1.5 s, a tick itself: 4.5 s.
+        s.on_timeout(Time::from_millis(1500));
+        drain(&mut s, Time::from_millis(1500));
+        assert_eq!(s.next_timeout(), Some(Time::from_millis(4500)));
     }
 
     #[test]
