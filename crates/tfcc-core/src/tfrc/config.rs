@@ -150,7 +150,9 @@ pub struct TfrcConfig {
     /// The throughput model (004 Sec. 2.2: the complex one).
     pub model: ModelKind,
     /// `b`, packets acknowledged per ACK in Eq. 2.7: unstated in 004; 1 as RFC 5348 and ns-2
-    /// (`bval_ 1`).
+    /// (`bval_ 1`). The 004 reproduction scenarios set 2: 004 Sec. 4.3.2 says its measured rates
+    /// match "the complex TCP equation [...] and an RTT of 100 ms", which holds only with b = 2
+    /// (a TCP with delayed ACKs), see `docs/reproductions/tfrc.md`.
     pub b: f64,
     /// `k` in `t_RTO = k·R` (004 Eq. 3.3): unstated in 004; 4 as RFC 5348 §3.1.
     pub rto_factor: f64,
