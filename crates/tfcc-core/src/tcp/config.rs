@@ -141,6 +141,14 @@ pub struct TcpConfig {
     /// Limited transmit: send a new segment on each of the first two duplicate ACKs if the
     /// window allows cwnd + dupacks (ns-2 `singledup_ 1`; RFC 3042).
     pub limited_transmit: bool,
+    /// On a fast retransmit set the window to the new `ssthresh` (whole segments, at least 2)
+    /// instead of ns-2's unrounded `w/2` (`slowdown` with `CLOSE_CWND_HALF`). 4.4BSD's
+    /// `tcp_input`, the TCP of the Dummynet hosts that 004 Ch. 4 ran against, sets
+    /// `snd_ssthresh = max(min(snd_wnd, snd_cwnd)/2, 2 segments)` and leaves fast recovery with
+    /// `snd_cwnd = snd_ssthresh`, so its window never falls below two segments after a fast
+    /// retransmit (RFC 2581 §3.2 the same); ns-2's falls to 1-2 at a window of 2-3. Default off
+    /// (ns-2).
+    pub cwnd_to_ssthresh: bool,
     /// Forbid a second fast retransmit until the ACK passes the recovery point set by the last
     /// one or by a timeout (ns-2 `bugFix_ true`; RFC 2582 §3 "careful" variant). This is what
     /// makes Reno wait for a timeout after two losses in one window.
@@ -193,6 +201,7 @@ impl Default for TcpConfig {
             decrease_num: 0.5,       // decrease_num_
             max_burst: 0,            // maxburst_
             limited_transmit: true,  // singledup_ 1
+            cwnd_to_ssthresh: false, // slowdown: cwnd_ = halfwin
             bug_fix: true,           // bugFix_
             timestamps: false,       // timestamps_
             sack_partial_ack: false, // partial_ack_

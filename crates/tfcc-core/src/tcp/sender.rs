@@ -520,7 +520,9 @@ impl TcpSender {
             } else {
                 decreasewin as i64
             };
+        self.ssthresh = self.ssthresh.max(2);
         self.cwnd = match cut {
+            CwndCut::Half if self.cfg.cwnd_to_ssthresh => self.ssthresh as f64,
             CwndCut::Half => {
                 if self.first_decrease || slowstart || self.cfg.decrease_num == 0.5 {
                     halfwin
@@ -530,7 +532,6 @@ impl TcpSender {
             }
             CwndCut::Restart => 1.0,
         };
-        self.ssthresh = self.ssthresh.max(2);
         self.cwnd = self.cwnd.max(1.0);
         self.first_decrease = false;
     }
@@ -1041,7 +1042,11 @@ mod tests {
     /// slow start (`ssthresh` is lowered first so the window stops growing fast at `w`).
     /// Returns the sender, the time, and the segments outstanding (all sent, none ACKed).
     fn warm(variant: Variant, w: u32) -> (TcpSender, Time, Vec<u64>) {
-        let mut s = TcpSender::new(TcpConfig::with_variant(variant));
+        warm_with(TcpConfig::with_variant(variant), w)
+    }
+
+    fn warm_with(cfg: TcpConfig, w: u32) -> (TcpSender, Time, Vec<u64>) {
+        let mut s = TcpSender::new(cfg);
         s.ssthresh = i64::from(w);
         let mut t = Time::ZERO;
         let mut out = seqs(&drain(&mut s, t));
@@ -1231,6 +1236,40 @@ mod tests {
                 "{variant:?}: cwnd halves (precisionReduce_)"
             );
         }
+    }
+
+    /// `cwnd_to_ssthresh` (4.4BSD): after a fast retransmit the window is `ssthresh`, whole
+    /// segments and at least two, where ns-2 keeps the unrounded half (1.5 at a window of 3).
+    #[test]
+    fn bsd_fast_retransmit_sets_cwnd_to_ssthresh() {
+        for target in [3, 5, 8] {
+            for on in [false, true] {
+                let cfg = TcpConfig {
+                    variant: Variant::Reno,
+                    cwnd_to_ssthresh: on,
+                    ..TcpConfig::default()
+                };
+                let (mut s, t, out) = warm_with(cfg, target);
+                let w = s.cwnd();
+                // The first segment is lost; every later one (and whatever limited transmit
+                // sends) comes back as a duplicate ACK until the third triggers the retransmit.
+                let lost = out[0];
+                let mut pending: std::collections::VecDeque<u64> =
+                    out[1..].iter().copied().collect();
+                while s.fast_retransmits() == 0 {
+                    pending.pop_front().expect("enough duplicates");
+                    s.on_packet(t, &ack(lost, &[]));
+                    pending.extend(seqs(&drain(&mut s, t)).into_iter().filter(|&q| q != lost));
+                }
+                let half = (w / 2.0).floor().max(2.0);
+                assert_eq!(s.ssthresh() as f64, half, "w {w}");
+                let want = if on { half } else { w / 2.0 };
+                assert_eq!(s.cwnd(), want, "w {w}, BSD {on}");
+            }
+        }
+        // At a window of 3.33 ns-2 falls to 1.67 segments, BSD to 2.
+        let (s, ..) = warm(Variant::Reno, 3);
+        assert!(s.cwnd() / 2.0 < 2.0);
     }
 
     /// A sender and sink over a path with a 1 ms-per-segment forward link and `rtt` of
