@@ -280,6 +280,9 @@ pub struct Ptcp {
     ctrl_len: Dur,
     /// `srtt_i`, frozen at the control slot's start, seconds.
     srtt_i: f64,
+    /// The last non-zero sRTT the sender reported, used while it has none (after a long
+    /// back-off the RTT estimator forgets its sRTT until the next sample).
+    last_srtt: Option<Dur>,
     /// Control slot index inside the evaluation slot.
     i: u32,
     g: f64,
@@ -320,6 +323,7 @@ impl Ptcp {
             ctrl_start: Time::ZERO,
             ctrl_len: Dur::ZERO,
             srtt_i: 0.0,
+            last_srtt: None,
             i: 0,
             g: bw,
             tput_prev: None,
@@ -390,9 +394,16 @@ impl Ptcp {
     /// An ACK moved the cumulative point by `acked` segments (any ACK, recovery included).
     /// Closes the slots that have ended first, so the ACK counts towards the new slot; `srtt`
     /// is the sender's smoothed RTT and `cwnd` its window. Slots start with the first ACK that
-    /// comes with an sRTT.
+    /// comes with an sRTT. When the sender has no sRTT at the moment (its estimator forgets it
+    /// after a long back-off, ns-2's `rtt_backoff`, until a new sample arrives), the last one it
+    /// had is used: the ACK is still counted and a slot boundary is still computed from a
+    /// real RTT, so the slot clock neither stalls nor collapses to zero-length slots (001
+    /// Sec. 2.2 defines slots in sRTTs and says nothing about a sender without one).
     pub fn on_acked(&mut self, now: Time, acked: u64, srtt: Option<Dur>, cwnd: f64) {
-        let Some(srtt) = srtt.filter(|d| !d.is_zero()) else {
+        if let Some(s) = srtt.filter(|d| !d.is_zero()) {
+            self.last_srtt = Some(s);
+        }
+        let Some(srtt) = self.last_srtt else {
             return;
         };
         if !self.started {
@@ -923,6 +934,41 @@ mod tests {
         p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
         assert!(p.eval_slots()[0].met);
         assert_eq!(p.s(), 16, "cwnd 40 < bw·srtt = 62.5");
+    }
+
+    #[test]
+    fn slots_keep_the_last_srtt_while_the_sender_has_none() {
+        // After a long back-off the sender's RTT estimator forgets its sRTT (`srtt = None`)
+        // until a new sample. The ACKs in that gap still count, and the slot clock keeps
+        // running on the last sRTT (25 ms: control slots of 400 ms, evaluation slots of 800 ms)
+        // instead of stalling (ACKs dropped) or collapsing (zero-length slots).
+        let mut p = started(20);
+        for j in 0..800u64 {
+            p.on_acked(Time(j * MS / 2), 1, None, 40.0);
+        }
+        // 800 packets acknowledged with no sRTT in the first 400 ms: none lost.
+        p.on_acked(Time(400 * MS), 0, None, 40.0);
+        let c = p.ctrl_slots();
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!((c[0].start, c[0].end), (Time::ZERO, Time(400 * MS)));
+        assert!((c[0].tput - 2000.0).abs() < 1e-6, "{}", c[0].tput);
+        // The next boundary is again 16 × 25 ms later, and the evaluation slot ends at 800 ms.
+        p.on_acked(Time(799 * MS), 1, None, 40.0);
+        assert_eq!(p.ctrl_slots().len(), 1);
+        p.on_acked(Time(800 * MS), 0, None, 40.0);
+        assert_eq!(p.ctrl_slots().len(), 2);
+        let e = p.eval_slots();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].end, Time(800 * MS));
+        assert!((e[0].tput - 801.0 / 0.8).abs() < 1e-6, "{}", e[0].tput);
+        // A zero sRTT is no sample either.
+        p.on_acked(Time(1200 * MS), 0, Some(Dur::ZERO), 40.0);
+        assert_eq!(p.ctrl_slots().len(), 3);
+        assert_eq!(p.ctrl_slots()[2].end, Time(1200 * MS));
+        // Before any sRTT at all nothing starts.
+        let mut q = ptcp(20);
+        q.on_acked(Time(MS), 5, None, 10.0);
+        assert!(!q.started());
     }
 
     #[test]
