@@ -34,6 +34,34 @@ fn e1(estimator: &str) -> (usize, usize, Vec<(f64, f64)>, f64) {
         .collect();
     eprintln!("E1 {estimator}: slots (end s, Mb/s) {slots:.2?}");
     eprintln!("E1 {estimator}: s changes {:?}", p.s_changes);
+    // The control slots tile the evaluation slots, and each names the bound that set k.
+    assert!(!p.ctrl_slots.is_empty());
+    for e in &p.eval_slots {
+        let inside: Vec<_> = p
+            .ctrl_slots
+            .iter()
+            .filter(|c| c.start >= e.start && c.end <= e.end)
+            .collect();
+        assert!(!inside.is_empty(), "{e:?}");
+        assert_eq!(
+            (inside[0].start, inside.last().unwrap().end),
+            (e.start, e.end)
+        );
+        if !e.met {
+            let why: Vec<_> = inside
+                .iter()
+                .map(|c| {
+                    (
+                        c.s,
+                        c.regime,
+                        c.bound_by.unwrap_or("-"),
+                        (c.throughput_bps / 1e6 * 10.0).round() / 10.0,
+                    )
+                })
+                .collect();
+            eprintln!("E1 {estimator}: missed slot ending {:?}: {why:?}", e.end);
+        }
+    }
     // k over the light phase (1 Reno flow, 1-5 s): samples of the series.
     let ks: Vec<f64> = r
         .flow_series

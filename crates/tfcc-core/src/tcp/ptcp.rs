@@ -240,6 +240,39 @@ pub enum Regime {
     Eq4,
 }
 
+/// Which bound set `k` on an ACK: `k = max(k_min, min(k_bw, k_max))` (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Eq. 2's ideal increase was within the bounds.
+    KBw,
+    /// `k_max` (Eq. 3/4) cut Eq. 2 down.
+    KMax,
+    /// `k_min` raised `min(k_bw, k_max)` (only when `k_min` is on).
+    KMin,
+}
+
+impl Bound {
+    /// All bounds, in the order of [`CtrlSlot::bound_counts`].
+    pub const ALL: [Bound; 3] = [Bound::KBw, Bound::KMax, Bound::KMin];
+
+    /// `"k_bw"`, `"k_max"` or `"k_min"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::KBw => "k_bw",
+            Bound::KMax => "k_max",
+            Bound::KMin => "k_min",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Bound::KBw => 0,
+            Bound::KMax => 1,
+            Bound::KMin => 2,
+        }
+    }
+}
+
 /// One finished evaluation slot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EvalSlot {
@@ -263,6 +296,14 @@ pub struct CtrlSlot {
     /// Its throughput, pkt/s.
     pub tput: f64,
     pub regime: Regime,
+    /// The bound that set `k` on most of the slot's congestion-avoidance ACKs (ties go to
+    /// the earlier of [`Bound::ALL`]); `None` when no ACK of the slot was in congestion
+    /// avoidance (slow start, recovery). A diagnostic: it tells a slot missed because `k_max`
+    /// held the flow back from one missed with Eq. 2 in charge.
+    pub bound_by: Option<Bound>,
+    /// How many congestion-avoidance ACKs each bound set `k` on, in the order of
+    /// [`Bound::ALL`] (`k_bw`, `k_max`, `k_min`).
+    pub bound_counts: [u64; 3],
 }
 
 /// The per-flow (or, with the aggregate controller, per-group) PTCP state (spec 001 §2.11).
@@ -298,6 +339,8 @@ pub struct Ptcp {
     k: f64,
     k_bw: f64,
     k_max: f64,
+    /// Per bound, the ACKs of this control slot on which it set `k` (see [`CtrlSlot`]).
+    bound_counts: [u64; 3],
     eval_log: Vec<EvalSlot>,
     ctrl_log: Vec<CtrlSlot>,
     /// `(time, s)` at every change of `s`.
@@ -336,6 +379,7 @@ impl Ptcp {
             k: cfg.k_min_value,
             k_bw: 0.0,
             k_max: 0.0,
+            bound_counts: [0; 3],
             eval_log: Vec::new(),
             ctrl_log: Vec::new(),
             s_log: vec![(Time::ZERO, cfg.s_init)],
@@ -436,6 +480,7 @@ impl Ptcp {
         self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
         self.sent_in_ctrl = 0;
         self.acked_in_ctrl = 0;
+        self.bound_counts = [0; 3];
         self.regime = if self.missed_in_eval || self.prev_missed {
             Regime::Eq4
         } else {
@@ -465,6 +510,8 @@ impl Ptcp {
             target: self.g,
             tput,
             regime: self.regime,
+            bound_by: dominant(self.bound_counts),
+            bound_counts: self.bound_counts,
         });
         if !met {
             self.missed_in_eval = true;
@@ -548,8 +595,27 @@ impl Ptcp {
         }
         self.k_bw = self.eq2(now, cwnd);
         self.k_max = self.eq34(cwnd, est).unwrap_or(self.cfg.k_min_value);
-        self.k = self.bound(self.k_bw, self.k_max);
+        self.k = self.apply_bounds(self.k_bw, self.k_max);
         self.k
+    }
+
+    /// [`Ptcp::bound`], and count which bound set `k` towards the control slot's
+    /// [`CtrlSlot::bound_by`]. Called once per congestion-avoidance ACK.
+    pub fn apply_bounds(&mut self, k_bw: f64, k_max: f64) -> f64 {
+        self.bound_counts[self.binding(k_bw, k_max).index()] += 1;
+        self.bound(k_bw, k_max)
+    }
+
+    /// Which bound [`Ptcp::bound`] lets set `k`: `k_min` when it raises `min(k_bw, k_max)`,
+    /// else the smaller of `k_bw` and `k_max` (`k_bw` on a tie).
+    pub fn binding(&self, k_bw: f64, k_max: f64) -> Bound {
+        if self.cfg.k_min && k_bw.min(k_max) < self.cfg.k_min_value {
+            Bound::KMin
+        } else if k_bw <= k_max {
+            Bound::KBw
+        } else {
+            Bound::KMax
+        }
     }
 
     /// `k = min(k_bw, k_max)`, then at least `k_min` when that is on (module documentation).
@@ -566,6 +632,18 @@ impl Ptcp {
     pub fn started(&self) -> bool {
         self.started
     }
+}
+
+/// The bound with the most ACKs, ties to the earlier of [`Bound::ALL`]; `None` for no ACKs.
+fn dominant(counts: [u64; 3]) -> Option<Bound> {
+    let mut best: Option<Bound> = None;
+    for b in Bound::ALL {
+        let c = counts[b.index()];
+        if c > 0 && best.map_or(true, |x| c > counts[x.index()]) {
+            best = Some(b);
+        }
+    }
+    best
 }
 
 /// What a PTCP sender carries: the controller, its path source and the cumulative ACK it has
@@ -969,6 +1047,48 @@ mod tests {
         let mut q = ptcp(20);
         q.on_acked(Time(MS), 5, None, 10.0);
         assert!(!q.started());
+    }
+
+    #[test]
+    fn each_control_slot_records_the_bound_that_set_k() {
+        let mut p = started(20);
+        assert_eq!(p.binding(5.0, 10.0), Bound::KBw);
+        assert_eq!(p.binding(5.0, 3.0), Bound::KMax);
+        assert_eq!(p.binding(0.5, 3.0), Bound::KMin);
+        assert_eq!(
+            p.binding(5.0, -27.5),
+            Bound::KMin,
+            "k_min wins over a negative k_max"
+        );
+        // First control slot (0-400 ms, Eq. 3): A = 4000 pkt/s, srtt = 25 ms, cwnd = 40 gives
+        // k_max = 60; Eq. 2 at n = 0, a = 0 gives 2·(1000 − 14·40)/(14·15) = 4.19 < 60.
+        let roomy = Some(PathEstimate {
+            available: 4000.0,
+            capacity: 12_000.0,
+        });
+        for _ in 0..3 {
+            assert!((p.increase(Time(MS), 40.0, roomy) - 880.0 / 210.0).abs() < 1e-9);
+        }
+        // A = 500 pkt/s: k_max = 12.5 − 40 < 0, so k_min sets k.
+        let busy = Some(PathEstimate {
+            available: 500.0,
+            capacity: 12_000.0,
+        });
+        assert_eq!(p.increase(Time(2 * MS), 40.0, busy), 1.0);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        let c = p.ctrl_slots()[0];
+        assert_eq!(c.bound_counts, [3, 0, 1]);
+        assert_eq!(c.bound_by, Some(Bound::KBw));
+        // The next slot (Eq. 4 after the miss) had no congestion-avoidance ACK at all.
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        let c = p.ctrl_slots()[1];
+        assert_eq!(
+            (c.regime, c.bound_by, c.bound_counts),
+            (Regime::Eq4, None, [0; 3])
+        );
+        // Ties go to the earlier of k_bw, k_max, k_min.
+        assert_eq!(dominant([0, 2, 2]), Some(Bound::KMax));
+        assert_eq!(dominant([1, 0, 1]), Some(Bound::KBw));
     }
 
     #[test]
