@@ -274,6 +274,59 @@ fn constant_baseline_holds_its_window_through_losses() {
     assert!(hi - lo < 1e-9 && (40.0..70.0).contains(&lo), "{lo}..{hi}");
 }
 
+/// The "constant" baseline (001 Sec. 3.2) alone on the thesis' dumbbell: nothing queues, so
+/// the fixed window `bw · srtt_min` is delivered once per round trip of the path, i.e. every
+/// evaluation slot carries `window · segment / RTT` with the RTT between the 20 ms propagation
+/// round trip and 0.5 ms more (serialization; no queue). The sender's sRTT is kept in 10 ms
+/// ticks (ns-2's `tcpTick_`), so `srtt_min` is 20 ms while the true RTT is a little longer, and
+/// the baseline carries a hair under `bw` even on an idle path (measured: 19.90 Mb/s).
+#[test]
+fn constant_baseline_delivers_its_window_once_per_rtt() {
+    let text = r#"
+name = "constant-alone"
+duration = "6s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
+access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+[[flows]]
+protocol = "ptcp"
+params = { bw = "20Mbps", constant = true, estimator = "oracle" }
+"#;
+    let r = run(text, &[]);
+    let f = &r.summary.flows[0];
+    let cw: Vec<f64> = r
+        .flow_series
+        .iter()
+        .filter(|s| s.flow == 0 && s.time.as_secs_f64() > 1.0)
+        .filter_map(|s| s.cwnd)
+        .collect();
+    assert!(cw.len() > 10);
+    let w = cw[0];
+    assert!(cw.iter().all(|&c| c == w), "the window never moves");
+    // bw · srtt_min = 2500 pkt/s · 20 ms.
+    assert!((w - 50.0).abs() < 1e-9, "{w}");
+    let p = f.ptcp.as_ref().unwrap();
+    let rtts: Vec<f64> = p
+        .eval_slots
+        .iter()
+        .filter(|e| e.start.as_secs_f64() >= 1.0)
+        .map(|e| w * 1000.0 * 8.0 / e.throughput_bps)
+        .collect();
+    eprintln!(
+        "constant alone: window {w:.2} pkts, goodput {:.2} Mb/s, RTT implied by each slot {:.3?} ms",
+        f.throughput_bps / 1e6,
+        rtts.iter().map(|x| x * 1e3).collect::<Vec<_>>()
+    );
+    assert!(rtts.len() >= 4);
+    assert!(
+        rtts.iter().all(|&x| (0.020..0.0205).contains(&x)),
+        "{rtts:?}"
+    );
+    assert_eq!(f.timeouts, 0);
+}
+
 const E4: &str = include_str!("../../../scenarios/001-e4-multi.toml");
 
 /// E4 (Fig. 9) shortened: 10 connections in one aggregate (001 Sec. 2.3) asking for 20 Mb/s
