@@ -66,6 +66,10 @@ pub struct PtcpEntry {
     pub slots_met: usize,
     /// Every evaluation slot of the run.
     pub eval_slots: Vec<PtcpSlotEntry>,
+    /// Every control slot of the run (diagnostics: its target, throughput, `k_max` regime and
+    /// the bound that set `k`).
+    #[serde(default)]
+    pub ctrl_slots: Vec<PtcpCtrlEntry>,
     /// `[time_s, s]` at the start and at every change of the control slot length.
     pub s_changes: Vec<(f64, u32)>,
 }
@@ -76,6 +80,23 @@ pub struct PtcpSlotEntry {
     pub end_s: f64,
     pub throughput_bps: f64,
     pub met: bool,
+}
+
+/// One control slot (see `tfcc_sim::recorder::PtcpCtrlSlot`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PtcpCtrlEntry {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub s: u32,
+    pub target_bps: f64,
+    pub throughput_bps: f64,
+    /// `"eq3"` or `"eq4"`.
+    pub regime: String,
+    /// `"k_bw"`, `"k_max"`, `"k_min"`, or `null` when no ACK of the slot was in congestion
+    /// avoidance.
+    pub bound_by: Option<String>,
+    /// ACKs on which `k_bw`, `k_max` and `k_min` set `k`, in that order.
+    pub bound_counts: [u64; 3],
 }
 
 impl PtcpEntry {
@@ -101,6 +122,20 @@ impl PtcpEntry {
             slots: window.len(),
             slots_met: window.iter().filter(|e| e.met).count(),
             eval_slots,
+            ctrl_slots: r
+                .ctrl_slots
+                .iter()
+                .map(|c| PtcpCtrlEntry {
+                    start_s: c.start.as_secs_f64(),
+                    end_s: c.end.as_secs_f64(),
+                    s: c.s,
+                    target_bps: c.target_bps,
+                    throughput_bps: c.throughput_bps,
+                    regime: c.regime.to_string(),
+                    bound_by: c.bound_by.map(str::to_string),
+                    bound_counts: c.bound_counts,
+                })
+                .collect(),
             s_changes: r
                 .s_changes
                 .iter()

@@ -49,12 +49,33 @@ pub struct PtcpEvalSlot {
     pub met: bool,
 }
 
+/// One PTCP control slot (001 Sec. 2.1), for diagnosing why an evaluation slot missed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PtcpCtrlSlot {
+    pub start: Time,
+    pub end: Time,
+    /// Its length `s` in sRTTs.
+    pub s: u32,
+    /// Its target `g_i` and its throughput (acknowledged payload), bit/s.
+    pub target_bps: f64,
+    pub throughput_bps: f64,
+    /// The `k_max` equation in force: `"eq3"` or `"eq4"`.
+    pub regime: &'static str,
+    /// Which of `k_bw`, `k_max`, `k_min` set `k` on most of its congestion-avoidance ACKs
+    /// (`None`: none of its ACKs was in congestion avoidance).
+    pub bound_by: Option<&'static str>,
+    /// ACKs on which `k_bw`, `k_max` and `k_min` set `k`, in that order.
+    pub bound_counts: [u64; 3],
+}
+
 /// What a PTCP sender (or aggregate) recorded over the whole run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PtcpRecord {
     /// The required throughput, payload bit/s.
     pub bw_bps: f64,
     pub eval_slots: Vec<PtcpEvalSlot>,
+    /// Every control slot.
+    pub ctrl_slots: Vec<PtcpCtrlSlot>,
     /// `(time, s)` at the start and at every change of the control slot length.
     pub s_changes: Vec<(Time, u32)>,
     /// Which source gave `A` and `P` ("oracle" or "inline").

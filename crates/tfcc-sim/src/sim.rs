@@ -16,12 +16,13 @@ use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
     jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments,
-    PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
+    PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
 };
 use crate::topology::Topology;
 use crate::web::WebGateway;
 use crate::SimError;
 use std::collections::VecDeque;
+use tfcc_core::tcp::ptcp::Regime;
 use tfcc_core::tcp::{PathSource, TcpSender};
 use tfcc_core::{Dur, Packet, Rate, Time};
 
@@ -994,6 +995,23 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
                 end: e.end,
                 throughput_bps: e.tput * bits,
                 met: e.met,
+            })
+            .collect(),
+        ctrl_slots: ctl
+            .ctrl_slots()
+            .iter()
+            .map(|c| PtcpCtrlSlot {
+                start: c.start,
+                end: c.end,
+                s: c.s,
+                target_bps: c.target * bits,
+                throughput_bps: c.tput * bits,
+                regime: match c.regime {
+                    Regime::Eq3 => "eq3",
+                    Regime::Eq4 => "eq4",
+                },
+                bound_by: c.bound_by.map(|b| b.name()),
+                bound_counts: c.bound_counts,
             })
             .collect(),
         s_changes: ctl.s_changes().to_vec(),

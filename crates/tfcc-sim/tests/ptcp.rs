@@ -34,6 +34,34 @@ fn e1(estimator: &str) -> (usize, usize, Vec<(f64, f64)>, f64) {
         .collect();
     eprintln!("E1 {estimator}: slots (end s, Mb/s) {slots:.2?}");
     eprintln!("E1 {estimator}: s changes {:?}", p.s_changes);
+    // The control slots tile the evaluation slots, and each names the bound that set k.
+    assert!(!p.ctrl_slots.is_empty());
+    for e in &p.eval_slots {
+        let inside: Vec<_> = p
+            .ctrl_slots
+            .iter()
+            .filter(|c| c.start >= e.start && c.end <= e.end)
+            .collect();
+        assert!(!inside.is_empty(), "{e:?}");
+        assert_eq!(
+            (inside[0].start, inside.last().unwrap().end),
+            (e.start, e.end)
+        );
+        if !e.met {
+            let why: Vec<_> = inside
+                .iter()
+                .map(|c| {
+                    (
+                        c.s,
+                        c.regime,
+                        c.bound_by.unwrap_or("-"),
+                        (c.throughput_bps / 1e6 * 10.0).round() / 10.0,
+                    )
+                })
+                .collect();
+            eprintln!("E1 {estimator}: missed slot ending {:?}: {why:?}", e.end);
+        }
+    }
     // k over the light phase (1 Reno flow, 1-5 s): samples of the series.
     let ks: Vec<f64> = r
         .flow_series
@@ -244,6 +272,59 @@ fn constant_baseline_holds_its_window_through_losses() {
     );
     // 2500 pkt/s · srtt_min (about 21 ms): about 52 packets, unchanged after 1 s.
     assert!(hi - lo < 1e-9 && (40.0..70.0).contains(&lo), "{lo}..{hi}");
+}
+
+/// The "constant" baseline (001 Sec. 3.2) alone on the thesis' dumbbell: nothing queues, so
+/// the fixed window `bw · srtt_min` is delivered once per round trip of the path, i.e. every
+/// evaluation slot carries `window · segment / RTT` with the RTT between the 20 ms propagation
+/// round trip and 0.5 ms more (serialization; no queue). The sender's sRTT is kept in 10 ms
+/// ticks (ns-2's `tcpTick_`), so `srtt_min` is 20 ms while the true RTT is a little longer, and
+/// the baseline carries a hair under `bw` even on an idle path (measured: 19.90 Mb/s).
+#[test]
+fn constant_baseline_delivers_its_window_once_per_rtt() {
+    let text = r#"
+name = "constant-alone"
+duration = "6s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
+access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+[[flows]]
+protocol = "ptcp"
+params = { bw = "20Mbps", constant = true, estimator = "oracle" }
+"#;
+    let r = run(text, &[]);
+    let f = &r.summary.flows[0];
+    let cw: Vec<f64> = r
+        .flow_series
+        .iter()
+        .filter(|s| s.flow == 0 && s.time.as_secs_f64() > 1.0)
+        .filter_map(|s| s.cwnd)
+        .collect();
+    assert!(cw.len() > 10);
+    let w = cw[0];
+    assert!(cw.iter().all(|&c| c == w), "the window never moves");
+    // bw · srtt_min = 2500 pkt/s · 20 ms.
+    assert!((w - 50.0).abs() < 1e-9, "{w}");
+    let p = f.ptcp.as_ref().unwrap();
+    let rtts: Vec<f64> = p
+        .eval_slots
+        .iter()
+        .filter(|e| e.start.as_secs_f64() >= 1.0)
+        .map(|e| w * 1000.0 * 8.0 / e.throughput_bps)
+        .collect();
+    eprintln!(
+        "constant alone: window {w:.2} pkts, goodput {:.2} Mb/s, RTT implied by each slot {:.3?} ms",
+        f.throughput_bps / 1e6,
+        rtts.iter().map(|x| x * 1e3).collect::<Vec<_>>()
+    );
+    assert!(rtts.len() >= 4);
+    assert!(
+        rtts.iter().all(|&x| (0.020..0.0205).contains(&x)),
+        "{rtts:?}"
+    );
+    assert_eq!(f.timeouts, 0);
 }
 
 const E4: &str = include_str!("../../../scenarios/001-e4-multi.toml");

@@ -151,7 +151,7 @@ impl Aggregate {
             .ctl
             .eq34(a.cwnd_sum, est)
             .map_or(k_min, |h| h / f64::from(a.n.max(1)));
-        self.ctl.bound(k_bw, k_max)
+        self.ctl.apply_bounds(k_bw, k_max)
     }
 }
 

@@ -27,6 +27,16 @@
 //!   need in the next round" (`k_bw = need − cwnd`). The spec's alternative, `k_bw = k_max`,
 //!   gives the same `k` whenever the need exceeds the cap, and this reading does not make a
 //!   flow that is already ahead jump to `k_max`.
+//! - **`a_j` of Eq. 2** is "the number of transmitted packets from the beginning of the control
+//!   slot" (001 Sec. 2.2.1), while the slot's throughput counts "successfully transmitted"
+//!   packets: new segments *sent* is the literal reading and the default
+//!   ([`PtcpConfig::eq2_count`]); counting segments *acknowledged* instead (the slot's own
+//!   measure, so packets in flight still count as needed) is the alternative. Neither closes
+//!   the slots that land just under `bw`: the carried target aims at exactly `bw` either way,
+//!   and in steady state the packets in flight at a slot's end are credited to the next slot
+//!   whichever is counted. Measured on E1 with the oracle (seed 1), slots after the first two
+//!   met: sent 11 of 14, acked 10 of 14; E2, 30 Reno flows, 20 Mb/s, oracle: sent 60.7 % (mean
+//!   20.05 Mb/s), acked 62.3 % (20.16 Mb/s).
 //! - **Eq. 3 / Eq. 4** `k_max = A·srtt_i − cwnd` while every earlier control slot of this
 //!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd`. The
 //!   condition is the union of the formula's ("any earlier control slot of the present
@@ -79,6 +89,20 @@ pub enum EstimatorKind {
     Oracle,
 }
 
+/// What `a_j` of Eq. 2 counts (001 Sec. 2.2.1: "the number of transmitted packets from the
+/// beginning of the control slot to when the j-th ACK packet is received").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Eq2Count {
+    /// New data segments sent since the control slot began: the literal reading ("transmitted",
+    /// where the slot's throughput counts "successfully transmitted" packets).
+    #[default]
+    Sent,
+    /// Segments cumulatively acknowledged since the control slot began: the count the slot's
+    /// throughput is judged on, so the packets in flight still count as needed.
+    Acked,
+}
+
 /// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
 /// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -106,6 +130,8 @@ pub struct PtcpConfig {
     /// eq2_reserve`. 2 is the prose of 001 Sec. 2.2.1 (one RTT for the ACK, one for a loss
     /// repair); 1 is the printed Eq. 2 (see the module documentation for the choice).
     pub eq2_reserve: u32,
+    /// What `a_j` of Eq. 2 counts (see [`Eq2Count`]); `sent` is the thesis' wording.
+    pub eq2_count: Eq2Count,
     /// Source of `A` and `P`.
     pub estimator: EstimatorKind,
     /// The inline estimator's parameters (used when [`PtcpConfig::estimator`] is `inline`).
@@ -142,6 +168,7 @@ impl Default for PtcpConfig {
             k_min_value: 1.0,                    // 001 Sec. 2.2.2, Reno
             cwnd_floor: 2.0,                     // spec 001 §2.5
             eq2_reserve: 2,                      // 001 Sec. 2.2.1, the prose
+            eq2_count: Eq2Count::Sent,           // 001 Sec. 2.2.1, "transmitted"
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
@@ -163,6 +190,7 @@ impl PtcpConfig {
         "k_min_value",
         "cwnd_floor",
         "eq2_reserve",
+        "eq2_count",
         "estimator",
         "inline",
         "oracle_window",
@@ -240,6 +268,39 @@ pub enum Regime {
     Eq4,
 }
 
+/// Which bound set `k` on an ACK: `k = max(k_min, min(k_bw, k_max))` (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Eq. 2's ideal increase was within the bounds.
+    KBw,
+    /// `k_max` (Eq. 3/4) cut Eq. 2 down.
+    KMax,
+    /// `k_min` raised `min(k_bw, k_max)` (only when `k_min` is on).
+    KMin,
+}
+
+impl Bound {
+    /// All bounds, in the order of [`CtrlSlot::bound_counts`].
+    pub const ALL: [Bound; 3] = [Bound::KBw, Bound::KMax, Bound::KMin];
+
+    /// `"k_bw"`, `"k_max"` or `"k_min"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::KBw => "k_bw",
+            Bound::KMax => "k_max",
+            Bound::KMin => "k_min",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Bound::KBw => 0,
+            Bound::KMax => 1,
+            Bound::KMin => 2,
+        }
+    }
+}
+
 /// One finished evaluation slot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EvalSlot {
@@ -263,6 +324,14 @@ pub struct CtrlSlot {
     /// Its throughput, pkt/s.
     pub tput: f64,
     pub regime: Regime,
+    /// The bound that set `k` on most of the slot's congestion-avoidance ACKs (ties go to
+    /// the earlier of [`Bound::ALL`]); `None` when no ACK of the slot was in congestion
+    /// avoidance (slow start, recovery). A diagnostic: it tells a slot missed because `k_max`
+    /// held the flow back from one missed with Eq. 2 in charge.
+    pub bound_by: Option<Bound>,
+    /// How many congestion-avoidance ACKs each bound set `k` on, in the order of
+    /// [`Bound::ALL`] (`k_bw`, `k_max`, `k_min`).
+    pub bound_counts: [u64; 3],
 }
 
 /// The per-flow (or, with the aggregate controller, per-group) PTCP state (spec 001 §2.11).
@@ -280,6 +349,9 @@ pub struct Ptcp {
     ctrl_len: Dur,
     /// `srtt_i`, frozen at the control slot's start, seconds.
     srtt_i: f64,
+    /// The last non-zero sRTT the sender reported, used while it has none (after a long
+    /// back-off the RTT estimator forgets its sRTT until the next sample).
+    last_srtt: Option<Dur>,
     /// Control slot index inside the evaluation slot.
     i: u32,
     g: f64,
@@ -295,6 +367,8 @@ pub struct Ptcp {
     k: f64,
     k_bw: f64,
     k_max: f64,
+    /// Per bound, the ACKs of this control slot on which it set `k` (see [`CtrlSlot`]).
+    bound_counts: [u64; 3],
     eval_log: Vec<EvalSlot>,
     ctrl_log: Vec<CtrlSlot>,
     /// `(time, s)` at every change of `s`.
@@ -320,6 +394,7 @@ impl Ptcp {
             ctrl_start: Time::ZERO,
             ctrl_len: Dur::ZERO,
             srtt_i: 0.0,
+            last_srtt: None,
             i: 0,
             g: bw,
             tput_prev: None,
@@ -332,6 +407,7 @@ impl Ptcp {
             k: cfg.k_min_value,
             k_bw: 0.0,
             k_max: 0.0,
+            bound_counts: [0; 3],
             eval_log: Vec::new(),
             ctrl_log: Vec::new(),
             s_log: vec![(Time::ZERO, cfg.s_init)],
@@ -390,9 +466,16 @@ impl Ptcp {
     /// An ACK moved the cumulative point by `acked` segments (any ACK, recovery included).
     /// Closes the slots that have ended first, so the ACK counts towards the new slot; `srtt`
     /// is the sender's smoothed RTT and `cwnd` its window. Slots start with the first ACK that
-    /// comes with an sRTT.
+    /// comes with an sRTT. When the sender has no sRTT at the moment (its estimator forgets it
+    /// after a long back-off, ns-2's `rtt_backoff`, until a new sample arrives), the last one it
+    /// had is used: the ACK is still counted and a slot boundary is still computed from a
+    /// real RTT, so the slot clock neither stalls nor collapses to zero-length slots (001
+    /// Sec. 2.2 defines slots in sRTTs and says nothing about a sender without one).
     pub fn on_acked(&mut self, now: Time, acked: u64, srtt: Option<Dur>, cwnd: f64) {
-        let Some(srtt) = srtt.filter(|d| !d.is_zero()) else {
+        if let Some(s) = srtt.filter(|d| !d.is_zero()) {
+            self.last_srtt = Some(s);
+        }
+        let Some(srtt) = self.last_srtt else {
             return;
         };
         if !self.started {
@@ -425,6 +508,7 @@ impl Ptcp {
         self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
         self.sent_in_ctrl = 0;
         self.acked_in_ctrl = 0;
+        self.bound_counts = [0; 3];
         self.regime = if self.missed_in_eval || self.prev_missed {
             Regime::Eq4
         } else {
@@ -454,6 +538,8 @@ impl Ptcp {
             target: self.g,
             tput,
             regime: self.regime,
+            bound_by: dominant(self.bound_counts),
+            bound_counts: self.bound_counts,
         });
         if !met {
             self.missed_in_eval = true;
@@ -511,7 +597,11 @@ impl Ptcp {
             0.0
         };
         let m = (s - n - f64::from(self.cfg.eq2_reserve)).max(1.0);
-        let need = (self.g * self.srtt_i * s - self.sent_in_ctrl as f64) / f64::from(n_pm.max(1));
+        let a = match self.cfg.eq2_count {
+            Eq2Count::Sent => self.sent_in_ctrl,
+            Eq2Count::Acked => self.acked_in_ctrl,
+        };
+        let need = (self.g * self.srtt_i * s - a as f64) / f64::from(n_pm.max(1));
         2.0 * (need - m * cwnd) / (m * (m + 1.0))
     }
 
@@ -537,8 +627,27 @@ impl Ptcp {
         }
         self.k_bw = self.eq2(now, cwnd);
         self.k_max = self.eq34(cwnd, est).unwrap_or(self.cfg.k_min_value);
-        self.k = self.bound(self.k_bw, self.k_max);
+        self.k = self.apply_bounds(self.k_bw, self.k_max);
         self.k
+    }
+
+    /// [`Ptcp::bound`], and count which bound set `k` towards the control slot's
+    /// [`CtrlSlot::bound_by`]. Called once per congestion-avoidance ACK.
+    pub fn apply_bounds(&mut self, k_bw: f64, k_max: f64) -> f64 {
+        self.bound_counts[self.binding(k_bw, k_max).index()] += 1;
+        self.bound(k_bw, k_max)
+    }
+
+    /// Which bound [`Ptcp::bound`] lets set `k`: `k_min` when it raises `min(k_bw, k_max)`,
+    /// else the smaller of `k_bw` and `k_max` (`k_bw` on a tie).
+    pub fn binding(&self, k_bw: f64, k_max: f64) -> Bound {
+        if self.cfg.k_min && k_bw.min(k_max) < self.cfg.k_min_value {
+            Bound::KMin
+        } else if k_bw <= k_max {
+            Bound::KBw
+        } else {
+            Bound::KMax
+        }
     }
 
     /// `k = min(k_bw, k_max)`, then at least `k_min` when that is on (module documentation).
@@ -555,6 +664,18 @@ impl Ptcp {
     pub fn started(&self) -> bool {
         self.started
     }
+}
+
+/// The bound with the most ACKs, ties to the earlier of [`Bound::ALL`]; `None` for no ACKs.
+fn dominant(counts: [u64; 3]) -> Option<Bound> {
+    let mut best: Option<Bound> = None;
+    for b in Bound::ALL {
+        let c = counts[b.index()];
+        if c > 0 && best.map_or(true, |x| c > counts[x.index()]) {
+            best = Some(b);
+        }
+    }
+    best
 }
 
 /// What a PTCP sender carries: the controller, its path source and the cumulative ACK it has
@@ -767,6 +888,34 @@ mod tests {
     }
 
     #[test]
+    fn eq2_counts_sent_or_acked_packets_as_configured() {
+        // s = 16, srtt = 25 ms, g = 2500 pkt/s: the slot needs 1000 packets. 300 sent and 240
+        // acknowledged at 100 ms (n = 4, m = 16 − 4 − 2 = 10), cwnd = 60.
+        let run = |count: Eq2Count| {
+            let mut p = Ptcp::new(
+                PtcpConfig {
+                    eq2_count: count,
+                    ..PtcpConfig::default()
+                },
+                1000,
+            );
+            p.on_acked(Time::ZERO, 0, Some(Dur::from_millis(25)), 60.0);
+            for _ in 0..300 {
+                p.on_data_sent();
+            }
+            p.on_acked(Time(100 * MS), 240, Some(Dur::from_millis(25)), 60.0);
+            p.eq2(Time(100 * MS), 60.0)
+        };
+        // sent (the default, 001's "transmitted"): 2·(1000 − 300 − 10·60)/(10·11) = 200/110.
+        assert!((run(Eq2Count::Sent) - 200.0 / 110.0).abs() < 1e-9);
+        assert_eq!(PtcpConfig::default().eq2_count, Eq2Count::Sent);
+        // acked: the 60 in flight still count as needed: 2·(1000 − 240 − 600)/110 = 320/110.
+        assert!((run(Eq2Count::Acked) - 320.0 / 110.0).abs() < 1e-9);
+        let c: PtcpConfig = toml::from_str("eq2_count = \"acked\"").unwrap();
+        assert_eq!(c.eq2_count, Eq2Count::Acked);
+    }
+
+    #[test]
     fn eq2_matches_the_worked_example() {
         // spec 001 §2.4 (the printed Eq. 2, reserve 1): s = 16, srtt = 25 ms, g = 2500 pkt/s,
         // n = 0, a = 0, cwnd = 40: k_bw = 2·(1000 − 15·40)/(15·16) = 800/240.
@@ -923,6 +1072,83 @@ mod tests {
         p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
         assert!(p.eval_slots()[0].met);
         assert_eq!(p.s(), 16, "cwnd 40 < bw·srtt = 62.5");
+    }
+
+    #[test]
+    fn slots_keep_the_last_srtt_while_the_sender_has_none() {
+        // After a long back-off the sender's RTT estimator forgets its sRTT (`srtt = None`)
+        // until a new sample. The ACKs in that gap still count, and the slot clock keeps
+        // running on the last sRTT (25 ms: control slots of 400 ms, evaluation slots of 800 ms)
+        // instead of stalling (ACKs dropped) or collapsing (zero-length slots).
+        let mut p = started(20);
+        for j in 0..800u64 {
+            p.on_acked(Time(j * MS / 2), 1, None, 40.0);
+        }
+        // 800 packets acknowledged with no sRTT in the first 400 ms: none lost.
+        p.on_acked(Time(400 * MS), 0, None, 40.0);
+        let c = p.ctrl_slots();
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!((c[0].start, c[0].end), (Time::ZERO, Time(400 * MS)));
+        assert!((c[0].tput - 2000.0).abs() < 1e-6, "{}", c[0].tput);
+        // The next boundary is again 16 × 25 ms later, and the evaluation slot ends at 800 ms.
+        p.on_acked(Time(799 * MS), 1, None, 40.0);
+        assert_eq!(p.ctrl_slots().len(), 1);
+        p.on_acked(Time(800 * MS), 0, None, 40.0);
+        assert_eq!(p.ctrl_slots().len(), 2);
+        let e = p.eval_slots();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].end, Time(800 * MS));
+        assert!((e[0].tput - 801.0 / 0.8).abs() < 1e-6, "{}", e[0].tput);
+        // A zero sRTT is no sample either.
+        p.on_acked(Time(1200 * MS), 0, Some(Dur::ZERO), 40.0);
+        assert_eq!(p.ctrl_slots().len(), 3);
+        assert_eq!(p.ctrl_slots()[2].end, Time(1200 * MS));
+        // Before any sRTT at all nothing starts.
+        let mut q = ptcp(20);
+        q.on_acked(Time(MS), 5, None, 10.0);
+        assert!(!q.started());
+    }
+
+    #[test]
+    fn each_control_slot_records_the_bound_that_set_k() {
+        let mut p = started(20);
+        assert_eq!(p.binding(5.0, 10.0), Bound::KBw);
+        assert_eq!(p.binding(5.0, 3.0), Bound::KMax);
+        assert_eq!(p.binding(0.5, 3.0), Bound::KMin);
+        assert_eq!(
+            p.binding(5.0, -27.5),
+            Bound::KMin,
+            "k_min wins over a negative k_max"
+        );
+        // First control slot (0-400 ms, Eq. 3): A = 4000 pkt/s, srtt = 25 ms, cwnd = 40 gives
+        // k_max = 60; Eq. 2 at n = 0, a = 0 gives 2·(1000 − 14·40)/(14·15) = 4.19 < 60.
+        let roomy = Some(PathEstimate {
+            available: 4000.0,
+            capacity: 12_000.0,
+        });
+        for _ in 0..3 {
+            assert!((p.increase(Time(MS), 40.0, roomy) - 880.0 / 210.0).abs() < 1e-9);
+        }
+        // A = 500 pkt/s: k_max = 12.5 − 40 < 0, so k_min sets k.
+        let busy = Some(PathEstimate {
+            available: 500.0,
+            capacity: 12_000.0,
+        });
+        assert_eq!(p.increase(Time(2 * MS), 40.0, busy), 1.0);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        let c = p.ctrl_slots()[0];
+        assert_eq!(c.bound_counts, [3, 0, 1]);
+        assert_eq!(c.bound_by, Some(Bound::KBw));
+        // The next slot (Eq. 4 after the miss) had no congestion-avoidance ACK at all.
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        let c = p.ctrl_slots()[1];
+        assert_eq!(
+            (c.regime, c.bound_by, c.bound_counts),
+            (Regime::Eq4, None, [0; 3])
+        );
+        // Ties go to the earlier of k_bw, k_max, k_min.
+        assert_eq!(dominant([0, 2, 2]), Some(Bound::KMax));
+        assert_eq!(dominant([1, 0, 1]), Some(Bound::KBw));
     }
 
     #[test]
