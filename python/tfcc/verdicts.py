@@ -90,7 +90,7 @@ def _time_column(m: Mapping[str, float | None], pattern: str) -> list[str]:
     """Letters for one convergence-time column (``pattern`` formats a scheme into a claim id)."""
     times = {p: m[pattern.format(p)] for p in SCHEMES if pattern.format(p) in m}
     # Under 1 s means the flow was already at the new level when the change came (IIAD in
-    # E2.3 is still descending from its start-up at 100 s): nothing converged, no letter.
+    # E2.3 without a warm-up, still descending from its start-up): nothing converged, no letter.
     known = [t for t in times.values() if t is not None and t >= 1.0]
     fastest = min(known) if known else None
     cells = []

@@ -634,4 +634,38 @@ mod tests {
         }
         assert_eq!(lost, [30, 10]);
     }
+
+    /// 003 E3.1 (Sec. 3.5.1): "the link drops a packet each time P packets have been received"
+    /// is one counter over all flows' arrivals, so where the drops land depends on the
+    /// interleaving, not on each flow's own count.
+    #[test]
+    fn aggregate_count_loss_counts_every_flows_packets_together() {
+        let spec = LinkSpec::new(
+            "lossy",
+            Rate::from_mbps(100),
+            Dur::ZERO,
+            QueueSpec::DropTail(QueueLimit::Packets(1_000_000)),
+        )
+        .with_loss(LossSpec {
+            model: LossModel::CountInterval {
+                mean: 10.0,
+                cv: 0.0,
+            },
+            scope: LossScope::Aggregate,
+        });
+        let mut l = Link::new(&spec, 1);
+        // Packets 10, 20, 30, ... of the aggregate are lost: in the pattern 0, 0, 0, 1 they fall
+        // on flow 0 and flow 1 in turn, 20 each, though flow 1 sends a quarter of the packets.
+        let mut lost = [0u32; 2];
+        let mut id = 0;
+        for _ in 0..100 {
+            for flow in [0u32, 0, 0, 1] {
+                if l.arrive(Time::ZERO, id, 100, flow) == Err(LinkDrop::Artificial) {
+                    lost[flow as usize] += 1;
+                }
+                id += 1;
+            }
+        }
+        assert_eq!(lost, [20, 20]);
+    }
 }

@@ -374,6 +374,60 @@ mod tests {
         assert!((f.increase_per_rtt(60.0) - 1.5 * 0.25 / 60.0).abs() < 1e-12);
     }
 
+    /// Mean window of a rule (or TCP's AIMD for `None`) over `intervals` inter-loss epochs of
+    /// the given lengths in RTTs, one loss event at the end of each, iterated per RTT (the
+    /// fluid model of 003's artificial-loss link with one drop per interval T).
+    fn mean_window(rule: Option<Rule>, intervals: &[u32]) -> f64 {
+        let mut f = rule.map(Friendly::new);
+        let (mut w, mut sum, mut n) = (50.0_f64, 0.0, 0.0);
+        for &x in intervals {
+            for _ in 0..x {
+                sum += w;
+                n += 1.0;
+                w += f.as_ref().map_or(1.0, |f| f.increase_per_rtt(w));
+            }
+            w = match f.as_mut() {
+                Some(f) => f.decrease(w),
+                None => (w / 2.0).max(1.0),
+            };
+        }
+        sum / n
+    }
+
+    /// 003 Sec. 2.5.1 (Fig. 2.1(b)) by the window rules alone, no TCP mechanics: with one loss
+    /// per 36 RTTs (E[T] = 5 s at 140 ms) every scheme keeps TCP's mean window when the losses
+    /// are periodic and falls below it when they are exponential (CV[T] = 1): GAIMD to ≈ 0.80,
+    /// IIAD, SQRT and AIAD/H to ≈ 0.76. The thesis' ≈ 0.6 for the last three is below what
+    /// their rules give here (docs/reproductions/taxonomy.md).
+    #[test]
+    fn window_rules_keep_tcps_window_under_periodic_loss_and_lose_under_exponential() {
+        let periodic = vec![36u32; 20_000];
+        // Exponential epochs of mean 36 RTTs from a fixed xorshift stream.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let exponential: Vec<u32> = (0..200_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let u = ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+                ((-36.0 * u.ln()).round() as u32).max(1)
+            })
+            .collect();
+        let tcp_p = mean_window(None, &periodic);
+        let tcp_e = mean_window(None, &exponential);
+        for (name, rule, lo, hi) in [
+            ("gaimd", Rule::Gaimd(GaimdConfig::default()), 0.77, 0.84),
+            ("iiad", Rule::Binomial(BinomialConfig::iiad()), 0.72, 0.80),
+            ("sqrt", Rule::Binomial(BinomialConfig::sqrt()), 0.72, 0.80),
+            ("aiadh", Rule::Aiadh(AiadhConfig::default()), 0.72, 0.80),
+        ] {
+            let p = mean_window(Some(rule.clone()), &periodic) / tcp_p;
+            let e = mean_window(Some(rule), &exponential) / tcp_e;
+            assert!((0.95..=1.05).contains(&p), "{name} periodic: {p:.3} of TCP");
+            assert!((lo..=hi).contains(&e), "{name} exponential: {e:.3} of TCP");
+        }
+    }
+
     #[test]
     fn bad_parameters_are_named() {
         let e = Rule::Gaimd(GaimdConfig {
