@@ -233,17 +233,29 @@ def compare(
 ) -> None:
     """Run a scenario on the simulator and on the testbed (root) and print one table, sim
     against testbed, per flow and metric."""
+    import signal
+
     from rich.console import Console
     from rich.table import Table
 
     from tfcc import testbed as tb
 
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # SIGTERM stops the runs as Ctrl-C does: the testbed child is told and waited for.
+    signal.signal(signal.SIGTERM, on_term)
     overrides = list(set_ or [])
     try:
         sim = tb.run(scenario, overrides, seed, backend="sim")
         bed = tb.run(scenario, overrides, seed, backend="testbed")
     except tb.TestbedError as e:
         raise _fail(str(e)) from None
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "interrupted: the runs were stopped and the testbed's namespaces removed\n"
+        )
+        raise typer.Exit(130) from None
     table = Table(title=f"{scenario.name}: simulator against testbed")
     for col in ("flow", "metric", "sim", "testbed"):
         table.add_column(col)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
@@ -58,14 +59,44 @@ def run(
             cmd += ["--set", o]
         if seed is not None:
             cmd += ["--seed", str(seed)]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            msg = (p.stderr.strip().splitlines() or ["no message"])[-1]
+        code, stderr = _run_child(cmd, Path(tmp) / "stderr")
+        if code != 0:
+            msg = (stderr.strip().splitlines() or ["no message"])[-1]
             raise TestbedError(f"{scenario.name} {list(overrides)} seed {seed}: {msg}")
         summary = json.loads((out / "summary.json").read_text())
         flows = pq.read_table(out / "timeseries.parquet").to_pydict()
         links = pq.read_table(out / "queues.parquet").to_pydict()
         return RunResult(summary, flows, links)
+
+
+#: How long an interrupted testbed run may take to remove its namespaces before it is killed
+#: (measured: about 30 ms).
+STOP_GRACE_S = 10.0
+
+
+def _run_child(cmd: list[str], stderr_path: Path) -> tuple[int, str]:
+    """Runs ``cmd`` to its end and returns (exit code, stderr), stderr going through a file in
+    the run's temporary directory. If this process is interrupted meanwhile (Ctrl-C, or SIGTERM
+    turned into KeyboardInterrupt by the caller), the child is sent SIGINT, which makes a
+    testbed run stop and delete its namespaces, and is waited for before the interrupt goes on:
+    ``subprocess.run`` would SIGKILL it and leave them behind."""
+    with open(stderr_path, "w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            # os.waitpid, not Popen.wait: on KeyboardInterrupt the latter first waits 0.25 s
+            # for the child to react to a terminal's Ctrl-C by itself.
+            _, status = os.waitpid(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        except BaseException:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+    return proc.returncode, stderr_path.read_text(errors="replace")
 
 
 def prerun_claims(

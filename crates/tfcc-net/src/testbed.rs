@@ -43,6 +43,9 @@ pub enum TestbedError {
     Command { cmd: String, msg: String },
     #[error("testbed: {0}")]
     Io(#[from] io::Error),
+    /// The caller's `tick` asked to stop (Ctrl-C): see [`run_flows_sampled`].
+    #[error("testbed run interrupted")]
+    Interrupted,
 }
 
 fn run<S: AsRef<str>>(args: &[S]) -> Result<(), TestbedError> {
@@ -373,7 +376,11 @@ pub fn run_flows(
 /// As [`run_flows`], with each receiver's delivered bytes sampled every `interval`, and
 /// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
 /// to its end) so the caller can apply scheduled changes and poll the queue. An error from
-/// `tick` is returned after the flows end.
+/// `tick` is returned after the flows end, except [`TestbedError::Interrupted`], which is
+/// returned at once: the flows' threads are left running (detached, in the namespaces) and
+/// end by themselves at the run's end, or with the process, which is what `tfcc run` does
+/// next after deleting the namespaces (dropping the [`Dumbbell`]), so a Ctrl-C takes effect
+/// within one tick.
 pub fn run_flows_sampled(
     bed: &Dumbbell,
     flows: &[(FlowKind, Duration)],
@@ -455,8 +462,10 @@ pub fn run_flows_sampled(
     loop {
         let elapsed = start.elapsed();
         if tick_err.is_none() {
-            if let Err(e) = tick(elapsed.min(duration)) {
-                tick_err = Some(e);
+            match tick(elapsed.min(duration)) {
+                Ok(()) => {}
+                Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
+                Err(e) => tick_err = Some(e),
             }
         }
         if elapsed >= duration {

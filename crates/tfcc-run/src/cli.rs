@@ -95,13 +95,12 @@ pub fn run_command(
         return fail(&e);
     }
     let mut bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
-    let mut progress = |now: Time, end: Time| {
-        bar.update(now.as_secs_f64(), end.as_secs_f64());
-        keep_going()
-    };
     let result = match prepared {
-        Some(p) => p.run(&mut progress),
-        None => crate::testbed::run(&args.scenario, &args.set, args.seed),
+        Some(p) => p.run(&mut |now: Time, end: Time| {
+            bar.update(now.as_secs_f64(), end.as_secs_f64());
+            keep_going()
+        }),
+        None => crate::testbed::run(&args.scenario, &args.set, args.seed, keep_going),
     };
     bar.clear();
     let finished = match result {

@@ -35,8 +35,15 @@ fn refuse(path: &Path, msg: String) -> RunError {
     RunError::Scenario(format!("{}: --backend testbed: {msg}", path.display()))
 }
 
-/// Runs the scenario at `path` on the testbed.
-pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finished, RunError> {
+/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
+/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
+/// removed, and [`RunError::Cancelled`] is returned.
+pub fn run(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Finished, RunError> {
     let wall = Instant::now();
     let (built, cubic) = load_with_cubic(path, overrides, seed)?;
     let link = built
@@ -151,6 +158,9 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     // overshoot before `measure_from` was reported as drops of the steady state.
     let mut at_window: Option<(u64, u64, u64)> = None;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
+        if !keep_going() {
+            return Err(TestbedError::Interrupted);
+        }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(qdisc_stats(&router, "rd").unwrap_or_default());
         }
@@ -187,8 +197,18 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         }
         Ok(())
     };
-    let results = run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
-        .map_err(|e| RunError::Scenario(e.to_string()))?;
+    let results = match run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
+    {
+        Ok(r) => r,
+        Err(TestbedError::Interrupted) => {
+            // The relay first (it holds the TUN in the router's namespace), then the
+            // namespaces; the flows' threads end with the process.
+            drop(relay);
+            drop(bed);
+            return Err(RunError::Cancelled);
+        }
+        Err(e) => return Err(RunError::Scenario(e.to_string())),
+    };
     let relay_stats = match relay {
         Some(r) => Some(
             r.stop()
