@@ -141,8 +141,11 @@ def prerun_claims(
 #: The per-flow quantities ``tfcc compare`` puts side by side, as (summary key, label, scale).
 FLOW_METRICS = (
     ("throughput_bps", "throughput Mb/s", 1e-6),
-    # Packet counts, loss and RTT are not collected on the testbed yet (0 / null there).
     ("bytes_delivered", "delivered MB", 1e-6),
+    # From the tfcc endpoints' own statistics on the testbed; kernel TCP flows have none
+    # there yet (null, printed as a dash).
+    ("loss_event_rate", "loss event rate", 1.0),
+    ("mean_rtt_s", "mean RTT ms", 1e3),
 )
 
 
@@ -158,7 +161,15 @@ def compare_rows(
         if b["protocol"] != a["protocol"]:
             name += f" / {b['protocol']}"
         for key, label, scale in FLOW_METRICS:
-            rows.append((name, label, a[key] * scale, b[key] * scale))
+            va, vb = a.get(key), b.get(key)
+            rows.append(
+                (
+                    name,
+                    label,
+                    None if va is None else va * scale,
+                    None if vb is None else vb * scale,
+                )
+            )
     sl = {x["name"]: x for x in sim.summary["links"]}
     tl = {x["name"]: x for x in testbed.summary["links"]}
     if "bottleneck" in sl and "bottleneck" in tl:

@@ -317,6 +317,8 @@ pub struct FlowResult {
     pub sender: Vec<SenderSample>,
     /// The sender's transport counters at its end (tfcc flows only).
     pub sender_counters: Option<crate::Counters>,
+    /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
+    pub window_loss_events: Option<u64>,
 }
 
 /// A tfcc sender's state at one sampling instant (`None` before the flow starts).
@@ -330,6 +332,11 @@ pub struct SenderSample {
     pub p: Option<f64>,
     /// Smoothed RTT.
     pub rtt: Option<tfcc_core::Dur>,
+    /// Data packets sent so far.
+    pub packets_sent: u64,
+    /// Loss events the sender has counted so far (window-based protocols; 0 for TFRC, whose
+    /// receiver counts them: [`FlowResult::window_loss_events`]).
+    pub loss_events: u64,
 }
 
 impl FlowResult {
@@ -524,6 +531,8 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             cwnd: st.cwnd,
             p: st.p,
             rtt: st.rtt,
+            packets_sent: st.packets_sent,
+            loss_events: st.loss_events,
         });
     }
     s.run_until(at(clk.duration))?;
@@ -577,11 +586,13 @@ fn udp_receiver<R: Receiver>(
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
     let mut before = None;
+    let mut events_before = 0;
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
         if before.is_none() && t > clk.measure_from {
             s.run_until(at(clk.measure_from))?;
             before = Some(s.delivered_bytes());
+            events_before = s.endpoint().stats().loss_events;
         }
         s.run_until(at(t))?;
         delivered.push(s.delivered_bytes());
@@ -589,12 +600,18 @@ fn udp_receiver<R: Receiver>(
     if before.is_none() {
         s.run_until(at(clk.measure_from))?;
         before = Some(s.delivered_bytes());
+        events_before = s.endpoint().stats().loss_events;
     }
     // The window ends with the run, as in the simulator: bytes delivered while the queue
     // drains afterwards count towards the total only (they had inflated goodput by the
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
+    let window_events = s
+        .endpoint()
+        .stats()
+        .loss_events
+        .saturating_sub(events_before);
     // Half a second past the sender's end lets the last packets drain from the queue.
     s.run_until(at(clk.duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
@@ -602,6 +619,7 @@ fn udp_receiver<R: Receiver>(
         window_bytes: in_window - before.unwrap_or(0),
         total_bytes: total,
         delivered,
+        window_loss_events: Some(window_events),
         ..FlowResult::default()
     })
 }
