@@ -311,9 +311,10 @@ pub struct FlowResult {
     /// Payload bytes delivered by the end of each sampling interval: entry `k` at
     /// `(k + 1) · interval` after the run's start, up to its end.
     pub delivered: Vec<u64>,
-    /// The sender endpoint's state at the same instants (tfcc flows only; empty for kernel
-    /// TCP, whose state the kernel keeps): what `tfcc compare` sets beside the simulator's
-    /// time series to tell a transport problem from a protocol one.
+    /// The sender's state at the same instants: a tfcc sender endpoint's statistics, or for
+    /// kernel TCP its smoothed RTT and congestion window from `TCP_INFO` (tcp(7)); what
+    /// `tfcc compare` sets beside the simulator's time series to tell a transport problem
+    /// from a protocol one.
     pub sender: Vec<SenderSample>,
     /// The sender's transport counters at its end (tfcc flows only).
     pub sender_counters: Option<crate::Counters>,
@@ -456,10 +457,7 @@ pub fn run_flows_sampled(
                     )?;
                     run_sender(s, clk)
                 }
-                FlowKind::Tcp(cc) => {
-                    tcp_sender(to, &cc, start + duration)?;
-                    Ok(SenderRun::default())
-                }
+                FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk),
             }
         });
         handles.push((rx, tx));
@@ -688,7 +686,41 @@ fn tcp_receiver(
     })
 }
 
-fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
+/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT and congestion window in
+/// segments, as a [`SenderSample`] (no rate, `p` or counts).
+fn tcp_sample(c: &TcpStream) -> SenderSample {
+    // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    let rc = unsafe {
+        libc::getsockopt(
+            c.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return SenderSample::default();
+    }
+    SenderSample {
+        rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
+        cwnd: Some(f64::from(info.tcpi_snd_cwnd)),
+        ..SenderSample::default()
+    }
+}
+
+/// A bulk sender to the end of the run, sampling `TCP_INFO` at the run's sampling instants.
+fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking) -> io::Result<SenderRun> {
+    let end = clk.start + clk.duration;
+    let n_samples = clk.samples();
+    let mut samples = Vec::with_capacity(n_samples);
+    let due = |k: usize| clk.start + clk.interval * (k as u32 + 1);
+    // Instants before the connection exists stay empty.
+    while samples.len() < n_samples && Instant::now() >= due(samples.len()) {
+        samples.push(SenderSample::default());
+    }
     let mut c = TcpStream::connect(to)?;
     let name = cc.as_bytes();
     // SAFETY: TCP_CONGESTION takes the algorithm name as bytes of the given length.
@@ -707,9 +739,18 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
             io::Error::last_os_error()
         )));
     }
-    c.set_write_timeout(Some(Duration::from_millis(50)))?;
+    // Short, so that a sampling instant is not missed by more than a few ms while the send
+    // buffer is full.
+    c.set_write_timeout(Some(Duration::from_millis(5)))?;
     let buf = vec![0u8; 1 << 16];
-    while Instant::now() < end {
+    loop {
+        let now = Instant::now();
+        while samples.len() < n_samples && now >= due(samples.len()) {
+            samples.push(tcp_sample(&c));
+        }
+        if now >= end {
+            break;
+        }
         match c.write(&buf) {
             Ok(_) => {}
             Err(e)
@@ -720,7 +761,10 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(SenderRun {
+        samples,
+        counters: None,
+    })
 }
 
 /// A reading of the bottleneck's qdisc (`tc -s`): cumulative counters and the backlog now.

@@ -12,8 +12,10 @@
 //! other links, other protocols. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate and mean RTT come from the endpoints' own statistics, read at the sampling instants
-//! (as the simulator's recorder reads them); kernel TCP flows have none of them yet (0 / null),
-//! nor does any flow have a per-flow count of lost packets.
+//! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
+//! smoothed RTT (`TCP_INFO`) at the same instants, and packets sent and the loss event rate are
+//! not collected (0 / null: the kernel counts retransmitted segments, not congestion
+//! responses). No flow has a per-flow count of lost packets.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -276,10 +278,10 @@ pub fn run(
             },
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
-            packets_sent: own.map_or(0, |o| o.packets_sent),
+            packets_sent: own.packets_sent,
             packets_lost: 0,
-            loss_event_rate: own.map(|o| o.loss_event_rate),
-            mean_rtt_s: own.and_then(|o| o.mean_rtt_s),
+            loss_event_rate: own.loss_event_rate,
+            mean_rtt_s: own.mean_rtt_s,
             cov: None,
             retransmits: 0,
             timeouts: 0,
@@ -343,27 +345,25 @@ pub fn run(
     })
 }
 
-/// A tfcc flow's figures over the measurement window from its endpoints' statistics.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A flow's figures over the measurement window from its endpoints' statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct EndpointFigures {
+    /// Data packets sent (tfcc flows; 0 for kernel TCP).
     packets_sent: u64,
     /// Loss events per data packet sent: the sender's count where it keeps one (TFWC), else
-    /// the receiver's (TFRC), as in tfcc_sim::recorder.
-    loss_event_rate: f64,
+    /// the receiver's (TFRC), as in tfcc_sim::recorder; `None` for kernel TCP.
+    loss_event_rate: Option<f64>,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     mean_rtt_s: Option<f64>,
 }
 
-/// `None` for kernel TCP flows (no sender samples).
+/// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
 fn endpoint_figures(
     r: &tfcc_net::testbed::FlowResult,
     interval: Duration,
     measure_from: Duration,
     duration: Duration,
-) -> Option<EndpointFigures> {
-    if r.sender.is_empty() {
-        return None;
-    }
+) -> EndpointFigures {
     // Sample k (0-based) is taken at (k + 1) · interval.
     let k_of = |t: Duration| (t.as_nanos() / interval.as_nanos().max(1)) as usize;
     let at = |t: Duration| match k_of(t) {
@@ -390,15 +390,22 @@ fn endpoint_figures(
         .filter(|(k, _)| k + 1 > k_of(measure_from))
         .filter_map(|(_, s)| s.rtt.map(|d| d.as_secs_f64()))
         .collect();
-    Some(EndpointFigures {
+    let mean_rtt_s = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
+    if r.sender_counters.is_none() {
+        return EndpointFigures {
+            mean_rtt_s,
+            ..EndpointFigures::default()
+        };
+    }
+    EndpointFigures {
         packets_sent,
-        loss_event_rate: if packets_sent > 0 {
+        loss_event_rate: Some(if packets_sent > 0 {
             events as f64 / packets_sent as f64
         } else {
             0.0
-        },
-        mean_rtt_s: (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64),
-    })
+        }),
+        mean_rtt_s,
+    }
 }
 
 /// Checks that the scenario loads for the testbed (`tcp-cubic` accepted), without running it.
@@ -473,8 +480,8 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
             c.throughput_bps
                 .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
-            // The sender's state where a tfcc sender reported it (rate in bit/s as the
-            // simulator records it); kernel TCP keeps its own.
+            // The sender's state: a tfcc sender's statistics (rate in bit/s as the simulator
+            // records it), or kernel TCP's smoothed RTT and cwnd (segments) from TCP_INFO.
             let st = r.sender.get(k).copied().unwrap_or_default();
             c.cwnd.push(st.cwnd);
             c.rate_bps.push(st.rate.map(|x| x * 8.0));
@@ -562,6 +569,7 @@ mod tests {
         let mut r = FlowResult {
             sender: (1..=10).map(|k| sample(k, 0)).collect(),
             window_loss_events: Some(3),
+            sender_counters: Some(tfcc_net::Counters::default()),
             ..FlowResult::default()
         };
         let (iv, from, to) = (
@@ -569,16 +577,24 @@ mod tests {
             Duration::from_secs(4),
             Duration::from_secs(10),
         );
-        let f = endpoint_figures(&r, iv, from, to).unwrap();
+        let f = endpoint_figures(&r, iv, from, to);
         assert_eq!(f.packets_sent, 600);
-        assert_eq!(f.loss_event_rate, 3.0 / 600.0);
+        assert_eq!(f.loss_event_rate, Some(3.0 / 600.0));
         // RTT samples at 5..=10 s: 45..=50 ms.
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
-        let f = endpoint_figures(&r, iv, from, to).unwrap();
-        assert_eq!(f.loss_event_rate, 12.0 / 600.0);
+        let f = endpoint_figures(&r, iv, from, to);
+        assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
+        // Kernel TCP: no counters; the RTT only.
+        r.sender_counters = None;
+        let f = endpoint_figures(&r, iv, from, to);
+        assert_eq!((f.packets_sent, f.loss_event_rate), (0, None));
+        assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender.clear();
-        assert_eq!(endpoint_figures(&r, iv, from, to), None);
+        assert_eq!(
+            endpoint_figures(&r, iv, from, to),
+            EndpointFigures::default()
+        );
     }
 
     #[test]
