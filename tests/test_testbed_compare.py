@@ -1,5 +1,5 @@
 """``tfcc compare``'s rows (tfcc.testbed.compare_rows): a metric the testbed does not collect
-for a flow (kernel TCP's loss event rate and RTT) is a dash, not an error."""
+for a flow (kernel TCP's loss event rate) is a dash, not an error."""
 
 from __future__ import annotations
 

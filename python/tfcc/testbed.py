@@ -142,8 +142,8 @@ def prerun_claims(
 FLOW_METRICS = (
     ("throughput_bps", "throughput Mb/s", 1e-6),
     ("bytes_delivered", "delivered MB", 1e-6),
-    # From the tfcc endpoints' own statistics on the testbed; kernel TCP flows have none
-    # there yet (null, printed as a dash).
+    # On the testbed from the tfcc endpoints' own statistics, and for kernel TCP the RTT from
+    # TCP_INFO; kernel TCP has no loss event rate there (null, printed as a dash).
     ("loss_event_rate", "loss event rate", 1.0),
     ("mean_rtt_s", "mean RTT ms", 1e3),
 )
