@@ -243,8 +243,9 @@ pub fn run(
     for (i, r) in results.iter().enumerate() {
         if let Some(c) = r.sender_counters {
             eprintln!(
-                "flow {i} sender: {} datagrams, {} send errors, {} reports read, {} unstamped",
-                c.sent, c.send_errors, c.received, c.unstamped
+                "flow {i} sender: {} datagrams, {} send errors ({} buffer full), {} reports \
+                 read, {} unstamped",
+                c.sent, c.send_errors, c.buffer_full, c.received, c.unstamped
             );
         }
     }
