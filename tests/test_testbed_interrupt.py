@@ -111,3 +111,61 @@ def test_compare_stops_its_testbed_child_on_sigterm(tmp_path: Path) -> None:
     assert "interrupted" in err
     left = set(namespaces("tfcc-")) & set(names)
     assert not left, left
+
+
+CLAIMS = """
+title = "interrupt test"
+
+[[claims]]
+id = "tfrc-vs-reno"
+thesis = "004"
+section = "none"
+claim = "a testbed run to interrupt"
+scenario = "tb.toml"
+seeds = [1, 2]
+metric = "throughput_ratio"
+args = { protocol = "tfrc", other = "tcp" }
+target = 1.0
+tolerance = { rel = 0.5 }
+testbed = true
+"""
+
+
+def test_a_testbed_reproduction_stops_its_runs_on_sigterm(tmp_path: Path) -> None:
+    # Only the Python process is signalled (not its process group, as a terminal's Ctrl-C
+    # would): the runs its worker threads wait for must be stopped by it.
+    (tmp_path / "tb.toml").write_text(SCENARIO)
+    claims = tmp_path / "claims.toml"
+    claims.write_text(CLAIMS)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.entry", "reproduce", str(claims), "--backend", "testbed"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+
+    def testbed_namespaces() -> list[str]:
+        # The runs are started by worker threads: their children are listed per thread.
+        pids = []
+        for f in Path(f"/proc/{p.pid}/task").glob("*/children"):
+            try:
+                pids += f.read_text().split()
+            except OSError:  # the thread ended meanwhile
+                pass
+        return [n for pid in pids for n in namespaces(f"tfcc-{pid}-")]
+
+    try:
+        # Two seeds, two runs side by side: six namespaces.
+        assert wait_for(lambda: len(testbed_namespaces()) == 6, 30.0), "runs never started"
+        names = testbed_namespaces()
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    left = set(namespaces("tfcc-")) & set(names)
+    assert not left, left

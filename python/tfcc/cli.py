@@ -174,9 +174,17 @@ def reproduce(
         if not claims:
             raise _fail(f"{name}: no claim is marked testbed = true")
         console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
-        runner = tb.prerun_claims(
-            claims, on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim")
-        )
+        _sigterm_interrupts()
+        try:
+            runner = tb.prerun_claims(
+                claims,
+                on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim"),
+            )
+        except KeyboardInterrupt:
+            sys.stderr.write(
+                "interrupted: the testbed runs were stopped and their namespaces removed\n"
+            )
+            raise typer.Exit(130) from None
     elif not serial:
         if runs is None:
             tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
@@ -223,6 +231,17 @@ def reproduce(
         raise typer.Exit(1)
 
 
+def _sigterm_interrupts() -> None:
+    """Makes SIGTERM stop testbed runs as Ctrl-C does: as KeyboardInterrupt, on which their
+    processes are told to stop and are waited for (tfcc.testbed)."""
+    import signal
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
 @app.command()
 def compare(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
@@ -233,18 +252,12 @@ def compare(
 ) -> None:
     """Run a scenario on the simulator and on the testbed (root) and print one table, sim
     against testbed, per flow and metric."""
-    import signal
-
     from rich.console import Console
     from rich.table import Table
 
     from tfcc import testbed as tb
 
-    def on_term(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    # SIGTERM stops the runs as Ctrl-C does: the testbed child is told and waited for.
-    signal.signal(signal.SIGTERM, on_term)
+    _sigterm_interrupts()
     overrides = list(set_ or [])
     try:
         sim = tb.run(scenario, overrides, seed, backend="sim")

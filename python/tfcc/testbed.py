@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -74,6 +75,23 @@ def run(
 STOP_GRACE_S = 10.0
 
 
+#: Testbed runs in progress, so that an interrupt of a reproduction, which only its main thread
+#: sees, can stop the runs that its worker threads wait for; and whether it is stopping (no new
+#: run starts then). Both under the lock.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = [False]
+
+
+def _stop_live() -> None:
+    """Sends SIGINT to every testbed run in progress and lets no new one start."""
+    with _LIVE_LOCK:
+        _STOPPING[0] = True
+        for proc in _LIVE:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+
+
 def _run_child(cmd: list[str], stderr_path: Path) -> tuple[int, str]:
     """Runs ``cmd`` to its end and returns (exit code, stderr), stderr going through a file in
     the run's temporary directory. If this process is interrupted meanwhile (Ctrl-C, or SIGTERM
@@ -81,7 +99,11 @@ def _run_child(cmd: list[str], stderr_path: Path) -> tuple[int, str]:
     testbed run stop and delete its namespaces, and is waited for before the interrupt goes on:
     ``subprocess.run`` would SIGKILL it and leave them behind."""
     with open(stderr_path, "w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        with _LIVE_LOCK:
+            if _STOPPING[0]:
+                raise TestbedError("interrupted before it started")
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            _LIVE.add(proc)
         try:
             # os.waitpid, not Popen.wait: on KeyboardInterrupt the latter first waits 0.25 s
             # for the child to react to a terminal's Ctrl-C by itself.
@@ -96,6 +118,9 @@ def _run_child(cmd: list[str], stderr_path: Path) -> tuple[int, str]:
                 proc.kill()
                 proc.wait()
             raise
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
     return proc.returncode, stderr_path.read_text(errors="replace")
 
 
@@ -124,8 +149,17 @@ def prerun_claims(
         if on_done is not None:
             on_done(len(results), len(keys))
 
+    with _LIVE_LOCK:
+        _STOPPING[0] = False
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        list(pool.map(one, keys))
+        try:
+            list(pool.map(one, keys))
+        except BaseException:
+            # Ctrl-C or SIGTERM: the main thread alone sees it. No queued run starts, the
+            # running ones are told to stop (they remove their namespaces) and are waited for.
+            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_live()
+            raise
 
     def runner(scenario: Path, overrides: list[str], seed: int) -> RunResult:
         r = results.get((str(scenario), tuple(overrides), seed))
