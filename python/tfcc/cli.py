@@ -174,9 +174,17 @@ def reproduce(
         if not claims:
             raise _fail(f"{name}: no claim is marked testbed = true")
         console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
-        runner = tb.prerun_claims(
-            claims, on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim")
-        )
+        _sigterm_interrupts()
+        try:
+            runner = tb.prerun_claims(
+                claims,
+                on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim"),
+            )
+        except KeyboardInterrupt:
+            sys.stderr.write(
+                "interrupted: the testbed runs were stopped and their namespaces removed\n"
+            )
+            raise typer.Exit(130) from None
     elif not serial:
         if runs is None:
             tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
@@ -223,6 +231,17 @@ def reproduce(
         raise typer.Exit(1)
 
 
+def _sigterm_interrupts() -> None:
+    """Makes SIGTERM stop testbed runs as Ctrl-C does: as KeyboardInterrupt, on which their
+    processes are told to stop and are waited for (tfcc.testbed)."""
+    import signal
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
 @app.command()
 def compare(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
@@ -238,12 +257,18 @@ def compare(
 
     from tfcc import testbed as tb
 
+    _sigterm_interrupts()
     overrides = list(set_ or [])
     try:
         sim = tb.run(scenario, overrides, seed, backend="sim")
         bed = tb.run(scenario, overrides, seed, backend="testbed")
     except tb.TestbedError as e:
         raise _fail(str(e)) from None
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "interrupted: the runs were stopped and the testbed's namespaces removed\n"
+        )
+        raise typer.Exit(130) from None
     table = Table(title=f"{scenario.name}: simulator against testbed")
     for col in ("flow", "metric", "sim", "testbed"):
         table.add_column(col)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,14 +60,68 @@ def run(
             cmd += ["--set", o]
         if seed is not None:
             cmd += ["--seed", str(seed)]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            msg = (p.stderr.strip().splitlines() or ["no message"])[-1]
+        code, stderr = _run_child(cmd, Path(tmp) / "stderr")
+        if code != 0:
+            msg = (stderr.strip().splitlines() or ["no message"])[-1]
             raise TestbedError(f"{scenario.name} {list(overrides)} seed {seed}: {msg}")
         summary = json.loads((out / "summary.json").read_text())
         flows = pq.read_table(out / "timeseries.parquet").to_pydict()
         links = pq.read_table(out / "queues.parquet").to_pydict()
         return RunResult(summary, flows, links)
+
+
+#: How long an interrupted testbed run may take to remove its namespaces before it is killed
+#: (measured: about 30 ms).
+STOP_GRACE_S = 10.0
+
+
+#: Testbed runs in progress, so that an interrupt of a reproduction, which only its main thread
+#: sees, can stop the runs that its worker threads wait for; and whether it is stopping (no new
+#: run starts then). Both under the lock.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = [False]
+
+
+def _stop_live() -> None:
+    """Sends SIGINT to every testbed run in progress and lets no new one start."""
+    with _LIVE_LOCK:
+        _STOPPING[0] = True
+        for proc in _LIVE:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+
+
+def _run_child(cmd: list[str], stderr_path: Path) -> tuple[int, str]:
+    """Runs ``cmd`` to its end and returns (exit code, stderr), stderr going through a file in
+    the run's temporary directory. If this process is interrupted meanwhile (Ctrl-C, or SIGTERM
+    turned into KeyboardInterrupt by the caller), the child is sent SIGINT, which makes a
+    testbed run stop and delete its namespaces, and is waited for before the interrupt goes on:
+    ``subprocess.run`` would SIGKILL it and leave them behind."""
+    with open(stderr_path, "w") as err:
+        with _LIVE_LOCK:
+            if _STOPPING[0]:
+                raise TestbedError("interrupted before it started")
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            _LIVE.add(proc)
+        try:
+            # os.waitpid, not Popen.wait: on KeyboardInterrupt the latter first waits 0.25 s
+            # for the child to react to a terminal's Ctrl-C by itself.
+            _, status = os.waitpid(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        except BaseException:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
+    return proc.returncode, stderr_path.read_text(errors="replace")
 
 
 def prerun_claims(
@@ -93,8 +149,17 @@ def prerun_claims(
         if on_done is not None:
             on_done(len(results), len(keys))
 
+    with _LIVE_LOCK:
+        _STOPPING[0] = False
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        list(pool.map(one, keys))
+        try:
+            list(pool.map(one, keys))
+        except BaseException:
+            # Ctrl-C or SIGTERM: the main thread alone sees it. No queued run starts, the
+            # running ones are told to stop (they remove their namespaces) and are waited for.
+            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_live()
+            raise
 
     def runner(scenario: Path, overrides: list[str], seed: int) -> RunResult:
         r = results.get((str(scenario), tuple(overrides), seed))
@@ -110,8 +175,11 @@ def prerun_claims(
 #: The per-flow quantities ``tfcc compare`` puts side by side, as (summary key, label, scale).
 FLOW_METRICS = (
     ("throughput_bps", "throughput Mb/s", 1e-6),
-    # Packet counts, loss and RTT are not collected on the testbed yet (0 / null there).
     ("bytes_delivered", "delivered MB", 1e-6),
+    # On the testbed from the tfcc endpoints' own statistics, and for kernel TCP the RTT from
+    # TCP_INFO; kernel TCP has no loss event rate there (null, printed as a dash).
+    ("loss_event_rate", "loss event rate", 1.0),
+    ("mean_rtt_s", "mean RTT ms", 1e3),
 )
 
 
@@ -127,7 +195,15 @@ def compare_rows(
         if b["protocol"] != a["protocol"]:
             name += f" / {b['protocol']}"
         for key, label, scale in FLOW_METRICS:
-            rows.append((name, label, a[key] * scale, b[key] * scale))
+            va, vb = a.get(key), b.get(key)
+            rows.append(
+                (
+                    name,
+                    label,
+                    None if va is None else va * scale,
+                    None if vb is None else vb * scale,
+                )
+            )
     sl = {x["name"]: x for x in sim.summary["links"]}
     tl = {x["name"]: x for x in testbed.summary["links"]}
     if "bottleneck" in sl and "bottleneck" in tl:

@@ -45,6 +45,11 @@ struct SendArgs {
     /// Report interval, e.g. 1s.
     #[arg(long, default_value = "1s")]
     report: String,
+    /// Run the session under SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE),
+    /// as the testbed does: on a busy machine normal priority leaves sends and reads
+    /// milliseconds late.
+    #[arg(long, value_name = "PRIO")]
+    realtime: Option<i32>,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -66,6 +71,11 @@ struct RecvArgs {
     /// Report interval, e.g. 1s.
     #[arg(long, default_value = "1s")]
     report: String,
+    /// Run the session under SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE),
+    /// as the testbed does: on a busy machine normal priority leaves sends and reads
+    /// milliseconds late.
+    #[arg(long, value_name = "PRIO")]
+    realtime: Option<i32>,
 }
 
 fn parse<T: Parser>(name: &str, argv: &[String]) -> Result<T, i32> {
@@ -82,6 +92,46 @@ fn parse<T: Parser>(name: &str, argv: &[String]) -> Result<T, i32> {
 fn fail(msg: &str) -> i32 {
     eprintln!("error: {msg}");
     2
+}
+
+/// The session configuration of `--realtime PRIO`, refused with a clear message when the
+/// priority is out of range or the thread may not be made real-time.
+fn session_config(realtime: Option<i32>) -> Result<SessionConfig, String> {
+    if let Some(p) = realtime {
+        if !(1..=99).contains(&p) {
+            return Err(format!("--realtime {p}: SCHED_FIFO priorities are 1 to 99"));
+        }
+        // Try it here, so that the error names the flag rather than the session.
+        let before = current_policy();
+        crate::socket::set_realtime(p).map_err(|e| {
+            format!(
+                "--realtime {p}: cannot set SCHED_FIFO ({e}); run as root or with CAP_SYS_NICE, \
+                 or drop --realtime"
+            )
+        })?;
+        restore_policy(before);
+    }
+    Ok(SessionConfig {
+        realtime,
+        ..SessionConfig::default()
+    })
+}
+
+fn current_policy() -> (i32, libc::sched_param) {
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pid 0 is the calling thread; `param` is a valid out-pointer.
+    let policy = unsafe {
+        libc::sched_getparam(0, &mut param);
+        libc::sched_getscheduler(0)
+    };
+    (policy.max(0), param)
+}
+
+fn restore_policy((policy, param): (i32, libc::sched_param)) {
+    // SAFETY: pid 0 is the calling thread; `param` came from sched_getparam.
+    unsafe {
+        libc::sched_setscheduler(0, policy, &param);
+    }
 }
 
 fn dur(flag: &str, v: &str) -> Result<Dur, String> {
@@ -134,7 +184,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", a.to))?
             .next()
             .ok_or_else(|| format!("{}: no address", a.to))?;
-    let cfg = SessionConfig::default();
+    let cfg = session_config(a.realtime)?;
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
@@ -175,7 +225,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
 fn recv(a: &RecvArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
     let every = dur("report", &a.report)?;
-    let cfg = SessionConfig::default();
+    let cfg = session_config(a.realtime)?;
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcReceiver::new(tfrc_config(&a.preset, None)?);
@@ -238,15 +288,17 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     }
     let c = s.counters();
     println!(
-        "sent {} datagrams, {:.3} Mb/s average; send errors {}, feedback {} (malformed {}, unexpected {})",
+        "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {})",
         c.sent,
         mbps(c.sent_bytes, duration),
         c.send_errors,
+        c.buffer_full,
         c.received,
         c.malformed,
         c.unexpected
     );
-    println!("pacing lateness (gap error): {}", s.lateness().summary());
+    println!("pacing lateness: {}", s.lateness().summary());
+    println!("pacing gap error: {}", s.gap_error().summary());
     Ok(())
 }
 

@@ -1,10 +1,13 @@
-//! How late packets leave against the time their endpoint asked for.
+//! How late packets leave against the time their endpoint asked for, and how far the gaps
+//! between them are from the gaps the endpoint scheduled.
 //!
 //! A rate-paced endpoint reports its next send time through `next_timeout` and computes the
-//! following one from the time it is actually polled (TFRC: `next = now + s/X`), so a late send
-//! does not shorten the next gap: the error of each inter-packet gap equals the lateness of the
-//! packet that ends it. One histogram (1 µs buckets up to 20 ms, allocated once) gives the
-//! percentiles without storing per-packet samples.
+//! following one from the time it is polled (TFRC: `next = now + s/X`). The session polls it
+//! at the requested time when the send is at most `SessionConfig::catch_up` late, so lateness
+//! and gap error differ: a late packet followed by one on time gives one long gap and one
+//! short one. Both are kept: [`Lateness`] (send time minus requested time) and [`GapError`]
+//! (actual minus scheduled gap, issue 11's measure). One histogram (1 µs buckets up to 20 ms,
+//! allocated once) gives the percentiles without storing per-packet samples.
 
 use tfcc_core::time::Dur;
 
@@ -102,6 +105,58 @@ impl Lateness {
     }
 }
 
+/// The error of inter-packet gaps: actual gap minus scheduled gap, per paced packet. The
+/// magnitude goes into a [`Lateness`] histogram (percentiles); the signed mean shows whether
+/// the gaps are longer on average (a rate below the endpoint's) or just jittered.
+#[derive(Clone, Debug, Default)]
+pub struct GapError {
+    abs: Lateness,
+    signed_sum_ns: i128,
+    longer: u64,
+}
+
+impl GapError {
+    /// One gap: `actual` between the two sends, `scheduled` by the endpoint.
+    pub fn record(&mut self, actual: Dur, scheduled: Dur) {
+        let err = i128::from(actual.0) - i128::from(scheduled.0);
+        self.signed_sum_ns += err;
+        if err > 0 {
+            self.longer += 1;
+        }
+        self.abs
+            .record(Dur(u64::try_from(err.unsigned_abs()).unwrap_or(u64::MAX)));
+    }
+
+    /// Percentiles and maximum of `|actual - scheduled|`.
+    pub fn magnitude(&self) -> &Lateness {
+        &self.abs
+    }
+
+    /// Mean of `actual - scheduled`, nanoseconds (negative: gaps shorter than scheduled).
+    pub fn mean_signed_ns(&self) -> f64 {
+        if self.abs.count() == 0 {
+            return 0.0;
+        }
+        self.signed_sum_ns as f64 / self.abs.count() as f64
+    }
+
+    /// Gaps longer than scheduled.
+    pub fn longer(&self) -> u64 {
+        self.longer
+    }
+
+    /// `|error|` percentiles and the signed mean, for reports.
+    pub fn summary(&self) -> String {
+        format!(
+            "|err| {}; signed mean {:.2} us, {} of {} longer",
+            self.abs.summary(),
+            self.mean_signed_ns() / 1e3,
+            self.longer,
+            self.abs.count()
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +175,17 @@ mod tests {
         l.record(Dur::from_millis(500));
         assert_eq!(l.overflows(), 1);
         assert_eq!(l.quantile(1.0), Dur::from_millis(500));
+    }
+
+    #[test]
+    fn gap_error_keeps_the_sign_in_its_mean_and_the_magnitude_in_its_histogram() {
+        let mut g = GapError::default();
+        g.record(Dur::from_micros(110), Dur::from_micros(100));
+        g.record(Dur::from_micros(90), Dur::from_micros(100));
+        g.record(Dur::from_micros(130), Dur::from_micros(100));
+        assert_eq!(g.magnitude().count(), 3);
+        assert_eq!(g.magnitude().max(), Dur::from_micros(30));
+        assert_eq!(g.longer(), 2);
+        assert!((g.mean_signed_ns() - 10_000.0).abs() < 1e-9);
     }
 }

@@ -43,6 +43,9 @@ pub enum TestbedError {
     Command { cmd: String, msg: String },
     #[error("testbed: {0}")]
     Io(#[from] io::Error),
+    /// The caller's `tick` asked to stop (Ctrl-C): see [`run_flows_sampled`].
+    #[error("testbed run interrupted")]
+    Interrupted,
 }
 
 fn run<S: AsRef<str>>(args: &[S]) -> Result<(), TestbedError> {
@@ -308,12 +311,15 @@ pub struct FlowResult {
     /// Payload bytes delivered by the end of each sampling interval: entry `k` at
     /// `(k + 1) · interval` after the run's start, up to its end.
     pub delivered: Vec<u64>,
-    /// The sender endpoint's state at the same instants (tfcc flows only; empty for kernel
-    /// TCP, whose state the kernel keeps): what `tfcc compare` sets beside the simulator's
-    /// time series to tell a transport problem from a protocol one.
+    /// The sender's state at the same instants: a tfcc sender endpoint's statistics, or for
+    /// kernel TCP its smoothed RTT and congestion window from `TCP_INFO` (tcp(7)); what
+    /// `tfcc compare` sets beside the simulator's time series to tell a transport problem
+    /// from a protocol one.
     pub sender: Vec<SenderSample>,
     /// The sender's transport counters at its end (tfcc flows only).
     pub sender_counters: Option<crate::Counters>,
+    /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
+    pub window_loss_events: Option<u64>,
 }
 
 /// A tfcc sender's state at one sampling instant (`None` before the flow starts).
@@ -327,6 +333,11 @@ pub struct SenderSample {
     pub p: Option<f64>,
     /// Smoothed RTT.
     pub rtt: Option<tfcc_core::Dur>,
+    /// Data packets sent so far.
+    pub packets_sent: u64,
+    /// Loss events the sender has counted so far (window-based protocols; 0 for TFRC, whose
+    /// receiver counts them: [`FlowResult::window_loss_events`]).
+    pub loss_events: u64,
 }
 
 impl FlowResult {
@@ -373,7 +384,11 @@ pub fn run_flows(
 /// As [`run_flows`], with each receiver's delivered bytes sampled every `interval`, and
 /// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
 /// to its end) so the caller can apply scheduled changes and poll the queue. An error from
-/// `tick` is returned after the flows end.
+/// `tick` is returned after the flows end, except [`TestbedError::Interrupted`], which is
+/// returned at once: the flows' threads are left running (detached, in the namespaces) and
+/// end by themselves at the run's end, or with the process, which is what `tfcc run` does
+/// next after deleting the namespaces (dropping the [`Dumbbell`]), so a Ctrl-C takes effect
+/// within one tick.
 pub fn run_flows_sampled(
     bed: &Dumbbell,
     flows: &[(FlowKind, Duration)],
@@ -442,10 +457,7 @@ pub fn run_flows_sampled(
                     )?;
                     run_sender(s, clk)
                 }
-                FlowKind::Tcp(cc) => {
-                    tcp_sender(to, &cc, start + duration)?;
-                    Ok(SenderRun::default())
-                }
+                FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk),
             }
         });
         handles.push((rx, tx));
@@ -455,8 +467,10 @@ pub fn run_flows_sampled(
     loop {
         let elapsed = start.elapsed();
         if tick_err.is_none() {
-            if let Err(e) = tick(elapsed.min(duration)) {
-                tick_err = Some(e);
+            match tick(elapsed.min(duration)) {
+                Ok(()) => {}
+                Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
+                Err(e) => tick_err = Some(e),
             }
         }
         if elapsed >= duration {
@@ -515,6 +529,8 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             cwnd: st.cwnd,
             p: st.p,
             rtt: st.rtt,
+            packets_sent: st.packets_sent,
+            loss_events: st.loss_events,
         });
     }
     s.run_until(at(clk.duration))?;
@@ -568,11 +584,13 @@ fn udp_receiver<R: Receiver>(
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
     let mut before = None;
+    let mut events_before = 0;
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
         if before.is_none() && t > clk.measure_from {
             s.run_until(at(clk.measure_from))?;
             before = Some(s.delivered_bytes());
+            events_before = s.endpoint().stats().loss_events;
         }
         s.run_until(at(t))?;
         delivered.push(s.delivered_bytes());
@@ -580,12 +598,18 @@ fn udp_receiver<R: Receiver>(
     if before.is_none() {
         s.run_until(at(clk.measure_from))?;
         before = Some(s.delivered_bytes());
+        events_before = s.endpoint().stats().loss_events;
     }
     // The window ends with the run, as in the simulator: bytes delivered while the queue
     // drains afterwards count towards the total only (they had inflated goodput by the
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
+    let window_events = s
+        .endpoint()
+        .stats()
+        .loss_events
+        .saturating_sub(events_before);
     // Half a second past the sender's end lets the last packets drain from the queue.
     s.run_until(at(clk.duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
@@ -593,6 +617,7 @@ fn udp_receiver<R: Receiver>(
         window_bytes: in_window - before.unwrap_or(0),
         total_bytes: total,
         delivered,
+        window_loss_events: Some(window_events),
         ..FlowResult::default()
     })
 }
@@ -661,7 +686,41 @@ fn tcp_receiver(
     })
 }
 
-fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
+/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT and congestion window in
+/// segments, as a [`SenderSample`] (no rate, `p` or counts).
+fn tcp_sample(c: &TcpStream) -> SenderSample {
+    // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    let rc = unsafe {
+        libc::getsockopt(
+            c.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return SenderSample::default();
+    }
+    SenderSample {
+        rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
+        cwnd: Some(f64::from(info.tcpi_snd_cwnd)),
+        ..SenderSample::default()
+    }
+}
+
+/// A bulk sender to the end of the run, sampling `TCP_INFO` at the run's sampling instants.
+fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking) -> io::Result<SenderRun> {
+    let end = clk.start + clk.duration;
+    let n_samples = clk.samples();
+    let mut samples = Vec::with_capacity(n_samples);
+    let due = |k: usize| clk.start + clk.interval * (k as u32 + 1);
+    // Instants before the connection exists stay empty.
+    while samples.len() < n_samples && Instant::now() >= due(samples.len()) {
+        samples.push(SenderSample::default());
+    }
     let mut c = TcpStream::connect(to)?;
     let name = cc.as_bytes();
     // SAFETY: TCP_CONGESTION takes the algorithm name as bytes of the given length.
@@ -680,9 +739,18 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
             io::Error::last_os_error()
         )));
     }
-    c.set_write_timeout(Some(Duration::from_millis(50)))?;
+    // Short, so that a sampling instant is not missed by more than a few ms while the send
+    // buffer is full.
+    c.set_write_timeout(Some(Duration::from_millis(5)))?;
     let buf = vec![0u8; 1 << 16];
-    while Instant::now() < end {
+    loop {
+        let now = Instant::now();
+        while samples.len() < n_samples && now >= due(samples.len()) {
+            samples.push(tcp_sample(&c));
+        }
+        if now >= end {
+            break;
+        }
         match c.write(&buf) {
             Ok(_) => {}
             Err(e)
@@ -693,7 +761,10 @@ fn tcp_sender(to: SocketAddr, cc: &str, end: Instant) -> io::Result<()> {
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(SenderRun {
+        samples,
+        counters: None,
+    })
 }
 
 /// A reading of the bottleneck's qdisc (`tc -s`): cumulative counters and the backlog now.

@@ -78,10 +78,9 @@ fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
     let mut s = Session::sender(src, Protocol::Raw, "127.0.0.1:0", addr, cfg).unwrap();
     s.run_until(Time::from_millis(2100)).unwrap();
     let late = s.lateness();
-    eprintln!(
-        "cbr 10 Mb/s pacing lateness (= gap error): {}",
-        late.summary()
-    );
+    let gap = s.gap_error();
+    eprintln!("cbr 10 Mb/s pacing lateness: {}", late.summary());
+    eprintln!("cbr 10 Mb/s pacing gap error: {}", gap.summary());
     let (delivered, rc) = rx.join().unwrap();
     assert_eq!(s.counters().sent, 2500);
     assert_eq!(late.count(), 2500);
@@ -99,6 +98,13 @@ fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
         late.quantile(0.99) < Dur::from_millis(1),
         "{}",
         late.summary()
+    );
+    // Issue 11's measure: the error of the 2499 inter-packet gaps, sub-millisecond as well.
+    assert_eq!(gap.magnitude().count(), 2499);
+    assert!(
+        gap.magnitude().quantile(0.99) < Dur::from_millis(1),
+        "{}",
+        gap.summary()
     );
 }
 

@@ -95,13 +95,12 @@ pub fn run_command(
         return fail(&e);
     }
     let mut bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
-    let mut progress = |now: Time, end: Time| {
-        bar.update(now.as_secs_f64(), end.as_secs_f64());
-        keep_going()
-    };
     let result = match prepared {
-        Some(p) => p.run(&mut progress),
-        None => crate::testbed::run(&args.scenario, &args.set, args.seed),
+        Some(p) => p.run(&mut |now: Time, end: Time| {
+            bar.update(now.as_secs_f64(), end.as_secs_f64());
+            keep_going()
+        }),
+        None => crate::testbed::run(&args.scenario, &args.set, args.seed, keep_going),
     };
     bar.clear();
     let finished = match result {
@@ -113,7 +112,7 @@ pub fn run_command(
         return fail(&e);
     }
     if !args.quiet {
-        print!("{}", table(&finished.summary, &args.out));
+        print!("{}", table(&finished.summary, &args.out, testbed));
     }
     Exit::Code(0)
 }
@@ -181,7 +180,7 @@ fn fmt(v: Option<f64>, scale: f64, digits: usize) -> String {
 
 /// The printed summary: a row per flow (per label, as means, above 16 flows), the reported
 /// links, the scenario metrics and where the results are.
-pub fn table(s: &Summary, out: &Path) -> String {
+pub fn table(s: &Summary, out: &Path, testbed: bool) -> String {
     let mut rows: Vec<[String; 6]> = Vec::new();
     let grouped = s.flows.len() > 16;
     let label = |f: &FlowEntry| f.label.clone().unwrap_or_else(|| f.protocol.clone());
@@ -265,8 +264,16 @@ pub fn table(s: &Summary, out: &Path) -> String {
         l.trim_end().to_string() + "\n"
     };
     let mut t = format!(
-        "{}: {} s simulated in {:.2} s (window from {} s)\n",
-        s.scenario, s.sim_seconds, s.wall_seconds, s.measure_from_s
+        "{}: {} s {} in {:.2} s (window from {} s)\n",
+        s.scenario,
+        s.sim_seconds,
+        if testbed {
+            "on the testbed"
+        } else {
+            "simulated"
+        },
+        s.wall_seconds,
+        s.measure_from_s
     );
     t += &line(head);
     for r in &rows {

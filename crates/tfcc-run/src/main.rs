@@ -7,7 +7,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Set by SIGINT; polled by the run about a hundred times, which then stops without writing.
+/// Set by SIGINT or SIGTERM; polled by a simulation about a hundred times and by a testbed run
+/// every 10 ms, which then stops without writing (a testbed run first removes its namespaces).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: libc::c_int) {
@@ -18,10 +19,12 @@ extern "C" fn on_sigint(_: libc::c_int) {
 fn main() {
     // SAFETY: installs a handler that only stores to an atomic, which is async-signal-safe.
     unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            libc::signal(
+                sig,
+                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
     }
     // Lossy rather than `args()`, which panics on arguments that are not UTF-8.
     let argv: Vec<String> = std::env::args_os()

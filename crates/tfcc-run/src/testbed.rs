@@ -10,8 +10,12 @@
 //! simulator, which refuses it; here it is read as Reno for building the scenario and run as
 //! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols. Access-link serialisation is not emulated (the veths are far
-//! faster than any bottleneck here). Per-flow packet counts, loss and RTT are not collected
-//! yet (0 / null).
+//! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
+//! rate and mean RTT come from the endpoints' own statistics, read at the sampling instants
+//! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
+//! smoothed RTT (`TCP_INFO`) at the same instants, and packets sent and the loss event rate are
+//! not collected (0 / null: the kernel counts retransmitted segments, not congestion
+//! responses). No flow has a per-flow count of lost packets.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -35,8 +39,15 @@ fn refuse(path: &Path, msg: String) -> RunError {
     RunError::Scenario(format!("{}: --backend testbed: {msg}", path.display()))
 }
 
-/// Runs the scenario at `path` on the testbed.
-pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finished, RunError> {
+/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
+/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
+/// removed, and [`RunError::Cancelled`] is returned.
+pub fn run(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Finished, RunError> {
     let wall = Instant::now();
     let (built, cubic) = load_with_cubic(path, overrides, seed)?;
     let link = built
@@ -150,9 +161,19 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     // the window only, as the simulator's do (tfcc_sim::recorder); without this the slowstart
     // overshoot before `measure_from` was reported as drops of the steady state.
     let mut at_window: Option<(u64, u64, u64)> = None;
+    // And at its end: read after the flows, tc's counters would include the half second in
+    // which the receivers wait for the queue to drain, and utilisation came out at 1.02-1.03
+    // (0.5 s more transmission over a 20 s window).
+    let mut at_end: Option<(u64, u64, u64)> = None;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
+        if !keep_going() {
+            return Err(TestbedError::Interrupted);
+        }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(qdisc_stats(&router, "rd").unwrap_or_default());
+        }
+        if at_end.is_none() && elapsed >= duration {
+            at_end = qdisc_stats(&router, "rd");
         }
         while let Some((at, action)) = events.get(next_event) {
             if *at > elapsed {
@@ -187,8 +208,18 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         }
         Ok(())
     };
-    let results = run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
-        .map_err(|e| RunError::Scenario(e.to_string()))?;
+    let results = match run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
+    {
+        Ok(r) => r,
+        Err(TestbedError::Interrupted) => {
+            // The relay first (it holds the TUN in the router's namespace), then the
+            // namespaces; the flows' threads end with the process.
+            drop(relay);
+            drop(bed);
+            return Err(RunError::Cancelled);
+        }
+        Err(e) => return Err(RunError::Scenario(e.to_string())),
+    };
     let relay_stats = match relay {
         Some(r) => Some(
             r.stop()
@@ -212,12 +243,13 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
     for (i, r) in results.iter().enumerate() {
         if let Some(c) = r.sender_counters {
             eprintln!(
-                "flow {i} sender: {} datagrams, {} send errors, {} reports read, {} unstamped",
-                c.sent, c.send_errors, c.received, c.unstamped
+                "flow {i} sender: {} datagrams, {} send errors ({} buffer full), {} reports \
+                 read, {} unstamped",
+                c.sent, c.send_errors, c.buffer_full, c.received, c.unstamped
             );
         }
     }
-    let tc = qdisc_stats(&bed.router_ns(), "rd");
+    let tc = at_end.or_else(|| qdisc_stats(&bed.router_ns(), "rd"));
     drop(bed);
     let window = duration - measure_from;
     let entries: Vec<FlowEntry> = results
@@ -228,7 +260,11 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             let cub = cubic.contains(&info.group);
             (i, r, info, cub)
         })
-        .map(|(i, r, info, cub)| FlowEntry {
+        .map(|(i, r, info, cub)| {
+            let own = endpoint_figures(r, interval, measure_from, duration);
+            (i, r, info, cub, own)
+        })
+        .map(|(i, r, info, cub, own)| FlowEntry {
             id: i as u32,
             label: Some(if cub && info.label == info.protocol {
                 "tcp-cubic".into()
@@ -243,10 +279,10 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
             },
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
-            packets_sent: 0,
+            packets_sent: own.packets_sent,
             packets_lost: 0,
-            loss_event_rate: None,
-            mean_rtt_s: None,
+            loss_event_rate: own.loss_event_rate,
+            mean_rtt_s: own.mean_rtt_s,
             cov: None,
             retransmits: 0,
             timeouts: 0,
@@ -308,6 +344,69 @@ pub fn run(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Finis
         flows: flow_columns(&results, interval),
         links: link_columns(&queue, interval),
     })
+}
+
+/// A flow's figures over the measurement window from its endpoints' statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct EndpointFigures {
+    /// Data packets sent (tfcc flows; 0 for kernel TCP).
+    packets_sent: u64,
+    /// Loss events per data packet sent: the sender's count where it keeps one (TFWC), else
+    /// the receiver's (TFRC), as in tfcc_sim::recorder; `None` for kernel TCP.
+    loss_event_rate: Option<f64>,
+    /// Mean of the sender's smoothed RTT over the samples in the window.
+    mean_rtt_s: Option<f64>,
+}
+
+/// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
+fn endpoint_figures(
+    r: &tfcc_net::testbed::FlowResult,
+    interval: Duration,
+    measure_from: Duration,
+    duration: Duration,
+) -> EndpointFigures {
+    // Sample k (0-based) is taken at (k + 1) · interval.
+    let k_of = |t: Duration| (t.as_nanos() / interval.as_nanos().max(1)) as usize;
+    let at = |t: Duration| match k_of(t) {
+        0 => tfcc_net::testbed::SenderSample::default(),
+        k => r
+            .sender
+            .get(k - 1)
+            .or(r.sender.last())
+            .copied()
+            .unwrap_or_default(),
+    };
+    let (a, b) = (at(measure_from), at(duration));
+    let packets_sent = b.packets_sent.saturating_sub(a.packets_sent);
+    let sender_events = b.loss_events.saturating_sub(a.loss_events);
+    let events = if sender_events > 0 {
+        sender_events
+    } else {
+        r.window_loss_events.unwrap_or(0)
+    };
+    let rtts: Vec<f64> = r
+        .sender
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| k + 1 > k_of(measure_from))
+        .filter_map(|(_, s)| s.rtt.map(|d| d.as_secs_f64()))
+        .collect();
+    let mean_rtt_s = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
+    if r.sender_counters.is_none() {
+        return EndpointFigures {
+            mean_rtt_s,
+            ..EndpointFigures::default()
+        };
+    }
+    EndpointFigures {
+        packets_sent,
+        loss_event_rate: Some(if packets_sent > 0 {
+            events as f64 / packets_sent as f64
+        } else {
+            0.0
+        }),
+        mean_rtt_s,
+    }
 }
 
 /// Checks that the scenario loads for the testbed (`tcp-cubic` accepted), without running it.
@@ -382,8 +481,8 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
             c.throughput_bps
                 .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
-            // The sender's state where a tfcc sender reported it (rate in bit/s as the
-            // simulator records it); kernel TCP keeps its own.
+            // The sender's state: a tfcc sender's statistics (rate in bit/s as the simulator
+            // records it), or kernel TCP's smoothed RTT and cwnd (segments) from TCP_INFO.
             let st = r.sender.get(k).copied().unwrap_or_default();
             c.cwnd.push(st.cwnd);
             c.rate_bps.push(st.rate.map(|x| x * 8.0));
@@ -457,6 +556,47 @@ fn capacity_bits(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endpoint_figures_cover_the_window_and_prefer_the_senders_loss_events() {
+        use tfcc_net::testbed::{FlowResult, SenderSample};
+        let sample = |k: u64, events: u64| SenderSample {
+            rtt: Some(Dur::from_millis(40 + k)),
+            packets_sent: 100 * k,
+            loss_events: events,
+            ..SenderSample::default()
+        };
+        // Ten samples at 1..=10 s; window 4-10 s.
+        let mut r = FlowResult {
+            sender: (1..=10).map(|k| sample(k, 0)).collect(),
+            window_loss_events: Some(3),
+            sender_counters: Some(tfcc_net::Counters::default()),
+            ..FlowResult::default()
+        };
+        let (iv, from, to) = (
+            Duration::from_secs(1),
+            Duration::from_secs(4),
+            Duration::from_secs(10),
+        );
+        let f = endpoint_figures(&r, iv, from, to);
+        assert_eq!(f.packets_sent, 600);
+        assert_eq!(f.loss_event_rate, Some(3.0 / 600.0));
+        // RTT samples at 5..=10 s: 45..=50 ms.
+        assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
+        r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
+        let f = endpoint_figures(&r, iv, from, to);
+        assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
+        // Kernel TCP: no counters; the RTT only.
+        r.sender_counters = None;
+        let f = endpoint_figures(&r, iv, from, to);
+        assert_eq!((f.packets_sent, f.loss_event_rate), (0, None));
+        assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
+        r.sender.clear();
+        assert_eq!(
+            endpoint_figures(&r, iv, from, to),
+            EndpointFigures::default()
+        );
+    }
 
     #[test]
     fn capacity_follows_rate_changes_and_dropouts() {

@@ -59,6 +59,21 @@ protocol = "tcp-cubic"
     assert!((8e6..=10.2e6).contains(&sum), "{tput:?}");
     assert!(tput.iter().all(|&t| t > 0.1 * sum), "{tput:?}");
     assert_eq!(flows[1]["protocol"], "tcp-cubic");
+    // The link's bytes are counted over the window only (tc read at its start and end): the
+    // half second of queue draining after the run once pushed this above 1.
+    let u = v["links"][0]["utilization"].as_f64().unwrap();
+    assert!((0.9..=1.01).contains(&u), "utilisation {u}");
+    // Both flows report an RTT of at least the 40 ms path; TFRC also its loss event rate.
+    for f in flows {
+        let rtt = f["mean_rtt_s"].as_f64().unwrap_or(0.0);
+        assert!((0.04..1.0).contains(&rtt), "{f}");
+    }
+    assert!(
+        flows[0]["loss_event_rate"].as_f64().is_some(),
+        "{}",
+        flows[0]
+    );
+    assert!(flows[1]["loss_event_rate"].is_null(), "{}", flows[1]);
     // One row per flow per 100 ms sample: the time series is no longer empty.
     let series = std::fs::metadata(dir.join("timeseries.parquet"))
         .unwrap()

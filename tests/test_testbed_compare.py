@@ -1,0 +1,37 @@
+"""``tfcc compare``'s rows (tfcc.testbed.compare_rows): a metric the testbed does not collect
+for a flow (kernel TCP's loss event rate) is a dash, not an error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcc.metrics import RunResult
+from tfcc.testbed import compare_rows
+
+
+def summary(tcp_loss: float | None, tcp_rtt: float | None) -> dict[str, Any]:
+    flow = {"throughput_bps": 5e6, "bytes_delivered": 1e7}
+    return {
+        "flows": [
+            {"id": 0, "protocol": "tfrc", **flow, "loss_event_rate": 0.01, "mean_rtt_s": 0.05},
+            {
+                "id": 1,
+                "protocol": "tcp-reno",
+                **flow,
+                "loss_event_rate": tcp_loss,
+                "mean_rtt_s": tcp_rtt,
+            },
+        ],
+        "links": [{"name": "bottleneck", "utilization": 0.99, "drops": 3}],
+        "metrics": {"fairness_theta": 0.5, "jain_index": 1.0},
+    }
+
+
+def test_rows_carry_loss_and_rtt_and_dashes_for_what_the_testbed_lacks() -> None:
+    rows = compare_rows(RunResult(summary(0.02, 0.06)), RunResult(summary(None, None)))
+    by = {(flow, metric): (a, b) for flow, metric, a, b in rows}
+    assert by[("0 tfrc", "loss event rate")] == (0.01, 0.01)
+    assert by[("0 tfrc", "mean RTT ms")] == (50.0, 50.0)
+    assert by[("1 tcp-reno", "loss event rate")] == (0.02, None)
+    assert by[("1 tcp-reno", "mean RTT ms")] == (60.0, None)
+    assert by[("bottleneck", "utilization")] == (0.99, 0.99)

@@ -1,0 +1,171 @@
+"""Ctrl-C and SIGTERM on the testbed (issue 11: nothing is left behind after any run): the run
+stops within a second, exits with 130, writes nothing, and its namespaces are gone. Needs root
+and the native ``tfcc-run`` (``make install``); skipped otherwise."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tfcc.entry import NATIVE
+
+SCENARIO = """
+name = "tfrc-vs-linux"
+duration = "30s"
+measure_from = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "18ms", queue = "droptail", limit = 100 }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+protocol = "tfrc"
+[[flows]]
+protocol = "tcp-reno"
+"""
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or not os.access(NATIVE, os.X_OK),
+    reason="the testbed needs root and the native tfcc-run (make install)",
+)
+
+
+def namespaces(prefix: str) -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix)]
+
+
+def wait_for(cond: object, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():  # type: ignore[operator]
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _default_sigint() -> None:
+    # A child of a non-interactive shell may inherit SIGINT ignored; a user's terminal does not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_testbed_run_removes_its_namespaces(tmp_path: Path, sig: int) -> None:
+    scen = tmp_path / "tb.toml"
+    scen.write_text(SCENARIO)
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [NATIVE, str(scen), "--backend", "testbed", "--out", str(out), "-q"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    prefix = f"tfcc-{p.pid}-"
+    try:
+        assert wait_for(lambda: len(namespaces(prefix)) == 3, 10.0), "namespaces never built"
+        time.sleep(0.5)  # into the run
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert namespaces(prefix) == []
+    assert not out.exists()
+
+
+def test_compare_stops_its_testbed_child_on_sigterm(tmp_path: Path) -> None:
+    scen = tmp_path / "tb.toml"
+    scen.write_text(SCENARIO)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.entry", "compare", str(scen)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
+
+    def testbed_namespaces() -> list[str]:
+        # Only this compare's child's: other testbed runs may share the machine.
+        pids = children.read_text().split() if children.exists() else []
+        return [n for pid in pids for n in namespaces(f"tfcc-{pid}-")]
+
+    try:
+        # The simulator's run comes first; then the testbed child builds its namespaces.
+        assert wait_for(lambda: len(testbed_namespaces()) == 3, 30.0), "no testbed run started"
+        names = testbed_namespaces()
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    left = set(namespaces("tfcc-")) & set(names)
+    assert not left, left
+
+
+CLAIMS = """
+title = "interrupt test"
+
+[[claims]]
+id = "tfrc-vs-reno"
+thesis = "004"
+section = "none"
+claim = "a testbed run to interrupt"
+scenario = "tb.toml"
+seeds = [1, 2]
+metric = "throughput_ratio"
+args = { protocol = "tfrc", other = "tcp" }
+target = 1.0
+tolerance = { rel = 0.5 }
+testbed = true
+"""
+
+
+def test_a_testbed_reproduction_stops_its_runs_on_sigterm(tmp_path: Path) -> None:
+    # Only the Python process is signalled (not its process group, as a terminal's Ctrl-C
+    # would): the runs its worker threads wait for must be stopped by it.
+    (tmp_path / "tb.toml").write_text(SCENARIO)
+    claims = tmp_path / "claims.toml"
+    claims.write_text(CLAIMS)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.entry", "reproduce", str(claims), "--backend", "testbed"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+
+    def testbed_namespaces() -> list[str]:
+        # The runs are started by worker threads: their children are listed per thread.
+        pids = []
+        for f in Path(f"/proc/{p.pid}/task").glob("*/children"):
+            try:
+                pids += f.read_text().split()
+            except OSError:  # the thread ended meanwhile
+                pass
+        return [n for pid in pids for n in namespaces(f"tfcc-{pid}-")]
+
+    try:
+        # Two seeds, two runs side by side: six namespaces.
+        assert wait_for(lambda: len(testbed_namespaces()) == 6, 30.0), "runs never started"
+        names = testbed_namespaces()
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    left = set(namespaces("tfcc-")) & set(names)
+    assert not left, left
