@@ -179,23 +179,43 @@ impl fmt::Display for Time {
         write!(f, "{:.9}s", self.as_secs_f64())
     }
 }
+/// The largest unit that keeps the integer part non-zero, with the exact decimal fraction of the
+/// nanosecond count (trailing zeros dropped): `3716111` ns is `3.716111ms`, never a float's
+/// `3.7161109999999997ms`, and the text parses back to the same duration.
 impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 >= 1_000_000_000 {
-            write!(f, "{}s", self.as_secs_f64())
-        } else if self.0 >= 1_000_000 {
-            write!(f, "{}ms", self.as_millis_f64())
-        } else if self.0 >= 1_000 {
-            write!(f, "{}us", self.0 as f64 * 1e-3)
-        } else {
-            write!(f, "{}ns", self.0)
+        let (unit, digits, suffix) = match self.0 {
+            1_000_000_000.. => (1_000_000_000, 9, "s"),
+            1_000_000.. => (1_000_000, 6, "ms"),
+            1_000.. => (1_000, 3, "us"),
+            _ => return write!(f, "{}ns", self.0),
+        };
+        let (whole, frac) = (self.0 / unit, self.0 % unit);
+        if frac == 0 {
+            return write!(f, "{whole}{suffix}");
         }
+        let frac = format!("{frac:0digits$}");
+        write!(f, "{whole}.{}{suffix}", frac.trim_end_matches('0'))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_print_their_exact_decimal() {
+        let show = |ns: u64| Dur(ns).to_string();
+        assert_eq!(show(3_716_111), "3.716111ms");
+        assert_eq!(show(100_000_000), "100ms");
+        assert_eq!(show(1_500_000_000), "1.5s");
+        assert_eq!(show(60_000_000_007), "60.000000007s");
+        assert_eq!(show(50_000), "50us");
+        assert_eq!(show(1_001), "1.001us");
+        assert_eq!(show(999), "999ns");
+        assert_eq!(show(0), "0ns");
+        assert_eq!(show(u64::MAX), "18446744073.709551615s");
+    }
 
     #[test]
     fn float_conversions_round_to_the_nearest_nanosecond() {
