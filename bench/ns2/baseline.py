@@ -166,14 +166,7 @@ def _spread(values: Iterable[float], fmt: str = "{:.3f}") -> str:
 
 
 def machine() -> str:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = ns2.cpu_model()
     load = os.getloadavg()
     return (
         f"`nproc` = {os.cpu_count()}, CPU model (/proc/cpuinfo) `{cpu}`, "
