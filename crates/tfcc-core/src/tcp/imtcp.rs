@@ -556,18 +556,10 @@ impl PathEstimator for Imtcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::wire::TcpData;
+    use crate::tcp::wire::test_segment;
 
     fn seg(seq: u64) -> Packet {
-        Packet {
-            size: 1040,
-            header: Header::TcpData(TcpData {
-                seq,
-                ts: Time::ZERO,
-                payload: 1000,
-                retransmit: false,
-            }),
-        }
+        test_segment(seq, Time::ZERO)
     }
 
     /// Drives the estimator by hand over a fluid bottleneck of `cap` pkt/s that carries `cross`
