@@ -63,6 +63,15 @@ fn e1b_kbytes_per_sec(p: f64) -> f64 {
     sum / seeds.len() as f64
 }
 
+/// E1b's claim at drop rate `p` (004 Sec. 4.3.2): the mean goodput within ±30 % of the
+/// thesis' `thesis_kbs` KB/s (the thesis reads its values off a figure, "≈").
+fn e1b_gives_about(p: f64, thesis_kbs: f64) {
+    let kbs = e1b_kbytes_per_sec(p);
+    println!("E1b {} %: {kbs:.1} KB/s (thesis ≈ {thesis_kbs})", p * 100.0);
+    let (lo, hi) = (0.7 * thesis_kbs, 1.3 * thesis_kbs);
+    assert!((lo..=hi).contains(&kbs), "{kbs} KB/s, not in {lo}..={hi}");
+}
+
 /// 004 Sec. 4.3.2 reports ≈ 100 KB/s at 1 % drop. With b = 1 and `t_RTO = 4R` the equation
 /// gives 164 KB/s at R = 100 ms (spec 004 §2.2's table) and this run measures ≈ 151 KB/s at
 /// its ≈ 112 ms RTT: the thesis' figure is reached only at R ≈ 160 ms or with b = 2, which the
@@ -71,9 +80,7 @@ fn e1b_kbytes_per_sec(p: f64) -> f64 {
 #[test]
 #[ignore = "does not reproduce: measured ≈ 151 KB/s against the thesis' 100 KB/s ± 30 %"]
 fn e1b_one_percent_loss_gives_about_100_kbytes_per_sec() {
-    let kbs = e1b_kbytes_per_sec(0.01);
-    println!("E1b 1 %: {kbs:.1} KB/s (thesis ≈ 100)");
-    assert!((70.0..=130.0).contains(&kbs), "{kbs} KB/s");
+    e1b_gives_about(0.01, 100.0);
 }
 
 #[test]
@@ -103,9 +110,7 @@ fn e1b_one_percent_loss_follows_the_equation() {
 
 #[test]
 fn e1b_ten_percent_loss_gives_about_20_kbytes_per_sec() {
-    let kbs = e1b_kbytes_per_sec(0.10);
-    println!("E1b 10 %: {kbs:.1} KB/s (thesis ≈ 20)");
-    assert!((14.0..=26.0).contains(&kbs), "{kbs} KB/s");
+    e1b_gives_about(0.10, 20.0);
 }
 
 #[test]
