@@ -21,6 +21,26 @@ fn lossy_link(limit: u32, p: Option<f64>) -> Topology {
     Topology::single_link(fwd).unwrap()
 }
 
+/// The same 1.5 Mb/s, 50 ms bottleneck as a dumbbell for `flows` flows: a 20-packet DropTail
+/// queue, optional Bernoulli loss `p`, and 100 Mb/s access links of one-way delay `access`.
+fn e1b_dumbbell(flows: usize, access: Dur, p: Option<f64>) -> Topology {
+    let mut bottleneck = LinkSpec::new(
+        "bottleneck",
+        Rate::from_kbps(1500),
+        Dur::from_millis(50),
+        QueueSpec::DropTail(QueueLimit::Packets(20)),
+    );
+    if let Some(p) = p {
+        bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p });
+    }
+    Topology::dumbbell(&DumbbellSpec {
+        bottleneck,
+        access: AccessSpec::new(Rate::from_mbps(100), DelaySpread::Fixed(access)),
+        flows,
+    })
+    .unwrap()
+}
+
 fn run(topo: Topology, flows: Vec<FlowSpec>, secs: u64, from: u64, seed: u64) -> RunResult {
     let mut sim = Simulation::new(
         SimConfig {
@@ -162,20 +182,7 @@ fn a_lone_flow_fills_a_droptail_link() {
 
 #[test]
 fn two_flows_share_a_bottleneck_fairly() {
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck: LinkSpec::new(
-            "bottleneck",
-            Rate::from_kbps(1500),
-            Dur::from_millis(50),
-            QueueSpec::DropTail(QueueLimit::Packets(20)),
-        ),
-        access: AccessSpec::new(
-            Rate::from_mbps(100),
-            DelaySpread::Fixed(Dur::from_millis(1)),
-        ),
-        flows: 2,
-    })
-    .unwrap();
+    let topo = e1b_dumbbell(2, Dur::from_millis(1), None);
     let r = run(
         topo,
         vec![
@@ -371,21 +378,7 @@ fn slowstart_ends_in_the_seeded_dent_at_about_half_the_exit_rate() {
 fn measure_ns2_preset_like_the_ns2_harness() {
     for p in [0.01, 0.1] {
         for seed in 1..=3 {
-            let topo = Topology::dumbbell(&DumbbellSpec {
-                bottleneck: LinkSpec::new(
-                    "bottleneck",
-                    Rate::from_kbps(1500),
-                    Dur::from_millis(50),
-                    QueueSpec::DropTail(QueueLimit::Packets(20)),
-                )
-                .with_loss(LossModel::Bernoulli { p }),
-                access: AccessSpec::new(
-                    Rate::from_mbps(100),
-                    DelaySpread::Fixed(Dur::from_micros(10)),
-                ),
-                flows: 1,
-            })
-            .unwrap();
+            let topo = e1b_dumbbell(1, Dur::from_micros(10), Some(p));
             for (name, cfg) in [
                 ("ns2", TfrcConfig::ns2()),
                 (
