@@ -1283,3 +1283,18 @@ fn bad_web_keys_are_named() {
     let no_web = WEB.split("[web]").next().unwrap();
     refused(no_web, &[], "web", "");
 }
+
+#[test]
+fn a_scheme_on_tcp_refuses_a_congestion_control_of_its_own() {
+    for protocol in ["ttfwc", "ptcp", "gaimd"] {
+        refused(
+            &BASE.replace("rate = \"1Mbps\"", ""),
+            &[
+                &format!("flows.0.protocol={protocol}"),
+                "flows.0.params={ congestion = { ttfwc = { tp = 0.9 } } }",
+            ],
+            "flows[0].params.congestion",
+            &format!("`{protocol}` sets the congestion control itself"),
+        );
+    }
+}
