@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfcc.ns2 import peak_rss_prefix, read_peak_rss, run_ns2
+from tfcc.ns2 import bernoulli_loss, cpu_model, peak_rss_prefix, read_peak_rss, run_ns2
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "bench" / "scenarios" / "dumbbell.toml"
@@ -73,9 +73,7 @@ class Case:
         # ns-2's "even" start: flow i of n at i·start_max/n, i.e. a spread over
         # [0, start_max·(n−1)/n].
         last = self.start_max * (self.tcp - 1) / self.tcp
-        loss = (
-            f'{{ model = "bernoulli", p = {self.loss} }}' if self.loss > 0 else '{ model = "none" }'
-        )
+        loss = bernoulli_loss(self.loss)
         return [
             f"duration={self.duration}",
             f"measure_from={self.window_start()}",
@@ -188,14 +186,7 @@ QUICK = [
 
 
 def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model("unknown CPU")
     return f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}"
 
 

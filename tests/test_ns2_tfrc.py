@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tfcc.ns2 import have_ns2, run_ns2
+from tfcc.ns2 import bernoulli_loss, have_ns2, run_ns2
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "bench" / "scenarios" / "dumbbell-tfrc.toml"
@@ -72,9 +72,7 @@ class Case:
             groups.append(group("tcp-sack", self.n_tcp, 0, ', packet_size = "1000B"'))
         if self.n_tfrc:
             groups.append(group("tfrc", self.n_tfrc, self.n_tcp, ', params = { preset = "ns2" }'))
-        loss = (
-            f'{{ model = "bernoulli", p = {self.loss} }}' if self.loss > 0 else '{ model = "none" }'
-        )
+        loss = bernoulli_loss(self.loss)
         return [
             f"duration={DURATION}",
             f"measure_from={DURATION / 5}",

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -331,13 +332,31 @@ def test_the_same_sweep_runs_on_a_dask_cluster(scenario: Path, swept: Path, tmp_
 # --- reproductions ------------------------------------------------------------------------
 
 
-def test_reproductions_run_through_the_sweep_machinery(scenario: Path, tmp_path: Path) -> None:
+def _load_claims(tmp_path: Path, tables: str) -> tuple[str, list]:
+    """Writes a claims file titled "t" with the `[[claims]]` tables `tables` and loads it:
+    its path and its claims."""
     from tfcc import reproduce
 
     claims = tmp_path / "claims.toml"
-    claims.write_text(
+    claims.write_text('title = "t"\n' + tables)
+    _, cs = reproduce.load(str(claims))
+    return str(claims), cs
+
+
+def _prerun(cs: list, tmp_path: Path) -> tuple[list[tuple[int, int]], Callable]:
+    """Pre-runs the claims `cs` into `tmp_path / "runs"`: the (to run, already stored) counts
+    it announced, and the runner that serves their runs."""
+    seen: list[tuple[int, int]] = []
+    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    return seen, runner
+
+
+def test_reproductions_run_through_the_sweep_machinery(scenario: Path, tmp_path: Path) -> None:
+    from tfcc import reproduce
+
+    claims, cs = _load_claims(
+        tmp_path,
         f"""
-title = "t"
 [[claims]]
 id = "a"
 thesis = "002"
@@ -359,22 +378,19 @@ seeds = [2, 3]
 metric = "cov"
 args = {{ protocol = "tfwc" }}
 max = 10.0
-"""
+""",
     )
-    _, cs = reproduce.load(str(claims))
-    seen: list[tuple[int, int]] = []
-    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    seen, runner = _prerun(cs, tmp_path)
     assert seen == [(4, 0)]
-    _, parallel = reproduce.run(str(claims), runner=runner)
-    _, serial = reproduce.run(str(claims))
+    _, parallel = reproduce.run(claims, runner=runner)
+    _, serial = reproduce.run(claims)
     assert [o.per_seed for o in parallel] == [o.per_seed for o in serial]
     assert all(o.passed for o in parallel), [o.error for o in parallel]
     # the runner hands metrics the recorded time series too
     r = runner(cs[0].scenario, list(cs[0].set), 1)
     assert len(r.flow_column(0, "throughput_bps")[0]) > 10
     # a second time nothing runs
-    seen.clear()
-    sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    seen, _ = _prerun(cs, tmp_path)
     assert seen == [(0, 4)]
 
 
@@ -382,10 +398,9 @@ def test_prerun_claims_skips_trace_claims(scenario: Path, tmp_path: Path) -> Non
     """A trace claim (no scenario) needs no run; it once made the pre-run crash."""
     from tfcc import reproduce
 
-    claims = tmp_path / "claims.toml"
-    claims.write_text(
+    claims, cs = _load_claims(
+        tmp_path,
         f"""
-title = "t"
 [[claims]]
 id = "trace"
 thesis = "004"
@@ -404,23 +419,20 @@ scenario = "{scenario}"
 seeds = [1]
 metric = "fairness_theta"
 min = 0.0
-"""
+""",
     )
-    _, cs = reproduce.load(str(claims))
-    seen: list[tuple[int, int]] = []
-    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    seen, runner = _prerun(cs, tmp_path)
     assert seen == [(1, 0)]
-    _, outcomes = reproduce.run(str(claims), runner=runner)
+    _, outcomes = reproduce.run(claims, runner=runner)
     assert [o.error for o in outcomes] == ["", ""]
 
 
 def test_prerun_claims_plans_every_variant_and_versus_run(scenario: Path, tmp_path: Path) -> None:
     from tfcc import reproduce
 
-    claims = tmp_path / "claims.toml"
-    claims.write_text(
+    claims, cs = _load_claims(
+        tmp_path,
         f"""
-title = "t"
 [[claims]]
 id = "v"
 thesis = "002"
@@ -432,14 +444,12 @@ versus = {{ set = ["topology.bottleneck.limit=40"] }}
 seeds = [1]
 metric = "fairness_theta"
 min = 0.0
-"""
+""",
     )
-    _, cs = reproduce.load(str(claims))
-    seen: list[tuple[int, int]] = []
-    runner = sw.prerun_claims(cs, tmp_path / "runs", on_start=lambda t, s: seen.append((t, s)))
+    seen, runner = _prerun(cs, tmp_path)
     # two variants, each also under the versus set
     assert seen == [(4, 0)]
-    _, parallel = reproduce.run(str(claims), runner=runner)
-    _, serial = reproduce.run(str(claims))
+    _, parallel = reproduce.run(claims, runner=runner)
+    _, serial = reproduce.run(claims)
     assert not parallel[0].error and parallel[0].passed, parallel[0].error
     assert [o.per_seed for o in parallel] == [o.per_seed for o in serial]

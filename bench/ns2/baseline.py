@@ -19,7 +19,7 @@ import os
 import platform
 import statistics
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -166,14 +166,7 @@ def _spread(values: Iterable[float], fmt: str = "{:.3f}") -> str:
 
 
 def machine() -> str:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = ns2.cpu_model()
     load = os.getloadavg()
     return (
         f"`nproc` = {os.cpu_count()}, CPU model (/proc/cpuinfo) `{cpu}`, "
@@ -183,87 +176,133 @@ def machine() -> str:
     )
 
 
-def timing_table(runs: dict[str, list[dict]]) -> list[str]:
-    lines = [
-        "| row | runs | wall s (min / median) | CPU s (median) | peak RSS MiB | "
-        "pkts across bottleneck | pkts / wall s (at min wall) | utilisation | aggregate Mb/s | "
-        "per-flow Mb/s min / median / max | Jain | drops (queue) | checks |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+def _table(
+    head: list[str],
+    runs: dict[str, list[dict]],
+    cells: Callable[[list[dict]], list[str]],
+    failed: Callable[[list[dict]], str] = lambda rs: "failed",
+) -> list[str]:
+    """A Markdown table with a row per named run group: `head` names the columns (the first is
+    the row's name), `cells` writes the other cells from the group's runs that did not fail,
+    and a group whose runs all failed gets `failed(runs)` and empty cells."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, rs in runs.items():
         ok = [r for r in rs if "error" not in r]
         if not ok:
-            lines.append(f"| {name} | failed: {rs[0].get('error', '')[:80]} |" + " |" * 11)
+            lines.append(f"| {name} | {failed(rs)} |" + " |" * (len(head) - 2))
             continue
+        lines.append("| " + " | ".join([name, *cells(ok)]) + " |")
+    return lines
+
+
+def _bottleneck_cells(ok: list[dict]) -> list[str]:
+    """Queue drops and loss-model drops at the bottleneck, as spreads over the runs."""
+    return [
+        _spread((r["bottleneck"]["drops_pkts"] for r in ok), "{:.0f}"),
+        _spread((r["bottleneck"]["loss_model_drops_pkts"] for r in ok), "{:.0f}"),
+    ]
+
+
+def _closing_cells(ok: list[dict]) -> list[str]:
+    """Median wall time and the physical-consistency problems of any run (or `ok`)."""
+    problems = sorted({p for r in ok for p in r["problems"]})
+    return [
+        f"{statistics.median(r['wall_seconds'] for r in ok):.2f}",
+        "; ".join(problems) or "ok",
+    ]
+
+
+def timing_table(runs: dict[str, list[dict]]) -> list[str]:
+    def cells(ok: list[dict]) -> list[str]:
         walls = [r["wall_seconds"] for r in ok]
         best = min(ok, key=lambda r: r["wall_seconds"])
         pkts = best["bottleneck_totals"]["departures_pkts"]
         tput = sorted(f["throughput_bps"] for f in best["flows"])
-        lines.append(
-            f"| {name} | {len(ok)} | {min(walls):.2f} / {statistics.median(walls):.2f} | "
-            f"{statistics.median(r['cpu_seconds'] for r in ok):.2f} | "
-            f"{max(r['peak_rss_kib'] for r in ok) / 1024:.1f} | {pkts} | "
-            f"{pkts / best['wall_seconds']:.0f} | {best['bottleneck']['utilization']:.4f} | "
-            f"{_fmt_mbps(best['derived']['total_throughput_bps'])} | "
-            f"{_fmt_mbps(tput[0])} / {_fmt_mbps(statistics.median(tput))} / "
-            f"{_fmt_mbps(tput[-1])} | {best['derived']['jain_index']:.3f} | "
-            f"{best['bottleneck']['drops_pkts']} | "
-            f"{'; '.join(best['problems']) or 'ok'} |"
-        )
-    return lines
+        return [
+            str(len(ok)),
+            f"{min(walls):.2f} / {statistics.median(walls):.2f}",
+            f"{statistics.median(r['cpu_seconds'] for r in ok):.2f}",
+            f"{max(r['peak_rss_kib'] for r in ok) / 1024:.1f}",
+            str(pkts),
+            f"{pkts / best['wall_seconds']:.0f}",
+            f"{best['bottleneck']['utilization']:.4f}",
+            _fmt_mbps(best["derived"]["total_throughput_bps"]),
+            f"{_fmt_mbps(tput[0])} / {_fmt_mbps(statistics.median(tput))} / {_fmt_mbps(tput[-1])}",
+            f"{best['derived']['jain_index']:.3f}",
+            str(best["bottleneck"]["drops_pkts"]),
+            "; ".join(best["problems"]) or "ok",
+        ]
+
+    head = [
+        "row",
+        "runs",
+        "wall s (min / median)",
+        "CPU s (median)",
+        "peak RSS MiB",
+        "pkts across bottleneck",
+        "pkts / wall s (at min wall)",
+        "utilisation",
+        "aggregate Mb/s",
+        "per-flow Mb/s min / median / max",
+        "Jain",
+        "drops (queue)",
+        "checks",
+    ]
+    return _table(head, runs, cells, lambda rs: f"failed: {rs[0].get('error', '')[:80]}")
 
 
 def grid_table(runs: dict[str, list[dict]]) -> list[str]:
-    lines = [
-        "| scenario | utilisation | aggregate Mb/s | queue drops | loss-model drops | "
-        "mean queue pkts | Jain | wall s | checks |",
-        "|---|---|---|---|---|---|---|---|---|",
+    def cells(ok: list[dict]) -> list[str]:
+        return [
+            _spread((r["bottleneck"]["utilization"] for r in ok), "{:.4f}"),
+            _spread((r["derived"]["total_throughput_bps"] / 1e6 for r in ok), "{:.3f}"),
+            *_bottleneck_cells(ok),
+            _spread((r["bottleneck"]["mean_queue_pkts"] for r in ok), "{:.1f}"),
+            _spread((r["derived"]["jain_index"] for r in ok), "{:.3f}"),
+            *_closing_cells(ok),
+        ]
+
+    head = [
+        "scenario",
+        "utilisation",
+        "aggregate Mb/s",
+        "queue drops",
+        "loss-model drops",
+        "mean queue pkts",
+        "Jain",
+        "wall s",
+        "checks",
     ]
-    for name, rs in runs.items():
-        ok = [r for r in rs if "error" not in r]
-        if not ok:
-            lines.append(f"| {name} | failed |" + " |" * 7)
-            continue
-        problems = sorted({p for r in ok for p in r["problems"]})
-        lines.append(
-            f"| {name} | {_spread((r['bottleneck']['utilization'] for r in ok), '{:.4f}')} | "
-            f"{_spread((r['derived']['total_throughput_bps'] / 1e6 for r in ok), '{:.3f}')} | "
-            f"{_spread((r['bottleneck']['drops_pkts'] for r in ok), '{:.0f}')} | "
-            f"{_spread((r['bottleneck']['loss_model_drops_pkts'] for r in ok), '{:.0f}')} | "
-            f"{_spread((r['bottleneck']['mean_queue_pkts'] for r in ok), '{:.1f}')} | "
-            f"{_spread((r['derived']['jain_index'] for r in ok), '{:.3f}')} | "
-            f"{statistics.median(r['wall_seconds'] for r in ok):.2f} | "
-            f"{'; '.join(problems) or 'ok'} |"
-        )
-    return lines
+    return _table(head, runs, cells)
 
 
 def tfrc_table(runs: dict[str, list[dict]]) -> list[str]:
-    lines = [
-        "| scenario | θ = TCP bytes / all bytes | TCP Mb/s | TFRC Mb/s | utilisation | "
-        "queue drops | loss-model drops | Jain (all) | wall s | checks |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, rs in runs.items():
-        ok = [r for r in rs if "error" not in r]
-        if not ok:
-            lines.append(f"| {name} | failed |" + " |" * 8)
-            continue
+    def cells(ok: list[dict]) -> list[str]:
         thetas = [r["derived"]["theta"] for r in ok if r["derived"]["theta"] is not None]
         by_kind = [r["derived"]["throughput_bps"] for r in ok]
-        problems = sorted({p for r in ok for p in r["problems"]})
-        lines.append(
-            f"| {name} | {_spread(thetas) if thetas else '–'} | "
-            f"{_spread((k.get('tcp', 0) / 1e6 for k in by_kind), '{:.3f}')} | "
-            f"{_spread((k.get('tfrc', 0) / 1e6 for k in by_kind), '{:.3f}')} | "
-            f"{_spread(r['bottleneck']['utilization'] for r in ok)} | "
-            f"{_spread((r['bottleneck']['drops_pkts'] for r in ok), '{:.0f}')} | "
-            f"{_spread((r['bottleneck']['loss_model_drops_pkts'] for r in ok), '{:.0f}')} | "
-            f"{_spread(r['derived']['jain_index'] for r in ok)} | "
-            f"{statistics.median(r['wall_seconds'] for r in ok):.2f} | "
-            f"{'; '.join(problems) or 'ok'} |"
-        )
-    return lines
+        return [
+            _spread(thetas) if thetas else "–",
+            _spread((k.get("tcp", 0) / 1e6 for k in by_kind), "{:.3f}"),
+            _spread((k.get("tfrc", 0) / 1e6 for k in by_kind), "{:.3f}"),
+            _spread(r["bottleneck"]["utilization"] for r in ok),
+            *_bottleneck_cells(ok),
+            _spread(r["derived"]["jain_index"] for r in ok),
+            *_closing_cells(ok),
+        ]
+
+    head = [
+        "scenario",
+        "θ = TCP bytes / all bytes",
+        "TCP Mb/s",
+        "TFRC Mb/s",
+        "utilisation",
+        "queue drops",
+        "loss-model drops",
+        "Jain (all)",
+        "wall s",
+        "checks",
+    ]
+    return _table(head, runs, cells)
 
 
 def main() -> int:

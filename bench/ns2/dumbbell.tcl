@@ -234,17 +234,25 @@ switch $P(tcp_variant) {
 }
 if {$P(delack)} { append sink_class /DelAck }
 
-# flow records: id kind sender receiver start [app]
-set flows {}
-set fid 0
-for {set i 0} {$i < $P(tcp)} {incr i} {
+# A sender of class `snd_class` and a receiver of class `rcv_class` on a new pair of access
+# nodes, flow id `fid`, connected; returns the two agents and the sender's access node.
+proc agent_pair {snd_class rcv_class fid} {
+    global ns
     lassign [access_pair] src dst
-    set snd [new $tcp_class]
-    set rcv [new $sink_class]
+    set snd [new $snd_class]
+    set rcv [new $rcv_class]
     $snd set fid_ $fid
     $ns attach-agent $src $snd
     $ns attach-agent $dst $rcv
     $ns connect $snd $rcv
+    return [list $snd $rcv $src]
+}
+
+# flow records: id kind sender receiver start [app]
+set flows {}
+set fid 0
+for {set i 0} {$i < $P(tcp)} {incr i} {
+    lassign [agent_pair $tcp_class $sink_class $fid] snd rcv
     set ftp [new Application/FTP]
     $ftp attach-agent $snd
     set t [start_time $fid]
@@ -253,26 +261,14 @@ for {set i 0} {$i < $P(tcp)} {incr i} {
     incr fid
 }
 for {set i 0} {$i < $P(tfrc)} {incr i} {
-    lassign [access_pair] src dst
-    set snd [new Agent/TFRC]
-    set rcv [new Agent/TFRCSink]
-    $snd set fid_ $fid
-    $ns attach-agent $src $snd
-    $ns attach-agent $dst $rcv
-    $ns connect $snd $rcv
+    lassign [agent_pair Agent/TFRC Agent/TFRCSink $fid] snd rcv
     set t [start_time $fid]
     $ns at $t "$snd start"
     lappend flows [list $fid tfrc $snd $rcv $t ""]
     incr fid
 }
 if {$P(cbr_rate) > 0} {
-    lassign [access_pair] src dst
-    set snd [new Agent/UDP]
-    set rcv [new Agent/LossMonitor]
-    $snd set fid_ $fid
-    $ns attach-agent $src $snd
-    $ns attach-agent $dst $rcv
-    $ns connect $snd $rcv
+    lassign [agent_pair Agent/UDP Agent/LossMonitor $fid] snd rcv src
     set cbr [new Application/Traffic/CBR]
     $cbr set packetSize_ $P(cbr_packet_size)
     $cbr set rate_ $P(cbr_rate)

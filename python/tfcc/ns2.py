@@ -26,6 +26,8 @@ __all__ = [
     "DEFAULT_SCRIPT",
     "Ns2Error",
     "Ns2NotFoundError",
+    "bernoulli_loss",
+    "cpu_model",
     "derive_metrics",
     "physical_problems",
     "find_ns",
@@ -67,6 +69,25 @@ class Ns2Error(RuntimeError):
 
 class Ns2NotFoundError(Ns2Error):
     """No ``ns`` binary: install it with ``scripts/install-ns2.sh`` (Debian package ``ns2``)."""
+
+
+def bernoulli_loss(p: float) -> str:
+    """The tfcc bottleneck ``loss`` (TOML) for ns-2's ``loss=p`` of ``dumbbell.tcl``: each
+    packet dropped independently with probability ``p`` (a Bernoulli ``ErrorModel``), none at
+    ``p = 0``."""
+    return f'{{ model = "bernoulli", p = {p} }}' if p > 0 else '{ model = "none" }'
+
+
+def cpu_model(default: str = "unknown") -> str:
+    """The first ``model name`` of ``/proc/cpuinfo``, for the machine line of a benchmark;
+    ``default`` where there is none (or no such file)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return default
 
 
 def find_ns() -> str | None:

@@ -1054,13 +1054,19 @@ mod tests {
         }
     }
 
+    /// Packet `i` of a stream that loses one packet in `every`, starting with the first: a
+    /// new loss event, or received.
+    fn periodic_outcome(i: u64, every: u64) -> PacketOutcome {
+        if i % every == 0 {
+            PacketOutcome::NewLossEvent
+        } else {
+            PacketOutcome::Received
+        }
+    }
+
     fn periodic<E: LossEstimator>(e: &mut E, every: u64, packets: u64) {
         for i in 0..packets {
-            e.on_packet(if i % every == 0 {
-                PacketOutcome::NewLossEvent
-            } else {
-                PacketOutcome::Received
-            });
+            e.on_packet(periodic_outcome(i, every));
         }
     }
 
@@ -1299,11 +1305,7 @@ mod tests {
                         close(h.average_loss_interval().unwrap(), every as f64),
                         "{i}"
                     );
-                    h.on_packet(if i % every == 0 {
-                        PacketOutcome::NewLossEvent
-                    } else {
-                        PacketOutcome::Received
-                    });
+                    h.on_packet(periodic_outcome(i, every));
                 }
             }
         }
@@ -1485,11 +1487,7 @@ mod tests {
         periodic(&mut w, 100, 4000);
         let (mut lo, mut hi) = (f64::MAX, 0.0f64);
         for i in 0..1000u64 {
-            w.on_packet(if i % 100 == 0 {
-                PacketOutcome::NewLossEvent
-            } else {
-                PacketOutcome::Received
-            });
+            w.on_packet(periodic_outcome(i, 100));
             let x = w.average_loss_interval().unwrap();
             lo = lo.min(x);
             hi = hi.max(x);

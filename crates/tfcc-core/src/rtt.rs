@@ -656,6 +656,16 @@ mod tests {
         TcpRtt::new(TcpRttConfig::default())
     }
 
+    /// Backs `t` off `n` times: the factor and the RTO in milliseconds after each.
+    fn backoffs(t: &mut TcpRtt, n: usize) -> Vec<(u32, u64)> {
+        (0..n)
+            .map(|_| {
+                t.backoff();
+                (t.backoff_factor(), t.rto().as_nanos() / 1_000_000)
+            })
+            .collect()
+    }
+
     #[test]
     fn initial_rto_is_three_seconds_and_backs_off() {
         let mut t = ns2();
@@ -771,11 +781,7 @@ mod tests {
             ..TcpRttConfig::default()
         });
         t.on_sample(Dur::from_millis(100));
-        let mut seen = vec![];
-        for _ in 0..8 {
-            t.backoff();
-            seen.push((t.backoff_factor(), t.rto().as_nanos() / 1_000_000));
-        }
+        let seen = backoffs(&mut t, 8);
         assert_eq!(
             seen,
             vec![
@@ -802,11 +808,7 @@ mod tests {
     fn rfc2988_backoff_continues_until_max_rto() {
         let mut t = ns2();
         t.on_sample(Dur::from_millis(100));
-        let mut seen = vec![];
-        for _ in 0..11 {
-            t.backoff();
-            seen.push((t.backoff_factor(), t.rto().as_nanos() / 1_000_000));
-        }
+        let seen = backoffs(&mut t, 11);
         // 300 ms ·64 = 19.2 s < 60 s, so 128 (38.4 s) and 256 (76.8 s → 60 s); then it stops.
         assert_eq!(
             seen,

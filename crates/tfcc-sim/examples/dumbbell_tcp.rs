@@ -23,19 +23,8 @@ use tfcc_sim::{
     SimConfig, Simulation, Topology,
 };
 
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    name: &str,
-    default: Option<T>,
-) -> Result<T, String> {
-    match args.get(i) {
-        Some(s) => s
-            .parse::<T>()
-            .map_err(|_| format!("{name}: cannot read {s:?}")),
-        None => default.ok_or_else(|| format!("missing argument {name}")),
-    }
-}
+mod common;
+use common::arg;
 
 fn run(args: &[String]) -> Result<String, String> {
     let flows: usize = arg(args, 0, "FLOWS", None)?;
@@ -139,16 +128,9 @@ fn run(args: &[String]) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(line) => {
-            println!("{line}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("dumbbell_tcp: {e}");
-            eprintln!("usage: dumbbell_tcp FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED] [START_MAX]");
-            ExitCode::from(2)
-        }
-    }
+    common::main(
+        "dumbbell_tcp",
+        "FLOWS RATE_BPS DELAY_MS LIMIT DURATION_S LOSS [VARIANT] [SEED] [START_MAX]",
+        run,
+    )
 }

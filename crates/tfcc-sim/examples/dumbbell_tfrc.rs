@@ -17,19 +17,8 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    name: &str,
-    default: Option<T>,
-) -> Result<T, String> {
-    match args.get(i) {
-        Some(s) => s
-            .parse::<T>()
-            .map_err(|_| format!("{name}: cannot read {s:?}")),
-        None => default.ok_or_else(|| format!("missing argument {name}")),
-    }
-}
+mod common;
+use common::arg;
 
 fn run(args: &[String]) -> Result<String, String> {
     let tcp: usize = arg(args, 0, "TCP", None)?;
@@ -132,16 +121,9 @@ fn run(args: &[String]) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(line) => {
-            println!("{line}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("dumbbell_tfrc: {e}");
-            eprintln!("usage: dumbbell_tfrc TCP TFRC DURATION_S [LOSS] [SEED] [TFRC_PARAMS] [RATE_BPS DELAY_MS LIMIT]");
-            ExitCode::from(2)
-        }
-    }
+    common::main(
+        "dumbbell_tfrc",
+        "TCP TFRC DURATION_S [LOSS] [SEED] [TFRC_PARAMS] [RATE_BPS DELAY_MS LIMIT]",
+        run,
+    )
 }

@@ -107,6 +107,45 @@ fn m2(base: &AccessGatewaySpec, secs: u64, seed: u64, par: u32, think: u64, thin
     }
 }
 
+/// M1: four phases of `phase` s (§4.5.2), MSF-RS against the plain gateway.
+fn m1(base: &AccessGatewaySpec, phase: u64, think: u64, par: u32, seed: u64) {
+    println!("## M1 weighted sharing, {phase} s phases, Mb/s per class (ratio to class 3)");
+    let p = phase;
+    let m1_classes = classes(
+        [think; 3],
+        [
+            vec![(0, p), (3 * p, 4 * p)],
+            vec![(0, 2 * p), (3 * p, 4 * p)],
+            vec![],
+        ],
+        par,
+    );
+    for (name, gw) in [("MSF-RS", msfrs(|_| {})), ("plain", GatewayKind::Plain)] {
+        let spec = AccessGatewaySpec {
+            classes: m1_classes.clone(),
+            gateway: gw,
+            ..base.clone()
+        };
+        let (_, w) = run(&spec, 4 * p, 0, seed);
+        for ph in 0..4 {
+            // Skip the first 20 s of each phase (W+ settling, leftovers of stopped classes).
+            let (a, b) = (ph * p + 20, (ph + 1) * p);
+            let r: Vec<f64> = (0..3)
+                .map(|c| w.class_rate(c as usize, a, b) / 1e6)
+                .collect();
+            println!(
+                "{name} P{}: {:.3} {:.3} {:.3}  ratio {:.2} : {:.2} : 1",
+                ph + 1,
+                r[0],
+                r[1],
+                r[2],
+                r[0] / r[2],
+                r[1] / r[2]
+            );
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -148,53 +187,9 @@ fn main() {
     // An open-loop load below capacity for a second latency comparison: 1.6 s offers
     // 1.66 Mb/s, 85 % of the 1.96 Mb/s of payload the link carries.
     let think_stable = 1600;
-    if args.iter().any(|a| a == "--m2") {
-        m2(
-            &base,
-            if quick { 400 } else { 1000 },
-            seed,
-            par,
-            think,
-            think_stable,
-        );
-        return;
-    }
-
-    // M1: four phases (§4.5.2).
-    println!("## M1 weighted sharing, {phase} s phases, Mb/s per class (ratio to class 3)");
-    let p = phase;
-    let m1_classes = classes(
-        [think; 3],
-        [
-            vec![(0, p), (3 * p, 4 * p)],
-            vec![(0, 2 * p), (3 * p, 4 * p)],
-            vec![],
-        ],
-        par,
-    );
-    for (name, gw) in [("MSF-RS", msfrs(|_| {})), ("plain", GatewayKind::Plain)] {
-        let spec = AccessGatewaySpec {
-            classes: m1_classes.clone(),
-            gateway: gw,
-            ..base.clone()
-        };
-        let (_, w) = run(&spec, 4 * p, 0, seed);
-        for ph in 0..4 {
-            // Skip the first 20 s of each phase (W+ settling, leftovers of stopped classes).
-            let (a, b) = (ph * p + 20, (ph + 1) * p);
-            let r: Vec<f64> = (0..3)
-                .map(|c| w.class_rate(c as usize, a, b) / 1e6)
-                .collect();
-            println!(
-                "{name} P{}: {:.3} {:.3} {:.3}  ratio {:.2} : {:.2} : 1",
-                ph + 1,
-                r[0],
-                r[1],
-                r[2],
-                r[0] / r[2],
-                r[1] / r[2]
-            );
-        }
+    let only_m2 = args.iter().any(|a| a == "--m2");
+    if !only_m2 {
+        m1(&base, phase, think, par, seed);
     }
 
     // M2: latency (§4.5.3), the P1 scenario.
@@ -206,6 +201,9 @@ fn main() {
         think,
         think_stable,
     );
+    if only_m2 {
+        return;
+    }
 
     // M3: user-based fairness (§4.5.4).
     let secs = if quick { 200 } else { 800 };

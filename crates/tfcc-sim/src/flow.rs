@@ -227,54 +227,68 @@ macro_rules! dispatch {
     };
 }
 
+/// `dispatch!` over every [`SenderImpl`] variant (the list stands here once).
+macro_rules! dispatch_sender {
+    ($self:expr, $e:ident => $body:expr) => {
+        dispatch!($self, $e => $body, [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+    };
+}
+
+/// `dispatch!` over every [`ReceiverImpl`] variant.
+macro_rules! dispatch_receiver {
+    ($self:expr, $e:ident => $body:expr) => {
+        dispatch!($self, $e => $body, [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+    };
+}
+
 impl SenderImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.on_packet(now, p))
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.on_timeout(now))
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.poll_transmit(now))
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.next_timeout())
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.stats())
     }
     /// [`Sender::offer`]: limit (`Some`) or unlimit (`None`) what the application has to send.
     pub fn offer(&mut self, bytes: Option<u64>) {
-        dispatch!(self, s => s.offer(bytes), [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch_sender!(self, s => s.offer(bytes))
     }
 }
 
 impl ReceiverImpl {
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet) {
-        dispatch!(self, s => s.on_packet(now, p), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.on_packet(now, p))
     }
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.on_timeout(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.on_timeout(now))
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.poll_transmit(now))
     }
     #[inline]
     pub fn next_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.next_timeout(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.next_timeout())
     }
     pub fn stats(&self) -> Stats {
-        dispatch!(self, s => s.stats(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.stats())
     }
     pub fn delivered_bytes(&self) -> u64 {
-        dispatch!(self, s => s.delivered_bytes(), [ReceiverImpl::Sink, ReceiverImpl::Tcp, ReceiverImpl::Tfrc, ReceiverImpl::Tfwc, ReceiverImpl::Rate, ReceiverImpl::Custom])
+        dispatch_receiver!(self, s => s.delivered_bytes())
     }
 }
 

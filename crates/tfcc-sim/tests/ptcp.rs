@@ -15,6 +15,22 @@ fn run(text: &str, overrides: &[&str]) -> RunResult {
         .run()
 }
 
+/// A scenario on the thesis' dumbbell (001 Sec. 3.2, Fig. 5, as in the E1 scenario file): a
+/// 100 Mb/s, 5 ms bottleneck with a 100-packet DropTail queue and 1 Gb/s, 2.5 ms access links;
+/// `flows` holds the `[[flows]]` tables.
+fn on_the_dumbbell(name: &str, duration: &str, measure_from: &str, flows: &str) -> String {
+    format!(
+        r#"name = "{name}"
+duration = "{duration}"
+measure_from = "{measure_from}"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }}
+access = {{ rate = "1Gbps", delay = "2.5ms", limit = 10000 }}
+{flows}"#
+    )
+}
+
 /// Mean of `xs`.
 fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len().max(1) as f64
@@ -109,14 +125,7 @@ fn e1_light_phase_is_reno_like_and_meets_the_target() {
 /// dumbbell, so the queue is not pinned full. Reports the error and holds it under 25 %.
 #[test]
 fn inline_estimator_error_against_the_oracle() {
-    let text = r#"
-name = "imtcp-vs-oracle"
-duration = "20s"
-measure_from = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
-access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+    let flows = r#"
 [[flows]]
 protocol = "ptcp"
 params = { bw = "10Mbps", k_min = false, estimator = "inline" }
@@ -124,7 +133,7 @@ params = { bw = "10Mbps", k_min = false, estimator = "inline" }
 protocol = "cbr"
 rate = "50Mbps"
 "#;
-    let r = run(text, &[]);
+    let r = run(&on_the_dumbbell("imtcp-vs-oracle", "20s", "5s", flows), &[]);
     let pairs: Vec<(f64, f64)> = r
         .flow_series
         .iter()
@@ -225,20 +234,13 @@ fn e1_trace() {
 /// thinks, so each delivers something and none comes near a bulk flow's share.
 #[test]
 fn surge_users_fetch_files_between_think_times() {
-    let text = r#"
-name = "surge"
-duration = "30s"
-measure_from = "0s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
-access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+    let flows = r#"
 [[flows]]
 protocol = "web"
 count = 20
 start = ["0s", "1s"]
 "#;
-    let r = run(text, &[]);
+    let r = run(&on_the_dumbbell("surge", "30s", "0s", flows), &[]);
     let t: Vec<f64> = r
         .summary
         .flows
@@ -282,19 +284,12 @@ fn constant_baseline_holds_its_window_through_losses() {
 /// the baseline carries a hair under `bw` even on an idle path (measured: 19.90 Mb/s).
 #[test]
 fn constant_baseline_delivers_its_window_once_per_rtt() {
-    let text = r#"
-name = "constant-alone"
-duration = "6s"
-measure_from = "1s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }
-access = { rate = "1Gbps", delay = "2.5ms", limit = 10000 }
+    let flows = r#"
 [[flows]]
 protocol = "ptcp"
 params = { bw = "20Mbps", constant = true, estimator = "oracle" }
 "#;
-    let r = run(text, &[]);
+    let r = run(&on_the_dumbbell("constant-alone", "6s", "1s", flows), &[]);
     let f = &r.summary.flows[0];
     let cw: Vec<f64> = r
         .flow_series

@@ -21,6 +21,26 @@ fn lossy_link(limit: u32, p: Option<f64>) -> Topology {
     Topology::single_link(fwd).unwrap()
 }
 
+/// The same 1.5 Mb/s, 50 ms bottleneck as a dumbbell for `flows` flows: a 20-packet DropTail
+/// queue, optional Bernoulli loss `p`, and 100 Mb/s access links of one-way delay `access`.
+fn e1b_dumbbell(flows: usize, access: Dur, p: Option<f64>) -> Topology {
+    let mut bottleneck = LinkSpec::new(
+        "bottleneck",
+        Rate::from_kbps(1500),
+        Dur::from_millis(50),
+        QueueSpec::DropTail(QueueLimit::Packets(20)),
+    );
+    if let Some(p) = p {
+        bottleneck = bottleneck.with_loss(LossModel::Bernoulli { p });
+    }
+    Topology::dumbbell(&DumbbellSpec {
+        bottleneck,
+        access: AccessSpec::new(Rate::from_mbps(100), DelaySpread::Fixed(access)),
+        flows,
+    })
+    .unwrap()
+}
+
 fn run(topo: Topology, flows: Vec<FlowSpec>, secs: u64, from: u64, seed: u64) -> RunResult {
     let mut sim = Simulation::new(
         SimConfig {
@@ -63,6 +83,15 @@ fn e1b_kbytes_per_sec(p: f64) -> f64 {
     sum / seeds.len() as f64
 }
 
+/// E1b's claim at drop rate `p` (004 Sec. 4.3.2): the mean goodput within ±30 % of the
+/// thesis' `thesis_kbs` KB/s (the thesis reads its values off a figure, "≈").
+fn e1b_gives_about(p: f64, thesis_kbs: f64) {
+    let kbs = e1b_kbytes_per_sec(p);
+    println!("E1b {} %: {kbs:.1} KB/s (thesis ≈ {thesis_kbs})", p * 100.0);
+    let (lo, hi) = (0.7 * thesis_kbs, 1.3 * thesis_kbs);
+    assert!((lo..=hi).contains(&kbs), "{kbs} KB/s, not in {lo}..={hi}");
+}
+
 /// 004 Sec. 4.3.2 reports ≈ 100 KB/s at 1 % drop. With b = 1 and `t_RTO = 4R` the equation
 /// gives 164 KB/s at R = 100 ms (spec 004 §2.2's table) and this run measures ≈ 151 KB/s at
 /// its ≈ 112 ms RTT: the thesis' figure is reached only at R ≈ 160 ms or with b = 2, which the
@@ -71,9 +100,7 @@ fn e1b_kbytes_per_sec(p: f64) -> f64 {
 #[test]
 #[ignore = "does not reproduce: measured ≈ 151 KB/s against the thesis' 100 KB/s ± 30 %"]
 fn e1b_one_percent_loss_gives_about_100_kbytes_per_sec() {
-    let kbs = e1b_kbytes_per_sec(0.01);
-    println!("E1b 1 %: {kbs:.1} KB/s (thesis ≈ 100)");
-    assert!((70.0..=130.0).contains(&kbs), "{kbs} KB/s");
+    e1b_gives_about(0.01, 100.0);
 }
 
 #[test]
@@ -103,9 +130,7 @@ fn e1b_one_percent_loss_follows_the_equation() {
 
 #[test]
 fn e1b_ten_percent_loss_gives_about_20_kbytes_per_sec() {
-    let kbs = e1b_kbytes_per_sec(0.10);
-    println!("E1b 10 %: {kbs:.1} KB/s (thesis ≈ 20)");
-    assert!((14.0..=26.0).contains(&kbs), "{kbs} KB/s");
+    e1b_gives_about(0.10, 20.0);
 }
 
 #[test]
@@ -157,20 +182,7 @@ fn a_lone_flow_fills_a_droptail_link() {
 
 #[test]
 fn two_flows_share_a_bottleneck_fairly() {
-    let topo = Topology::dumbbell(&DumbbellSpec {
-        bottleneck: LinkSpec::new(
-            "bottleneck",
-            Rate::from_kbps(1500),
-            Dur::from_millis(50),
-            QueueSpec::DropTail(QueueLimit::Packets(20)),
-        ),
-        access: AccessSpec::new(
-            Rate::from_mbps(100),
-            DelaySpread::Fixed(Dur::from_millis(1)),
-        ),
-        flows: 2,
-    })
-    .unwrap();
+    let topo = e1b_dumbbell(2, Dur::from_millis(1), None);
     let r = run(
         topo,
         vec![
@@ -366,21 +378,7 @@ fn slowstart_ends_in_the_seeded_dent_at_about_half_the_exit_rate() {
 fn measure_ns2_preset_like_the_ns2_harness() {
     for p in [0.01, 0.1] {
         for seed in 1..=3 {
-            let topo = Topology::dumbbell(&DumbbellSpec {
-                bottleneck: LinkSpec::new(
-                    "bottleneck",
-                    Rate::from_kbps(1500),
-                    Dur::from_millis(50),
-                    QueueSpec::DropTail(QueueLimit::Packets(20)),
-                )
-                .with_loss(LossModel::Bernoulli { p }),
-                access: AccessSpec::new(
-                    Rate::from_mbps(100),
-                    DelaySpread::Fixed(Dur::from_micros(10)),
-                ),
-                flows: 1,
-            })
-            .unwrap();
+            let topo = e1b_dumbbell(1, Dur::from_micros(10), Some(p));
             for (name, cfg) in [
                 ("ns2", TfrcConfig::ns2()),
                 (

@@ -558,6 +558,30 @@ proptest! {
     }
 }
 
+/// 2 Mb/s in bytes per second: the link of the Theorem 4.1 counterexamples.
+const CAP_2MBPS: f64 = 250_000.0;
+
+/// Transaction `k` of `arrivals` with class weights `weights` on a 2 Mb/s link: its finish
+/// time in the sub-link model with `w_plus` sub-links (1000 B pieces), its finish time under
+/// MSF-RS*, and the classes that entered from idle while it waited (after its arrival, before
+/// its sub-link finish).
+fn theorem_4_1_case(
+    weights: &[f64],
+    w_plus: u32,
+    arrivals: &[Arrival],
+    k: usize,
+) -> (f64, f64, Vec<usize>) {
+    let (d, _, entries) = run_sublinks(weights, w_plus, CAP_2MBPS, 1000, arrivals);
+    let ideal = run_ideal(weights, CAP_2MBPS, arrivals);
+    let a_k = arrivals[k].1;
+    let entered = entries
+        .iter()
+        .filter(|&&(_, t)| t > a_k && t < d[k])
+        .map(|&(j, _)| j)
+        .collect();
+    (d[k], ideal[k], entered)
+}
+
 /// A counterexample to Theorem 4.1 as stated, found by proptest on the sub-link model with the
 /// 4 : 2 : 1 classes, W+ = 1 and 2 Mb/s: transaction 6 (class 0, 1000 B, arriving at 0.504 s)
 /// finishes 0.504 s later than under MSF-RS*, above `2·L+/c` = 2·57 626/250 000 = 0.461 s.
@@ -584,17 +608,12 @@ fn theorem_4_1_is_exceeded_with_three_classes() {
         (1, 1.2489299966851213, 12139),
         (1, 1.2989173769043063, 30022),
     ];
-    let weights = [4.0, 2.0, 1.0];
-    let cap = 250_000.0;
-    let (d, _, entries) = run_sublinks(&weights, 1, cap, 1000, &arrivals);
-    let ideal = run_ideal(&weights, cap, &arrivals);
+    let (d, ideal, entered) = theorem_4_1_case(&[4.0, 2.0, 1.0], 1, &arrivals, 6);
     // Class 1 re-enters from idle while transaction 6 waits: outside the proof's Case 2.
-    assert!(entries
-        .iter()
-        .any(|&(j, t)| j == 1 && t > arrivals[6].1 && t < d[6]));
-    let bound = delay_bound(57_626.0, cap, 1.0);
+    assert!(entered.contains(&1), "{entered:?}");
+    let bound = delay_bound(57_626.0, CAP_2MBPS, 1.0);
     assert!((bound - 0.461008).abs() < 1e-9);
-    let excess = d[6] - ideal[6];
+    let excess = d - ideal;
     assert!((excess - 0.50408).abs() < 1e-4, "excess {excess}");
     assert!(excess > bound);
 }
@@ -626,17 +645,12 @@ fn theorem_4_1_is_exceeded_with_two_classes() {
         (1, 2.5926130378145578, 21033),
         (1, 2.7794518442218132, 51348),
     ];
-    let weights = [1.0, 5.0];
-    let cap = 250_000.0;
-    let (d, _, entries) = run_sublinks(&weights, 1, cap, 1000, &arrivals);
-    let ideal = run_ideal(&weights, cap, &arrivals);
+    let (d, ideal, entered) = theorem_4_1_case(&[1.0, 5.0], 1, &arrivals, 13);
     // Class 1 enters from idle while transaction 13 waits: outside the proof's Case 2.
-    assert!(entries
-        .iter()
-        .any(|&(j, t)| j == 1 && t > arrivals[13].1 && t < d[13]));
-    let bound = delay_bound(56_180.0, cap, 1.0);
+    assert!(entered.contains(&1), "{entered:?}");
+    let bound = delay_bound(56_180.0, CAP_2MBPS, 1.0);
     assert!((bound - 0.44944).abs() < 1e-9, "bound {bound}");
-    let excess = d[13] - ideal[13];
+    let excess = d - ideal;
     assert!((excess - 0.46145).abs() < 1e-4, "excess {excess}");
     assert!(excess > bound);
 }
@@ -675,19 +689,14 @@ fn theorem_4_1_is_exceeded_without_a_class_entering() {
         (0, 1.689791434458872, 8282),
         (0, 1.7584233718442275, 4499),
     ];
-    let weights = [6.0, 2.0, 1.0];
-    let cap = 250_000.0;
-    let (d, _, entries) = run_sublinks(&weights, 3, cap, 1000, &arrivals);
-    let ideal = run_ideal(&weights, cap, &arrivals);
-    let (class, a_k, _) = arrivals[6];
-    assert!(!entries
-        .iter()
-        .any(|&(j, t)| j != class && t > a_k && t < d[6]));
-    let bound = delay_bound(55_258.0, cap, 3.0);
+    let (d, ideal, entered) = theorem_4_1_case(&[6.0, 2.0, 1.0], 3, &arrivals, 6);
+    let class = arrivals[6].0;
+    assert!(entered.iter().all(|&j| j == class), "{entered:?}");
+    let bound = delay_bound(55_258.0, CAP_2MBPS, 3.0);
     assert!((bound - 1.326192).abs() < 1e-9, "bound {bound}");
-    assert!((d[6] - 1.82438).abs() < 1e-4 && (ideal[6] - 0.49819).abs() < 1e-4);
+    assert!((d - 1.82438).abs() < 1e-4 && (ideal - 0.49819).abs() < 1e-4);
     // Over the bound by more than the property tests' 1e-6 s allowance for rounding.
-    assert!(d[6] - ideal[6] > bound + 1e-6, "excess {}", d[6] - ideal[6]);
+    assert!(d - ideal > bound + 1e-6, "excess {}", d - ideal);
 }
 
 /// A counterexample to Theorem 4.2 found by its property test in this project's CI: 4 : 2 : 1

@@ -109,29 +109,15 @@ impl Default for ImtcpConfig {
 impl ImtcpConfig {
     /// Checks every field; the message names the first bad one (`field: why`).
     pub fn validate(&self) -> Result<(), String> {
-        if !(3..=MAX_STREAM_LEN).contains(&self.stream_len) {
-            return Err(format!(
-                "stream_len: must be in 3..={MAX_STREAM_LEN}, got {}",
-                self.stream_len
-            ));
-        }
-        if !(1..=MAX_STREAMS).contains(&self.streams) {
-            return Err(format!(
-                "streams: must be in 1..={MAX_STREAMS}, got {}",
-                self.streams
-            ));
-        }
-        if !(1..=MAX_HISTORY).contains(&self.history) {
-            return Err(format!(
-                "history: must be in 1..={MAX_HISTORY}, got {}",
-                self.history
-            ));
-        }
-        if !(1..=MAX_HISTORY).contains(&self.capacity_window) {
-            return Err(format!(
-                "capacity_window: must be in 1..={MAX_HISTORY}, got {}",
-                self.capacity_window
-            ));
+        for (name, v, lo, hi) in [
+            ("stream_len", self.stream_len, 3, MAX_STREAM_LEN),
+            ("streams", self.streams, 1, MAX_STREAMS),
+            ("history", self.history, 1, MAX_HISTORY),
+            ("capacity_window", self.capacity_window, 1, MAX_HISTORY),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return Err(format!("{name}: must be in {lo}..={hi}, got {v}"));
+            }
         }
         if !(self.min_width > 0.0 && self.min_width <= 1.0) {
             return Err(format!(
@@ -556,18 +542,10 @@ impl PathEstimator for Imtcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::wire::TcpData;
+    use crate::tcp::wire::test_segment;
 
     fn seg(seq: u64) -> Packet {
-        Packet {
-            size: 1040,
-            header: Header::TcpData(TcpData {
-                seq,
-                ts: Time::ZERO,
-                payload: 1000,
-                retransmit: false,
-            }),
-        }
+        test_segment(seq, Time::ZERO)
     }
 
     /// Drives the estimator by hand over a fluid bottleneck of `cap` pkt/s that carries `cross`
@@ -613,6 +591,27 @@ mod tests {
             t = next.max(t + 1e-9);
         }
         est
+    }
+
+    #[test]
+    fn validate_names_the_first_size_out_of_range() {
+        assert_eq!(ImtcpConfig::default().validate(), Ok(()));
+        let bad = |f: fn(&mut ImtcpConfig)| {
+            let mut c = ImtcpConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert_eq!(
+            bad(|c| c.stream_len = 2),
+            "stream_len: must be in 3..=16, got 2"
+        );
+        assert_eq!(bad(|c| c.streams = 9), "streams: must be in 1..=8, got 9");
+        assert_eq!(bad(|c| c.history = 0), "history: must be in 1..=32, got 0");
+        assert_eq!(
+            bad(|c| c.capacity_window = 33),
+            "capacity_window: must be in 1..=32, got 33"
+        );
+        assert!(bad(|c| c.min_width = 0.0).starts_with("min_width:"));
     }
 
     #[test]

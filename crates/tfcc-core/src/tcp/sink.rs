@@ -292,17 +292,10 @@ impl Receiver for TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::wire::test_segment;
 
     fn seg(seq: u64) -> Packet {
-        Packet {
-            size: 1040,
-            header: Header::TcpData(TcpData {
-                seq,
-                ts: Time::from_millis(seq),
-                payload: 1000,
-                retransmit: false,
-            }),
-        }
+        test_segment(seq, Time::from_millis(seq))
     }
 
     fn feed(sink: &mut TcpSink, seqs: &[u64]) -> Vec<TcpAck> {

@@ -37,6 +37,21 @@ pub struct TcpData {
     pub retransmit: bool,
 }
 
+/// Test fixture: the first transmission of segment `seq`, sent at `ts`, with 1000 B of payload
+/// in a 1040 B packet (ns-2's `packetSize_` 1000 plus its 40 B of TCP/IP header).
+#[cfg(test)]
+pub(crate) fn test_segment(seq: u64, ts: Time) -> crate::Packet {
+    crate::Packet {
+        size: 1040,
+        header: crate::Header::TcpData(TcpData {
+            seq,
+            ts,
+            payload: 1000,
+            retransmit: false,
+        }),
+    }
+}
+
 /// An acknowledgement's header.
 ///
 /// SACK blocks are stored relative to `ack` (a signed 32-bit offset of the left edge and a

@@ -133,7 +133,18 @@ struct Writer<'a> {
     at: usize,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    /// A writer over `buf[..len]` with the type word of `kind` written; `None` if `buf` is
+    /// shorter than `len`.
+    fn start(buf: &'a mut [u8], len: usize, kind: u32) -> Option<Self> {
+        if buf.len() < len {
+            return None;
+        }
+        let mut w = Writer { buf, at: 0 };
+        w.put(&(MAGIC | kind).to_be_bytes());
+        Some(w)
+    }
+
     fn put(&mut self, bytes: &[u8]) {
         self.buf[self.at..self.at + bytes.len()].copy_from_slice(bytes);
         self.at += bytes.len();
@@ -145,7 +156,24 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader past the type word of a `len`-byte header of `kind` (named `expected` in the
+    /// error) at the front of `buf`: an error if `buf` is shorter or the word is another.
+    fn start(
+        buf: &'a [u8],
+        len: usize,
+        kind: u32,
+        expected: &'static str,
+    ) -> Result<Self, DecodeError> {
+        check_len(buf, len)?;
+        let mut r = Reader { buf, at: 0 };
+        let word = r.u32();
+        if word != MAGIC | kind {
+            return Err(DecodeError::WrongType { expected, word });
+        }
+        Ok(r)
+    }
+
     fn take<const N: usize>(&mut self) -> [u8; N] {
         let mut out = [0u8; N];
         // Callers check the total length first, so this slice is in bounds; `get` keeps the
@@ -178,11 +206,7 @@ fn check_len(buf: &[u8], need: usize) -> Result<(), DecodeError> {
 impl DataHeader {
     /// Writes the header into `buf[..DATA_LEN]`; `None` if `buf` is shorter.
     pub fn encode(&self, buf: &mut [u8]) -> Option<usize> {
-        if buf.len() < DATA_LEN {
-            return None;
-        }
-        let mut w = Writer { buf, at: 0 };
-        w.put(&(MAGIC | TYPE_DATA).to_be_bytes());
+        let mut w = Writer::start(buf, DATA_LEN, TYPE_DATA)?;
         w.put(&self.seq.to_be_bytes());
         w.put(&self.timestamp.0.to_be_bytes());
         w.put(&self.rtt.0.to_be_bytes());
@@ -193,15 +217,7 @@ impl DataHeader {
 
     /// Reads a header from the front of `buf` (trailing payload is ignored).
     pub fn decode(buf: &[u8]) -> Result<DataHeader, DecodeError> {
-        check_len(buf, DATA_LEN)?;
-        let mut r = Reader { buf, at: 0 };
-        let word = r.u32();
-        if word != MAGIC | TYPE_DATA {
-            return Err(DecodeError::WrongType {
-                expected: "data",
-                word,
-            });
-        }
+        let mut r = Reader::start(buf, DATA_LEN, TYPE_DATA, "data")?;
         let seq = r.u64();
         let timestamp = Time(r.u64());
         let rtt = Dur(r.u64());
@@ -221,11 +237,7 @@ impl DataHeader {
 impl FeedbackHeader {
     /// Writes the header into `buf[..FEEDBACK_LEN]`; `None` if `buf` is shorter.
     pub fn encode(&self, buf: &mut [u8]) -> Option<usize> {
-        if buf.len() < FEEDBACK_LEN {
-            return None;
-        }
-        let mut w = Writer { buf, at: 0 };
-        w.put(&(MAGIC | TYPE_FEEDBACK).to_be_bytes());
+        let mut w = Writer::start(buf, FEEDBACK_LEN, TYPE_FEEDBACK)?;
         w.put(&self.seq_echo.to_be_bytes());
         w.put(&self.timestamp_echo.0.to_be_bytes());
         w.put(&self.t_delay.0.to_be_bytes());
@@ -236,15 +248,7 @@ impl FeedbackHeader {
 
     /// Reads a header from the front of `buf`.
     pub fn decode(buf: &[u8]) -> Result<FeedbackHeader, DecodeError> {
-        check_len(buf, FEEDBACK_LEN)?;
-        let mut r = Reader { buf, at: 0 };
-        let word = r.u32();
-        if word != MAGIC | TYPE_FEEDBACK {
-            return Err(DecodeError::WrongType {
-                expected: "feedback",
-                word,
-            });
-        }
+        let mut r = Reader::start(buf, FEEDBACK_LEN, TYPE_FEEDBACK, "feedback")?;
         let seq_echo = r.u64();
         let timestamp_echo = Time(r.u64());
         let t_delay = Dur(r.u64());

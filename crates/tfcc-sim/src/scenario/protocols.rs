@@ -204,10 +204,7 @@ pub fn build(
             // One flat table: TTFWC's own keys (`tp`, `ali`, ...) configure the congestion
             // control, every other key the TCP underneath (a SACK TCP unless `variant` says
             // otherwise, as the thesis' ns-2 agents, 000 §3.1).
-            let (own, tcp): (toml::Table, toml::Table) = params
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .partition(|(k, _)| TtfwcConfig::FIELDS.contains(&k.as_str()));
+            let (own, tcp) = split_params(params, TtfwcConfig::FIELDS);
             let mut tt: TtfwcConfig = config_from_params(&own)?;
             tt.validate().map_err(invalid)?;
             if !own.contains_key("seed") {
@@ -215,13 +212,7 @@ pub fn build(
                 tt.seed =
                     crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
             }
-            let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
-            if !matches!(cfg.congestion, Congestion::Reno) {
-                return Err(ProtocolError::Param {
-                    key: "params.congestion".into(),
-                    message: "`ttfwc` sets the congestion control itself".into(),
-                });
-            }
+            let mut cfg = tcp_underneath("ttfwc", &tcp, common)?;
             cfg.congestion = Congestion::Ttfwc(tt);
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
@@ -236,19 +227,10 @@ pub fn build(
             // whose stack recovers with SACK; the ns-2 agent of Sec. 3 is not named. With
             // ns-2's plain Reno recovery the bursts Eq. 4 allows end in timeouts (E2 with 30
             // Reno flows: 74 timeouts, 3.1 Mb/s, 7 % of slots; with SACK: none, 20 Mb/s, 59 %).
-            let (own, tcp): (toml::Table, toml::Table) = params
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .partition(|(k, _)| PtcpConfig::FIELDS.contains(&k.as_str()));
+            let (own, tcp) = split_params(params, PtcpConfig::FIELDS);
             let pc: PtcpConfig = config_from_params(&own)?;
             pc.validate().map_err(invalid)?;
-            let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
-            if !matches!(cfg.congestion, Congestion::Reno) {
-                return Err(ProtocolError::Param {
-                    key: "params.congestion".into(),
-                    message: "`ptcp` sets the congestion control itself".into(),
-                });
-            }
+            let mut cfg = tcp_underneath("ptcp", &tcp, common)?;
             cfg.congestion = Congestion::Ptcp(pc);
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
@@ -256,10 +238,7 @@ pub fn build(
         "web" => {
             // SURGE web traffic (001 Sec. 3.2, Table 1): SURGE's keys configure the user, the
             // others the TCP that carries its files: Reno, as the thesis' background.
-            let (own, tcp): (toml::Table, toml::Table) = params
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .partition(|(k, _)| crate::surge::SurgeConfig::FIELDS.contains(&k.as_str()));
+            let (own, tcp) = split_params(params, crate::surge::SurgeConfig::FIELDS);
             let sc: crate::surge::SurgeConfig = config_from_params(&own)?;
             sc.validate().map_err(invalid)?;
             let has_variant = tcp.contains_key("variant");
@@ -283,6 +262,31 @@ pub fn build(
     }
 }
 
+/// Splits a flat `params` table: the keys in `own` (a scheme's own fields), and the rest.
+fn split_params(params: &toml::Table, own: &[&str]) -> (toml::Table, toml::Table) {
+    params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| own.contains(&k.as_str()))
+}
+
+/// The TCP underneath a scheme that sets the congestion control itself (`protocol`), from the
+/// `params` keys that are not the scheme's: an error if they choose a congestion control too.
+fn tcp_underneath(
+    protocol: &str,
+    tcp: &toml::Table,
+    common: &FlowCommon,
+) -> Result<TcpConfig, ProtocolError> {
+    let cfg: TcpConfig = config_from_params(&sized(tcp, "segment_size", common)?)?;
+    if !matches!(cfg.congestion, Congestion::Reno) {
+        return Err(ProtocolError::Param {
+            key: "params.congestion".into(),
+            message: format!("`{protocol}` sets the congestion control itself"),
+        });
+    }
+    Ok(cfg)
+}
+
 /// 003's window-based schemes on a SACK TCP (003 §5: "SACK as the TCP version"): one flat
 /// `params` table, the scheme's keys (`alpha`, `beta`, `k`, `l`, `alpha_factor`) for its rule
 /// and the rest for the TCP underneath.
@@ -292,10 +296,7 @@ fn window_flow(
     common: &FlowCommon,
 ) -> Result<FlowSpec, ProtocolError> {
     const OWN: &[&str] = &["alpha", "beta", "k", "l", "alpha_factor"];
-    let (own, tcp): (toml::Table, toml::Table) = params
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .partition(|(k, _)| OWN.contains(&k.as_str()));
+    let (own, tcp) = split_params(params, OWN);
     let congestion = match protocol {
         "gaimd" => Congestion::Gaimd(config_from_params(&own)?),
         "iiad" | "sqrt" => {
@@ -319,13 +320,7 @@ fn window_flow(
         "simd" => Congestion::Simd(config_from_params(&own)?),
         _ => Congestion::Aiadh(config_from_params(&own)?),
     };
-    let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
-    if !matches!(cfg.congestion, Congestion::Reno) {
-        return Err(ProtocolError::Param {
-            key: "params.congestion".into(),
-            message: format!("`{protocol}` sets the congestion control itself"),
-        });
-    }
+    let mut cfg = tcp_underneath(protocol, &tcp, common)?;
     cfg.congestion = congestion;
     cfg.validate().map_err(|e| match e.split_once('.') {
         Some(("congestion", rest)) => invalid(
@@ -346,10 +341,7 @@ fn rate_flow(
     params: &toml::Table,
     common: &FlowCommon,
 ) -> Result<FlowSpec, ProtocolError> {
-    let (tx, own): (toml::Table, toml::Table) = params
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .partition(|(k, _)| RateSenderConfig::FIELDS.contains(&k.as_str()));
+    let (tx, own) = split_params(params, RateSenderConfig::FIELDS);
     let cfg: RateSenderConfig = config_from_params(&sized(&tx, "packet_size", common)?)?;
     cfg.validate().map_err(invalid)?;
     let estimator = match protocol {
