@@ -5,19 +5,22 @@
 # packets sent, retransmitted packets, timeouts (nrexmit_), segments acknowledged.
 # An optional CBR flow (UDP, 1000-byte packets, `cbr` bit/s, 0 = none) stands in for a smooth,
 # paced competitor such as WARC: it shares the loss counter but not the TCP's bursts.
-# Usage: ns e31_countloss.tcl [flows] [period] [duration] [minrto] [tick] [cbr]
+# `precise` 0 sets precisionReduce_ false, the whole-segment decrease of ns-2 before 2006.
+# Usage: ns e31_countloss.tcl [flows] [period] [duration] [minrto] [tick] [cbr] [precise]
 set nflows [expr {[llength $argv] > 0 ? [lindex $argv 0] : 2}]
 set period [expr {[llength $argv] > 1 ? [lindex $argv 1] : 20}]
 set duration [expr {[llength $argv] > 2 ? [lindex $argv 2] : 2200}]
 set minrto [expr {[llength $argv] > 3 ? [lindex $argv 3] : 0.2}]
 set tick [expr {[llength $argv] > 4 ? [lindex $argv 4] : 0.01}]
 set cbr [expr {[llength $argv] > 5 ? [lindex $argv 5] : 0}]
+set precise [expr {[llength $argv] > 6 ? [lindex $argv 6] : 1}]
 
 set ns [new Simulator]
 Agent/TCP set packetSize_ 1000
 Agent/TCP set window_ 200
 Agent/TCP set minrto_ $minrto
 Agent/TCP set tcpTick_ $tick
+Agent/TCP set precisionReduce_ [expr {$precise ? "true" : "false"}]
 
 set r1 [$ns node]
 set r2 [$ns node]
