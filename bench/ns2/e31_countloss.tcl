@@ -6,7 +6,9 @@
 # An optional CBR flow (UDP, 1000-byte packets, `cbr` bit/s, 0 = none) stands in for a smooth,
 # paced competitor such as WARC: it shares the loss counter but not the TCP's bursts.
 # `precise` 0 sets precisionReduce_ false, the whole-segment decrease of ns-2 before 2006.
+# `decrease` and `increase` set decrease_num_ and increase_num_ (GAIMD: 0.875 and 0.2).
 # Usage: ns e31_countloss.tcl [flows] [period] [duration] [minrto] [tick] [cbr] [precise]
+#        [decrease] [increase]
 set nflows [expr {[llength $argv] > 0 ? [lindex $argv 0] : 2}]
 set period [expr {[llength $argv] > 1 ? [lindex $argv 1] : 20}]
 set duration [expr {[llength $argv] > 2 ? [lindex $argv 2] : 2200}]
@@ -21,6 +23,10 @@ Agent/TCP set window_ 200
 Agent/TCP set minrto_ $minrto
 Agent/TCP set tcpTick_ $tick
 Agent/TCP set precisionReduce_ [expr {$precise ? "true" : "false"}]
+if {[llength $argv] > 8} {
+    Agent/TCP set decrease_num_ [lindex $argv 7]
+    Agent/TCP set increase_num_ [lindex $argv 8]
+}
 
 set r1 [$ns node]
 set r2 [$ns node]
