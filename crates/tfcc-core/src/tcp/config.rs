@@ -149,6 +149,14 @@ pub struct TcpConfig {
     /// retransmit (RFC 2581 §3.2 the same); ns-2's falls to 1-2 at a window of 2-3. Default off
     /// (ns-2).
     pub cwnd_to_ssthresh: bool,
+    /// Compute the decrease from the fractional window (ns-2 `precisionReduce_ true`, the
+    /// default since 2006/1/24): `halfwin = windowd()/2`, `decreasewin = decrease_num_ ·
+    /// windowd()`. Off gives the older ns-2 `slowdown`, which the theses that ran ns-2.1b9 had
+    /// (003 §5; ns-default.tcl then read `precisionReduce_ false`): the whole-segment window
+    /// `window() = int(cwnd)` is halved or scaled and rounded down (`int(window()/2)`,
+    /// `int(decrease_num_ · window())`, a scheme's own rule likewise), so a fast retransmit at
+    /// a window of 3 leaves 1 segment, not 1.5 (`tcp.cc` `TcpAgent::slowdown`).
+    pub precision_reduce: bool,
     /// Forbid a second fast retransmit until the ACK passes the recovery point set by the last
     /// one or by a timeout (ns-2 `bugFix_ true`; RFC 2582 §3 "careful" variant). This is what
     /// makes Reno wait for a timeout after two losses in one window.
@@ -202,6 +210,7 @@ impl Default for TcpConfig {
             max_burst: 0,            // maxburst_
             limited_transmit: true,  // singledup_ 1
             cwnd_to_ssthresh: false, // slowdown: cwnd_ = halfwin
+            precision_reduce: true,  // precisionReduce_ true
             bug_fix: true,           // bugFix_
             timestamps: false,       // timestamps_
             sack_partial_ack: false, // partial_ack_

@@ -12,8 +12,9 @@
 //!   `delay_growth_`); `ssthresh` starts at `max_window` (`TcpAgent::reset`).
 //! - **Decrease** (`slowdown` with `precisionReduce_ true`): `ssthresh = max(int(w/2), 2)` and,
 //!   on a fast retransmit, `cwnd = w/2` (not rounded), where `w = min(cwnd, max_window)` (plus
-//!   Reno's inflation, which is 0 at that moment). ns-2 halves the window, not the flight size;
-//!   for a backlogged sender they are the same.
+//!   Reno's inflation, which is 0 at that moment). With [`TcpConfig::precision_reduce`] off
+//!   (ns-2 before 2006), `w` is the whole-segment window and the new `cwnd` is rounded down.
+//!   ns-2 halves the window, not the flight size; for a backlogged sender they are the same.
 //! - **Fast retransmit** on the third duplicate ACK, once per window: a second one waits until
 //!   the cumulative ACK passes `recover` (the highest segment sent at the first one, or at a
 //!   timeout), `bugFix_`. Limited transmit sends a new segment on each of the first two
@@ -471,7 +472,14 @@ impl TcpSender {
             self.first_decrease = false;
             return;
         }
-        let w = self.windowd();
+        let precise = self.cfg.precision_reduce;
+        let w = if precise {
+            self.windowd()
+        } else {
+            self.window() as f64
+        };
+        // `precisionReduce_ false`: the new window is rounded down to whole segments.
+        let round = |x: f64| if precise { x } else { x.floor() };
         if let Some(t) = &mut self.ttfwc {
             self.jitter = 0;
             let th = t.ssthresh(w);
@@ -493,11 +501,11 @@ impl TcpSender {
             // Otherwise the scheme's decrease sets the threshold too: after a timeout, slow
             // start climbs back to where the scheme's rule would have left the window.
             let halve_cwnd = self.first_decrease || slowstart;
-            let next = if halve_cwnd {
+            let next = round(if halve_cwnd {
                 f.halve(w)
             } else {
                 f.decrease(w)
-            };
+            });
             let threshold = if halve_cwnd || self.last_cwnd_action == CwndAction::Timeout {
                 (w / 2.0).floor()
             } else {
@@ -512,8 +520,8 @@ impl TcpSender {
             self.first_decrease = false;
             return;
         }
-        let halfwin = w / 2.0;
-        let decreasewin = self.cfg.decrease_num * w;
+        let halfwin = round(w / 2.0);
+        let decreasewin = round(self.cfg.decrease_num * w);
         self.ssthresh =
             if self.first_decrease || slowstart || self.last_cwnd_action == CwndAction::Timeout {
                 halfwin as i64
@@ -1270,6 +1278,68 @@ mod tests {
         // At a window of 3.33 ns-2 falls to 1.67 segments, BSD to 2.
         let (s, ..) = warm(Variant::Reno, 3);
         assert!(s.cwnd() / 2.0 < 2.0);
+    }
+
+    /// `precision_reduce` off (ns-2.1b9's `precisionReduce_ false`): a fast retransmit halves the
+    /// whole-segment window and rounds down (3.33 -> 1, 5.x -> 2, 8.x -> 4), where ns-2.35 keeps
+    /// the fractional half; GAIMD's 7/8 decrease (after its first, halving one) rounds down too.
+    #[test]
+    fn imprecise_reduce_rounds_the_new_window_down_as_old_ns2() {
+        use super::super::config::Congestion;
+        use super::super::friendly::GaimdConfig;
+        // The first segment of the window is lost; the rest come back as duplicates.
+        let fast_retransmit = |s: &mut TcpSender, t: Time, out: &[u64]| {
+            let lost = out[0];
+            let mut pending: std::collections::VecDeque<u64> = out[1..].iter().copied().collect();
+            while s.fast_retransmits() == 0 {
+                let q = pending.pop_front().expect("enough duplicates");
+                s.on_packet(t, &ack(lost, &[(lost + 1, q + 1)]));
+                pending.extend(seqs(&drain(s, t)).into_iter().filter(|&q| q != lost));
+            }
+        };
+        for target in [3, 5, 8] {
+            for precise in [true, false] {
+                let cfg = TcpConfig {
+                    variant: Variant::Reno,
+                    precision_reduce: precise,
+                    ..TcpConfig::default()
+                };
+                let (mut s, t, out) = warm_with(cfg, target);
+                let w = s.cwnd();
+                fast_retransmit(&mut s, t, &out);
+                let want = if precise {
+                    w / 2.0
+                } else {
+                    (w.floor() / 2.0).floor().max(1.0)
+                };
+                assert_eq!(s.cwnd(), want, "w {w}, precise {precise}");
+                assert_eq!(s.ssthresh(), ((w.floor() / 2.0) as u64).max(2), "w {w}");
+            }
+        }
+        // GAIMD's decrease after its first (halving) one is its own rule: 7/8 of the window,
+        // of the whole-segment window rounded down when imprecise.
+        for precise in [true, false] {
+            let cfg = TcpConfig {
+                variant: Variant::Sack,
+                precision_reduce: precise,
+                congestion: Congestion::Gaimd(GaimdConfig::default()),
+                ..TcpConfig::default()
+            };
+            let (mut s, t, out) = warm_with(cfg, 9);
+            s.first_decrease = false;
+            let w = s.cwnd();
+            fast_retransmit(&mut s, t, &out);
+            let want = if precise {
+                0.875 * w
+            } else {
+                (0.875 * w.floor()).floor()
+            };
+            assert!(
+                (s.cwnd() - want).abs() < 1e-9,
+                "w {w}, precise {precise}: {}",
+                s.cwnd()
+            );
+        }
     }
 
     /// A sender and sink over a path with a 1 ms-per-segment forward link and `rtt` of
