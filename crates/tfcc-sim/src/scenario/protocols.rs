@@ -692,7 +692,10 @@ mod rate_tests {
         for d in [TcpDefaults::Ns2_35, TcpDefaults::Ns2_1b9] {
             let mut cfg = TcpConfig::default();
             d.apply(&mut cfg);
-            assert_eq!(cfg, config_from_params::<TcpConfig>(&d.tcp_params()).unwrap());
+            assert_eq!(
+                cfg,
+                config_from_params::<TcpConfig>(&d.tcp_params()).unwrap()
+            );
         }
         // ns-2.35: nothing is inserted.
         assert!(TcpDefaults::Ns2_35.under_tcp(&own) == own);
