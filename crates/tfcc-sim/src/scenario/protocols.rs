@@ -444,16 +444,20 @@ impl TcpDefaults {
 
     /// A rate sender's `params` with this version's `rtt` keys inserted where absent. The rate
     /// sender's estimator keeps its own unquantised `mode` (RFC 6298's, [`RateSenderConfig`]):
-    /// an `rtt` table without `mode` would otherwise fall back to ns-2's tick mode.
+    /// an `rtt` table without `mode` would otherwise deserialise with
+    /// [`tfcc_core::rtt::TcpRttConfig`]'s default, ns-2's tick mode, so `mode` is inserted
+    /// whenever `rtt` is there (from this preset or from the flow's own `params`).
     pub fn under_rate_sender(self, params: &toml::Table) -> toml::Table {
-        let Some(toml::Value::Table(rtt)) = self.tcp_params().remove("rtt") else {
-            return params.clone();
-        };
-        let mut rtt = rtt;
-        rtt.insert("mode".into(), toml::Value::String("rfc6298".into()));
         let mut d = toml::Table::new();
-        d.insert("rtt".into(), toml::Value::Table(rtt));
-        merge_under(params, &d)
+        if let Some(rtt) = self.tcp_params().remove("rtt") {
+            d.insert("rtt".into(), rtt);
+        }
+        let mut out = merge_under(params, &d);
+        if let Some(toml::Value::Table(rtt)) = out.get_mut("rtt") {
+            rtt.entry("mode")
+                .or_insert_with(|| toml::Value::String("rfc6298".into()));
+        }
+        out
     }
 }
 
@@ -688,6 +692,13 @@ mod rate_tests {
         let cfg: RateSenderConfig = config_from_params(&sender).unwrap();
         assert_eq!(cfg.rtt.min_rto, Dur::from_secs(1));
         assert_eq!(cfg.rtt.mode, RateSenderConfig::default().rtt.mode);
+        // A flow's own partial `rtt` keeps the rate sender's mode too, under either version.
+        let own_rtt: toml::Table = toml::from_str(r#"rtt = { min_rto = "2s" }"#).unwrap();
+        for d in [TcpDefaults::Ns2_35, TcpDefaults::Ns2_1b9] {
+            let cfg: RateSenderConfig = config_from_params(&d.under_rate_sender(&own_rtt)).unwrap();
+            assert_eq!(cfg.rtt.mode, RateSenderConfig::default().rtt.mode);
+            assert_eq!(cfg.rtt.min_rto, Dur::from_secs(2));
+        }
         // `apply` sets exactly the preset's keys.
         for d in [TcpDefaults::Ns2_35, TcpDefaults::Ns2_1b9] {
             let mut cfg = TcpConfig::default();
