@@ -31,6 +31,7 @@ SCRIPT = ROOT / "bench" / "ns2" / "e31_countloss.tcl"
 SCENARIO = ROOT / "scenarios" / "003-e31-countloss.toml"
 DURATION = 600
 CBR_BPS = 255_000
+NS235_RTO = 'initial_rto = "3s", max_rto = "60s"'
 
 
 def ns2_tcp(min_rto: float, precise: bool, protocol: str) -> dict[str, int]:
@@ -60,7 +61,9 @@ def tfcc_tcp(min_rto: float, precise: bool, protocol: str, out: Path) -> dict[st
             "measure_from=0s",
             f"flows.0.protocol={protocol}",
             'topology.bottleneck.loss={ model = "periodic", every = 20, scope = "aggregate" }',
-            f'flows.0.params={{ {tcp}, rtt = {{ min_rto = "{min_rto}s" }} }}',
+            # The scenario's ns-2.1b9 preset would add rtxcur_init_ 6 and maxrto_ 100000; the
+            # ns-2 here is 2.35, so its 3 s and 60 s are stated.
+            f'flows.0.params={{ {tcp}, rtt = {{ min_rto = "{min_rto}s", {NS235_RTO} }} }}',
             "flows.1.protocol=cbr",
             f'flows.1.params={{ rate = "{CBR_BPS}bps" }}',
         ],

@@ -137,6 +137,8 @@ pub struct AccessGatewaySpec {
     /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
     /// 2560 s with a 640 s period: on and off 640 s each, starting after one off period.
     pub exceptive_start: Time,
+    /// The servers' TCP: [`server_tcp`] unless the scenario's `tcp_defaults` changes it.
+    pub tcp: TcpConfig,
 }
 
 impl Default for AccessGatewaySpec {
@@ -166,6 +168,7 @@ impl Default for AccessGatewaySpec {
             connections: Connections::PerPair,
             exceptive: None,
             exceptive_start: Time::ZERO,
+            tcp: server_tcp(),
         }
     }
 }
@@ -303,7 +306,7 @@ struct Thread {
 /// a pause pays slow start again, as on a new connection but without a handshake. ns-2's
 /// `FullTcp`, under `HTTP/Cache`, restarts from the initial window (2) instead; trying that
 /// moved M2's closed-loop latencies by under 0.1 s (docs/reproductions/msfrs.md).
-fn server_tcp() -> TcpConfig {
+pub fn server_tcp() -> TcpConfig {
     let mut tcp = TcpConfig::with_variant(Variant::Sack);
     tcp.max_window = 200; // §4.5.1
     tcp.delayed_ack = None; // §4.5.1 "no delayed acknowledgments"
@@ -445,7 +448,7 @@ impl AccessGatewaySpec {
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut slots = Vec::new();
-        let tcp = server_tcp();
+        let tcp = self.tcp.clone();
         let mut threads = Vec::new();
         let mut user_class = Vec::new();
         let mut flow_class = Vec::new();

@@ -244,6 +244,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             cbr_rate: f.rate,
             on: f.on,
             off: f.off,
+            tcp_defaults: spec.tcp_defaults,
         };
         let flow = protocols::build(&f.protocol, &f.params, &common).map_err(|e| BuildError {
             key: format!("flows[{g}].{}", e.key()),

@@ -46,6 +46,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         );
     };
     let mut g = AccessGatewaySpec::default();
+    spec.tcp_defaults.apply(&mut g.tcp);
     if let Some(a) = &t.access {
         if let Some(r) = a.rate {
             if r.bps() == 0 {

@@ -112,6 +112,9 @@ pub struct FlowCommon {
     pub cbr_rate: Option<Rate>,
     pub on: Option<Dur>,
     pub off: Option<Dur>,
+    /// The scenario's `tcp_defaults`: whose Agent/TCP defaults the TCP-based flows and the
+    /// rate senders' TCP RTO estimator start from, under the flow's own `params`.
+    pub tcp_defaults: TcpDefaults,
 }
 
 impl FlowCommon {
@@ -177,6 +180,7 @@ pub fn build(
     match protocol {
         "cbr" | "cbr-onoff" => cbr(protocol, params, common),
         "tcp-reno" | "tcp-newreno" | "tcp-sack" => {
+            let params = &common.tcp_defaults.under_tcp(params);
             let mut cfg: TcpConfig = config_from_params(&sized(params, "segment_size", common)?)?;
             cfg.variant = match protocol {
                 "tcp-reno" => Variant::Reno,
@@ -277,6 +281,7 @@ fn tcp_underneath(
     tcp: &toml::Table,
     common: &FlowCommon,
 ) -> Result<TcpConfig, ProtocolError> {
+    let tcp = &common.tcp_defaults.under_tcp(tcp);
     let cfg: TcpConfig = config_from_params(&sized(tcp, "segment_size", common)?)?;
     if !matches!(cfg.congestion, Congestion::Reno) {
         return Err(ProtocolError::Param {
@@ -342,6 +347,7 @@ fn rate_flow(
     common: &FlowCommon,
 ) -> Result<FlowSpec, ProtocolError> {
     let (tx, own) = split_params(params, RateSenderConfig::FIELDS);
+    let tx = common.tcp_defaults.under_rate_sender(&tx);
     let cfg: RateSenderConfig = config_from_params(&sized(&tx, "packet_size", common)?)?;
     cfg.validate().map_err(invalid)?;
     let estimator = match protocol {
@@ -368,6 +374,111 @@ fn rate_flow(
         common.start,
         common.stop,
     ))
+}
+
+/// Whose Agent/TCP defaults a scenario's TCP-based flows start from (`tcp_defaults = "..."`
+/// at the top of a scenario file): the keys below are inserted under each flow's `params`
+/// wherever `params` does not set them itself, so a flow's own keys still win.
+///
+/// - `"ns-2.35"` (the default): nothing changes; [`TcpConfig::default`] is ns-2.35's
+///   Agent/TCP.
+/// - `"ns-2.1b9"`: the ns-2 that thesis 003 ran (003 Sec. 5, "ns-2 2.1b9", [NS06]). Its
+///   `tcl/lib/ns-default.tcl` differs from ns-2.35's in four Agent/TCP defaults that the
+///   project models, each dated by ns-2.35's own comments: `minrto_ 1` ("Default set to 1 on
+///   2001/05/14", 0.2 from 2004/10/14), `precisionReduce_ false` (true from 2006/1/24),
+///   `rtxcur_init_ 6.0` (3.0 from 2006/01/21) and `maxrto_ 100000` (60 from 2007). The ones
+///   the scenarios rely on are the same in both: `windowInit_ 2` (from 2001/5/26), `syn_` and
+///   `delay_growth_ true` (2001/5/17), `singledup_ 1` (limited transmit, 2001/11/28),
+///   `useHeaders_ true` (2001/11/28), `tcpTick_ 0.01` and `rfc2988_ true` (2002/03/07),
+///   `maxburst_ 0`, `bugFix_ true`, `numdupacks_ 3`, `timestamps_ false`; M. Weigle's ns-2
+///   fixes page lists "defaults as of ns-2.1b9 May 2002" as `tcpTick_ 0.01`, `rfc2988_ true`,
+///   `useHeaders_ true`, `windowInit_ 2`, `minrto_ 1`, `singledup_ 1`.
+///
+/// The TCP keys go to TCP-SACK/Reno/NewReno and to every window-based scheme, which in ns-2
+/// is the same `TcpAgent` (GAIMD: `decrease_num_`/`increase_num_`; IIAD and SQRT: binomial
+/// `windowOption_ 6`; SIMD and AIAD/H: their authors' `TcpAgent` code, 003 Sec. 5, which runs
+/// under the same Agent/TCP defaults). The rate senders of WARC, TEAR and TFRCP take the RTO
+/// estimator's keys (`rtt`): WARC's RTO is "the usual TCP algorithm" (003 Sec. 3.2.1) and
+/// TFRCP's PFTK uses it; TEAR does not read it. TFRC's RTO is its own `4R`, unaffected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum TcpDefaults {
+    #[default]
+    #[serde(rename = "ns-2.35")]
+    Ns2_35,
+    #[serde(rename = "ns-2.1b9")]
+    Ns2_1b9,
+}
+
+/// ns-2.1b9's Agent/TCP defaults that differ from [`TcpConfig::default`] (see [`TcpDefaults`]).
+const TCP_NS2_1B9: &str = r#"
+precision_reduce = false
+rtt = { min_rto = "1s", initial_rto = "6s", max_rto = "100000s" }
+"#;
+
+impl TcpDefaults {
+    /// The keys this version sets for a TCP-based flow, as `params`.
+    pub fn tcp_params(self) -> toml::Table {
+        match self {
+            TcpDefaults::Ns2_35 => toml::Table::new(),
+            TcpDefaults::Ns2_1b9 => toml::from_str(TCP_NS2_1B9).expect("the preset is valid TOML"),
+        }
+    }
+
+    /// Sets this version's keys on a TCP configured in code (the access gateway's servers,
+    /// [`crate::web::server_tcp`]); a test checks it agrees with [`TcpDefaults::tcp_params`].
+    pub fn apply(self, cfg: &mut TcpConfig) {
+        if self == TcpDefaults::Ns2_1b9 {
+            let d: TcpConfig = config_from_params(&self.tcp_params()).expect("valid preset");
+            cfg.precision_reduce = d.precision_reduce;
+            cfg.rtt.min_rto = d.rtt.min_rto;
+            cfg.rtt.initial_rto = d.rtt.initial_rto;
+            cfg.rtt.max_rto = d.rtt.max_rto;
+        }
+    }
+
+    /// `params` of a TCP-based flow with this version's keys inserted where absent (one level
+    /// deep into `rtt`).
+    pub fn under_tcp(self, params: &toml::Table) -> toml::Table {
+        merge_under(params, &self.tcp_params())
+    }
+
+    /// A rate sender's `params` with this version's `rtt` keys inserted where absent. The rate
+    /// sender's estimator keeps its own unquantised `mode` (RFC 6298's, [`RateSenderConfig`]):
+    /// an `rtt` table without `mode` would otherwise deserialise with
+    /// [`tfcc_core::rtt::TcpRttConfig`]'s default, ns-2's tick mode, so `mode` is inserted
+    /// whenever `rtt` is there (from this preset or from the flow's own `params`).
+    pub fn under_rate_sender(self, params: &toml::Table) -> toml::Table {
+        let mut d = toml::Table::new();
+        if let Some(rtt) = self.tcp_params().remove("rtt") {
+            d.insert("rtt".into(), rtt);
+        }
+        let mut out = merge_under(params, &d);
+        if let Some(toml::Value::Table(rtt)) = out.get_mut("rtt") {
+            rtt.entry("mode")
+                .or_insert_with(|| toml::Value::String("rfc6298".into()));
+        }
+        out
+    }
+}
+
+/// `params` with `defaults`' keys inserted where `params` lacks them; tables present in both
+/// are merged the same way, one level down.
+fn merge_under(params: &toml::Table, defaults: &toml::Table) -> toml::Table {
+    let mut out = params.clone();
+    for (k, v) in defaults {
+        match (out.get_mut(k), v) {
+            (None, _) => {
+                out.insert(k.clone(), v.clone());
+            }
+            (Some(toml::Value::Table(mine)), toml::Value::Table(d)) => {
+                for (dk, dv) in d {
+                    mine.entry(dk.clone()).or_insert_with(|| dv.clone());
+                }
+            }
+            (Some(_), _) => {}
+        }
+    }
+    out
 }
 
 /// A `Config::validate` message is `field: why`; it becomes the error for `params.field`.
@@ -555,7 +666,50 @@ mod rate_tests {
             cbr_rate: None,
             on: None,
             off: None,
+            tcp_defaults: TcpDefaults::default(),
         }
+    }
+
+    #[test]
+    fn ns2_1b9_defaults_go_under_a_flows_own_params() {
+        let mut c = common();
+        c.tcp_defaults = TcpDefaults::Ns2_1b9;
+        let own: toml::Table = toml::from_str(r#"rtt = { min_rto = "200ms" }"#).unwrap();
+        for (protocol, params) in [("tcp-sack", toml::Table::new()), ("gaimd", own.clone())] {
+            let f = build(protocol, &params, &c).unwrap();
+            let crate::flow::SenderImpl::Tcp(tx) = &f.sender else {
+                panic!("{protocol} is a TCP sender")
+            };
+            let cfg = tx.config();
+            assert!(!cfg.precision_reduce, "{protocol}");
+            assert_eq!(cfg.rtt.initial_rto, Dur::from_secs(6), "{protocol}");
+            assert_eq!(cfg.rtt.max_rto, Dur::from_secs(100_000), "{protocol}");
+            // The flow's own key wins over the preset's.
+            let floor = if params.is_empty() { 1000 } else { 200 };
+            assert_eq!(cfg.rtt.min_rto, Dur::from_millis(floor), "{protocol}");
+        }
+        let sender = c.tcp_defaults.under_rate_sender(&toml::Table::new());
+        let cfg: RateSenderConfig = config_from_params(&sender).unwrap();
+        assert_eq!(cfg.rtt.min_rto, Dur::from_secs(1));
+        assert_eq!(cfg.rtt.mode, RateSenderConfig::default().rtt.mode);
+        // A flow's own partial `rtt` keeps the rate sender's mode too, under either version.
+        let own_rtt: toml::Table = toml::from_str(r#"rtt = { min_rto = "2s" }"#).unwrap();
+        for d in [TcpDefaults::Ns2_35, TcpDefaults::Ns2_1b9] {
+            let cfg: RateSenderConfig = config_from_params(&d.under_rate_sender(&own_rtt)).unwrap();
+            assert_eq!(cfg.rtt.mode, RateSenderConfig::default().rtt.mode);
+            assert_eq!(cfg.rtt.min_rto, Dur::from_secs(2));
+        }
+        // `apply` sets exactly the preset's keys.
+        for d in [TcpDefaults::Ns2_35, TcpDefaults::Ns2_1b9] {
+            let mut cfg = TcpConfig::default();
+            d.apply(&mut cfg);
+            assert_eq!(
+                cfg,
+                config_from_params::<TcpConfig>(&d.tcp_params()).unwrap()
+            );
+        }
+        // ns-2.35: nothing is inserted.
+        assert!(TcpDefaults::Ns2_35.under_tcp(&own) == own);
     }
 
     #[test]

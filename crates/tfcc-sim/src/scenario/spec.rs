@@ -49,6 +49,12 @@ pub struct ScenarioSpec {
     /// `[web]`: the web workload of `kind = "access-gateway"` (003 Ch. 4, MSF-RS).
     #[serde(default)]
     pub web: Option<WebSpec>,
+    /// Whose Agent/TCP defaults the TCP-based flows (and the rate senders' RTO estimator)
+    /// start from: `"ns-2.35"` (the default) or `"ns-2.1b9"`, the ns-2 of thesis 003
+    /// ([`super::protocols::TcpDefaults`] lists the keys and their sources). A flow's own
+    /// `params` still win.
+    #[serde(default)]
+    pub tcp_defaults: super::protocols::TcpDefaults,
 }
 
 fn default_seed() -> u64 {

@@ -841,6 +841,7 @@ fn registry_lists_are_disjoint_and_cover_the_format() {
         cbr_rate: Some(Rate::from_mbps(1)),
         on: Some(Dur::from_secs(1)),
         off: Some(Dur::from_secs(1)),
+        tcp_defaults: Default::default(),
     };
     for p in AVAILABLE {
         assert!(
