@@ -185,6 +185,17 @@ impl Rule {
         }
     }
 
+    /// Whether the decrease goes through ns-2's own `TcpAgent::slowdown`, and so follows its
+    /// `precisionReduce_` ([`super::TcpConfig::precision_reduce`]): GAIMD is ns-2's agent with
+    /// another `decrease_num_`, IIAD and SQRT are its binomial `windowOption_ 6`. SIMD and AIAD/H
+    /// come from their authors' own agent code (003 Sec. 2: "published individually on the
+    /// Web sites of their authors"), whose rounding is not known; their decreases are sub-packet
+    /// by design (AIAD/H's β = 0.25 packets, SIMD's β·w at small windows), which whole-segment
+    /// rounding would turn into one packet or more, so they keep the exact decrease.
+    pub fn ns2_slowdown(&self) -> bool {
+        matches!(self, Rule::Gaimd(_) | Rule::Binomial(_))
+    }
+
     /// The protocol name.
     pub fn name(&self) -> &'static str {
         match self {

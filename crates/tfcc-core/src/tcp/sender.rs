@@ -472,7 +472,12 @@ impl TcpSender {
             self.first_decrease = false;
             return;
         }
-        let precise = self.cfg.precision_reduce;
+        // Schemes whose decrease is not ns-2's `slowdown` keep it exact (`Rule::ns2_slowdown`).
+        let precise = self.cfg.precision_reduce
+            || self
+                .friendly
+                .as_ref()
+                .is_some_and(|f| !f.rule().ns2_slowdown());
         let w = if precise {
             self.windowd()
         } else {
@@ -1286,7 +1291,7 @@ mod tests {
     #[test]
     fn imprecise_reduce_rounds_the_new_window_down_as_old_ns2() {
         use super::super::config::Congestion;
-        use super::super::friendly::GaimdConfig;
+        use super::super::friendly::{AiadhConfig, GaimdConfig};
         // The first segment of the window is lost; the rest come back as duplicates.
         let fast_retransmit = |s: &mut TcpSender, t: Time, out: &[u64]| {
             let lost = out[0];
@@ -1336,6 +1341,25 @@ mod tests {
             };
             assert!(
                 (s.cwnd() - want).abs() < 1e-9,
+                "w {w}, precise {precise}: {}",
+                s.cwnd()
+            );
+        }
+        // AIAD/H's decrease is its authors' code, not ns-2's slowdown: a quarter packet per
+        // loss whatever `precision_reduce` says (rounded, it would be a whole packet or more).
+        for precise in [true, false] {
+            let cfg = TcpConfig {
+                variant: Variant::Sack,
+                precision_reduce: precise,
+                congestion: Congestion::Aiadh(AiadhConfig::default()),
+                ..TcpConfig::default()
+            };
+            let (mut s, t, out) = warm_with(cfg, 9);
+            s.first_decrease = false;
+            let w = s.cwnd();
+            fast_retransmit(&mut s, t, &out);
+            assert!(
+                (s.cwnd() - (w - 0.25)).abs() < 1e-9,
                 "w {w}, precise {precise}: {}",
                 s.cwnd()
             );
