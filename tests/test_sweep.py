@@ -303,6 +303,58 @@ def test_a_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path: Path) ->
     assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
 
 
+def test_an_out_directory_that_cannot_be_created_is_one_message(
+    scenario: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    r = tfcc_cli("sweep", scenario, "--out", blocker / "out", "--seeds", "1")
+    assert r.returncode == 2, r.stderr
+    assert (
+        r.stderr
+        == f"error: {blocker / 'out'}: cannot create the sweep directory (Not a directory)\n"
+    )
+
+
+def test_ctrl_c_stops_a_sweep_with_one_message_and_it_resumes(tmp_path: Path) -> None:
+    scen = tmp_path / "long.toml"
+    scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
+    out = tmp_path / "out"
+    args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
+    total = 2 * 2 * 6
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: SIGINT not ignored, whatever this test runner inherited
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or finished(out) < 2):
+            assert proc.poll() is None, "the sweep ended before it could be interrupted"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.endswith(
+        f"interrupted: the finished runs are stored in {out}; "
+        "run the same command again to run the rest\n"
+    ), err
+    assert "Traceback" not in err
+    done_before = finished(out)
+    assert done_before < total, "the interrupt landed mid-sweep"
+    r = tfcc_cli("sweep", *args[1:])
+    assert r.returncode == 0, r.stderr
+    q = store.query(out, "SELECT count(*) AS n, count(DISTINCT run_id) AS d FROM runs")
+    assert q.row(0) == (total, total)
+
+
 # --- Dask ---------------------------------------------------------------------------------
 
 

@@ -327,6 +327,7 @@ class _SweepProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
 
 
 @app.command()
@@ -402,6 +403,15 @@ def sweep(
         )
     except sw.SweepError as e:
         raise _fail(str(e)) from None
+    except KeyboardInterrupt:
+        # typer would turn this into a silent exit 130; say what was kept and how to go on
+        bar.close()
+        typer.echo(
+            f"interrupted: the finished runs are stored in {out}; "
+            "run the same command again to run the rest",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     finally:
         bar.close()
         if backend is not None:
