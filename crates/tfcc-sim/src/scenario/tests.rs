@@ -722,6 +722,21 @@ fn a_missing_file_is_named() {
 }
 
 #[test]
+fn a_directory_is_named_as_such() {
+    let dir = std::env::temp_dir();
+    let Err(e) = load(&dir, &[], None) else {
+        panic!()
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: cannot read the scenario: is a directory, not a scenario file",
+            dir.display()
+        )
+    );
+}
+
+#[test]
 fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     refused(
         BASE,
@@ -1297,4 +1312,20 @@ fn a_scheme_on_tcp_refuses_a_congestion_control_of_its_own() {
             &format!("`{protocol}` sets the congestion control itself"),
         );
     }
+}
+
+/// The summary's durations are the exact decimal seconds of the file (60 s was reported as
+/// 60.00000000000001 and printed so by `tfcc run`).
+#[test]
+fn the_summary_reports_the_durations_as_written() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/dumbbell-cbr.toml");
+    let set = [
+        "duration=\"60s\"".to_string(),
+        "measure_from=\"10s\"".to_string(),
+    ];
+    let b = load(&path, &set, None).unwrap_or_else(|e| panic!("{e}"));
+    let r = b.into_simulation().unwrap().run();
+    assert_eq!(r.summary.sim_seconds.to_string(), "60");
+    assert_eq!(r.summary.measure_from_s.to_string(), "10");
 }
