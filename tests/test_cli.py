@@ -23,7 +23,25 @@ def test_version_prints_the_package_version() -> None:
 def test_help_lists_the_commands() -> None:
     r = run_cli("--help")
     assert r.returncode == 0
-    assert "demo" in r.stdout
+    for command in (
+        "demo",
+        "run",
+        "check",
+        "reproduce",
+        "sweep",
+        "query",
+        "report",
+        "send",
+        "recv",
+    ):
+        assert f"│ {command} " in r.stdout, command
+
+
+def test_send_and_recv_help_comes_from_the_transport() -> None:
+    for command in ("send", "recv"):
+        r = run_cli(command, "--help")
+        assert r.returncode == 0, r.stderr
+        assert f"Usage: tfcc {command} [OPTIONS]" in r.stdout
 
 
 def test_an_unknown_command_exits_2_without_a_traceback() -> None:

@@ -88,6 +88,30 @@ def run(ctx: typer.Context) -> None:
     raise typer.Exit(native_run(list(ctx.args), allow_exec=False))
 
 
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def send(ctx: typer.Context) -> None:
+    """Send one flow over UDP to a `tfcc recv` (`tfcc send --help` for the flags)."""
+    # As `run`: the console script hands `send` to Rust before this app is imported; listed here
+    # so `tfcc --help` shows it, and served here for `python -m tfcc.cli`.
+    from tfcc.entry import net
+
+    raise typer.Exit(net("send", list(ctx.args)))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def recv(ctx: typer.Context) -> None:
+    """Receive one flow from a `tfcc send` (`tfcc recv --help` for the flags)."""
+    from tfcc.entry import net
+
+    raise typer.Exit(net("recv", list(ctx.args)))
+
+
 @app.command()
 def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     """Check a scenario file without running it."""
