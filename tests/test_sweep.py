@@ -188,6 +188,12 @@ def test_query_prints_a_table_csv_and_json(swept: Path) -> None:
     assert r.returncode == 2 and "not a sweep directory" in r.stderr
 
 
+def test_an_empty_query_is_an_error(swept: Path) -> None:
+    r = tfcc_cli("query", swept, "  ")
+    assert r.returncode == 2
+    assert r.stderr == 'error: SQL: empty query (e.g. "SELECT * FROM runs")\n'
+
+
 def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) -> None:
     r = tfcc_cli("sweep", scenario, "--out", swept)
     assert r.returncode == 0, r.stderr

@@ -472,6 +472,8 @@ def query(
 
     if csv and json_:
         raise _fail("--csv and --json: choose one")
+    if not sql.strip():
+        raise _fail('SQL: empty query (e.g. "SELECT * FROM runs")')
     try:
         df = store.query(directory, sql)
     except store.StoreError as e:
