@@ -146,6 +146,36 @@ def test_results_are_written_whole_with_every_claim(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.toml", "res"]
 
 
+def test_an_out_of_the_users_own_files_is_refused_before_any_run(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    mine = tmp_path / "papers"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep")
+    assert "not a reproduction's results" in (reproduce.check_out(mine) or "")
+    path = write(tmp_path, CLAIMS)
+    _, out = reproduce.run(str(path), runner=lambda *_: summary(("tcp", 560e3), ("tfrc", 560e3)))
+    with pytest.raises(OSError, match="not a reproduction's results"):
+        reproduce.write_results(mine, "t", out)
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+    # an earlier reproduction's results are replaced; a file or /proc is refused
+    reproduce.write_results(tmp_path / "res", "t", out)
+    assert reproduce.check_out(tmp_path / "res") is None
+    assert "not a directory" in (reproduce.check_out(path) or "")
+    assert "cannot write there" in (reproduce.check_out(Path("/proc/tfcc-test/res")) or "")
+    # the CLI says so at once (exit 2), without running the claims first
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", "tfrc", "--quick", "--out", str(mine)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"error: --out {mine}: exists and holds files"), r.stderr
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+
+
 def test_the_cli_rejects_an_unknown_reproduction_with_exit_2() -> None:
     import subprocess
     import sys

@@ -182,6 +182,9 @@ def reproduce(
         raise _fail(str(e)) from None
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
+    if out is not None and (why := rep.check_out(Path(out))) is not None:
+        # before the runs, not after minutes of them
+        raise _fail(why)
     if quick:
         claims = [c for c in claims if c.quick]
     runner = rep.default_runner
