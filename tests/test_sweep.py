@@ -116,6 +116,15 @@ def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> N
         sw.load(scenario, ["x:flows.0.count=1,2"])
 
 
+def test_an_axis_given_twice_on_the_command_line_is_refused(scenario: Path) -> None:
+    grid = ["flows.0.count=1,2", "flows.0.count=3"]
+    with pytest.raises(sw.SweepError, match="axis flows.0.count is given twice"):
+        sw.load(scenario, grid)
+    # naming an axis of the file's [sweep.grid] once still replaces it
+    s = sw.load(scenario, ["topology.bottleneck.rate=5Mbps"])
+    assert len(s.points()) == 1 * 2 * 2
+
+
 def test_a_key_set_twice_counts_with_its_last_value() -> None:
     # A claim's versus set overrides a key of its base set (flows.1.params with a table value,
     # which has no order): the id is that of the last value, and differs from the first's.

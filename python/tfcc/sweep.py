@@ -270,8 +270,12 @@ def load(
         raise SweepError(f"{where}.set: expected a list of KEY=VALUE strings")
     base = [*base, *overrides]
     axes = axes_from_table(table.get("grid", {}), f"{where}.grid")
+    given: set[str] = set()
     for opt in grid:
         axis = parse_grid_option(opt)
+        if axis.name in given:  # the first would be dropped without a word
+            raise SweepError(f"--grid {opt}: axis {axis.name} is given twice; give it once")
+        given.add(axis.name)
         names = [a.name for a in axes]
         if axis.name in names:  # replaces the file's axis in its place
             axes[names.index(axis.name)] = axis
