@@ -610,7 +610,7 @@ fn a_negative_or_zero_rate_is_refused() {
         ("0", "must be positive"),
         ("\"0Mbps\"", "must be positive"),
         ("-5", "non-negative"),
-        ("\"-5Mbps\"", "expected a rate"),
+        ("\"-5Mbps\"", "a rate cannot be negative"),
     ] {
         let (k, m) = bad(BASE, &[&format!("topology.bottleneck.rate={v}")]);
         assert_eq!(k, "topology.bottleneck.rate", "{v}");
