@@ -648,6 +648,11 @@ fn a_planned_protocol_is_not_implemented_yet_rather_than_unknown() {
     );
     assert_eq!(k, "flows[0].protocol");
     assert!(m.contains("`tcp-cubic` is not implemented yet"), "{m}");
+    // a file of the README's testbed example is pointed to the testbed
+    assert!(
+        m.contains("in the simulator; the testbed runs it as Linux's own CUBIC (`tfcc run --backend testbed`, as root)"),
+        "{m}"
+    );
 }
 
 #[test]
