@@ -37,6 +37,16 @@ def test_help_lists_the_commands() -> None:
         assert f"│ {command} " in r.stdout, command
 
 
+def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
+    # typer keeps a docstring's line breaks: a summary wrapped in the source came out broken
+    # mid-sentence in `tfcc --help` ("... queues.parquet and" / "PNG plots in OUT ...")
+    from tfcc.cli import app
+
+    for c in app.registered_commands:
+        for paragraph in (c.callback.__doc__ or "").split("\n\n"):
+            assert "\n" not in paragraph.strip(), (c.callback.__name__, paragraph)
+
+
 def test_send_and_recv_help_comes_from_the_transport() -> None:
     for command in ("send", "recv"):
         r = run_cli(command, "--help")

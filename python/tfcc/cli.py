@@ -79,8 +79,9 @@ SetOpt = Annotated[
     add_help_option=False,
 )
 def run(ctx: typer.Context) -> None:
-    """Run a scenario in the simulator: summary.json, timeseries.parquet, queues.parquet and
-    PNG plots in OUT (`tfcc run --help` for the flags)."""
+    """Run a scenario in the simulator (`tfcc run --help` for the flags).
+
+    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
@@ -277,8 +278,9 @@ def compare(
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
 ) -> None:
-    """Run a scenario on the simulator and on the testbed (root) and print one table, sim
-    against testbed, per flow and metric."""
+    """Run a scenario on the simulator and on the testbed (root): one table of both.
+
+    One row per flow and metric, the simulator's value beside the testbed's."""
     from rich.console import Console
     from rich.table import Table
 
@@ -400,8 +402,11 @@ def sweep(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run SCENARIO over a parameter grid and seeds, in parallel; resumable (run the same
-    command again after a crash). Results: DIR/runs/<id>/, the store in DIR/store/."""
+    """Run SCENARIO over a parameter grid and seeds, in parallel; resumable.
+
+    After a crash or Ctrl-C, the same command again runs only the missing points.
+
+    Results: DIR/runs/<id>/ and the store in DIR/store/."""
     from tfcc import ScenarioError
     from tfcc import sweep as sw
 
@@ -519,8 +524,9 @@ def report(
         typer.Option("--run", help="Run id(s) whose time series to show (default: a few)."),
     ] = None,
 ) -> None:
-    """Write a self-contained HTML report of a sweep: tables, heat maps, lines with 95 %
-    confidence intervals over seeds, time series of chosen runs."""
+    """Write a self-contained HTML report of a sweep (default DIR/report.html).
+
+    Tables, heat maps, 95 % confidence intervals over seeds, time series of chosen runs."""
     from tfcc import report as rep
     from tfcc import store
 
