@@ -222,6 +222,16 @@ def reproduce(
             runner = sw.prerun_claims(claims, runs, on_start=bar.start, progress=bar)
         except sw.SweepError as e:
             raise _fail(str(e)) from None
+        except KeyboardInterrupt:
+            # typer would exit 130 without a word
+            bar.close()
+            if tmp is not None:
+                tmp.cleanup()
+                hint = "; with --runs DIR the finished runs are kept and reused"
+            else:
+                hint = f"; the finished runs are kept in {runs}: the same command reuses them"
+            typer.echo(f"interrupted{hint}", err=True)
+            raise typer.Exit(130) from None
         finally:
             bar.close()
 
