@@ -116,6 +116,17 @@ def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> N
         sw.load(scenario, ["x:flows.0.count=1,2"])
 
 
+def test_a_byte_order_mark_is_accepted_and_binary_is_one_message(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + SCENARIO.encode())
+    assert len(sw.load(bom).points()) == 2 * 2 * 2  # `tfcc check` accepts it too
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\x7fELF\x02\x01\xd0\xff")
+    r = tfcc_cli("sweep", binary, "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"error: {binary}: cannot read (not UTF-8 text)\n"
+
+
 def test_an_axis_given_twice_on_the_command_line_is_refused(scenario: Path) -> None:
     grid = ["flows.0.count=1,2", "flows.0.count=3"]
     with pytest.raises(sw.SweepError, match="axis flows.0.count is given twice"):
