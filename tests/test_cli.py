@@ -23,7 +23,35 @@ def test_version_prints_the_package_version() -> None:
 def test_help_lists_the_commands() -> None:
     r = run_cli("--help")
     assert r.returncode == 0
-    assert "demo" in r.stdout
+    for command in (
+        "demo",
+        "run",
+        "check",
+        "reproduce",
+        "sweep",
+        "query",
+        "report",
+        "send",
+        "recv",
+    ):
+        assert f"│ {command} " in r.stdout, command
+
+
+def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
+    # typer keeps a docstring's line breaks: a summary wrapped in the source came out broken
+    # mid-sentence in `tfcc --help` ("... queues.parquet and" / "PNG plots in OUT ...")
+    from tfcc.cli import app
+
+    for c in app.registered_commands:
+        for paragraph in (c.callback.__doc__ or "").split("\n\n"):
+            assert "\n" not in paragraph.strip(), (c.callback.__name__, paragraph)
+
+
+def test_send_and_recv_help_comes_from_the_transport() -> None:
+    for command in ("send", "recv"):
+        r = run_cli(command, "--help")
+        assert r.returncode == 0, r.stderr
+        assert f"Usage: tfcc {command} [OPTIONS]" in r.stdout
 
 
 def test_an_unknown_command_exits_2_without_a_traceback() -> None:

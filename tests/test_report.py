@@ -128,3 +128,19 @@ def test_report_errors_name_what_is_wrong(swept: Path, tmp_path: Path) -> None:
         report.render(swept, runs=["x"])
     with pytest.raises(store.StoreError, match="not a sweep directory"):
         report.render(tmp_path)
+
+
+def test_an_out_that_cannot_be_written_is_one_message(swept: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for out, why in ((blocker / "r.html", "cannot write the report"), (tmp_path, "is a directory")):
+        r = subprocess.run(
+            [sys.executable, "-m", "tfcc.cli", "report", str(swept), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"error: --out {out}: {why}"), r.stderr
+        assert "Traceback" not in r.stderr
+    assert not list(tmp_path.glob(".*.tmp"))

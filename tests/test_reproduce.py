@@ -146,6 +146,72 @@ def test_results_are_written_whole_with_every_claim(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.toml", "res"]
 
 
+def test_an_out_of_the_users_own_files_is_refused_before_any_run(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    mine = tmp_path / "papers"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep")
+    assert "not a reproduction's results" in (reproduce.check_out(mine) or "")
+    path = write(tmp_path, CLAIMS)
+    _, out = reproduce.run(str(path), runner=lambda *_: summary(("tcp", 560e3), ("tfrc", 560e3)))
+    with pytest.raises(OSError, match="not a reproduction's results"):
+        reproduce.write_results(mine, "t", out)
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+    # an earlier reproduction's results are replaced; a file or /proc is refused
+    reproduce.write_results(tmp_path / "res", "t", out)
+    assert reproduce.check_out(tmp_path / "res") is None
+    assert "not a directory" in (reproduce.check_out(path) or "")
+    assert "cannot write there" in (reproduce.check_out(Path("/proc/tfcc-test/res")) or "")
+    # the CLI says so at once (exit 2), without running the claims first
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", "tfrc", "--quick", "--out", str(mine)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"error: --out {mine}: exists and holds files"), r.stderr
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+
+
+def test_ctrl_c_stops_a_reproduction_with_one_message(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR.replace('duration = "3s"', 'duration = "300s"'))
+    path = write(tmp_path, CLAIMS.replace("seeds = [1, 2]", f"seeds = {list(range(1, 41))}"))
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--runs", str(runs)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(runs.glob("*/runs/*/summary.json")):
+            assert proc.poll() is None, "the reproduction ended before it could be interrupted"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.endswith(
+        f"interrupted; the finished runs are kept in {runs}: the same command reuses them\n"
+    ), err
+    assert "Traceback" not in err
+
+
 def test_the_cli_rejects_an_unknown_reproduction_with_exit_2() -> None:
     import subprocess
     import sys

@@ -132,6 +132,31 @@ def test_a_missing_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_directory_of_the_users_own_files_is_not_replaced(tmp_path: Path) -> None:
+    scen = write(tmp_path, GOOD)
+    mine = tmp_path / "papers"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep")
+    assert_refused(run_cli("run", scen, "--out", mine), str(mine), "not a run's outputs")
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["papers", "s.toml"], "no temporaries"
+
+
+def test_a_directory_given_as_the_scenario(tmp_path: Path) -> None:
+    assert_refused(
+        run_cli("run", tmp_path, "--out", tmp_path / "out"), "is a directory, not a scenario file"
+    )
+
+
+def test_a_negative_delay(tmp_path: Path) -> None:
+    refused_run(
+        tmp_path,
+        GOOD.replace('delay = "20ms"', 'delay = "-5ms"'),
+        "topology.bottleneck.delay",
+        'a duration cannot be negative, got "-5ms"',
+    )
+
+
 def test_an_unwritable_output_directory(tmp_path: Path) -> None:
     scen = write(tmp_path, GOOD)
     # /proc refuses new directories even to root.

@@ -116,6 +116,26 @@ def test_points_are_the_product_times_seeds_with_stable_ids(scenario: Path) -> N
         sw.load(scenario, ["x:flows.0.count=1,2"])
 
 
+def test_a_byte_order_mark_is_accepted_and_binary_is_one_message(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + SCENARIO.encode())
+    assert len(sw.load(bom).points()) == 2 * 2 * 2  # `tfcc check` accepts it too
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\x7fELF\x02\x01\xd0\xff")
+    r = tfcc_cli("sweep", binary, "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"error: {binary}: cannot read (not UTF-8 text)\n"
+
+
+def test_an_axis_given_twice_on_the_command_line_is_refused(scenario: Path) -> None:
+    grid = ["flows.0.count=1,2", "flows.0.count=3"]
+    with pytest.raises(sw.SweepError, match="axis flows.0.count is given twice"):
+        sw.load(scenario, grid)
+    # naming an axis of the file's [sweep.grid] once still replaces it
+    s = sw.load(scenario, ["topology.bottleneck.rate=5Mbps"])
+    assert len(s.points()) == 1 * 2 * 2
+
+
 def test_a_key_set_twice_counts_with_its_last_value() -> None:
     # A claim's versus set overrides a key of its base set (flows.1.params with a table value,
     # which has no order): the id is that of the last value, and differs from the first's.
@@ -186,6 +206,12 @@ def test_query_prints_a_table_csv_and_json(swept: Path) -> None:
     assert r.returncode == 2 and r.stderr.startswith("error: SQL:")
     r = tfcc_cli("query", swept.parent, "SELECT 1")
     assert r.returncode == 2 and "not a sweep directory" in r.stderr
+
+
+def test_an_empty_query_is_an_error(swept: Path) -> None:
+    r = tfcc_cli("query", swept, "  ")
+    assert r.returncode == 2
+    assert r.stderr == 'error: SQL: empty query (e.g. "SELECT * FROM runs")\n'
 
 
 def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) -> None:
@@ -301,6 +327,58 @@ def test_a_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path: Path) ->
     assert q.item() == 2 * 6 * (2 + 4)
     assert {p.id for p in sw.load(scen, seeds=6).points()} == set(store.runs(out)["run_id"])
     assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
+
+
+def test_an_out_directory_that_cannot_be_created_is_one_message(
+    scenario: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    r = tfcc_cli("sweep", scenario, "--out", blocker / "out", "--seeds", "1")
+    assert r.returncode == 2, r.stderr
+    assert (
+        r.stderr
+        == f"error: {blocker / 'out'}: cannot create the sweep directory (Not a directory)\n"
+    )
+
+
+def test_ctrl_c_stops_a_sweep_with_one_message_and_it_resumes(tmp_path: Path) -> None:
+    scen = tmp_path / "long.toml"
+    scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
+    out = tmp_path / "out"
+    args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
+    total = 2 * 2 * 6
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: SIGINT not ignored, whatever this test runner inherited
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or finished(out) < 2):
+            assert proc.poll() is None, "the sweep ended before it could be interrupted"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.endswith(
+        f"interrupted: the finished runs are stored in {out}; "
+        "run the same command again to run the rest\n"
+    ), err
+    assert "Traceback" not in err
+    done_before = finished(out)
+    assert done_before < total, "the interrupt landed mid-sweep"
+    r = tfcc_cli("sweep", *args[1:])
+    assert r.returncode == 0, r.stderr
+    q = store.query(out, "SELECT count(*) AS n, count(DISTINCT run_id) AS d FROM runs")
+    assert q.row(0) == (total, total)
 
 
 # --- Dask ---------------------------------------------------------------------------------

@@ -79,13 +79,38 @@ SetOpt = Annotated[
     add_help_option=False,
 )
 def run(ctx: typer.Context) -> None:
-    """Run a scenario in the simulator: summary.json, timeseries.parquet, queues.parquet and
-    PNG plots in OUT (`tfcc run --help` for the flags)."""
+    """Run a scenario in the simulator (`tfcc run --help` for the flags).
+
+    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
 
     raise typer.Exit(native_run(list(ctx.args), allow_exec=False))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def send(ctx: typer.Context) -> None:
+    """Send one flow over UDP to a `tfcc recv` (`tfcc send --help` for the flags)."""
+    # As `run`: the console script hands `send` to Rust before this app is imported; listed here
+    # so `tfcc --help` shows it, and served here for `python -m tfcc.cli`.
+    from tfcc.entry import net
+
+    raise typer.Exit(net("send", list(ctx.args)))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def recv(ctx: typer.Context) -> None:
+    """Receive one flow from a `tfcc send` (`tfcc recv --help` for the flags)."""
+    from tfcc.entry import net
+
+    raise typer.Exit(net("recv", list(ctx.args)))
 
 
 @app.command()
@@ -158,6 +183,9 @@ def reproduce(
         raise _fail(str(e)) from None
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
+    if out is not None and (why := rep.check_out(Path(out))) is not None:
+        # before the runs, not after minutes of them
+        raise _fail(why)
     if quick:
         claims = [c for c in claims if c.quick]
     runner = rep.default_runner
@@ -194,6 +222,16 @@ def reproduce(
             runner = sw.prerun_claims(claims, runs, on_start=bar.start, progress=bar)
         except sw.SweepError as e:
             raise _fail(str(e)) from None
+        except KeyboardInterrupt:
+            # typer would exit 130 without a word
+            bar.close()
+            if tmp is not None:
+                tmp.cleanup()
+                hint = "; with --runs DIR the finished runs are kept and reused"
+            else:
+                hint = f"; the finished runs are kept in {runs}: the same command reuses them"
+            typer.echo(f"interrupted{hint}", err=True)
+            raise typer.Exit(130) from None
         finally:
             bar.close()
 
@@ -250,8 +288,9 @@ def compare(
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
 ) -> None:
-    """Run a scenario on the simulator and on the testbed (root) and print one table, sim
-    against testbed, per flow and metric."""
+    """Run a scenario on the simulator and on the testbed (root): one table of both.
+
+    One row per flow and metric, the simulator's value beside the testbed's."""
     from rich.console import Console
     from rich.table import Table
 
@@ -327,6 +366,7 @@ class _SweepProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
 
 
 @app.command()
@@ -372,8 +412,11 @@ def sweep(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run SCENARIO over a parameter grid and seeds, in parallel; resumable (run the same
-    command again after a crash). Results: DIR/runs/<id>/, the store in DIR/store/."""
+    """Run SCENARIO over a parameter grid and seeds, in parallel; resumable.
+
+    After a crash or Ctrl-C, the same command again runs only the missing points.
+
+    Results: DIR/runs/<id>/ and the store in DIR/store/."""
     from tfcc import ScenarioError
     from tfcc import sweep as sw
 
@@ -402,6 +445,15 @@ def sweep(
         )
     except sw.SweepError as e:
         raise _fail(str(e)) from None
+    except KeyboardInterrupt:
+        # typer would turn this into a silent exit 130; say what was kept and how to go on
+        bar.close()
+        typer.echo(
+            f"interrupted: the finished runs are stored in {out}; "
+            "run the same command again to run the rest",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     finally:
         bar.close()
         if backend is not None:
@@ -438,6 +490,8 @@ def query(
 
     if csv and json_:
         raise _fail("--csv and --json: choose one")
+    if not sql.strip():
+        raise _fail('SQL: empty query (e.g. "SELECT * FROM runs")')
     try:
         df = store.query(directory, sql)
     except store.StoreError as e:
@@ -480,8 +534,9 @@ def report(
         typer.Option("--run", help="Run id(s) whose time series to show (default: a few)."),
     ] = None,
 ) -> None:
-    """Write a self-contained HTML report of a sweep: tables, heat maps, lines with 95 %
-    confidence intervals over seeds, time series of chosen runs."""
+    """Write a self-contained HTML report of a sweep (default DIR/report.html).
+
+    Tables, heat maps, 95 % confidence intervals over seeds, time series of chosen runs."""
     from tfcc import report as rep
     from tfcc import store
 

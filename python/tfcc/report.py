@@ -14,6 +14,7 @@ the usual reading of the theses' error bars; with one seed there is no interval.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import itertools
@@ -42,7 +43,8 @@ _T975 = (
 
 
 class ReportError(ValueError):
-    """Nothing to report (no finished run), or an unknown metric or run was asked for."""
+    """Nothing to report (no finished run), an unknown metric or run was asked for, or the
+    report cannot be written where --out says."""
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float]:
@@ -402,7 +404,14 @@ def write(
     """Write the report (default ``root/report.html``) atomically; returns its path."""
     text = render(Path(root), metrics, runs)
     out = out or Path(root) / "report.html"
+    if out.is_dir():
+        raise ReportError(f"--out {out}: is a directory; give the HTML file's path")
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text)
-    tmp.rename(out)
+    try:
+        tmp.write_text(text)
+        tmp.rename(out)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ReportError(f"--out {out}: cannot write the report ({e.strerror})") from None
     return out

@@ -440,6 +440,28 @@ def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_run
     return written
 
 
+def check_out(out: Path) -> str | None:
+    """Why ``out`` cannot take a reproduction's results, or None; checked before any run starts.
+    ``write_results`` replaces ``out`` as a whole, so an existing directory must be empty or an
+    earlier reproduction's (it holds ``results.json``), never a directory of the user's files."""
+    import tempfile
+
+    out = out.resolve()
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: exists and is not a directory"
+    if out.is_dir() and not (out / "results.json").exists() and any(out.iterdir()):
+        return (
+            f"--out {out}: exists and holds files that are not a reproduction's results "
+            "(no results.json); choose another --out (it is replaced as a whole)"
+        )
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        Path(tempfile.mkdtemp(prefix=f".{out.name}.probe.", dir=out.parent)).rmdir()
+    except OSError as e:
+        return f"--out {out}: cannot write there ({e.strerror})"
+    return None
+
+
 def write_results(
     out: Path,
     title: str,
@@ -462,6 +484,8 @@ def write_results(
         if figures:
             draw_figures(figures, tmp / "figures", runner)
         if out.exists():
+            if (why := check_out(out)) is not None:
+                raise OSError(why)
             shutil.rmtree(out)
         tmp.rename(out)
     except BaseException:

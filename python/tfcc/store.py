@@ -80,9 +80,14 @@ class Store:
         meta_path = root / "sweep.json"
         if root.is_dir() and any(root.iterdir()) and not meta_path.exists():
             raise SweepError(f"{root}: not empty and not a sweep directory; choose another --out")
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            lock_fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            # a parent that does not exist as a directory, no permission, a read-only file system
+            raise SweepError(f"{root}: cannot create the sweep directory ({e.strerror})") from None
         store = cls(root)
-        store.lock_fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        store.lock_fd = lock_fd
         try:
             fcntl.flock(store.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

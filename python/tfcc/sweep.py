@@ -250,12 +250,10 @@ def load(
     :class:`tfcc.ScenarioError` for a scenario that does not check."""
     from tfcc import _core
 
+    text = _read_scenario(scenario)
     try:
-        text = scenario.read_text()
-    except OSError as e:
-        raise SweepError(f"{scenario}: cannot read ({e.strerror or e})") from None
-    try:
-        doc = tomllib.loads(text)
+        # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{scenario}: invalid TOML ({e})") from None
     table = doc.get("sweep", {})
@@ -270,8 +268,12 @@ def load(
         raise SweepError(f"{where}.set: expected a list of KEY=VALUE strings")
     base = [*base, *overrides]
     axes = axes_from_table(table.get("grid", {}), f"{where}.grid")
+    given: set[str] = set()
     for opt in grid:
         axis = parse_grid_option(opt)
+        if axis.name in given:  # the first would be dropped without a word
+            raise SweepError(f"--grid {opt}: axis {axis.name} is given twice; give it once")
+        given.add(axis.name)
         names = [a.name for a in axes]
         if axis.name in names:  # replaces the file's axis in its place
             axes[names.index(axis.name)] = axis
@@ -324,6 +326,16 @@ class Task:
     #: (workers on other machines).
     run_dir: str | None
     plots: bool
+
+
+def _read_scenario(scenario: Path) -> str:
+    """The scenario's text, or a SweepError that names the file (not a traceback)."""
+    try:
+        return scenario.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SweepError(f"{scenario}: cannot read (not UTF-8 text)") from None
+    except OSError as e:
+        raise SweepError(f"{scenario}: cannot read ({e.strerror or e})") from None
 
 
 def _scenario_file(task: Task) -> tuple[str, str | None]:
@@ -669,10 +681,7 @@ def prerun_claims(
                 pts[pid] = Point(pid, seed, {}, tuple(overrides))
     plans = []
     for scenario, pts in by_scenario.items():
-        try:
-            text = scenario.read_text()
-        except OSError as e:
-            raise SweepError(f"{scenario}: cannot read ({e.strerror or e})") from None
+        text = _read_scenario(scenario)
         sweep = Sweep(scenario, text, [], sorted({p.seed for p in pts.values()}))
         plans.append((sweep, out / f"{scenario.stem}-{sweep.fingerprint()}", list(pts.values())))
     todo = total = 0

@@ -47,6 +47,14 @@ fn scaled(text: &str, units: &[(&str, u128)], what: &str) -> Result<u64, Quantit
             .find(|(u, _)| u.eq_ignore_ascii_case(unit) && u.contains('B') == unit.contains('B'))
     });
     let Some(&(_, scale)) = found else {
+        if let Some(rest) = t.strip_prefix('-') {
+            // a known unit after the sign: the sign is what is wrong, say so
+            if scaled(rest, units, what).is_ok() {
+                return Err(QuantityError(format!(
+                    "{what} cannot be negative, got \"{text}\""
+                )));
+            }
+        }
         return Err(expected());
     };
     let (int, frac) = match num.split_once('.') {
@@ -138,7 +146,11 @@ pub fn parse_bytes(text: &str) -> Result<u64, QuantityError> {
 /// A number in SI base units as the fallback for every quantity.
 fn from_number(v: f64, scale: f64, what: &str) -> Result<u64, QuantityError> {
     let x = (v * scale).round();
-    if !x.is_finite() || x < 0.0 || x > u64::MAX as f64 {
+    if x.is_finite() && x > u64::MAX as f64 {
+        // 1e12 (seconds) is positive; calling it "not non-negative" misled
+        return Err(QuantityError(format!("{what} {v} is too large")));
+    }
+    if !x.is_finite() || x < 0.0 {
         return Err(QuantityError(format!(
             "{what} must be a non-negative number, got {v}"
         )));
@@ -292,5 +304,21 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("non-negative"), "{e}");
+        let e = toml::from_str::<C>("d = 1e12\nr = 1\ns = 1")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("a duration 1000000000000 is too large"), "{e}");
+    }
+
+    #[test]
+    fn a_negative_quantity_is_called_negative() {
+        let e = parse_dur("-5ms").unwrap_err().to_string();
+        assert_eq!(e, "a duration cannot be negative, got \"-5ms\"");
+        let e = parse_rate(" -10Mbps").unwrap_err().to_string();
+        assert_eq!(e, "a rate cannot be negative, got \" -10Mbps\"");
+        // a sign before something that is not a quantity either: the general message
+        let e = parse_dur("-5parsecs").unwrap_err().to_string();
+        assert!(e.contains("expected a duration"), "{e}");
     }
 }

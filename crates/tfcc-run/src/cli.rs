@@ -23,7 +23,7 @@ use crate::RunError;
 struct Args {
     /// Scenario file (TOML, see docs/scenarios.md).
     scenario: PathBuf,
-    /// Output directory (replaced if it exists).
+    /// Output directory (an earlier run's outputs there are replaced; other files refuse it).
     #[arg(short, long)]
     out: PathBuf,
     /// Replace the scenario's seed.

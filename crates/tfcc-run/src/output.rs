@@ -34,6 +34,21 @@ pub fn check_writable(out: &Path) -> Result<(), String> {
     if out.exists() && !out.is_dir() {
         return Err(format!("{shown}: exists and is not a directory"));
     }
+    // An existing `out` is replaced as a whole: only when it is empty or an earlier run's
+    // outputs (it holds a summary.json), never a directory of the user's own files
+    // (`--out ~/papers`, `--out .`).
+    if out.is_dir() && !out.join("summary.json").exists() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| format!("{shown}: cannot read the directory ({e})"))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(format!(
+                "{shown}: exists and holds files that are not a run's outputs (no summary.json); \
+                 choose another --out (a run replaces its --out as a whole)"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -212,6 +227,30 @@ mod tests {
         assert!(e.contains("is not a directory"), "{e}");
         let e = check_writable(&dir.join("f")).unwrap_err();
         assert!(e.contains("exists and is not a directory"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_of_other_files_is_never_replaced() {
+        let dir = scratch("precious");
+        let mine = dir.join("papers");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("thesis.tex"), "keep").unwrap();
+        let e = check_writable(&mine).unwrap_err();
+        assert!(e.contains("not a run's outputs"), "{e}");
+        let flows = FlowColumns::default();
+        assert!(write_run(&mine, &finished("p", flows.clone()), false, None).is_err());
+        assert_eq!(
+            std::fs::read_to_string(mine.join("thesis.tex")).unwrap(),
+            "keep"
+        );
+        // an empty directory, and an earlier run's, are replaced
+        let empty = dir.join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        write_run(&empty, &finished("p", flows.clone()), false, None).unwrap();
+        std::fs::write(empty.join("note.txt"), "x").unwrap();
+        write_run(&empty, &finished("p", flows), false, None).unwrap();
+        assert!(empty.join("summary.json").exists() && !empty.join("note.txt").exists());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -85,6 +85,7 @@ fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         std::io::ErrorKind::InvalidData => "not UTF-8 text".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory, not a scenario file".into(),
         _ => e.to_string(),
     }
 }

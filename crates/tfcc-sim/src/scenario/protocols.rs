@@ -64,11 +64,22 @@ pub enum ProtocolError {
     #[error("unknown protocol `{name}` (known: {known})")]
     Unknown { name: String, known: String },
     /// A name of the scenario format that this build does not implement.
-    #[error("protocol `{0}` is not implemented yet in this build (available: {avail})", avail = AVAILABLE.join(", "))]
+    #[error("protocol `{0}` is not implemented yet in the simulator{hint} (available: {avail})", hint = testbed_hint(.0), avail = AVAILABLE.join(", "))]
     NotImplemented(String),
     /// A parameter is missing, unknown or has a bad value; `key` is relative to the flow table.
     #[error("{key}: {message}")]
     Param { key: String, message: String },
+}
+
+/// Where a planned name runs elsewhere: the testbed's flows `tcp-cubic` and `tcp-reno` are
+/// the Linux kernel's own (README, "On a real network"), so a testbed scenario fails `tfcc check`
+/// and the simulator with a pointer there rather than a bare "not in this build".
+fn testbed_hint(name: &str) -> &'static str {
+    if name == "tcp-cubic" {
+        "; the testbed runs it as Linux's own CUBIC (`tfcc run --backend testbed`, as root)"
+    } else {
+        ""
+    }
 }
 
 impl ProtocolError {

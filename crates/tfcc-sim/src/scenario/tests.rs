@@ -610,7 +610,7 @@ fn a_negative_or_zero_rate_is_refused() {
         ("0", "must be positive"),
         ("\"0Mbps\"", "must be positive"),
         ("-5", "non-negative"),
-        ("\"-5Mbps\"", "expected a rate"),
+        ("\"-5Mbps\"", "a rate cannot be negative"),
     ] {
         let (k, m) = bad(BASE, &[&format!("topology.bottleneck.rate={v}")]);
         assert_eq!(k, "topology.bottleneck.rate", "{v}");
@@ -648,6 +648,11 @@ fn a_planned_protocol_is_not_implemented_yet_rather_than_unknown() {
     );
     assert_eq!(k, "flows[0].protocol");
     assert!(m.contains("`tcp-cubic` is not implemented yet"), "{m}");
+    // a file of the README's testbed example is pointed to the testbed
+    assert!(
+        m.contains("in the simulator; the testbed runs it as Linux's own CUBIC (`tfcc run --backend testbed`, as root)"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -718,6 +723,21 @@ fn a_missing_file_is_named() {
     assert_eq!(
         e.to_string(),
         "/nonexistent/s.toml: cannot read the scenario: no such file"
+    );
+}
+
+#[test]
+fn a_directory_is_named_as_such() {
+    let dir = std::env::temp_dir();
+    let Err(e) = load(&dir, &[], None) else {
+        panic!()
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: cannot read the scenario: is a directory, not a scenario file",
+            dir.display()
+        )
     );
 }
 
@@ -1298,4 +1318,20 @@ fn a_scheme_on_tcp_refuses_a_congestion_control_of_its_own() {
             &format!("`{protocol}` sets the congestion control itself"),
         );
     }
+}
+
+/// The summary's durations are the exact decimal seconds of the file (60 s was reported as
+/// 60.00000000000001 and printed so by `tfcc run`).
+#[test]
+fn the_summary_reports_the_durations_as_written() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/dumbbell-cbr.toml");
+    let set = [
+        "duration=\"60s\"".to_string(),
+        "measure_from=\"10s\"".to_string(),
+    ];
+    let b = load(&path, &set, None).unwrap_or_else(|e| panic!("{e}"));
+    let r = b.into_simulation().unwrap().run();
+    assert_eq!(r.summary.sim_seconds.to_string(), "60");
+    assert_eq!(r.summary.measure_from_s.to_string(), "10");
 }
