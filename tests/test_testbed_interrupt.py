@@ -80,27 +80,34 @@ def test_an_interrupted_testbed_run_removes_its_namespaces(tmp_path: Path, sig: 
     assert not out.exists()
 
 
-def test_compare_stops_its_testbed_child_on_sigterm(tmp_path: Path) -> None:
-    scen = tmp_path / "tb.toml"
-    scen.write_text(SCENARIO)
+def _child_namespaces(pid: int) -> list[str]:
+    """The namespaces of the testbed runs started by process ``pid`` (other testbed runs may
+    share the machine). Its children are listed per thread: `reproduce` starts its runs from
+    worker threads."""
+    pids = []
+    for f in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            pids += f.read_text().split()
+        except OSError:  # the thread ended meanwhile
+            pass
+    return [n for child in pids for n in namespaces(f"tfcc-{child}-")]
+
+
+def _sigterm_removes_the_children_namespaces(args: list[str], count: int) -> None:
+    """Starts ``tfcc ARGS``, waits until its testbed children have built ``count`` namespaces,
+    sends SIGTERM to the Python process alone (not its group, as a terminal's Ctrl-C would) and
+    checks that it says so, exits 130 and leaves none of those namespaces behind."""
     p = subprocess.Popen(
-        [sys.executable, "-m", "tfcc.entry", "compare", str(scen)],
+        [sys.executable, "-m", "tfcc.entry", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=_default_sigint,
     )
-    children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
-
-    def testbed_namespaces() -> list[str]:
-        # Only this compare's child's: other testbed runs may share the machine.
-        pids = children.read_text().split() if children.exists() else []
-        return [n for pid in pids for n in namespaces(f"tfcc-{pid}-")]
-
     try:
-        # The simulator's run comes first; then the testbed child builds its namespaces.
-        assert wait_for(lambda: len(testbed_namespaces()) == 3, 30.0), "no testbed run started"
-        names = testbed_namespaces()
+        ready = wait_for(lambda: len(_child_namespaces(p.pid)) == count, 30.0)
+        assert ready, "no testbed run started"
+        names = _child_namespaces(p.pid)
         time.sleep(0.5)
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=5)
@@ -111,6 +118,13 @@ def test_compare_stops_its_testbed_child_on_sigterm(tmp_path: Path) -> None:
     assert "interrupted" in err
     left = set(namespaces("tfcc-")) & set(names)
     assert not left, left
+
+
+def test_compare_stops_its_testbed_child_on_sigterm(tmp_path: Path) -> None:
+    scen = tmp_path / "tb.toml"
+    scen.write_text(SCENARIO)
+    # The simulator's run comes first; then the testbed child builds its three namespaces.
+    _sigterm_removes_the_children_namespaces(["compare", str(scen)], 3)
 
 
 CLAIMS = """
@@ -132,40 +146,10 @@ testbed = true
 
 
 def test_a_testbed_reproduction_stops_its_runs_on_sigterm(tmp_path: Path) -> None:
-    # Only the Python process is signalled (not its process group, as a terminal's Ctrl-C
-    # would): the runs its worker threads wait for must be stopped by it.
     (tmp_path / "tb.toml").write_text(SCENARIO)
     claims = tmp_path / "claims.toml"
     claims.write_text(CLAIMS)
-    p = subprocess.Popen(
-        [sys.executable, "-m", "tfcc.entry", "reproduce", str(claims), "--backend", "testbed"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
-
-    def testbed_namespaces() -> list[str]:
-        # The runs are started by worker threads: their children are listed per thread.
-        pids = []
-        for f in Path(f"/proc/{p.pid}/task").glob("*/children"):
-            try:
-                pids += f.read_text().split()
-            except OSError:  # the thread ended meanwhile
-                pass
-        return [n for pid in pids for n in namespaces(f"tfcc-{pid}-")]
-
-    try:
-        # Two seeds, two runs side by side: six namespaces.
-        assert wait_for(lambda: len(testbed_namespaces()) == 6, 30.0), "runs never started"
-        names = testbed_namespaces()
-        time.sleep(0.5)
-        p.send_signal(signal.SIGTERM)
-        _, err = p.communicate(timeout=5)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 130, err
-    assert "interrupted" in err
-    left = set(namespaces("tfcc-")) & set(names)
-    assert not left, left
+    # Two seeds, two runs side by side: six namespaces; the runs its worker threads wait for
+    # must be stopped by the signalled Python process.
+    args = ["reproduce", str(claims), "--backend", "testbed"]
+    _sigterm_removes_the_children_namespaces(args, 6)

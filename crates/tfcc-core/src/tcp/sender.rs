@@ -1321,48 +1321,40 @@ mod tests {
                 assert_eq!(s.ssthresh(), ((w.floor() / 2.0) as u64).max(2), "w {w}");
             }
         }
-        // GAIMD's decrease after its first (halving) one is its own rule: 7/8 of the window,
-        // of the whole-segment window rounded down when imprecise.
-        for precise in [true, false] {
-            let cfg = TcpConfig {
-                variant: Variant::Sack,
-                precision_reduce: precise,
-                congestion: Congestion::Gaimd(GaimdConfig::default()),
-                ..TcpConfig::default()
-            };
-            let (mut s, t, out) = warm_with(cfg, 9);
-            s.first_decrease = false;
-            let w = s.cwnd();
-            fast_retransmit(&mut s, t, &out);
-            let want = if precise {
+        // A scheme's decrease after its first (halving) one is its own rule. GAIMD's, ns-2's
+        // slowdown with another decrease_num_, is 7/8 of the window, of the whole-segment window
+        // rounded down when imprecise. AIAD/H's is its authors' code: a quarter packet per loss
+        // whatever `precision_reduce` says (rounded, it would be a whole packet or more).
+        type Want = fn(f64, bool) -> f64;
+        let gaimd: Want = |w, precise| {
+            if precise {
                 0.875 * w
             } else {
                 (0.875 * w.floor()).floor()
-            };
-            assert!(
-                (s.cwnd() - want).abs() < 1e-9,
-                "w {w}, precise {precise}: {}",
-                s.cwnd()
-            );
-        }
-        // AIAD/H's decrease is its authors' code, not ns-2's slowdown: a quarter packet per
-        // loss whatever `precision_reduce` says (rounded, it would be a whole packet or more).
-        for precise in [true, false] {
-            let cfg = TcpConfig {
-                variant: Variant::Sack,
-                precision_reduce: precise,
-                congestion: Congestion::Aiadh(AiadhConfig::default()),
-                ..TcpConfig::default()
-            };
-            let (mut s, t, out) = warm_with(cfg, 9);
-            s.first_decrease = false;
-            let w = s.cwnd();
-            fast_retransmit(&mut s, t, &out);
-            assert!(
-                (s.cwnd() - (w - 0.25)).abs() < 1e-9,
-                "w {w}, precise {precise}: {}",
-                s.cwnd()
-            );
+            }
+        };
+        let aiadh: Want = |w, _| w - 0.25;
+        for (congestion, want) in [
+            (Congestion::Gaimd(GaimdConfig::default()), gaimd),
+            (Congestion::Aiadh(AiadhConfig::default()), aiadh),
+        ] {
+            for precise in [true, false] {
+                let cfg = TcpConfig {
+                    variant: Variant::Sack,
+                    precision_reduce: precise,
+                    congestion: congestion.clone(),
+                    ..TcpConfig::default()
+                };
+                let (mut s, t, out) = warm_with(cfg, 9);
+                s.first_decrease = false;
+                let w = s.cwnd();
+                fast_retransmit(&mut s, t, &out);
+                assert!(
+                    (s.cwnd() - want(w, precise)).abs() < 1e-9,
+                    "{congestion:?}, w {w}, precise {precise}: {}",
+                    s.cwnd()
+                );
+            }
         }
     }
 
