@@ -177,35 +177,17 @@ def test_an_out_of_the_users_own_files_is_refused_before_any_run(tmp_path: Path)
 
 
 def test_ctrl_c_stops_a_reproduction_with_one_message(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-    import sys
-    import time
-
+    from interrupt import interrupt_when
     from pair_scenario import PAIR
 
     (tmp_path / "x.toml").write_text(PAIR.replace('duration = "3s"', 'duration = "300s"'))
     path = write(tmp_path, CLAIMS.replace("seeds = [1, 2]", f"seeds = {list(range(1, 41))}"))
     runs = tmp_path / "runs"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--runs", str(runs)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    code, err = interrupt_when(
+        ["reproduce", path, "--runs", runs],
+        lambda: bool(list(runs.glob("*/runs/*/summary.json"))),
     )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not list(runs.glob("*/runs/*/summary.json")):
-            assert proc.poll() is None, "the reproduction ended before it could be interrupted"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, err
+    assert code == 130, err
     assert err.endswith(
         f"interrupted; the finished runs are kept in {runs}: the same command reuses them\n"
     ), err

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from interrupt import interrupt_when
 from pair_scenario import PAIR
 from tfcc import store
 from tfcc import sweep as sw
@@ -348,26 +349,8 @@ def test_ctrl_c_stops_a_sweep_with_one_message_and_it_resumes(tmp_path: Path) ->
     out = tmp_path / "out"
     args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
     total = 2 * 2 * 6
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tfcc.cli", *map(str, args)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # as from a terminal: SIGINT not ignored, whatever this test runner inherited
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not out.exists() or finished(out) < 2):
-            assert proc.poll() is None, "the sweep ended before it could be interrupted"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, err
+    code, err = interrupt_when(args, lambda: out.exists() and finished(out) >= 2)
+    assert code == 130, err
     assert err.endswith(
         f"interrupted: the finished runs are stored in {out}; "
         "run the same command again to run the rest\n"
