@@ -7,8 +7,12 @@
 # paced competitor such as WARC: it shares the loss counter but not the TCP's bursts.
 # `precise` 0 sets precisionReduce_ false, the whole-segment decrease of ns-2 before 2006.
 # `decrease` and `increase` set decrease_num_ and increase_num_ (GAIMD: 0.875 and 0.2).
+# `wndopt`, `k` and `l` set windowOption_, k_parameter_ and l_parameter_: the binomial schemes
+# are windowOption_ 6 with increase increase_num_/w^k per RTT and decrease
+# (1 − decrease_num_)·w^l per loss (tcp.cc), so IIAD (α = 1, β = 0.67, k = 1, l = 0) is
+# `0.33 1.0 6 1 0`.
 # Usage: ns e31_countloss.tcl [flows] [period] [duration] [minrto] [tick] [cbr] [precise]
-#        [decrease] [increase]
+#        [decrease] [increase] [wndopt] [k] [l] [only]
 set nflows [expr {[llength $argv] > 0 ? [lindex $argv 0] : 2}]
 set period [expr {[llength $argv] > 1 ? [lindex $argv 1] : 20}]
 set duration [expr {[llength $argv] > 2 ? [lindex $argv 2] : 2200}]
@@ -23,9 +27,19 @@ Agent/TCP set window_ 200
 Agent/TCP set minrto_ $minrto
 Agent/TCP set tcpTick_ $tick
 Agent/TCP set precisionReduce_ [expr {$precise ? "true" : "false"}]
+# The scheme's keys: on every flow, or with `only` (>= 0) on that flow alone, the others
+# staying TCP (E3.1 proper: one TCP and one scheme behind the same loss counter).
+set only [expr {[llength $argv] > 12 ? [lindex $argv 12] : -1}]
+set scheme {}
 if {[llength $argv] > 8} {
-    Agent/TCP set decrease_num_ [lindex $argv 7]
-    Agent/TCP set increase_num_ [lindex $argv 8]
+    lappend scheme decrease_num_ [lindex $argv 7] increase_num_ [lindex $argv 8]
+}
+if {[llength $argv] > 11} {
+    lappend scheme windowOption_ [lindex $argv 9] k_parameter_ [lindex $argv 10] \
+        l_parameter_ [lindex $argv 11]
+}
+if {$only < 0} {
+    foreach {key value} $scheme { Agent/TCP set $key $value }
 }
 
 set r1 [$ns node]
@@ -54,6 +68,9 @@ for {set i 0} {$i < $nflows} {incr i} {
     $ns queue-limit $d($i) $r2 10000
     set tcp($i) [new Agent/TCP/Sack1]
     $tcp($i) set fid_ $i
+    if {$i == $only} {
+        foreach {key value} $scheme { $tcp($i) set $key $value }
+    }
     set sink($i) [new Agent/TCPSink/Sack1]
     $ns attach-agent $s($i) $tcp($i)
     $ns attach-agent $d($i) $sink($i)
