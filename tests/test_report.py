@@ -43,6 +43,14 @@ def test_the_confidence_interval_is_students_t() -> None:
     assert report.mean_ci([5.0]) == (5.0, 0.0)
 
 
+def test_bounded_metrics_keep_their_confidence_band_in_range() -> None:
+    # θ 0.9 ± 0.3 over three seeds would reach 1.2; Jain's index cannot leave [0, 1] either.
+    assert report.ci_band("fairness_theta", 0.9, 0.3) == (pytest.approx(0.6), 1.0)
+    assert report.ci_band("jain_index", 0.05, 0.1) == (0.0, pytest.approx(0.15))
+    # An unbounded metric keeps the interval as computed.
+    assert report.ci_band("throughput_bps", 5.0, 7.0) == (-2.0, 12.0)
+
+
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("report")

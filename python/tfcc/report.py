@@ -57,6 +57,20 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
     return m, t * statistics.stdev(values) / math.sqrt(n)
 
 
+#: Metrics that cannot leave [0, 1] (TCP's share, Jain's index, a link's utilisation): their
+#: confidence bands are drawn within it, where a t interval over a few seeds can overshoot.
+BOUNDED = {"fairness_theta": (0.0, 1.0), "jain_index": (0.0, 1.0), "utilization": (0.0, 1.0)}
+
+
+def ci_band(metric: str, mean: float, ci: float) -> tuple[float, float]:
+    """The band drawn for a mean ± its 95 % half-width, clipped to the metric's range."""
+    lo, hi = mean - ci, mean + ci
+    if metric in BOUNDED:
+        a, b = BOUNDED[metric]
+        lo, hi = max(lo, a), min(hi, b)
+    return lo, hi
+
+
 def _png(fig: Any) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
@@ -243,8 +257,7 @@ def _lines(d: _Data) -> list[str]:
             j, mean, ci = zip(*pts, strict=True)
             label = ", ".join(f"{a['name']}={v}" for a, v in zip(rest, combo, strict=True))
             (line,) = ax.plot(j, mean, marker="o", label=label or m)
-            lo = [a - b for a, b in zip(mean, ci, strict=True)]
-            hi = [a + b for a, b in zip(mean, ci, strict=True)]
+            lo, hi = zip(*(ci_band(m, a, b) for a, b in zip(mean, ci, strict=True)), strict=True)
             ax.fill_between(j, lo, hi, alpha=0.2, color=line.get_color())
             drawn += 1
         if not drawn:
