@@ -96,7 +96,7 @@ def test_the_report_renders_in_chromium_with_every_figure(swept: Path, tmp_path:
     assert dom.returncode == 0, dom.stderr[-2000:]
     # the page's own script counted the PNGs the browser decoded, after load
     assert f'data-figures-decoded="{n_img}"' in dom.stdout
-    assert f"figures decoded: {n_img} of {n_img}" in dom.stdout
+    assert '<p id="render-check" class="error"></p>' in dom.stdout, "a figure could not be shown"
     # the per-point table holds every grid point with the mean θ over seeds that SQL gives
     q = store.query(
         swept,

@@ -336,15 +336,18 @@ figure { display: inline-block; margin: 0.5em; } img { max-width: 100%; }
 .error { color: #a00; white-space: pre-wrap; text-align: left; }
 """
 
-# Marks, once the page has loaded, how many figures the browser decoded: the headless-browser
-# test reads it from the rendered DOM, which checks the embedded PNGs, not only the HTML text.
+# Marks, once the page has loaded, how many figures the browser decoded (the headless-browser
+# test reads the attribute from the rendered DOM, which checks the embedded PNGs, not only the
+# HTML text) and tells the reader only when some could not be shown.
 _SCRIPT = """
 window.addEventListener('load', function () {
   var imgs = document.querySelectorAll('img');
   var ok = 0;
   imgs.forEach(function (i) { if (i.complete && i.naturalWidth > 0) ok++; });
-  var p = document.getElementById('render-check');
-  p.textContent = 'figures decoded: ' + ok + ' of ' + imgs.length;
+  if (ok < imgs.length) {
+    document.getElementById('render-check').textContent =
+      (imgs.length - ok) + ' of ' + imgs.length + ' figures could not be shown';
+  }
   document.body.setAttribute('data-figures-decoded', ok);
 });
 """
@@ -373,7 +376,7 @@ def render(
         f"<title>tfcc sweep report: {html.escape(str(m.get('scenario', '')))}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>Sweep report: {html.escape(Path(str(m.get('scenario', ''))).name)}</h1>",
-        "<p id='render-check'>figures not checked</p>",
+        "<p id='render-check' class='error'></p>",
         "<h2>Sweep</h2>",
         _table(["", ""], info, "info"),
         "<h2>Results per grid point</h2>",
