@@ -1,5 +1,6 @@
 //! The MSF-RS experiments of 003 §4.5–4.6 (M1–M6) on the access-gateway simulation, printed as
-//! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]`.
+//! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]
+//! [--tcp ns-2.35]`.
 //!
 //! The detailed tables of docs/reproductions/msfrs.md come from this program; the pass/fail
 //! claims are `tfcc reproduce msfrs` (scenarios/reproduce/msfrs.toml, on the scenario files
@@ -7,6 +8,7 @@
 
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};
+use tfcc_sim::scenario::protocols::TcpDefaults;
 use tfcc_sim::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass, WebReport};
 use tfcc_sim::{CbrConfig, RunResult, SimConfig};
 
@@ -158,7 +160,22 @@ fn main() {
         .unwrap_or(1);
     // `--per-server`: ns-2 HTTP/Cache's one connection per server (`Connections::PerServer`)
     // in every run; `--m2`: only M2.
-    let base = AccessGatewaySpec {
+    // `--tcp ns-2.35`: the servers' TCP on ns-2.35's Agent/TCP defaults, for comparison. The
+    // default is ns-2.1b9's (1 s minimum RTO, 6 s initial RTO, no 60 s RTO cap, whole-segment
+    // decrease), the ns-2 that thesis 003 ran (003 Sec. 5) and the one every thesis-003
+    // scenario file sets (`tcp_defaults = "ns-2.1b9"`), so these tables and `tfcc reproduce
+    // msfrs` run the same TCP.
+    let tcp_defaults = match args
+        .iter()
+        .position(|a| a == "--tcp")
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+    {
+        None | Some("ns-2.1b9") => TcpDefaults::Ns2_1b9,
+        Some("ns-2.35") => TcpDefaults::Ns2_35,
+        Some(other) => panic!("--tcp takes ns-2.1b9 or ns-2.35, not {other}"),
+    };
+    let mut base = AccessGatewaySpec {
         connections: if args.iter().any(|a| a == "--per-server") {
             Connections::PerServer
         } else {
@@ -166,6 +183,8 @@ fn main() {
         },
         ..AccessGatewaySpec::default()
     };
+    tcp_defaults.apply(&mut base.tcp);
+    println!("# servers' TCP: {tcp_defaults:?} defaults");
     let phase = if quick { 100 } else { 200 };
     // The load. 003 §4.5.1 gives each client exponential inter-request times of mean 5 s, which
     // offers 12 × 27.7 kB / 5 s = 0.53 Mb/s and backlogs nothing (spec 003 §5.3 [AMBIGUITY]).
