@@ -180,7 +180,7 @@ def test_ctrl_c_stops_a_reproduction_with_one_message(tmp_path: Path) -> None:
     from interrupt import interrupt_when
     from pair_scenario import PAIR
 
-    (tmp_path / "x.toml").write_text(PAIR.replace('duration = "3s"', 'duration = "300s"'))
+    (tmp_path / "x.toml").write_text(PAIR.replace('duration = "3s"', 'duration = "3000s"'))
     path = write(tmp_path, CLAIMS.replace("seeds = [1, 2]", f"seeds = {list(range(1, 41))}"))
     runs = tmp_path / "runs"
     code, err = interrupt_when(
