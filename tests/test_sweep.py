@@ -31,8 +31,8 @@ n = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2] }
 
 
 #: The grid with points long enough (4000 simulated s, about 0.36 s of wall time each, 24 points
-#: in about 4 s on two cores) that a kill after the first few finished lands mid-sweep; at 20 s
-#: a point took about 25 ms and a fast machine finished all 24 before the signal.
+#: in about 4 s on two cores) that a SIGKILL after the first few finished lands mid-sweep; at
+#: 20 s a point took about 25 ms and a fast machine finished all 24 before the signal.
 LONG = SCENARIO.replace('duration = "3s"', 'duration = "4000s"')
 
 
@@ -351,7 +351,7 @@ def test_an_out_directory_that_cannot_be_created_is_one_message(
 
 def test_ctrl_c_stops_a_sweep_with_one_message_and_it_resumes(tmp_path: Path) -> None:
     scen = tmp_path / "long.toml"
-    scen.write_text(LONG)
+    scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
     out = tmp_path / "out"
     args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
     total = 2 * 2 * 6
