@@ -608,20 +608,17 @@ mod tests {
         assert_eq!(l.counters(ms(3)).queue_area, 3_000_000);
     }
 
-    #[test]
-    fn per_flow_loss_gives_each_flow_its_own_process() {
+    /// Artificial losses per flow when flow 0 sends three packets for each of flow 1's, 400
+    /// packets through a fast, unqueued link with `loss`.
+    fn losses_of_a_three_to_one_pattern(loss: LossSpec) -> [u32; 2] {
         let spec = LinkSpec::new(
             "lossy",
             Rate::from_mbps(100),
             Dur::ZERO,
             QueueSpec::DropTail(QueueLimit::Packets(1_000_000)),
         )
-        .with_loss(LossSpec {
-            model: LossModel::Periodic { every: 10 },
-            scope: LossScope::PerFlow,
-        });
+        .with_loss(loss);
         let mut l = Link::new(&spec, 1);
-        // Flow 0 sends 3 packets for each of flow 1's; both lose exactly one in ten.
         let mut lost = [0u32; 2];
         let mut id = 0;
         for _ in 0..100 {
@@ -632,6 +629,16 @@ mod tests {
                 id += 1;
             }
         }
+        lost
+    }
+
+    #[test]
+    fn per_flow_loss_gives_each_flow_its_own_process() {
+        // Both lose exactly one in ten of their own packets.
+        let lost = losses_of_a_three_to_one_pattern(LossSpec {
+            model: LossModel::Periodic { every: 10 },
+            scope: LossScope::PerFlow,
+        });
         assert_eq!(lost, [30, 10]);
     }
 
@@ -640,32 +647,15 @@ mod tests {
     /// interleaving, not on each flow's own count.
     #[test]
     fn aggregate_count_loss_counts_every_flows_packets_together() {
-        let spec = LinkSpec::new(
-            "lossy",
-            Rate::from_mbps(100),
-            Dur::ZERO,
-            QueueSpec::DropTail(QueueLimit::Packets(1_000_000)),
-        )
-        .with_loss(LossSpec {
+        // Packets 10, 20, 30, ... of the aggregate are lost: in the pattern 0, 0, 0, 1 they fall
+        // on flow 0 and flow 1 in turn, 20 each, though flow 1 sends a quarter of the packets.
+        let lost = losses_of_a_three_to_one_pattern(LossSpec {
             model: LossModel::CountInterval {
                 mean: 10.0,
                 cv: 0.0,
             },
             scope: LossScope::Aggregate,
         });
-        let mut l = Link::new(&spec, 1);
-        // Packets 10, 20, 30, ... of the aggregate are lost: in the pattern 0, 0, 0, 1 they fall
-        // on flow 0 and flow 1 in turn, 20 each, though flow 1 sends a quarter of the packets.
-        let mut lost = [0u32; 2];
-        let mut id = 0;
-        for _ in 0..100 {
-            for flow in [0u32, 0, 0, 1] {
-                if l.arrive(Time::ZERO, id, 100, flow) == Err(LinkDrop::Artificial) {
-                    lost[flow as usize] += 1;
-                }
-                id += 1;
-            }
-        }
         assert_eq!(lost, [20, 20]);
     }
 }
