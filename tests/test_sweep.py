@@ -349,16 +349,20 @@ def test_an_out_directory_that_cannot_be_created_is_one_message(
     )
 
 
-def test_ctrl_c_stops_a_sweep_with_one_message_and_it_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_a_sweep_with_one_message_and_it_resumes(
+    tmp_path: Path, sig: int
+) -> None:
     scen = tmp_path / "long.toml"
     scen.write_text(SCENARIO.replace('duration = "3s"', 'duration = "20s"'))
     out = tmp_path / "out"
     args = ["sweep", scen, "--out", out, "--seeds", "6", "--no-plots", "-q"]
     total = 2 * 2 * 6
-    code, err = interrupt_when(args, lambda: out.exists() and finished(out) >= 2)
-    assert code == 130, err
+    code, err = interrupt_when(args, lambda: out.exists() and finished(out) >= 2, sig)
+    assert code == 128 + sig, err
+    word = "terminated" if sig == signal.SIGTERM else "interrupted"
     assert err.endswith(
-        f"interrupted: the finished runs are stored in {out}; "
+        f"{word}: the finished runs are stored in {out}; "
         "run the same command again to run the rest\n"
     ), err
     assert "Traceback" not in err

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from tfcc import __version__
+from tfcc.entry import interrupt_status, interrupt_word, stop_on_sigterm
 
 app = typer.Typer(
     name="tfcc",
@@ -202,7 +203,7 @@ def reproduce(
         if not claims:
             raise _fail(f"{name}: no claim is marked testbed = true")
         console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
-        _sigterm_interrupts()
+        stop_on_sigterm()
         try:
             runner = tb.prerun_claims(
                 claims,
@@ -210,9 +211,9 @@ def reproduce(
             )
         except KeyboardInterrupt:
             sys.stderr.write(
-                "interrupted: the testbed runs were stopped and their namespaces removed\n"
+                f"{interrupt_word()}: the testbed runs were stopped and their namespaces removed\n"
             )
-            raise typer.Exit(130) from None
+            raise typer.Exit(interrupt_status()) from None
     elif not serial:
         if runs is None:
             tmp = tempfile.TemporaryDirectory(prefix="tfcc-reproduce.")
@@ -223,15 +224,15 @@ def reproduce(
         except sw.SweepError as e:
             raise _fail(str(e)) from None
         except KeyboardInterrupt:
-            # typer would exit 130 without a word
+            # typer would exit without a word
             bar.close()
             if tmp is not None:
                 tmp.cleanup()
                 hint = "; with --runs DIR the finished runs are kept and reused"
             else:
                 hint = f"; the finished runs are kept in {runs}: the same command reuses them"
-            typer.echo(f"interrupted{hint}", err=True)
-            raise typer.Exit(130) from None
+            typer.echo(f"{interrupt_word()}{hint}", err=True)
+            raise typer.Exit(interrupt_status()) from None
         finally:
             bar.close()
 
@@ -269,17 +270,6 @@ def reproduce(
         raise typer.Exit(1)
 
 
-def _sigterm_interrupts() -> None:
-    """Makes SIGTERM stop testbed runs as Ctrl-C does: as KeyboardInterrupt, on which their
-    processes are told to stop and are waited for (tfcc.testbed)."""
-    import signal
-
-    def on_term(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_term)
-
-
 @app.command()
 def compare(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
@@ -296,7 +286,7 @@ def compare(
 
     from tfcc import testbed as tb
 
-    _sigterm_interrupts()
+    stop_on_sigterm()
     overrides = list(set_ or [])
     try:
         sim = tb.run(scenario, overrides, seed, backend="sim")
@@ -305,9 +295,9 @@ def compare(
         raise _fail(str(e)) from None
     except KeyboardInterrupt:
         sys.stderr.write(
-            "interrupted: the runs were stopped and the testbed's namespaces removed\n"
+            f"{interrupt_word()}: the runs were stopped and the testbed's namespaces removed\n"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(interrupt_status()) from None
     table = Table(title=f"{scenario.name}: simulator against testbed")
     for col in ("flow", "metric", "sim", "testbed"):
         table.add_column(col)
@@ -446,14 +436,14 @@ def sweep(
     except sw.SweepError as e:
         raise _fail(str(e)) from None
     except KeyboardInterrupt:
-        # typer would turn this into a silent exit 130; say what was kept and how to go on
+        # typer would turn this into a silent exit; say what was kept and how to go on
         bar.close()
         typer.echo(
-            f"interrupted: the finished runs are stored in {out}; "
+            f"{interrupt_word()}: the finished runs are stored in {out}; "
             "run the same command again to run the rest",
             err=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(interrupt_status()) from None
     finally:
         bar.close()
         if backend is not None:

@@ -20,20 +20,54 @@ import sys
 NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "tfcc-run")
 
 
+#: The signal that stopped the command (SIGTERM), or None: Ctrl-C's KeyboardInterrupt.
+_stopped_by: int | None = None
+
+
+def stop_on_sigterm() -> None:
+    """Makes SIGTERM stop a command as Ctrl-C does, by raising KeyboardInterrupt where the
+    command is, so the same clean-up runs (a sweep's workers, a testbed's namespaces, the
+    temporary run directories); `interrupt_status` then gives 143 instead of 130."""
+    import signal
+
+    def on_term(signum: int, frame: object) -> None:
+        global _stopped_by
+        _stopped_by = signum
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
+def interrupt_status() -> int:
+    """The exit status of an interrupted command: the shell's 128 + signal (130 for Ctrl-C,
+    143 for SIGTERM), so a supervisor can tell a user's Ctrl-C from its own stop."""
+    import signal
+
+    return 128 + (_stopped_by or signal.SIGINT)
+
+
+def interrupt_word() -> str:
+    """What an interrupted command says on stderr: "terminated" for SIGTERM, else
+    "interrupted"."""
+    return "terminated" if _stopped_by is not None else "interrupted"
+
+
 def main() -> None:
-    """Console entry point: usage errors exit with 2, Ctrl-C with 130, never a traceback."""
+    """Console entry point: usage errors exit with 2, Ctrl-C with 130, SIGTERM with 143, never
+    a traceback."""
     argv = sys.argv[1:]
     try:
         if argv[:1] == ["run"]:
             sys.exit(run(argv[1:]))
         if argv[:1] in (["send"], ["recv"]):
             sys.exit(net(argv[0], argv[1:]))
+        stop_on_sigterm()
         from tfcc.cli import app
 
         app()
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        sys.stderr.write(f"{interrupt_word()}\n")
+        sys.exit(interrupt_status())
 
 
 def run(argv: list[str], *, allow_exec: bool = True) -> int:

@@ -397,10 +397,12 @@ def _die_with_parent(driver: int) -> None:
     driver is not the worker's parent: forkserver workers are the fork server's children, and
     each holds the fork server's liveness pipe open, so neither notices the driver's death.) A
     daemon thread waits on a pidfd of the driver (Linux ≥ 5.3), else polls it. Ctrl-C is the
-    driver's to handle (it stops the pool), so workers ignore SIGINT."""
+    driver's to handle (it stops the pool), so workers ignore SIGINT; SIGTERM keeps its default
+    (the driver's SIGTERM handler raises KeyboardInterrupt, which must not reach a worker)."""
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     def watch() -> None:
         try:

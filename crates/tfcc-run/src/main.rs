@@ -5,15 +5,17 @@
 //! import time; issue 4 compares both with ns-2. Arguments are those of `tfcc run`; the
 //! environment variable `TFCC_FONT` names the TrueType font for the plot text.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-/// Set by SIGINT or SIGTERM; polled by a simulation about a hundred times and by a testbed run
-/// every 10 ms, which then stops without writing (a testbed run first removes its namespaces).
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal (SIGINT or SIGTERM) that asked the run to stop, 0 until one does; polled by a
+/// simulation about a hundred times and by a testbed run every 10 ms, which then stops without
+/// writing (a testbed run first removes its namespaces). The exit status is then the shell's
+/// 128 + signal (130 for Ctrl-C, 143 for SIGTERM), so a supervisor can tell the two apart.
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_sigint(_: libc::c_int) {
+extern "C" fn on_stop_signal(sig: libc::c_int) {
     // Only an atomic store: async-signal-safe.
-    INTERRUPTED.store(true, Ordering::Relaxed);
+    STOPPED_BY.store(sig, Ordering::Relaxed);
 }
 
 fn main() {
@@ -22,7 +24,7 @@ fn main() {
         for sig in [libc::SIGINT, libc::SIGTERM] {
             libc::signal(
                 sig,
-                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
             );
         }
     }
@@ -32,12 +34,13 @@ fn main() {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let font = std::env::var_os("TFCC_FONT").map(std::path::PathBuf::from);
-    let mut keep_going = || !INTERRUPTED.load(Ordering::Relaxed);
+    let mut keep_going = || STOPPED_BY.load(Ordering::Relaxed) == 0;
     match tfcc_run::cli::run_command(&argv, font.as_deref(), &mut keep_going) {
         tfcc_run::cli::Exit::Code(c) => std::process::exit(c),
         tfcc_run::cli::Exit::Interrupted => {
-            eprintln!("interrupted");
-            std::process::exit(130)
+            let sig = STOPPED_BY.load(Ordering::Relaxed);
+            eprintln!("{}", if sig == libc::SIGTERM { "terminated" } else { "interrupted" });
+            std::process::exit(128 + if sig == 0 { libc::SIGINT } else { sig })
         }
     }
 }
