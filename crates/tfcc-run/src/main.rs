@@ -39,7 +39,14 @@ fn main() {
         tfcc_run::cli::Exit::Code(c) => std::process::exit(c),
         tfcc_run::cli::Exit::Interrupted => {
             let sig = STOPPED_BY.load(Ordering::Relaxed);
-            eprintln!("{}", if sig == libc::SIGTERM { "terminated" } else { "interrupted" });
+            eprintln!(
+                "{}",
+                if sig == libc::SIGTERM {
+                    "terminated"
+                } else {
+                    "interrupted"
+                }
+            );
             std::process::exit(128 + if sig == 0 { libc::SIGINT } else { sig })
         }
     }
