@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM on the testbed (issue 11: nothing is left behind after any run): the run
-stops within a second, exits with 128 + the signal (130 Ctrl-C, 143 SIGTERM), writes nothing, and its namespaces are gone. Needs root
-and the native ``tfcc-run`` (``make install``); skipped otherwise."""
+stops within a second, exits with 128 + the signal (130 Ctrl-C, 143 SIGTERM), writes nothing,
+and its namespaces are gone. Needs root and the native ``tfcc-run`` (``make install``); skipped
+otherwise."""
 
 from __future__ import annotations
 
