@@ -115,6 +115,36 @@ def test_convergence_time_can_take_the_steady_rate_from_tcp() -> None:
         )
 
 
+def test_a_scheme_settling_below_tcp_converges_to_its_own_level_not_tcps() -> None:
+    # 003 Sec. 2.5.1 times a scheme "to increase their throughput to the new steady
+    # throughput", its own: a scheme that settles at 6 while TCP settles at 10 (as GAIMD, SQRT
+    # and IIAD do under ns-2.1b9's whole-segment decrease) has converged once it is at 6, and
+    # against TCP's level it never would.
+    t = [float(i) for i in range(11)]
+    fs = {
+        "t": t + t,
+        "flow": [0] * 11 + [1] * 11,
+        "throughput_bps": [1, 3, 5, 6, 6, 6, 6, 6, 6, 6, 6] + [10] * 11,
+    }
+    flows = [{"id": 0, "protocol": "gaimd"}, {"id": 1, "protocol": "tcp-sack"}]
+    s = RunResult({"flows": flows}, fs)
+    assert metrics.convergence_time(s, "gaimd", at=0.0, until=10.0, band=0.15, smooth=1) == 3.0
+    with pytest.raises(MetricError):
+        metrics.convergence_time(
+            s, "gaimd", at=0.0, until=10.0, band=0.15, smooth=1, steady_from="tcp"
+        )
+
+
+def test_the_003_two_state_claims_time_each_scheme_to_its_own_level() -> None:
+    from tfcc import reproduce
+
+    _, claims = reproduce.load("taxonomy")
+    e23 = [c for c in claims if c.id.startswith("e23-") and c.metric == "convergence_time"]
+    assert len(e23) >= 18
+    for c in e23:
+        assert "steady_from" not in c.args, c.id
+
+
 def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() -> None:
     from tfcc import verdicts
 

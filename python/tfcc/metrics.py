@@ -710,9 +710,11 @@ def convergence_time(
     throughput smoothed over ``smooth`` samples (2 s at 0.1 s). Averaged over matching flows.
 
     ``steady_from`` takes the steady value from another protocol's flows instead (their mean
-    over the same tail): under the identical periodic losses of 003's two-state test (Fig. 2.3)
-    a TCP-equivalent scheme's new steady rate is TCP's, and a scheme that needs longer than
-    ``until − at`` to get there (IIAD, AIAD/H: ≈ 700 s) has no steady tail of its own."""
+    over the same tail), i.e. measures how long the flow takes to come near *that* level. 003's
+    claims do not use it: Sec. 2.5.1 times a scheme "to increase their throughput to the new
+    steady throughput", its own, and compares that time (not the level) with TCP's; a scheme
+    whose own level differs from TCP's (ns-2.1b9's whole-segment decrease under periodic loss)
+    never comes near TCP's, or passes through it on the way to its own."""
     if not isinstance(s, RunResult):
         raise MetricError("this metric needs the run's time series")
 
