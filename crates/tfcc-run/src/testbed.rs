@@ -101,7 +101,7 @@ pub fn run(
             reverse: sum(&route.reverse),
         });
         let kind = match (&f.sender, f.protocol.as_str()) {
-            (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(s.config().clone()),
+            (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(tfrc_on_udp(s.config())),
             (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
             _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
@@ -359,6 +359,21 @@ struct EndpointFigures {
 }
 
 /// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
+/// UDP/IPv4 header bytes the kernel puts on the wire in front of each datagram's payload.
+const UDP_IPV4_HEADER: u32 = 28;
+
+/// A TFRC flow's configuration for the real UDP transport. `TfrcConfig::header_size` counts
+/// header bytes a data packet carries on the wire beyond its `packet_size`; the simulator adds
+/// them all, here the kernel adds UDP/IPv4's 28 itself, so the datagram carries only the rest.
+/// A packet thus takes the same bytes on the testbed's bottleneck as in the simulator (the 004
+/// scenarios' `header_size = 28`: 1460 B datagrams, 1488 B on the wire; ns-2's `headersize_ 32`:
+/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size.
+fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> tfcc_core::tfrc::TfrcConfig {
+    let mut c = cfg.clone();
+    c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
+    c
+}
+
 fn endpoint_figures(
     r: &tfcc_net::testbed::FlowResult,
     interval: Duration,
@@ -595,6 +610,23 @@ mod tests {
         assert_eq!(
             endpoint_figures(&r, iv, from, to),
             EndpointFigures::default()
+        );
+    }
+
+    #[test]
+    fn tfrc_datagrams_leave_udp_ipv4_headers_to_the_kernel() {
+        let mut cfg = tfcc_core::tfrc::TfrcConfig::thesis();
+        cfg.header_size = 28;
+        let c = tfrc_on_udp(&cfg);
+        assert_eq!(
+            (c.packet_size, c.header_size, c.wire_size()),
+            (1460, 0, 1460)
+        );
+        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2());
+        assert_eq!(c.wire_size() + UDP_IPV4_HEADER, 1032);
+        assert_eq!(
+            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
+            0
         );
     }
 

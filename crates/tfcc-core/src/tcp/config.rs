@@ -187,6 +187,13 @@ pub struct TcpConfig {
     /// interval (ns-2 `Agent/TCPSink/DelAck`, `interval_ 100ms`). `None`, the default, ACKs every
     /// segment (plain `Agent/TCPSink`; 003 §5 "no delayed ACKs").
     pub delayed_ack: Option<Dur>,
+    /// Sink: send a held ACK at the next boundary of a grid of [`TcpConfig::delayed_ack`]
+    /// intervals counted from time 0, not a whole interval after the segment. 4.4BSD and the
+    /// FreeBSD of 004's Dummynet hosts flush delayed ACKs from `tcp_fasttimo`, which runs every
+    /// 200 ms (`PR_FASTHZ` 5) for all connections, so a held ACK waits 0-200 ms (100 ms on
+    /// average; Stevens, TCP/IP Illustrated Vol. 1, Sec. 19.3, which 004 Sec. 2.1 cites as
+    /// [Ste94] for delayed ACKs). Off by default (ns-2's `DelAckSink` times each segment).
+    pub delayed_ack_tick: bool,
     /// Congestion control: Reno's increase and decrease (ns-2's, the default) or TTFWC's
     /// (000, [`super::ttfwc`]).
     pub congestion: Congestion,
@@ -219,6 +226,7 @@ impl Default for TcpConfig {
             rtt: TcpRttConfig::default(), // tcpTick_, minrto_, rtxcur_init_, maxrto_
             max_sack_blocks: 3,      // maxSackBlocks_
             delayed_ack: None,       // Agent/TCPSink (no DelAck)
+            delayed_ack_tick: false, // DelAckSink: interval_ after the held segment
             congestion: Congestion::Reno, // ns-2's TcpAgent
         }
     }

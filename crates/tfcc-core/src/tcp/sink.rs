@@ -15,7 +15,9 @@
 //!   1040/1000 of ours for the same deliveries;
 //! - `DelAckSink`: an in-order segment with no ACK pending is held for `interval`; a second
 //!   segment, an out-of-order one, one that fills a gap (`RFC2581_immediate_ack_ true`) or the
-//!   SYN (`SYN_immediate_ack_ true`) is ACKed at once.
+//!   SYN (`SYN_immediate_ack_ true`) is ACKed at once. With
+//!   [`TcpConfig::delayed_ack_tick`] the held ACK leaves at the next boundary of a global grid
+//!   of `interval`s instead (BSD's 200 ms `tcp_fasttimo`).
 
 use std::collections::VecDeque;
 
@@ -33,6 +35,8 @@ pub struct TcpSink {
     /// SACK blocks per ACK; 0 for a plain (non-SACK) sink.
     nblocks: usize,
     delack: Option<Dur>,
+    /// Held ACKs leave on a global grid of `delack` intervals ([`TcpConfig::delayed_ack_tick`]).
+    delack_tick: bool,
 
     /// First segment not yet received (ns-2 `next_`); the cumulative ACK sent is this.
     next: u64,
@@ -72,6 +76,7 @@ impl TcpSink {
             sack_block_size: cfg.sack_block_size,
             nblocks,
             delack: cfg.delayed_ack,
+            delack_tick: cfg.delayed_ack_tick,
             next: 0,
             maxseen: None,
             window: VecDeque::with_capacity(64),
@@ -173,7 +178,14 @@ impl TcpSink {
             let is_syn = d.seq == 0;
             if !fills_gap && !is_syn {
                 self.held = Some(d.seq);
-                self.delack_deadline = Some(now.saturating_add(interval));
+                self.delack_deadline = Some(if self.delack_tick {
+                    // The first grid boundary strictly after now (BSD's fast timer runs
+                    // after the input processing that set TF_DELACK).
+                    let i = interval.as_nanos().max(1);
+                    Time::from_nanos((now.as_nanos() / i).saturating_add(1).saturating_mul(i))
+                } else {
+                    now.saturating_add(interval)
+                });
                 return;
             }
         }
@@ -376,6 +388,30 @@ mod tests {
         let acks = feed(&mut s, &[5]);
         assert_eq!(acks.len(), 1);
         assert_eq!(blocks(&acks[0]), vec![(5, 6)]);
+    }
+
+    #[test]
+    fn a_tick_delayed_ack_leaves_at_the_next_fast_timer_boundary() {
+        let mut cfg = TcpConfig::with_variant(Variant::Reno);
+        cfg.delayed_ack = Some(Dur::from_millis(200));
+        cfg.delayed_ack_tick = true;
+        let mut s = TcpSink::new(&cfg);
+        // Segment 1 arrives at 101 ms and is held; BSD's fast timer fires at 200 ms, 99 ms later
+        // (a per-segment timer would wait until 301 ms).
+        let acks = feed(&mut s, &[0, 1]);
+        assert_eq!(acks.iter().map(|a| a.ack).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(s.next_timeout(), Some(Time::from_millis(200)));
+        s.on_timeout(Time::from_millis(200));
+        match s.poll_transmit(Time::from_millis(200)).map(|p| p.header) {
+            Some(Header::TcpAck(a)) => assert_eq!(a.ack, 2),
+            other => panic!("expected the held ACK, got {other:?}"),
+        }
+        // A segment held exactly on a boundary waits for the next one, a whole interval.
+        s.on_packet(Time::from_millis(400), &seg(2));
+        assert_eq!(s.next_timeout(), Some(Time::from_millis(600)));
+        let c: TcpConfig =
+            toml::from_str("delayed_ack = \"200ms\"\ndelayed_ack_tick = true").unwrap();
+        assert!(c.delayed_ack_tick && !TcpConfig::default().delayed_ack_tick);
     }
 
     #[test]
