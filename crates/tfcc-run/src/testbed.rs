@@ -358,7 +358,6 @@ struct EndpointFigures {
     mean_rtt_s: Option<f64>,
 }
 
-/// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
 /// UDP/IPv4 header bytes the kernel puts on the wire in front of each datagram's payload.
 const UDP_IPV4_HEADER: u32 = 28;
 
@@ -374,6 +373,7 @@ fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> tfcc_core::tfrc::TfrcConfig
     c
 }
 
+/// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
 fn endpoint_figures(
     r: &tfcc_net::testbed::FlowResult,
     interval: Duration,
