@@ -249,6 +249,10 @@ impl Imtcp {
     pub fn streams_abandoned(&self) -> u64 {
         self.streams_abandoned
     }
+    /// The capacity `P` measured so far, pkt/s.
+    pub fn capacity(&self) -> Option<f64> {
+        self.capacity
+    }
     /// The current search range, pkt/s.
     pub fn search_range(&self) -> (f64, f64) {
         (self.lo, self.hi)
