@@ -983,7 +983,11 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
     // A member of an aggregate reports the aggregate's slots (001 Sec. 2.3: `bw` is the sum's).
     let ctl = p.controller();
     let bits = f64::from(t.config().segment_size) * 8.0;
-    let wire = f64::from(t.config().segment_size.saturating_add(t.config().data_header_size())) * 8.0;
+    let wire = f64::from(
+        t.config()
+            .segment_size
+            .saturating_add(t.config().data_header_size()),
+    ) * 8.0;
     let (estimator, measurements, streams_abandoned, capacity_bps) = match &p.path {
         PathSource::Oracle(_) => ("oracle", 0, 0, None),
         PathSource::Inline(i) => (
