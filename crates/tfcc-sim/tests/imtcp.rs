@@ -24,6 +24,9 @@ enum Cross {
     None,
     /// Constant-rate traffic at this many Mb/s on the wire.
     Cbr(f64),
+    /// The same total split over 7 CBR sources at rates in the ratio 1 : 2 : … : 7, so the
+    /// cross packets do not arrive on one period that a stream's gaps can alias with.
+    CbrMix(f64),
     /// This many TCP Reno flows, all started in the first 100 ms.
     Reno(u32),
 }
@@ -69,6 +72,14 @@ fn scenario(cross: Cross, carrier: Carrier) -> String {
     let cross = match cross {
         Cross::None => String::new(),
         Cross::Cbr(mbps) => format!("[[flows]]\nprotocol = \"cbr\"\nrate = \"{mbps}Mbps\"\n"),
+        Cross::CbrMix(mbps) => (1..=7)
+            .map(|i| {
+                format!(
+                    "[[flows]]\nprotocol = \"cbr\"\nrate = \"{}bps\"\n",
+                    (mbps * 1e6 * f64::from(i) / 28.0).round()
+                )
+            })
+            .collect(),
         Cross::Reno(n) => {
             format!("[[flows]]\nprotocol = \"tcp-reno\"\ncount = {n}\nstart = [\"0s\", \"0.1s\"]\n")
         }
@@ -112,7 +123,7 @@ fn measure(cross: Cross, carrier: Carrier) -> Report {
             let a = s.ptcp_a_bps? / 1e6;
             let truth = match cross {
                 Cross::None => CAP,
-                Cross::Cbr(x) => CAP - x,
+                Cross::Cbr(x) | Cross::CbrMix(x) => CAP - x,
                 Cross::Reno(_) => s.ptcp_oracle_a_bps? / 1e6,
             };
             Some((a, truth))
@@ -157,6 +168,9 @@ fn harness() {
             Cross::Cbr(25.0),
             Cross::Cbr(50.0),
             Cross::Cbr(75.0),
+            Cross::CbrMix(25.0),
+            Cross::CbrMix(50.0),
+            Cross::CbrMix(75.0),
             Cross::Reno(1),
             Cross::Reno(10),
             Cross::Reno(40),

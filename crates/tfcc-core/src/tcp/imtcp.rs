@@ -101,6 +101,11 @@ pub struct ImtcpConfig {
     /// for this implementation) say only that `A` is where the delays start to increase;
     /// this implementation's choice, measured both ways in docs/reproductions/ptcp.md.
     pub trend: Trend,
+    /// How a measurement's streams are combined. ImTCP's description assumes the verdicts rise
+    /// monotonically across the sub-ranges and takes the first rise; what it does with a rise
+    /// below a flat stream is not in what could be read of it: this implementation's choice,
+    /// both measured in docs/reproductions/ptcp.md.
+    pub combine: Combine,
 }
 
 impl Default for ImtcpConfig {
@@ -114,6 +119,7 @@ impl Default for ImtcpConfig {
             capacity_window: 16,                  // the last 16 pairs (16 RTTs)
             form_timeout: Dur::from_millis(10),   // well under one RTT of the thesis' paths
             trend: Trend::Stream,                 // see Trend
+            combine: Combine::Count,              // see Combine
         }
     }
 }
@@ -171,6 +177,24 @@ pub enum Trend {
     /// the spacing of 1000 B cross-traffic packets at 25 Mb/s (320 µs): whether it rises
     /// depends on where one cross packet lands, not on `A` (harness, docs/reproductions/ptcp.md).
     Onset,
+}
+
+/// How the streams' verdicts of one measurement become its value (see
+/// [`ImtcpConfig::combine`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combine {
+    /// The lowest rising stream decides (ImTCP's "the sub-range in which the delays start to
+    /// increase"): exact when every verdict is right, but one false rise below `A` pulls the
+    /// value down and nothing pulls it up, so noisy verdicts bias it low.
+    FirstRise,
+    /// The verdicts are counted: with `j` flat streams of `m`, `A` lies between the `j`-th and
+    /// `(j+1)`-th streams' rates (below the range for `j = 0`, above it for `j = m`). For
+    /// verdicts that rise and fall monotonically across the sub-ranges this is the first rise;
+    /// a false rise below `A` and a false flat above it then cancel instead of only the first
+    /// counting.
+    #[default]
+    Count,
 }
 
 /// What one stream showed about `A`.
@@ -567,7 +591,20 @@ impl Imtcp {
         // `Some(true)`: A above the range; `Some(false)`: below it; `None`: inside. Inside, `A`
         // lies between what the first rising stream and the flat one before it show: the
         // midpoint.
+        let rate = |v: Verdict| match v {
+            Verdict::Flat { above } => above,
+            Verdict::Rose { below, .. } => below,
+        };
+        let flat = (0..m)
+            .filter(|&i| matches!(self.verdicts[i], Verdict::Flat { .. }))
+            .count();
+        // Monotone verdicts (flat streams, then rising ones) need no counting.
+        let monotone = first.unwrap_or(m) == flat;
         let (value, edge) = match first {
+            _ if self.cfg.combine == Combine::Count && !monotone => (
+                (rate(self.verdicts[flat - 1]) + rate(self.verdicts[flat])) / 2.0,
+                None,
+            ),
             None => (self.hi, Some(true)),
             Some(i) => {
                 let Verdict::Rose { above, below } = self.verdicts[i] else {
