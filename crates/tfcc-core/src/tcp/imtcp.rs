@@ -32,9 +32,9 @@
 //!   Mb/s): onset 93.4 Mb/s, stream 76.0 Mb/s.
 //! - **Losses.** A full DropTail queue admits only what it sends, so a stream through it keeps
 //!   its spacing and the delay test is blind; a segment of the stream lost (its own ACK never
-//!   arrives, the cumulative ACK jumps past it after the repair) marks the delay as rising from
-//!   that segment's gap on, as Pathload reads a loss. (ImTCP's papers, as far as found, do not
-//!   say; this implementation's choice.)
+//!   arrives, the cumulative ACK jumps past it after the repair) counts as a rise of the stream
+//!   (with [`Trend::Onset`], from that segment's gap on), as Pathload reads a loss. (ImTCP's
+//!   papers, as far as found, do not say; this implementation's choice.)
 //! - **Result.** The lowest sub-range whose stream rises gives the measurement: `A` lies
 //!   between what that stream shows (below its mean rate; with [`Trend::Onset`], below its
 //!   onset gap's rate and above the gap's before) and what the flat stream before it shows
@@ -83,11 +83,13 @@ pub struct ImtcpConfig {
     pub stream_len: usize,
     /// Streams (sub-ranges of the search range) per measurement.
     pub streams: usize,
-    /// Smallest growth of a segment's delay over the previous one's that counts as an
-    /// increase: above the clock's rounding, far under one 1000-byte packet's service time at
-    /// the thesis' 100 Mb/s (83 µs). A gap at rate `r > A` through a FIFO of capacity `P` adds
-    /// `(1 − A/r)/P` of delay, so the tolerance biases the result up by a factor of about
-    /// `1 + tolerance·P` (1 µs: 1.2 % at 12 000 pkt/s; 10 µs would be 14 %).
+    /// Smallest growth of delay that counts as an increase (over the stream's paced gaps with
+    /// [`Trend::Stream`], from one segment to the next with [`Trend::Onset`]): above the
+    /// clock's rounding, far under one 1000-byte packet's service time at the thesis' 100 Mb/s
+    /// (83 µs). A gap at rate `r > A` through a FIFO of capacity `P` adds `(1 − A/r)/P` of
+    /// delay in expectation, so the tolerance biases the result up by a factor of about
+    /// `1 + tolerance·P/g` over `g` gaps (1 µs at 12 000 pkt/s: 0.4 % over a stream's 3 paced
+    /// gaps, 1.2 % per gap; 10 µs would be 4 % and 14 %).
     pub delay_tolerance: Dur,
     /// Measurements averaged into the published `A` and used for the search range's width.
     pub history: usize,
