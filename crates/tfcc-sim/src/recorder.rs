@@ -82,6 +82,11 @@ pub struct PtcpRecord {
     pub estimator: &'static str,
     /// Inline estimator only: completed measurements of `A`.
     pub measurements: u64,
+    /// Inline estimator only: probe streams given up (not formed in time, a retransmission
+    /// inside them, or their ACKs overdue).
+    pub streams_abandoned: u64,
+    /// Inline estimator only: the capacity `P` it holds at the end of the run, bit/s on the wire.
+    pub capacity_bps: Option<f64>,
 }
 
 /// One link over one sampling interval.

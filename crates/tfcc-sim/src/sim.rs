@@ -983,9 +983,19 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
     // A member of an aggregate reports the aggregate's slots (001 Sec. 2.3: `bw` is the sum's).
     let ctl = p.controller();
     let bits = f64::from(t.config().segment_size) * 8.0;
-    let (estimator, measurements) = match &p.path {
-        PathSource::Oracle(_) => ("oracle", 0),
-        PathSource::Inline(i) => ("inline", i.measurements()),
+    let wire = f64::from(
+        t.config()
+            .segment_size
+            .saturating_add(t.config().data_header_size()),
+    ) * 8.0;
+    let (estimator, measurements, streams_abandoned, capacity_bps) = match &p.path {
+        PathSource::Oracle(_) => ("oracle", 0, 0, None),
+        PathSource::Inline(i) => (
+            "inline",
+            i.measurements(),
+            i.streams_abandoned(),
+            i.capacity().map(|c| c * wire),
+        ),
     };
     Some(PtcpRecord {
         bw_bps: ctl.bw_pkts() * bits,
@@ -1019,6 +1029,8 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
         s_changes: ctl.s_changes().to_vec(),
         estimator,
         measurements,
+        streams_abandoned,
+        capacity_bps,
     })
 }
 

@@ -16,24 +16,31 @@
 //!   `a_i` to `b_i` (ImTCP), so one stream tests several rates. Holding never delays a
 //!   retransmission, and a stream that cannot gather its segments within
 //!   [`ImtcpConfig::form_timeout`] is abandoned (the segments go out at once).
-//! - **Increasing-delay detection, per packet.** Segment `j`'s one-way delay, up to a constant,
-//!   is its ACK's arrival minus its release (the change from `j−1` to `j` is the ACK interval
-//!   minus the send interval, ImTCP's "change of ACK arrival intervals"). Through a FIFO the
-//!   delay grows from gap to gap exactly while the gap's rate exceeds `A`, so the stream's
-//!   result is the gap from which the delay rises (by more than
-//!   [`ImtcpConfig::delay_tolerance`]) at every later gap to the end of the stream: `A` lies
-//!   between the rate before it and its own. (Before: one rate per stream and the whole ACK
-//!   span against the send span with a 10 % margin, which both blurred the result to a
-//!   sub-range and biased it by 10 % of `P`.)
+//! - **Increasing-delay detection** ([`ImtcpConfig::trend`]). Segment `j`'s one-way delay, up
+//!   to a constant, is its ACK's arrival minus its release (the change from `j−1` to `j` is the
+//!   ACK interval minus the send interval, ImTCP's "change of ACK arrival intervals"). Through
+//!   a busy FIFO of capacity `P` a gap at rate `r` changes the delay by `(1 − A/r)/P` *in
+//!   expectation*; with packet-sized cross traffic each gap changes it by a whole cross
+//!   packet's service time or not at all. The default, [`Trend::Stream`], reads the stream's
+//!   total: it rises when the last segment's delay exceeds the first paced one's by more than
+//!   [`ImtcpConfig::delay_tolerance`], which in expectation is exactly when `A` is below the
+//!   stream's mean paced rate. [`Trend::Onset`] (h-ptcp3 to h-ptcp5) takes the gap from which
+//!   the delay rises at every later gap; exact for fluid cross traffic, but a stream near `P`
+//!   lasts less than the spacing of 1000 B cross packets at 25 Mb/s (320 µs), so whether its
+//!   last gap rises is where one cross packet happened to land. Measured (harness
+//!   `crates/tfcc-sim/tests/imtcp.rs`, constant-rate carrier, 25 Mb/s of CBR, true `A` 75
+//!   Mb/s): onset 93.4 Mb/s, stream 76.0 Mb/s.
 //! - **Losses.** A full DropTail queue admits only what it sends, so a stream through it keeps
 //!   its spacing and the delay test is blind; a segment of the stream lost (its own ACK never
-//!   arrives, the cumulative ACK jumps past it after the repair) marks the delay as rising from
-//!   that segment's gap on, as Pathload reads a loss. (ImTCP's papers, as far as found, do not
-//!   say; this implementation's choice.)
-//! - **Result.** The lowest sub-range whose stream rises gives the measurement; none rising
-//!   puts `A` above the range (`hi`), the first stream rising from its first paced gap puts it
-//!   below (`lo`). The published `A` is the mean of the last [`ImtcpConfig::history`]
-//!   measurements.
+//!   arrives, the cumulative ACK jumps past it after the repair) counts as a rise of the stream
+//!   (with [`Trend::Onset`], from that segment's gap on), as Pathload reads a loss. (ImTCP's
+//!   papers, as far as found, do not say; this implementation's choice.)
+//! - **Result.** The lowest sub-range whose stream rises gives the measurement: `A` lies
+//!   between what that stream shows (below its mean rate; with [`Trend::Onset`], below its
+//!   onset gap's rate and above the gap's before) and what the flat stream before it shows
+//!   (above that stream's mean or top rate); the midpoint. None rising puts `A` above the range
+//!   (`hi`), the first stream rising with nothing to bracket it below (`lo`). The published `A`
+//!   is the mean of the last [`ImtcpConfig::history`] measurements.
 //! - **Search range update.** Inside the range, the next range is centred on that mean with a
 //!   half-width of two standard deviations of the recent measurements (ImTCP's confidence
 //!   interval; about 95 %), but at least [`ImtcpConfig::min_width`] of `P`. A result at an edge
@@ -76,11 +83,13 @@ pub struct ImtcpConfig {
     pub stream_len: usize,
     /// Streams (sub-ranges of the search range) per measurement.
     pub streams: usize,
-    /// Smallest growth of a segment's delay over the previous one's that counts as an
-    /// increase: above the clock's rounding, far under one 1000-byte packet's service time at
-    /// the thesis' 100 Mb/s (83 µs). A gap at rate `r > A` through a FIFO of capacity `P` adds
-    /// `(1 − A/r)/P` of delay, so the tolerance biases the result up by a factor of about
-    /// `1 + tolerance·P` (1 µs: 1.2 % at 12 000 pkt/s; 10 µs would be 14 %).
+    /// Smallest growth of delay that counts as an increase (over the stream's paced gaps with
+    /// [`Trend::Stream`], from one segment to the next with [`Trend::Onset`]): above the
+    /// clock's rounding, far under one 1000-byte packet's service time at the thesis' 100 Mb/s
+    /// (83 µs). A gap at rate `r > A` through a FIFO of capacity `P` adds `(1 − A/r)/P` of
+    /// delay in expectation, so the tolerance biases the result up by a factor of about
+    /// `1 + tolerance·P/g` over `g` gaps (1 µs at 12 000 pkt/s: 0.4 % over a stream's 3 paced
+    /// gaps, 1.2 % per gap; 10 µs would be 4 % and 14 %).
     pub delay_tolerance: Dur,
     /// Measurements averaged into the published `A` and used for the search range's width.
     pub history: usize,
@@ -90,6 +99,15 @@ pub struct ImtcpConfig {
     pub capacity_window: usize,
     /// Longest a stream may hold segments while gathering them.
     pub form_timeout: Dur,
+    /// How a stream's increasing trend is detected. ImTCP's papers (as far as could be read
+    /// for this implementation) say only that `A` is where the delays start to increase;
+    /// this implementation's choice, measured both ways in docs/reproductions/ptcp.md.
+    pub trend: Trend,
+    /// How a measurement's streams are combined. ImTCP's description assumes the verdicts rise
+    /// monotonically across the sub-ranges and takes the first rise; what it does with a rise
+    /// below a flat stream is not in what could be read of it: this implementation's choice,
+    /// both measured in docs/reproductions/ptcp.md.
+    pub combine: Combine,
 }
 
 impl Default for ImtcpConfig {
@@ -102,6 +120,8 @@ impl Default for ImtcpConfig {
             min_width: 0.1,                       // 10 % of P
             capacity_window: 16,                  // the last 16 pairs (16 RTTs)
             form_timeout: Dur::from_millis(10),   // well under one RTT of the thesis' paths
+            trend: Trend::Stream,                 // see Trend
+            combine: Combine::Count,              // see Combine
         }
     }
 }
@@ -141,16 +161,52 @@ enum Phase {
     Waiting,
 }
 
-/// What one stream showed.
+/// How a stream's increasing trend is read from its segments' delays (see [`ImtcpConfig::trend`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trend {
+    /// The stream rises when its last segment's delay exceeds the first paced one's (the
+    /// stream's total, Pathload's PDT read with threshold 0): in expectation the delay changes
+    /// by `(1 − A/r)/P` per gap at rate `r` through a busy FIFO, so the total is positive
+    /// exactly when `A` is below the stream's mean rate, however the cross traffic's packets
+    /// fall inside the stream. `A` then lies between the previous stream's mean rate and this
+    /// one's.
+    #[default]
+    Stream,
+    /// The stream rises from the gap whose delay grows at every later gap to the stream's end
+    /// (the per-packet onset); `A` lies between that gap's rate and the one before. Exact for
+    /// fluid cross traffic, but a 5-segment stream near `P` lasts a few hundred µs, less than
+    /// the spacing of 1000 B cross-traffic packets at 25 Mb/s (320 µs): whether it rises
+    /// depends on where one cross packet lands, not on `A` (harness, docs/reproductions/ptcp.md).
+    Onset,
+}
+
+/// How the streams' verdicts of one measurement become its value (see
+/// [`ImtcpConfig::combine`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combine {
+    /// The lowest rising stream decides (ImTCP's "the sub-range in which the delays start to
+    /// increase"): exact when every verdict is right, but one false rise below `A` pulls the
+    /// value down and nothing pulls it up, so noisy verdicts bias it low.
+    FirstRise,
+    /// The verdicts are counted: with `j` flat streams of `m`, `A` lies between the `j`-th and
+    /// `(j+1)`-th streams' rates (below the range for `j = 0`, above it for `j = m`). For
+    /// verdicts that rise and fall monotonically across the sub-ranges this is the first rise;
+    /// a false rise below `A` and a false flat above it then cancel instead of only the first
+    /// counting.
+    #[default]
+    Count,
+}
+
+/// What one stream showed about `A`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Verdict {
-    /// The delay did not rise up to the stream's last gap: `A` is at least the stream's top rate.
-    Flat,
-    /// The delay rose from a gap after the first paced one on: `A` lies between that gap's
-    /// rate and the one before; the midpoint.
-    RoseAt(f64),
-    /// The delay rose from the first paced gap on: `A` is at most the stream's lowest rate.
-    RoseFromStart,
+    /// No increasing trend: `A` is at least `above`.
+    Flat { above: f64 },
+    /// An increasing trend: `A` is below `below`, and at least `above` when the stream itself
+    /// brackets it (an onset after its first paced gap).
+    Rose { above: Option<f64>, below: f64 },
 }
 
 /// A small ring of the last `cap` values.
@@ -197,9 +253,8 @@ pub struct Imtcp {
     seqs: [u64; MAX_STREAM_LEN],
     rel: [Time; MAX_STREAM_LEN],
     acked: [Option<Time>; MAX_STREAM_LEN],
-    /// Stream index inside the measurement, with each stream's sub-range start and verdict.
+    /// Stream index inside the measurement, and each stream's verdict.
     stream: usize,
-    starts: [f64; MAX_STREAMS],
     verdicts: [Verdict; MAX_STREAMS],
     history: Ring<f64>,
     /// (delay sum in seconds, pair rate in pkt/s).
@@ -229,8 +284,7 @@ impl Imtcp {
             rel: [Time::ZERO; MAX_STREAM_LEN],
             acked: [None; MAX_STREAM_LEN],
             stream: 0,
-            starts: [0.0; MAX_STREAMS],
-            verdicts: [Verdict::Flat; MAX_STREAMS],
+            verdicts: [Verdict::Flat { above: 0.0 }; MAX_STREAMS],
             history: Ring::new(0.0, cfg.history),
             pairs: Ring::new((0.0, 0.0), cfg.capacity_window),
             available: None,
@@ -248,6 +302,10 @@ impl Imtcp {
     /// Streams given up (not formed in time, a loss or a retransmission inside them).
     pub fn streams_abandoned(&self) -> u64 {
         self.streams_abandoned
+    }
+    /// The capacity `P` measured so far, pkt/s.
+    pub fn capacity(&self) -> Option<f64> {
+        self.capacity
     }
     /// The current search range, pkt/s.
     pub fn search_range(&self) -> (f64, f64) {
@@ -369,7 +427,6 @@ impl Imtcp {
         // Sub-range `i` of the search range; its paced gaps rise evenly across it (ImTCP).
         let w = (self.hi - self.lo) / self.cfg.streams as f64;
         let a = self.lo + w * self.stream as f64;
-        self.starts[self.stream] = a;
         let n = self.cfg.stream_len;
         for k in 2..n {
             self.gap_rate[k] = if n == 3 {
@@ -420,7 +477,13 @@ impl Imtcp {
     /// back-to-back stream (no rate yet) is simply abandoned.
     fn lossy_stream(&mut self, now: Time, lost: usize) {
         if self.paced && matches!(self.phase, Phase::Waiting) {
-            let v = self.verdict_from(lost.max(2));
+            let v = match self.cfg.trend {
+                Trend::Stream => Verdict::Rose {
+                    above: None,
+                    below: self.mean_rate(),
+                },
+                Trend::Onset => self.verdict_from(lost.max(2)),
+            };
             self.record(v);
             self.phase = Phase::Idle {
                 next_at: self.rel[0] + self.srtt,
@@ -432,11 +495,27 @@ impl Imtcp {
 
     /// The verdict of a stream whose delay rises from the gap before segment `onset` on.
     fn verdict_from(&self, onset: usize) -> Verdict {
-        if onset <= 2 {
-            Verdict::RoseFromStart
-        } else {
-            Verdict::RoseAt((self.gap_rate[onset - 1] + self.gap_rate[onset]) / 2.0)
+        Verdict::Rose {
+            above: (onset > 2).then(|| self.gap_rate[onset - 1]),
+            below: self.gap_rate[onset],
         }
+    }
+
+    /// The current stream's mean paced rate, pkt/s: its paced gaps over the time they took
+    /// (as released, so the pacing's rounding counts).
+    fn mean_rate(&self) -> f64 {
+        let n = self.cfg.stream_len;
+        let span = self.rel[n - 1].saturating_since(self.rel[1]).as_secs_f64();
+        if span > 0.0 {
+            (n - 2) as f64 / span
+        } else {
+            self.gap_rate[n - 1]
+        }
+    }
+
+    /// A fully acknowledged segment's delay up to a constant (ACK arrival − release), s.
+    fn delay(&self, k: usize) -> f64 {
+        self.acked[k].map_or(0.0, |a| a.saturating_since(self.rel[k]).as_secs_f64())
     }
 
     /// Stores the current stream's verdict; the last stream of a measurement concludes it.
@@ -454,9 +533,7 @@ impl Imtcp {
     fn onset(&self) -> Option<usize> {
         let n = self.cfg.stream_len;
         let tol = self.cfg.delay_tolerance.as_secs_f64();
-        let delay =
-            |k: usize| self.acked[k].map_or(0.0, |a| a.saturating_since(self.rel[k]).as_secs_f64());
-        let rises = |k: usize| delay(k) - delay(k - 1) > tol;
+        let rises = |k: usize| self.delay(k) - self.delay(k - 1) > tol;
         let mut onset = None;
         for k in (2..n).rev() {
             if !rises(k) {
@@ -485,9 +562,26 @@ impl Imtcp {
         if !self.paced {
             return; // a back-to-back stream only measured the pair
         }
-        let v = match self.onset() {
-            None => Verdict::Flat,
-            Some(k) => self.verdict_from(k),
+        let n = self.cfg.stream_len;
+        let v = match self.cfg.trend {
+            Trend::Stream => {
+                let rate = self.mean_rate();
+                let total = self.delay(n - 1) - self.delay(1);
+                if total > self.cfg.delay_tolerance.as_secs_f64() {
+                    Verdict::Rose {
+                        above: None,
+                        below: rate,
+                    }
+                } else {
+                    Verdict::Flat { above: rate }
+                }
+            }
+            Trend::Onset => match self.onset() {
+                None => Verdict::Flat {
+                    above: self.gap_rate[n - 1],
+                },
+                Some(k) => self.verdict_from(k),
+            },
         };
         self.record(v);
     }
@@ -495,15 +589,38 @@ impl Imtcp {
     /// One measurement: `A` from the streams' verdicts, then the search range update.
     fn conclude(&mut self) {
         let m = self.cfg.streams;
-        let first = (0..m).find(|&i| self.verdicts[i] != Verdict::Flat);
-        // `Some(true)`: A above the range; `Some(false)`: below it; `None`: inside.
+        let first = (0..m).find(|&i| matches!(self.verdicts[i], Verdict::Rose { .. }));
+        // `Some(true)`: A above the range; `Some(false)`: below it; `None`: inside. Inside, `A`
+        // lies between what the first rising stream and the flat one before it show: the
+        // midpoint.
+        let rate = |v: Verdict| match v {
+            Verdict::Flat { above } => above,
+            Verdict::Rose { below, .. } => below,
+        };
+        let flat = (0..m)
+            .filter(|&i| matches!(self.verdicts[i], Verdict::Flat { .. }))
+            .count();
+        // Monotone verdicts (flat streams, then rising ones) need no counting.
+        let monotone = first.unwrap_or(m) == flat;
         let (value, edge) = match first {
+            _ if self.cfg.combine == Combine::Count && !monotone => (
+                (rate(self.verdicts[flat - 1]) + rate(self.verdicts[flat])) / 2.0,
+                None,
+            ),
             None => (self.hi, Some(true)),
-            Some(i) => match self.verdicts[i] {
-                Verdict::RoseAt(v) => (v, None),
-                _ if i == 0 => (self.lo, Some(false)),
-                _ => (self.starts[i], None),
-            },
+            Some(i) => {
+                let Verdict::Rose { above, below } = self.verdicts[i] else {
+                    unreachable!()
+                };
+                let flat_before = match i.checked_sub(1).map(|j| self.verdicts[j]) {
+                    Some(Verdict::Flat { above }) => Some(above),
+                    _ => None,
+                };
+                match above.or(flat_before) {
+                    Some(a) => ((a + below) / 2.0, None),
+                    None => (self.lo, Some(false)),
+                }
+            }
         };
         self.history.push(value);
         self.measurements += 1;
@@ -642,11 +759,17 @@ mod tests {
     }
 
     /// An estimator that knows `P = 12 000` pkt/s and searches `[9 000, 10 500]` with one
-    /// stream per measurement, so the stream's gaps run at 9 000, 9 750 and 10 500 pkt/s.
+    /// stream per measurement, so the stream's gaps run at 9 000, 9 750 and 10 500 pkt/s, and
+    /// reads its trend per packet ([`Trend::Onset`]).
     fn probing() -> Imtcp {
+        probing_with(1, Trend::Onset)
+    }
+
+    fn probing_with(streams: usize, trend: Trend) -> Imtcp {
         let mut est = Imtcp::new(ImtcpConfig {
-            streams: 1,
+            streams,
             history: 1,
+            trend,
             ..ImtcpConfig::default()
         });
         est.capacity = Some(12_000.0);
@@ -660,9 +783,14 @@ mod tests {
     /// `lose` (if any) is lost and only the later cumulative ACK covers it. Returns the send
     /// times.
     fn one_stream(est: &mut Imtcp, a: f64, lose: Option<usize>) -> Vec<Time> {
+        stream_at(est, Time::from_millis(1), a, lose)
+    }
+
+    /// [`one_stream`] starting at `start` (a later stream must wait out the sRTT of 25 ms).
+    fn stream_at(est: &mut Imtcp, start: Time, a: f64, lose: Option<usize>) -> Vec<Time> {
         let cap = 12_000.0;
         let mut out: VecDeque<Packet> = (0..5).map(seg).collect();
-        let mut now = Time::from_millis(1);
+        let mut now = start;
         let mut sent = Vec::new();
         while !out.is_empty() {
             while let Some(p) = est.poll(now, &mut out) {
@@ -746,6 +874,53 @@ mod tests {
         assert_eq!(est.measurements(), 1);
         let a = est.available.unwrap();
         assert!((a - 9_375.0).abs() < 1.0, "A = {a}");
+    }
+
+    /// The harmonic mean of a stream's three paced rates from `a` to `b`: its mean rate.
+    fn mean_rate(a: f64, b: f64) -> f64 {
+        3.0 / (1.0 / a + 2.0 / (a + b) + 1.0 / b)
+    }
+
+    #[test]
+    fn a_stream_rises_as_a_whole_when_a_is_below_its_mean_rate() {
+        // Two streams over [9 000, 10 500]: gaps at 9 000/9 375/9 750 (mean 9 367) and
+        // 9 750/10 125/10 500 (mean 10 117). With A = 9 800 the first one's delay falls
+        // (every gap below A), the second one's rises in total although its first gap falls:
+        // A lies between the two mean rates, and reads their midpoint.
+        let mut est = probing_with(2, Trend::Stream);
+        stream_at(&mut est, Time::from_millis(1), 9_800.0, None);
+        assert_eq!(est.measurements(), 0, "one stream is half a measurement");
+        stream_at(&mut est, Time::from_millis(30), 9_800.0, None);
+        assert_eq!(est.measurements(), 1);
+        let want = (mean_rate(9_000.0, 9_750.0) + mean_rate(9_750.0, 10_500.0)) / 2.0;
+        let a = est.available.unwrap();
+        assert!((a - want).abs() < 1.0, "A = {a}, want {want}");
+        assert!((a - 9_800.0).abs() < 750.0 / 2.0, "within half a sub-range");
+        // Inside the range: re-centred on the result with the minimum half-width (5 % of P).
+        let (lo, hi) = est.search_range();
+        assert!((lo - (a - 600.0)).abs() < 1.0 && (hi - (a + 600.0)).abs() < 1.0);
+    }
+
+    #[test]
+    fn whole_stream_edges_and_losses() {
+        let near = |x: f64, y: f64| (x - y).abs() < 1.0;
+        // A = 11 000 above both streams: neither rises, A reads the top edge.
+        let mut est = probing_with(2, Trend::Stream);
+        stream_at(&mut est, Time::from_millis(1), 11_000.0, None);
+        stream_at(&mut est, Time::from_millis(30), 11_000.0, None);
+        assert_eq!(est.available, Some(10_500.0));
+        // A = 8 000 below both: the first rises, A reads the bottom edge.
+        let mut est = probing_with(2, Trend::Stream);
+        stream_at(&mut est, Time::from_millis(1), 8_000.0, None);
+        stream_at(&mut est, Time::from_millis(30), 8_000.0, None);
+        assert_eq!(est.available, Some(9_000.0));
+        // A = 11 000 but the second stream loses a segment: that counts as its rise, so A
+        // reads between the two mean rates.
+        let mut est = probing_with(2, Trend::Stream);
+        stream_at(&mut est, Time::from_millis(1), 11_000.0, None);
+        stream_at(&mut est, Time::from_millis(30), 11_000.0, Some(3));
+        let want = (mean_rate(9_000.0, 9_750.0) + mean_rate(9_750.0, 10_500.0)) / 2.0;
+        assert!(near(est.available.unwrap(), want), "{:?}", est.available);
     }
 
     #[test]
