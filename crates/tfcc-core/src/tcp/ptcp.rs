@@ -103,6 +103,39 @@ pub enum Eq2Count {
     Acked,
 }
 
+/// What Eq. 2 gives once no round is left to plan (`m = s − n_j − eq2_reserve < 1`: the
+/// last `eq2_reserve` RTTs of the control slot, or past its end, which is only noticed on an
+/// ACK). The printed denominator `(s − n_j − 1)(s − n_j)` is then zero or negative (001 Sec.
+/// 2.2.1 does not handle it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Eq2Guard {
+    /// `m = 1`: the whole remaining need in the next round, `k_bw = need − cwnd`.
+    #[default]
+    OneRound,
+    /// The limit of the printed formula as its denominator goes to zero: `k_bw = +∞` (so
+    /// `k = k_max`) while packets are still needed, "the remaining need must be met at once"
+    /// (spec 001 §2.4); when none are needed, as `OneRound` (a `−∞` would empty the window of
+    /// the constant-rate mode).
+    KMax,
+}
+
+/// Where an evaluation slot ends (001 Sec. 2, 2.1: "we introduce the variable e as `t = e·rtt`"
+/// and "we split an evaluation slot into multiple sub-slots, called control slots" of `s·srtt_i`
+/// each; the thesis does not say which clock wins when the control slots' sRTTs differ from
+/// the evaluation slot's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalEnd {
+    /// `e·srtt` after its start (the sRTT at its start); the last control slot is cut short
+    /// at that time.
+    #[default]
+    Time,
+    /// After control slots of `e` RTTs in all (`s` each, `srtt_i` each): the evaluation slot is
+    /// made of whole control slots, and none is cut short.
+    CtrlSlots,
+}
+
 /// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
 /// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -132,6 +165,10 @@ pub struct PtcpConfig {
     pub eq2_reserve: u32,
     /// What `a_j` of Eq. 2 counts (see [`Eq2Count`]); `sent` is the thesis' wording.
     pub eq2_count: Eq2Count,
+    /// Eq. 2 once no round is left to plan (see [`Eq2Guard`]).
+    pub eq2_guard: Eq2Guard,
+    /// Where an evaluation slot ends (see [`EvalEnd`]).
+    pub eval_end: EvalEnd,
     /// Source of `A` and `P`.
     pub estimator: EstimatorKind,
     /// The inline estimator's parameters (used when [`PtcpConfig::estimator`] is `inline`).
@@ -169,6 +206,8 @@ impl Default for PtcpConfig {
             cwnd_floor: 2.0,                     // spec 001 §2.5
             eq2_reserve: 2,                      // 001 Sec. 2.2.1, the prose
             eq2_count: Eq2Count::Sent,           // 001 Sec. 2.2.1, "transmitted"
+            eq2_guard: Eq2Guard::OneRound,       // see Eq2Guard
+            eval_end: EvalEnd::Time,             // see EvalEnd
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
@@ -191,6 +230,8 @@ impl PtcpConfig {
         "cwnd_floor",
         "eq2_reserve",
         "eq2_count",
+        "eq2_guard",
+        "eval_end",
         "estimator",
         "inline",
         "oracle_window",
@@ -310,6 +351,8 @@ pub struct EvalSlot {
     pub tput: f64,
     /// `tput ≥ bw`.
     pub met: bool,
+    /// Window cuts in the slot: fast retransmits (entries into loss recovery) and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// One finished control slot.
@@ -332,6 +375,12 @@ pub struct CtrlSlot {
     /// How many congestion-avoidance ACKs each bound set `k` on, in the order of
     /// [`Bound::ALL`] (`k_bw`, `k_max`, `k_min`).
     pub bound_counts: [u64; 3],
+    /// Of the `k_min` ACKs, those on which `k_max` was below `k_bw`: `k_min` overrode the
+    /// Eq. 3/4 cap (Eq. 2 alone asked for more than `k_min`); the rest had Eq. 2 itself below
+    /// `k_min`.
+    pub k_min_over_k_max: u64,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// The per-flow (or, with the aggregate controller, per-group) PTCP state (spec 001 §2.11).
@@ -345,6 +394,11 @@ pub struct Ptcp {
     eval_start: Time,
     eval_len: Dur,
     eval_acked: u64,
+    /// RTTs of the control slots closed in this evaluation slot ([`EvalEnd::CtrlSlots`]).
+    eval_rtts: u32,
+    /// This control slot's length in sRTTs: `s`, or what is left of `e` when that is less
+    /// ([`EvalEnd::CtrlSlots`] with an `e` that `s` does not divide).
+    s_i: u32,
     ctrl_start: Time,
     ctrl_len: Dur,
     /// `srtt_i`, frozen at the control slot's start, seconds.
@@ -369,6 +423,10 @@ pub struct Ptcp {
     k_max: f64,
     /// Per bound, the ACKs of this control slot on which it set `k` (see [`CtrlSlot`]).
     bound_counts: [u64; 3],
+    k_min_over_k_max: u64,
+    /// Window cuts (fast retransmits, timeouts) in this control slot and evaluation slot.
+    ctrl_cuts: [u64; 2],
+    eval_cuts: [u64; 2],
     eval_log: Vec<EvalSlot>,
     ctrl_log: Vec<CtrlSlot>,
     /// `(time, s)` at every change of `s`.
@@ -391,6 +449,8 @@ impl Ptcp {
             eval_start: Time::ZERO,
             eval_len: Dur::ZERO,
             eval_acked: 0,
+            eval_rtts: 0,
+            s_i: cfg.s_init,
             ctrl_start: Time::ZERO,
             ctrl_len: Dur::ZERO,
             srtt_i: 0.0,
@@ -408,6 +468,9 @@ impl Ptcp {
             k_bw: 0.0,
             k_max: 0.0,
             bound_counts: [0; 3],
+            k_min_over_k_max: 0,
+            ctrl_cuts: [0; 2],
+            eval_cuts: [0; 2],
             eval_log: Vec::new(),
             ctrl_log: Vec::new(),
             s_log: vec![(Time::ZERO, cfg.s_init)],
@@ -493,6 +556,8 @@ impl Ptcp {
         self.eval_start = now;
         self.eval_len = srtt.saturating_mul(u64::from(self.cfg.e));
         self.eval_acked = 0;
+        self.eval_rtts = 0;
+        self.eval_cuts = [0; 2];
         self.i = 0;
         self.g = self.bw;
         self.missed_in_eval = false;
@@ -502,13 +567,25 @@ impl Ptcp {
     fn start_ctrl(&mut self, now: Time, srtt: Dur) {
         self.ctrl_start = now;
         self.srtt_i = srtt.as_secs_f64();
-        // The last control slot ends with its evaluation slot, so the carried shortfall is
-        // settled inside the slot the metric judges (e/s slots of s RTTs when s divides e).
-        let left = (self.eval_start + self.eval_len).saturating_since(now);
-        self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+        match self.cfg.eval_end {
+            EvalEnd::Time => {
+                // The last control slot ends with its evaluation slot, so the carried shortfall
+                // is settled inside the slot the metric judges (e/s slots of s RTTs when s
+                // divides e and the sRTT does not change).
+                let left = (self.eval_start + self.eval_len).saturating_since(now);
+                self.s_i = self.s;
+                self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+            }
+            EvalEnd::CtrlSlots => {
+                self.s_i = self.s.min(self.cfg.e.saturating_sub(self.eval_rtts)).max(1);
+                self.ctrl_len = srtt.saturating_mul(u64::from(self.s_i));
+            }
+        }
         self.sent_in_ctrl = 0;
         self.acked_in_ctrl = 0;
         self.bound_counts = [0; 3];
+        self.k_min_over_k_max = 0;
+        self.ctrl_cuts = [0; 2];
         self.regime = if self.missed_in_eval || self.prev_missed {
             Regime::Eq4
         } else {
@@ -519,9 +596,15 @@ impl Ptcp {
     /// Close the control slot (and evaluation slot) if its time is up (spec 001 §2.6).
     fn roll(&mut self, now: Time, srtt: Dur, cwnd: f64) {
         let eval_end = self.eval_start + self.eval_len;
-        if now < self.ctrl_start + self.ctrl_len && now < eval_end {
+        let ctrl_over = now >= self.ctrl_start + self.ctrl_len;
+        let eval_over = match self.cfg.eval_end {
+            EvalEnd::Time => now >= eval_end,
+            EvalEnd::CtrlSlots => ctrl_over && self.eval_rtts + self.s_i >= self.cfg.e,
+        };
+        if !ctrl_over && !eval_over {
             return;
         }
+        self.eval_rtts += self.s_i;
         let elapsed = now.saturating_since(self.ctrl_start).as_secs_f64();
         let tput = if elapsed > 0.0 {
             self.acked_in_ctrl as f64 / elapsed
@@ -534,12 +617,14 @@ impl Ptcp {
         self.ctrl_log.push(CtrlSlot {
             start: self.ctrl_start,
             end: now,
-            s: self.s,
+            s: self.s_i,
             target: self.g,
             tput,
             regime: self.regime,
             bound_by: dominant(self.bound_counts),
             bound_counts: self.bound_counts,
+            k_min_over_k_max: self.k_min_over_k_max,
+            cuts: self.ctrl_cuts,
         });
         if !met {
             self.missed_in_eval = true;
@@ -550,7 +635,7 @@ impl Ptcp {
         if !(met && self.regime == Regime::Eq3) {
             self.grow_ok = false;
         }
-        if now >= eval_end {
+        if eval_over {
             let span = now.saturating_since(self.eval_start).as_secs_f64();
             let etput = if span > 0.0 {
                 self.eval_acked as f64 / span
@@ -562,6 +647,7 @@ impl Ptcp {
                 end: now,
                 tput: etput,
                 met: etput >= self.bw,
+                cuts: self.eval_cuts,
             });
             if self.grow_ok && cwnd >= self.bw * srtt.as_secs_f64() && self.s < self.cfg.e {
                 self.set_s(now, (self.s * 2).min(self.cfg.e));
@@ -589,19 +675,23 @@ impl Ptcp {
     /// `g_i·srtt_i·s − a_j^sum`, split evenly over the `n_pm` active connections, against this
     /// connection's own `cwnd`. `n_pm = 1` is Eq. 2.
     pub fn eq2_shared(&self, now: Time, cwnd: f64, n_pm: u32) -> f64 {
-        let s = f64::from(self.s);
+        let s = f64::from(self.s_i);
         let into = now.saturating_since(self.ctrl_start).as_secs_f64();
         let n = if self.srtt_i > 0.0 {
             (into / self.srtt_i).floor()
         } else {
             0.0
         };
-        let m = (s - n - f64::from(self.cfg.eq2_reserve)).max(1.0);
+        let rounds = s - n - f64::from(self.cfg.eq2_reserve);
+        let m = rounds.max(1.0);
         let a = match self.cfg.eq2_count {
             Eq2Count::Sent => self.sent_in_ctrl,
             Eq2Count::Acked => self.acked_in_ctrl,
         };
         let need = (self.g * self.srtt_i * s - a as f64) / f64::from(n_pm.max(1));
+        if rounds < 1.0 && need > 0.0 && self.cfg.eq2_guard == Eq2Guard::KMax {
+            return f64::INFINITY;
+        }
         2.0 * (need - m * cwnd) / (m * (m + 1.0))
     }
 
@@ -634,7 +724,11 @@ impl Ptcp {
     /// [`Ptcp::bound`], and count which bound set `k` towards the control slot's
     /// [`CtrlSlot::bound_by`]. Called once per congestion-avoidance ACK.
     pub fn apply_bounds(&mut self, k_bw: f64, k_max: f64) -> f64 {
-        self.bound_counts[self.binding(k_bw, k_max).index()] += 1;
+        let b = self.binding(k_bw, k_max);
+        self.bound_counts[b.index()] += 1;
+        if b == Bound::KMin && k_max < k_bw {
+            self.k_min_over_k_max += 1;
+        }
         self.bound(k_bw, k_max)
     }
 
@@ -658,6 +752,14 @@ impl Ptcp {
         } else {
             k
         }
+    }
+
+    /// The TCP cut its window: a fast retransmit, or a timeout when `timeout` (counted in the
+    /// slots' diagnostics only; the thesis leaves loss handling to the TCP, 001 Sec. 2.2).
+    pub fn on_cut(&mut self, timeout: bool) {
+        let i = usize::from(timeout);
+        self.ctrl_cuts[i] += 1;
+        self.eval_cuts[i] += 1;
     }
 
     /// Whether the first slot has started (an ACK with an sRTT has been counted).
@@ -751,6 +853,14 @@ impl PtcpSender {
             None => self.ctl.increase(now, cwnd, est),
         };
         self.k
+    }
+
+    /// The TCP cut its window (a fast retransmit, or a timeout when `timeout`).
+    pub fn on_cut(&mut self, timeout: bool) {
+        match &self.group {
+            Some((g, _)) => aggregate::lock(g).on_cut(timeout),
+            None => self.ctl.on_cut(timeout),
+        }
     }
 
     /// A new data segment was sent (`a_j`, or `a_j^sum` in an aggregate).
