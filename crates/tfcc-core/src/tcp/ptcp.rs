@@ -111,12 +111,12 @@ pub enum Eq2Count {
 #[serde(rename_all = "snake_case")]
 pub enum Eq2Guard {
     /// `m = 1`: the whole remaining need in the next round, `k_bw = need − cwnd`.
-    #[default]
     OneRound,
     /// The limit of the printed formula as its denominator goes to zero: `k_bw = +∞` (so
     /// `k = k_max`) while packets are still needed, "the remaining need must be met at once"
     /// (spec 001 §2.4); when none are needed, as `OneRound` (a `−∞` would empty the window of
     /// the constant-rate mode).
+    #[default]
     KMax,
 }
 
@@ -206,7 +206,7 @@ impl Default for PtcpConfig {
             cwnd_floor: 2.0,                     // spec 001 §2.5
             eq2_reserve: 2,                      // 001 Sec. 2.2.1, the prose
             eq2_count: Eq2Count::Sent,           // 001 Sec. 2.2.1, "transmitted"
-            eq2_guard: Eq2Guard::OneRound,       // see Eq2Guard
+            eq2_guard: Eq2Guard::KMax,           // see Eq2Guard
             eval_end: EvalEnd::Time,             // see EvalEnd
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
@@ -975,10 +975,15 @@ mod tests {
     }
 
     fn started_with(bw_mbps: u64, reserve: u32) -> Ptcp {
+        started_with_guard(bw_mbps, reserve, Eq2Guard::default())
+    }
+
+    fn started_with_guard(bw_mbps: u64, reserve: u32, guard: Eq2Guard) -> Ptcp {
         let mut p = Ptcp::new(
             PtcpConfig {
                 bw: Rate::from_mbps(bw_mbps),
                 eq2_reserve: reserve,
+                eq2_guard: guard,
                 ..PtcpConfig::default()
             },
             1000,
@@ -993,8 +998,8 @@ mod tests {
         // g = 2500 pkt/s, n = 0, a = 0, cwnd = 40: k = 2·(1000 − 14·40)/(14·15) = 880/210.
         let p = started_with(20, 2);
         assert!((p.eq2(Time(10 * MS), 40.0) - 880.0 / 210.0).abs() < 1e-9);
-        // n = 14: m = 0, guarded to 1: the whole need next round.
-        assert!((p.eq2(Time(355 * MS), 40.0) - (1000.0 - 40.0)).abs() < 1e-9);
+        // n = 14: m = 0, no round left while 1000 packets are needed: k_bw = +∞, k = k_max.
+        assert_eq!(p.eq2(Time(355 * MS), 40.0), f64::INFINITY);
     }
 
     #[test]
@@ -1043,9 +1048,9 @@ mod tests {
 
     #[test]
     fn eq2_guards_the_last_round_of_the_slot() {
-        // n = 15 = s − 1 and beyond: the printed denominator is 0 or negative; m = 1 asks for
-        // the whole remaining need next round: k = need − cwnd.
-        let mut p = started_with(20, 1);
+        // n = 15 = s − 1 and beyond: the printed denominator is 0 or negative. `one_round`
+        // (m = 1) asks for the whole remaining need next round: k = need − cwnd.
+        let mut p = started_with_guard(20, 1, Eq2Guard::OneRound);
         for _ in 0..900 {
             p.on_data_sent();
         }
@@ -1054,6 +1059,22 @@ mod tests {
             assert!((k - (100.0 - 40.0)).abs() < 1e-9, "t = {t} ms: {k}");
         }
         assert!(p.eq2(Time(390 * MS), 40.0).is_finite());
+        // `k_max` (the default): the formula's limit, +∞ while packets are needed, so the
+        // bounds give k = k_max; with nothing needed, as `one_round` (no −∞).
+        let mut p = started_with_guard(20, 1, Eq2Guard::KMax);
+        for _ in 0..900 {
+            p.on_data_sent();
+        }
+        assert_eq!(p.eq2(Time(376 * MS), 40.0), f64::INFINITY);
+        assert_eq!(p.bound(p.eq2(Time(376 * MS), 40.0), 7.5), 7.5);
+        assert_eq!(p.bound(p.eq2(Time(376 * MS), 40.0), -3.0), 1.0);
+        // Earlier in the slot the formula is untouched: n = 14, m = 1, k = need − cwnd.
+        assert!((p.eq2(Time(360 * MS), 40.0) - (100.0 - 40.0)).abs() < 1e-9);
+        for _ in 0..150 {
+            p.on_data_sent();
+        }
+        let k = p.eq2(Time(376 * MS), 40.0);
+        assert!((k - (-50.0 - 40.0)).abs() < 1e-9, "{k}");
     }
 
     #[test]
