@@ -11,22 +11,39 @@
 //!   each frozen at the sRTT `srtt_i` of its start. The target of control slot `i` carries the
 //!   shortfall (or surplus) of the previous one: `g_i = bw + (g_{i−1} − tput_{i−1})`, `g_0 = bw`,
 //!   reset at every evaluation slot (spec 001 §2.2: the per-evaluation-slot metric is what the
-//!   carry serves; the thesis does not say so outright).
-//! - **Eq. 2** `k_bw = 2·(g_i·srtt_i·s − a_j − m·cwnd) / (m·(m+1))` with
-//!   `m = s − n_j − r` rounds left to send in. The printed formula has `r = 1` (send until the
-//!   slot's end); the prose next to it says the rest of the slot is `(s − 2 − n_j)·srtt_i`,
+//!   carry serves; the thesis does not say so outright). The surplus is carried because the
+//!   formula carries it and the prose makes no exception ("determined according to the
+//!   difference between the target throughput and the achieved throughput in the (i−1)-th
+//!   control slot", 001 Sec. 2.1). With equal control slots the evaluation slot's mean is then
+//!   `bw + (tput_last − g_last)/n`: it meets `bw` exactly when its last control slot meets its
+//!   target. (Measured, not adopted: carrying only shortfalls gives 93.8-98.8 % of slots against
+//!   40-50 Reno flows with the oracle, 4 seeds, against 44.8-79.3 % with the surplus carried.)
+//! - **Eq. 2** `k_bw = 2·(g_i·srtt_i·s − a_j − m·cwnd) / (m·(m+1))` with `m` rounds left to
+//!   send in. The printed formula has `m = s − n_j − 1`; the prose next to it says the packets
+//!   are to be sent within `(s − 2)·srtt_i`, the rest of the slot being `(s − 2 − n_j)·srtt_i`,
 //!   because "it takes one RTT to receive the ACK packet corresponding to the transmitted
-//!   packet" (001 Sec. 2.2.1), i.e. `r = 2` (spec 001 §7 lists the mismatch). The prose is
-//!   followed ([`PtcpConfig::eq2_reserve`] = 2): the slot's throughput counts ACKs, so what
-//!   is sent in its last RTT is credited to the next slot, and the last control slot of an
-//!   evaluation slot is never repaid. Measured on E1 with the oracle (seed 1): printed, 8 of
-//!   14 slots after the first two met, the 10- and 40-flow phases at 19.3-21.0 Mb/s; prose,
-//!   11 of 14, 20.0-21.6 Mb/s outside the two slots that straddle the 40-flow jump. When `m < 1` (the last RTT of the
-//!   slot, or past its nominal end because ends are only noticed on ACKs) the printed
-//!   denominator is zero or negative; `m` is then taken as 1, i.e. "send the whole remaining
-//!   need in the next round" (`k_bw = need − cwnd`). The spec's alternative, `k_bw = k_max`,
-//!   gives the same `k` whenever the need exceeds the cap, and this reading does not make a
-//!   flow that is already ahead jump to `k_max`.
+//!   packet, and ... at least one RTT to detect packet loss and retransmit" (001 Sec. 2.2.1;
+//!   spec 001 §7 lists it as a mismatch). The two agree when `n_j` is read as an ordinal, as
+//!   the text writes it ("the `n_j`-th RTT from the beginning of the control slot", the first
+//!   RTT being `n_j = 1`): the rounds `n_j, …, s − 2` of the `(s − 2)`-RTT horizon are
+//!   `s − n_j − 1`. Here `n_j` counts from 0 (`⌊(now − start)/srtt_i⌋`), so the printed
+//!   formula is `m = s − n_j − 2` ([`PtcpConfig::eq2_reserve`] = 2; 1 plans to the slot's end
+//!   instead). Measured on E1 with the oracle (seed 1, `m = 1` guard below): reserve 1, 8 of
+//!   14 slots after the first two met; reserve 2, 11 of 14.
+//! - **Eq. 2 in the last two RTTs** (`m < 1`: `n_j ≥ s − 2`, or past the slot's nominal end,
+//!   which is noticed on the next ACK): the printed denominator is zero (`(s − n_j − 1)(s − n_j)`
+//!   with ordinal `n_j = s − 1`, then `s`) and the formula's value grows without bound while
+//!   packets are still needed. Taken literally ([`PtcpConfig::eq2_guard`] = `k_max`, spec 001
+//!   §2.4's recommended guard): `k_bw = +∞`, so `k = k_max`, while `need > 0`: whatever the
+//!   `(s − 2)`-RTT plan has not sent by then is overdue and goes out as fast as Eq. 3/4 allow;
+//!   with nothing needed, the `m = 1` value (`need − cwnd`, `k_min` then holds). At `s = 2`
+//!   the whole slot is in this region. The alternative, `one_round` (`m = 1`, "the whole
+//!   remaining need in the next round", the default before 2026-11-26), lets a slot that is
+//!   short by less than a window ask for nothing (`need − cwnd < 0`). Measured with the oracle
+//!   over 4 seeds (random Reno starts), % of evaluation slots met, `one_round` → `k_max`: E2
+//!   20 Mb/s against 30 Reno flows 63.1 → 87.2, 40 flows 40.3 → 77.8, 50 flows 16.6 → 44.8;
+//!   10 Mb/s against 40 flows 47.1 → 79.3; 10-20 flows and E1 within the seeds' spread
+//!   (docs/reproductions/ptcp.md).
 //! - **`a_j` of Eq. 2** is "the number of transmitted packets from the beginning of the control
 //!   slot" (001 Sec. 2.2.1), while the slot's throughput counts "successfully transmitted"
 //!   packets: new segments *sent* is the literal reading and the default
@@ -34,9 +51,17 @@
 //!   measure, so packets in flight still count as needed) is the alternative. Neither closes
 //!   the slots that land just under `bw`: the carried target aims at exactly `bw` either way,
 //!   and in steady state the packets in flight at a slot's end are credited to the next slot
-//!   whichever is counted. Measured on E1 with the oracle (seed 1), slots after the first two
-//!   met: sent 11 of 14, acked 10 of 14; E2, 30 Reno flows, 20 Mb/s, oracle: sent 60.7 % (mean
-//!   20.05 Mb/s), acked 62.3 % (20.16 Mb/s).
+//!   whichever is counted. Measured on E1 with the oracle (seed 1, `one_round` guard), slots
+//!   after the first two met: sent 11 of 14, acked 10 of 14; E2, 30 Reno flows, 20 Mb/s, oracle:
+//!   sent 60.7 % (mean 20.05 Mb/s), acked 62.3 % (20.16 Mb/s). With the `k_max` guard, 4 seeds:
+//!   E2 20 Mb/s 30 flows sent 87.2 %, acked 81.7 %; 40 flows 77.8 %, 66.7 %; E1 76.8 %, 78.6 %.
+//! - **Slot ends.** An evaluation slot ends `e·srtt` after its start and cuts its last control
+//!   slot short ([`PtcpConfig::eval_end`] = `time`), or after whole control slots of `e` RTTs in
+//!   all (`ctrl_slots`); 001 Sec. 2 gives both clocks ("`t = e·rtt`", "we split an evaluation
+//!   slot into ... control slots") and not which wins when the sRTT moves. Both end on the
+//!   first ACK after the nominal end. Measured with the oracle, `k_max` guard, 4 seeds:
+//!   `ctrl_slots` within the seeds' spread of `time` everywhere (E2 20 Mb/s 30 flows 80.4
+//!   against 87.2 %, 40 flows 81.5 against 77.8 %), so the default stays `time`.
 //! - **Eq. 3 / Eq. 4** `k_max = A·srtt_i − cwnd` while every earlier control slot of this
 //!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd`. The
 //!   condition is the union of the formula's ("any earlier control slot of the present
