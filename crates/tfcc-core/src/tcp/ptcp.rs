@@ -1295,6 +1295,8 @@ mod tests {
         let c = p.ctrl_slots()[0];
         assert_eq!(c.bound_counts, [3, 0, 1]);
         assert_eq!(c.bound_by, Some(Bound::KBw));
+        // The k_min ACK had k_max (−27.5) below k_bw (4.19): k_min overrode the cap.
+        assert_eq!(c.k_min_over_k_max, 1);
         // The next slot (Eq. 4 after the miss) had no congestion-avoidance ACK at all.
         p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
         let c = p.ctrl_slots()[1];
@@ -1305,6 +1307,53 @@ mod tests {
         // Ties go to the earlier of k_bw, k_max, k_min.
         assert_eq!(dominant([0, 2, 2]), Some(Bound::KMax));
         assert_eq!(dominant([1, 0, 1]), Some(Bound::KBw));
+    }
+
+    #[test]
+    fn window_cuts_are_counted_per_control_and_evaluation_slot() {
+        let mut p = started(20);
+        p.on_cut(false);
+        p.on_cut(false);
+        p.on_cut(true);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        p.on_cut(false);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!(p.ctrl_slots()[0].cuts, [2, 1]);
+        assert_eq!(p.ctrl_slots()[1].cuts, [1, 0]);
+        assert_eq!(p.eval_slots()[0].cuts, [3, 1]);
+    }
+
+    #[test]
+    fn eval_end_by_time_cuts_the_last_control_slot_and_by_ctrl_slots_does_not() {
+        // e = 4, s = 2: two control slots of 2 sRTTs. The sRTT is 25 ms at the start and 30 ms
+        // from the second control slot on.
+        let run = |end: EvalEnd| {
+            let mut p = Ptcp::new(
+                PtcpConfig {
+                    e: 4,
+                    s_init: 2,
+                    eval_end: end,
+                    ..PtcpConfig::default()
+                },
+                1000,
+            );
+            let srtt = |ms| Some(Dur::from_millis(ms));
+            p.on_acked(Time::ZERO, 0, srtt(25), 40.0);
+            p.on_acked(Time(50 * MS), 0, srtt(30), 40.0);
+            p.on_acked(Time(100 * MS), 0, srtt(30), 40.0);
+            p.on_acked(Time(110 * MS), 0, srtt(30), 40.0);
+            p
+        };
+        // `time`: the evaluation slot is 4 × 25 ms; the second control slot (60 ms planned) is
+        // cut at 100 ms.
+        let p = run(EvalEnd::Time);
+        assert_eq!(p.eval_slots()[0].end, Time(100 * MS));
+        assert_eq!(p.ctrl_slots()[1].end, Time(100 * MS));
+        // `ctrl_slots`: it ends with its second whole control slot, at 50 + 2 × 30 ms.
+        let p = run(EvalEnd::CtrlSlots);
+        assert_eq!(p.eval_slots()[0].end, Time(110 * MS));
+        assert_eq!(p.ctrl_slots().len(), 2);
+        assert_eq!(p.ctrl_slots()[1].end, Time(110 * MS));
     }
 
     #[test]
@@ -1336,5 +1385,18 @@ mod tests {
         };
         assert!(bad.validate().unwrap_err().starts_with("s_init"));
         assert!(toml::from_str::<PtcpConfig>("kmin = 1").is_err());
+        let c: PtcpConfig =
+            toml::from_str("eq2_guard = \"one_round\"\neval_end = \"ctrl_slots\"").unwrap();
+        assert_eq!(
+            (c.eq2_guard, c.eval_end),
+            (Eq2Guard::OneRound, EvalEnd::CtrlSlots)
+        );
+        assert_eq!(
+            (
+                PtcpConfig::default().eq2_guard,
+                PtcpConfig::default().eval_end
+            ),
+            (Eq2Guard::KMax, EvalEnd::Time)
+        );
     }
 }
