@@ -80,6 +80,9 @@ pub struct PtcpSlotEntry {
     pub end_s: f64,
     pub throughput_bps: f64,
     pub met: bool,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    #[serde(default)]
+    pub cuts: [u64; 2],
 }
 
 /// One control slot (see `tfcc_sim::recorder::PtcpCtrlSlot`).
@@ -97,6 +100,13 @@ pub struct PtcpCtrlEntry {
     pub bound_by: Option<String>,
     /// ACKs on which `k_bw`, `k_max` and `k_min` set `k`, in that order.
     pub bound_counts: [u64; 3],
+    /// Of the `k_min` ACKs, those on which `k_max` was below `k_bw`: `k_min` overrode the
+    /// Eq. 3/4 cap rather than Eq. 2 asking for less.
+    #[serde(default)]
+    pub k_min_over_k_max: u64,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    #[serde(default)]
+    pub cuts: [u64; 2],
 }
 
 impl PtcpEntry {
@@ -109,6 +119,7 @@ impl PtcpEntry {
                 end_s: e.end.as_secs_f64(),
                 throughput_bps: e.throughput_bps,
                 met: e.met,
+                cuts: e.cuts,
             })
             .collect();
         let window: Vec<&PtcpSlotEntry> = eval_slots
@@ -134,6 +145,8 @@ impl PtcpEntry {
                     regime: c.regime.to_string(),
                     bound_by: c.bound_by.map(str::to_string),
                     bound_counts: c.bound_counts,
+                    k_min_over_k_max: c.k_min_over_k_max,
+                    cuts: c.cuts,
                 })
                 .collect(),
             s_changes: r

@@ -47,6 +47,8 @@ pub struct PtcpEvalSlot {
     pub throughput_bps: f64,
     /// `throughput_bps ≥ bw`.
     pub met: bool,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// One PTCP control slot (001 Sec. 2.1), for diagnosing why an evaluation slot missed.
@@ -66,6 +68,10 @@ pub struct PtcpCtrlSlot {
     pub bound_by: Option<&'static str>,
     /// ACKs on which `k_bw`, `k_max` and `k_min` set `k`, in that order.
     pub bound_counts: [u64; 3],
+    /// Of the `k_min` ACKs, those on which `k_max` was below `k_bw` (`k_min` overrode the cap).
+    pub k_min_over_k_max: u64,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// What a PTCP sender (or aggregate) recorded over the whole run.

@@ -1007,6 +1007,7 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
                 end: e.end,
                 throughput_bps: e.tput * bits,
                 met: e.met,
+                cuts: e.cuts,
             })
             .collect(),
         ctrl_slots: ctl
@@ -1024,6 +1025,8 @@ fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {
                 },
                 bound_by: c.bound_by.map(|b| b.name()),
                 bound_counts: c.bound_counts,
+                k_min_over_k_max: c.k_min_over_k_max,
+                cuts: c.cuts,
             })
             .collect(),
         s_changes: ctl.s_changes().to_vec(),

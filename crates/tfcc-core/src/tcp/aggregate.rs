@@ -135,6 +135,12 @@ impl Aggregate {
         self.ctl.on_acked(now, acked, a.min_srtt, a.cwnd_sum);
     }
 
+    /// A member cut its window (a fast retransmit, or a timeout when `timeout`): counted in the
+    /// aggregate's slots.
+    pub fn on_cut(&mut self, timeout: bool) {
+        self.ctl.on_cut(timeout);
+    }
+
     /// The `k` of Eq. 1 for member `me` with window `cwnd`: the multi-connection Eq. 2, the
     /// shared Eq. 3/4 and the bounds.
     pub fn increase(&mut self, now: Time, me: usize, cwnd: f64, est: Option<PathEstimate>) -> f64 {

@@ -11,22 +11,39 @@
 //!   each frozen at the sRTT `srtt_i` of its start. The target of control slot `i` carries the
 //!   shortfall (or surplus) of the previous one: `g_i = bw + (g_{i−1} − tput_{i−1})`, `g_0 = bw`,
 //!   reset at every evaluation slot (spec 001 §2.2: the per-evaluation-slot metric is what the
-//!   carry serves; the thesis does not say so outright).
-//! - **Eq. 2** `k_bw = 2·(g_i·srtt_i·s − a_j − m·cwnd) / (m·(m+1))` with
-//!   `m = s − n_j − r` rounds left to send in. The printed formula has `r = 1` (send until the
-//!   slot's end); the prose next to it says the rest of the slot is `(s − 2 − n_j)·srtt_i`,
+//!   carry serves; the thesis does not say so outright). The surplus is carried because the
+//!   formula carries it and the prose makes no exception ("determined according to the
+//!   difference between the target throughput and the achieved throughput in the (i−1)-th
+//!   control slot", 001 Sec. 2.1). With equal control slots the evaluation slot's mean is then
+//!   `bw + (tput_last − g_last)/n`: it meets `bw` exactly when its last control slot meets its
+//!   target. (Measured, not adopted: carrying only shortfalls gives 93.8-98.8 % of slots against
+//!   40-50 Reno flows with the oracle, 4 seeds, against 44.8-79.3 % with the surplus carried.)
+//! - **Eq. 2** `k_bw = 2·(g_i·srtt_i·s − a_j − m·cwnd) / (m·(m+1))` with `m` rounds left to
+//!   send in. The printed formula has `m = s − n_j − 1`; the prose next to it says the packets
+//!   are to be sent within `(s − 2)·srtt_i`, the rest of the slot being `(s − 2 − n_j)·srtt_i`,
 //!   because "it takes one RTT to receive the ACK packet corresponding to the transmitted
-//!   packet" (001 Sec. 2.2.1), i.e. `r = 2` (spec 001 §7 lists the mismatch). The prose is
-//!   followed ([`PtcpConfig::eq2_reserve`] = 2): the slot's throughput counts ACKs, so what
-//!   is sent in its last RTT is credited to the next slot, and the last control slot of an
-//!   evaluation slot is never repaid. Measured on E1 with the oracle (seed 1): printed, 8 of
-//!   14 slots after the first two met, the 10- and 40-flow phases at 19.3-21.0 Mb/s; prose,
-//!   11 of 14, 20.0-21.6 Mb/s outside the two slots that straddle the 40-flow jump. When `m < 1` (the last RTT of the
-//!   slot, or past its nominal end because ends are only noticed on ACKs) the printed
-//!   denominator is zero or negative; `m` is then taken as 1, i.e. "send the whole remaining
-//!   need in the next round" (`k_bw = need − cwnd`). The spec's alternative, `k_bw = k_max`,
-//!   gives the same `k` whenever the need exceeds the cap, and this reading does not make a
-//!   flow that is already ahead jump to `k_max`.
+//!   packet, and ... at least one RTT to detect packet loss and retransmit" (001 Sec. 2.2.1;
+//!   spec 001 §7 lists it as a mismatch). The two agree when `n_j` is read as an ordinal, as
+//!   the text writes it ("the `n_j`-th RTT from the beginning of the control slot", the first
+//!   RTT being `n_j = 1`): the rounds `n_j, …, s − 2` of the `(s − 2)`-RTT horizon are
+//!   `s − n_j − 1`. Here `n_j` counts from 0 (`⌊(now − start)/srtt_i⌋`), so the printed
+//!   formula is `m = s − n_j − 2` ([`PtcpConfig::eq2_reserve`] = 2; 1 plans to the slot's end
+//!   instead). Measured on E1 with the oracle (seed 1, `m = 1` guard below): reserve 1, 8 of
+//!   14 slots after the first two met; reserve 2, 11 of 14.
+//! - **Eq. 2 in the last two RTTs** (`m < 1`: `n_j ≥ s − 2`, or past the slot's nominal end,
+//!   which is noticed on the next ACK): the printed denominator is zero (`(s − n_j − 1)(s − n_j)`
+//!   with ordinal `n_j = s − 1`, then `s`) and the formula's value grows without bound while
+//!   packets are still needed. Taken literally ([`PtcpConfig::eq2_guard`] = `k_max`, spec 001
+//!   §2.4's recommended guard): `k_bw = +∞`, so `k = k_max`, while `need > 0`: whatever the
+//!   `(s − 2)`-RTT plan has not sent by then is overdue and goes out as fast as Eq. 3/4 allow;
+//!   with nothing needed, the `m = 1` value (`need − cwnd`, `k_min` then holds). At `s = 2`
+//!   the whole slot is in this region. The alternative, `one_round` (`m = 1`, "the whole
+//!   remaining need in the next round", the default before 2026-11-26), lets a slot that is
+//!   short by less than a window ask for nothing (`need − cwnd < 0`). Measured with the oracle
+//!   over 4 seeds (random Reno starts), % of evaluation slots met, `one_round` → `k_max`: E2
+//!   20 Mb/s against 30 Reno flows 63.1 → 87.2, 40 flows 40.3 → 77.8, 50 flows 16.6 → 44.8;
+//!   10 Mb/s against 40 flows 47.1 → 79.3; 10-20 flows and E1 within the seeds' spread
+//!   (docs/reproductions/ptcp.md).
 //! - **`a_j` of Eq. 2** is "the number of transmitted packets from the beginning of the control
 //!   slot" (001 Sec. 2.2.1), while the slot's throughput counts "successfully transmitted"
 //!   packets: new segments *sent* is the literal reading and the default
@@ -34,9 +51,17 @@
 //!   measure, so packets in flight still count as needed) is the alternative. Neither closes
 //!   the slots that land just under `bw`: the carried target aims at exactly `bw` either way,
 //!   and in steady state the packets in flight at a slot's end are credited to the next slot
-//!   whichever is counted. Measured on E1 with the oracle (seed 1), slots after the first two
-//!   met: sent 11 of 14, acked 10 of 14; E2, 30 Reno flows, 20 Mb/s, oracle: sent 60.7 % (mean
-//!   20.05 Mb/s), acked 62.3 % (20.16 Mb/s).
+//!   whichever is counted. Measured on E1 with the oracle (seed 1, `one_round` guard), slots
+//!   after the first two met: sent 11 of 14, acked 10 of 14; E2, 30 Reno flows, 20 Mb/s, oracle:
+//!   sent 60.7 % (mean 20.05 Mb/s), acked 62.3 % (20.16 Mb/s). With the `k_max` guard, 4 seeds:
+//!   E2 20 Mb/s 30 flows sent 87.2 %, acked 81.7 %; 40 flows 77.8 %, 66.7 %; E1 76.8 %, 78.6 %.
+//! - **Slot ends.** An evaluation slot ends `e·srtt` after its start and cuts its last control
+//!   slot short ([`PtcpConfig::eval_end`] = `time`), or after whole control slots of `e` RTTs in
+//!   all (`ctrl_slots`); 001 Sec. 2 gives both clocks ("`t = e·rtt`", "we split an evaluation
+//!   slot into ... control slots") and not which wins when the sRTT moves. Both end on the
+//!   first ACK after the nominal end. Measured with the oracle, `k_max` guard, 4 seeds:
+//!   `ctrl_slots` within the seeds' spread of `time` everywhere (E2 20 Mb/s 30 flows 80.4
+//!   against 87.2 %, 40 flows 81.5 against 77.8 %), so the default stays `time`.
 //! - **Eq. 3 / Eq. 4** `k_max = A·srtt_i − cwnd` while every earlier control slot of this
 //!   evaluation slot met its target, else `min(A + g_i − tput_{i−1}, P)·srtt_i − cwnd`. The
 //!   condition is the union of the formula's ("any earlier control slot of the present
@@ -103,6 +128,39 @@ pub enum Eq2Count {
     Acked,
 }
 
+/// What Eq. 2 gives once no round is left to plan (`m = s − n_j − eq2_reserve < 1`: the
+/// last `eq2_reserve` RTTs of the control slot, or past its end, which is only noticed on an
+/// ACK). The printed denominator `(s − n_j − 1)(s − n_j)` is then zero or negative (001 Sec.
+/// 2.2.1 does not handle it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Eq2Guard {
+    /// `m = 1`: the whole remaining need in the next round, `k_bw = need − cwnd`.
+    OneRound,
+    /// The limit of the printed formula as its denominator goes to zero: `k_bw = +∞` (so
+    /// `k = k_max`) while packets are still needed, "the remaining need must be met at once"
+    /// (spec 001 §2.4); when none are needed, as `OneRound` (a `−∞` would empty the window of
+    /// the constant-rate mode).
+    #[default]
+    KMax,
+}
+
+/// Where an evaluation slot ends (001 Sec. 2, 2.1: "we introduce the variable e as `t = e·rtt`"
+/// and "we split an evaluation slot into multiple sub-slots, called control slots" of `s·srtt_i`
+/// each; the thesis does not say which clock wins when the control slots' sRTTs differ from
+/// the evaluation slot's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalEnd {
+    /// `e·srtt` after its start (the sRTT at its start); the last control slot is cut short
+    /// at that time.
+    #[default]
+    Time,
+    /// After control slots of `e` RTTs in all (`s` each, `srtt_i` each): the evaluation slot is
+    /// made of whole control slots, and none is cut short.
+    CtrlSlots,
+}
+
 /// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
 /// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -132,6 +190,10 @@ pub struct PtcpConfig {
     pub eq2_reserve: u32,
     /// What `a_j` of Eq. 2 counts (see [`Eq2Count`]); `sent` is the thesis' wording.
     pub eq2_count: Eq2Count,
+    /// Eq. 2 once no round is left to plan (see [`Eq2Guard`]).
+    pub eq2_guard: Eq2Guard,
+    /// Where an evaluation slot ends (see [`EvalEnd`]).
+    pub eval_end: EvalEnd,
     /// Source of `A` and `P`.
     pub estimator: EstimatorKind,
     /// The inline estimator's parameters (used when [`PtcpConfig::estimator`] is `inline`).
@@ -169,6 +231,8 @@ impl Default for PtcpConfig {
             cwnd_floor: 2.0,                     // spec 001 §2.5
             eq2_reserve: 2,                      // 001 Sec. 2.2.1, the prose
             eq2_count: Eq2Count::Sent,           // 001 Sec. 2.2.1, "transmitted"
+            eq2_guard: Eq2Guard::KMax,           // see Eq2Guard
+            eval_end: EvalEnd::Time,             // see EvalEnd
             estimator: EstimatorKind::Inline,    // 001 Sec. 2.2.2, ImTCP
             inline: Default::default(),          // see ImtcpConfig
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
@@ -191,6 +255,8 @@ impl PtcpConfig {
         "cwnd_floor",
         "eq2_reserve",
         "eq2_count",
+        "eq2_guard",
+        "eval_end",
         "estimator",
         "inline",
         "oracle_window",
@@ -310,6 +376,8 @@ pub struct EvalSlot {
     pub tput: f64,
     /// `tput ≥ bw`.
     pub met: bool,
+    /// Window cuts in the slot: fast retransmits (entries into loss recovery) and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// One finished control slot.
@@ -332,6 +400,12 @@ pub struct CtrlSlot {
     /// How many congestion-avoidance ACKs each bound set `k` on, in the order of
     /// [`Bound::ALL`] (`k_bw`, `k_max`, `k_min`).
     pub bound_counts: [u64; 3],
+    /// Of the `k_min` ACKs, those on which `k_max` was below `k_bw`: `k_min` overrode the
+    /// Eq. 3/4 cap (Eq. 2 alone asked for more than `k_min`); the rest had Eq. 2 itself below
+    /// `k_min`.
+    pub k_min_over_k_max: u64,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    pub cuts: [u64; 2],
 }
 
 /// The per-flow (or, with the aggregate controller, per-group) PTCP state (spec 001 §2.11).
@@ -345,6 +419,11 @@ pub struct Ptcp {
     eval_start: Time,
     eval_len: Dur,
     eval_acked: u64,
+    /// RTTs of the control slots closed in this evaluation slot ([`EvalEnd::CtrlSlots`]).
+    eval_rtts: u32,
+    /// This control slot's length in sRTTs: `s`, or what is left of `e` when that is less
+    /// ([`EvalEnd::CtrlSlots`] with an `e` that `s` does not divide).
+    s_i: u32,
     ctrl_start: Time,
     ctrl_len: Dur,
     /// `srtt_i`, frozen at the control slot's start, seconds.
@@ -369,6 +448,10 @@ pub struct Ptcp {
     k_max: f64,
     /// Per bound, the ACKs of this control slot on which it set `k` (see [`CtrlSlot`]).
     bound_counts: [u64; 3],
+    k_min_over_k_max: u64,
+    /// Window cuts (fast retransmits, timeouts) in this control slot and evaluation slot.
+    ctrl_cuts: [u64; 2],
+    eval_cuts: [u64; 2],
     eval_log: Vec<EvalSlot>,
     ctrl_log: Vec<CtrlSlot>,
     /// `(time, s)` at every change of `s`.
@@ -391,6 +474,8 @@ impl Ptcp {
             eval_start: Time::ZERO,
             eval_len: Dur::ZERO,
             eval_acked: 0,
+            eval_rtts: 0,
+            s_i: cfg.s_init,
             ctrl_start: Time::ZERO,
             ctrl_len: Dur::ZERO,
             srtt_i: 0.0,
@@ -408,6 +493,9 @@ impl Ptcp {
             k_bw: 0.0,
             k_max: 0.0,
             bound_counts: [0; 3],
+            k_min_over_k_max: 0,
+            ctrl_cuts: [0; 2],
+            eval_cuts: [0; 2],
             eval_log: Vec::new(),
             ctrl_log: Vec::new(),
             s_log: vec![(Time::ZERO, cfg.s_init)],
@@ -493,6 +581,8 @@ impl Ptcp {
         self.eval_start = now;
         self.eval_len = srtt.saturating_mul(u64::from(self.cfg.e));
         self.eval_acked = 0;
+        self.eval_rtts = 0;
+        self.eval_cuts = [0; 2];
         self.i = 0;
         self.g = self.bw;
         self.missed_in_eval = false;
@@ -502,13 +592,25 @@ impl Ptcp {
     fn start_ctrl(&mut self, now: Time, srtt: Dur) {
         self.ctrl_start = now;
         self.srtt_i = srtt.as_secs_f64();
-        // The last control slot ends with its evaluation slot, so the carried shortfall is
-        // settled inside the slot the metric judges (e/s slots of s RTTs when s divides e).
-        let left = (self.eval_start + self.eval_len).saturating_since(now);
-        self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+        match self.cfg.eval_end {
+            EvalEnd::Time => {
+                // The last control slot ends with its evaluation slot, so the carried shortfall
+                // is settled inside the slot the metric judges (e/s slots of s RTTs when s
+                // divides e and the sRTT does not change).
+                let left = (self.eval_start + self.eval_len).saturating_since(now);
+                self.s_i = self.s;
+                self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+            }
+            EvalEnd::CtrlSlots => {
+                self.s_i = self.s.min(self.cfg.e.saturating_sub(self.eval_rtts)).max(1);
+                self.ctrl_len = srtt.saturating_mul(u64::from(self.s_i));
+            }
+        }
         self.sent_in_ctrl = 0;
         self.acked_in_ctrl = 0;
         self.bound_counts = [0; 3];
+        self.k_min_over_k_max = 0;
+        self.ctrl_cuts = [0; 2];
         self.regime = if self.missed_in_eval || self.prev_missed {
             Regime::Eq4
         } else {
@@ -519,9 +621,15 @@ impl Ptcp {
     /// Close the control slot (and evaluation slot) if its time is up (spec 001 §2.6).
     fn roll(&mut self, now: Time, srtt: Dur, cwnd: f64) {
         let eval_end = self.eval_start + self.eval_len;
-        if now < self.ctrl_start + self.ctrl_len && now < eval_end {
+        let ctrl_over = now >= self.ctrl_start + self.ctrl_len;
+        let eval_over = match self.cfg.eval_end {
+            EvalEnd::Time => now >= eval_end,
+            EvalEnd::CtrlSlots => ctrl_over && self.eval_rtts + self.s_i >= self.cfg.e,
+        };
+        if !ctrl_over && !eval_over {
             return;
         }
+        self.eval_rtts += self.s_i;
         let elapsed = now.saturating_since(self.ctrl_start).as_secs_f64();
         let tput = if elapsed > 0.0 {
             self.acked_in_ctrl as f64 / elapsed
@@ -534,12 +642,14 @@ impl Ptcp {
         self.ctrl_log.push(CtrlSlot {
             start: self.ctrl_start,
             end: now,
-            s: self.s,
+            s: self.s_i,
             target: self.g,
             tput,
             regime: self.regime,
             bound_by: dominant(self.bound_counts),
             bound_counts: self.bound_counts,
+            k_min_over_k_max: self.k_min_over_k_max,
+            cuts: self.ctrl_cuts,
         });
         if !met {
             self.missed_in_eval = true;
@@ -550,7 +660,7 @@ impl Ptcp {
         if !(met && self.regime == Regime::Eq3) {
             self.grow_ok = false;
         }
-        if now >= eval_end {
+        if eval_over {
             let span = now.saturating_since(self.eval_start).as_secs_f64();
             let etput = if span > 0.0 {
                 self.eval_acked as f64 / span
@@ -562,6 +672,7 @@ impl Ptcp {
                 end: now,
                 tput: etput,
                 met: etput >= self.bw,
+                cuts: self.eval_cuts,
             });
             if self.grow_ok && cwnd >= self.bw * srtt.as_secs_f64() && self.s < self.cfg.e {
                 self.set_s(now, (self.s * 2).min(self.cfg.e));
@@ -589,19 +700,23 @@ impl Ptcp {
     /// `g_i·srtt_i·s − a_j^sum`, split evenly over the `n_pm` active connections, against this
     /// connection's own `cwnd`. `n_pm = 1` is Eq. 2.
     pub fn eq2_shared(&self, now: Time, cwnd: f64, n_pm: u32) -> f64 {
-        let s = f64::from(self.s);
+        let s = f64::from(self.s_i);
         let into = now.saturating_since(self.ctrl_start).as_secs_f64();
         let n = if self.srtt_i > 0.0 {
             (into / self.srtt_i).floor()
         } else {
             0.0
         };
-        let m = (s - n - f64::from(self.cfg.eq2_reserve)).max(1.0);
+        let rounds = s - n - f64::from(self.cfg.eq2_reserve);
+        let m = rounds.max(1.0);
         let a = match self.cfg.eq2_count {
             Eq2Count::Sent => self.sent_in_ctrl,
             Eq2Count::Acked => self.acked_in_ctrl,
         };
         let need = (self.g * self.srtt_i * s - a as f64) / f64::from(n_pm.max(1));
+        if rounds < 1.0 && need > 0.0 && self.cfg.eq2_guard == Eq2Guard::KMax {
+            return f64::INFINITY;
+        }
         2.0 * (need - m * cwnd) / (m * (m + 1.0))
     }
 
@@ -634,7 +749,11 @@ impl Ptcp {
     /// [`Ptcp::bound`], and count which bound set `k` towards the control slot's
     /// [`CtrlSlot::bound_by`]. Called once per congestion-avoidance ACK.
     pub fn apply_bounds(&mut self, k_bw: f64, k_max: f64) -> f64 {
-        self.bound_counts[self.binding(k_bw, k_max).index()] += 1;
+        let b = self.binding(k_bw, k_max);
+        self.bound_counts[b.index()] += 1;
+        if b == Bound::KMin && k_max < k_bw {
+            self.k_min_over_k_max += 1;
+        }
         self.bound(k_bw, k_max)
     }
 
@@ -658,6 +777,14 @@ impl Ptcp {
         } else {
             k
         }
+    }
+
+    /// The TCP cut its window: a fast retransmit, or a timeout when `timeout` (counted in the
+    /// slots' diagnostics only; the thesis leaves loss handling to the TCP, 001 Sec. 2.2).
+    pub fn on_cut(&mut self, timeout: bool) {
+        let i = usize::from(timeout);
+        self.ctrl_cuts[i] += 1;
+        self.eval_cuts[i] += 1;
     }
 
     /// Whether the first slot has started (an ACK with an sRTT has been counted).
@@ -751,6 +878,14 @@ impl PtcpSender {
             None => self.ctl.increase(now, cwnd, est),
         };
         self.k
+    }
+
+    /// The TCP cut its window (a fast retransmit, or a timeout when `timeout`).
+    pub fn on_cut(&mut self, timeout: bool) {
+        match &self.group {
+            Some((g, _)) => aggregate::lock(g).on_cut(timeout),
+            None => self.ctl.on_cut(timeout),
+        }
     }
 
     /// A new data segment was sent (`a_j`, or `a_j^sum` in an aggregate).
@@ -865,10 +1000,15 @@ mod tests {
     }
 
     fn started_with(bw_mbps: u64, reserve: u32) -> Ptcp {
+        started_with_guard(bw_mbps, reserve, Eq2Guard::default())
+    }
+
+    fn started_with_guard(bw_mbps: u64, reserve: u32, guard: Eq2Guard) -> Ptcp {
         let mut p = Ptcp::new(
             PtcpConfig {
                 bw: Rate::from_mbps(bw_mbps),
                 eq2_reserve: reserve,
+                eq2_guard: guard,
                 ..PtcpConfig::default()
             },
             1000,
@@ -883,8 +1023,8 @@ mod tests {
         // g = 2500 pkt/s, n = 0, a = 0, cwnd = 40: k = 2·(1000 − 14·40)/(14·15) = 880/210.
         let p = started_with(20, 2);
         assert!((p.eq2(Time(10 * MS), 40.0) - 880.0 / 210.0).abs() < 1e-9);
-        // n = 14: m = 0, guarded to 1: the whole need next round.
-        assert!((p.eq2(Time(355 * MS), 40.0) - (1000.0 - 40.0)).abs() < 1e-9);
+        // n = 14: m = 0, no round left while 1000 packets are needed: k_bw = +∞, k = k_max.
+        assert_eq!(p.eq2(Time(355 * MS), 40.0), f64::INFINITY);
     }
 
     #[test]
@@ -933,9 +1073,9 @@ mod tests {
 
     #[test]
     fn eq2_guards_the_last_round_of_the_slot() {
-        // n = 15 = s − 1 and beyond: the printed denominator is 0 or negative; m = 1 asks for
-        // the whole remaining need next round: k = need − cwnd.
-        let mut p = started_with(20, 1);
+        // n = 15 = s − 1 and beyond: the printed denominator is 0 or negative. `one_round`
+        // (m = 1) asks for the whole remaining need next round: k = need − cwnd.
+        let mut p = started_with_guard(20, 1, Eq2Guard::OneRound);
         for _ in 0..900 {
             p.on_data_sent();
         }
@@ -944,6 +1084,22 @@ mod tests {
             assert!((k - (100.0 - 40.0)).abs() < 1e-9, "t = {t} ms: {k}");
         }
         assert!(p.eq2(Time(390 * MS), 40.0).is_finite());
+        // `k_max` (the default): the formula's limit, +∞ while packets are needed, so the
+        // bounds give k = k_max; with nothing needed, as `one_round` (no −∞).
+        let mut p = started_with_guard(20, 1, Eq2Guard::KMax);
+        for _ in 0..900 {
+            p.on_data_sent();
+        }
+        assert_eq!(p.eq2(Time(376 * MS), 40.0), f64::INFINITY);
+        assert_eq!(p.bound(p.eq2(Time(376 * MS), 40.0), 7.5), 7.5);
+        assert_eq!(p.bound(p.eq2(Time(376 * MS), 40.0), -3.0), 1.0);
+        // Earlier in the slot the formula is untouched: n = 14, m = 1, k = need − cwnd.
+        assert!((p.eq2(Time(360 * MS), 40.0) - (100.0 - 40.0)).abs() < 1e-9);
+        for _ in 0..150 {
+            p.on_data_sent();
+        }
+        let k = p.eq2(Time(376 * MS), 40.0);
+        assert!((k - (-50.0 - 40.0)).abs() < 1e-9, "{k}");
     }
 
     #[test]
@@ -1139,6 +1295,8 @@ mod tests {
         let c = p.ctrl_slots()[0];
         assert_eq!(c.bound_counts, [3, 0, 1]);
         assert_eq!(c.bound_by, Some(Bound::KBw));
+        // The k_min ACK had k_max (−27.5) below k_bw (4.19): k_min overrode the cap.
+        assert_eq!(c.k_min_over_k_max, 1);
         // The next slot (Eq. 4 after the miss) had no congestion-avoidance ACK at all.
         p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
         let c = p.ctrl_slots()[1];
@@ -1149,6 +1307,53 @@ mod tests {
         // Ties go to the earlier of k_bw, k_max, k_min.
         assert_eq!(dominant([0, 2, 2]), Some(Bound::KMax));
         assert_eq!(dominant([1, 0, 1]), Some(Bound::KBw));
+    }
+
+    #[test]
+    fn window_cuts_are_counted_per_control_and_evaluation_slot() {
+        let mut p = started(20);
+        p.on_cut(false);
+        p.on_cut(false);
+        p.on_cut(true);
+        p.on_acked(Time(400 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        p.on_cut(false);
+        p.on_acked(Time(800 * MS), 0, Some(Dur::from_millis(25)), 40.0);
+        assert_eq!(p.ctrl_slots()[0].cuts, [2, 1]);
+        assert_eq!(p.ctrl_slots()[1].cuts, [1, 0]);
+        assert_eq!(p.eval_slots()[0].cuts, [3, 1]);
+    }
+
+    #[test]
+    fn eval_end_by_time_cuts_the_last_control_slot_and_by_ctrl_slots_does_not() {
+        // e = 4, s = 2: two control slots of 2 sRTTs. The sRTT is 25 ms at the start and 30 ms
+        // from the second control slot on.
+        let run = |end: EvalEnd| {
+            let mut p = Ptcp::new(
+                PtcpConfig {
+                    e: 4,
+                    s_init: 2,
+                    eval_end: end,
+                    ..PtcpConfig::default()
+                },
+                1000,
+            );
+            let srtt = |ms| Some(Dur::from_millis(ms));
+            p.on_acked(Time::ZERO, 0, srtt(25), 40.0);
+            p.on_acked(Time(50 * MS), 0, srtt(30), 40.0);
+            p.on_acked(Time(100 * MS), 0, srtt(30), 40.0);
+            p.on_acked(Time(110 * MS), 0, srtt(30), 40.0);
+            p
+        };
+        // `time`: the evaluation slot is 4 × 25 ms; the second control slot (60 ms planned) is
+        // cut at 100 ms.
+        let p = run(EvalEnd::Time);
+        assert_eq!(p.eval_slots()[0].end, Time(100 * MS));
+        assert_eq!(p.ctrl_slots()[1].end, Time(100 * MS));
+        // `ctrl_slots`: it ends with its second whole control slot, at 50 + 2 × 30 ms.
+        let p = run(EvalEnd::CtrlSlots);
+        assert_eq!(p.eval_slots()[0].end, Time(110 * MS));
+        assert_eq!(p.ctrl_slots().len(), 2);
+        assert_eq!(p.ctrl_slots()[1].end, Time(110 * MS));
     }
 
     #[test]
@@ -1180,5 +1385,18 @@ mod tests {
         };
         assert!(bad.validate().unwrap_err().starts_with("s_init"));
         assert!(toml::from_str::<PtcpConfig>("kmin = 1").is_err());
+        let c: PtcpConfig =
+            toml::from_str("eq2_guard = \"one_round\"\neval_end = \"ctrl_slots\"").unwrap();
+        assert_eq!(
+            (c.eq2_guard, c.eval_end),
+            (Eq2Guard::OneRound, EvalEnd::CtrlSlots)
+        );
+        assert_eq!(
+            (
+                PtcpConfig::default().eq2_guard,
+                PtcpConfig::default().eval_end
+            ),
+            (Eq2Guard::KMax, EvalEnd::Time)
+        );
     }
 }

@@ -462,6 +462,10 @@ impl TcpSender {
     /// retransmit sets cwnd to it, never above the window at the loss (Linux ends recovery with
     /// `cwnd = min(cwnd, ssthresh)`).
     fn slowdown(&mut self, cut: CwndCut) {
+        if let Some(p) = &mut self.ptcp {
+            // Counted per PTCP slot, to tell the slots a loss recovery or a timeout hit.
+            p.on_cut(matches!(cut, CwndCut::Restart));
+        }
         if self
             .ptcp
             .as_ref()
