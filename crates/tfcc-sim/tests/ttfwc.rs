@@ -128,8 +128,10 @@ fn ttfwc_is_tcp_friendly_at_every_tp() {
 /// N = 32: −0.5 % / −0.7 %; N = 64: +3.7 % / −5.4 %; N = 1: −17.5 % / −13.9 % (one flow of
 /// each kind, dominated by phase effects). +2 % at 0.4 matches at N = 4 and 8; +10 % at 0.9
 /// is not reached anywhere (at most +5 %, N = 2).
-/// Not investigated yet: how often the Eq. 3.1 gate passes at these loss rates (0.6–1.8 %
-/// at N = 4–8), and whether the thesis' ns-2 model counted ACK events (spec 000 §6 item 11).
+/// How often the Eq. 3.1 gate passes, and what the kernel's `u32` windows and ACK counting
+/// change, is in the audit of 2026-11-26 (docs/reproductions/ttfwc.md): on 8 + 8 the gate
+/// passes at 27 % of the loss events with real-valued windows and 8 % with `u32` ones, and no
+/// reading of the printed code gets the tp-0.9 gain beyond +2.4 % (30 seeds).
 #[test]
 #[ignore = "does not reproduce: gain at tp 0.9 is −3.1 % (N 4) and +3.5 % (N 8), not +10 % (issue 6)"]
 fn throughput_grows_with_tp_as_in_the_thesis() {
