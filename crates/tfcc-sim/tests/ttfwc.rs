@@ -131,7 +131,7 @@ fn ttfwc_is_tcp_friendly_at_every_tp() {
 /// How often the Eq. 3.1 gate passes, and what the kernel's `u32` windows and ACK counting
 /// change, is in the audit of 2026-11-26 (docs/reproductions/ttfwc.md): on 8 + 8 the gate
 /// passes at 27 % of the loss events with real-valued windows and 8 % with `u32` ones, and no
-/// reading of the printed code gets the tp-0.9 gain beyond +2.4 % (30 seeds).
+/// reading of the printed code gets the tp-0.9 gain beyond +2.7 % (30 seeds).
 #[test]
 #[ignore = "does not reproduce: gain at tp 0.9 is −3.1 % (N 4) and +3.5 % (N 8), not +10 % (issue 6)"]
 fn throughput_grows_with_tp_as_in_the_thesis() {
