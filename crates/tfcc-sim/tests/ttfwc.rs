@@ -93,8 +93,16 @@ fn mean_run(n: usize, tp: f64, secs: u64, seeds: u64) -> Shares {
 /// the cwnd jitter (per-flow seeds) as without it. Measured before the jitter
 /// (3 seeds × 200 s, `table`): θ = 0.516 / 0.528 / 0.501 at N = 4 and 0.509 / 0.522 / 0.526
 /// at N = 8 for tp = 0.0 / 0.4 / 0.9; this test runs 2 seeds × 100 s. The thesis has TTFWC
-/// slightly *below* TCP; here it is at or slightly above it.
+/// slightly *below* TCP.
+///
+/// Fails by a hair since the kernel's whole-packet windows became the default (audit of
+/// 2026-11-26, docs/reproductions/ttfwc.md): TTFWC/TCP = 0.870 / 0.873 / 0.923 at N = 4 and
+/// 0.854 / **0.797** / 0.876 at N = 8 (tp 0.0 / 0.4 / 0.9); with real-valued windows
+/// (`integer_windows = false`) 0.903 / 0.930 / 0.940 and 0.930 / 0.837 / 0.880. The truncated
+/// window sits up to a packet lower, about 4 % of TTFWC's throughput on this dumbbell; the
+/// claim runs (3 seeds × 200 s) stay inside [0.8, 1].
 #[test]
+#[ignore = "does not reproduce at N 8 tp 0.4: TTFWC/TCP 0.797 < 0.8 with the kernel's integer windows (issue 6)"]
 fn ttfwc_is_tcp_friendly_at_every_tp() {
     for n in [4, 8] {
         for tp in [0.0, 0.4, 0.9] {
@@ -120,8 +128,10 @@ fn ttfwc_is_tcp_friendly_at_every_tp() {
 /// N = 32: −0.5 % / −0.7 %; N = 64: +3.7 % / −5.4 %; N = 1: −17.5 % / −13.9 % (one flow of
 /// each kind, dominated by phase effects). +2 % at 0.4 matches at N = 4 and 8; +10 % at 0.9
 /// is not reached anywhere (at most +5 %, N = 2).
-/// Not investigated yet: how often the Eq. 3.1 gate passes at these loss rates (0.6–1.8 %
-/// at N = 4–8), and whether the thesis' ns-2 model counted ACK events (spec 000 §6 item 11).
+/// How often the Eq. 3.1 gate passes, and what the kernel's `u32` windows and ACK counting
+/// change, is in the audit of 2026-11-26 (docs/reproductions/ttfwc.md): on 8 + 8 the gate
+/// passes at 27 % of the loss events with real-valued windows and 8 % with `u32` ones, and no
+/// reading of the printed code gets the tp-0.9 gain beyond +2.7 % (30 seeds).
 #[test]
 #[ignore = "does not reproduce: gain at tp 0.9 is −3.1 % (N 4) and +3.5 % (N 8), not +10 % (issue 6)"]
 fn throughput_grows_with_tp_as_in_the_thesis() {

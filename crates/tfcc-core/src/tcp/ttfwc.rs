@@ -24,8 +24,13 @@
 //!   and as spec 000 §2.6 has it. Fig. 3.3's "behaves exactly like TFWC" is the case of
 //!   Eq. 3.1 evaluated and false, which does reset it. (An earlier version reset `alpha` on
 //!   every loss; with it the boost fired once in 394 loss events of the closed-loop test.)
-//!   Entering Reno mode also resets it: the module's Reno path never applies it, and a window
-//!   that fell below 2 makes an old δ meaningless.
+//!   Entering Reno mode leaves it alone, as Fig. 4.5 does (an earlier version reset it there;
+//!   on the 8 + 8 dumbbell Reno mode is entered in under 1 % of the loss events and the
+//!   difference did not show, docs/reproductions/ttfwc.md, audit of 2026-11-26).
+//! - Windows are whole packets as in the kernel (`u32`, [`TtfwcConfig::integer_windows`]):
+//!   the equation window, the halvings, `dthresh` and the boost are truncated. The shadow
+//!   Reno window grows as Linux' `tcp_cong_avoid_ai` does, one per `reno_cwnd + 1` packets
+//!   (Fig. 4.4 lines 20–25).
 //! - After a retransmission timeout the sender slow-starts back to `ssthresh` as Reno does
 //!   (000 Sec. 4.1, "timeout behaviours are the same as RENO"; spec 000 §2.7): the printed
 //!   `cong_avoid` has no such path once a history exists.
@@ -40,9 +45,11 @@
 //! ending one do not reach the window hook (as Linux' `tcp_may_raise_cwnd`, spec 000 §2.7), but
 //! the packets they acknowledge are still counted ([`Ttfwc::on_recovery_acked`]): without them
 //! every interval would come out about one window short (88 instead of 100 packets at a periodic
-//! 1/100 loss with a 40-segment pipe), biasing the window low. Because such an ACK can move `I0`
-//! by a whole window, the shadow's start (the midpoint) and the boost (the first packet of the
-//! increasing period) fire on the first packet at or past their point, once per epoch.
+//! 1/100 loss with a 40-segment pipe), biasing the window low. This follows the thesis' text
+//! (Sec. 2.2) against its code; [`TtfwcConfig::count_recovery`] `= false` is the kernel's
+//! count. Because such an ACK can move `I0` by a whole window, the shadow's start (the
+//! midpoint) and the boost (the first packet of the increasing period) fire on the first
+//! packet at or past their point, once per epoch.
 //!
 //! # Exact versus approximate ALI
 //!
@@ -98,6 +105,12 @@ pub enum EpsBase {
     /// cwnd decrease fraction after the packet loss event", Fig. 3.1) and as the code's
     /// `cwnd − alpha_cwnd` (line 10) suggests was meant.
     WindowAtLoss,
+    /// Fig. 4.6 lines 9–12 as printed: the previous equation window `tcp_cwnd` less the boost
+    /// in force (`alpha_cwnd`, carried over or not applied this epoch) when there is one. The
+    /// equation window never contained the boost (spec 000 §2.5 #7), so this shrinks the base
+    /// and makes ε ≤ 0, no boost, likelier after a boost; a base of 0 or less (the kernel's
+    /// `u32` would divide by zero or wrap) gives no boost.
+    EquationWindowLessBoost,
 }
 
 /// TTFWC's parameters. Every default is the thesis' (000) value.
@@ -132,6 +145,23 @@ pub struct TtfwcConfig {
     pub eps_max_responsive: f64,
     /// Which window ε is measured from ([`EpsBase`]).
     pub eps_base: EpsBase,
+    /// The kernel's integer arithmetic (000 Figs. 4.2–4.6: every window is a `u32` in
+    /// packets): the equation window is truncated (`ttfwc_calc_x` returns whole packets, as
+    /// Choi's ns-2 TFWC agent does with `cwnd_ = (int) t_win_`), the first loss halves with
+    /// `snd_cwnd >> 1`, the shadow halves with `>> 1`, `dthresh = next·100 / base` is truncated
+    /// before the `> 72` / `> 81` tests, the boost `thresh·tp/10` (`thresh·tp²/100`) is
+    /// truncated, and the window the hook works on is whole packets. `false` keeps every
+    /// quantity real-valued; the window then steps +1 as soon as the equation exceeds it,
+    /// so it sits up to one packet above W(p) where the kernel sits at or below it.
+    pub integer_windows: bool,
+    /// Count the packets acknowledged during a loss recovery in the open interval
+    /// ([`Ttfwc::on_recovery_acked`]). The thesis defines a loss interval as "the number of
+    /// packets successfully arriving at the receiver between two loss events" (000 Sec. 2.2),
+    /// which counts them; the kernel counts only in `cong_avoid` (Fig. 4.4 line 10 and line
+    /// 27), which Linux does not call during recovery (spec 000 §2.7), and spec 000 §2.6 does
+    /// the same. Text and code disagree; the text's definition is kept (module doc), `false`
+    /// is the kernel's count.
+    pub count_recovery: bool,
     /// Below this window the sender runs Reno (000 Sec. 3.4): a loss at a smaller cwnd leaves
     /// the history alone, an equation window at or below it switches the increase to Reno's.
     pub reno_below: f64,
@@ -165,6 +195,8 @@ impl Default for TtfwcConfig {
             eps_max_smooth: 0.19,              // 000 Fig. 4.6, dthresh > 81
             eps_max_responsive: 0.28,          // 000 Fig. 4.6, dthresh > 72
             eps_base: EpsBase::EquationWindow, // 000 Fig. 4.6 line 12
+            integer_windows: true,             // 000 Figs. 4.2-4.6, u32 windows
+            count_recovery: true,              // 000 Sec. 2.2
             reno_below: 2.0,                   // 000 Sec. 3.4
             jitter: true,                      // the ns-2 model, module doc
             jitter_probability: 0.1,           // 002 Sec. 3.2.7
@@ -190,6 +222,8 @@ impl TtfwcConfig {
         "eps_max_smooth",
         "eps_max_responsive",
         "eps_base",
+        "integer_windows",
+        "count_recovery",
         "reno_below",
         "jitter",
         "jitter_probability",
@@ -280,6 +314,25 @@ pub enum Increase {
     Set(f64),
 }
 
+/// What became of the boost gate at the loss events after the first (000 Fig. 4.5 line 30,
+/// Fig. 4.6), for diagnosis: where the boost is decided and why it rarely fires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateCounts {
+    /// Loss events after the first that updated the history with `tp > 0`.
+    pub events: u64,
+    /// Fig. 4.5 line 30 false: the shadow had not passed the equation window (the loss came
+    /// before the flat period's midpoint); the gate is skipped and the boost carries over.
+    pub skipped: u64,
+    /// Fig. 4.6 line 5: the halved shadow is above the new equation window.
+    pub shadow_above: u64,
+    /// Fig. 4.6 line 13: no decrease of the window ε is measured from (`dthresh ≥ 100`).
+    pub no_decrease: u64,
+    /// Eq. 3.1 false: the decrease was too large (`dthresh ≤ 72` / `≤ 81`).
+    pub too_large: u64,
+    /// Eq. 3.1 true: a boost was set (it may truncate to 0 with integer windows).
+    pub passed: u64,
+}
+
 /// TTFWC state of one sender (spec 000 §2.6; the kernel's `struct ttfwc`, 000 Fig. 4.2).
 #[derive(Clone, Debug)]
 pub struct Ttfwc {
@@ -312,6 +365,7 @@ pub struct Ttfwc {
     /// The ALI the window follows (`li_mean`).
     ali: f64,
     boosts: u64,
+    gate: GateCounts,
     /// The jitter's RTT round: its start, whether it inflated, the ALI at its start.
     jitter_start: Option<Time>,
     jitter_inflated: bool,
@@ -363,6 +417,7 @@ impl Ttfwc {
             li_dif: 0,
             ali: 0.0,
             boosts: 0,
+            gate: GateCounts::default(),
             jitter_start: None,
             jitter_inflated: false,
             jitter_ali: 0.0,
@@ -415,6 +470,11 @@ impl Ttfwc {
         self.boosts
     }
 
+    /// How the boost gate was decided at each loss event.
+    pub fn gate_counts(&self) -> GateCounts {
+        self.gate
+    }
+
     /// The open-interval length at which the increasing period starts.
     pub fn li_dif(&self) -> u64 {
         self.li_dif
@@ -453,13 +513,36 @@ impl Ttfwc {
         inflate
     }
 
-    /// The kernel's boost: `tp·δ` responsive, `tp²·δ` smooth (000 Sec. 3.2).
+    /// The kernel's boost: `tp·δ` responsive, `tp²·δ` smooth (000 Sec. 3.2; Fig. 4.6 lines
+    /// 18 and 20, `thresh·tp/10` and `thresh·tp²/100` with `tp` in tenths, truncated with
+    /// [`TtfwcConfig::integer_windows`]).
     fn boost(&self, delta: f64) -> f64 {
-        if self.responsive {
+        let b = if self.responsive {
             self.cfg.tp * delta
         } else {
             self.cfg.tp * self.cfg.tp * delta
+        };
+        if self.cfg.integer_windows {
+            // The tolerance keeps an exact product (0.9·10 = 9) from truncating one below.
+            (b + 1e-9).floor()
+        } else {
+            b
         }
+    }
+
+    /// A window as the kernel holds it: whole packets with
+    /// [`TtfwcConfig::integer_windows`] (truncated, as C's unsigned arithmetic does).
+    fn whole(&self, w: f64) -> f64 {
+        if self.cfg.integer_windows {
+            w.floor()
+        } else {
+            w
+        }
+    }
+
+    /// The equation window at an ALI (`ttfwc_calc_x(ttfwc_invert_imean(ali))`).
+    fn window_at(&self, ali: f64) -> f64 {
+        self.whole(self.eq.window(1.0 / ali))
     }
 
     /// The per-ACK hook (`ttfwc_cong_avoid`, 000 Fig. 4.4, fixed per spec 000 §2.5 #1–#2),
@@ -475,21 +558,27 @@ impl Ttfwc {
         }
         let mid = self.li_dif / 2;
         let mut h = self.lh.open_interval();
-        let mut cwnd = cwnd;
+        // The kernel's `snd_cwnd` is whole packets.
+        let mut cwnd = self.whole(cwnd).max(1.0);
         let mut grow = false;
         for _ in 0..acked {
             if h >= mid {
                 // The shadow Reno window: it crosses TFWC's flat window at the midpoint of the
-                // flat period (spec 000 §2.2, equal areas) and then adds one per window.
+                // flat period (spec 000 §2.2, equal areas) and then grows as Linux' Reno does
+                // (Fig. 4.4 lines 20–25, `tcp_cong_avoid_ai`): the counter is compared before it
+                // is incremented, so the shadow gains one every `reno_cwnd + 1` packets. The
+                // counter starts at 0 (Linux clears `snd_cwnd_cnt` on entering recovery or
+                // loss, and nothing else moves it in the TTFWC phase).
                 if !self.shadow_started {
                     self.shadow_started = true;
                     self.reno_shadow = self.w_tfwc;
                     self.shadow_cnt = 0;
                 }
-                self.shadow_cnt += 1;
                 if self.shadow_cnt as f64 >= self.reno_shadow {
                     self.reno_shadow += 1.0;
                     self.shadow_cnt = 0;
+                } else {
+                    self.shadow_cnt += 1;
                 }
             }
             h += 1;
@@ -518,7 +607,7 @@ impl Ttfwc {
             grow = true;
         }
         if grow && self.ali > 0.0 {
-            let w = self.eq.window(1.0 / self.ali);
+            let w = self.window_at(self.ali);
             if w + self.alpha > cwnd {
                 cwnd += 1.0;
             }
@@ -529,6 +618,9 @@ impl Ttfwc {
     /// Packets acknowledged by ACKs that do not reach [`Self::cong_avoid`] (during or at the
     /// end of a loss recovery): they lengthen the open interval, nothing else.
     pub fn on_recovery_acked(&mut self, acked: u64) {
+        if !self.cfg.count_recovery {
+            return;
+        }
         self.lh.on_packets(acked);
     }
 
@@ -551,8 +643,9 @@ impl Ttfwc {
         self.lh.on_loss_event();
         if self.events == 1 {
             // First loss: Reno's halving, and the pseudo-interval whose equation window is the
-            // halved one seeds the history (000 Sec. 4.2; spec 000 §2.5 #3).
-            self.w_tfwc = w / 2.0;
+            // halved one seeds the history (000 Sec. 4.2; spec 000 §2.5 #3; Fig. 4.5 line 12,
+            // `snd_cwnd >> 1`).
+            self.w_tfwc = self.whole(self.whole(w) / 2.0);
             let p = self.eq.loss_for_window(self.w_tfwc.max(f64::MIN_POSITIVE));
             let interval = if p > 0.0 { 1.0 / p } else { 1.0 };
             self.lh.seed(interval);
@@ -561,22 +654,45 @@ impl Ttfwc {
         } else {
             self.is_reno = false;
             self.ali = self.lh.average_loss_interval().unwrap_or(1.0).max(1.0);
-            let next = self.eq.window(1.0 / self.ali);
+            let next = self.window_at(self.ali);
+            if self.cfg.tp > 0.0 {
+                self.gate.events += 1;
+            }
             if self.cfg.tp > 0.0 && self.w_tfwc > 0.0 && self.w_tfwc <= self.reno_shadow {
                 // The loss came after the shadow passed TFWC: Reno would halve now, and
                 // Eq. 3.1 decides this epoch's boost (000 Fig. 4.6).
-                self.reno_shadow /= 2.0;
+                self.reno_shadow = self.whole(self.reno_shadow / 2.0);
+                let base = match self.cfg.eps_base {
+                    EpsBase::EquationWindow => self.w_tfwc,
+                    EpsBase::WindowAtLoss => at_loss,
+                    EpsBase::EquationWindowLessBoost => self.w_tfwc - self.alpha,
+                };
                 self.alpha = 0.0;
-                if self.reno_shadow <= next {
-                    let base = match self.cfg.eps_base {
-                        EpsBase::EquationWindow => self.w_tfwc,
-                        EpsBase::WindowAtLoss => at_loss,
+                if self.reno_shadow > next {
+                    self.gate.shadow_above += 1;
+                } else {
+                    // `dthresh`, the share of the base the new window keeps, in per cent:
+                    // Eq. 3.1 as coded is `dthresh < 100` (a decrease) and `dthresh > 72`
+                    // (responsive) or `> 81` (smooth), i.e. 0 < ε < eps_max.
+                    let kept = if base > 0.0 { 100.0 * next / base } else { 0.0 };
+                    let kept = if self.cfg.integer_windows {
+                        kept.floor()
+                    } else {
+                        kept
                     };
-                    let eps = if base > 0.0 { 1.0 - next / base } else { 0.0 };
-                    if eps > 0.0 && eps < self.eps_max {
+                    // Rounded so that 0.28 gives the code's 72 exactly, not 71.999….
+                    let least = (1e9 * 100.0 * (1.0 - self.eps_max)).round() / 1e9;
+                    if base <= 0.0 || kept >= 100.0 {
+                        self.gate.no_decrease += 1;
+                    } else if kept > least {
+                        self.gate.passed += 1;
                         self.alpha = self.boost(next - self.reno_shadow);
+                    } else {
+                        self.gate.too_large += 1;
                     }
                 }
+            } else if self.cfg.tp > 0.0 {
+                self.gate.skipped += 1;
             }
             // Otherwise `alpha` carries over (000 Fig. 4.5 line 30; spec 000 §2.6).
             self.w_tfwc = next;
@@ -589,10 +705,12 @@ impl Ttfwc {
         self.w_tfwc.max(floor)
     }
 
+    /// Reno mode (Fig. 4.5 lines 36–39): `is_reno`, `li_dif = 0`. `alpha_cwnd` is left as it
+    /// is, as printed: the Reno path never applies it, and the loss that leaves Reno mode
+    /// re-evaluates it when the shadow has passed the equation window.
     fn enter_reno(&mut self) {
         self.is_reno = true;
         self.li_dif = 0;
-        self.alpha = 0.0;
     }
 
     /// `li_dif` (spec 000 §2.5 #5): the largest open interval at which `ALI_incl` does not yet
@@ -626,6 +744,15 @@ impl Ttfwc {
 mod tests {
     use super::*;
 
+    /// The real-valued reading (`integer_windows = false`), whose worked numbers the first
+    /// tests below follow.
+    fn real(tp: f64) -> TtfwcConfig {
+        TtfwcConfig {
+            integer_windows: false,
+            ..TtfwcConfig::with_tp(tp)
+        }
+    }
+
     /// Feeds `n` single-packet ACKs at a steady window (cwnd = ssthresh = `cwnd`), returning
     /// the window after each.
     fn acks(t: &mut Ttfwc, n: usize, cwnd: f64) -> Vec<f64> {
@@ -646,7 +773,7 @@ mod tests {
     /// increasing period starts once the open interval passes it.
     #[test]
     fn first_loss_halves_and_seeds_the_pseudo_interval() {
-        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        let mut t = Ttfwc::new(real(0.4));
         assert!(!t.responsive());
         assert_eq!(t.history().weights().len(), 16);
         assert_eq!(t.cong_avoid(1, 20.0, 10_000.0), Increase::Reno);
@@ -664,7 +791,7 @@ mod tests {
     /// 11; W stays below 11 for the next steps (W(1/84.15) = 10.1).
     #[test]
     fn flat_period_then_cadenced_increase() {
-        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        let mut t = Ttfwc::new(real(0.4));
         t.ssthresh(20.0);
         let w = acks(&mut t, 81 + 5, 10.0);
         assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
@@ -682,7 +809,7 @@ mod tests {
     fn exact_ali_grows_without_a_cadence() {
         let mut t = Ttfwc::new(TtfwcConfig {
             ali: AliUpdate::Exact,
-            ..TtfwcConfig::with_tp(0.4)
+            ..real(0.4)
         });
         t.ssthresh(20.0);
         let w = acks(&mut t, 81, 10.0);
@@ -710,10 +837,10 @@ mod tests {
 
     #[test]
     fn boost_is_tp_squared_delta_in_smooth_mode_and_tp_delta_in_responsive_mode() {
-        let t = second_loss(TtfwcConfig::with_tp(0.4));
+        let t = second_loss(real(0.4));
         assert!((t.alpha() - 0.5675).abs() < 1e-3, "{}", t.alpha());
         assert_eq!(t.reno_shadow(), 6.0);
-        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        let mut t = second_loss(real(0.9));
         assert!(t.responsive());
         assert!((t.alpha() - 3.1920).abs() < 1e-3, "{}", t.alpha());
         // li_dif with w_0 = w_1: the open interval must pass the older interval, 82.15.
@@ -740,7 +867,7 @@ mod tests {
     /// it.
     #[test]
     fn the_boost_carries_over_until_the_gate_is_evaluated_again() {
-        let mut t = second_loss(TtfwcConfig::with_tp(0.9));
+        let mut t = second_loss(real(0.9));
         let a = t.alpha();
         assert!((a - 3.1920).abs() < 1e-3, "{a}");
         acks(&mut t, 20, 9.0);
@@ -764,6 +891,61 @@ mod tests {
         assert_eq!(t.alpha(), 0.0);
     }
 
+    /// The kernel's `u32` windows (the default, 000 Figs. 4.4–4.6): the first loss at 21
+    /// halves to 21 >> 1 = 10; in the increasing period the window moves only when the
+    /// truncated equation window passes it (W(1/ALI) ≥ 11 needs the ALI at about 97, 15 steps
+    /// of the cadence of 6, where the real-valued reading steps at the first); the second loss
+    /// of `second_loss` gives next = ⌊9.547⌋ = 9, dthresh = ⌊900/10⌋ = 90 and, with the
+    /// shadow 12 >> 1 = 6, a boost of ⌊0.9·3⌋ = 2 at tp 0.9 and ⌊0.16·3⌋ = 0 at tp 0.4.
+    #[test]
+    fn integer_windows_follow_the_kernels_u32_arithmetic() {
+        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.4));
+        assert_eq!(t.ssthresh(21.0), 10.0);
+        assert!((t.ali() - 82.15).abs() < 0.01, "{}", t.ali());
+        let eq = Equation::pftk();
+        let steps = (1..)
+            .find(|k| eq.window(1.0 / (t.ali() + *k as f64)) >= 11.0)
+            .unwrap();
+        assert_eq!(steps, 15);
+        let d = t.li_dif() as usize;
+        let w = acks(&mut t, d - 1 + 6 * steps - 1, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
+        assert_eq!(acks(&mut t, 1, 10.0), [11.0]);
+        for (tp, alpha) in [(0.9, 2.0), (0.4, 0.0)] {
+            let mut t = Ttfwc::new(TtfwcConfig::with_tp(tp));
+            t.ssthresh(20.0);
+            acks(&mut t, 69, 10.0);
+            assert_eq!(t.reno_shadow(), 12.0);
+            assert_eq!(t.ssthresh(10.0), 9.0);
+            assert_eq!(t.reno_shadow(), 6.0);
+            assert_eq!(t.alpha(), alpha, "tp {tp}");
+            assert_eq!(t.gate_counts().passed, 1);
+        }
+    }
+
+    /// `EpsBase::EquationWindowLessBoost`, Fig. 4.6 line 10 as printed: after the boost of 3.192
+    /// (`second_loss`, tp 0.9) a loss after 60 packets gives next = 9.198 (ALI 71.1), 4 % below
+    /// the equation window 9.547 but 45 % above 9.547 − 3.192: no decrease, no boost, where the
+    /// equation window alone boosts again.
+    #[test]
+    fn eps_less_the_boost_in_force_is_the_printed_code() {
+        let run = |eps_base| {
+            let mut t = second_loss(TtfwcConfig {
+                eps_base,
+                ..real(0.9)
+            });
+            acks(&mut t, 60, 9.0);
+            t.ssthresh(9.0);
+            (t.alpha(), t.gate_counts())
+        };
+        let (a, g) = run(EpsBase::EquationWindow);
+        assert!(a > 0.0, "{a} {g:?}");
+        assert_eq!(g.passed, 2);
+        let (a, g) = run(EpsBase::EquationWindowLessBoost);
+        assert_eq!(a, 0.0);
+        assert_eq!((g.passed, g.no_decrease), (1, 1), "{g:?}");
+    }
+
     /// `EpsBase::WindowAtLoss`: ε from the window the epoch ended at. A loss after 60 packets
     /// (ALI 71.1, W = 9.198, shadow halved to 5.5) at an actual cwnd of 13: ε = 0.080 from the
     /// equation window 10 boosts by 0.9·(9.198 − 5.5) = 3.328; ε = 0.292 from 13 fails Eq. 3.1
@@ -773,7 +955,7 @@ mod tests {
         let run = |eps_base| {
             let mut t = Ttfwc::new(TtfwcConfig {
                 eps_base,
-                ..TtfwcConfig::with_tp(0.9)
+                ..real(0.9)
             });
             t.ssthresh(20.0);
             acks(&mut t, 60, 10.0);
@@ -804,21 +986,21 @@ mod tests {
         // ε = 0.045 is not below a threshold of 0.03: plain TFWC.
         let t = second_loss(TtfwcConfig {
             eps_max_smooth: 0.03,
-            ..TtfwcConfig::with_tp(0.4)
+            ..real(0.4)
         });
         assert_eq!(t.alpha(), 0.0);
-        let mut t = second_loss(TtfwcConfig::with_tp(0.0));
+        let mut t = second_loss(real(0.0));
         assert_eq!(t.alpha(), 0.0);
         acks(&mut t, 100, 9.0);
         assert_eq!(t.boosts(), 0);
         // A loss before the midpoint of the first flat period: the shadow was never set.
-        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        let mut t = Ttfwc::new(real(0.9));
         t.ssthresh(20.0);
         acks(&mut t, 20, 10.0);
         t.ssthresh(10.0);
         assert_eq!(t.alpha(), 0.0);
         // A long interval raises W: no decrease, no boost.
-        let mut t = Ttfwc::new(TtfwcConfig::with_tp(0.9));
+        let mut t = Ttfwc::new(real(0.9));
         t.ssthresh(20.0);
         acks(&mut t, 200, 10.0);
         t.ssthresh(12.0);
