@@ -48,8 +48,9 @@ pub struct FlowEntry {
     pub retransmits: u64,
     /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries).
     pub timeouts: u64,
-    /// The receiver's: WARC's fluid-based timeout phases (003 Sec. 3.2.2.3). Omitted when 0.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// The receiver's: WARC's fluid-based timeout phases (003 Sec. 3.2.2.3); 0 for receivers
+    /// that emulate none. Always written, so every flow row of a sweep's store has the column.
+    #[serde(default)]
     pub receiver_timeouts: u64,
     /// PTCP flows only (001): the required throughput and every evaluation slot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -265,8 +266,4 @@ impl Summary {
         s.push('\n');
         s
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
