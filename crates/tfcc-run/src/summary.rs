@@ -46,7 +46,12 @@ pub struct FlowEntry {
     pub mean_rtt_s: Option<f64>,
     pub cov: Option<f64>,
     pub retransmits: u64,
+    /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries).
     pub timeouts: u64,
+    /// The receiver's: WARC's fluid-based timeout phases (003 Sec. 3.2.2.3); 0 for receivers
+    /// that emulate none. Always written, so every flow row of a sweep's store has the column.
+    #[serde(default)]
+    pub receiver_timeouts: u64,
     /// PTCP flows only (001): the required throughput and every evaluation slot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptcp: Option<PtcpEntry>,
@@ -220,6 +225,7 @@ impl Summary {
                     cov: f.cov.and_then(finite),
                     retransmits: f.retransmits,
                     timeouts: f.timeouts,
+                    receiver_timeouts: f.receiver_timeouts,
                     ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
                 }
             })

@@ -286,6 +286,7 @@ pub fn run(
             cov: None,
             retransmits: 0,
             timeouts: 0,
+            receiver_timeouts: 0,
             ptcp: None,
         })
         .collect();

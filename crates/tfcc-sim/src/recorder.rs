@@ -150,7 +150,12 @@ pub struct FlowSummary {
     /// throughput samples lying wholly in the window, at the sampling timescale.
     pub cov: Option<f64>,
     pub retransmits: u64,
+    /// The sender's timeouts in the window (TCP's retransmission timeouts; a rate sender's
+    /// no-feedback timer expiries).
     pub timeouts: u64,
+    /// The receiver's timeouts in the window: the fluid-based timeout phases WARC's receiver
+    /// enters (003 Sec. 3.2.2.3), zero for receivers that emulate none.
+    pub receiver_timeouts: u64,
     pub totals: FlowTotals,
     /// PTCP flows only: their evaluation slots and `s` over the run.
     pub ptcp: Option<PtcpRecord>,

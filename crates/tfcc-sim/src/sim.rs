@@ -151,6 +151,8 @@ struct FlowMark {
     stats_sent: u64,
     retransmits: u64,
     timeouts: u64,
+    /// The receiver's timeouts (WARC's fluid timeouts).
+    rx_timeouts: u64,
 }
 
 struct FlowRt {
@@ -741,6 +743,7 @@ impl World {
                 count: f.count,
                 loss_events: s.loss_events,
                 rx_loss_events: f.receiver.stats().loss_events,
+                rx_timeouts: f.receiver.stats().timeouts,
                 stats_sent: s.packets_sent,
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
@@ -861,6 +864,7 @@ impl World {
                     cov: f.throughput.cov(),
                     retransmits: s.retransmits - m.retransmits,
                     timeouts: s.timeouts - m.timeouts,
+                    receiver_timeouts: rs.timeouts.saturating_sub(m.rx_timeouts),
                     totals: FlowTotals {
                         data_sent: f.count.sent[0],
                         data_delivered: f.count.delivered[0],

@@ -101,6 +101,24 @@ fn under_random_loss_warc_takes_what_tcp_takes() {
     );
 }
 
+/// WARC's fluid-based timeouts (003 Sec. 3.2.2.3) are its receiver's: under heavy random loss
+/// the summary's `receiver_timeouts` counts them, and the sender's `timeouts` (no-feedback
+/// expiries) stay apart; a TCP flow's receiver counts none.
+#[test]
+fn the_summary_counts_warcs_fluid_timeouts_at_the_receiver() {
+    let b = bottleneck(100, 1000, 0.1);
+    let warc = run(&b, &[Scheme::Warc], 120, 4).0.flows[0].clone();
+    let tcp = run(&b, &[Scheme::Tcp], 120, 4).0.flows[0].clone();
+    println!(
+        "warc: receiver {} sender {}; tcp: receiver {} sender {}",
+        warc.receiver_timeouts, warc.timeouts, tcp.receiver_timeouts, tcp.timeouts
+    );
+    assert!(warc.receiver_timeouts > 5, "{}", warc.receiver_timeouts);
+    assert!(warc.timeouts < warc.receiver_timeouts);
+    assert_eq!(tcp.receiver_timeouts, 0);
+    assert!(tcp.timeouts > 0);
+}
+
 /// Competing on a DropTail dumbbell (003 Sec. 3.5.1, Fig. 3.13): WARC and TCP share.
 #[test]
 fn warc_and_tcp_share_a_droptail_bottleneck() {

@@ -53,7 +53,7 @@ impl Warc {
     pub fn new(cfg: WarcConfig) -> Warc {
         let s = cfg.s.max(1);
         let n = cfg.n.max(1);
-        let w = cfg.initial_window.max(1e-3);
+        let w = cfg.initial_window.max(1e-3).min(cfg.max_window.max(1e-3));
         Warc {
             w,
             rate: w,
@@ -228,7 +228,8 @@ impl Warc {
         if self.timeout_rounds > 0.0 {
             self.timeout_rounds = (self.timeout_rounds - 1.0).max(0.0);
         } else if !self.skip_increment {
-            self.w += 1.0;
+            // +1 per RTT up to the emulated TCP's maximum window (`max_window`, 003 Sec. 2.4).
+            self.w = (self.w + 1.0).min(self.cfg.max_window.max(self.cfg.min_window));
         }
         self.skip_increment = false;
         self.t += 1;
@@ -304,6 +305,44 @@ mod tests {
         no.on_round();
         no.on_loss_event(1);
         assert_eq!(no.on_round(), 10.0);
+    }
+
+    #[test]
+    fn the_emulated_window_stops_at_max_window_and_halves_from_there() {
+        // 003 Sec. 2.4: the set-up's TCP has a 200-packet maximum window; ns-2 halves
+        // min(cwnd_, window_) at a loss, so the emulated window halves from the cap.
+        let mut w = Warc::new(WarcConfig {
+            s: 1,
+            max_window: 30.0,
+            ..cfg()
+        });
+        for _ in 0..100 {
+            w.on_round();
+        }
+        assert_eq!((w.window(), w.rate()), (30.0, 30.0));
+        w.on_loss_event(1);
+        assert_eq!(w.window(), 15.0);
+        assert_eq!(WarcConfig::default().max_window, 200.0);
+        let mut free = Warc::new(WarcConfig {
+            s: 1,
+            max_window: f64::INFINITY,
+            ..cfg()
+        });
+        for _ in 0..300 {
+            free.on_round();
+        }
+        assert_eq!(free.window(), 302.0, "inf removes the cap");
+        let bad = WarcConfig {
+            max_window: 1.5,
+            ..cfg()
+        };
+        assert!(bad.validate().unwrap_err().starts_with("max_window"));
+        assert!(WarcConfig {
+            max_window: f64::NAN,
+            ..cfg()
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]

@@ -63,9 +63,15 @@ pub(crate) fn run_pair<R: Endpoint + Receiver>(
 #[test]
 fn without_loss_the_rate_grows_about_half_a_packet_per_rtt() {
     // No loss: w = 2 + t after t rounds, and R is the mean of the last min(t, 160) windows,
-    // w − (min(t, 160) − 1)/2.
+    // w − (min(t, 160) − 1)/2. Uncapped: the 200-packet `max_window` would stop w at round 198.
     let mut tx = RateSender::new(RateSenderConfig::default());
-    let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+    let mut rx = WarcReceiver::warc(
+        WarcConfig {
+            max_window: f64::INFINITY,
+            ..WarcConfig::default()
+        },
+        40,
+    );
     run_pair(&mut tx, &mut rx, Dur::from_millis(50), 30, |_| false);
     let rounds = rx.estimator().rounds() as f64;
     let r = tx.rate_packets_per_rtt().unwrap();
