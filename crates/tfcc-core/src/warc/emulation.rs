@@ -322,7 +322,10 @@ mod tests {
         assert_eq!((w.window(), w.rate()), (30.0, 30.0));
         w.on_loss_event(1);
         assert_eq!(w.window(), 15.0);
-        assert_eq!(WarcConfig::default().max_window, 200.0);
+        assert_eq!(
+            WarcConfig::default().max_window,
+            crate::tcp::TcpConfig::default().max_window as f64
+        );
         let mut free = Warc::new(WarcConfig {
             s: 1,
             max_window: f64::INFINITY,
