@@ -7,11 +7,11 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
-use super::config::{Rounding, TfwcConfig};
+use super::config::{HistoryWeights, JitterRule, Rounding, TfwcConfig};
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::Equation;
 use crate::loss_events::LossEventGrouper;
-use crate::loss_history::{AliConfig, LossEstimator, LossHistory, PacketOutcome};
+use crate::loss_history::{AliConfig, LossEstimator, LossHistory, PacketOutcome, Weights};
 use crate::packet::{Header, Packet};
 use crate::rtt::{TcpRtt, TcpRttConfig, TcpRttMode, TfrcRtt, TfrcRttConfig};
 use crate::time::{Dur, Time};
@@ -43,6 +43,14 @@ struct JitterRound {
     start: Time,
     inflated: bool,
     ali_first: Option<f64>,
+    /// [`JitterRule::Ns2`]: Ack Vectors of this RTT that drew no inflation.
+    as_is: u32,
+    /// [`JitterRule::Ns2`]: the ALI when the span since the last forced inflation began, the
+    /// latest ALI, and the Ack Vectors in the span (ns-2's `alivec_[0]`,
+    /// `alivec_[numalivec_ − 1]`, `numalivec_`).
+    span_first: Option<f64>,
+    span_last: f64,
+    span_len: u32,
 }
 
 /// TFWC sender.
@@ -72,6 +80,11 @@ pub struct TfwcSender {
     delay: TfrcRtt,
     /// Send clock in rate mode, retransmission-style timer in window mode.
     deadline: Option<Time>,
+    /// The window-mode timer after an expiry without doubling (`timer_backoff = false`):
+    /// `2·SRTT` until the next Ack Vector, as Choi's ns-2.34 `backoff_timer()` leaves `rto_`.
+    rto_after_expiry: Option<Dur>,
+    /// Time of the latest transmission (ns-2's `timevec_` entry that marks RTTs for the jitter).
+    last_send: Time,
     /// Rate mode: packets the timer has released and `poll_transmit` has not yet sent.
     released: u32,
     jitter: JitterRound,
@@ -89,6 +102,10 @@ impl TfwcSender {
     pub fn new(cfg: TfwcConfig, now: Time) -> TfwcSender {
         let ali = AliConfig {
             n: cfg.history_size.clamp(1, crate::loss_history::MAX_HISTORY),
+            weights: match cfg.history_weights {
+                HistoryWeights::Tfrc => Weights::Rfc5348,
+                HistoryWeights::Choi => Weights::Choi,
+            },
             ..AliConfig::tfwc()
         };
         let history = LossHistory::new(ali)
@@ -116,11 +133,17 @@ impl TfwcSender {
             rtt,
             delay: TfrcRtt::new(TfrcRttConfig { beta: 0.1 }),
             deadline: None,
+            rto_after_expiry: None,
+            last_send: now,
             released: 0,
             jitter: JitterRound {
                 start: now,
                 inflated: false,
                 ali_first: None,
+                as_is: 0,
+                span_first: None,
+                span_last: 0.0,
+                span_len: 0,
             },
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
             backlog: None,
@@ -164,7 +187,13 @@ impl TfwcSender {
             Rounding::Nearest => (w + 0.5).floor(),
             Rounding::Floor => w.floor(),
         };
-        (whole.max(1.0) as u64).min(u64::from(self.cfg.max_window))
+        (whole.max(f64::from(self.cfg.min_window)) as u64).min(u64::from(self.cfg.max_window))
+    }
+
+    /// The window-mode timer: the RTO (backed off if [`TfwcConfig::timer_backoff`]), or
+    /// `2·SRTT` after an expiry under ns-2.34's rule until the next Ack Vector.
+    fn window_rto(&self) -> Dur {
+        self.rto_after_expiry.unwrap_or_else(|| self.rtt.rto())
     }
 
     /// The first loss ends slow start (002 Algorithm 2): halve the window and seed the history
@@ -227,10 +256,61 @@ impl TfwcSender {
         } else {
             Mode::Window
         };
+        let previous = self.cwnd;
         self.cwnd = self.window_of(w);
-        if self.mode == Mode::Window && self.cfg.jitter {
-            self.jitter(now, p);
+        if self.cfg.jitter {
+            match self.cfg.jitter_rule {
+                JitterRule::Thesis if self.mode == Mode::Window => self.jitter(now, p),
+                JitterRule::Thesis => {}
+                JitterRule::Ns2 => self.jitter_ns2(p, previous),
+            }
         }
+    }
+
+    /// A uniform draw in [0, 1).
+    fn draw(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// [`JitterRule::Ns2`]: Choi's ns-2.34 `smoother()` and `force_inflate()`, as described on
+    /// the rule. It runs on every Ack Vector after slow start, as there (in rate mode the
+    /// window is not used).
+    fn jitter_ns2(&mut self, p: f64, previous: u64) {
+        let ali = 1.0 / p;
+        let srtt = self.rtt.srtt().unwrap_or(Dur::MAX);
+        let acks = u32::from(self.jitter.inflated) + self.jitter.as_is;
+        let new_rtt = acks > 0 && self.last_send.saturating_since(self.jitter.start) > srtt;
+        if new_rtt {
+            // The window is the previous one, not this Ack Vector's equation value.
+            self.cwnd = previous;
+            let moved = self.jitter.span_first.is_some_and(|f| {
+                (f - self.jitter.span_last).abs() > self.cfg.jitter_max_ali_change
+            });
+            let go = self.jitter.span_len > 4 && moved;
+            if go {
+                self.jitter.span_len = 1;
+                self.jitter.span_first = None;
+            } else {
+                self.jitter.span_len += 1;
+            }
+            // One inflation among at least 5 Ack Vectors stays below ns-2's 25 % ratio.
+            if go && self.cfg.jitter_force && !self.jitter.inflated && self.jitter.as_is >= 4 {
+                self.cwnd += 1;
+            }
+            self.jitter.start = self.last_send;
+            self.jitter.inflated = false;
+            self.jitter.as_is = 0;
+        } else {
+            if self.draw() < self.cfg.jitter_probability {
+                self.cwnd += 1;
+                self.jitter.inflated = true;
+            } else {
+                self.jitter.as_is += 1;
+            }
+            self.jitter.span_len += 1;
+        }
+        self.jitter.span_first.get_or_insert(ali);
+        self.jitter.span_last = ali;
     }
 
     fn jitter(&mut self, now: Time, p: f64) {
@@ -238,7 +318,7 @@ impl TfwcSender {
         let first = *self.jitter.ali_first.get_or_insert(ali);
         let allowed =
             p <= self.cfg.jitter_max_p && (ali - first).abs() <= self.cfg.jitter_max_ali_change;
-        let draw = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let draw = self.draw();
         if allowed && draw < self.cfg.jitter_probability {
             self.cwnd += 1;
             self.jitter.inflated = true;
@@ -249,11 +329,9 @@ impl TfwcSender {
             if allowed && self.cfg.jitter_force && !self.jitter.inflated {
                 self.cwnd += 1;
             }
-            self.jitter = JitterRound {
-                start: now,
-                inflated: false,
-                ali_first: Some(ali),
-            };
+            self.jitter.start = now;
+            self.jitter.inflated = false;
+            self.jitter.ali_first = Some(ali);
         }
     }
 
@@ -303,6 +381,7 @@ impl Endpoint for TfwcSender {
         let sample = now.saturating_since(echo);
         self.rtt.on_sample(sample);
         self.rtt.reset_backoff();
+        self.rto_after_expiry = None;
         self.delay.on_sample(sample);
         self.head = Some(vector.head);
         self.timer_credit = 0;
@@ -317,8 +396,11 @@ impl Endpoint for TfwcSender {
                 self.deadline = Some(due);
             }
             _ => {
-                if self.next_seq > vector.head + 1 {
-                    self.deadline = Some(now + self.rtt.rto());
+                // Armed while packets are out, and also while a window of 0 (ns-2's
+                // `(int) W` below 1, [`TfwcConfig::min_window`]) holds back data: then only the
+                // timer lets a packet out, as ns-2.34's `output()` re-arms it on every Ack Vector.
+                if self.next_seq > vector.head + 1 || (self.has_data() && !self.window_open()) {
+                    self.deadline = Some(now + self.window_rto());
                 } else {
                     self.deadline = None;
                 }
@@ -343,14 +425,18 @@ impl Endpoint for TfwcSender {
                     self.rtt.backoff();
                 }
                 self.timer_credit += 1;
-                let rto = if self.cfg.timer_backoff {
-                    self.rtt.rto()
-                } else {
-                    self.rtt
+                if !self.cfg.timer_backoff {
+                    // ns-2.34: `rto_ = 2·srtt_` (1 s before any sample), kept for the
+                    // packets this expiry lets out, until an Ack Vector recomputes it.
+                    let two_srtt = self
+                        .rtt
                         .srtt()
-                        .map_or(self.rtt.rto(), |s| s.saturating_mul(2))
-                };
-                self.deadline = Some(now + rto);
+                        .unwrap_or(Dur::from_secs(1))
+                        .saturating_mul(2)
+                        .min(self.cfg.max_rto);
+                    self.rto_after_expiry = Some(two_srtt);
+                }
+                self.deadline = Some(now + self.window_rto());
             }
         }
     }
@@ -384,8 +470,9 @@ impl Endpoint for TfwcSender {
         self.stats.bytes_sent += u64::from(size);
         if self.mode != Mode::Rate {
             // "The timer is (re)set with t_RTO whenever a new packet is sent" (002 Sec. 3.2.5).
-            self.deadline = Some(now + self.rtt.rto());
+            self.deadline = Some(now + self.window_rto());
         }
+        self.last_send = now;
         let aoa = self.next_judge.checked_sub(1);
         Some(Packet {
             size,
