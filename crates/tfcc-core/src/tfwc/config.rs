@@ -56,6 +56,21 @@ pub enum JitterRule {
     Ns2,
 }
 
+/// The sender's RTT estimator and window-mode RTO. 002 prints no formulas (Sec. 3.2.5 points to
+/// RFC 2988 and to TFRC's `t_RTO = 4·RTT` inside the equation), so the choice is ours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttEstimator {
+    /// Choi's ns-2.34 `update_rtt()`: first sample `SRTT = R`, `RTTVAR = R/2`; then
+    /// `SRTT = 0.9·SRTT + 0.1·R` (`df_ = 0.9`, "by RFC 5348"), `RTTVAR += 0.25·(|SRTT − R| −
+    /// RTTVAR)` with the new SRTT, and `RTO = SRTT + max(10 ms, 4·RTTVAR)`; the rate mode's
+    /// `t0` is ns-2 TCP's estimator on 0.1 s ticks (`tcp_tick_`), 6 s before any sample.
+    #[default]
+    Ns2,
+    /// RFC 6298 (gains 1/8 and 1/4, `G` = 10 ms), the same estimator for `t0`.
+    Rfc6298,
+}
+
 /// TFWC sender and receiver parameters.
 ///
 /// `Default` is Choi's ns-2.34 `Agent/TFWC` (GitHub `soohyunc/TFWC`, `ns-2.34/tcp/tfwc.cc`),
@@ -134,6 +149,8 @@ pub struct TfwcConfig {
     /// expiries come every 2·SRTT until an Ack Vector arrives (spec 002 §2.5 [X]); false
     /// selects that, the default, as the ns-2.34 code ran the thesis' simulations.
     pub timer_backoff: bool,
+    /// The RTT estimator; see [`RttEstimator`]. Default Choi's ns-2.34 agent's.
+    pub rtt_estimator: RttEstimator,
     /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 [X]).
     pub initial_rto: Dur,
     /// Lower bound on the RTO. The thesis gives none (it cites RFC 2988); Vic uses 0.2 s
@@ -169,6 +186,7 @@ impl Default for TfwcConfig {
             jitter_max_p: 0.25,
             jitter_max_ali_change: 10.0,
             timer_backoff: false,
+            rtt_estimator: RttEstimator::Ns2,
             initial_rto: Dur::from_secs(3),
             min_rto: Dur::ZERO,
             max_rto: Dur::from_secs(60),
@@ -182,7 +200,8 @@ impl TfwcConfig {
     /// with TFRC's weights (Sec. 3.2.2), the window rounded to the nearest integer and at
     /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.2.6) without the 0.8
     /// factor (footnote 6), the jitter's disabling rules and forced inflation (Sec. 3.2.7),
-    /// the doubling back-off (Sec. 3.2.5, Algorithm 1), and Vic's 0.2 s floor under the RTO.
+    /// the doubling back-off (Sec. 3.2.5, Algorithm 1), and, where the text is silent, the
+    /// RFC 6298 estimator of the RFC 2988 it cites with Vic's 0.2 s floor under the RTO.
     pub fn thesis() -> Self {
         TfwcConfig {
             history_size: 8,
@@ -193,6 +212,7 @@ impl TfwcConfig {
             rate_mode_scale: 1.0,
             jitter_rule: JitterRule::Thesis,
             timer_backoff: true,
+            rtt_estimator: RttEstimator::Rfc6298,
             min_rto: Dur::from_millis(200),
             ..Self::default()
         }

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
-use super::config::{HistoryWeights, JitterRule, Rounding, TfwcConfig};
+use super::config::{HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig};
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::Equation;
 use crate::loss_events::LossEventGrouper;
@@ -53,6 +53,34 @@ struct JitterRound {
     span_len: u32,
 }
 
+/// Choi's ns-2.34 RTT estimator ([`RttEstimator::Ns2`]) in seconds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns2Rtt {
+    srtt: Option<f64>,
+    rttvar: f64,
+}
+
+impl Ns2Rtt {
+    fn on_sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                let s = 0.9 * s + 0.1 * r;
+                self.srtt = Some(s);
+                self.rttvar += 0.25 * ((s - r).abs() - self.rttvar);
+            }
+        }
+    }
+
+    /// `SRTT + max(g, 4·RTTVAR)` with ns-2's `g_ = 0.01` s.
+    fn rto(&self) -> Option<f64> {
+        self.srtt.map(|s| s + (4.0 * self.rttvar).max(0.01))
+    }
+}
+
 /// TFWC sender.
 #[derive(Clone, Debug)]
 pub struct TfwcSender {
@@ -75,7 +103,13 @@ pub struct TfwcSender {
     window_exact: f64,
     history: LossHistory,
     grouper: LossEventGrouper,
+    /// [`RttEstimator::Rfc6298`]: SRTT and the window-mode RTO. Under [`RttEstimator::Ns2`]
+    /// only the rate mode's `t0` (ns-2 TCP's estimator on 0.1 s ticks).
     rtt: TcpRtt,
+    /// [`RttEstimator::Ns2`]: SRTT and the window-mode RTO.
+    ns2_rtt: Option<Ns2Rtt>,
+    /// [`RttEstimator::Ns2`]: the back-off multiplier of the window-mode RTO.
+    ns2_backoff: f64,
     /// The latest sample and the sqrt-RTT mean for the rate-mode interval (spec 002 §2.8 [X]).
     delay: TfrcRtt,
     /// Send clock in rate mode, retransmission-style timer in window mode.
@@ -110,14 +144,26 @@ impl TfwcSender {
         };
         let history = LossHistory::new(ali)
             .unwrap_or_else(|_| LossHistory::new(AliConfig::tfwc()).expect("preset is valid"));
-        let rtt = TcpRtt::new(TcpRttConfig {
-            mode: TcpRttMode::Rfc6298,
-            tick: Dur::from_millis(10),
-            min_rto: cfg.min_rto,
-            max_rto: cfg.max_rto,
-            initial_rto: cfg.initial_rto,
-            ..TcpRttConfig::default()
-        });
+        let rtt = match cfg.rtt_estimator {
+            RttEstimator::Rfc6298 => TcpRtt::new(TcpRttConfig {
+                mode: TcpRttMode::Rfc6298,
+                tick: Dur::from_millis(10),
+                min_rto: cfg.min_rto,
+                max_rto: cfg.max_rto,
+                initial_rto: cfg.initial_rto,
+                ..TcpRttConfig::default()
+            }),
+            // ns-2.34 `t0_`: `tcp_tick_ = 0.1`, `minrto_ = 0`, 6 s before the first sample.
+            RttEstimator::Ns2 => TcpRtt::new(TcpRttConfig {
+                mode: TcpRttMode::Ns2,
+                tick: Dur::from_millis(100),
+                min_rto: Dur::ZERO,
+                max_rto: cfg.max_rto,
+                initial_rto: Dur::from_secs(6),
+                ..TcpRttConfig::default()
+            }),
+        };
+        let ns2_rtt = (cfg.rtt_estimator == RttEstimator::Ns2).then(Ns2Rtt::default);
         TfwcSender {
             eq: Equation::pftk(),
             mode: Mode::SlowStart,
@@ -131,6 +177,8 @@ impl TfwcSender {
             history,
             grouper: LossEventGrouper::new(),
             rtt,
+            ns2_rtt,
+            ns2_backoff: 1.0,
             delay: TfrcRtt::new(TfrcRttConfig { beta: 0.1 }),
             deadline: None,
             rto_after_expiry: None,
@@ -193,7 +241,30 @@ impl TfwcSender {
     /// The window-mode timer: the RTO (backed off if [`TfwcConfig::timer_backoff`]), or
     /// `2·SRTT` after an expiry under ns-2.34's rule until the next Ack Vector.
     fn window_rto(&self) -> Dur {
-        self.rto_after_expiry.unwrap_or_else(|| self.rtt.rto())
+        self.rto_after_expiry.unwrap_or_else(|| self.rto())
+    }
+
+    /// The smoothed RTT of [`TfwcConfig::rtt_estimator`].
+    fn srtt(&self) -> Option<Dur> {
+        match &self.ns2_rtt {
+            Some(e) => e.srtt.map(Dur::from_secs_f64),
+            None => self.rtt.srtt(),
+        }
+    }
+
+    /// The window-mode RTO, backed off, within `min_rto..=max_rto`.
+    fn rto(&self) -> Dur {
+        match &self.ns2_rtt {
+            Some(e) => {
+                let base = e.rto().unwrap_or(self.cfg.initial_rto.as_secs_f64());
+                let (lo, hi) = (
+                    self.cfg.min_rto.as_secs_f64(),
+                    self.cfg.max_rto.as_secs_f64(),
+                );
+                Dur::from_secs_f64((base.max(lo) * self.ns2_backoff).min(hi))
+            }
+            None => self.rtt.rto(),
+        }
     }
 
     /// The first loss ends slow start (002 Algorithm 2): halve the window and seed the history
@@ -211,7 +282,7 @@ impl TfwcSender {
     }
 
     fn judge(&mut self, v: &AckVector) {
-        let srtt = self.rtt.srtt().unwrap_or(Dur::ZERO);
+        let srtt = self.srtt().unwrap_or(Dur::ZERO);
         while self.next_judge.saturating_add(self.cfg.margin) < v.head {
             let seq = self.next_judge;
             let sent_at = self.sent.pop_front().unwrap_or(Time::ZERO);
@@ -277,7 +348,7 @@ impl TfwcSender {
     /// window is not used).
     fn jitter_ns2(&mut self, p: f64, previous: u64) {
         let ali = 1.0 / p;
-        let srtt = self.rtt.srtt().unwrap_or(Dur::MAX);
+        let srtt = self.srtt().unwrap_or(Dur::MAX);
         let acks = u32::from(self.jitter.inflated) + self.jitter.as_is;
         let new_rtt = acks > 0 && self.last_send.saturating_since(self.jitter.start) > srtt;
         if new_rtt {
@@ -323,7 +394,7 @@ impl TfwcSender {
             self.cwnd += 1;
             self.jitter.inflated = true;
         }
-        let srtt = self.rtt.srtt().unwrap_or(Dur::MAX);
+        let srtt = self.srtt().unwrap_or(Dur::MAX);
         if now.saturating_since(self.jitter.start) > srtt {
             // The "force inflater" at the end of each RTT (002 Sec. 3.2.7).
             if allowed && self.cfg.jitter_force && !self.jitter.inflated {
@@ -342,7 +413,7 @@ impl TfwcSender {
         let r = self
             .delay
             .latest()
-            .or(self.rtt.srtt())
+            .or(self.srtt())
             .unwrap_or(self.cfg.initial_rto)
             .as_secs_f64();
         let t0 = self.rtt.base_rto().as_secs_f64();
@@ -381,6 +452,10 @@ impl Endpoint for TfwcSender {
         let sample = now.saturating_since(echo);
         self.rtt.on_sample(sample);
         self.rtt.reset_backoff();
+        if let Some(e) = &mut self.ns2_rtt {
+            e.on_sample(sample.as_secs_f64());
+        }
+        self.ns2_backoff = 1.0;
         self.rto_after_expiry = None;
         self.delay.on_sample(sample);
         self.head = Some(vector.head);
@@ -422,14 +497,20 @@ impl Endpoint for TfwcSender {
             _ => {
                 // Algorithm 1: back off, re-arm, let one more packet into the window.
                 if self.cfg.timer_backoff {
-                    self.rtt.backoff();
+                    if self.ns2_rtt.is_some() {
+                        // ns-2.28's `rto_ = 2·rto_`, capped at `max_rto`.
+                        if self.rto() < self.cfg.max_rto {
+                            self.ns2_backoff *= 2.0;
+                        }
+                    } else {
+                        self.rtt.backoff();
+                    }
                 }
                 self.timer_credit += 1;
                 if !self.cfg.timer_backoff {
                     // ns-2.34: `rto_ = 2·srtt_` (1 s before any sample), kept for the
                     // packets this expiry lets out, until an Ack Vector recomputes it.
                     let two_srtt = self
-                        .rtt
                         .srtt()
                         .unwrap_or(Dur::from_secs(1))
                         .saturating_mul(2)
@@ -494,8 +575,8 @@ impl Endpoint for TfwcSender {
             cwnd: Some(self.cwnd as f64),
             p,
             ali: self.history.average_loss_interval(),
-            rtt: self.rtt.srtt(),
-            rto: Some(self.rtt.rto()),
+            rtt: self.srtt(),
+            rto: Some(self.window_rto()),
             mode: self.mode.name(),
             ..self.stats.clone()
         }
@@ -509,5 +590,29 @@ impl Sender for TfwcSender {
             (Some(b), Some(x)) => Some(b.saturating_add(x)),
             (None, Some(x)) => Some(x),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ns2Rtt;
+
+    /// Choi's ns-2.34 `update_rtt()` by hand: first sample 0.1 s gives SRTT 0.1, RTTVAR 0.05,
+    /// RTO 0.3; a second of 0.2 s gives SRTT 0.11, RTTVAR 0.05 + 0.25·(0.09 − 0.05) = 0.06,
+    /// RTO 0.35; a steady RTT lets RTTVAR decay until the 10 ms granularity term is the margin.
+    #[test]
+    fn ns2_estimator_follows_choi_update_rtt() {
+        let mut e = Ns2Rtt::default();
+        assert_eq!(e.rto(), None);
+        e.on_sample(0.1);
+        assert!((e.rto().unwrap() - 0.3).abs() < 1e-12);
+        e.on_sample(0.2);
+        assert!((e.srtt.unwrap() - 0.11).abs() < 1e-12);
+        assert!((e.rttvar - 0.06).abs() < 1e-12);
+        assert!((e.rto().unwrap() - 0.35).abs() < 1e-12);
+        for _ in 0..2000 {
+            e.on_sample(0.2);
+        }
+        assert!((e.rto().unwrap() - 0.21).abs() < 1e-6, "{:?}", e.rto());
     }
 }
