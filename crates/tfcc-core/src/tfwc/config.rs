@@ -16,11 +16,67 @@ pub enum Rounding {
     /// computes `(int)(W + 0.5)`.
     #[default]
     Nearest,
-    /// Down, at least 1: ns-2's `Agent/TFWC` (`window = (int)W`).
+    /// Down: Choi's ns-2.34 `Agent/TFWC` (`window = (int) float_win_` in `ctrl_win`), which
+    /// is what ran the thesis' Ch. 3-4 simulations. The floor under the result is
+    /// [`TfwcConfig::min_window`] (the ns-2 code has none: below W = 1 its window is 0).
     Floor,
 }
 
-/// TFWC sender and receiver parameters. `Default` is the thesis' TFWC.
+/// The loss-interval weights of the average loss interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryWeights {
+    /// TFRC's (RFC 3448 §5.4): 1 for the newer half, then falling linearly; at n = 8
+    /// 1, 1, 1, 1, .8, .6, .4, .2. 002 Sec. 3.2.2 uses "the same ALI mechanism that TFRC has
+    /// used" with the last 8 intervals.
+    Tfrc,
+    /// Choi's ns-2.34 code (`gen_weight` without `SHORT_HISTORY`, `HSZ = 16`): 1 for i < 4,
+    /// then `2/(i − 1)`: .667, .5, .4, ..., .143 at n = 16 (spec 002 §2.2 [X]).
+    #[default]
+    Choi,
+}
+
+/// How the cwnd jitter decides to inflate (002 Sec. 3.2.7 against Choi's ns-2.34 code).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterRule {
+    /// The thesis' text: +1 with [`TfwcConfig::jitter_probability`] on each Ack Vector, a
+    /// forced +1 at the end of an RTT without one ([`TfwcConfig::jitter_force`]), and no
+    /// jitter at all while p exceeds [`TfwcConfig::jitter_max_p`] or the ALI moved by more
+    /// than [`TfwcConfig::jitter_max_ali_change`] within the RTT.
+    Thesis,
+    /// Choi's ns-2.34 `smoother()`: the +1 draw with [`TfwcConfig::jitter_probability`] on
+    /// every Ack Vector that is not the first of a new RTT, whatever p; on the first Ack
+    /// Vector of a new RTT (the last send more than SRTT after the RTT's mark) the window is
+    /// not recomputed but kept at the previous one, and `force_inflate` adds 1 only if
+    /// nothing was inflated in the RTT, at least 4 Ack Vectors were not, and the ALI moved by
+    /// more than [`TfwcConfig::jitter_max_ali_change`] over more than 4 Ack Vectors since the
+    /// last forced inflation: the opposite of the thesis' disabling rule (spec 002 §2.9 [X]).
+    #[default]
+    Ns2,
+}
+
+/// The sender's RTT estimator and window-mode RTO. 002 prints no formulas (Sec. 3.2.5 points to
+/// RFC 2988 and to TFRC's `t_RTO = 4·RTT` inside the equation), so the choice is ours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttEstimator {
+    /// Choi's ns-2.34 `update_rtt()`: first sample `SRTT = R`, `RTTVAR = R/2`; then
+    /// `SRTT = 0.9·SRTT + 0.1·R` (`df_ = 0.9`, "by RFC 5348"), `RTTVAR += 0.25·(|SRTT − R| −
+    /// RTTVAR)` with the new SRTT, and `RTO = SRTT + max(10 ms, 4·RTTVAR)`; the rate mode's
+    /// `t0` is ns-2 TCP's estimator on 0.1 s ticks (`tcp_tick_`), 6 s before any sample.
+    #[default]
+    Ns2,
+    /// RFC 6298 (gains 1/8 and 1/4, `G` = 10 ms), the same estimator for `t0`.
+    Rfc6298,
+}
+
+/// TFWC sender and receiver parameters.
+///
+/// `Default` is Choi's ns-2.34 `Agent/TFWC` (GitHub `soohyunc/TFWC`, `ns-2.34/tcp/tfwc.cc`),
+/// the agent that produced the thesis' Ch. 3-4 simulations: where 002's text and that code
+/// disagree the field documents both and defaults to the code, because the code is what the
+/// thesis' figures show. [`TfwcConfig::thesis`] is 002's text.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TfwcConfig {
@@ -36,6 +92,11 @@ pub struct TfwcConfig {
     /// Closed loss intervals in the average, n = 8 with TFRC's weights and
     /// `ALI = max(I_new, I)` (002 Sec. 3.2.2; `loss_history::AliConfig::tfwc`).
     pub history_size: usize,
+    /// The weights of the average; see [`HistoryWeights`]. 002 Sec. 3.2.2 says n = 8 with
+    /// TFRC's weights; Choi's ns-2.34 code, which produced the thesis' simulations, keeps
+    /// `HSZ = 16` intervals with its own weights (spec 002 §2.2 [X]). The default is the code
+    /// (`history_size = 16`, `choi`); `history_size = 8` with `tfrc` is the thesis' text.
+    pub history_weights: HistoryWeights,
     /// Window before the first loss, in packets: 1, growing by one per ACK (slow start,
     /// 002 Sec. 3.2.3; Choi's code starts at 1, spec 002 §2.7 [X]).
     pub initial_window: u32,
@@ -46,33 +107,56 @@ pub struct TfwcConfig {
     /// (002 Sec. 3.2.6, the hybrid mode). Off gives the window-only TFWC of Fig. 3.5.
     pub hybrid: bool,
     /// The hybrid threshold in packets: "less than two packets" (002 Sec. 3.2.6). Choi's code
-    /// used 2.5 (ns-2 HEAD) and 2.0 (Vic).
+    /// used 2.5 (ns-2.34 `ctrl_win`: `float_win_ < 2.5`), 2.0 (his ns-2.28 tree and Vic). The
+    /// default is the ns-2.34 code's 2.5, the code of the thesis' simulations.
     pub rate_threshold: f64,
-    /// Window rounding; see [`Rounding`].
+    /// Window rounding; see [`Rounding`]. 002 App. A.2.2 rounds W(0.05) = 3.69 "up" to 4;
+    /// Choi's ns-2.34 code truncates (`(int)`), and that code ran the thesis' simulations, so
+    /// the default is `floor`.
     pub rounding: Rounding,
-    /// Multiplies the rate-mode inter-packet interval. 1 in the thesis and Vic; ns-2 HEAD used
-    /// 0.8 because TFWC "got less throughput than TCP" (spec 002 §2.8 [X]).
+    /// The smallest window in packets after rounding. 1 in the thesis' reading (App. A) and
+    /// Vic; 0 in Choi's ns-2.34 code, which has no floor in `ctrl_win`: below W = 1 the
+    /// window-only sender sends nothing on an Ack Vector and lets a packet out only when its
+    /// timer expires (Algorithm 1 line 8). Only window mode reads it.
+    pub min_window: u32,
+    /// Multiplies the rate-mode inter-packet interval. 1 in the thesis' footnote 6 and Vic;
+    /// Choi's ns-2.34 `new_rto` multiplies by 0.8 because TFWC "got less throughput than TCP"
+    /// (spec 002 §2.8 [X]). The default is the ns-2.34 code's 0.8.
     pub rate_mode_scale: f64,
     /// cwnd jitter (002 Sec. 3.2.7): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
     pub jitter: bool,
+    /// Which jitter rule; see [`JitterRule`]. The default is Choi's ns-2.34 code, which ran
+    /// the thesis' Fig. 3.6 and Ch. 4 simulations; `thesis` is 002 Sec. 3.2.7's text.
+    pub jitter_rule: JitterRule,
     /// The "force inflater": inflate at the end of an RTT in which no draw did (002 Sec. 3.2.7,
     /// "at least once per RTT"). Choi's ns-2 code runs it only under the opposite condition
-    /// (spec 002 §2.9 [X]); false leaves the 10 % draws alone.
+    /// (spec 002 §2.9 [X], [`JitterRule::Ns2`]); false leaves the 10 % draws alone. Both
+    /// rules read it.
     pub jitter_force: bool,
     /// 10 % per Ack Vector (002 Sec. 3.2.7).
     pub jitter_probability: f64,
-    /// Jitter is off above this loss event rate: 25 % (002 Sec. 3.2.7).
+    /// Jitter is off above this loss event rate: 25 % (002 Sec. 3.2.7; [`JitterRule::Thesis`]
+    /// only, Choi's code has no such bound).
     pub jitter_max_p: f64,
     /// Jitter is off when the ALI moved by more than this many packets within the RTT: 10
-    /// (002 Sec. 3.2.7, "corresponds to a 10 % loss-rate variation").
+    /// (002 Sec. 3.2.7, "corresponds to a 10 % loss-rate variation"). Under
+    /// [`JitterRule::Ns2`] the same 10 is the move that *allows* the forced inflation.
     pub jitter_max_ali_change: f64,
-    /// Double the timer on each window-mode expiry (002 Sec. 3.2.5). ns-2 HEAD instead resets
-    /// it to `2·SRTT` (spec 002 §2.5 [X]); false selects that.
+    /// Double the timer on each window-mode expiry (002 Sec. 3.2.5, Algorithm 1
+    /// `backoffTimer()`; Choi's ns-2.28 tree, `rto_ = 2 * rto_`). Choi's ns-2.34
+    /// `backoff_timer()` instead sets it to `2·SRTT` (the doubling commented out), so repeated
+    /// expiries come every 2·SRTT until an Ack Vector arrives (spec 002 §2.5 [X]); false
+    /// selects that, the default, as the ns-2.34 code ran the thesis' simulations.
     pub timer_backoff: bool,
+    /// The RTT estimator; see [`RttEstimator`]. Default Choi's ns-2.34 agent's.
+    pub rtt_estimator: RttEstimator,
     /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 [X]).
     pub initial_rto: Dur,
-    /// Lower bound on the RTO: 0.2 s (Vic, following Linux; spec 002 §2.5 [X]).
+    /// Lower bound on the RTO. The thesis gives none (it cites RFC 2988); Vic uses 0.2 s
+    /// (Linux), Choi's ns-2 agent `minrto_ = 0` (spec 002 §2.5 [X]): the window-mode timer is
+    /// `SRTT + max(10 ms, 4·RTTVAR)` however short the RTT. The default is the ns-2 agent's 0,
+    /// as it ran the thesis' simulations.
     pub min_rto: Dur,
     /// Upper bound on the RTO: 60 s (RFC 2988, Vic).
     pub max_rto: Dur,
@@ -86,21 +170,25 @@ impl Default for TfwcConfig {
             packet_size: 1000,
             ack_size: 40,
             margin: 3,
-            history_size: 8,
+            history_size: 16,
+            history_weights: HistoryWeights::Choi,
             initial_window: 1,
             max_window: 100_000,
             hybrid: true,
-            rate_threshold: 2.0,
-            rounding: Rounding::Nearest,
-            rate_mode_scale: 1.0,
+            rate_threshold: 2.5,
+            rounding: Rounding::Floor,
+            min_window: 0,
+            rate_mode_scale: 0.8,
             jitter: true,
+            jitter_rule: JitterRule::Ns2,
             jitter_force: true,
             jitter_probability: 0.1,
             jitter_max_p: 0.25,
             jitter_max_ali_change: 10.0,
-            timer_backoff: true,
+            timer_backoff: false,
+            rtt_estimator: RttEstimator::Ns2,
             initial_rto: Dur::from_secs(3),
-            min_rto: Dur::from_millis(200),
+            min_rto: Dur::ZERO,
             max_rto: Dur::from_secs(60),
             seed: 0,
         }
@@ -108,6 +196,28 @@ impl Default for TfwcConfig {
 }
 
 impl TfwcConfig {
+    /// The TFWC of 002's text where it differs from Choi's ns-2.34 code: 8 loss intervals
+    /// with TFRC's weights (Sec. 3.2.2), the window rounded to the nearest integer and at
+    /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.2.6) without the 0.8
+    /// factor (footnote 6), the jitter's disabling rules and forced inflation (Sec. 3.2.7),
+    /// the doubling back-off (Sec. 3.2.5, Algorithm 1), and, where the text is silent, the
+    /// RFC 6298 estimator of the RFC 2988 it cites with Vic's 0.2 s floor under the RTO.
+    pub fn thesis() -> Self {
+        TfwcConfig {
+            history_size: 8,
+            history_weights: HistoryWeights::Tfrc,
+            rounding: Rounding::Nearest,
+            min_window: 1,
+            rate_threshold: 2.0,
+            rate_mode_scale: 1.0,
+            jitter_rule: JitterRule::Thesis,
+            timer_backoff: true,
+            rtt_estimator: RttEstimator::Rfc6298,
+            min_rto: Dur::from_millis(200),
+            ..Self::default()
+        }
+    }
+
     /// Checks every field against its domain; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         let bad = |f: &str, why: &str| Err(format!("{f}: {why}"));

@@ -7,11 +7,11 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
-use super::config::{Rounding, TfwcConfig};
+use super::config::{HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig};
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::Equation;
 use crate::loss_events::LossEventGrouper;
-use crate::loss_history::{AliConfig, LossEstimator, LossHistory, PacketOutcome};
+use crate::loss_history::{AliConfig, LossEstimator, LossHistory, PacketOutcome, Weights};
 use crate::packet::{Header, Packet};
 use crate::rtt::{TcpRtt, TcpRttConfig, TcpRttMode, TfrcRtt, TfrcRttConfig};
 use crate::time::{Dur, Time};
@@ -43,6 +43,42 @@ struct JitterRound {
     start: Time,
     inflated: bool,
     ali_first: Option<f64>,
+    /// [`JitterRule::Ns2`]: Ack Vectors of this RTT that drew no inflation.
+    as_is: u32,
+    /// [`JitterRule::Ns2`]: the ALI when the span since the last forced inflation began, the
+    /// latest ALI, and the Ack Vectors in the span (ns-2's `alivec_[0]`,
+    /// `alivec_[numalivec_ − 1]`, `numalivec_`).
+    span_first: Option<f64>,
+    span_last: f64,
+    span_len: u32,
+}
+
+/// Choi's ns-2.34 RTT estimator ([`RttEstimator::Ns2`]) in seconds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns2Rtt {
+    srtt: Option<f64>,
+    rttvar: f64,
+}
+
+impl Ns2Rtt {
+    fn on_sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                let s = 0.9 * s + 0.1 * r;
+                self.srtt = Some(s);
+                self.rttvar += 0.25 * ((s - r).abs() - self.rttvar);
+            }
+        }
+    }
+
+    /// `SRTT + max(g, 4·RTTVAR)` with ns-2's `g_ = 0.01` s.
+    fn rto(&self) -> Option<f64> {
+        self.srtt.map(|s| s + (4.0 * self.rttvar).max(0.01))
+    }
 }
 
 /// TFWC sender.
@@ -67,11 +103,22 @@ pub struct TfwcSender {
     window_exact: f64,
     history: LossHistory,
     grouper: LossEventGrouper,
+    /// [`RttEstimator::Rfc6298`]: SRTT and the window-mode RTO. Under [`RttEstimator::Ns2`]
+    /// only the rate mode's `t0` (ns-2 TCP's estimator on 0.1 s ticks).
     rtt: TcpRtt,
+    /// [`RttEstimator::Ns2`]: SRTT and the window-mode RTO.
+    ns2_rtt: Option<Ns2Rtt>,
+    /// [`RttEstimator::Ns2`]: the back-off multiplier of the window-mode RTO.
+    ns2_backoff: f64,
     /// The latest sample and the sqrt-RTT mean for the rate-mode interval (spec 002 §2.8 [X]).
     delay: TfrcRtt,
     /// Send clock in rate mode, retransmission-style timer in window mode.
     deadline: Option<Time>,
+    /// The window-mode timer after an expiry without doubling (`timer_backoff = false`):
+    /// `2·SRTT` until the next Ack Vector, as Choi's ns-2.34 `backoff_timer()` leaves `rto_`.
+    rto_after_expiry: Option<Dur>,
+    /// Time of the latest transmission (ns-2's `timevec_` entry that marks RTTs for the jitter).
+    last_send: Time,
     /// Rate mode: packets the timer has released and `poll_transmit` has not yet sent.
     released: u32,
     jitter: JitterRound,
@@ -89,18 +136,34 @@ impl TfwcSender {
     pub fn new(cfg: TfwcConfig, now: Time) -> TfwcSender {
         let ali = AliConfig {
             n: cfg.history_size.clamp(1, crate::loss_history::MAX_HISTORY),
+            weights: match cfg.history_weights {
+                HistoryWeights::Tfrc => Weights::Rfc5348,
+                HistoryWeights::Choi => Weights::Choi,
+            },
             ..AliConfig::tfwc()
         };
         let history = LossHistory::new(ali)
             .unwrap_or_else(|_| LossHistory::new(AliConfig::tfwc()).expect("preset is valid"));
-        let rtt = TcpRtt::new(TcpRttConfig {
-            mode: TcpRttMode::Rfc6298,
-            tick: Dur::from_millis(10),
-            min_rto: cfg.min_rto,
-            max_rto: cfg.max_rto,
-            initial_rto: cfg.initial_rto,
-            ..TcpRttConfig::default()
-        });
+        let rtt = match cfg.rtt_estimator {
+            RttEstimator::Rfc6298 => TcpRtt::new(TcpRttConfig {
+                mode: TcpRttMode::Rfc6298,
+                tick: Dur::from_millis(10),
+                min_rto: cfg.min_rto,
+                max_rto: cfg.max_rto,
+                initial_rto: cfg.initial_rto,
+                ..TcpRttConfig::default()
+            }),
+            // ns-2.34 `t0_`: `tcp_tick_ = 0.1`, `minrto_ = 0`, 6 s before the first sample.
+            RttEstimator::Ns2 => TcpRtt::new(TcpRttConfig {
+                mode: TcpRttMode::Ns2,
+                tick: Dur::from_millis(100),
+                min_rto: Dur::ZERO,
+                max_rto: cfg.max_rto,
+                initial_rto: Dur::from_secs(6),
+                ..TcpRttConfig::default()
+            }),
+        };
+        let ns2_rtt = (cfg.rtt_estimator == RttEstimator::Ns2).then(Ns2Rtt::default);
         TfwcSender {
             eq: Equation::pftk(),
             mode: Mode::SlowStart,
@@ -114,13 +177,21 @@ impl TfwcSender {
             history,
             grouper: LossEventGrouper::new(),
             rtt,
+            ns2_rtt,
+            ns2_backoff: 1.0,
             delay: TfrcRtt::new(TfrcRttConfig { beta: 0.1 }),
             deadline: None,
+            rto_after_expiry: None,
+            last_send: now,
             released: 0,
             jitter: JitterRound {
                 start: now,
                 inflated: false,
                 ali_first: None,
+                as_is: 0,
+                span_first: None,
+                span_last: 0.0,
+                span_len: 0,
             },
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
             backlog: None,
@@ -164,7 +235,36 @@ impl TfwcSender {
             Rounding::Nearest => (w + 0.5).floor(),
             Rounding::Floor => w.floor(),
         };
-        (whole.max(1.0) as u64).min(u64::from(self.cfg.max_window))
+        (whole.max(f64::from(self.cfg.min_window)) as u64).min(u64::from(self.cfg.max_window))
+    }
+
+    /// The window-mode timer: the RTO (backed off if [`TfwcConfig::timer_backoff`]), or
+    /// `2·SRTT` after an expiry under ns-2.34's rule until the next Ack Vector.
+    fn window_rto(&self) -> Dur {
+        self.rto_after_expiry.unwrap_or_else(|| self.rto())
+    }
+
+    /// The smoothed RTT of [`TfwcConfig::rtt_estimator`].
+    fn srtt(&self) -> Option<Dur> {
+        match &self.ns2_rtt {
+            Some(e) => e.srtt.map(Dur::from_secs_f64),
+            None => self.rtt.srtt(),
+        }
+    }
+
+    /// The window-mode RTO, backed off, within `min_rto..=max_rto`.
+    fn rto(&self) -> Dur {
+        match &self.ns2_rtt {
+            Some(e) => {
+                let base = e.rto().unwrap_or(self.cfg.initial_rto.as_secs_f64());
+                let (lo, hi) = (
+                    self.cfg.min_rto.as_secs_f64(),
+                    self.cfg.max_rto.as_secs_f64(),
+                );
+                Dur::from_secs_f64((base.max(lo) * self.ns2_backoff).min(hi))
+            }
+            None => self.rtt.rto(),
+        }
     }
 
     /// The first loss ends slow start (002 Algorithm 2): halve the window and seed the history
@@ -182,7 +282,7 @@ impl TfwcSender {
     }
 
     fn judge(&mut self, v: &AckVector) {
-        let srtt = self.rtt.srtt().unwrap_or(Dur::ZERO);
+        let srtt = self.srtt().unwrap_or(Dur::ZERO);
         while self.next_judge.saturating_add(self.cfg.margin) < v.head {
             let seq = self.next_judge;
             let sent_at = self.sent.pop_front().unwrap_or(Time::ZERO);
@@ -227,10 +327,61 @@ impl TfwcSender {
         } else {
             Mode::Window
         };
+        let previous = self.cwnd;
         self.cwnd = self.window_of(w);
-        if self.mode == Mode::Window && self.cfg.jitter {
-            self.jitter(now, p);
+        if self.cfg.jitter {
+            match self.cfg.jitter_rule {
+                JitterRule::Thesis if self.mode == Mode::Window => self.jitter(now, p),
+                JitterRule::Thesis => {}
+                JitterRule::Ns2 => self.jitter_ns2(p, previous),
+            }
         }
+    }
+
+    /// A uniform draw in [0, 1).
+    fn draw(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// [`JitterRule::Ns2`]: Choi's ns-2.34 `smoother()` and `force_inflate()`, as described on
+    /// the rule. It runs on every Ack Vector after slow start, as there (in rate mode the
+    /// window is not used).
+    fn jitter_ns2(&mut self, p: f64, previous: u64) {
+        let ali = 1.0 / p;
+        let srtt = self.srtt().unwrap_or(Dur::MAX);
+        let acks = u32::from(self.jitter.inflated) + self.jitter.as_is;
+        let new_rtt = acks > 0 && self.last_send.saturating_since(self.jitter.start) > srtt;
+        if new_rtt {
+            // The window is the previous one, not this Ack Vector's equation value.
+            self.cwnd = previous;
+            let moved = self.jitter.span_first.is_some_and(|f| {
+                (f - self.jitter.span_last).abs() > self.cfg.jitter_max_ali_change
+            });
+            let go = self.jitter.span_len > 4 && moved;
+            if go {
+                self.jitter.span_len = 1;
+                self.jitter.span_first = None;
+            } else {
+                self.jitter.span_len += 1;
+            }
+            // One inflation among at least 5 Ack Vectors stays below ns-2's 25 % ratio.
+            if go && self.cfg.jitter_force && !self.jitter.inflated && self.jitter.as_is >= 4 {
+                self.cwnd += 1;
+            }
+            self.jitter.start = self.last_send;
+            self.jitter.inflated = false;
+            self.jitter.as_is = 0;
+        } else {
+            if self.draw() < self.cfg.jitter_probability {
+                self.cwnd += 1;
+                self.jitter.inflated = true;
+            } else {
+                self.jitter.as_is += 1;
+            }
+            self.jitter.span_len += 1;
+        }
+        self.jitter.span_first.get_or_insert(ali);
+        self.jitter.span_last = ali;
     }
 
     fn jitter(&mut self, now: Time, p: f64) {
@@ -238,22 +389,20 @@ impl TfwcSender {
         let first = *self.jitter.ali_first.get_or_insert(ali);
         let allowed =
             p <= self.cfg.jitter_max_p && (ali - first).abs() <= self.cfg.jitter_max_ali_change;
-        let draw = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let draw = self.draw();
         if allowed && draw < self.cfg.jitter_probability {
             self.cwnd += 1;
             self.jitter.inflated = true;
         }
-        let srtt = self.rtt.srtt().unwrap_or(Dur::MAX);
+        let srtt = self.srtt().unwrap_or(Dur::MAX);
         if now.saturating_since(self.jitter.start) > srtt {
             // The "force inflater" at the end of each RTT (002 Sec. 3.2.7).
             if allowed && self.cfg.jitter_force && !self.jitter.inflated {
                 self.cwnd += 1;
             }
-            self.jitter = JitterRound {
-                start: now,
-                inflated: false,
-                ali_first: Some(ali),
-            };
+            self.jitter.start = now;
+            self.jitter.inflated = false;
+            self.jitter.ali_first = Some(ali);
         }
     }
 
@@ -264,7 +413,7 @@ impl TfwcSender {
         let r = self
             .delay
             .latest()
-            .or(self.rtt.srtt())
+            .or(self.srtt())
             .unwrap_or(self.cfg.initial_rto)
             .as_secs_f64();
         let t0 = self.rtt.base_rto().as_secs_f64();
@@ -303,6 +452,11 @@ impl Endpoint for TfwcSender {
         let sample = now.saturating_since(echo);
         self.rtt.on_sample(sample);
         self.rtt.reset_backoff();
+        if let Some(e) = &mut self.ns2_rtt {
+            e.on_sample(sample.as_secs_f64());
+        }
+        self.ns2_backoff = 1.0;
+        self.rto_after_expiry = None;
         self.delay.on_sample(sample);
         self.head = Some(vector.head);
         self.timer_credit = 0;
@@ -317,8 +471,11 @@ impl Endpoint for TfwcSender {
                 self.deadline = Some(due);
             }
             _ => {
-                if self.next_seq > vector.head + 1 {
-                    self.deadline = Some(now + self.rtt.rto());
+                // Armed while packets are out, and also while a window of 0 (ns-2's
+                // `(int) W` below 1, [`TfwcConfig::min_window`]) holds back data: then only the
+                // timer lets a packet out, as ns-2.34's `output()` re-arms it on every Ack Vector.
+                if self.next_seq > vector.head + 1 || (self.has_data() && !self.window_open()) {
+                    self.deadline = Some(now + self.window_rto());
                 } else {
                     self.deadline = None;
                 }
@@ -340,17 +497,27 @@ impl Endpoint for TfwcSender {
             _ => {
                 // Algorithm 1: back off, re-arm, let one more packet into the window.
                 if self.cfg.timer_backoff {
-                    self.rtt.backoff();
+                    if self.ns2_rtt.is_some() {
+                        // ns-2.28's `rto_ = 2·rto_`, capped at `max_rto`.
+                        if self.rto() < self.cfg.max_rto {
+                            self.ns2_backoff *= 2.0;
+                        }
+                    } else {
+                        self.rtt.backoff();
+                    }
                 }
                 self.timer_credit += 1;
-                let rto = if self.cfg.timer_backoff {
-                    self.rtt.rto()
-                } else {
-                    self.rtt
+                if !self.cfg.timer_backoff {
+                    // ns-2.34: `rto_ = 2·srtt_` (1 s before any sample), kept for the
+                    // packets this expiry lets out, until an Ack Vector recomputes it.
+                    let two_srtt = self
                         .srtt()
-                        .map_or(self.rtt.rto(), |s| s.saturating_mul(2))
-                };
-                self.deadline = Some(now + rto);
+                        .unwrap_or(Dur::from_secs(1))
+                        .saturating_mul(2)
+                        .min(self.cfg.max_rto);
+                    self.rto_after_expiry = Some(two_srtt);
+                }
+                self.deadline = Some(now + self.window_rto());
             }
         }
     }
@@ -384,8 +551,9 @@ impl Endpoint for TfwcSender {
         self.stats.bytes_sent += u64::from(size);
         if self.mode != Mode::Rate {
             // "The timer is (re)set with t_RTO whenever a new packet is sent" (002 Sec. 3.2.5).
-            self.deadline = Some(now + self.rtt.rto());
+            self.deadline = Some(now + self.window_rto());
         }
+        self.last_send = now;
         let aoa = self.next_judge.checked_sub(1);
         Some(Packet {
             size,
@@ -407,8 +575,8 @@ impl Endpoint for TfwcSender {
             cwnd: Some(self.cwnd as f64),
             p,
             ali: self.history.average_loss_interval(),
-            rtt: self.rtt.srtt(),
-            rto: Some(self.rtt.rto()),
+            rtt: self.srtt(),
+            rto: Some(self.window_rto()),
             mode: self.mode.name(),
             ..self.stats.clone()
         }
@@ -422,5 +590,29 @@ impl Sender for TfwcSender {
             (Some(b), Some(x)) => Some(b.saturating_add(x)),
             (None, Some(x)) => Some(x),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ns2Rtt;
+
+    /// Choi's ns-2.34 `update_rtt()` by hand: first sample 0.1 s gives SRTT 0.1, RTTVAR 0.05,
+    /// RTO 0.3; a second of 0.2 s gives SRTT 0.11, RTTVAR 0.05 + 0.25·(0.09 − 0.05) = 0.06,
+    /// RTO 0.35; a steady RTT lets RTTVAR decay until the 10 ms granularity term is the margin.
+    #[test]
+    fn ns2_estimator_follows_choi_update_rtt() {
+        let mut e = Ns2Rtt::default();
+        assert_eq!(e.rto(), None);
+        e.on_sample(0.1);
+        assert!((e.rto().unwrap() - 0.3).abs() < 1e-12);
+        e.on_sample(0.2);
+        assert!((e.srtt.unwrap() - 0.11).abs() < 1e-12);
+        assert!((e.rttvar - 0.06).abs() < 1e-12);
+        assert!((e.rto().unwrap() - 0.35).abs() < 1e-12);
+        for _ in 0..2000 {
+            e.on_sample(0.2);
+        }
+        assert!((e.rto().unwrap() - 0.21).abs() < 1e-6, "{:?}", e.rto());
     }
 }
