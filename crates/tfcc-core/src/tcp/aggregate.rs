@@ -19,6 +19,11 @@
 //! - `N_pm` counts *active* connections (001 Sec. 2.3: the proxy "can identify the number of
 //!   active TCP connections"): a member that has neither sent nor been acknowledged for
 //!   [`PtcpConfig::group_idle`] is left out until it does again; members may join at any time.
+//! - A member in loss recovery or slow start does not apply `k` (Eq. 1 is congestion avoidance
+//!   only, 001 Sec. 2.2) but stays "active": its ACKs count in the aggregate's slots, its window
+//!   in `Σcwnd`, and by default it keeps its share of the need and of `k_max`
+//!   ([`GroupShare::Active`], the text's word). The thesis does not say more;
+//!   [`GroupShare::CongAvoid`] splits both over the members in congestion avoidance only.
 //!
 //! The aggregate lives behind an `Arc<Mutex<_>>` shared by its members' senders, the one place
 //! where sans-IO endpoints share state: the proxy of Fig. 4 is one host. The lock is taken once
@@ -26,7 +31,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::ptcp::{PathEstimate, Ptcp, PtcpConfig};
+use super::ptcp::{GroupShare, PathEstimate, Ptcp, PtcpConfig};
 use crate::time::{Dur, Time};
 
 /// One member's view as the aggregate last saw it.
@@ -36,6 +41,9 @@ struct Member {
     srtt: Option<Dur>,
     /// Last segment sent or ACK received.
     last: Option<Time>,
+    /// Its last ACK was in congestion avoidance (the TCP asked for `k`), and no window cut
+    /// since ([`GroupShare::CongAvoid`]).
+    in_ca: bool,
 }
 
 /// The shared controller of one aggregate.
@@ -44,6 +52,7 @@ pub struct Aggregate {
     ctl: Ptcp,
     members: Vec<Member>,
     idle: Dur,
+    share: GroupShare,
 }
 
 /// The handle a member's sender keeps.
@@ -54,6 +63,8 @@ pub type AggregateHandle = Arc<Mutex<Aggregate>>;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Active {
     pub n: u32,
+    /// Of those, the members in congestion avoidance (`me` always counted).
+    pub n_ca: u32,
     pub cwnd_sum: f64,
     pub min_srtt: Option<Dur>,
 }
@@ -62,10 +73,12 @@ impl Aggregate {
     /// A controller for the aggregate; `cfg.bw` is the aggregate's requirement.
     pub fn new(cfg: PtcpConfig, segment_size: u32) -> Aggregate {
         let idle = cfg.group_idle;
+        let share = cfg.group_share;
         Aggregate {
             ctl: Ptcp::new(cfg, segment_size),
             members: Vec::new(),
             idle,
+            share,
         }
     }
 
@@ -94,6 +107,7 @@ impl Aggregate {
     pub fn active(&self, now: Time, me: usize) -> Active {
         let mut a = Active {
             n: 0,
+            n_ca: 0,
             cwnd_sum: 0.0,
             min_srtt: None,
         };
@@ -105,6 +119,9 @@ impl Aggregate {
                 continue;
             }
             a.n += 1;
+            if i == me || m.in_ca {
+                a.n_ca += 1;
+            }
             a.cwnd_sum += m.cwnd;
             if let Some(s) = m.srtt.filter(|s| !s.is_zero()) {
                 a.min_srtt = Some(a.min_srtt.map_or(s, |x: Dur| x.min(s)));
@@ -128,6 +145,8 @@ impl Aggregate {
         };
         m.last = Some(now);
         m.cwnd = cwnd;
+        // Set again by `increase` if the TCP applies `k` on this ACK.
+        m.in_ca = false;
         if let Some(s) = srtt.filter(|s| !s.is_zero()) {
             m.srtt = Some(s);
         }
@@ -135,9 +154,13 @@ impl Aggregate {
         self.ctl.on_acked(now, acked, a.min_srtt, a.cwnd_sum);
     }
 
-    /// A member cut its window (a fast retransmit, or a timeout when `timeout`): counted in the
-    /// aggregate's slots.
-    pub fn on_cut(&mut self, timeout: bool) {
+    /// Member `me` cut its window (a fast retransmit, or a timeout when `timeout`): counted in
+    /// the aggregate's slots; the member is in loss recovery until an ACK finds it back in
+    /// congestion avoidance.
+    pub fn on_cut(&mut self, me: usize, timeout: bool) {
+        if let Some(m) = self.members.get_mut(me) {
+            m.in_ca = false;
+        }
         self.ctl.on_cut(timeout);
     }
 
@@ -146,17 +169,22 @@ impl Aggregate {
     pub fn increase(&mut self, now: Time, me: usize, cwnd: f64, est: Option<PathEstimate>) -> f64 {
         if let Some(m) = self.members.get_mut(me) {
             m.cwnd = cwnd;
+            m.in_ca = true;
         }
         let k_min = self.ctl.config().k_min_value;
         if !self.ctl.started() {
             return k_min;
         }
         let a = self.active(now, me);
-        let k_bw = self.ctl.eq2_shared(now, cwnd, a.n);
+        let n_pm = match self.share {
+            GroupShare::Active => a.n,
+            GroupShare::CongAvoid => a.n_ca,
+        };
+        let k_bw = self.ctl.eq2_shared(now, cwnd, n_pm);
         let k_max = self
             .ctl
             .eq34(a.cwnd_sum, est)
-            .map_or(k_min, |h| h / f64::from(a.n.max(1)));
+            .map_or(k_min, |h| h / f64::from(n_pm.max(1)));
         self.ctl.apply_bounds(k_bw, k_max)
     }
 }
@@ -259,6 +287,45 @@ mod tests {
         let late = a.join();
         a.on_acked(Time(630 * MS), late, 0, Some(Dur::from_millis(30)), 3.0);
         assert_eq!(a.active(Time(640 * MS), 0).n, 3);
+    }
+
+    #[test]
+    fn members_in_loss_recovery_leave_the_share_only_when_configured() {
+        // 10 members, windows of 2, A = 4000 pkt/s, srtt = 25 ms: 100 − 20 = 80 packets of
+        // headroom. Members 1-4 cut their windows (loss recovery) and are not back in
+        // congestion avoidance.
+        for (share, n) in [(GroupShare::Active, 10.0), (GroupShare::CongAvoid, 6.0)] {
+            let mut a = Aggregate::new(
+                PtcpConfig {
+                    eq2_reserve: 1,
+                    group: Some("g".into()),
+                    group_share: share,
+                    ..PtcpConfig::default()
+                },
+                1000,
+            );
+            let ids: Vec<usize> = (0..10).map(|_| a.join()).collect();
+            let est = PathEstimate {
+                available: 4000.0,
+                capacity: 12_000.0,
+            };
+            for &i in &ids {
+                a.on_acked(Time::ZERO, i, 0, Some(Dur::from_millis(25)), 2.0);
+                a.increase(Time::ZERO, i, 2.0, Some(est));
+            }
+            for &i in &ids[1..5] {
+                a.on_cut(i, false);
+            }
+            assert_eq!(a.active(Time(360 * MS), 0).n_ca, 6);
+            // Far behind (m = 1): k_max binds, the headroom split over n members.
+            let k = a.increase(Time(360 * MS), 0, 2.0, Some(est));
+            assert!((k - 80.0 / n).abs() < 1e-9, "{share:?}: {k}");
+            // A recovery ACK (no `increase` after it) keeps a member out; a CA ACK brings it in.
+            a.on_acked(Time(361 * MS), ids[1], 1, Some(Dur::from_millis(25)), 2.0);
+            assert_eq!(a.active(Time(361 * MS), 0).n_ca, 6);
+            a.increase(Time(361 * MS), ids[1], 2.0, Some(est));
+            assert_eq!(a.active(Time(361 * MS), 0).n_ca, 7);
+        }
     }
 
     #[test]

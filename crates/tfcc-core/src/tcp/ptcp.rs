@@ -161,6 +161,25 @@ pub enum EvalEnd {
     CtrlSlots,
 }
 
+/// Which members of an aggregate share the packets still needed (the multi-connection Eq. 2)
+/// and the aggregate's `k_max` headroom (001 Sec. 2.3: "`N_pm` is the number of active TCP
+/// connections"). The thesis does not say whether a connection in loss recovery or in slow
+/// start, where `k` is not used (Eq. 1 applies in congestion avoidance only), counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupShare {
+    /// Every active member (sent or acknowledged within [`PtcpConfig::group_idle`]), whatever
+    /// its TCP state: the text's "active TCP connections", and a connection in loss recovery
+    /// is still open and sending. Its share of the need is then not pursued by anyone until
+    /// the shared `a_j^sum` shows the shortfall to the others.
+    #[default]
+    Active,
+    /// Only the active members whose last ACK was in congestion avoidance (the ones that apply
+    /// `k`): the need and the headroom are split over the connections that can act on them.
+    /// The windows of the others still count in the headroom's `Σcwnd`.
+    CongAvoid,
+}
+
 /// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
 /// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -213,6 +232,8 @@ pub struct PtcpConfig {
     /// of active TCP connections"; the thesis does not say how). 500 ms is about 17 RTTs of the
     /// thesis' dumbbell: longer than a fast recovery, shorter than a SURGE think time (k = 1 s).
     pub group_idle: Dur,
+    /// Which active members share Eq. 2's need and `k_max` in an aggregate (see [`GroupShare`]).
+    pub group_share: GroupShare,
     /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
     /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
     /// or a timeout (spec 001 §3.0). Slots are still recorded.
@@ -238,6 +259,7 @@ impl Default for PtcpConfig {
             oracle_window: Dur::from_millis(40), // spec 001 §2.9
             group: None,                         // one connection
             group_idle: Dur::from_millis(500),   // see the field
+            group_share: GroupShare::Active,     // see GroupShare
             constant: false,                     // PTCP itself
         }
     }
@@ -262,6 +284,7 @@ impl PtcpConfig {
         "oracle_window",
         "group",
         "group_idle",
+        "group_share",
         "constant",
     ];
 
@@ -883,7 +906,7 @@ impl PtcpSender {
     /// The TCP cut its window (a fast retransmit, or a timeout when `timeout`).
     pub fn on_cut(&mut self, timeout: bool) {
         match &self.group {
-            Some((g, _)) => aggregate::lock(g).on_cut(timeout),
+            Some((g, me)) => aggregate::lock(g).on_cut(*me, timeout),
             None => self.ctl.on_cut(timeout),
         }
     }
