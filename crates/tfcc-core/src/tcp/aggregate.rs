@@ -24,6 +24,9 @@
 //!   in `Σcwnd`, and by default it keeps its share of the need and of `k_max`
 //!   ([`GroupShare::Active`], the text's word). The thesis does not say more;
 //!   [`GroupShare::CongAvoid`] splits both over the members in congestion avoidance only.
+//! - `k_min = 1` (001 Sec. 2.2.2, "to preserve the basic characteristics of TCP Reno") holds
+//!   per member by default ([`GroupKMin::PerMember`]): every connection stays at least a Reno
+//!   connection. Sec. 2.3 does not say; [`GroupKMin::Shared`] floors the sum instead.
 //!
 //! The aggregate lives behind an `Arc<Mutex<_>>` shared by its members' senders, the one place
 //! where sans-IO endpoints share state: the proxy of Fig. 4 is one host. The lock is taken once
@@ -31,7 +34,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::ptcp::{GroupShare, PathEstimate, Ptcp, PtcpConfig};
+use super::ptcp::{GroupKMin, GroupShare, PathEstimate, Ptcp, PtcpConfig};
 use crate::time::{Dur, Time};
 
 /// One member's view as the aggregate last saw it.
@@ -53,6 +56,7 @@ pub struct Aggregate {
     members: Vec<Member>,
     idle: Dur,
     share: GroupShare,
+    k_min: GroupKMin,
 }
 
 /// The handle a member's sender keeps.
@@ -74,11 +78,13 @@ impl Aggregate {
     pub fn new(cfg: PtcpConfig, segment_size: u32) -> Aggregate {
         let idle = cfg.group_idle;
         let share = cfg.group_share;
+        let k_min = cfg.group_k_min;
         Aggregate {
             ctl: Ptcp::new(cfg, segment_size),
             members: Vec::new(),
             idle,
             share,
+            k_min,
         }
     }
 
@@ -185,7 +191,11 @@ impl Aggregate {
             .ctl
             .eq34(a.cwnd_sum, est)
             .map_or(k_min, |h| h / f64::from(n_pm.max(1)));
-        self.ctl.apply_bounds(k_bw, k_max)
+        let floor = match self.k_min {
+            GroupKMin::PerMember => k_min,
+            GroupKMin::Shared => k_min / f64::from(n_pm.max(1)),
+        };
+        self.ctl.apply_bounds_with(k_bw, k_max, floor)
     }
 }
 
@@ -325,6 +335,32 @@ mod tests {
             assert_eq!(a.active(Time(361 * MS), 0).n_ca, 6);
             a.increase(Time(361 * MS), ids[1], 2.0, Some(est));
             assert_eq!(a.active(Time(361 * MS), 0).n_ca, 7);
+        }
+    }
+
+    #[test]
+    fn k_min_holds_per_member_or_for_the_sum_as_configured() {
+        // 10 members well ahead (a window of 100 against 1000/10 packets needed: k_bw < 0),
+        // plenty of room: k is the floor, 1 per member or 1/10 each for the sum.
+        for (mode, floor) in [(GroupKMin::PerMember, 1.0), (GroupKMin::Shared, 0.1)] {
+            let mut a = Aggregate::new(
+                PtcpConfig {
+                    group: Some("g".into()),
+                    group_k_min: mode,
+                    ..PtcpConfig::default()
+                },
+                1000,
+            );
+            let ids: Vec<usize> = (0..10).map(|_| a.join()).collect();
+            for &i in &ids {
+                a.on_acked(Time::ZERO, i, 0, Some(Dur::from_millis(25)), 100.0);
+            }
+            let roomy = PathEstimate {
+                available: 120_000.0,
+                capacity: 120_000.0,
+            };
+            let k = a.increase(Time(10 * MS), 0, 100.0, Some(roomy));
+            assert!((k - floor).abs() < 1e-12, "{mode:?}: {k}");
         }
     }
 

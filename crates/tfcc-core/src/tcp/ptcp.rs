@@ -180,6 +180,21 @@ pub enum GroupShare {
     CongAvoid,
 }
 
+/// How `k_min` applies in an aggregate (001 Sec. 2.2.2 sets `k_min = 1` "to preserve the basic
+/// characteristics of TCP Reno"; Sec. 2.3 does not say whether per connection or for the sum).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupKMin {
+    /// Every member keeps `k ≥ k_min_value`: each connection is at least as aggressive as the
+    /// Reno connection it is (the aggregate at least as `N_pm` Reno connections, the thesis'
+    /// "TCP Reno" comparison of Fig. 9).
+    #[default]
+    PerMember,
+    /// The aggregate keeps `Σk ≥ k_min_value`: each member's floor is `k_min_value / N_pm`
+    /// (with the `N_pm` of [`GroupShare`]), so the sum grows like one Reno connection.
+    Shared,
+}
+
 /// PTCP's parameters. Defaults are the thesis' (001 Sec. 3.1: `e = 32`, `s` from 16,
 /// `k_min = 1`) for its 100 Mb/s, 20 ms ns-2 dumbbell.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -234,6 +249,8 @@ pub struct PtcpConfig {
     pub group_idle: Dur,
     /// Which active members share Eq. 2's need and `k_max` in an aggregate (see [`GroupShare`]).
     pub group_share: GroupShare,
+    /// Whether `k_min` holds per member or for the aggregate's sum (see [`GroupKMin`]).
+    pub group_k_min: GroupKMin,
     /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
     /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
     /// or a timeout (spec 001 §3.0). Slots are still recorded.
@@ -260,6 +277,7 @@ impl Default for PtcpConfig {
             group: None,                         // one connection
             group_idle: Dur::from_millis(500),   // see the field
             group_share: GroupShare::Active,     // see GroupShare
+            group_k_min: GroupKMin::PerMember,   // see GroupKMin
             constant: false,                     // PTCP itself
         }
     }
@@ -285,6 +303,7 @@ impl PtcpConfig {
         "group",
         "group_idle",
         "group_share",
+        "group_k_min",
         "constant",
     ];
 
@@ -772,18 +791,28 @@ impl Ptcp {
     /// [`Ptcp::bound`], and count which bound set `k` towards the control slot's
     /// [`CtrlSlot::bound_by`]. Called once per congestion-avoidance ACK.
     pub fn apply_bounds(&mut self, k_bw: f64, k_max: f64) -> f64 {
-        let b = self.binding(k_bw, k_max);
+        self.apply_bounds_with(k_bw, k_max, self.cfg.k_min_value)
+    }
+
+    /// [`Ptcp::apply_bounds`] with `k_min_value` in place of the configured one (an
+    /// aggregate's member under [`GroupKMin::Shared`]).
+    pub fn apply_bounds_with(&mut self, k_bw: f64, k_max: f64, k_min_value: f64) -> f64 {
+        let b = self.binding_with(k_bw, k_max, k_min_value);
         self.bound_counts[b.index()] += 1;
         if b == Bound::KMin && k_max < k_bw {
             self.k_min_over_k_max += 1;
         }
-        self.bound(k_bw, k_max)
+        self.bound_with(k_bw, k_max, k_min_value)
     }
 
     /// Which bound [`Ptcp::bound`] lets set `k`: `k_min` when it raises `min(k_bw, k_max)`,
     /// else the smaller of `k_bw` and `k_max` (`k_bw` on a tie).
     pub fn binding(&self, k_bw: f64, k_max: f64) -> Bound {
-        if self.cfg.k_min && k_bw.min(k_max) < self.cfg.k_min_value {
+        self.binding_with(k_bw, k_max, self.cfg.k_min_value)
+    }
+
+    fn binding_with(&self, k_bw: f64, k_max: f64, k_min_value: f64) -> Bound {
+        if self.cfg.k_min && k_bw.min(k_max) < k_min_value {
             Bound::KMin
         } else if k_bw <= k_max {
             Bound::KBw
@@ -794,9 +823,13 @@ impl Ptcp {
 
     /// `k = min(k_bw, k_max)`, then at least `k_min` when that is on (module documentation).
     pub fn bound(&self, k_bw: f64, k_max: f64) -> f64 {
+        self.bound_with(k_bw, k_max, self.cfg.k_min_value)
+    }
+
+    fn bound_with(&self, k_bw: f64, k_max: f64, k_min_value: f64) -> f64 {
         let k = k_bw.min(k_max);
         if self.cfg.k_min {
-            k.max(self.cfg.k_min_value)
+            k.max(k_min_value)
         } else {
             k
         }
