@@ -261,6 +261,26 @@ fn opt_ms(d: Option<Dur>) -> String {
     d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
 }
 
+/// One line on stderr for the first dropped datagram, not one per datagram: a peer speaking
+/// another protocol (or junk on the port) is then visible at once, and the counts are in the
+/// summary line.
+fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut bool) {
+    if *said {
+        return;
+    }
+    if let Some((from, why)) = s.first_drop() {
+        let hint = match why {
+            crate::DropReason::Malformed(_) => " Does the peer use the same --protocol?",
+            _ => "",
+        };
+        eprintln!(
+            "warning: dropped a datagram from {from} ({why}).{hint} Further drops are counted, \
+             not shown: malformed, unexpected and truncated in the summary line."
+        );
+        *said = true;
+    }
+}
+
 fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Result<(), String> {
     println!(
         "{:>8} {:>10} {:>10} {:>9} {:>8}  mode",
@@ -269,9 +289,11 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     let end = Time::ZERO + duration;
     let mut last_bytes = 0u64;
     let mut t = Time::ZERO;
+    let mut said = false;
     while t < end {
         let next = (t + every).min(end);
         s.run_until(next).map_err(|e| e.to_string())?;
+        say_first_drop(&s, &mut said);
         let c = s.counters();
         let st = s.endpoint().stats();
         println!(
@@ -310,9 +332,11 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
     let end = Time::ZERO + duration;
     let mut last = 0u64;
     let mut t = Time::ZERO;
+    let mut said = false;
     while t < end {
         let next = (t + every).min(end);
         s.run_until(next).map_err(|e| e.to_string())?;
+        say_first_drop(&s, &mut said);
         let d = s.delivered_bytes();
         let st = s.endpoint().stats();
         println!(
