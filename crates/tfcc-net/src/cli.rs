@@ -176,8 +176,40 @@ pub fn recv_command(argv: &[String]) -> i32 {
     }
 }
 
+/// A socket that could not be made, named by its flag and address ("--listen 127.0.0.1:5000:
+/// Address already in use"), not by the OS error alone.
+fn bind_error(flag: &str, addr: &str, e: std::io::Error) -> String {
+    format!("--{flag} {addr}: {e}")
+}
+
+/// The largest UDP payload over IPv4 (65 535 − 20 B IP header − 8 B UDP header).
+const MAX_UDP_PAYLOAD: u32 = 65_507;
+
+/// `--packet-size` must fit a datagram and hold the protocol's header: a smaller packet would
+/// go out as the bare header, larger than the `s` its rate is paced with.
+fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
+    let header = match protocol {
+        "tfrc" => tfcc_core::tfrc::wire::DATA_LEN,
+        "tfwc" => tfcc_core::tfwc::wire::DATA_LEN,
+        "cbr" => crate::wire::RAW_LEN,
+        _ => return Ok(()), // the protocol check names it
+    };
+    if size > MAX_UDP_PAYLOAD {
+        return Err(format!(
+            "--packet-size {size}: larger than the largest UDP payload ({MAX_UDP_PAYLOAD} B)"
+        ));
+    }
+    if (size as usize) < header {
+        return Err(format!(
+            "--packet-size {size}: smaller than the {protocol} header ({header} B)"
+        ));
+    }
+    Ok(())
+}
+
 fn send(a: &SendArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
+    check_packet_size(&a.protocol, a.packet_size)?;
     let every = dur("report", &a.report)?;
     let to: SocketAddr =
         a.to.to_socket_addrs()
@@ -188,8 +220,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
-            let s =
-                Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            let s = Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg)
+                .map_err(|e| bind_error("bind", &a.bind, e))?;
             drive_sender(s, duration, every)
         }
         "tfwc" => {
@@ -198,8 +230,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 ..TfwcConfig::default()
             };
             let ep = TfwcSender::new(c, Time::ZERO);
-            let s =
-                Session::sender(ep, Protocol::Tfwc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            let s = Session::sender(ep, Protocol::Tfwc, &a.bind, to, cfg)
+                .map_err(|e| bind_error("bind", &a.bind, e))?;
             drive_sender(s, duration, every)
         }
         "cbr" => {
@@ -212,8 +244,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
             c.validate()
                 .map_err(|e| format!("--rate/--packet-size: {e}"))?;
             let ep = CbrSender::new(c, Time::ZERO, Some(Time::ZERO + duration));
-            let s =
-                Session::sender(ep, Protocol::Raw, &a.bind, to, cfg).map_err(|e| e.to_string())?;
+            let s = Session::sender(ep, Protocol::Raw, &a.bind, to, cfg)
+                .map_err(|e| bind_error("bind", &a.bind, e))?;
             drive_sender(s, duration, every)
         }
         other => Err(format!(
@@ -229,19 +261,19 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcReceiver::new(tfrc_config(&a.preset, None)?);
-            let s =
-                Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            let s = Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg)
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "tfwc" => {
             let ep = TfwcReceiver::new(&TfwcConfig::default());
-            let s =
-                Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            let s = Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg)
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "cbr" => {
             let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         other => Err(format!(
@@ -372,5 +404,44 @@ pub fn main_from(argv: &[String]) -> i32 {
         Some("send") => send_command(&argv[2..]),
         Some("recv") => recv_command(&argv[2..]),
         _ => fail(&format!("usage: {prog} send|recv ... (--help for each)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_error(args: &[&str]) -> String {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let a: SendArgs = parse("tfcc send", &argv).expect("flags parse");
+        send(&a).expect_err("refused")
+    }
+
+    fn recv_error(args: &[&str]) -> String {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let a: RecvArgs = parse("tfcc recv", &argv).expect("flags parse");
+        recv(&a).expect_err("refused")
+    }
+
+    #[test]
+    fn a_port_in_use_names_the_flag_and_address() {
+        let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap().to_string();
+        let e = recv_error(&["--listen", &addr, "--duration", "1s"]);
+        assert!(e.starts_with(&format!("--listen {addr}: ")), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--bind", &addr, "--duration", "1s"]);
+        assert!(e.starts_with(&format!("--bind {addr}: ")), "{e}");
+        let e = recv_error(&["--listen", ":5000"]);
+        assert!(e.starts_with("--listen :5000: "), "{e}");
+    }
+
+    #[test]
+    fn packet_sizes_that_no_datagram_carries_are_refused() {
+        let e = send_error(&["127.0.0.1:9", "--packet-size", "70000"]);
+        assert!(e.contains("largest UDP payload"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--packet-size", "10"]);
+        assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
+        assert!(e.contains("cbr header (20 B)"), "{e}");
     }
 }
