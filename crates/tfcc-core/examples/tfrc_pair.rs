@@ -80,7 +80,7 @@ fn main() {
                 st.rtt.map_or(0.0, Dur::as_millis_f64),
                 sender.next_timeout().map_or(f64::NAN, Time::as_secs_f64),
             );
-            next_print = next_print + Dur::from_secs(2);
+            next_print += Dur::from_secs(2);
         }
 
         // 2. Advance the clock to the next thing that happens.

@@ -65,7 +65,7 @@ fn main() {
                 st.p.unwrap_or(0.0),
                 st.rtt.map_or(0.0, Dur::as_millis_f64),
             );
-            next_print = next_print + Dur::from_secs(2);
+            next_print += Dur::from_secs(2);
         }
 
         let arrivals = [to_receiver.front(), to_sender.front()]

@@ -39,9 +39,9 @@ struct SendArgs {
     /// TFRC preset: thesis (default) or ns2.
     #[arg(long, default_value = "thesis")]
     preset: String,
-    /// Local address to bind.
-    #[arg(long, default_value = "0.0.0.0:0")]
-    bind: String,
+    /// Local address to bind [default: 0.0.0.0:0, or [::]:0 for an IPv6 receiver].
+    #[arg(long)]
+    bind: Option<String>,
     /// Report interval, e.g. 1s.
     #[arg(long, default_value = "1s")]
     report: String,
@@ -176,6 +176,15 @@ pub fn recv_command(argv: &[String]) -> i32 {
     }
 }
 
+/// The wildcard address of `to`'s family: an IPv4 socket cannot send to an IPv6 receiver.
+fn default_bind(to: &SocketAddr) -> &'static str {
+    if to.is_ipv6() {
+        "[::]:0"
+    } else {
+        "0.0.0.0:0"
+    }
+}
+
 /// A socket that could not be made, named by its flag and address ("--listen 127.0.0.1:5000:
 /// Address already in use"), not by the OS error alone.
 fn bind_error(flag: &str, addr: &str, e: std::io::Error) -> String {
@@ -217,11 +226,15 @@ fn send(a: &SendArgs) -> Result<(), String> {
             .next()
             .ok_or_else(|| format!("{}: no address", a.to))?;
     let cfg = session_config(a.realtime)?;
+    let bind = a
+        .bind
+        .clone()
+        .unwrap_or_else(|| default_bind(&to).to_string());
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
-            let s = Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg)
-                .map_err(|e| bind_error("bind", &a.bind, e))?;
+            let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
             drive_sender(s, duration, every)
         }
         "tfwc" => {
@@ -230,8 +243,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 ..TfwcConfig::default()
             };
             let ep = TfwcSender::new(c, Time::ZERO);
-            let s = Session::sender(ep, Protocol::Tfwc, &a.bind, to, cfg)
-                .map_err(|e| bind_error("bind", &a.bind, e))?;
+            let s = Session::sender(ep, Protocol::Tfwc, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
             drive_sender(s, duration, every)
         }
         "cbr" => {
@@ -244,8 +257,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
             c.validate()
                 .map_err(|e| format!("--rate/--packet-size: {e}"))?;
             let ep = CbrSender::new(c, Time::ZERO, Some(Time::ZERO + duration));
-            let s = Session::sender(ep, Protocol::Raw, &a.bind, to, cfg)
-                .map_err(|e| bind_error("bind", &a.bind, e))?;
+            let s = Session::sender(ep, Protocol::Raw, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
             drive_sender(s, duration, every)
         }
         other => Err(format!(
@@ -293,14 +306,35 @@ fn opt_ms(d: Option<Dur>) -> String {
     d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
 }
 
-/// One line on stderr for the first dropped datagram, not one per datagram: a peer speaking
-/// another protocol (or junk on the port) is then visible at once, and the counts are in the
-/// summary line.
-fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut bool) {
-    if *said {
-        return;
+/// One line on stderr for the first dropped datagram, the first refused send and a peer that
+/// answers only with ICMP errors, each once, not once per datagram: a peer speaking another
+/// protocol, junk on the port, or no receiver at all is visible at once, and the counts are in
+/// the summary line.
+#[derive(Default)]
+struct Said {
+    send_error: bool,
+    icmp: bool,
+    drop: bool,
+}
+
+fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut Said) {
+    let peer = s.peer().map_or("the peer".to_string(), |p| p.to_string());
+    if let (false, Some(kind)) = (said.send_error, s.first_send_error()) {
+        eprintln!(
+            "warning: the kernel refused a datagram to {peer} ({kind}). Further send errors are \
+             counted, not shown (send errors in the summary line)."
+        );
+        said.send_error = true;
     }
-    if let Some((from, why)) = s.first_drop() {
+    let c = s.counters();
+    if !said.icmp && c.recv_errors > 0 && c.received == 0 {
+        eprintln!(
+            "warning: {peer} answers with ICMP errors (port unreachable?) and nothing else: is \
+             `tfcc recv` listening there, with the same --protocol?"
+        );
+        said.icmp = true;
+    }
+    if let (false, Some((from, why))) = (said.drop, s.first_drop()) {
         let hint = match why {
             crate::DropReason::Malformed(_) => " Does the peer use the same --protocol?",
             _ => "",
@@ -309,7 +343,7 @@ fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut bool) {
             "warning: dropped a datagram from {from} ({why}).{hint} Further drops are counted, \
              not shown: malformed, unexpected and truncated in the summary line."
         );
-        *said = true;
+        said.drop = true;
     }
 }
 
@@ -321,7 +355,7 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     let end = Time::ZERO + duration;
     let mut last_bytes = 0u64;
     let mut t = Time::ZERO;
-    let mut said = false;
+    let mut said = Said::default();
     while t < end {
         let next = (t + every).min(end);
         s.run_until(next).map_err(|e| e.to_string())?;
@@ -342,14 +376,15 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     }
     let c = s.counters();
     println!(
-        "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {})",
+        "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {}, ICMP errors {})",
         c.sent,
         mbps(c.sent_bytes, duration),
         c.send_errors,
         c.buffer_full,
         c.received,
         c.malformed,
-        c.unexpected
+        c.unexpected,
+        c.recv_errors
     );
     println!("pacing lateness: {}", s.lateness().summary());
     println!("pacing gap error: {}", s.gap_error().summary());
@@ -364,7 +399,7 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
     let end = Time::ZERO + duration;
     let mut last = 0u64;
     let mut t = Time::ZERO;
-    let mut said = false;
+    let mut said = Said::default();
     while t < end {
         let next = (t + every).min(end);
         s.run_until(next).map_err(|e| e.to_string())?;
@@ -433,6 +468,15 @@ mod tests {
         assert!(e.starts_with(&format!("--bind {addr}: ")), "{e}");
         let e = recv_error(&["--listen", ":5000"]);
         assert!(e.starts_with("--listen :5000: "), "{e}");
+    }
+
+    #[test]
+    fn the_default_bind_follows_the_receivers_address_family() {
+        assert_eq!(default_bind(&"[::1]:5000".parse().unwrap()), "[::]:0");
+        assert_eq!(
+            default_bind(&"127.0.0.1:5000".parse().unwrap()),
+            "0.0.0.0:0"
+        );
     }
 
     #[test]

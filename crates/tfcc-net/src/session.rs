@@ -148,6 +148,8 @@ pub struct Session<E: Endpoint> {
     counters: Counters,
     /// The first datagram dropped: who sent it and why (the counters say how many followed).
     first_drop: Option<(SocketAddr, DropReason)>,
+    /// The first error the kernel gave for a send, for [`Self::first_send_error`].
+    first_send_error: Option<io::ErrorKind>,
     lateness: Lateness,
     gap: GapError,
     /// The previous paced send: (time the endpoint was given, clock time it went out).
@@ -201,6 +203,7 @@ impl<E: Endpoint> Session<E> {
             cfg,
             counters: Counters::default(),
             first_drop: None,
+            first_send_error: None,
             lateness: Lateness::default(),
             gap: GapError::default(),
             prev_send: None,
@@ -247,6 +250,13 @@ impl<E: Endpoint> Session<E> {
     /// many were dropped is in [`Self::counters`].
     pub fn first_drop(&self) -> Option<(SocketAddr, DropReason)> {
         self.first_drop
+    }
+
+    /// The kind of the first error the kernel returned for a send (an unreachable network, a
+    /// datagram too long, an IPv6 peer on an IPv4 socket, a full buffer), if any; how many
+    /// sends failed is in [`Counters::send_errors`].
+    pub fn first_send_error(&self) -> Option<io::ErrorKind> {
+        self.first_send_error
     }
 
     /// Lateness of paced sends: the clock when a due packet went out minus the time its
@@ -380,6 +390,7 @@ impl<E: Endpoint> Session<E> {
             }
             Err(e) => {
                 self.counters.send_errors += 1;
+                self.first_send_error.get_or_insert(e.kind());
                 let full = e.kind() == io::ErrorKind::WouldBlock
                     || e.raw_os_error() == Some(libc::ENOBUFS);
                 if full {

@@ -215,3 +215,19 @@ fn junk_and_strangers_are_dropped_and_counted() {
     assert_eq!(rc.unexpected, 1, "{rc:?}");
     assert!(rc.received >= 1, "the real flow still got through: {rc:?}");
 }
+
+#[test]
+fn a_refused_send_is_counted_and_its_first_error_kept() {
+    // An IPv4 socket cannot send to an IPv6 peer: every send fails, none ends the session.
+    let mut s = Session::sender(
+        TfrcSender::new(TfrcConfig::default()),
+        Protocol::Tfrc,
+        "127.0.0.1:0",
+        "[::1]:9".parse().unwrap(),
+        SessionConfig::default(),
+    )
+    .unwrap();
+    s.run_until(Time::from_millis(50)).unwrap();
+    assert!(s.counters().send_errors >= 1, "{:?}", s.counters());
+    assert!(s.first_send_error().is_some());
+}
