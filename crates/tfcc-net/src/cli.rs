@@ -235,7 +235,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
             let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
-            drive_sender(s, duration, every)
+            drive_sender(s, duration, every, true)
         }
         "tfwc" => {
             let c = TfwcConfig {
@@ -245,7 +245,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let ep = TfwcSender::new(c, Time::ZERO);
             let s = Session::sender(ep, Protocol::Tfwc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
-            drive_sender(s, duration, every)
+            drive_sender(s, duration, every, true)
         }
         "cbr" => {
             let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
@@ -259,7 +259,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let ep = CbrSender::new(c, Time::ZERO, Some(Time::ZERO + duration));
             let s = Session::sender(ep, Protocol::Raw, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
-            drive_sender(s, duration, every)
+            drive_sender(s, duration, every, false)
         }
         other => Err(format!(
             "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
@@ -347,7 +347,14 @@ fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut Said) {
     }
 }
 
-fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Result<(), String> {
+/// Runs a sender for `duration`, printing a line per `every`; `feedback` says whether the
+/// protocol expects reports back (TFRC, TFWC), so that a silent peer is pointed out.
+fn drive_sender<S: Sender>(
+    mut s: Session<S>,
+    duration: Dur,
+    every: Dur,
+    feedback: bool,
+) -> Result<(), String> {
     println!(
         "{:>8} {:>10} {:>10} {:>9} {:>8}  mode",
         "time_s", "sent_Mbps", "rate_Mbps", "p", "rtt_ms"
@@ -386,6 +393,14 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
         c.unexpected,
         c.recv_errors
     );
+    if feedback && c.received == 0 && c.sent > 0 {
+        let peer = s.peer().map_or("the peer".to_string(), |p| p.to_string());
+        eprintln!(
+            "warning: no feedback from {peer} in {:.1} s: is `tfcc recv` listening there, with \
+             the same --protocol, and does the path let its reports back?",
+            duration.as_secs_f64()
+        );
+    }
     println!("pacing lateness: {}", s.lateness().summary());
     println!("pacing gap error: {}", s.gap_error().summary());
     Ok(())
