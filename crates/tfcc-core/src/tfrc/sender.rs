@@ -10,7 +10,21 @@ use crate::time::{Dur, Time};
 use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
 use super::wire::{DataHeader, FeedbackHeader, Mode};
 
-/// A TFRC sender with an always-backlogged source. See the [module doc](super) for the rules.
+/// A TFRC sender. See the [module doc](super) for the rules.
+///
+/// It models an always-backlogged source: whenever polled at or after its next send time it
+/// returns a packet ([`Sender::offer`] is not used). An application with less to send (a codec
+/// between frames) simply polls only when it has a packet ready; the sender then paces from that
+/// packet on, and the receiver's `X_recv` caps the rate at twice what was actually sent (RFC
+/// 5348 §4.3). Do not discard a packet `poll_transmit` returned: its sequence number is used,
+/// so the receiver counts it as lost; if the socket refused it, call
+/// [`Sender::on_send_error`].
+///
+/// - [`TfrcSender::rate`] is the allowed rate `X` in bytes/s;
+/// - [`Endpoint::next_timeout`] is the next send time or an earlier protocol timer, whichever
+///   comes first;
+/// - the data header's `seq` and `timestamp` must reach the receiver unchanged (the wire form
+///   is [`super::wire::DataHeader`]); the application's payload goes after it.
 #[derive(Clone, Debug)]
 pub struct TfrcSender {
     cfg: TfrcConfig,
