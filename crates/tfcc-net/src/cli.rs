@@ -302,6 +302,16 @@ fn mbps(bytes: u64, d: Dur) -> f64 {
     bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
 }
 
+/// The allowed rate in Mb/s for a rate-based sender (TFRC, CBR), the window for a window-based
+/// one (TFWC: "cwnd 12"), rather than a rate of 0 it does not have.
+fn rate_column(st: &tfcc_core::Stats) -> String {
+    match (st.rate, st.cwnd) {
+        (Some(r), _) => format!("{:.3}", r * 8.0 / 1e6),
+        (None, Some(w)) => format!("cwnd {w:.0}"),
+        (None, None) => "-".into(),
+    }
+}
+
 fn opt_ms(d: Option<Dur>) -> String {
     d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
 }
@@ -370,10 +380,10 @@ fn drive_sender<S: Sender>(
         let c = s.counters();
         let st = s.endpoint().stats();
         println!(
-            "{:>8.1} {:>10.3} {:>10.3} {:>9.5} {:>8}  {}",
+            "{:>8.1} {:>10.3} {:>10} {:>9.5} {:>8}  {}",
             next.as_secs_f64(),
             mbps(c.sent_bytes - last_bytes, next - t),
-            st.rate.unwrap_or(0.0) * 8.0 / 1e6,
+            rate_column(&st),
             st.p.unwrap_or(0.0),
             opt_ms(st.rtt),
             st.mode
@@ -483,6 +493,15 @@ mod tests {
         assert!(e.starts_with(&format!("--bind {addr}: ")), "{e}");
         let e = recv_error(&["--listen", ":5000"]);
         assert!(e.starts_with("--listen :5000: "), "{e}");
+    }
+
+    #[test]
+    fn a_window_based_sender_shows_its_window_not_a_zero_rate() {
+        use tfcc_core::Endpoint;
+        let tfwc = TfwcSender::new(TfwcConfig::default(), Time::ZERO);
+        assert_eq!(rate_column(&tfwc.stats()), "cwnd 1");
+        let tfrc = TfrcSender::new(TfrcConfig::default());
+        assert_eq!(rate_column(&tfrc.stats()), "0.012"); // 1460 B per second in Init RTT
     }
 
     #[test]
