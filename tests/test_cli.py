@@ -150,3 +150,35 @@ def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
     assert err.count("warning: dropped a datagram") == 1, err
     assert "malformed 60," in out, out
     assert "Traceback" not in err
+
+
+def test_ctrl_c_ends_recv_with_its_summary_and_exit_130() -> None:
+    # Ctrl-C used to kill `tfcc recv` outright (default SIGINT): the summary of what arrived
+    # was lost. It now stops the flow, prints the summary over the time it ran, and exits 130.
+    import signal
+    import socket
+    import time
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    recv = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.entry", "recv", "--listen", f"127.0.0.1:{port}"]
+        + ["--duration", "60s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert recv.stdout is not None
+        assert "time_s" in recv.stdout.readline()
+        start = time.monotonic()
+        recv.send_signal(signal.SIGINT)
+        out, err = recv.communicate(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        recv.kill()
+    assert recv.returncode == 130, (recv.returncode, err)
+    assert took < 5, took
+    assert "received 0 datagrams" in out, out
+    assert "interrupted at" in err and "Traceback" not in err, err

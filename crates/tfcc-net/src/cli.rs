@@ -6,6 +6,7 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::Parser;
 use tfcc_core::endpoint::{Receiver, Sender};
@@ -152,16 +153,64 @@ fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, Str
     Ok(cfg)
 }
 
+/// The signal (SIGINT or SIGTERM) that asked the running command to stop, 0 until one does.
+static STOP: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    STOP.store(sig, Ordering::Relaxed);
+}
+
+/// Ctrl-C (or SIGTERM) ends the flow early but still prints the summary, and the command exits
+/// with 128 + the signal (130 for Ctrl-C), as a shell does. The handlers are installed for the
+/// command and the previous ones put back after it.
+fn with_stop_signals(f: impl FnOnce() -> i32) -> i32 {
+    STOP.store(0, Ordering::Relaxed);
+    let handler = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    let prev = unsafe {
+        [
+            libc::signal(libc::SIGINT, handler),
+            libc::signal(libc::SIGTERM, handler),
+        ]
+    };
+    let code = f();
+    // SAFETY: puts back the handlers `signal` returned above.
+    unsafe {
+        libc::signal(libc::SIGINT, prev[0]);
+        libc::signal(libc::SIGTERM, prev[1]);
+    }
+    match STOP.load(Ordering::Relaxed) {
+        0 => code,
+        sig => 128 + sig,
+    }
+}
+
+/// Runs the session to `end` or until a stop signal; returns whether it was stopped. A signal
+/// cuts the session's wait short (`ppoll` returns `EINTR`), so this returns within a step.
+fn run_slice<E: tfcc_core::Endpoint>(s: &mut Session<E>, end: Time) -> Result<bool, String> {
+    while STOP.load(Ordering::Relaxed) == 0 {
+        if !s.step(end).map_err(|e| e.to_string())? {
+            return Ok(false);
+        }
+    }
+    eprintln!(
+        "interrupted at {:.1} s; the summary covers the flow so far",
+        s.now().as_secs_f64()
+    );
+    Ok(true)
+}
+
 /// `tfcc send ARGV`; returns the exit code.
 pub fn send_command(argv: &[String]) -> i32 {
     let a: SendArgs = match parse("tfcc send", argv) {
         Ok(a) => a,
         Err(code) => return code,
     };
-    match send(&a) {
+    with_stop_signals(|| match send(&a) {
         Ok(()) => 0,
         Err(e) => fail(&e),
-    }
+    })
 }
 
 /// `tfcc recv ARGV`; returns the exit code.
@@ -170,10 +219,10 @@ pub fn recv_command(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    match recv(&a) {
+    with_stop_signals(|| match recv(&a) {
         Ok(()) => 0,
         Err(e) => fail(&e),
-    }
+    })
 }
 
 /// The wildcard address of `to`'s family: an IPv4 socket cannot send to an IPv6 receiver.
@@ -373,9 +422,14 @@ fn drive_sender<S: Sender>(
     let mut last_bytes = 0u64;
     let mut t = Time::ZERO;
     let mut said = Said::default();
+    // How long the flow ran: `duration`, or less if a signal stopped it.
+    let mut ran = duration;
     while t < end {
         let next = (t + every).min(end);
-        s.run_until(next).map_err(|e| e.to_string())?;
+        if run_slice(&mut s, next)? {
+            ran = s.now().saturating_since(Time::ZERO).min(duration);
+            break;
+        }
         say_first_drop(&s, &mut said);
         let c = s.counters();
         let st = s.endpoint().stats();
@@ -395,7 +449,7 @@ fn drive_sender<S: Sender>(
     println!(
         "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {}, ICMP errors {})",
         c.sent,
-        mbps(c.sent_bytes, duration),
+        mbps(c.sent_bytes, ran),
         c.send_errors,
         c.buffer_full,
         c.received,
@@ -408,7 +462,7 @@ fn drive_sender<S: Sender>(
         eprintln!(
             "warning: no feedback from {peer} in {:.1} s: is `tfcc recv` listening there, with \
              the same --protocol, and does the path let its reports back?",
-            duration.as_secs_f64()
+            ran.as_secs_f64()
         );
     }
     println!("pacing lateness: {}", s.lateness().summary());
@@ -425,9 +479,14 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
     let mut last = 0u64;
     let mut t = Time::ZERO;
     let mut said = Said::default();
+    // How long the flow ran: `duration`, or less if a signal stopped it.
+    let mut ran = duration;
     while t < end {
         let next = (t + every).min(end);
-        s.run_until(next).map_err(|e| e.to_string())?;
+        if run_slice(&mut s, next)? {
+            ran = s.now().saturating_since(Time::ZERO).min(duration);
+            break;
+        }
         say_first_drop(&s, &mut said);
         let d = s.delivered_bytes();
         let st = s.endpoint().stats();
@@ -446,7 +505,7 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
         "received {} datagrams, {} B delivered, {:.3} Mb/s average; malformed {}, unexpected {}, truncated {}",
         c.received,
         s.delivered_bytes(),
-        mbps(s.delivered_bytes(), duration),
+        mbps(s.delivered_bytes(), ran),
         c.malformed,
         c.unexpected,
         c.truncated
