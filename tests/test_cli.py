@@ -98,3 +98,87 @@ def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     rows = [line.split() for line in out.splitlines()[1:] if line.split()[:1] != ["time_s"]]
     goodputs = [float(r[1]) for r in rows if len(r) >= 2 and r[0].replace(".", "").isdigit()]
     assert goodputs and max(goodputs) > 0.01, out
+
+
+def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
+    # A sender with nobody listening is told so; a receiver fed junk names the first datagram it
+    # dropped once on stderr and counts the rest; a port in use names the flag and address.
+    import socket
+
+    entry = [sys.executable, "-m", "tfcc.entry"]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    send = subprocess.run(
+        [*entry, "send", f"127.0.0.1:{port}", "--duration", "1s"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert send.returncode == 0, send.stderr
+    assert f"no feedback from 127.0.0.1:{port}" in send.stderr, send.stderr
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        addr = f"127.0.0.1:{taken.getsockname()[1]}"
+        busy = subprocess.run(
+            [*entry, "recv", "--listen", addr, "--duration", "1s"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert busy.returncode == 2
+    assert busy.stderr.startswith(f"error: --listen {addr}: "), busy.stderr
+
+    recv = subprocess.Popen(
+        [*entry, "recv", "--listen", f"127.0.0.1:{port}", "--duration", "2s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # The table header is printed once the socket is bound.
+        assert recv.stdout is not None
+        assert "time_s" in recv.stdout.readline()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as junk:
+            for payload in (b"", b"\x54\x46\x01\x01\x00", b"\x54\x46\x02\x01" + bytes(40)) * 20:
+                junk.sendto(payload, ("127.0.0.1", port))
+        out, err = recv.communicate(timeout=30)
+    finally:
+        recv.kill()
+    assert recv.returncode == 0, err
+    assert err.count("warning: dropped a datagram") == 1, err
+    assert "malformed 60," in out, out
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_ends_recv_with_its_summary_and_exit_130() -> None:
+    # Ctrl-C used to kill `tfcc recv` outright (default SIGINT): the summary of what arrived
+    # was lost. It now stops the flow, prints the summary over the time it ran, and exits 130.
+    import signal
+    import socket
+    import time
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    recv = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.entry", "recv", "--listen", f"127.0.0.1:{port}"]
+        + ["--duration", "60s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert recv.stdout is not None
+        assert "time_s" in recv.stdout.readline()
+        start = time.monotonic()
+        recv.send_signal(signal.SIGINT)
+        out, err = recv.communicate(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        recv.kill()
+    assert recv.returncode == 130, (recv.returncode, err)
+    assert took < 5, took
+    assert "received 0 datagrams" in out, out
+    assert "interrupted at" in err and "Traceback" not in err, err

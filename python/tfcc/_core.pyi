@@ -28,6 +28,51 @@ class Equation:
     def loss_for_window(self, w: float) -> float:
         """The loss event rate whose window is ``w`` packets."""
 
+class TfrcSender:
+    """TFRC sender (004, RFC 5348) for an application that owns its UDP socket and clock.
+
+    The Rust state machine the simulator and ``tfcc send`` run. Times are integer nanoseconds of
+    any monotonic clock (``time.monotonic_ns()``); packets are bytes in ``tfcc send``'s wire form.
+    Loop: send what ``poll_transmit(now)`` returns (the header; append the payload, up to
+    ``packet_size`` bytes in all) until it returns ``None``, hand every datagram from the
+    receiver to ``on_datagram``, and call ``on_timeout`` when the clock reaches
+    ``next_timeout()``. Poll only when a packet is ready to go: a polled header that is not sent
+    counts as a loss at the receiver (report a refused send with ``on_send_error``).
+    """
+
+    def __init__(self, *, packet_size: int | None = None, preset: str = "thesis") -> None: ...
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The data header due at ``now_ns`` (36 bytes), or ``None``."""
+    def on_datagram(self, now_ns: int, datagram: bytes) -> bool:
+        """A report arrived; ``False`` (and ignored) if the bytes are not a TFRC report."""
+    def on_send_error(self, now_ns: int) -> None: ...
+    def on_timeout(self, now_ns: int) -> None: ...
+    def next_timeout(self) -> int | None:
+        """The next send time or protocol timer, in nanoseconds."""
+    @property
+    def rate(self) -> float:
+        """The allowed sending rate ``X`` in bytes/s."""
+    def stats(self) -> dict[str, object]:
+        """Keys ``rate``, ``p``, ``rtt`` (s), ``packets_sent``, ``loss_events``, ``timeouts``,
+        ``mode``."""
+
+class TfrcReceiver:
+    """TFRC receiver: loss events, the loss history and one report per RTT, as bytes."""
+
+    def __init__(self, *, packet_size: int | None = None, preset: str = "thesis") -> None: ...
+    def on_datagram(self, now_ns: int, datagram: bytes) -> int | None:
+        """A data packet arrived: the payload's offset, or ``None`` (ignored) if not TFRC data."""
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The report due at ``now_ns`` (40 bytes) to send back, or ``None``."""
+    def on_timeout(self, now_ns: int) -> None: ...
+    def next_timeout(self) -> int | None: ...
+    @property
+    def p(self) -> float:
+        """The loss event rate as reported (0 before the first loss)."""
+    @property
+    def delivered_bytes(self) -> int: ...
+    def stats(self) -> dict[str, object]: ...
+
 class LossHistory:
     """The weighted average loss interval (004 Eq. 3.6, Sec. 3.4.3, Sec. 3.7)."""
 

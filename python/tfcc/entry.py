@@ -93,7 +93,9 @@ def net(command: str, argv: list[str]) -> int:
 
     from tfcc import _core
 
-    # The command blocks in Rust with the GIL released: let Ctrl-C end the process directly.
+    # The command blocks in Rust with the GIL released. While the flow runs it handles Ctrl-C
+    # itself (stops, prints the summary, exits 130); before and after, the default action ends
+    # the process directly.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     return _core.cli_net(command, argv)
 

@@ -13,8 +13,19 @@
 //! - [`rtt`]: TFRC's RTT EWMA and TCP's SRTT/RTTVAR/RTO;
 //! - [`quantity`]: `"20ms"`/`"15Mbps"`/`"1000B"` parsing, so every `Config` derives `Deserialize`.
 //!
-//! Protocols, one module each: [`tcp`] (ns-2's Reno, NewReno and SACK baselines), [`warc`]
-//! (003's WARC and the rate sender and receiver that [`tear`] and [`tfrcp`] share).
+//! Protocols, one module each: [`tfrc`] (004's TFRC, RFC 5348 where the thesis is silent),
+//! [`tfwc`] (002's window-based TFWC with its Ack Vector), [`tcp`] (ns-2's Reno, NewReno and
+//! SACK baselines, and TTFWC and predictable TCP on the same sender), [`warc`] (003's WARC and
+//! the rate sender and receiver that [`tear`] and [`tfrcp`] share).
+//!
+//! # Embedding a controller
+//!
+//! A media application drives a sender and a receiver through [`Endpoint`]: it feeds packets
+//! and the time, sends what `poll_transmit` returns, and sleeps until `next_timeout`. The
+//! crate's examples do this end to end over a virtual path, with packets crossing as wire
+//! bytes: `cargo run -p tfcc-core --example tfrc_pair` (allowed rate and next send time) and
+//! `--example tfwc_pair` (window and Ack Vector). `tfcc-net`'s `Session` is the same loop over
+//! a real UDP socket.
 //! Gateway scheduling: [`msfrs`] (003 Ch. 4, MOA + WRC request scheduling).
 
 #![forbid(unsafe_code)]

@@ -6,6 +6,7 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::Parser;
 use tfcc_core::endpoint::{Receiver, Sender};
@@ -39,9 +40,9 @@ struct SendArgs {
     /// TFRC preset: thesis (default) or ns2.
     #[arg(long, default_value = "thesis")]
     preset: String,
-    /// Local address to bind.
-    #[arg(long, default_value = "0.0.0.0:0")]
-    bind: String,
+    /// Local address to bind [default: 0.0.0.0:0, or [::]:0 for an IPv6 receiver].
+    #[arg(long)]
+    bind: Option<String>,
     /// Report interval, e.g. 1s.
     #[arg(long, default_value = "1s")]
     report: String,
@@ -152,16 +153,64 @@ fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, Str
     Ok(cfg)
 }
 
+/// The signal (SIGINT or SIGTERM) that asked the running command to stop, 0 until one does.
+static STOP: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    STOP.store(sig, Ordering::Relaxed);
+}
+
+/// Ctrl-C (or SIGTERM) ends the flow early but still prints the summary, and the command exits
+/// with 128 + the signal (130 for Ctrl-C), as a shell does. The handlers are installed for the
+/// command and the previous ones put back after it.
+fn with_stop_signals(f: impl FnOnce() -> i32) -> i32 {
+    STOP.store(0, Ordering::Relaxed);
+    let handler = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    let prev = unsafe {
+        [
+            libc::signal(libc::SIGINT, handler),
+            libc::signal(libc::SIGTERM, handler),
+        ]
+    };
+    let code = f();
+    // SAFETY: puts back the handlers `signal` returned above.
+    unsafe {
+        libc::signal(libc::SIGINT, prev[0]);
+        libc::signal(libc::SIGTERM, prev[1]);
+    }
+    match STOP.load(Ordering::Relaxed) {
+        0 => code,
+        sig => 128 + sig,
+    }
+}
+
+/// Runs the session to `end` or until a stop signal; returns whether it was stopped. A signal
+/// cuts the session's wait short (`ppoll` returns `EINTR`), so this returns within a step.
+fn run_slice<E: tfcc_core::Endpoint>(s: &mut Session<E>, end: Time) -> Result<bool, String> {
+    while STOP.load(Ordering::Relaxed) == 0 {
+        if !s.step(end).map_err(|e| e.to_string())? {
+            return Ok(false);
+        }
+    }
+    eprintln!(
+        "interrupted at {:.1} s; the summary covers the flow so far",
+        s.now().as_secs_f64()
+    );
+    Ok(true)
+}
+
 /// `tfcc send ARGV`; returns the exit code.
 pub fn send_command(argv: &[String]) -> i32 {
     let a: SendArgs = match parse("tfcc send", argv) {
         Ok(a) => a,
         Err(code) => return code,
     };
-    match send(&a) {
+    with_stop_signals(|| match send(&a) {
         Ok(()) => 0,
         Err(e) => fail(&e),
-    }
+    })
 }
 
 /// `tfcc recv ARGV`; returns the exit code.
@@ -170,14 +219,55 @@ pub fn recv_command(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    match recv(&a) {
+    with_stop_signals(|| match recv(&a) {
         Ok(()) => 0,
         Err(e) => fail(&e),
+    })
+}
+
+/// The wildcard address of `to`'s family: an IPv4 socket cannot send to an IPv6 receiver.
+fn default_bind(to: &SocketAddr) -> &'static str {
+    if to.is_ipv6() {
+        "[::]:0"
+    } else {
+        "0.0.0.0:0"
     }
+}
+
+/// A socket that could not be made, named by its flag and address ("--listen 127.0.0.1:5000:
+/// Address already in use"), not by the OS error alone.
+fn bind_error(flag: &str, addr: &str, e: std::io::Error) -> String {
+    format!("--{flag} {addr}: {e}")
+}
+
+/// The largest UDP payload over IPv4 (65 535 − 20 B IP header − 8 B UDP header).
+const MAX_UDP_PAYLOAD: u32 = 65_507;
+
+/// `--packet-size` must fit a datagram and hold the protocol's header: a smaller packet would
+/// go out as the bare header, larger than the `s` its rate is paced with.
+fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
+    let header = match protocol {
+        "tfrc" => tfcc_core::tfrc::wire::DATA_LEN,
+        "tfwc" => tfcc_core::tfwc::wire::DATA_LEN,
+        "cbr" => crate::wire::RAW_LEN,
+        _ => return Ok(()), // the protocol check names it
+    };
+    if size > MAX_UDP_PAYLOAD {
+        return Err(format!(
+            "--packet-size {size}: larger than the largest UDP payload ({MAX_UDP_PAYLOAD} B)"
+        ));
+    }
+    if (size as usize) < header {
+        return Err(format!(
+            "--packet-size {size}: smaller than the {protocol} header ({header} B)"
+        ));
+    }
+    Ok(())
 }
 
 fn send(a: &SendArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
+    check_packet_size(&a.protocol, a.packet_size)?;
     let every = dur("report", &a.report)?;
     let to: SocketAddr =
         a.to.to_socket_addrs()
@@ -185,12 +275,16 @@ fn send(a: &SendArgs) -> Result<(), String> {
             .next()
             .ok_or_else(|| format!("{}: no address", a.to))?;
     let cfg = session_config(a.realtime)?;
+    let bind = a
+        .bind
+        .clone()
+        .unwrap_or_else(|| default_bind(&to).to_string());
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
-            let s =
-                Session::sender(ep, Protocol::Tfrc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
-            drive_sender(s, duration, every)
+            let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
+            drive_sender(s, duration, every, true)
         }
         "tfwc" => {
             let c = TfwcConfig {
@@ -198,9 +292,9 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 ..TfwcConfig::default()
             };
             let ep = TfwcSender::new(c, Time::ZERO);
-            let s =
-                Session::sender(ep, Protocol::Tfwc, &a.bind, to, cfg).map_err(|e| e.to_string())?;
-            drive_sender(s, duration, every)
+            let s = Session::sender(ep, Protocol::Tfwc, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
+            drive_sender(s, duration, every, true)
         }
         "cbr" => {
             let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
@@ -212,9 +306,9 @@ fn send(a: &SendArgs) -> Result<(), String> {
             c.validate()
                 .map_err(|e| format!("--rate/--packet-size: {e}"))?;
             let ep = CbrSender::new(c, Time::ZERO, Some(Time::ZERO + duration));
-            let s =
-                Session::sender(ep, Protocol::Raw, &a.bind, to, cfg).map_err(|e| e.to_string())?;
-            drive_sender(s, duration, every)
+            let s = Session::sender(ep, Protocol::Raw, &bind, to, cfg)
+                .map_err(|e| bind_error("bind", &bind, e))?;
+            drive_sender(s, duration, every, false)
         }
         other => Err(format!(
             "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
@@ -229,19 +323,19 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcReceiver::new(tfrc_config(&a.preset, None)?);
-            let s =
-                Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            let s = Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg)
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "tfwc" => {
             let ep = TfwcReceiver::new(&TfwcConfig::default());
-            let s =
-                Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg).map_err(|e| e.to_string())?;
+            let s = Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg)
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "cbr" => {
             let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         other => Err(format!(
@@ -257,11 +351,69 @@ fn mbps(bytes: u64, d: Dur) -> f64 {
     bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
 }
 
+/// The allowed rate in Mb/s for a rate-based sender (TFRC, CBR), the window for a window-based
+/// one (TFWC: "cwnd 12"), rather than a rate of 0 it does not have.
+fn rate_column(st: &tfcc_core::Stats) -> String {
+    match (st.rate, st.cwnd) {
+        (Some(r), _) => format!("{:.3}", r * 8.0 / 1e6),
+        (None, Some(w)) => format!("cwnd {w:.0}"),
+        (None, None) => "-".into(),
+    }
+}
+
 fn opt_ms(d: Option<Dur>) -> String {
     d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
 }
 
-fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Result<(), String> {
+/// One line on stderr for the first dropped datagram, the first refused send and a peer that
+/// answers only with ICMP errors, each once, not once per datagram: a peer speaking another
+/// protocol, junk on the port, or no receiver at all is visible at once, and the counts are in
+/// the summary line.
+#[derive(Default)]
+struct Said {
+    send_error: bool,
+    icmp: bool,
+    drop: bool,
+}
+
+fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut Said) {
+    let peer = s.peer().map_or("the peer".to_string(), |p| p.to_string());
+    if let (false, Some(kind)) = (said.send_error, s.first_send_error()) {
+        eprintln!(
+            "warning: the kernel refused a datagram to {peer} ({kind}). Further send errors are \
+             counted, not shown (send errors in the summary line)."
+        );
+        said.send_error = true;
+    }
+    let c = s.counters();
+    if !said.icmp && c.recv_errors > 0 && c.received == 0 {
+        eprintln!(
+            "warning: {peer} answers with ICMP errors (port unreachable?) and nothing else: is \
+             `tfcc recv` listening there, with the same --protocol?"
+        );
+        said.icmp = true;
+    }
+    if let (false, Some((from, why))) = (said.drop, s.first_drop()) {
+        let hint = match why {
+            crate::DropReason::Malformed(_) => " Does the peer use the same --protocol?",
+            _ => "",
+        };
+        eprintln!(
+            "warning: dropped a datagram from {from} ({why}).{hint} Further drops are counted, \
+             not shown: malformed, unexpected and truncated in the summary line."
+        );
+        said.drop = true;
+    }
+}
+
+/// Runs a sender for `duration`, printing a line per `every`; `feedback` says whether the
+/// protocol expects reports back (TFRC, TFWC), so that a silent peer is pointed out.
+fn drive_sender<S: Sender>(
+    mut s: Session<S>,
+    duration: Dur,
+    every: Dur,
+    feedback: bool,
+) -> Result<(), String> {
     println!(
         "{:>8} {:>10} {:>10} {:>9} {:>8}  mode",
         "time_s", "sent_Mbps", "rate_Mbps", "p", "rtt_ms"
@@ -269,16 +421,23 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     let end = Time::ZERO + duration;
     let mut last_bytes = 0u64;
     let mut t = Time::ZERO;
+    let mut said = Said::default();
+    // How long the flow ran: `duration`, or less if a signal stopped it.
+    let mut ran = duration;
     while t < end {
         let next = (t + every).min(end);
-        s.run_until(next).map_err(|e| e.to_string())?;
+        if run_slice(&mut s, next)? {
+            ran = s.now().saturating_since(Time::ZERO).min(duration);
+            break;
+        }
+        say_first_drop(&s, &mut said);
         let c = s.counters();
         let st = s.endpoint().stats();
         println!(
-            "{:>8.1} {:>10.3} {:>10.3} {:>9.5} {:>8}  {}",
+            "{:>8.1} {:>10.3} {:>10} {:>9.5} {:>8}  {}",
             next.as_secs_f64(),
             mbps(c.sent_bytes - last_bytes, next - t),
-            st.rate.unwrap_or(0.0) * 8.0 / 1e6,
+            rate_column(&st),
             st.p.unwrap_or(0.0),
             opt_ms(st.rtt),
             st.mode
@@ -288,15 +447,24 @@ fn drive_sender<S: Sender>(mut s: Session<S>, duration: Dur, every: Dur) -> Resu
     }
     let c = s.counters();
     println!(
-        "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {})",
+        "sent {} datagrams, {:.3} Mb/s average; send errors {} ({} buffer full), feedback {} (malformed {}, unexpected {}, ICMP errors {})",
         c.sent,
-        mbps(c.sent_bytes, duration),
+        mbps(c.sent_bytes, ran),
         c.send_errors,
         c.buffer_full,
         c.received,
         c.malformed,
-        c.unexpected
+        c.unexpected,
+        c.recv_errors
     );
+    if feedback && c.received == 0 && c.sent > 0 {
+        let peer = s.peer().map_or("the peer".to_string(), |p| p.to_string());
+        eprintln!(
+            "warning: no feedback from {peer} in {:.1} s: is `tfcc recv` listening there, with \
+             the same --protocol, and does the path let its reports back?",
+            ran.as_secs_f64()
+        );
+    }
     println!("pacing lateness: {}", s.lateness().summary());
     println!("pacing gap error: {}", s.gap_error().summary());
     Ok(())
@@ -310,9 +478,16 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
     let end = Time::ZERO + duration;
     let mut last = 0u64;
     let mut t = Time::ZERO;
+    let mut said = Said::default();
+    // How long the flow ran: `duration`, or less if a signal stopped it.
+    let mut ran = duration;
     while t < end {
         let next = (t + every).min(end);
-        s.run_until(next).map_err(|e| e.to_string())?;
+        if run_slice(&mut s, next)? {
+            ran = s.now().saturating_since(Time::ZERO).min(duration);
+            break;
+        }
+        say_first_drop(&s, &mut said);
         let d = s.delivered_bytes();
         let st = s.endpoint().stats();
         println!(
@@ -330,7 +505,7 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
         "received {} datagrams, {} B delivered, {:.3} Mb/s average; malformed {}, unexpected {}, truncated {}",
         c.received,
         s.delivered_bytes(),
-        mbps(s.delivered_bytes(), duration),
+        mbps(s.delivered_bytes(), ran),
         c.malformed,
         c.unexpected,
         c.truncated
@@ -348,5 +523,62 @@ pub fn main_from(argv: &[String]) -> i32 {
         Some("send") => send_command(&argv[2..]),
         Some("recv") => recv_command(&argv[2..]),
         _ => fail(&format!("usage: {prog} send|recv ... (--help for each)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_error(args: &[&str]) -> String {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let a: SendArgs = parse("tfcc send", &argv).expect("flags parse");
+        send(&a).expect_err("refused")
+    }
+
+    fn recv_error(args: &[&str]) -> String {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let a: RecvArgs = parse("tfcc recv", &argv).expect("flags parse");
+        recv(&a).expect_err("refused")
+    }
+
+    #[test]
+    fn a_port_in_use_names_the_flag_and_address() {
+        let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap().to_string();
+        let e = recv_error(&["--listen", &addr, "--duration", "1s"]);
+        assert!(e.starts_with(&format!("--listen {addr}: ")), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--bind", &addr, "--duration", "1s"]);
+        assert!(e.starts_with(&format!("--bind {addr}: ")), "{e}");
+        let e = recv_error(&["--listen", ":5000"]);
+        assert!(e.starts_with("--listen :5000: "), "{e}");
+    }
+
+    #[test]
+    fn a_window_based_sender_shows_its_window_not_a_zero_rate() {
+        use tfcc_core::Endpoint;
+        let tfwc = TfwcSender::new(TfwcConfig::default(), Time::ZERO);
+        assert_eq!(rate_column(&tfwc.stats()), "cwnd 1");
+        let tfrc = TfrcSender::new(TfrcConfig::default());
+        assert_eq!(rate_column(&tfrc.stats()), "0.012"); // 1460 B per second in Init RTT
+    }
+
+    #[test]
+    fn the_default_bind_follows_the_receivers_address_family() {
+        assert_eq!(default_bind(&"[::1]:5000".parse().unwrap()), "[::]:0");
+        assert_eq!(
+            default_bind(&"127.0.0.1:5000".parse().unwrap()),
+            "0.0.0.0:0"
+        );
+    }
+
+    #[test]
+    fn packet_sizes_that_no_datagram_carries_are_refused() {
+        let e = send_error(&["127.0.0.1:9", "--packet-size", "70000"]);
+        assert!(e.contains("largest UDP payload"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--packet-size", "10"]);
+        assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
+        assert!(e.contains("cbr header (20 B)"), "{e}");
     }
 }

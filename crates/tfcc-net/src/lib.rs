@@ -39,5 +39,5 @@ pub mod testbed;
 pub mod wire;
 
 pub use clock::Clock;
-pub use session::{Counters, Session, SessionConfig};
+pub use session::{Counters, DropReason, Session, SessionConfig};
 pub use wire::{Direction, Protocol};

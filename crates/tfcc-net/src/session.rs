@@ -104,6 +104,27 @@ pub struct Counters {
     pub recv_errors: u64,
 }
 
+/// Why a datagram was dropped, for [`Session::first_drop`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// It did not decode as the session's protocol and direction ([`Counters::malformed`]).
+    Malformed(WireError),
+    /// It came from another address than the peer's ([`Counters::unexpected`]).
+    Unexpected,
+    /// It was longer than [`SessionConfig::max_datagram`] ([`Counters::truncated`]).
+    Truncated,
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DropReason::Malformed(e) => write!(f, "malformed: {e}"),
+            DropReason::Unexpected => f.write_str("not from the peer"),
+            DropReason::Truncated => f.write_str("longer than the largest datagram accepted"),
+        }
+    }
+}
+
 /// Most datagrams sent or read in one go before the session looks at its clock again.
 const BURST: usize = 64;
 
@@ -125,6 +146,10 @@ pub struct Session<E: Endpoint> {
     peer_fixed: bool,
     cfg: SessionConfig,
     counters: Counters,
+    /// The first datagram dropped: who sent it and why (the counters say how many followed).
+    first_drop: Option<(SocketAddr, DropReason)>,
+    /// The first error the kernel gave for a send, for [`Self::first_send_error`].
+    first_send_error: Option<io::ErrorKind>,
     lateness: Lateness,
     gap: GapError,
     /// The previous paced send: (time the endpoint was given, clock time it went out).
@@ -177,6 +202,8 @@ impl<E: Endpoint> Session<E> {
             peer,
             cfg,
             counters: Counters::default(),
+            first_drop: None,
+            first_send_error: None,
             lateness: Lateness::default(),
             gap: GapError::default(),
             prev_send: None,
@@ -216,6 +243,20 @@ impl<E: Endpoint> Session<E> {
 
     pub fn counters(&self) -> Counters {
         self.counters
+    }
+
+    /// The first datagram the session dropped (malformed, from a stranger, or too long): its
+    /// sender and the reason. A driver can report it once instead of once per datagram; how
+    /// many were dropped is in [`Self::counters`].
+    pub fn first_drop(&self) -> Option<(SocketAddr, DropReason)> {
+        self.first_drop
+    }
+
+    /// The kind of the first error the kernel returned for a send (an unreachable network, a
+    /// datagram too long, an IPv6 peer on an IPv4 socket, a full buffer), if any; how many
+    /// sends failed is in [`Counters::send_errors`].
+    pub fn first_send_error(&self) -> Option<io::ErrorKind> {
+        self.first_send_error
     }
 
     /// Lateness of paced sends: the clock when a due packet went out minus the time its
@@ -349,6 +390,7 @@ impl<E: Endpoint> Session<E> {
             }
             Err(e) => {
                 self.counters.send_errors += 1;
+                self.first_send_error.get_or_insert(e.kind());
                 let full = e.kind() == io::ErrorKind::WouldBlock
                     || e.raw_os_error() == Some(libc::ENOBUFS);
                 if full {
@@ -384,16 +426,22 @@ impl<E: Endpoint> Session<E> {
             };
             if r.truncated || r.len > self.cfg.max_datagram {
                 self.counters.truncated += 1;
+                self.first_drop
+                    .get_or_insert((r.from, DropReason::Truncated));
                 continue;
             }
             if self.peer_fixed && Some(r.from) != self.peer {
                 self.counters.unexpected += 1;
+                self.first_drop
+                    .get_or_insert((r.from, DropReason::Unexpected));
                 continue;
             }
             let (header, at) = match wire::decode(self.proto, self.incoming, &self.buf[..r.len]) {
                 Ok(h) => h,
-                Err(_) => {
+                Err(e) => {
                     self.counters.malformed += 1;
+                    self.first_drop
+                        .get_or_insert((r.from, DropReason::Malformed(e)));
                     continue;
                 }
             };
@@ -402,6 +450,8 @@ impl<E: Endpoint> Session<E> {
                     None => self.peer = Some(r.from),
                     Some(p) if p != r.from => {
                         self.counters.unexpected += 1;
+                        self.first_drop
+                            .get_or_insert((r.from, DropReason::Unexpected));
                         continue;
                     }
                     Some(_) => {}

@@ -7,7 +7,7 @@ use std::thread;
 use tfcc_core::endpoint::Endpoint;
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::{Dur, Rate, Time};
-use tfcc_net::{Counters, Protocol, Session, SessionConfig};
+use tfcc_net::{Counters, DropReason, Protocol, Session, SessionConfig};
 use tfcc_sim::flow::CbrSink;
 use tfcc_sim::CbrConfig;
 
@@ -15,12 +15,15 @@ use tfcc_sim::CbrConfig;
 /// numbers on a 2-core machine.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// What a receiver session ends with: bytes delivered, counters, the first datagram dropped.
+type Received = (u64, Counters, Option<(SocketAddr, DropReason)>);
+
 /// Runs a receiver session for `secs` in a thread; sends its address back first.
 fn spawn_receiver<R, F>(
     make: F,
     proto: Protocol,
     secs: u64,
-) -> (SocketAddr, thread::JoinHandle<(u64, Counters)>)
+) -> (SocketAddr, thread::JoinHandle<Received>)
 where
     R: tfcc_core::endpoint::Receiver + 'static,
     F: FnOnce() -> R + Send + 'static,
@@ -31,7 +34,7 @@ where
             Session::receiver(make(), proto, "127.0.0.1:0", SessionConfig::default()).unwrap();
         tx.send(s.local_addr().unwrap()).unwrap();
         s.run_until(Time::from_secs(secs)).unwrap();
-        (s.delivered_bytes(), s.counters())
+        (s.delivered_bytes(), s.counters(), s.first_drop())
     });
     (rx.recv().unwrap(), h)
 }
@@ -81,7 +84,7 @@ fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
     let gap = s.gap_error();
     eprintln!("cbr 10 Mb/s pacing lateness: {}", late.summary());
     eprintln!("cbr 10 Mb/s pacing gap error: {}", gap.summary());
-    let (delivered, rc) = rx.join().unwrap();
+    let (delivered, rc, _) = rx.join().unwrap();
     assert_eq!(s.counters().sent, 2500);
     assert_eq!(late.count(), 2500);
     assert_eq!(rc.received, 2500, "{rc:?}");
@@ -136,7 +139,7 @@ fn a_tfrc_flow_over_loopback_gets_feedback_and_delivers_payload() {
         "tfrc loopback 3 s: {sent:?}, sender {st:?}, lateness {}",
         s.lateness().summary()
     );
-    let (delivered, rc) = rx.join().unwrap();
+    let (delivered, rc, _) = rx.join().unwrap();
     eprintln!("receiver: delivered {delivered} B, {rc:?}");
     assert!(
         s.endpoint().feedbacks() > 10,
@@ -199,9 +202,32 @@ fn junk_and_strangers_are_dropped_and_counted() {
     };
     h.encode(&mut pkt).unwrap();
     stranger.send_to(&pkt, addr).unwrap();
-    let (_, rc) = rx.join().unwrap();
+    let (_, rc, first) = rx.join().unwrap();
     assert_eq!(s.counters().unexpected, 1, "{:?}", s.counters());
+    // Each side names its first drop, for a one-line warning rather than one per datagram.
+    let stranger = stranger.local_addr().unwrap();
+    assert_eq!(s.first_drop(), Some((stranger, DropReason::Unexpected)));
+    let (from, why) = first.expect("the receiver dropped junk");
+    assert_eq!(from, stranger);
+    assert!(matches!(why, DropReason::Malformed(_)), "{why:?}");
+    assert!(why.to_string().contains("truncated"), "{why}");
     assert_eq!(rc.malformed, 3, "{rc:?}");
     assert_eq!(rc.unexpected, 1, "{rc:?}");
     assert!(rc.received >= 1, "the real flow still got through: {rc:?}");
+}
+
+#[test]
+fn a_refused_send_is_counted_and_its_first_error_kept() {
+    // An IPv4 socket cannot send to an IPv6 peer: every send fails, none ends the session.
+    let mut s = Session::sender(
+        TfrcSender::new(TfrcConfig::default()),
+        Protocol::Tfrc,
+        "127.0.0.1:0",
+        "[::1]:9".parse().unwrap(),
+        SessionConfig::default(),
+    )
+    .unwrap();
+    s.run_until(Time::from_millis(50)).unwrap();
+    assert!(s.counters().send_errors >= 1, "{:?}", s.counters());
+    assert!(s.first_send_error().is_some());
 }

@@ -11,6 +11,7 @@ mod loss_history;
 mod net;
 mod plots;
 mod scenario;
+mod tfrc;
 mod warc_analysis;
 
 #[pymodule]
@@ -18,6 +19,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<equation::PyEquation>()?;
     m.add_class::<loss_history::PyLossHistory>()?;
+    m.add_class::<tfrc::PyTfrcSender>()?;
+    m.add_class::<tfrc::PyTfrcReceiver>()?;
     m.add(
         "ScenarioError",
         m.py().get_type::<scenario::ScenarioError>(),

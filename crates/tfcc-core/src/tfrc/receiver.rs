@@ -123,7 +123,9 @@ impl TfrcReceiver {
             return None;
         }
         let last = self.last_report?;
-        (!self.rtt.is_zero()).then(|| last + self.rtt)
+        // The RTT comes from the data header, which any peer can fill: saturate rather than
+        // overflow (a deadline past `Time::MAX` is "never").
+        (!self.rtt.is_zero()).then(|| last.saturating_add(self.rtt))
     }
 
     /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
@@ -539,7 +541,83 @@ mod tests {
         assert!((r.stats().rate.unwrap() - 100_000.0).abs() < 1e-6);
     }
 
+    /// A data header is untrusted input: a well-formed one with an RTT near `u64::MAX`
+    /// nanoseconds (garbage, or a hostile peer) made the report timer overflow
+    /// (`last_report + rtt`) and panicked `tfcc recv`.
+    #[test]
+    fn a_header_rtt_near_u64_max_does_not_overflow_the_report_timer() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let mut h = DataHeader {
+            seq: 0,
+            timestamp: Time::ZERO,
+            rtt: Dur::from_millis(10),
+            rate: 1,
+            mode: Mode::Slowstart,
+        };
+        r.on_packet(
+            ms(1),
+            &Packet {
+                size: S,
+                header: Header::TfrcData(h),
+            },
+        );
+        assert!(r.poll_transmit(ms(1)).is_some());
+        h.seq = 1;
+        h.rtt = Dur(u64::MAX - 1);
+        r.on_packet(
+            ms(2),
+            &Packet {
+                size: S,
+                header: Header::TfrcData(h),
+            },
+        );
+        let due = r.next_timeout();
+        assert_eq!(due, Some(Time::MAX));
+        r.on_timeout(ms(3));
+        let _ = r.poll_transmit(ms(3));
+    }
+
+    /// Any `u64`, with the edges (small values, values near `u64::MAX`) drawn as often as the
+    /// rest: uniform draws almost never come near the overflow boundaries.
+    fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
+        proptest::prop_oneof![
+            proptest::num::u64::ANY,
+            0u64..1_000_000_000,
+            (u64::MAX - (1u64 << 48))..=u64::MAX,
+        ]
+    }
+
     proptest::proptest! {
+        /// Headers with any field values, as a peer could send them, in any order and at any
+        /// (non-decreasing) times: the receiver never panics and its outputs stay in range.
+        #[test]
+        fn any_header_values_never_panic(
+            msgs in proptest::collection::vec(
+                (wild_u64(), wild_u64(), wild_u64(), proptest::num::u32::ANY, 0u64..(1u64 << 40)),
+                1..100),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig::ns2() } else { TfrcConfig::default() };
+            let mut r = TfrcReceiver::new(cfg);
+            let mut now = Time::ZERO;
+            for (seq, ts, rtt, rate, step) in msgs {
+                now = now.saturating_add(Dur(step));
+                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rate, mode: Mode::CongestionControl };
+                r.on_packet(now, &Packet { size: S, header: Header::TfrcData(h) });
+                // Time never goes backwards: a deadline is served when the clock reaches it.
+                if let Some(t) = r.next_timeout().filter(|t| *t <= now.saturating_add(Dur(step))) {
+                    now = now.max(t);
+                    r.on_timeout(now);
+                }
+                while let Some(p) = r.poll_transmit(now) {
+                    let Header::TfrcFeedback(f) = p.header else { panic!() };
+                    proptest::prop_assert!((0.0..=1.0).contains(&f.p));
+                }
+                let st = r.stats();
+                proptest::prop_assert!((0.0..=1.0).contains(&st.p.unwrap()));
+            }
+        }
+
         /// Any arrival order, duplicates, gaps and RTTs: no panic, `p` stays a probability,
         /// at most one report per arrival, and no packet counted as delivered twice.
         #[test]

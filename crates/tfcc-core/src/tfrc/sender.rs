@@ -10,7 +10,21 @@ use crate::time::{Dur, Time};
 use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
 use super::wire::{DataHeader, FeedbackHeader, Mode};
 
-/// A TFRC sender with an always-backlogged source. See the [module doc](super) for the rules.
+/// A TFRC sender. See the [module doc](super) for the rules.
+///
+/// It models an always-backlogged source: whenever polled at or after its next send time it
+/// returns a packet ([`Sender::offer`] is not used). An application with less to send (a codec
+/// between frames) simply polls only when it has a packet ready; the sender then paces from that
+/// packet on, and the receiver's `X_recv` caps the rate at twice what was actually sent (RFC
+/// 5348 §4.3). Do not discard a packet `poll_transmit` returned: its sequence number is used,
+/// so the receiver counts it as lost; if the socket refused it, call
+/// [`Sender::on_send_error`].
+///
+/// - [`TfrcSender::rate`] is the allowed rate `X` in bytes/s;
+/// - [`Endpoint::next_timeout`] is the next send time or an earlier protocol timer, whichever
+///   comes first;
+/// - the data header's `seq` and `timestamp` must reach the receiver unchanged (the wire form
+///   is [`super::wire::DataHeader`]); the application's payload goes after it.
 #[derive(Clone, Debug)]
 pub struct TfrcSender {
     cfg: TfrcConfig,
@@ -144,7 +158,10 @@ impl TfrcSender {
         if self.cfg.ism {
             secs *= self.rtt.ism_factor();
         }
-        Dur::from_secs_f64(secs.min(self.cfg.t_mbi.as_secs_f64()))
+        // At least 1 ns: an RTT sample of zero (a report whose holding delay covers the whole
+        // round trip) makes the ISM factor 0, and a zero gap would let `poll_transmit` return
+        // packets at one instant without end.
+        Dur::from_secs_f64(secs.min(self.cfg.t_mbi.as_secs_f64())).max(Dur::from_nanos(1))
     }
 
     /// `max(a·R, c·s/X)` (004 Eq. 3.12 with a = c = d; RFC 5348 §4.3 with a = 4, c = 2); before
@@ -210,7 +227,9 @@ impl TfrcSender {
         let initial = match self.cfg.initial_window {
             InitialWindow::OnePacket => s / r,
             InitialWindow::Rfc5348 => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
-        };
+        }
+        // Never below `s/t_mbi` (RFC 5348 §4.3), which an RTT sample above `t_mbi` would give.
+        .max(self.min_rate());
         if self.rtt.samples() == 1 && self.mode == Mode::Forced {
             // A send error before the first report: start from the initial window, but not in
             // slowstart.
@@ -447,6 +466,51 @@ mod tests {
         };
         assert_eq!((h.seq, h.rate, h.mode), (1, 1460, Mode::InitRtt));
         assert_eq!(p.size, 1460);
+    }
+
+    /// A report whose holding delay is the whole time since the echoed packet left gives an
+    /// RTT sample of zero, and with ISM the gap is `s/X · sqrt(0)/M = 0`: `poll_transmit`
+    /// then returned packets at one instant without end (the endpoint contract's "poll until
+    /// `None`" never ended; found by `any_feedback_values_never_panic`). The gap is at least
+    /// 1 ns, so packets are never back to back (004 Sec. 3.5.1).
+    #[test]
+    fn a_zero_rtt_sample_never_makes_poll_transmit_endless() {
+        let mut s = started(TfrcConfig::default());
+        assert!(s.config().ism);
+        let report = |s: &mut TfrcSender, now: Time, t_delay: Dur| {
+            let f = FeedbackHeader {
+                seq_echo: 0,
+                timestamp_echo: Time::ZERO,
+                t_delay,
+                x_recv: 100_000,
+                p: 0.0,
+            };
+            s.on_packet(
+                now,
+                &Packet {
+                    size: 40,
+                    header: Header::TfrcFeedback(f),
+                },
+            );
+        };
+        report(&mut s, ms(100), Dur::ZERO); // a 100 ms sample
+        report(&mut s, ms(200), Dur::from_millis(200)); // a 0 ms sample
+        assert_eq!(s.rtt().latest(), Some(Dur::ZERO));
+        assert!(s.packet_gap() >= Dur(1), "{:?}", s.packet_gap());
+        let burst = std::iter::from_fn(|| s.poll_transmit(ms(200)))
+            .take(10)
+            .count();
+        assert_eq!(burst, 1, "never back to back (004 Sec. 3.5.1)");
+    }
+
+    /// The initial window `s/R` after a first RTT sample longer than `t_mbi` (64 s) stays at
+    /// the floor `s/t_mbi` (RFC 5348 §4.3) instead of falling under it.
+    #[test]
+    fn the_initial_window_never_falls_below_s_over_t_mbi() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, Time::from_secs(65), 65_000, 0.0, 0);
+        let floor = 1460.0 / 64.0;
+        assert!(s.rate() >= floor, "{} < {floor}", s.rate());
     }
 
     #[test]
@@ -699,7 +763,50 @@ mod tests {
         assert_eq!(s.mode(), Mode::InitRtt);
     }
 
+    /// Any `u64`, with small values and values near `u64::MAX` drawn as often as the rest.
+    fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
+        proptest::prop_oneof![
+            proptest::num::u64::ANY,
+            0u64..1_000_000_000,
+            (u64::MAX - (1u64 << 48))..=u64::MAX,
+        ]
+    }
+
     proptest::proptest! {
+        /// Reports with any field values a peer could put in a well-formed feedback header
+        /// (echoes of times never sent, holding delays of centuries, any `X_recv`, any `p` the
+        /// decoder accepts), arriving at any times: no panic, the rate stays finite and at or
+        /// above `s/t_mbi`, and the sender keeps a deadline.
+        #[test]
+        fn any_feedback_values_never_panic(
+            events in proptest::collection::vec(
+                (wild_u64(), wild_u64(), wild_u64(), proptest::num::u32::ANY,
+                 proptest::prop_oneof![0.0f64..=1.0, 0.0f64..1e-300, proptest::strategy::Just(0.0), proptest::strategy::Just(1.0)],
+                 0u64..(1u64 << 40)),
+                1..100,
+            ),
+            ns2 in proptest::bool::ANY,
+        ) {
+            let cfg = if ns2 { TfrcConfig::ns2() } else { TfrcConfig::default() };
+            let floor = f64::from(cfg.packet_size) / 64.0;
+            let mut s = TfrcSender::new(cfg);
+            let mut now = Time::ZERO;
+            for (seq_echo, echo, t_delay, x_recv, p, step) in events {
+                let burst = std::iter::from_fn(|| s.poll_transmit(now)).take(1000).count();
+                proptest::prop_assert!(burst < 1000, "endless burst: gap {:?} rate {} mode {:?}", s.packet_gap(), s.rate(), s.mode());
+                let f = FeedbackHeader { seq_echo, timestamp_echo: Time(echo), t_delay: Dur(t_delay), x_recv, p };
+                s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                let next = now.saturating_add(Dur(step));
+                if let Some(t) = s.next_timeout().filter(|t| *t <= next) {
+                    s.on_timeout(t.max(now));
+                }
+                now = next;
+                s.on_timeout(now);
+                proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12), "rate {} floor {floor} mode {:?} rtt {:?}", s.rate(), s.mode(), s.rtt().smoothed());
+                proptest::prop_assert!(s.next_timeout().is_some());
+            }
+        }
+
         /// Whatever the reports say and however the timers fire, the rate stays finite and
         /// at or above `s/t_mbi`, and the sender always has a deadline in the future.
         #[test]

@@ -7,7 +7,8 @@ use crate::endpoint::{Endpoint, Receiver, Stats};
 use crate::packet::{Header, Packet};
 use crate::time::Time;
 
-/// TFWC receiver.
+/// TFWC receiver: answers every data packet with one ACK carrying the Ack Vector and the
+/// packet's send time ([`Header::TfwcAck`]), pruned at the sender's Ack of Ack.
 #[derive(Clone, Debug)]
 pub struct TfwcReceiver {
     ack_size: u32,
@@ -22,6 +23,7 @@ pub struct TfwcReceiver {
 }
 
 impl TfwcReceiver {
+    /// A receiver; of `cfg` it uses only the ACK size.
     pub fn new(cfg: &TfwcConfig) -> TfwcReceiver {
         TfwcReceiver {
             ack_size: cfg.ack_size,
@@ -33,6 +35,7 @@ impl TfwcReceiver {
         }
     }
 
+    /// The Ack Vector as it stands (`None` before the first data packet).
     pub fn vector(&self) -> Option<AckVector> {
         self.vector
     }

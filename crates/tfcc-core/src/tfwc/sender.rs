@@ -81,7 +81,13 @@ impl Ns2Rtt {
     }
 }
 
-/// TFWC sender.
+/// TFWC sender: at most [`TfwcSender::cwnd`] packets beyond the highest number the receiver
+/// reported may be outstanding (002 Eq. 3.6), plus those the timer lets out in rate mode.
+///
+/// Feed it every Ack Vector ([`Header::TfwcAck`]) with [`Endpoint::on_packet`] and poll
+/// [`Endpoint::poll_transmit`] after each one and at [`Endpoint::next_timeout`]. Packets are
+/// never retransmitted; [`Sender::offer`] limits the data an application has (`None`, the
+/// default, is a bulk source).
 #[derive(Clone, Debug)]
 pub struct TfwcSender {
     cfg: TfwcConfig,
@@ -202,10 +208,12 @@ impl TfwcSender {
         }
     }
 
+    /// The configuration.
     pub fn config(&self) -> &TfwcConfig {
         &self.cfg
     }
 
+    /// Slow start, window or rate mode.
     pub fn mode(&self) -> Mode {
         self.mode
     }

@@ -252,3 +252,53 @@ fn the_timer_after_an_expiry_is_two_srtt_or_doubles() {
         }
     }
 }
+
+/// Any `u64`, with small values and values near `u64::MAX` drawn as often as the rest.
+fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
+    proptest::prop_oneof![
+        proptest::num::u64::ANY,
+        0u64..1_000_000_000,
+        (u64::MAX - (1u64 << 48))..=u64::MAX,
+    ]
+}
+
+proptest::proptest! {
+    /// Headers with any field values, as a peer could put them in well-formed datagrams (heads
+    /// never sent, echoes from the future, any Ack of Ack), at any non-decreasing times: neither
+    /// endpoint panics, and a poll at one instant always ends.
+    #[test]
+    fn any_header_values_never_panic(
+        msgs in proptest::collection::vec(
+            // Heads mostly among the numbers the sender has sent, so ACKs are also accepted.
+            (proptest::prop_oneof![0u64..64, wild_u64()], proptest::num::u64::ANY, wild_u64(),
+             proptest::option::of(wild_u64()), 0u64..(1u64 << 40)),
+            1..100),
+    ) {
+        use crate::packet::Header;
+        use crate::tfwc::AckVector;
+        let cfg = TfwcConfig::default();
+        let mut now = Time::ZERO;
+        let mut tx = TfwcSender::new(cfg.clone(), now);
+        let mut rx = TfwcReceiver::new(&cfg);
+        for (head, bits, at, aoa, step) in msgs {
+            let sent = std::iter::from_fn(|| tx.poll_transmit(now)).take(100_000).count();
+            proptest::prop_assert!(sent < 100_000);
+            let ack = Header::TfwcAck { vector: AckVector { head, bits }, echo: Time(at) };
+            tx.on_packet(now, &Packet { size: 40, header: ack });
+            let data = Header::TfwcData { seq: head, sent_at: Time(at), aoa };
+            rx.on_packet(now, &Packet { size: 1000, header: data });
+            let acks = std::iter::from_fn(|| rx.poll_transmit(now)).take(1000).count();
+            proptest::prop_assert!(acks <= 1);
+            let next = now.saturating_add(Dur(step));
+            if let Some(t) = tx.next_timeout().filter(|t| *t <= next) {
+                tx.on_timeout(t.max(now));
+            }
+            now = next;
+            tx.on_timeout(now);
+            let st = tx.stats();
+            // Choi's default window has no floor (`min_window` 0): at least that.
+            proptest::prop_assert!(tx.cwnd() >= u64::from(cfg.min_window));
+            proptest::prop_assert!(st.p.is_none_or(|p| (0.0..=1.0).contains(&p)));
+        }
+    }
+}

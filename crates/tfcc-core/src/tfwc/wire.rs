@@ -16,7 +16,9 @@ use thiserror::Error;
 use super::ack_vector::{AckVector, Coverage};
 use crate::time::Time;
 
+/// Bytes of an encoded data header.
 pub const DATA_LEN: usize = 28;
+/// Bytes of an encoded ACK before its runs (one byte per run follows).
 pub const ACK_FIXED_LEN: usize = 20;
 const TYPE_DATA: u8 = 1;
 const TYPE_ACK: u8 = 2;
@@ -56,6 +58,7 @@ pub struct AckHeader {
     pub runs: Vec<(bool, u64)>,
 }
 
+/// Appends the [`DATA_LEN`]-byte header to `out` (the payload goes after it).
 pub fn encode_data(h: &DataHeader, out: &mut Vec<u8>) {
     out.push(TYPE_DATA);
     out.push(u8::from(h.aoa.is_some()));
@@ -82,6 +85,8 @@ fn need(b: &[u8], n: usize) -> Result<(), WireError> {
     }
 }
 
+/// Reads a data header from the front of `b` (trailing payload is ignored). The packet form
+/// is [`crate::Header::TfwcData`] with the same three fields.
 pub fn decode_data(b: &[u8]) -> Result<DataHeader, WireError> {
     need(b, 1)?;
     if b[0] != TYPE_DATA {
@@ -127,6 +132,8 @@ pub fn encode_ack(v: &AckVector, echo: Time, aoa: Option<u64>, out: &mut Vec<u8>
     out.extend_from_slice(&runs);
 }
 
+/// Reads an ACK from the front of `b`; [`AckHeader::to_vector`] and [`AckHeader::echo`] make
+/// the [`crate::Header::TfwcAck`] a sender takes.
 pub fn decode_ack(b: &[u8]) -> Result<AckHeader, WireError> {
     need(b, 1)?;
     if b[0] != TYPE_ACK {

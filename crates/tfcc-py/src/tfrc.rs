@@ -1,0 +1,192 @@
+//! Python classes `TfrcSender` and `TfrcReceiver`: tfcc-core's TFRC endpoints for an application
+//! that owns its UDP socket and clock.
+//!
+//! The same state machines the simulator and `tfcc send`/`recv` run, not a second
+//! implementation. Packets cross as bytes in the wire form of `tfcc_core::tfrc::wire` (what
+//! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
+//! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use tfcc_core::endpoint::{Endpoint, Receiver, Sender};
+use tfcc_core::tfrc::wire::{DataHeader, FeedbackHeader, DATA_LEN, FEEDBACK_LEN};
+use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as CoreSender};
+use tfcc_core::{Header, Packet, Stats, Time};
+
+fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
+    let mut cfg = TfrcConfig::preset(preset).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "preset must be \"thesis\" or \"ns2\", got {preset:?}"
+        ))
+    })?;
+    if let Some(s) = packet_size {
+        cfg.packet_size = s;
+    }
+    cfg.validate()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(cfg)
+}
+
+/// Time moves forward only: a call with an earlier `now` than the last is taken at the last.
+fn clamp(last: &mut Time, now_ns: u64) -> Time {
+    *last = (*last).max(Time(now_ns));
+    *last
+}
+
+fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rate", st.rate)?;
+    d.set_item("p", st.p)?;
+    d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
+    d.set_item("packets_sent", st.packets_sent)?;
+    d.set_item("loss_events", st.loss_events)?;
+    d.set_item("timeouts", st.timeouts)?;
+    d.set_item("mode", st.mode)?;
+    Ok(d)
+}
+
+/// TFRC sender (thesis 004, RFC 5348): tells the application when it may send and at what rate.
+#[pyclass(module = "tfcc._core", name = "TfrcSender")]
+pub struct PyTfrcSender {
+    inner: CoreSender,
+    last: Time,
+}
+
+#[pymethods]
+impl PyTfrcSender {
+    #[new]
+    #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
+    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+        Ok(PyTfrcSender {
+            inner: CoreSender::new(config(preset, packet_size)?),
+            last: Time::ZERO,
+        })
+    }
+
+    /// The data header of the packet due at `now_ns`, or `None` if none is due. Send it with
+    /// the payload appended, up to `packet_size` bytes in all.
+    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+        let now = clamp(&mut self.last, now_ns);
+        let pkt = self.inner.poll_transmit(now)?;
+        let Header::TfrcData(h) = pkt.header else {
+            return None;
+        };
+        let mut buf = [0u8; DATA_LEN];
+        h.encode(&mut buf)?;
+        Some(PyBytes::new(py, &buf))
+    }
+
+    /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a TFRC report;
+    /// anything else is ignored.
+    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> bool {
+        let now = clamp(&mut self.last, now_ns);
+        match FeedbackHeader::decode(datagram) {
+            Ok(f) => {
+                let size = u32::try_from(datagram.len()).unwrap_or(u32::MAX);
+                let header = Header::TfrcFeedback(f);
+                self.inner.on_packet(now, &Packet { size, header });
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The socket refused the packet just polled (a full buffer): TFRC treats it as a loss.
+    fn on_send_error(&mut self, now_ns: u64) {
+        let now = clamp(&mut self.last, now_ns);
+        self.inner.on_send_error(now);
+    }
+
+    /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
+    fn on_timeout(&mut self, now_ns: u64) {
+        let now = clamp(&mut self.last, now_ns);
+        self.inner.on_timeout(now);
+    }
+
+    /// The next send time or protocol timer, in nanoseconds.
+    fn next_timeout(&self) -> Option<u64> {
+        self.inner.next_timeout().map(|t| t.0)
+    }
+
+    /// The allowed sending rate `X` in bytes/s.
+    #[getter]
+    fn rate(&self) -> f64 {
+        self.inner.rate()
+    }
+
+    /// Rate, `p`, RTT (s), packets sent, loss events, timeouts and mode.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        stats_dict(py, &self.inner.stats())
+    }
+}
+
+/// TFRC receiver: detects losses, keeps the loss history and writes the reports.
+#[pyclass(module = "tfcc._core", name = "TfrcReceiver")]
+pub struct PyTfrcReceiver {
+    inner: CoreReceiver,
+    last: Time,
+}
+
+#[pymethods]
+impl PyTfrcReceiver {
+    #[new]
+    #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
+    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+        Ok(PyTfrcReceiver {
+            inner: CoreReceiver::new(config(preset, packet_size)?),
+            last: Time::ZERO,
+        })
+    }
+
+    /// A datagram from the sender arrived at `now_ns`. Returns the offset of the payload, or
+    /// `None` if it was not a TFRC data packet (ignored).
+    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> Option<usize> {
+        let now = clamp(&mut self.last, now_ns);
+        let h = DataHeader::decode(datagram).ok()?;
+        let size = u32::try_from(datagram.len()).unwrap_or(u32::MAX);
+        let header = Header::TfrcData(h);
+        self.inner.on_packet(now, &Packet { size, header });
+        Some(DATA_LEN)
+    }
+
+    /// The report due at `now_ns` as bytes to send back, or `None`.
+    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+        let now = clamp(&mut self.last, now_ns);
+        let pkt = self.inner.poll_transmit(now)?;
+        let Header::TfrcFeedback(f) = pkt.header else {
+            return None;
+        };
+        let mut buf = [0u8; FEEDBACK_LEN];
+        f.encode(&mut buf)?;
+        Some(PyBytes::new(py, &buf))
+    }
+
+    /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
+    fn on_timeout(&mut self, now_ns: u64) {
+        let now = clamp(&mut self.last, now_ns);
+        self.inner.on_timeout(now);
+    }
+
+    /// The report timer, in nanoseconds, if one is armed.
+    fn next_timeout(&self) -> Option<u64> {
+        self.inner.next_timeout().map(|t| t.0)
+    }
+
+    /// The loss event rate as reported (0 before the first loss).
+    #[getter]
+    fn p(&self) -> f64 {
+        self.inner.loss_event_rate()
+    }
+
+    /// Payload bytes received (headers excluded).
+    #[getter]
+    fn delivered_bytes(&self) -> u64 {
+        self.inner.delivered_bytes()
+    }
+
+    /// Receive rate, `p`, the sender's RTT (s), loss events and mode.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        stats_dict(py, &self.inner.stats())
+    }
+}
