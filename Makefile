@@ -57,6 +57,7 @@ demo: install
 lint: rust-tools install
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 

@@ -111,7 +111,7 @@ pub enum Weights {
     /// newest weight stays 1 and the oldest stays positive (`1/(n/2 + 1)`).
     #[default]
     Rfc5348,
-    /// Choi's TFWC/TTFWC code (spec 000 §2.1, spec 002 §2.2 [X]): `w_i = 1` for `i < 4`, else
+    /// Choi's TFWC/TTFWC code (spec 000 §2.1, spec 002 §2.2 \[X\]): `w_i = 1` for `i < 4`, else
     /// `2/(i − 1)`. At n = 16: 1, 1, 1, 1, .667, .5, .4, .333, …, .143, summing to 7.503.
     Choi,
     /// Explicit weights, exactly n of them, finite, non-negative, `w_0 > 0`.
@@ -616,7 +616,7 @@ impl LossEstimator for LossHistory {
 pub struct EwmaConfig {
     /// γ, the weight of the newest closed interval. 0.5 is the thesis' example of a value that
     /// makes the estimate "consist almost solely of the last loss interval" (Sec. 3.4.1);
-    /// ns-2's `algo_ = 2` used 0.75 (spec 004 §2.6 [X]). In (0, 1].
+    /// ns-2's `algo_ = 2` used 0.75 (spec 004 §2.6 \[X\]). In (0, 1].
     pub gamma: f64,
     /// The current-interval rule, applied as for the ALI (`max(avg, γ·cur + (1−γ)·avg)`).
     /// The thesis says every interval-based method must handle the open interval (Sec. 3.4.3)

@@ -111,7 +111,7 @@ impl TfrcRtt {
 
     /// A new RTT sample (004 Eq. 3.1, `t_now − t_ts` with any receiver delay removed).
     /// The first sample initialises both averages: 004 leaves the initial value open (spec 004
-    /// §2.4 [Gap]) and ns-2's TFRC agent does the same.
+    /// §2.4 \[Gap\]) and ns-2's TFRC agent does the same.
     pub fn on_sample(&mut self, sample: Dur) {
         let ns = sample.as_nanos() as f64;
         let root = sample.as_secs_f64().sqrt();

@@ -1,5 +1,5 @@
 //! Deficit round robin (Shreedhar and Varghese, "Efficient Fair Queuing Using Deficit
-//! Round-Robin", 1996; 003 §4.5.2 cites it as [SV96]): the packet scheduler that thesis 003 puts
+//! Round-Robin", 1996; 003 §4.5.2 cites it as \[SV96\]): the packet scheduler that thesis 003 puts
 //! at the user-side gateway in place of MSF-RS to show that packet scheduling there gives no
 //! differentiation (Fig. 4.10).
 //!

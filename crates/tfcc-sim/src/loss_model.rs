@@ -8,7 +8,7 @@
 //! - time-based "interval": one drop every `T` seconds, `T` i.i.d. with mean `E[T]` and
 //!   coefficient of variation `CV[T]` (003 §2.1.1 / E2.1 and §3.5 E3.2);
 //! - count-based interval: one drop every `P` packets, `P` i.i.d. with a given mean and CV
-//!   (003 E3.1, CV[P] = 0.01).
+//!   (003 E3.1, CV\[P\] = 0.01).
 //!
 //! 003 calls the inter-loss distribution "general exponential" without defining it, citing
 //! Vojnovic and Le Boudec; it must allow any CV in `[0, 1]` at a fixed mean, with CV = 0 periodic

@@ -31,7 +31,7 @@ pub enum DelaySpread {
     Fixed(Dur),
     /// Flow `i` of `n` gets `lo + (hi − lo)·i/(n − 1)`: evenly spaced, so the spread is exactly
     /// uniform over the flows and reproducible without random draws (003 E2.2 spreads RTTs
-    /// "uniformly" to set CV[RTT]; a deterministic spread hits the intended CV exactly).
+    /// "uniformly" to set CV\[RTT\]; a deterministic spread hits the intended CV exactly).
     Uniform {
         lo: Dur,
         hi: Dur,

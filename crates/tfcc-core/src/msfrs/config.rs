@@ -13,7 +13,7 @@ use crate::units::Rate;
 
 /// How the real-valued product of Eq. 4.3 becomes the window that limits releases.
 ///
-/// 003 §4.3.2 does not say (spec 003 §4.4 [AMBIGUITY]); its one example, W+ = 6, U = 60 %,
+/// 003 §4.3.2 does not say (spec 003 §4.4 \[AMBIGUITY\]); its one example, W+ = 6, U = 60 %,
 /// U+ = 99 % giving 9.9 → "10", fits both readings below.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]

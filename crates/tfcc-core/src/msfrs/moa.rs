@@ -99,7 +99,7 @@ impl<R> Moa<R> {
     /// neither starves the others nor is starved (§4.3.1); if every class is idle, every `SC`
     /// returns to 0. Fig. 4.3 prints the test as `UCi ≠ 0`; the text says "if the arrival
     /// request is classified into an idle class, i.e. the class's UC is zero", which is the
-    /// reading here (spec 003 §4.3 [TYPO]).
+    /// reading here (spec 003 §4.3 \[TYPO\]).
     ///
     /// `class` must be valid (checked by [`crate::msfrs::Msfrs::on_request`]).
     pub fn enqueue(&mut self, class: usize, queued: Queued<R>) {

@@ -192,7 +192,7 @@ pub struct TcpConfig {
     /// FreeBSD of 004's Dummynet hosts flush delayed ACKs from `tcp_fasttimo`, which runs every
     /// 200 ms (`PR_FASTHZ` 5) for all connections, so a held ACK waits 0-200 ms (100 ms on
     /// average; Stevens, TCP/IP Illustrated Vol. 1, Sec. 19.3, which 004 Sec. 2.1 cites as
-    /// [Ste94] for delayed ACKs). Off by default (ns-2's `DelAckSink` times each segment).
+    /// \[Ste94\] for delayed ACKs). Off by default (ns-2's `DelAckSink` times each segment).
     pub delayed_ack_tick: bool,
     /// Congestion control: Reno's increase and decrease (ns-2's, the default) or TTFWC's
     /// (000, [`super::ttfwc`]).

@@ -17,7 +17,7 @@
 //! SIMD's `α` is set at each loss from the window after it, `w₀` (its history), so that a
 //! periodic loss gives TCP's throughput: with `w(t) = w₀ + α t²` reaching `W = w₀/(1 − β)` at the
 //! next loss, `N = T·W·(1 − 2β/3)` packets per cycle of T RTTs, and TCP's `X² = 1.5·N`:
-//! `α = 2.25·β·(1 − β) / (w₀·(1 − 2β/3)²)`. This is the CV[T] = 0 design 003 calls SIMD/Period
+//! `α = 2.25·β·(1 − β) / (w₀·(1 − 2β/3)²)`. This is the CV\[T\] = 0 design 003 calls SIMD/Period
 //! (Fig. 2.1(b)); Jin et al.'s published constant for CV ≈ 1 could not be checked here, so
 //! [`SimdConfig::alpha_factor`] scales `α` for it and defaults to 1 (both names run this rule).
 //!

@@ -161,7 +161,7 @@ pub struct TfrcConfig {
     /// Optional floor on `t_RTO` (004 Sec. 3.3: 0.5–1 s against coarse-clock TCPs). Off.
     pub rto_floor: Dur,
     /// Interval between packets before the first feedback: 004's Init RTT mode sends "at a very
-    /// low rate" without a value (spec 004 §2.4 [Gap]); RFC 5348 §4.2 sends one packet per
+    /// low rate" without a value (spec 004 §2.4 \[Gap\]); RFC 5348 §4.2 sends one packet per
     /// second, the default.
     pub initial_interval: Dur,
     /// The rate once the first RTT sample is in.

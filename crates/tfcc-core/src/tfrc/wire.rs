@@ -97,7 +97,7 @@ pub struct FeedbackHeader {
     pub t_delay: Dur,
     /// Receive rate `X_recv` (004 `b_rep`) in bytes/s over the last RTT.
     pub x_recv: u32,
-    /// Loss event rate; 0 means "no loss yet" (spec 004 §2.17 [Gap]), so the sender stays in
+    /// Loss event rate; 0 means "no loss yet" (spec 004 §2.17 \[Gap\]), so the sender stays in
     /// slowstart.
     pub p: f64,
 }

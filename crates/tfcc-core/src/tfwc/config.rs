@@ -1,6 +1,6 @@
 //! Every constant of TFWC (002), as a field with its source.
 //!
-//! Where the thesis is silent the spec's reading of Choi's code decides ([X] in spec 002) and
+//! Where the thesis is silent the spec's reading of Choi's code decides (\[X\] in spec 002) and
 //! the field says so; where thesis and code disagree the thesis wins and the code's value is
 //! named, so either can be configured.
 
@@ -31,7 +31,7 @@ pub enum HistoryWeights {
     /// used" with the last 8 intervals.
     Tfrc,
     /// Choi's ns-2.34 code (`gen_weight` without `SHORT_HISTORY`, `HSZ = 16`): 1 for i < 4,
-    /// then `2/(i − 1)`: .667, .5, .4, ..., .143 at n = 16 (spec 002 §2.2 [X]).
+    /// then `2/(i − 1)`: .667, .5, .4, ..., .143 at n = 16 (spec 002 §2.2 \[X\]).
     #[default]
     Choi,
 }
@@ -51,7 +51,7 @@ pub enum JitterRule {
     /// not recomputed but kept at the previous one, and `force_inflate` adds 1 only if
     /// nothing was inflated in the RTT, at least 4 Ack Vectors were not, and the ALI moved by
     /// more than [`TfwcConfig::jitter_max_ali_change`] over more than 4 Ack Vectors since the
-    /// last forced inflation: the opposite of the thesis' disabling rule (spec 002 §2.9 [X]).
+    /// last forced inflation: the opposite of the thesis' disabling rule (spec 002 §2.9 \[X\]).
     #[default]
     Ns2,
 }
@@ -83,7 +83,7 @@ pub struct TfwcConfig {
     /// Bytes of a data packet on the wire. 002 Ch. 4 simulates 1000-byte packets.
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub packet_size: u32,
-    /// Bytes of an ACK on the wire: ns-2's TFWC sink sends 40-byte ACKs (spec 002 §2.3 [X]).
+    /// Bytes of an ACK on the wire: ns-2's TFWC sink sends 40-byte ACKs (spec 002 §2.3 \[X\]).
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ack_size: u32,
     /// The 3 numbers below the Ack Vector head that are not yet judged, TCP's 3-DupAck rule
@@ -94,11 +94,11 @@ pub struct TfwcConfig {
     pub history_size: usize,
     /// The weights of the average; see [`HistoryWeights`]. 002 Sec. 3.2.2 says n = 8 with
     /// TFRC's weights; Choi's ns-2.34 code, which produced the thesis' simulations, keeps
-    /// `HSZ = 16` intervals with its own weights (spec 002 §2.2 [X]). The default is the code
+    /// `HSZ = 16` intervals with its own weights (spec 002 §2.2 \[X\]). The default is the code
     /// (`history_size = 16`, `choi`); `history_size = 8` with `tfrc` is the thesis' text.
     pub history_weights: HistoryWeights,
     /// Window before the first loss, in packets: 1, growing by one per ACK (slow start,
-    /// 002 Sec. 3.2.3; Choi's code starts at 1, spec 002 §2.7 [X]).
+    /// 002 Sec. 3.2.3; Choi's code starts at 1, spec 002 §2.7 \[X\]).
     pub initial_window: u32,
     /// Upper bound on the window in packets, the equation's `w_max` (002 Eq. 2.2). The thesis
     /// gives no value; the default is large enough not to bind on any dumbbell of 002 Ch. 4.
@@ -121,7 +121,7 @@ pub struct TfwcConfig {
     pub min_window: u32,
     /// Multiplies the rate-mode inter-packet interval. 1 in the thesis' footnote 6 and Vic;
     /// Choi's ns-2.34 `new_rto` multiplies by 0.8 because TFWC "got less throughput than TCP"
-    /// (spec 002 §2.8 [X]). The default is the ns-2.34 code's 0.8.
+    /// (spec 002 §2.8 \[X\]). The default is the ns-2.34 code's 0.8.
     pub rate_mode_scale: f64,
     /// cwnd jitter (002 Sec. 3.2.7): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
@@ -131,7 +131,7 @@ pub struct TfwcConfig {
     pub jitter_rule: JitterRule,
     /// The "force inflater": inflate at the end of an RTT in which no draw did (002 Sec. 3.2.7,
     /// "at least once per RTT"). Choi's ns-2 code runs it only under the opposite condition
-    /// (spec 002 §2.9 [X], [`JitterRule::Ns2`]); false leaves the 10 % draws alone. Both
+    /// (spec 002 §2.9 \[X\], [`JitterRule::Ns2`]); false leaves the 10 % draws alone. Both
     /// rules read it.
     pub jitter_force: bool,
     /// 10 % per Ack Vector (002 Sec. 3.2.7).
@@ -146,15 +146,15 @@ pub struct TfwcConfig {
     /// Double the timer on each window-mode expiry (002 Sec. 3.2.5, Algorithm 1
     /// `backoffTimer()`; Choi's ns-2.28 tree, `rto_ = 2 * rto_`). Choi's ns-2.34
     /// `backoff_timer()` instead sets it to `2·SRTT` (the doubling commented out), so repeated
-    /// expiries come every 2·SRTT until an Ack Vector arrives (spec 002 §2.5 [X]); false
+    /// expiries come every 2·SRTT until an Ack Vector arrives (spec 002 §2.5 \[X\]); false
     /// selects that, the default, as the ns-2.34 code ran the thesis' simulations.
     pub timer_backoff: bool,
     /// The RTT estimator; see [`RttEstimator`]. Default Choi's ns-2.34 agent's.
     pub rtt_estimator: RttEstimator,
-    /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 [X]).
+    /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 \[X\]).
     pub initial_rto: Dur,
     /// Lower bound on the RTO. The thesis gives none (it cites RFC 2988); Vic uses 0.2 s
-    /// (Linux), Choi's ns-2 agent `minrto_ = 0` (spec 002 §2.5 [X]): the window-mode timer is
+    /// (Linux), Choi's ns-2 agent `minrto_ = 0` (spec 002 §2.5 \[X\]): the window-mode timer is
     /// `SRTT + max(10 ms, 4·RTTVAR)` however short the RTT. The default is the ns-2 agent's 0,
     /// as it ran the thesis' simulations.
     pub min_rto: Dur,

@@ -393,7 +393,7 @@ fn rate_flow(
 ///
 /// - `"ns-2.35"` (the default): nothing changes; [`TcpConfig::default`] is ns-2.35's
 ///   Agent/TCP.
-/// - `"ns-2.1b9"`: the ns-2 that thesis 003 ran (003 Sec. 5, "ns-2 2.1b9", [NS06]). Its
+/// - `"ns-2.1b9"`: the ns-2 that thesis 003 ran (003 Sec. 5, "ns-2 2.1b9", \[NS06\]). Its
 ///   `tcl/lib/ns-default.tcl` differs from ns-2.35's in four Agent/TCP defaults that the
 ///   project models, each dated by ns-2.35's own comments: `minrto_ 1` ("Default set to 1 on
 ///   2001/05/14", 0.2 from 2004/10/14), `precisionReduce_ false` (true from 2006/1/24),
