@@ -162,3 +162,48 @@ def test_time_going_backwards_is_taken_as_the_last_time() -> None:
     tx.on_timeout(timeout)
     assert tx.stats()["timeouts"] == 1
     assert tx.poll_transmit(0) is not None  # the expiry let one more packet out
+
+
+def test_a_python_receiver_answers_tfcc_send_over_loopback() -> None:
+    # The bytes are those `tfcc send --protocol tfwc` puts on the network: a Python receiver
+    # on a UDP socket takes its data packets and its Ack Vectors are not malformed to it.
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    rx = tfcc.TfwcReceiver(packet_size=1200)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.settimeout(0.2)
+        send = subprocess.Popen(
+            [sys.executable, "-m", "tfcc.entry", "send", "--protocol", "tfwc"]
+            + ["--packet-size", "1200", "--duration", "1s", f"127.0.0.1:{sock.getsockname()[1]}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            data = junk = 0
+            deadline = time.monotonic() + 30
+            while send.poll() is None and time.monotonic() < deadline:
+                try:
+                    datagram, peer = sock.recvfrom(65_536)
+                except TimeoutError:
+                    continue
+                now = time.monotonic_ns()
+                if rx.on_datagram(now, datagram) is None:
+                    junk += 1
+                    continue
+                data += 1
+                while (ack := rx.poll_transmit(now)) is not None:
+                    sock.sendto(ack, peer)
+            out, err = send.communicate(timeout=30)
+        finally:
+            send.kill()
+    assert send.returncode == 0, err
+    assert data > 0 and junk == 0, (data, junk)
+    assert rx.delivered_bytes == 1200 * data
+    assert "malformed 0, unexpected 0" in out, out
+    feedback = int(out.split("feedback ")[1].split()[0])
+    assert feedback > 0, out
