@@ -73,6 +73,66 @@ class TfrcReceiver:
     def delivered_bytes(self) -> int: ...
     def stats(self) -> dict[str, object]: ...
 
+class TfwcSender:
+    """TFWC sender (002) for an application that owns its UDP socket and clock.
+
+    The Rust state machine the simulator and ``tfcc send --protocol tfwc`` run: Ack-clocked,
+    window ``W = 1/f(p)`` (002 Eq. 3.4), timer-paced below ``rate_threshold`` packets (the
+    hybrid mode, Sec. 3.2.6), no retransmissions. ``preset`` is ``"ns2"`` (Choi's ns-2.34 agent,
+    the default, as in Rust and ``tfcc send``) or ``"thesis"`` (002's text); ``seed`` seeds the
+    cwnd jitter's draws (Sec. 3.2.7). Times are integer nanoseconds of any monotonic clock; an
+    earlier time than the last call's is taken as the last. Loop: send what
+    ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
+    in all) until it returns ``None``, hand every Ack Vector from the receiver to ``on_packet``,
+    and call ``on_timeout`` when the clock reaches ``next_timeout()``. Poll only when a packet
+    is ready to go: a polled header that is not sent is a loss at the receiver.
+    """
+
+    def __init__(
+        self, *, packet_size: int | None = None, preset: str = "ns2", seed: int = 0
+    ) -> None: ...
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The data header the window lets out at ``now_ns`` (28 bytes), or ``None``."""
+    def on_packet(self, now_ns: int, data: bytes) -> None:
+        """An Ack Vector arrived; raises ``ValueError`` saying why if ``data`` is not one."""
+    def on_datagram(self, now_ns: int, datagram: bytes) -> bool:
+        """As ``on_packet``, but ``False`` (and ignored) if the bytes are not an Ack Vector."""
+    def on_timeout(self, now_ns: int) -> None: ...
+    def next_timeout(self) -> int | None:
+        """The window-mode timer or the rate-mode send time, in nanoseconds."""
+    @property
+    def window(self) -> int:
+        """The window in packets, jitter included."""
+    @property
+    def window_exact(self) -> float:
+        """``1/f(p)`` before rounding (the slow-start window before the first loss)."""
+    def stats(self) -> dict[str, object]:
+        """Keys ``window``, ``window_exact``, ``p``, ``ali`` (packets), ``rtt`` and ``rto`` (s),
+        ``packets_sent``, ``bytes_sent``, ``loss_events``, ``timeouts``, ``mode``
+        (``"slowstart"``, ``"window"`` or ``"rate"``); ``p``, ``ali``, ``rtt`` are ``None``
+        until measured."""
+
+class TfwcReceiver:
+    """TFWC receiver: the Ack Vector, one ACK per data packet, as bytes (002 Sec. 3.2.1)."""
+
+    def __init__(self, *, packet_size: int | None = None, preset: str = "ns2") -> None: ...
+    def on_packet(self, now_ns: int, data: bytes) -> int:
+        """A data packet arrived: the payload's offset (28); ``ValueError`` if not TFWC data."""
+    def on_datagram(self, now_ns: int, datagram: bytes) -> int | None:
+        """As ``on_packet``, but ``None`` (and ignored) if the bytes are not TFWC data."""
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The Ack Vector owed (20 bytes plus one per run) to send back, or ``None``."""
+    def on_timeout(self, now_ns: int) -> None:
+        """A TFWC receiver has no timer; kept so both ends run the same loop."""
+    def next_timeout(self) -> int | None:
+        """Always ``None``."""
+    @property
+    def delivered_bytes(self) -> int:
+        """Bytes of the data datagrams received, headers included."""
+    def stats(self) -> dict[str, object]:
+        """The sender's keys (unmeasured at a receiver; ``mode`` is ``"receiver"``) and
+        ``delivered_bytes``."""
+
 class LossHistory:
     """The weighted average loss interval (004 Eq. 3.6, Sec. 3.4.3, Sec. 3.7)."""
 

@@ -12,6 +12,7 @@ mod net;
 mod plots;
 mod scenario;
 mod tfrc;
+mod tfwc;
 mod warc_analysis;
 
 #[pymodule]
@@ -21,6 +22,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<loss_history::PyLossHistory>()?;
     m.add_class::<tfrc::PyTfrcSender>()?;
     m.add_class::<tfrc::PyTfrcReceiver>()?;
+    m.add_class::<tfwc::PyTfwcSender>()?;
+    m.add_class::<tfwc::PyTfwcReceiver>()?;
     m.add(
         "ScenarioError",
         m.py().get_type::<scenario::ScenarioError>(),
