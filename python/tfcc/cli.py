@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from tfcc import __version__
-from tfcc.entry import interrupt_status, interrupt_word, stop_on_sigterm
+from tfcc.entry import interrupt_status, interrupt_word
 
 app = typer.Typer(
     name="tfcc",
@@ -203,7 +203,6 @@ def reproduce(
         if not claims:
             raise _fail(f"{name}: no claim is marked testbed = true")
         console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
-        stop_on_sigterm()
         try:
             runner = tb.prerun_claims(
                 claims,
@@ -286,7 +285,6 @@ def compare(
 
     from tfcc import testbed as tb
 
-    stop_on_sigterm()
     overrides = list(set_ or [])
     try:
         sim = tb.run(scenario, overrides, seed, backend="sim")

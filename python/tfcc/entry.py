@@ -101,4 +101,9 @@ def net(command: str, argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m tfcc.entry` runs this file as `__main__`, a second copy beside the `tfcc.entry`
+    # that the CLI imports: run the imported one's `main`, so the SIGTERM handler and
+    # `interrupt_status` share one `_stopped_by`.
+    from tfcc.entry import main as entry_main
+
+    entry_main()

@@ -40,6 +40,8 @@ pub mod quantity;
 pub mod rtt;
 pub mod tcp;
 pub mod tear;
+#[cfg(test)]
+mod testing;
 pub mod tfrc;
 pub mod tfrcp;
 pub mod tfwc;

@@ -6,7 +6,6 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::Parser;
 use tfcc_core::endpoint::{Receiver, Sender};
@@ -17,6 +16,7 @@ use tfcc_core::{Dur, Time};
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::CbrConfig;
 
+use crate::stop_signal::{self, StopSignals};
 use crate::{Protocol, Session, SessionConfig};
 
 /// Send one flow to a `tfcc recv`, printing the rate once per report interval.
@@ -153,43 +153,21 @@ fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, Str
     Ok(cfg)
 }
 
-/// The signal (SIGINT or SIGTERM) that asked the running command to stop, 0 until one does.
-static STOP: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_stop_signal(sig: libc::c_int) {
-    // Only an atomic store: async-signal-safe.
-    STOP.store(sig, Ordering::Relaxed);
-}
-
 /// Ctrl-C (or SIGTERM) ends the flow early but still prints the summary, and the command exits
 /// with 128 + the signal (130 for Ctrl-C), as a shell does. The handlers are installed for the
 /// command and the previous ones put back after it.
 fn with_stop_signals(f: impl FnOnce() -> i32) -> i32 {
-    STOP.store(0, Ordering::Relaxed);
-    let handler = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    let prev = unsafe {
-        [
-            libc::signal(libc::SIGINT, handler),
-            libc::signal(libc::SIGTERM, handler),
-        ]
+    let code = {
+        let _signals = StopSignals::install();
+        f()
     };
-    let code = f();
-    // SAFETY: puts back the handlers `signal` returned above.
-    unsafe {
-        libc::signal(libc::SIGINT, prev[0]);
-        libc::signal(libc::SIGTERM, prev[1]);
-    }
-    match STOP.load(Ordering::Relaxed) {
-        0 => code,
-        sig => 128 + sig,
-    }
+    stop_signal::stopped_by().map_or(code, stop_signal::exit_status)
 }
 
 /// Runs the session to `end` or until a stop signal; returns whether it was stopped. A signal
 /// cuts the session's wait short (`ppoll` returns `EINTR`), so this returns within a step.
 fn run_slice<E: tfcc_core::Endpoint>(s: &mut Session<E>, end: Time) -> Result<bool, String> {
-    while STOP.load(Ordering::Relaxed) == 0 {
+    while stop_signal::stopped_by().is_none() {
         if !s.step(end).map_err(|e| e.to_string())? {
             return Ok(false);
         }

@@ -35,6 +35,7 @@ pub mod pacing;
 pub mod relay;
 pub mod session;
 pub mod socket;
+pub mod stop_signal;
 pub mod testbed;
 pub mod wire;
 

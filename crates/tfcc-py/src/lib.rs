@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod endpoint;
 mod equation;
 mod loss_history;
 mod net;

@@ -6,6 +6,7 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
+use crate::endpoint::{clamp, datagram_size};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -26,12 +27,6 @@ fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)
-}
-
-/// Time moves forward only: a call with an earlier `now` than the last is taken at the last.
-fn clamp(last: &mut Time, now_ns: u64) -> Time {
-    *last = (*last).max(Time(now_ns));
-    *last
 }
 
 fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
@@ -83,7 +78,7 @@ impl PyTfrcSender {
         let now = clamp(&mut self.last, now_ns);
         match FeedbackHeader::decode(datagram) {
             Ok(f) => {
-                let size = u32::try_from(datagram.len()).unwrap_or(u32::MAX);
+                let size = datagram_size(datagram);
                 let header = Header::TfrcFeedback(f);
                 self.inner.on_packet(now, &Packet { size, header });
                 true
@@ -144,7 +139,7 @@ impl PyTfrcReceiver {
     fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> Option<usize> {
         let now = clamp(&mut self.last, now_ns);
         let h = DataHeader::decode(datagram).ok()?;
-        let size = u32::try_from(datagram.len()).unwrap_or(u32::MAX);
+        let size = datagram_size(datagram);
         let header = Header::TfrcData(h);
         self.inner.on_packet(now, &Packet { size, header });
         Some(DATA_LEN)

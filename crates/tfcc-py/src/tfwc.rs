@@ -8,6 +8,7 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
+use crate::endpoint::{clamp, datagram_size};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -38,16 +39,6 @@ fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcCon
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)
-}
-
-/// Time moves forward only: a call with an earlier `now` than the last is taken at the last.
-fn clamp(last: &mut Time, now_ns: u64) -> Time {
-    *last = (*last).max(Time(now_ns));
-    *last
-}
-
-fn datagram_size(datagram: &[u8]) -> u32 {
-    u32::try_from(datagram.len()).unwrap_or(u32::MAX)
 }
 
 /// An Ack Vector from the receiver as the sender's packet, or why the bytes are not one.

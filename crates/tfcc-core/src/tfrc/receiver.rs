@@ -577,15 +577,7 @@ mod tests {
         let _ = r.poll_transmit(ms(3));
     }
 
-    /// Any `u64`, with the edges (small values, values near `u64::MAX`) drawn as often as the
-    /// rest: uniform draws almost never come near the overflow boundaries.
-    fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
-        proptest::prop_oneof![
-            proptest::num::u64::ANY,
-            0u64..1_000_000_000,
-            (u64::MAX - (1u64 << 48))..=u64::MAX,
-        ]
-    }
+    use crate::testing::wild_u64;
 
     proptest::proptest! {
         /// Headers with any field values, as a peer could send them, in any order and at any

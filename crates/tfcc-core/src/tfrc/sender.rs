@@ -763,14 +763,7 @@ mod tests {
         assert_eq!(s.mode(), Mode::InitRtt);
     }
 
-    /// Any `u64`, with small values and values near `u64::MAX` drawn as often as the rest.
-    fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
-        proptest::prop_oneof![
-            proptest::num::u64::ANY,
-            0u64..1_000_000_000,
-            (u64::MAX - (1u64 << 48))..=u64::MAX,
-        ]
-    }
+    use crate::testing::wild_u64;
 
     proptest::proptest! {
         /// Reports with any field values a peer could put in a well-formed feedback header

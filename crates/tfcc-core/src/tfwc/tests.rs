@@ -253,14 +253,7 @@ fn the_timer_after_an_expiry_is_two_srtt_or_doubles() {
     }
 }
 
-/// Any `u64`, with small values and values near `u64::MAX` drawn as often as the rest.
-fn wild_u64() -> impl proptest::strategy::Strategy<Value = u64> {
-    proptest::prop_oneof![
-        proptest::num::u64::ANY,
-        0u64..1_000_000_000,
-        (u64::MAX - (1u64 << 48))..=u64::MAX,
-    ]
-}
+use crate::testing::wild_u64;
 
 proptest::proptest! {
     /// Headers with any field values, as a peer could put them in well-formed datagrams (heads
