@@ -457,11 +457,13 @@ class LocalPool(Backend):
             initializer=_die_with_parent,
             initargs=(os.getpid(),),
         )
+        self.futures: list[Any] = []
 
     def run(self, tasks: Sequence[Task]) -> Iterator[dict[str, Any]]:
         from concurrent.futures import as_completed
 
         futures = {self.pool.submit(execute, t): t for t in tasks}
+        self.futures = list(futures)
         for fut in as_completed(futures):
             try:
                 yield fut.result()
@@ -469,6 +471,13 @@ class LocalPool(Backend):
                 yield _lost(futures[fut], e)
 
     def close(self) -> None:
+        # Cancel the points not yet handed to a worker here rather than through
+        # `shutdown(cancel_futures=True)` alone: the executor's manager thread cancels them only
+        # if the executor object is still alive when it wakes, and after a Ctrl-C it is often
+        # collected first, so every queued point ran before the process could exit (seen as
+        # all 24 points of a test sweep finishing after the signal).
+        for fut in self.futures:
+            fut.cancel()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
