@@ -306,7 +306,11 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
             drive_receiver(s, duration, every)
         }
         "tfwc" => {
-            let ep = TfwcReceiver::new(&TfwcConfig::default());
+            // Goodput counts payload, after the TFWC data header (as for TFRC).
+            let ep = TfwcReceiver::new(&TfwcConfig {
+                header_size: tfcc_core::tfwc::wire::DATA_LEN as u32,
+                ..TfwcConfig::default()
+            });
             let s = Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg)
                 .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)

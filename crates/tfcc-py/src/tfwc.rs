@@ -13,7 +13,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::{Endpoint, Receiver};
-use tfcc_core::tfwc::wire::{decode_ack, decode_data, encode_ack, encode_data, DataHeader};
+use tfcc_core::tfwc::wire::{
+    decode_ack, decode_data, encode_ack, encode_data, DataHeader, DATA_LEN,
+};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver as CoreReceiver, TfwcSender as CoreSender};
 use tfcc_core::{Header, Packet, Stats, Time};
 
@@ -36,6 +38,8 @@ fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcCon
         cfg.packet_size = s;
     }
     cfg.seed = seed;
+    // Datagrams here carry the TFWC data header before the payload: goodput counts payload.
+    cfg.header_size = DATA_LEN as u32;
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)

@@ -86,6 +86,13 @@ pub struct TfwcConfig {
     /// Bytes of an ACK on the wire: ns-2's TFWC sink sends 40-byte ACKs (spec 002 §2.3 \[X\]).
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ack_size: u32,
+    /// Bytes of a data packet that are not the application's: the receiver counts
+    /// `packet_size - header_size` of each packet as delivered (goodput). 0 in the simulator,
+    /// where a packet is ns-2's `Agent/TFWC` `size_`, the whole packet, as in Choi's traces;
+    /// the UDP transport sets it to the TFWC data header it puts before the payload
+    /// (`wire::DATA_LEN`), so `tfcc recv` reports payload, as it does for TFRC.
+    #[serde(deserialize_with = "crate::quantity::bytes_u32")]
+    pub header_size: u32,
     /// The 3 numbers below the Ack Vector head that are not yet judged, TCP's 3-DupAck rule
     /// (002 Sec. 3.2.1). The sender's AoA is the number below the margin (ns-2's `H − 4`).
     pub margin: u64,
@@ -169,6 +176,7 @@ impl Default for TfwcConfig {
         TfwcConfig {
             packet_size: 1000,
             ack_size: 40,
+            header_size: 0,
             margin: 3,
             history_size: 16,
             history_weights: HistoryWeights::Choi,
@@ -226,6 +234,9 @@ impl TfwcConfig {
         }
         if self.ack_size == 0 {
             return bad("ack_size", "must be positive");
+        }
+        if self.header_size >= self.packet_size {
+            return bad("header_size", "must be smaller than packet_size");
         }
         if self.history_size == 0 || self.history_size > crate::loss_history::MAX_HISTORY {
             return bad("history_size", "must be between 1 and 1024");
