@@ -37,9 +37,10 @@ struct SendArgs {
     /// Bytes per datagram (TFRC's s).
     #[arg(long, default_value_t = 1460)]
     packet_size: u32,
-    /// TFRC preset: thesis (default) or ns2.
-    #[arg(long, default_value = "thesis")]
-    preset: String,
+    /// Protocol preset: thesis or ns2 [default: TFRC thesis (004), TFWC ns2 (Choi's
+    /// ns-2.34 agent, which ran 002's simulations)]. CBR has none.
+    #[arg(long)]
+    preset: Option<String>,
     /// Local address to bind [default: 0.0.0.0:0, or [::]:0 for an IPv6 receiver].
     #[arg(long)]
     bind: Option<String>,
@@ -66,9 +67,10 @@ struct RecvArgs {
     /// How long to listen, e.g. 15s.
     #[arg(long, default_value = "15s")]
     duration: String,
-    /// TFRC preset: thesis (default) or ns2.
-    #[arg(long, default_value = "thesis")]
-    preset: String,
+    /// Protocol preset: thesis or ns2 [default: TFRC thesis (004), TFWC ns2 (Choi's
+    /// ns-2.34 agent, which ran 002's simulations)]. CBR has none.
+    #[arg(long)]
+    preset: Option<String>,
     /// Report interval, e.g. 1s.
     #[arg(long, default_value = "1s")]
     report: String,
@@ -143,7 +145,8 @@ fn dur(flag: &str, v: &str) -> Result<Dur, String> {
     }
 }
 
-fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, String> {
+fn tfrc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfrcConfig, String> {
+    let preset = preset.unwrap_or("thesis");
     let mut cfg = TfrcConfig::preset(preset)
         .ok_or_else(|| format!("--preset {preset}: unknown (use thesis or ns2)"))?;
     if let Some(s) = packet_size {
@@ -151,6 +154,32 @@ fn tfrc_config(preset: &str, packet_size: Option<u32>) -> Result<TfrcConfig, Str
     }
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
+}
+
+/// TFWC's configuration for `--preset`: Choi's ns-2.34 agent (`ns2`, the default) or 002's
+/// text (`thesis`); goodput counts payload, after the TFWC data header.
+fn tfwc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfwcConfig, String> {
+    let mut cfg = match preset.unwrap_or("ns2") {
+        "ns2" => TfwcConfig::default(),
+        "thesis" => TfwcConfig::thesis(),
+        other => return Err(format!("--preset {other}: unknown (use thesis or ns2)")),
+    };
+    if let Some(s) = packet_size {
+        cfg.packet_size = s;
+    }
+    cfg.header_size = tfcc_core::tfwc::wire::DATA_LEN as u32;
+    cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// `--preset` names a protocol's configuration; CBR has none, so one given for it is a mistake.
+fn no_preset(preset: Option<&str>) -> Result<(), String> {
+    match preset {
+        Some(p) => Err(format!(
+            "--preset {p}: cbr has no presets (they are for tfrc and tfwc)"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Ctrl-C (or SIGTERM) ends the flow early but still prints the summary, and the command exits
@@ -259,22 +288,20 @@ fn send(a: &SendArgs) -> Result<(), String> {
         .unwrap_or_else(|| default_bind(&to).to_string());
     match a.protocol.as_str() {
         "tfrc" => {
-            let ep = TfrcSender::new(tfrc_config(&a.preset, Some(a.packet_size))?);
+            let ep = TfrcSender::new(tfrc_config(a.preset.as_deref(), Some(a.packet_size))?);
             let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
             drive_sender(s, duration, every, true)
         }
         "tfwc" => {
-            let c = TfwcConfig {
-                packet_size: a.packet_size,
-                ..TfwcConfig::default()
-            };
+            let c = tfwc_config(a.preset.as_deref(), Some(a.packet_size))?;
             let ep = TfwcSender::new(c, Time::ZERO);
             let s = Session::sender(ep, Protocol::Tfwc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
             drive_sender(s, duration, every, true)
         }
         "cbr" => {
+            no_preset(a.preset.as_deref())?;
             let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
             let c = CbrConfig {
                 rate,
@@ -300,22 +327,19 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
     let cfg = session_config(a.realtime)?;
     match a.protocol.as_str() {
         "tfrc" => {
-            let ep = TfrcReceiver::new(tfrc_config(&a.preset, None)?);
+            let ep = TfrcReceiver::new(tfrc_config(a.preset.as_deref(), None)?);
             let s = Session::receiver(ep, Protocol::Tfrc, &a.listen, cfg)
                 .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "tfwc" => {
-            // Goodput counts payload, after the TFWC data header (as for TFRC).
-            let ep = TfwcReceiver::new(&TfwcConfig {
-                header_size: tfcc_core::tfwc::wire::DATA_LEN as u32,
-                ..TfwcConfig::default()
-            });
+            let ep = TfwcReceiver::new(&tfwc_config(a.preset.as_deref(), None)?);
             let s = Session::receiver(ep, Protocol::Tfwc, &a.listen, cfg)
                 .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         "cbr" => {
+            no_preset(a.preset.as_deref())?;
             let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
                 .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
@@ -562,5 +586,27 @@ mod tests {
         assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
         assert!(e.contains("cbr header (20 B)"), "{e}");
+    }
+
+    #[test]
+    fn presets_apply_to_tfrc_and_tfwc_and_name_the_flag() {
+        let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--preset", "nope"]);
+        assert_eq!(e, "--preset nope: unknown (use thesis or ns2)");
+        let e = recv_error(&[
+            "--protocol",
+            "cbr",
+            "--preset",
+            "thesis",
+            "--listen",
+            "127.0.0.1:0",
+        ]);
+        assert!(e.starts_with("--preset thesis: cbr has no presets"), "{e}");
+        // TFWC's default is Choi's agent; `thesis` is 002's text.
+        assert_eq!(tfwc_config(None, None).unwrap().history_size, 16);
+        assert_eq!(tfwc_config(Some("thesis"), None).unwrap().history_size, 8);
+        assert_eq!(
+            tfrc_config(None, None).unwrap(),
+            TfrcConfig::preset("thesis").unwrap()
+        );
     }
 }

@@ -235,8 +235,8 @@ impl TfwcConfig {
         if self.ack_size == 0 {
             return bad("ack_size", "must be positive");
         }
-        if self.header_size >= self.packet_size {
-            return bad("header_size", "must be smaller than packet_size");
+        if self.header_size > self.packet_size {
+            return bad("header_size", "must not exceed packet_size");
         }
         if self.history_size == 0 || self.history_size > crate::loss_history::MAX_HISTORY {
             return bad("history_size", "must be between 1 and 1024");
