@@ -120,7 +120,7 @@ def jain(s: Summary, protocol: str | None = None) -> float:
 
 def fairness_theta(s: Summary, tcp: str = "tcp", other: str | None = None) -> float:
     """θ: TCP's share of the total throughput of TCP and the TCP-friendly flows it competes
-    with (002 Sec. 5.2; 0.5 is a fair share between equal numbers of flows). Computed from
+    with (002 Sec. 4.2, Eq. 4.2; 0.5 is a fair share between equal numbers of flows). Computed from
     per-flow means so that unequal flow counts compare per flow: ``θ = T̄_tcp/(T̄_tcp + T̄_x)``."""
     flows = _flows(s)
     t = [float(f["throughput_bps"]) for f in flows if str(f["protocol"]).startswith(tcp)]
