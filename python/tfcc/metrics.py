@@ -120,7 +120,7 @@ def jain(s: Summary, protocol: str | None = None) -> float:
 
 def fairness_theta(s: Summary, tcp: str = "tcp", other: str | None = None) -> float:
     """θ: TCP's share of the total throughput of TCP and the TCP-friendly flows it competes
-    with (002 Sec. 5.2; 0.5 is a fair share between equal numbers of flows). Computed from
+    with (002 Sec. 4.2, Eq. 4.2; 0.5 is a fair share between equal numbers of flows). Computed from
     per-flow means so that unequal flow counts compare per flow: ``θ = T̄_tcp/(T̄_tcp + T̄_x)``."""
     flows = _flows(s)
     t = [float(f["throughput_bps"]) for f in flows if str(f["protocol"]).startswith(tcp)]
@@ -438,7 +438,7 @@ def stall_fraction(
 ) -> float:
     """Share of the measurement window's ``timescale`` bins in which a flow delivered nothing,
     averaged over the matching flows: how often a flow stalls, as window-only TFWC does in
-    timeouts at windows of 1-2 packets (002 Sec. 3.2.6, Fig. 3.5). Needs a :class:`RunResult`."""
+    timeouts at windows of 1-2 packets (002 Sec. 3.3.2, Fig. 3.5). Needs a :class:`RunResult`."""
     if not isinstance(s, RunResult):
         raise MetricError("stall_fraction needs the run's time series (a RunResult)")
     start = float(s.summary.get("measure_from_s", 0.0))
@@ -513,7 +513,7 @@ def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = 
 def timeouts(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
     """Mean number of retransmission-timer expiries per matching flow over the run (the
     summary's ``timeouts``): the timeouts whose back-off stalls window-only TFWC at windows of
-    1-2 packets (002 Sec. 3.2.6)."""
+    1-2 packets (002 Sec. 3.3.2)."""
     vals = [f.get("timeouts") for f in _flows(s, flow, protocol)]
     if any(v is None for v in vals):
         raise MetricError("a flow reports no timeout count")
