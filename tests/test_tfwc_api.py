@@ -61,7 +61,7 @@ def test_a_pair_settles_at_the_rust_example_window() -> None:
     assert abs(st["rtt"] - 0.040) < 1e-9, st
     assert abs(tx.window_exact - tfcc.window(st["p"])) < 1e-9, st
     assert round(tx.window_exact, 2) == 6.30, st
-    # The cwnd jitter (002 Sec. 3.2.7) may add one packet, as the Rust test allows.
+    # The cwnd jitter (002 Sec. 3.3.3) may add one packet, as the Rust test allows.
     assert tx.window in (6, 7), st
     assert st["window"] == tx.window
     assert st["loss_events"] > 0 and st["timeouts"] == 0, st

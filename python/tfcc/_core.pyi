@@ -78,9 +78,9 @@ class TfwcSender:
 
     The Rust state machine the simulator and ``tfcc send --protocol tfwc`` run: Ack-clocked,
     window ``W = 1/f(p)`` (002 Eq. 3.4), timer-paced below ``rate_threshold`` packets (the
-    hybrid mode, Sec. 3.2.6), no retransmissions. ``preset`` is ``"ns2"`` (Choi's ns-2.34 agent,
+    hybrid mode, Sec. 3.3.2), no retransmissions. ``preset`` is ``"ns2"`` (Choi's ns-2.34 agent,
     the default, as in Rust and ``tfcc send``) or ``"thesis"`` (002's text); ``seed`` seeds the
-    cwnd jitter's draws (Sec. 3.2.7). Times are integer nanoseconds of any monotonic clock; an
+    cwnd jitter's draws (Sec. 3.3.3). Times are integer nanoseconds of any monotonic clock; an
     earlier time than the last call's is taken as the last. Loop: send what
     ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
     in all) until it returns ``None``, hand every Ack Vector from the receiver to ``on_packet``,
@@ -113,7 +113,7 @@ class TfwcSender:
         until measured."""
 
 class TfwcReceiver:
-    """TFWC receiver: the Ack Vector, one ACK per data packet, as bytes (002 Sec. 3.2.1)."""
+    """TFWC receiver: the Ack Vector, one ACK per data packet, as bytes (002 Sec. 3.2.3)."""
 
     def __init__(self, *, packet_size: int | None = None, preset: str = "ns2") -> None: ...
     def on_packet(self, now_ns: int, data: bytes) -> int:

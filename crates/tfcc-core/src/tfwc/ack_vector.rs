@@ -1,4 +1,4 @@
-//! The Ack Vector (002 Sec. 3.2.1): which of the recent sequence numbers arrived.
+//! The Ack Vector (002 Sec. 3.2.3): which of the recent sequence numbers arrived.
 //!
 //! TFWC carries an unreliable stream, so a cumulative ACK means nothing; instead every ACK lists
 //! the packets received since the sender's last Ack of Ack (AoA). In the simulator the vector
@@ -6,7 +6,7 @@
 //! bitmap of the [`AckVector::SPAN`] numbers at and below it (a `u64`, so a packet stays
 //! small and 8-byte aligned). With one ACK per data packet the
 //! sender judges each number long before it leaves the bitmap: the head advances by one per
-//! arrival and the sender judges everything older than the 3-packet margin (002 Sec. 3.2.1) on
+//! arrival and the sender judges everything older than the 3-packet margin (002 Sec. 3.2.3) on
 //! each ACK, so only a run of more than 60 consecutive lost ACKs could hide a state, and the
 //! sender counts such numbers as [`Coverage::Unknown`] instead of guessing. The byte form in
 //! [`crate::tfwc::wire`] carries the whole vector down to the AoA, run-length coded.
@@ -59,7 +59,7 @@ impl AckVector {
     }
 
     /// Forget everything at or below the Ack of Ack: the sender has already judged it
-    /// (002 Sec. 3.2.1, "prunes all sequence numbers ≤ AoA").
+    /// (002 Sec. 3.2.3, "prunes all sequence numbers ≤ AoA").
     pub fn prune(&mut self, aoa: u64) {
         if aoa >= self.head {
             self.bits = 0;
@@ -96,7 +96,7 @@ impl AckVector {
 mod tests {
     use super::*;
 
-    /// 002 Sec. 3.2.1, worked example 2: AckVec (20 19 18 16 15 14 13 11 10), AoA 10.
+    /// 002 Sec. 3.2.3, worked example 2: AckVec (20 19 18 16 15 14 13 11 10), AoA 10.
     #[test]
     fn the_thesis_example_reports_12_and_17_missing() {
         let mut v = AckVector::starting_at(10);

@@ -36,7 +36,7 @@ pub enum HistoryWeights {
     Choi,
 }
 
-/// How the cwnd jitter decides to inflate (002 Sec. 3.2.7 against Choi's ns-2.34 code).
+/// How the cwnd jitter decides to inflate (002 Sec. 3.3.3 against Choi's ns-2.34 code).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JitterRule {
@@ -94,7 +94,7 @@ pub struct TfwcConfig {
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub header_size: u32,
     /// The 3 numbers below the Ack Vector head that are not yet judged, TCP's 3-DupAck rule
-    /// (002 Sec. 3.2.1). The sender's AoA is the number below the margin (ns-2's `H − 4`).
+    /// (002 Sec. 3.2.3). The sender's AoA is the number below the margin (ns-2's `H − 4`).
     pub margin: u64,
     /// Closed loss intervals in the average, n = 8 with TFRC's weights and
     /// `ALI = max(I_new, I)` (002 Sec. 3.2.2; `loss_history::AliConfig::tfwc`).
@@ -105,15 +105,15 @@ pub struct TfwcConfig {
     /// (`history_size = 16`, `choi`); `history_size = 8` with `tfrc` is the thesis' text.
     pub history_weights: HistoryWeights,
     /// Window before the first loss, in packets: 1, growing by one per ACK (slow start,
-    /// 002 Sec. 3.2.3; Choi's code starts at 1, spec 002 §2.7 \[X\]).
+    /// 002 Sec. 3.3.1; Choi's code starts at 1, spec 002 §2.7 \[X\]).
     pub initial_window: u32,
     /// Upper bound on the window in packets, the equation's `w_max` (002 Eq. 2.2). The thesis
     /// gives no value; the default is large enough not to bind on any dumbbell of 002 Ch. 4.
     pub max_window: u32,
     /// Switch to timer-paced sending when the window falls below [`Self::rate_threshold`]
-    /// (002 Sec. 3.2.6, the hybrid mode). Off gives the window-only TFWC of Fig. 3.5.
+    /// (002 Sec. 3.3.2, the hybrid mode). Off gives the window-only TFWC of Fig. 3.5.
     pub hybrid: bool,
-    /// The hybrid threshold in packets: "less than two packets" (002 Sec. 3.2.6). Choi's code
+    /// The hybrid threshold in packets: "less than two packets" (002 Sec. 3.3.2). Choi's code
     /// used 2.5 (ns-2.34 `ctrl_win`: `float_win_ < 2.5`), 2.0 (his ns-2.28 tree and Vic). The
     /// default is the ns-2.34 code's 2.5, the code of the thesis' simulations.
     pub rate_threshold: f64,
@@ -130,24 +130,24 @@ pub struct TfwcConfig {
     /// Choi's ns-2.34 `new_rto` multiplies by 0.8 because TFWC "got less throughput than TCP"
     /// (spec 002 §2.8 \[X\]). The default is the ns-2.34 code's 0.8.
     pub rate_mode_scale: f64,
-    /// cwnd jitter (002 Sec. 3.2.7): on each Ack Vector inflate the window by one packet with
+    /// cwnd jitter (002 Sec. 3.3.3): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
     pub jitter: bool,
     /// Which jitter rule; see [`JitterRule`]. The default is Choi's ns-2.34 code, which ran
-    /// the thesis' Fig. 3.6 and Ch. 4 simulations; `thesis` is 002 Sec. 3.2.7's text.
+    /// the thesis' Fig. 3.6 and Ch. 4 simulations; `thesis` is 002 Sec. 3.3.3's text.
     pub jitter_rule: JitterRule,
-    /// The "force inflater": inflate at the end of an RTT in which no draw did (002 Sec. 3.2.7,
+    /// The "force inflater": inflate at the end of an RTT in which no draw did (002 Sec. 3.3.3,
     /// "at least once per RTT"). Choi's ns-2 code runs it only under the opposite condition
     /// (spec 002 §2.9 \[X\], [`JitterRule::Ns2`]); false leaves the 10 % draws alone. Both
     /// rules read it.
     pub jitter_force: bool,
-    /// 10 % per Ack Vector (002 Sec. 3.2.7).
+    /// 10 % per Ack Vector (002 Sec. 3.3.3).
     pub jitter_probability: f64,
-    /// Jitter is off above this loss event rate: 25 % (002 Sec. 3.2.7; [`JitterRule::Thesis`]
+    /// Jitter is off above this loss event rate: 25 % (002 Sec. 3.3.3; [`JitterRule::Thesis`]
     /// only, Choi's code has no such bound).
     pub jitter_max_p: f64,
     /// Jitter is off when the ALI moved by more than this many packets within the RTT: 10
-    /// (002 Sec. 3.2.7, "corresponds to a 10 % loss-rate variation"). Under
+    /// (002 Sec. 3.3.3, "corresponds to a 10 % loss-rate variation"). Under
     /// [`JitterRule::Ns2`] the same 10 is the move that *allows* the forced inflation.
     pub jitter_max_ali_change: f64,
     /// Double the timer on each window-mode expiry (002 Sec. 3.2.5, Algorithm 1
@@ -206,8 +206,8 @@ impl Default for TfwcConfig {
 impl TfwcConfig {
     /// The TFWC of 002's text where it differs from Choi's ns-2.34 code: 8 loss intervals
     /// with TFRC's weights (Sec. 3.2.2), the window rounded to the nearest integer and at
-    /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.2.6) without the 0.8
-    /// factor (footnote 6), the jitter's disabling rules and forced inflation (Sec. 3.2.7),
+    /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.3.2) without the 0.8
+    /// factor (footnote 6), the jitter's disabling rules and forced inflation (Sec. 3.3.3),
     /// the doubling back-off (Sec. 3.2.5, Algorithm 1), and, where the text is silent, the
     /// RFC 6298 estimator of the RFC 2988 it cites with Vic's 0.2 s floor under the RTO.
     pub fn thesis() -> Self {

@@ -3,8 +3,8 @@
 //! The sender turns the loss event rate into a window with the TCP equation, `W = 1/f(p)`
 //! (002 Eq. 3.4), and clocks packets out on acknowledgements as TCP does, without
 //! retransmitting. It measures `p` itself, from an Ack Vector the receiver returns on every
-//! data packet (002 Sec. 3.2.1). Below a window of two packets it paces packets by a timer
-//! instead (the hybrid mode, 002 Sec. 3.2.6).
+//! data packet (002 Sec. 3.2.3). Below a window of two packets it paces packets by a timer
+//! instead (the hybrid mode, 002 Sec. 3.3.2).
 //!
 //! - [`ack_vector`]: the receiver's record of what arrived and its RFC 4340 run-length wire form;
 //! - [`config`]: every constant of the thesis as a field;

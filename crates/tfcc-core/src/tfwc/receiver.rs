@@ -1,4 +1,4 @@
-//! The TFWC receiver (002 Sec. 3.2.1): keep the Ack Vector, prune it at the sender's Ack of
+//! The TFWC receiver (002 Sec. 3.2.3): keep the Ack Vector, prune it at the sender's Ack of
 //! Ack, and answer every data packet with it, echoing the packet's send time for the RTT.
 
 use super::ack_vector::{AckVector, Coverage};

@@ -19,11 +19,11 @@ use crate::time::{Dur, Time};
 /// Which regime the sender is in (for stats and plots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Before the first loss: +1 packet per ACK (002 Sec. 3.2.3).
+    /// Before the first loss: +1 packet per ACK (002 Sec. 3.3.1).
     SlowStart,
     /// `cwnd = 1/f(p)`, Ack-clocked (002 Sec. 3.2.4).
     Window,
-    /// Below [`TfwcConfig::rate_threshold`]: one packet per equation interval (002 Sec. 3.2.6).
+    /// Below [`TfwcConfig::rate_threshold`]: one packet per equation interval (002 Sec. 3.3.2).
     Rate,
 }
 
@@ -37,7 +37,7 @@ impl Mode {
     }
 }
 
-/// Jitter bookkeeping for one RTT (002 Sec. 3.2.7).
+/// Jitter bookkeeping for one RTT (002 Sec. 3.3.3).
 #[derive(Clone, Debug)]
 struct JitterRound {
     start: Time,
@@ -318,7 +318,7 @@ impl TfwcSender {
     }
 
     /// The Ack-clocked window update of 002 Sec. 3.2.4 with the rebuilt Algorithm 3 and the
-    /// jitter of Sec. 3.2.7.
+    /// jitter of Sec. 3.3.3.
     fn update_window(&mut self, now: Time) {
         if self.mode == Mode::SlowStart {
             self.cwnd = (self.cwnd + 1).min(u64::from(self.cfg.max_window));
@@ -404,7 +404,7 @@ impl TfwcSender {
         }
         let srtt = self.srtt().unwrap_or(Dur::MAX);
         if now.saturating_since(self.jitter.start) > srtt {
-            // The "force inflater" at the end of each RTT (002 Sec. 3.2.7).
+            // The "force inflater" at the end of each RTT (002 Sec. 3.3.3).
             if allowed && self.cfg.jitter_force && !self.jitter.inflated {
                 self.cwnd += 1;
             }
