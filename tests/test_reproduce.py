@@ -290,6 +290,9 @@ def test_loss_response_measures_the_time_to_within_ten_percent() -> None:
     remodel = metrics.loss_response_s(None, seed=1, discounting="remodel", runs=5)
     assert 7.0 < off < 60.0
     assert remodel < off
+    # The weights reach the history: equal weights give a different (here slower) response.
+    equal = metrics.loss_response_s(None, seed=1, discounting="remodel", runs=5, weights="equal")
+    assert equal != remodel
     # Never within the band: the cap.
     capped = metrics.loss_response_s(None, seed=1, p_to=1e-7, runs=1, cap_s=5.0)
     assert capped == 5.0

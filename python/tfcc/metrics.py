@@ -300,6 +300,7 @@ def loss_response_s(
     packet_size: float = 1460,
     runs: int = 20,
     cap_s: float = 600.0,
+    weights: str | list[float] = "decreasing",
 ) -> float:
     """Responsiveness of the loss estimate to a step in the loss rate (004 Sec. 4.8.1, E8, Fig.
     4.19; Eq. 4.12): ``R = min{Δt ≥ 0 : 0.9·l ≤ l_est(t′+Δt) ≤ 1.1·l}``, the time after the step
@@ -312,11 +313,12 @@ def loss_response_s(
     once per RTT (a report per RTT); so time runs slowly where the rate is low, the second cause
     of slowness the thesis names. The history starts filled at ``p_from`` (4·n events).
     ``discounting`` is the deweighting variant: "off", "duplication", "proportional"
-    (``d_lim`` = 0.2) or "remodel" (004 Sec. 3.7)."""
+    (``d_lim`` = 0.2) or "remodel" (004 Sec. 3.7); ``weights`` the interval weights, "decreasing"
+    (Fig. 4.19's) or "equal" (the "constant weight distribution" of Sec. 4.8.1's last remark)."""
     rng = random.Random(seed)
     total = 0.0
     for _ in range(runs):
-        h = _history(n, discounting, "decreasing")
+        h = _history(n, discounting, weights)
         for _ in range(4 * n):
             h.packets(_geometric(rng, p_from) - 1)
             h.loss_event()
