@@ -245,6 +245,40 @@ def test_max_min_and_model_ratio_follow_004_eqs() -> None:
         metrics.model_ratio(s, flow=2, rtt_of="tfrc")
 
 
+def test_model_ratio_per_run_is_one_point_per_run() -> None:
+    # 004 Sec. 4.11: a point is a run's mean throughput at its mean RTT and loss event rate,
+    # not the mean of per-flow ratios.
+    s = summary(("tfrc", 3e6), ("tfrc", 1e6), ("tcp-sack", 2e6))
+    s["flows"][0]["loss_event_rate"] = 0.02
+    s["flows"][1]["mean_rtt_s"] = 0.3
+    model = tfcc.padhye_rate(1460, 0.2, 0.015, b=2) * 8
+    got = metrics.model_ratio(s, protocol="tfrc", b=2, per_run=True)
+    assert got == pytest.approx(2e6 / model)
+    per_flow = metrics.model_ratio(s, protocol="tfrc", b=2)
+    assert per_flow != pytest.approx(got)
+    # rtt_of lends the other protocol's mean RTT, as in the per-flow form.
+    model_tcp = tfcc.padhye_rate(1460, 0.2, 0.01, b=2) * 8
+    assert metrics.model_ratio(
+        s, protocol="tcp", b=2, rtt_of="tfrc", per_run=True
+    ) == pytest.approx(2e6 / model_tcp)
+    s["flows"][2]["loss_event_rate"] = None
+    with pytest.raises(metrics.MetricError, match="no loss event rate"):
+        metrics.model_ratio(s, protocol="tcp", per_run=True)
+
+
+def test_send_rate_ratio_counts_packets_sent_per_flow() -> None:
+    # 004 Sec. 4.8.2 (E11) compares sending rates: packets sent per flow, drops included.
+    s = summary(("tcp-reno", 9e5), ("tcp-reno", 1e6), ("tfrc", 1e5))
+    for f, sent in zip(s["flows"], (900, 1100, 250), strict=True):
+        f["packets_sent"] = sent
+    assert metrics.send_rate_ratio(s, protocol="tfrc", other="tcp") == pytest.approx(0.25)
+    assert metrics.send_rate_ratio(s, protocol="tcp", other="tfrc") == pytest.approx(4.0)
+    for f in s["flows"][:2]:
+        f["packets_sent"] = 0
+    with pytest.raises(metrics.MetricError, match="no packets sent"):
+        metrics.send_rate_ratio(s, protocol="tfrc", other="tcp")
+
+
 def test_loss_response_measures_the_time_to_within_ten_percent() -> None:
     # A step to the rate the history already holds is met at once: R = 0 (Eq. 4.12). At p = 1
     # every interval is exactly one packet, so the history holds exactly that rate.
@@ -256,6 +290,9 @@ def test_loss_response_measures_the_time_to_within_ten_percent() -> None:
     remodel = metrics.loss_response_s(None, seed=1, discounting="remodel", runs=5)
     assert 7.0 < off < 60.0
     assert remodel < off
+    # The weights reach the history: equal weights give a different (here slower) response.
+    equal = metrics.loss_response_s(None, seed=1, discounting="remodel", runs=5, weights="equal")
+    assert equal != remodel
     # Never within the band: the cap.
     capped = metrics.loss_response_s(None, seed=1, p_to=1e-7, runs=1, cap_s=5.0)
     assert capped == 5.0

@@ -206,6 +206,24 @@ def throughput_ratio(s: Summary, protocol: str, other: str) -> float:
     return (sum(mine) / len(mine)) / denom
 
 
+def send_rate_ratio(s: Summary, protocol: str, other: str) -> float:
+    """Mean per-flow *sending* rate of the ``protocol`` flows over that of the ``other`` flows:
+    data packets sent in the measurement window (retransmissions included, packets dropped on
+    the way still counted), per flow. 004 Sec. 4.8.2 reads E11 this way: "figure 4.24 shows the
+    sending rate of the flows (without packet drops), not the throughput", and TFRC "only
+    achieves about a third of TCP sending rate". Packets, not bytes, are compared, so the flows
+    must send packets of one size (004 Sec. 4.2: TFRC's packets match TCP's segments)."""
+
+    def mean_sent(proto: str) -> float:
+        sent = [float(f.get("packets_sent") or 0) for f in _flows(s, protocol=proto)]
+        return sum(sent) / len(sent)
+
+    denom = mean_sent(other)
+    if denom <= 0:
+        raise MetricError(f"the {other!r} flows report no packets sent in the window")
+    return mean_sent(protocol) / denom
+
+
 def cov(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
     """Coefficient of variation of a flow's throughput, population standard deviation over mean
     of its per-interval samples in the measurement window (the summary's ``cov``, at the
@@ -233,14 +251,30 @@ def model_ratio(
     packet_size: float = 1460,
     b: float = 1.0,
     rtt_of: str | None = None,
+    per_run: bool = False,
 ) -> float:
-    """004 Sec. 4.11 (E14, Figs. 4.27-4.28): each flow's average throughput against the model
-    surface, Eq. 2.7 (PFTK, ``t_RTO = 4·t_RTT``) at the flow's average RTT and loss event rate,
-    as ``B_f / f(t_RTT, l, s)``, averaged over the matching flows. 1 is on the surface; the
-    thesis finds TFRC "slightly below" it. The same computation as :func:`tcp_model_ratio`
-    (whose doc comment explains ``b`` and ``rtt_of``), with the thesis' 1460-byte packets as the
-    default size."""
-    return tcp_model_ratio(s, flow, protocol, packet_size, b, rtt_of)
+    """004 Sec. 4.11 (E14, Figs. 4.27-4.28): average throughput against the model surface, Eq.
+    2.7 (PFTK, ``t_RTO = 4·t_RTT``), as ``B / f(t_RTT, l, s)``. 1 is on the surface; the thesis
+    finds TFRC "slightly below" it. ``b``, ``rtt_of`` and the default (each flow at its own
+    average RTT and loss event rate, the ratios averaged over the matching flows) are
+    :func:`tcp_model_ratio`'s, with the thesis' 1460-byte packets as the default size.
+
+    ``per_run``: one point per run, as the thesis plots them ("Measurement points represent the
+    average conditions of one test run"): the matching flows' mean throughput (``B_P``, Eq. 4.4)
+    over the model at their mean RTT (or the ``rtt_of`` flows' mean RTT) and their mean loss
+    event rate."""
+    if not per_run:
+        return tcp_model_ratio(s, flow, protocol, packet_size, b, rtt_of)
+    fl = _flows(s, flow, protocol)
+    shared = _model_rtt(s, rtt_of)
+    ps = [f.get("loss_event_rate") for f in fl]
+    rtts = [shared] if shared is not None else [f.get("mean_rtt_s") for f in fl]
+    if any(not v or v <= 0 for v in [*ps, *rtts]):
+        raise MetricError("a flow has no loss event rate or RTT to model")
+    p = sum(ps) / len(ps)
+    rtt = sum(rtts) / len(rtts)
+    model = tfcc.padhye_rate(packet_size, rtt, p, b=b) * 8
+    return sum(float(f["throughput_bps"]) for f in fl) / len(fl) / model
 
 
 def _geometric(rng: random.Random, p: float) -> int:
@@ -266,6 +300,7 @@ def loss_response_s(
     packet_size: float = 1460,
     runs: int = 20,
     cap_s: float = 600.0,
+    weights: str | list[float] = "decreasing",
 ) -> float:
     """Responsiveness of the loss estimate to a step in the loss rate (004 Sec. 4.8.1, E8, Fig.
     4.19; Eq. 4.12): ``R = min{Δt ≥ 0 : 0.9·l ≤ l_est(t′+Δt) ≤ 1.1·l}``, the time after the step
@@ -278,11 +313,12 @@ def loss_response_s(
     once per RTT (a report per RTT); so time runs slowly where the rate is low, the second cause
     of slowness the thesis names. The history starts filled at ``p_from`` (4·n events).
     ``discounting`` is the deweighting variant: "off", "duplication", "proportional"
-    (``d_lim`` = 0.2) or "remodel" (004 Sec. 3.7)."""
+    (``d_lim`` = 0.2) or "remodel" (004 Sec. 3.7); ``weights`` the interval weights, "decreasing"
+    (Fig. 4.19's) or "equal" (the "constant weight distribution" of Sec. 4.8.1's last remark)."""
     rng = random.Random(seed)
     total = 0.0
     for _ in range(runs):
-        h = _history(n, discounting, "decreasing")
+        h = _history(n, discounting, weights)
         for _ in range(4 * n):
             h.packets(_geometric(rng, p_from) - 1)
             h.loss_event()
@@ -959,6 +995,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "loss_event_rate": loss_event_rate,
     "cov": cov,
     "throughput_ratio": throughput_ratio,
+    "send_rate_ratio": send_rate_ratio,
     "max_min": max_min,
     "model_ratio": model_ratio,
     "loss_response_s": loss_response_s,
