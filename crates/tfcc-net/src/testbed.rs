@@ -686,8 +686,10 @@ fn tcp_receiver(
     })
 }
 
-/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT and congestion window in
-/// segments, as a [`SenderSample`] (no rate, `p` or counts).
+/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
+/// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
+/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before), as a
+/// [`SenderSample`] (no rate, `p` or loss events).
 fn tcp_sample(c: &TcpStream) -> SenderSample {
     // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -704,9 +706,17 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
     if rc != 0 {
         return SenderSample::default();
     }
+    // An older kernel fills less of the struct and says how much.
+    let has_segs_out = len as usize
+        >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_out) + std::mem::size_of::<u32>();
     SenderSample {
         rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
         cwnd: Some(f64::from(info.tcpi_snd_cwnd)),
+        packets_sent: if has_segs_out {
+            u64::from(info.tcpi_data_segs_out)
+        } else {
+            0
+        },
         ..SenderSample::default()
     }
 }

@@ -350,7 +350,7 @@ pub fn run(
 /// A flow's figures over the measurement window from its endpoints' statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct EndpointFigures {
-    /// Data packets sent (tfcc flows; 0 for kernel TCP).
+    /// Data packets sent: a tfcc sender's count, kernel TCP's data segments from `TCP_INFO`.
     packets_sent: u64,
     /// Loss events per data packet sent: the sender's count where it keeps one (TFWC), else
     /// the receiver's (TFRC), as in tfcc_sim::recorder; `None` for kernel TCP.
@@ -409,7 +409,9 @@ fn endpoint_figures(
         .collect();
     let mean_rtt_s = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
     if r.sender_counters.is_none() {
+        // Kernel TCP: segments sent, but no loss events to set beside them.
         return EndpointFigures {
+            packets_sent,
             mean_rtt_s,
             ..EndpointFigures::default()
         };
@@ -602,10 +604,11 @@ mod tests {
         r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
         let f = endpoint_figures(&r, iv, from, to);
         assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
-        // Kernel TCP: no counters; the RTT only.
+        // Kernel TCP: no transport counters; segments sent (TCP_INFO) and the RTT, no loss
+        // event rate.
         r.sender_counters = None;
         let f = endpoint_figures(&r, iv, from, to);
-        assert_eq!((f.packets_sent, f.loss_event_rate), (0, None));
+        assert_eq!((f.packets_sent, f.loss_event_rate), (600, None));
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender.clear();
         assert_eq!(
