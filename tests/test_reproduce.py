@@ -577,6 +577,17 @@ def web_summary() -> dict:
     }
 
 
+def test_web_service_s_weights_the_classes_by_their_transactions() -> None:
+    classes = [
+        {"transactions": 3, "mean_service_s": 1.0},
+        {"transactions": 0, "mean_service_s": None},
+        {"transactions": 1, "mean_service_s": 5.0},
+    ]
+    assert metrics.web_service_s({"web": {"classes": classes}}) == pytest.approx(2.0)
+    with pytest.raises(metrics.MetricError):
+        metrics.web_service_s({"web": {"classes": [classes[1]]}})
+
+
 def test_web_metrics_follow_their_formulas() -> None:
     s = web_summary()
     # 8 · (4000 + 4000) / 2 s = 32 kb/s in seconds [0, 2); 8 · 1000 = 8 kb/s for class 2.
