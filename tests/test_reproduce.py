@@ -50,6 +50,26 @@ def test_metrics_follow_their_formulas() -> None:
         metrics.utilization(s, link="access")
 
 
+def test_reverse_flows_are_left_out_of_the_metrics_over_flows() -> None:
+    # 002 Secs. 4.2/4.4's reverse-path TCP: θ, Jain, CoV and the per-protocol means are over
+    # the forward flows; a reverse flow still answers when picked by id.
+    s = summary(("tcp-sack", 3e6), ("tcp-sack", 1e6), ("tfrc", 2e6), ("tcp-sack", 9e6))
+    s["flows"][3]["direction"] = "reverse"
+    for f in s["flows"][:3]:
+        f["direction"] = "forward"
+    assert metrics.fairness_theta(s) == pytest.approx(0.5)
+    assert metrics.jain(s) == pytest.approx(36e12 / (3 * 14e12))
+    assert metrics.throughput_bps(s, protocol="tcp") == 2e6
+    assert metrics.cov(s, protocol="tcp") == pytest.approx(0.15)
+    assert metrics.throughput_bps(s, flow=3) == 9e6
+    r = series_run({0: [1.0, 3.0] * 10, 1: [2.0] * 20})
+    r.summary["flows"][1]["direction"] = "reverse"
+    assert metrics.cov_at(r, 0.1) == pytest.approx(0.5)  # flow 0 alone
+    s["flows"][0]["direction"] = s["flows"][1]["direction"] = "reverse"
+    with pytest.raises(metrics.MetricError, match="needs TCP flows"):
+        metrics.fairness_theta(s)
+
+
 CLAIMS = """
 title = "test"
 [[claims]]
