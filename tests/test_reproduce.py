@@ -511,6 +511,8 @@ def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> N
     assert len(seen) == 8
     # 5 Mb/s at 44 ms is 27.5 packets: 28; 1 Mb/s is below the floor of 15.
     assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
+    # n reverse-path TCP flows beside the n + n forward ones.
+    assert "flows.2.count=1" in seen[0] and "flows.2.count=3" in seen[4]
     heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
 
