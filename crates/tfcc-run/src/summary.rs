@@ -303,3 +303,42 @@ impl Summary {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_flows_are_reported_but_left_out_of_theta_and_jain() {
+        let text = r#"
+duration = "10s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", limit = 20 }
+reverse_queue = { limit = 50 }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "tfwc"
+[[flows]]
+protocol = "tcp-sack"
+direction = "reverse"
+"#;
+        let built = tfcc_sim::scenario::load_str(text, "t.toml", "t", &[], None).unwrap();
+        let (info, reported) = (built.flow_info.clone(), built.reported_links.clone());
+        let result = built.into_simulation().unwrap().run();
+        let s = Summary::new("t", &info, &reported, &result, 0.0);
+        let dirs: Vec<&str> = s.flows.iter().map(|f| f.direction.as_str()).collect();
+        assert_eq!(dirs, ["forward", "forward", "reverse"]);
+        let t: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
+        assert!(t[2] > 0.0, "the reverse flow delivers: {t:?}");
+        assert_eq!(s.metrics.fairness_theta, fairness_theta(&t[..1], &t[1..2]));
+        assert_eq!(s.metrics.jain_index, jain_index(&t[..2]));
+        // Older summaries without the field read as forward.
+        let json = s.to_json().replace("\"direction\": \"forward\",", "");
+        let back: Summary = serde_json::from_str(&json).unwrap();
+        assert!(!back.flows[0].is_reverse() && back.flows[2].is_reverse());
+        assert_eq!(back.flows[0].direction, "forward");
+    }
+}
