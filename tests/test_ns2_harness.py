@@ -270,3 +270,25 @@ def test_jain_index_of_equal_and_of_one_hog() -> None:
     assert jain_index([3.0, 3.0, 3.0]) == pytest.approx(1.0)
     assert jain_index([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
     assert jain_index([]) is None
+
+
+def test_reverse_tcp_flows_load_the_reverse_direction_and_stay_out_of_the_checks() -> None:
+    # 002 Secs. 4.2/4.4's reverse-path TCP: senders behind r2, data over r2 -> r1 beside the
+    # forward ACKs, into a reverse queue of its own limit.
+    r = _run(tcp=1, tfrc=1, reverse_tcp=2, reverse_limit=50, duration=10.0, measure_from=2.0)
+    kinds = [f["kind"] for f in r["flows"]]
+    assert kinds == ["tcp", "tfrc", "tcp-reverse", "tcp-reverse"]
+    rev = r["bottleneck_reverse"]
+    assert rev["limit_pkts"] == 50
+    assert rev["utilization"] > 0.8 and rev["mean_queue_pkts"] > 1.0, rev
+    assert all(f["throughput_bps"] > 0 for f in r["flows"])
+    # θ and the forward bottleneck's accounting see the forward flows only.
+    d = r["derived"]
+    fwd = {f["kind"]: f["bytes_delivered"] for f in r["flows"] if f["kind"] != "tcp-reverse"}
+    assert d["theta"] == pytest.approx(fwd["tcp"] / (fwd["tcp"] + fwd["tfrc"]))
+    assert d["delivered_over_departed"] == pytest.approx(
+        sum(fwd.values()) / r["bottleneck"]["departures_bytes"]
+    )
+    assert physical_problems(r) == []
+    # Without reverse_limit the reverse queue keeps the forward limit, as before.
+    assert _run()["bottleneck_reverse"]["limit_pkts"] == TINY["limit"]

@@ -50,6 +50,26 @@ def test_metrics_follow_their_formulas() -> None:
         metrics.utilization(s, link="access")
 
 
+def test_reverse_flows_are_left_out_of_the_metrics_over_flows() -> None:
+    # 002 Secs. 4.2/4.4's reverse-path TCP: θ, Jain, CoV and the per-protocol means are over
+    # the forward flows; a reverse flow still answers when picked by id.
+    s = summary(("tcp-sack", 3e6), ("tcp-sack", 1e6), ("tfrc", 2e6), ("tcp-sack", 9e6))
+    s["flows"][3]["direction"] = "reverse"
+    for f in s["flows"][:3]:
+        f["direction"] = "forward"
+    assert metrics.fairness_theta(s) == pytest.approx(0.5)
+    assert metrics.jain(s) == pytest.approx(36e12 / (3 * 14e12))
+    assert metrics.throughput_bps(s, protocol="tcp") == 2e6
+    assert metrics.cov(s, protocol="tcp") == pytest.approx(0.15)
+    assert metrics.throughput_bps(s, flow=3) == 9e6
+    r = series_run({0: [1.0, 3.0] * 10, 1: [2.0] * 20})
+    r.summary["flows"][1]["direction"] = "reverse"
+    assert metrics.cov_at(r, 0.1) == pytest.approx(0.5)  # flow 0 alone
+    s["flows"][0]["direction"] = s["flows"][1]["direction"] = "reverse"
+    with pytest.raises(metrics.MetricError, match="needs TCP flows"):
+        metrics.fairness_theta(s)
+
+
 CLAIMS = """
 title = "test"
 [[claims]]
@@ -528,6 +548,8 @@ def test_the_s3_heat_map_runs_every_grid_point_and_draws_it(tmp_path: Path) -> N
     assert len(seen) == 8
     # 5 Mb/s at 44 ms is 27.5 packets: 28; 1 Mb/s is below the floor of 15.
     assert "topology.bottleneck.limit=28" in seen[2] and "topology.bottleneck.limit=15" in seen[0]
+    # n reverse-path TCP flows beside the n + n forward ones.
+    assert "flows.2.count=1" in seen[0] and "flows.2.count=3" in seen[4]
     heatmap.plot(grid, [1, 5], [1, 3], "t", tmp_path / "m.png")
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
 

@@ -18,6 +18,7 @@ array set P {
     tcp_variant    sack
     delack         0
     tfrc           0
+    reverse_tcp    0
     cbr_rate       0
     cbr_packet_size 1000
     cbr_start      0
@@ -26,6 +27,7 @@ array set P {
     bottleneck_delay 0.02
     queue          droptail
     limit          100
+    reverse_limit  -1
     red_bytes      0
     red_thresh     0
     red_maxthresh  0
@@ -83,6 +85,7 @@ proc need_choice {key choices} {
 
 need_int tcp 0
 need_int tfrc 0
+need_int reverse_tcp 0
 need_choice tcp_variant {sack reno newreno}
 need_choice delack {0 1}
 need_number cbr_rate 0
@@ -93,6 +96,9 @@ need_number bottleneck_rate 0 1
 need_number bottleneck_delay 0
 need_choice queue {droptail red}
 need_int limit 1
+need_int reverse_limit -1
+if {$P(reverse_limit) < 0} { set P(reverse_limit) $P(limit) }
+if {$P(reverse_limit) < 1} { fail "reverse_limit=$P(reverse_limit) must be >= 1 (or -1: limit)" }
 need_choice red_bytes {0 1}
 need_number red_thresh 0
 need_number red_maxthresh 0
@@ -164,10 +170,16 @@ set r2 [$ns node]
 set qtype [expr {$P(queue) eq "red" ? "RED" : "DropTail"}]
 $ns simplex-link $r1 $r2 $P(bottleneck_rate) $P(bottleneck_delay) $qtype
 $ns queue-limit $r1 $r2 $P(limit)
-# The reverse direction carries only ACKs and TFRC feedback; a DropTail queue of the same limit
-# never fills with 40-byte packets.
+# The reverse direction carries ACKs and TFRC feedback, and the data of the reverse_tcp flows:
+# a DropTail queue of reverse_limit packets (default: the forward limit, which 40-byte packets
+# alone never fill).
 $ns simplex-link $r2 $r1 $P(bottleneck_rate) $P(bottleneck_delay) DropTail
-$ns queue-limit $r2 $r1 $P(limit)
+$ns queue-limit $r2 $r1 $P(reverse_limit)
+set rqmon [new QueueMonitor]
+[$ns link $r2 $r1] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] \
+    [new SnoopQueue/Drop] $rqmon
+set rpkts_integ [new Integrator]
+$rqmon set-pkts-integrator $rpkts_integ
 
 set bottleneck [$ns link $r1 $r2]
 set qmon [new QueueMonitor]
@@ -217,7 +229,7 @@ proc access_pair {} {
 # ---------------------------------------------------------------------------------------------
 # Flows
 
-set nflows [expr {$P(tcp) + $P(tfrc)}]
+set nflows [expr {$P(tcp) + $P(tfrc) + $P(reverse_tcp)}]
 proc start_time {index} {
     global P nflows start_rng
     if {$P(start_mode) eq "even"} {
@@ -267,6 +279,24 @@ for {set i 0} {$i < $P(tfrc)} {incr i} {
     lappend flows [list $fid tfrc $snd $rcv $t ""]
     incr fid
 }
+# Reverse-path TCP (002 Secs. 4.2, 4.4): the sender on the receivers' side, its data over
+# r2 -> r1 beside the forward ACKs. Kind "tcp-reverse", left out of θ, Jain and the forward
+# bottleneck's accounting.
+for {set i 0} {$i < $P(reverse_tcp)} {incr i} {
+    lassign [access_pair] left right
+    set snd [new $tcp_class]
+    set rcv [new $sink_class]
+    $snd set fid_ $fid
+    $ns attach-agent $right $snd
+    $ns attach-agent $left $rcv
+    $ns connect $snd $rcv
+    set ftp [new Application/FTP]
+    $ftp attach-agent $snd
+    set t [start_time $fid]
+    $ns at $t "$ftp start"
+    lappend flows [list $fid tcp-reverse $snd $rcv $t ""]
+    incr fid
+}
 if {$P(cbr_rate) > 0} {
     lassign [agent_pair Agent/UDP Agent/LossMonitor $fid] snd rcv src
     set cbr [new Application/Traffic/CBR]
@@ -293,7 +323,7 @@ proc flow_counters {kind snd rcv extra} {
     # on-wire sizes (payload + header). sent / sent_bytes / rexmit: sender's own counters
     # (TCP's ndatabytes_ counts payload only).
     switch $kind {
-        tcp {
+        tcp - tcp-reverse {
             return [list [$rcv set bytes_] [$snd set ndatapack_] [$snd set ndatabytes_] \
                         [$snd set nrexmitpack_]]
         }
@@ -308,10 +338,13 @@ proc flow_counters {kind snd rcv extra} {
 
 # Every cumulative counter, as a flat list of name value name value ...
 proc read_counters {} {
-    global qmon loss_counter flows
+    global qmon rqmon loss_counter flows
     set c {}
     foreach v {parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_} {
         lappend c $v [$qmon set $v]
+    }
+    foreach v {pdepartures_ bdepartures_ pdrops_} {
+        lappend c rev_$v [$rqmon set $v]
     }
     if {$loss_counter ne ""} {
         lappend c loss_pkts [$loss_counter set npkts_] loss_bytes [$loss_counter set bytes_]
@@ -352,12 +385,14 @@ proc tick {} {
 }
 
 proc snapshot {tag} {
-    global ns qmon pkts_integ bytes_integ flows S ACC
+    global ns qmon pkts_integ bytes_integ rpkts_integ flows S ACC
     accumulate
     set now [$ns now]
     # The integrators only advance on queue events; close the last segment at `now`.
     $pkts_integ newpoint $now [$pkts_integ set lasty_]
     $bytes_integ newpoint $now [$bytes_integ set lasty_]
+    $rpkts_integ newpoint $now [$rpkts_integ set lasty_]
+    set S($tag,rqsum_pkts) [$rpkts_integ set sum_]
     set S($tag,time) $now
     foreach k [array names ACC] { set S($tag,$k) $ACC($k) }
     set S($tag,pkts_) [$qmon set pkts_]
@@ -427,6 +462,17 @@ proc report {} {
         lappend bl "\"red\": \{[join $red {, }]\}"
     }
     append o "\"bottleneck\": \{[join $bl {, }]\}, "
+
+    # The reverse direction r2 -> r1, measurement window.
+    set rdep [expr {$S(end,rev_bdepartures_) - $S(start,rev_bdepartures_)}]
+    set rl {}
+    lappend rl "\"limit_pkts\": $P(reverse_limit)"
+    lappend rl "\"departures_pkts\": [expr {$S(end,rev_pdepartures_) - $S(start,rev_pdepartures_)}]"
+    lappend rl "\"departures_bytes\": $rdep"
+    lappend rl "\"drops_pkts\": [expr {$S(end,rev_pdrops_) - $S(start,rev_pdrops_)}]"
+    lappend rl "\"utilization\": [num [expr {8.0 * $rdep / ($P(bottleneck_rate) * $win)}]]"
+    lappend rl "\"mean_queue_pkts\": [num [expr {($S(end,rqsum_pkts) - $S(start,rqsum_pkts)) / $win}]]"
+    append o "\"bottleneck_reverse\": \{[join $rl {, }]\}, "
 
     # Whole run, for conservation checks (sent = arrivals + loss-model drops + in flight).
     set tl {}

@@ -1,11 +1,12 @@
 """002 Fig. 4.3/4.4: the S3 fairness heat map, bottleneck bandwidth × sources per type → θ.
 
-n TCP-SACK flows against n TFWC (or TFRC) flows on ``scenarios/002-s3-fairness.toml`` at each
-grid point, θ = TCP's share (:func:`tfcc.metrics.fairness_theta`) averaged over the seeds. The
-queue follows 002 Sec. 4.1: one bandwidth-delay product at the scenario's base RTT of about
-44 ms, at least 15 packets. :func:`theta_grid` is a plain loop over the grid, meant to be
-swapped for the generic sweep engine (issue 8) when it lands; :func:`plot` draws the map with
-matplotlib, outside the simulator's hot path.
+n TCP-SACK flows against n TFWC (or TFRC) flows, with n reverse-path TCP-SACK flows (Sec.
+4.2), on ``scenarios/002-s3-fairness.toml`` at each grid point, θ = TCP's share of the forward
+flows (:func:`tfcc.metrics.fairness_theta`) averaged over the seeds. The queue follows 002 Sec.
+4.1: one bandwidth-delay product at the scenario's base RTT of about 44 ms, at least 15
+packets. :func:`theta_grid` is a plain loop over the grid, meant to be swapped for the generic
+sweep engine (issue 8) when it lands; :func:`plot` draws the map with matplotlib, outside the
+simulator's hot path.
 
 ``python -m tfcc.heatmap [--quick] [--protocol tfwc|tfrc] [--seeds N] [--out FILE.png]``
 """
@@ -56,6 +57,8 @@ def theta_grid(
                 f"topology.bottleneck.limit={queue_limit(bw)}",
                 f"flows.0.count={n}",
                 f"flows.1.count={n}",
+                # As many reverse-path TCP flows (002 Sec. 4.2; see the scenario file).
+                f"flows.2.count={n}",
                 f"flows.1.protocol={protocol}",
                 f"flows.1.params={params}",
             ]

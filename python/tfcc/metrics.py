@@ -68,13 +68,22 @@ class RunResult(Mapping[str, Any]):
         return t, v
 
 
+def _is_reverse(f: Mapping) -> bool:
+    return str(f.get("direction", "forward")) == "reverse"
+
+
 def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> list[Mapping]:
-    flows = list(s.get("flows", []))
+    """The flows a metric is over: the one with id ``flow``, or else the forward flows (of one
+    protocol, or all). Reverse-direction flows (``direction = "reverse"``, 002 Secs. 4.2 and
+    4.4's reverse-path TCP) only perturb the others' ACK path and are left out unless picked
+    by id."""
+    every = list(s.get("flows", []))
     if flow is not None:
-        picked = [f for f in flows if f.get("id") == flow]
+        picked = [f for f in every if f.get("id") == flow]
         if not picked:
-            raise MetricError(f"no flow with id {flow} (the run has {len(flows)})")
+            raise MetricError(f"no flow with id {flow} (the run has {len(every)})")
         return picked
+    flows = [f for f in every if not _is_reverse(f)]
     if protocol is not None:
         # "tcp" names every TCP variant ("tcp-sack", "tcp-reno"), but "tfrc" must not pick up
         # "tfrcp" (003's runs hold both): the exact name, or the name followed by "-".
@@ -501,7 +510,7 @@ def idle_bandwidth_use(
     x_cbr = sum(
         float(f["throughput_bps"])
         for f in s.get("flows", [])
-        if str(f.get("protocol", "")).startswith(cbr)
+        if str(f.get("protocol", "")).startswith(cbr) and not _is_reverse(f)
     )
     idle = capacity_bps - x_cbr
     if idle <= 0:
@@ -520,7 +529,8 @@ def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = 
     if not isinstance(s, RunResult):
         raise MetricError("refill_time needs the run's time series (a RunResult)")
     start = float(s.summary.get("measure_from_s", 0.0))
-    flows = list(s.get("flows", []))
+    # The pipe is the bottleneck's forward direction: reverse flows' data does not cross it.
+    flows = [f for f in s.get("flows", []) if not _is_reverse(f)]
     cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
     others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
     if not others:

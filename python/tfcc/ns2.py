@@ -292,6 +292,10 @@ def jain_index(values: list[float]) -> float | None:
     return sum(values) ** 2 / (len(values) * square_sum)
 
 
+#: The kind ``dumbbell.tcl`` gives its ``reverse_tcp`` flows (data from the receivers' side).
+REVERSE_KIND = "tcp-reverse"
+
+
 def derive_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     """Scenario-level numbers computed from a report's flows and bottleneck counters.
 
@@ -300,7 +304,8 @@ def derive_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     - ``theta``: TCP bytes / (TCP + TFRC bytes), the TCP share of issue 5, when both are present;
     - ``jain_index`` over all TCP and TFRC flows, and per kind;
     - ``delivered_over_departed``: receiver bytes / bottleneck departures in the window (≈ 1;
-      below 1 by retransmitted duplicates and by out-of-order data TCP has not yet handed up);
+      below 1 by retransmitted duplicates and by out-of-order data TCP has not yet handed up,
+      and with ``reverse_tcp`` flows by their ACKs, which cross the bottleneck too);
     - ``bottleneck_pkts_per_wall_second``: packets across the bottleneck over the whole run per
       second of ns-2 wall time (when the report carries ``wall_seconds``).
     """
@@ -324,7 +329,8 @@ def derive_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     derived["theta"] = tcp_bytes / (tcp_bytes + tfrc_bytes) if tcp_bytes and tfrc_bytes else None
     bottleneck = report.get("bottleneck", {})
     departed = bottleneck.get("departures_bytes", 0)
-    delivered = sum(bytes_by_kind.values())
+    # Reverse-path flows' data crosses r2 -> r1, not the monitored bottleneck.
+    delivered = sum(v for k, v in bytes_by_kind.items() if k != REVERSE_KIND)
     derived["delivered_over_departed"] = delivered / departed if departed else None
     wall = report.get("wall_seconds")
     totals = report.get("bottleneck_totals", {})
@@ -344,11 +350,19 @@ def physical_problems(report: Mapping[str, Any]) -> list[str]:
       (at most twice the buffer plus the bandwidth-delay product);
     - packets sent = packets arriving at the bottleneck + loss-model drops + those still on an
       access link at the end (at most one access bandwidth-delay product plus one per flow).
+
+    With reverse-path flows (``reverse_tcp``) the bottleneck also carries their ACKs, which no
+    flow counts: the two balances are then checked one way only (the bottleneck carried at
+    least what the forward flows account for).
     """
     problems: list[str] = []
     b = report["bottleneck"]
     p = report["params"]
-    flows = report["flows"]
+    # The checks are of the forward bottleneck, which reverse-path flows' data does not cross;
+    # their ACKs do, uncounted by any flow, so with reverse flows the bottleneck may carry more
+    # than the forward flows account for, never less.
+    flows = [f for f in report["flows"] if f.get("kind") != REVERSE_KIND]
+    two_way = len(flows) < len(report["flows"])
     win = float(report["window_seconds"])
     pkt = b["departures_bytes"] / b["departures_pkts"] if b["departures_pkts"] else 1040.0
     one_pkt = 8 * pkt / (b["rate_bps"] * win)
@@ -360,14 +374,14 @@ def physical_problems(report: Mapping[str, Any]) -> list[str]:
     delivered = sum(f["bytes_delivered"] for f in flows)
     departed = b["departures_bytes"]
     rexmit = sum(f["packets_retransmitted"] for f in flows) * pkt
-    if departed - delivered > rexmit + edge or delivered - departed > edge:
+    if (departed - delivered > rexmit + edge and not two_way) or delivered - departed > edge:
         problems.append(f"receivers got {delivered} B but {departed} B left the bottleneck")
     totals = report["bottleneck_totals"]
     sent = sum(f["total_packets_sent"] for f in flows)
     reached = totals["arrivals_pkts"] + totals["loss_model_drops_pkts"]
     access_pkts = p["access_rate"] * p["access_delay"] / (8 * pkt)
     in_access = len(flows) * (access_pkts + 1)
-    if not 0 <= sent - reached <= in_access:
+    if not (0 <= sent - reached or two_way) or sent - reached > in_access:
         problems.append(f"{sent} packets sent but {reached} reached the bottleneck")
     if b["mean_queue_pkts"] > b["limit_pkts"]:
         problems.append(f"mean queue {b['mean_queue_pkts']:.1f} above the limit")

@@ -38,6 +38,10 @@ pub struct FlowEntry {
     /// Index of the `[[flows]]` entry the flow comes from.
     pub group: Option<usize>,
     pub protocol: String,
+    /// `forward`, or `reverse` for a dumbbell flow that sends right to left (the scenario's
+    /// `direction`); `metrics` and the Python metrics leave reverse flows out.
+    #[serde(default = "forward")]
+    pub direction: String,
     pub throughput_bps: f64,
     pub bytes_delivered: u64,
     pub packets_sent: u64,
@@ -188,6 +192,17 @@ pub struct Metrics {
     pub jain_index: Option<f64>,
 }
 
+fn forward() -> String {
+    "forward".into()
+}
+
+impl FlowEntry {
+    /// Whether the flow's data crosses the dumbbell right to left (`direction = "reverse"`).
+    pub fn is_reverse(&self) -> bool {
+        self.direction == "reverse"
+    }
+}
+
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
@@ -216,6 +231,12 @@ impl Summary {
                     label: fi.map(|i| i.label.clone()),
                     group: fi.map(|i| i.group),
                     protocol: f.protocol.clone(),
+                    direction: fi
+                        .map_or(tfcc_sim::scenario::spec::Direction::Forward, |i| {
+                            i.direction
+                        })
+                        .as_str()
+                        .to_string(),
                     throughput_bps: f.throughput_bps,
                     bytes_delivered: f.bytes_delivered,
                     packets_sent: f.packets_sent,
@@ -247,13 +268,15 @@ impl Summary {
                 tx_bytes: l.tx_bytes,
             })
             .collect();
+        // θ and Jain are over the forward flows: reverse-path traffic (002 Secs. 4.2, 4.4)
+        // only perturbs the ACK path of the flows compared.
+        let forward: Vec<&FlowEntry> = flows.iter().filter(|f| !f.is_reverse()).collect();
         let (tcp, other): (Vec<&FlowEntry>, Vec<&FlowEntry>) =
-            flows.iter().partition(|f| is_tcp(&f.protocol));
+            forward.iter().partition(|f| is_tcp(&f.protocol));
         let tput = |v: &[&FlowEntry]| v.iter().map(|f| f.throughput_bps).collect::<Vec<_>>();
         let metrics = Metrics {
             fairness_theta: fairness_theta(&tput(&tcp), &tput(&other)).and_then(finite),
-            jain_index: jain_index(&flows.iter().map(|f| f.throughput_bps).collect::<Vec<_>>())
-                .and_then(finite),
+            jain_index: jain_index(&tput(&forward)).and_then(finite),
         };
         Summary {
             scenario: name.to_owned(),
@@ -278,5 +301,44 @@ impl Summary {
         });
         s.push('\n');
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_flows_are_reported_but_left_out_of_theta_and_jain() {
+        let text = r#"
+duration = "10s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", limit = 20 }
+reverse_queue = { limit = 50 }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "tfwc"
+[[flows]]
+protocol = "tcp-sack"
+direction = "reverse"
+"#;
+        let built = tfcc_sim::scenario::load_str(text, "t.toml", "t", &[], None).unwrap();
+        let (info, reported) = (built.flow_info.clone(), built.reported_links.clone());
+        let result = built.into_simulation().unwrap().run();
+        let s = Summary::new("t", &info, &reported, &result, 0.0);
+        let dirs: Vec<&str> = s.flows.iter().map(|f| f.direction.as_str()).collect();
+        assert_eq!(dirs, ["forward", "forward", "reverse"]);
+        let t: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
+        assert!(t[2] > 0.0, "the reverse flow delivers: {t:?}");
+        assert_eq!(s.metrics.fairness_theta, fairness_theta(&t[..1], &t[1..2]));
+        assert_eq!(s.metrics.jain_index, jain_index(&t[..2]));
+        // Older summaries without the field read as forward.
+        let json = s.to_json().replace("\"direction\": \"forward\",", "");
+        let back: Summary = serde_json::from_str(&json).unwrap();
+        assert!(!back.flows[0].is_reverse() && back.flows[2].is_reverse());
+        assert_eq!(back.flows[0].direction, "forward");
     }
 }

@@ -89,6 +89,12 @@ pub fn run(
                 "flows with a stop time are not supported yet".into(),
             ));
         }
+        if built.flow_info[i].direction == tfcc_sim::scenario::spec::Direction::Reverse {
+            return Err(refuse(
+                path,
+                "reverse-direction flows are not supported yet".into(),
+            ));
+        }
         let route = &built.topology.routes[f.route];
         let sum = |ids: &[u32]| {
             ids.iter()
@@ -277,6 +283,7 @@ pub fn run(
             } else {
                 info.protocol.clone()
             },
+            direction: "forward".into(),
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: own.packets_sent,

@@ -193,17 +193,43 @@ impl Topology {
     }
 
     pub fn dumbbell(spec: &DumbbellSpec) -> Result<Topology, SimError> {
+        Topology::dumbbell_directed(spec, None, &[])
+    }
+
+    /// A dumbbell whose flow `i` sends right to left when `reverse[i]` (flows past the end of
+    /// `reverse` send left to right), and whose bottleneck's reverse direction has the queue
+    /// `reverse_queue` (default: a copy of the bottleneck's).
+    ///
+    /// A reverse flow keeps its own access links but uses them the other way round: its data
+    /// goes `access-dst-i-rev`, `bottleneck-rev`, `access-src-i-rev` and its ACKs
+    /// `access-src-i`, `bottleneck`, `access-dst-i`, so its data queues at `bottleneck-rev`
+    /// with the forward flows' ACKs and its ACKs at `bottleneck` with their data: the
+    /// two-way traffic of 002 Secs. 4.2 and 4.4 ("reverse path TCP flows [...] reduce
+    /// simulator phase effects and reveal any issues that might be caused by TFWC Ack
+    /// compression").
+    pub fn dumbbell_directed(
+        spec: &DumbbellSpec,
+        reverse_queue: Option<QueueSpec>,
+        reverse: &[bool],
+    ) -> Result<Topology, SimError> {
         let mut t = Topology {
             links: Vec::with_capacity(2 + 4 * spec.flows),
             routes: Vec::with_capacity(spec.flows),
         };
-        let (bf, br) = t.push_pair(spec.bottleneck.clone());
+        let mut rev = reverse_of(&spec.bottleneck);
+        if let Some(q) = reverse_queue {
+            rev.queue = q;
+        }
+        let bf = t.push(spec.bottleneck.clone());
+        let br = t.push(rev);
         for i in 0..spec.flows {
             let [sf, sr, df, dr] = t.push_access(&spec.access, i, spec.flows);
-            t.routes.push(Route {
-                forward: vec![sf, bf, df],
-                reverse: vec![dr, br, sr],
-            });
+            let (forward, reverse) = if reverse.get(i).copied().unwrap_or(false) {
+                (vec![dr, br, sr], vec![sf, bf, df])
+            } else {
+                (vec![sf, bf, df], vec![dr, br, sr])
+            };
+            t.routes.push(Route { forward, reverse });
         }
         t.validate()?;
         Ok(t)
@@ -475,6 +501,49 @@ mod tests {
             Dur::from_millis(30)
         );
         assert!(t.links[br as usize].loss.is_none());
+    }
+
+    #[test]
+    fn reverse_dumbbell_flows_send_over_the_reverse_bottleneck() {
+        let spec = DumbbellSpec {
+            bottleneck: bottleneck(),
+            access: AccessSpec::new(
+                Rate::from_mbps(100),
+                DelaySpread::Fixed(Dur::from_millis(1)),
+            ),
+            flows: 3,
+        };
+        let q = QueueSpec::DropTail(QueueLimit::Packets(50));
+        let t = Topology::dumbbell_directed(&spec, Some(q.clone()), &[false, true]).unwrap();
+        let id = |n: &str| t.link_id(n).unwrap();
+        assert_eq!(t.links[id("bottleneck-rev") as usize].queue, q);
+        assert_eq!(
+            t.links[id("bottleneck") as usize].queue,
+            QueueSpec::DropTail(QueueLimit::Packets(100))
+        );
+        assert_eq!(
+            t.routes[0].forward,
+            [id("access-src-0"), id("bottleneck"), id("access-dst-0")]
+        );
+        assert_eq!(
+            t.routes[1].forward,
+            [
+                id("access-dst-1-rev"),
+                id("bottleneck-rev"),
+                id("access-src-1-rev")
+            ]
+        );
+        assert_eq!(
+            t.routes[1].reverse,
+            [id("access-src-1"), id("bottleneck"), id("access-dst-1")]
+        );
+        // Past the end of `reverse`: forward.
+        assert_eq!(t.routes[2].forward[1], id("bottleneck"));
+        // Without the options it is the plain dumbbell.
+        assert_eq!(
+            Topology::dumbbell_directed(&spec, None, &[]).unwrap(),
+            Topology::dumbbell(&spec).unwrap()
+        );
     }
 
     #[test]

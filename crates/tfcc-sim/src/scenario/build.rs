@@ -8,8 +8,8 @@
 
 use super::protocols::{self, FlowCommon};
 use super::spec::{
-    AccessTable, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec, ScopeKind,
-    Spread, TopologyKind,
+    AccessTable, Direction, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec,
+    ScopeKind, Spread, TopologyKind,
 };
 use crate::drr::DrrConfig;
 use crate::flow::FlowSpec;
@@ -45,6 +45,9 @@ pub struct FlowInfo {
     pub label: String,
     /// The protocol as written in the scenario.
     pub protocol: String,
+    /// The group's `direction`: reverse flows send right to left over a dumbbell. Metrics
+    /// over "the flows" (θ, Jain, CoV) take the forward flows only.
+    pub direction: Direction,
 }
 
 /// A scenario ready to run.
@@ -147,6 +150,20 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         }
         if f.packet_size == Some(0) {
             return err(at("packet_size"), "must be positive");
+        }
+        if f.direction == Direction::Reverse && spec.topology.kind != TopologyKind::Dumbbell {
+            return err(
+                at("direction"),
+                format!(
+                    "only dumbbell flows take direction = \"reverse\" (topology kind = \"{}\"){}",
+                    spec.topology.kind.as_str(),
+                    if spec.topology.kind == TopologyKind::Custom {
+                        "; in a custom topology write the route from the sender"
+                    } else {
+                        ""
+                    }
+                ),
+            );
         }
         for (key, s) in [("start", f.start), ("stop", f.stop)] {
             if let Some(s) = s {
@@ -255,6 +272,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             group: g,
             label: f.label.clone().unwrap_or_else(|| f.protocol.clone()),
             protocol: f.protocol.clone(),
+            direction: f.direction,
         });
     }
 
@@ -315,6 +333,7 @@ fn refuse_keys(t: &super::spec::TopologySpec, allowed: &[&str]) -> Result<(), Bu
         ("hops", t.hops.is_some()),
         ("nodes", t.nodes.is_some()),
         ("links", t.links.is_some()),
+        ("reverse_queue", t.reverse_queue.is_some()),
     ];
     for (key, present) in given {
         if present && !allowed.contains(&key) {
@@ -359,7 +378,7 @@ fn topology(
     };
     match t.kind {
         TopologyKind::Dumbbell => {
-            refuse_keys(t, &["bottleneck", "access"])?;
+            refuse_keys(t, &["bottleneck", "access", "reverse_queue"])?;
             refuse_flow_key("hops", "dumbbell")?;
             refuse_flow_key("route", "dumbbell")?;
             let Some(b) = &t.bottleneck else {
@@ -369,12 +388,32 @@ fn topology(
                 );
             };
             let bottleneck = link(b, "topology.bottleneck", "bottleneck", false)?;
+            let reverse_queue = match &t.reverse_queue {
+                Some(q) => Some(
+                    link(
+                        &q.on_link(b.rate, b.delay),
+                        "topology.reverse_queue",
+                        "bottleneck-rev",
+                        false,
+                    )?
+                    .queue,
+                ),
+                None => None,
+            };
             let access = access(t.access.as_ref(), bottleneck.rate, spec.seed)?;
-            let topo = Topology::dumbbell(&DumbbellSpec {
-                bottleneck,
-                access,
-                flows: n,
-            })
+            let reverse: Vec<bool> = per_flow
+                .iter()
+                .map(|&(g, _)| spec.flows[g].direction == Direction::Reverse)
+                .collect();
+            let topo = Topology::dumbbell_directed(
+                &DumbbellSpec {
+                    bottleneck,
+                    access,
+                    flows: n,
+                },
+                reverse_queue,
+                &reverse,
+            )
             .map_err(sim_err)?;
             Ok((topo, (0..n).collect()))
         }

@@ -25,6 +25,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         ("hops", t.hops.is_some()),
         ("nodes", t.nodes.is_some()),
         ("links", t.links.is_some()),
+        ("reverse_queue", t.reverse_queue.is_some()),
     ] {
         if given {
             return err(
@@ -175,6 +176,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
                     "exceptive".into()
                 },
                 protocol: f.protocol.clone(),
+                direction: super::spec::Direction::Forward,
             }
         })
         .collect();

@@ -199,6 +199,78 @@ pub struct TopologySpec {
     /// custom: one-way links between nodes.
     #[serde(default)]
     pub links: Option<Vec<LinkTable>>,
+    /// dumbbell: the queue of the bottleneck's reverse direction (`bottleneck-rev`), which
+    /// carries the forward flows' ACKs and the data of `direction = "reverse"` flows. Absent:
+    /// a copy of the bottleneck's queue. ns-2's `duplex-link` sets only the forward direction's
+    /// `queue-limit` in the theses' scripts, leaving the reverse at `Queue set limit_ 50`.
+    #[serde(default)]
+    pub reverse_queue: Option<QueueTable>,
+}
+
+/// `reverse_queue = { queue, limit, ... }`: a link's queue without its rate and delay, which
+/// it takes from the link it belongs to. The keys mean what they mean on a link.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueTable {
+    #[serde(default)]
+    pub queue: QueueKind,
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default, deserialize_with = "opt_bytes")]
+    pub limit_bytes: Option<u64>,
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub quantum: Option<u32>,
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    #[serde(default)]
+    pub wait: Option<bool>,
+    #[serde(default)]
+    pub bytes: Option<bool>,
+    #[serde(default)]
+    pub queue_in_bytes: Option<bool>,
+    #[serde(default, deserialize_with = "opt_bytes_u32")]
+    pub mean_pktsize: Option<u32>,
+    #[serde(default)]
+    pub target_delay: Option<Dur>,
+    #[serde(default)]
+    pub use_mark_p: Option<bool>,
+}
+
+impl QueueTable {
+    /// The link table of a link with `rate` and `delay` and this queue (no loss model).
+    pub fn on_link(&self, rate: Rate, delay: Dur) -> LinkTable {
+        LinkTable {
+            rate,
+            delay,
+            queue: self.queue,
+            limit: self.limit,
+            limit_bytes: self.limit_bytes,
+            loss: None,
+            quantum: self.quantum,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            wait: self.wait,
+            bytes: self.bytes,
+            queue_in_bytes: self.queue_in_bytes,
+            mean_pktsize: self.mean_pktsize,
+            target_delay: self.target_delay,
+            use_mark_p: self.use_mark_p,
+            name: None,
+            from: None,
+            to: None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -399,6 +471,29 @@ pub struct FlowGroupSpec {
     /// custom: node names from source to sink.
     #[serde(default)]
     pub route: Option<Vec<String>>,
+    /// dumbbell: `forward` (default), sender on the left, data over `bottleneck`; or
+    /// `reverse`, sender on the right and receiver on the left, data over `bottleneck-rev`
+    /// beside the forward flows' ACKs (002 Secs. 4.2 and 4.4's reverse-path TCP).
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// Which way a dumbbell flow's data crosses the bottleneck.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    #[default]
+    Forward,
+    Reverse,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Reverse => "reverse",
+        }
+    }
 }
 
 fn one() -> u32 {

@@ -1335,3 +1335,237 @@ fn the_summary_reports_the_durations_as_written() {
     assert_eq!(r.summary.sim_seconds.to_string(), "60");
     assert_eq!(r.summary.measure_from_s.to_string(), "10");
 }
+
+/// Two forward TCP-SACK flows and, with `reverse`, two TCP-SACK flows sending the other way
+/// (002 Secs. 4.2 and 4.4's reverse-path TCP) on a 2 Mb/s dumbbell whose reverse direction
+/// queues 50 packets, as ns-2's default `limit_` leaves it in the author's scripts.
+fn two_way(reverse: bool) -> String {
+    let mut s = String::from(
+        r#"
+duration = "20s"
+measure_from = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "20ms", limit = 20 }
+reverse_queue = { limit = 50 }
+[[flows]]
+protocol = "tcp-sack"
+count = 2
+start = ["0s", "0.5s"]
+"#,
+    );
+    if reverse {
+        s.push_str(
+            r#"
+[[flows]]
+protocol = "tcp-sack"
+count = 2
+start = ["1s", "1.5s"]
+direction = "reverse"
+"#,
+        );
+    }
+    s
+}
+
+#[test]
+fn reverse_flows_cross_the_dumbbell_right_to_left() {
+    let b = ok(&two_way(true));
+    let t = &b.topology;
+    let id = |n: &str| t.link_id(n).unwrap();
+    let (bn, rev) = (id("bottleneck"), id("bottleneck-rev"));
+    assert_eq!(
+        t.links[rev as usize].queue,
+        QueueSpec::DropTail(QueueLimit::Packets(50))
+    );
+    assert_eq!(
+        t.links[bn as usize].queue,
+        QueueSpec::DropTail(QueueLimit::Packets(20))
+    );
+    for (i, f) in b.flows.iter().enumerate() {
+        let route = &t.routes[f.route];
+        let reverse = i >= 2;
+        assert_eq!(
+            b.flow_info[i].direction,
+            if reverse {
+                super::spec::Direction::Reverse
+            } else {
+                super::spec::Direction::Forward
+            }
+        );
+        // Data over the reverse bottleneck, ACKs over the forward one, and the other way round.
+        assert_eq!(route.forward[1], if reverse { rev } else { bn }, "flow {i}");
+        assert_eq!(route.reverse[1], if reverse { bn } else { rev }, "flow {i}");
+        // The sender sits on the right: its first link is its sink-side access link, reversed.
+        let first = &t.links[route.forward[0] as usize].name;
+        let want = if reverse {
+            format!("access-dst-{i}-rev")
+        } else {
+            format!("access-src-{i}")
+        };
+        assert_eq!(first, &want);
+    }
+    // Without `reverse_queue` the reverse direction copies the bottleneck's queue.
+    let b = ok_with(&two_way(false), &["topology.reverse_queue={}"]);
+    let q = |b: &Built, n: &str| {
+        b.topology.links[b.topology.link_id(n).unwrap() as usize]
+            .queue
+            .clone()
+    };
+    assert_eq!(
+        q(&b, "bottleneck-rev"),
+        QueueSpec::DropTail(QueueLimit::Packets(50))
+    );
+    let plain = two_way(false).replace("reverse_queue = { limit = 50 }\n", "");
+    let b = ok(&plain);
+    assert_eq!(q(&b, "bottleneck-rev"), q(&b, "bottleneck"));
+    // A RED reverse queue takes RED's keys; the rate and delay stay the bottleneck's.
+    let b = ok_with(
+        &plain,
+        &[r#"topology.reverse_queue={ queue = "red", limit = 50, bytes = false }"#],
+    );
+    let QueueSpec::Red(c) = q(&b, "bottleneck-rev") else {
+        panic!("expected RED");
+    };
+    assert_eq!((c.limit, c.bytes), (50, false));
+    let l = &b.topology.links[b.topology.link_id("bottleneck-rev").unwrap() as usize];
+    assert_eq!(
+        (l.rate, l.delay),
+        (Rate::from_mbps(2), Dur::from_millis(20))
+    );
+}
+
+#[test]
+fn reverse_flows_and_reverse_queues_are_refused_where_they_do_not_apply() {
+    refused(
+        &two_way(false),
+        &[r#"topology.reverse_queue={ limit = 50, max_p = 0.1 }"#],
+        "topology.reverse_queue.max_p",
+        "a RED parameter",
+    );
+    refused(
+        &two_way(false),
+        &["topology.reverse_queue={ limit = 1 }"],
+        "topology.reverse_queue.limit",
+        "admits nothing",
+    );
+    refused(
+        &two_way(false),
+        &["topology.reverse_queue={ size = 1 }"],
+        "topology.reverse_queue.size",
+        "unknown field",
+    );
+    refused(
+        BASE,
+        &["flows.0.direction=\"sideways\""],
+        "flows[0].direction",
+        "",
+    );
+    let parking = r#"
+duration = "10s"
+[topology]
+kind = "parking-lot"
+hops = [{ rate = "10Mbps", delay = "5ms" }]
+[[flows]]
+protocol = "tcp-sack"
+"#;
+    refused(
+        parking,
+        &["flows.0.direction=\"reverse\""],
+        "flows[0].direction",
+        "only dumbbell flows",
+    );
+    refused(
+        parking,
+        &["topology.reverse_queue={ limit = 50 }"],
+        "topology.reverse_queue",
+        "not used by kind = \"parking-lot\"",
+    );
+    // Forward is the default and may be written out anywhere.
+    ok_with(parking, &["flows.0.direction=\"forward\""]);
+}
+
+#[test]
+fn reverse_flows_deliver_and_the_forward_acks_queue_behind_them() {
+    let run = |text: &str| {
+        load_str(text, "t.toml", "t", &[], None)
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run()
+    };
+    let (one, two) = (run(&two_way(false)), run(&two_way(true)));
+    let link = |r: &crate::RunResult, n: &str| {
+        r.summary
+            .links
+            .iter()
+            .find(|l| l.name == n)
+            .unwrap()
+            .clone()
+    };
+    // The reverse flows fill their direction of the link. The forward flows still deliver, but
+    // less than alone: their ACKs wait and are lost behind the reverse data, which bunches
+    // and thins their ACK clock (the two-way traffic effect the thesis adds them to provoke).
+    let fwd: f64 = two.summary.flows[..2]
+        .iter()
+        .map(|f| f.throughput_bps)
+        .sum();
+    let rev: f64 = two.summary.flows[2..]
+        .iter()
+        .map(|f| f.throughput_bps)
+        .sum();
+    let alone: f64 = one.summary.flows.iter().map(|f| f.throughput_bps).sum();
+    assert!(rev > 1.6e6, "reverse {rev}");
+    assert!(fwd > 0.25e6 && fwd < alone, "forward {fwd}, alone {alone}");
+    assert!(link(&two, "bottleneck-rev").utilization > 0.9);
+    assert!(link(&one, "bottleneck-rev").utilization < 0.1);
+    // The forward flows' ACKs now wait behind up to 50 data packets (4 ms each at 2 Mb/s):
+    // their RTT grows, though the forward queue, now less full, gives some of it back.
+    let rtt = |r: &crate::RunResult| -> f64 {
+        r.summary.flows[..2]
+            .iter()
+            .map(|f| f.mean_rtt_s.unwrap())
+            .sum::<f64>()
+            / 2.0
+    };
+    assert!(
+        rtt(&two) > rtt(&one) + 0.02,
+        "RTT {} s with reverse traffic, {} s without",
+        rtt(&two),
+        rtt(&one)
+    );
+    let q = link(&two, "bottleneck-rev").mean_queue_pkts;
+    assert!(q > 10.0, "mean reverse queue {q} packets");
+    // Packet conservation in both directions of every flow.
+    for f in &two.summary.flows {
+        let t = f.totals;
+        assert!(t.data_sent > 0, "flow {}", f.id);
+        assert_eq!(
+            t.data_sent,
+            t.data_delivered + t.data_dropped + t.data_in_flight,
+            "flow {} data",
+            f.id
+        );
+        assert_eq!(
+            t.feedback_sent,
+            t.feedback_delivered + t.feedback_dropped + t.feedback_in_flight,
+            "flow {} feedback",
+            f.id
+        );
+    }
+    // Determinism: the same seed gives the same run; another seed (random starts) another.
+    assert_eq!(run(&two_way(true)), two);
+    let random = two_way(true).replace(
+        "start = [\"1s\", \"1.5s\"]",
+        "start = { random = [\"1s\", \"2s\"] }",
+    );
+    let s = |seed: u64| {
+        load_str(&random, "t.toml", "t", &[], Some(seed))
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run()
+    };
+    assert_eq!(s(3), s(3));
+    assert_ne!(s(3), s(4));
+}
