@@ -601,6 +601,19 @@ def normalized_loss_rate(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     return mine / theirs
 
 
+def packets_lost(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean number of data packets lost per matching flow in the measurement window (the
+    summary's ``packets_lost``: dropped anywhere on the forward route, queues and artificial
+    loss alike). 003 counts losses this way over a convergence: Fig. 2.4(c) ("the fixed-history
+    schemes [...] encounter fewer losses during convergence") and Fig. 3.18 ("the number of
+    losses encountered [...] between the 600th ~ 620th second"); a claim sets the window with
+    ``duration``/``measure_from`` and compares schemes with ``versus``."""
+    vals = [f.get("packets_lost") for f in _flows(s, flow, protocol)]
+    if any(v is None for v in vals):
+        raise MetricError("a flow reports no lost-packet count")
+    return sum(float(v) for v in vals) / len(vals)
+
+
 def normalized_cov(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     """003 App. 1 (Fig. A1): the scheme's throughput CV (the summary's ``cov``, 0.1 s samples)
     over TCP's in the same run."""
@@ -1036,6 +1049,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "normalized_throughput": normalized_throughput,
     "normalized_loss_rate": normalized_loss_rate,
     "normalized_cov": normalized_cov,
+    "packets_lost": packets_lost,
     "cv_k": cv_k,
     "normalized_cv_k": normalized_cv_k,
     "convergence_time": convergence_time,
