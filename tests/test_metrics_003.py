@@ -38,6 +38,18 @@ def test_normalized_throughput_and_loss_rate() -> None:
     assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(2.0)
 
 
+def test_packets_lost_is_the_mean_per_matching_flow() -> None:
+    s = _summary()
+    # TCP flows lost 10 and 20 packets, WARC flows 30 and 40; flow 3 alone 40.
+    assert metrics.packets_lost(s, protocol="tcp") == pytest.approx(15.0)
+    assert metrics.packets_lost(s, protocol="warc") == pytest.approx(35.0)
+    assert metrics.packets_lost(s, flow=3) == pytest.approx(40.0)
+    assert metrics.packets_lost(s) == pytest.approx(25.0)
+    del s["flows"][0]["packets_lost"]
+    with pytest.raises(MetricError, match="lost-packet count"):
+        metrics.packets_lost(s, protocol="tcp")
+
+
 def test_cv_bar_w_is_eq_3_7() -> None:
     # Epochs [1, 3] (var 1) and [4, 4] (var 0): √(0.5) / mean 3.
     assert metrics.cv_bar_w_of([[1, 3], [4, 4]]) == pytest.approx(math.sqrt(0.5) / 3)

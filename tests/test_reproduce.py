@@ -506,6 +506,14 @@ def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
         metrics.timeouts(s)
     s["links"][0].update(drops=30, arrivals=1200)
     assert metrics.link_loss_rate(s) == pytest.approx(0.025)
+    # The queue held 12.5 packets on average; a link without the field, or no such link, errs.
+    s["links"][0]["mean_queue_pkts"] = 12.5
+    assert metrics.mean_queue_pkts(s) == 12.5
+    with pytest.raises(metrics.MetricError, match="no link named"):
+        metrics.mean_queue_pkts(s, link="access-down")
+    del s["links"][0]["mean_queue_pkts"]
+    with pytest.raises(metrics.MetricError, match="no mean queue"):
+        metrics.mean_queue_pkts(s)
     with pytest.raises(metrics.MetricError, match="no idle"):
         metrics.idle_bandwidth_use(s, capacity_bps=4e6)
 
@@ -620,6 +628,7 @@ def test_web_metrics_follow_their_formulas() -> None:
     assert metrics.web_share_ratio(s, 0, 2) == 2.0
     # Per user: 2000 / 500.
     assert metrics.web_per_user_ratio(s, 0, 2) == 4.0
+    assert metrics.web_per_user_rate_bps(s, 0) == 2000.0
     assert metrics.web_latency_s(s) == 2.5 and metrics.web_latency_s(s, 2) == 4.0
     # W+ 12 and 14 in (5, 15]: mean 13, spread (14 − 12)/13.
     assert metrics.web_window_mean(s, 5, 15) == 13.0

@@ -578,6 +578,18 @@ def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
     raise MetricError(f"no link named {link!r}")
 
 
+def mean_queue_pkts(s: Summary, link: str = "bottleneck") -> float:
+    """Time-averaged queue length of a link in packets over the measurement window (the link
+    summary's ``mean_queue_pkts``): 003 Fig. 4.14's "number of packets queued in ISP-side
+    router" is this at the access gateway's downlink, ``access-down``."""
+    for entry in s.get("links", []):
+        if entry.get("name") == link:
+            if entry.get("mean_queue_pkts") is None:
+                raise MetricError(f"link {link!r} reports no mean queue length")
+            return float(entry["mean_queue_pkts"])
+    raise MetricError(f"no link named {link!r}")
+
+
 # ---- 003 Sec. 2.4: the taxonomy's and WARC's metrics -------------------------------------------
 
 
@@ -609,6 +621,19 @@ def normalized_loss_rate(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     if theirs <= 0:
         raise MetricError("the TCP flow lost nothing in the window")
     return mine / theirs
+
+
+def packets_lost(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean number of data packets lost per matching flow in the measurement window (the
+    summary's ``packets_lost``: dropped anywhere on the forward route, queues and artificial
+    loss alike). 003 counts losses this way over a convergence: Fig. 2.4(c) ("the fixed-history
+    schemes [...] encounter fewer losses during convergence") and Fig. 3.18 ("the number of
+    losses encountered [...] between the 600th ~ 620th second"); a claim sets the window with
+    ``duration``/``measure_from`` and compares schemes with ``versus``."""
+    vals = [f.get("packets_lost") for f in _flows(s, flow, protocol)]
+    if any(v is None for v in vals):
+        raise MetricError("a flow reports no lost-packet count")
+    return sum(float(v) for v in vals) / len(vals)
 
 
 def normalized_cov(s: Summary, protocol: str, tcp: str = "tcp") -> float:
@@ -956,6 +981,16 @@ def web_per_user_ratio(s: Summary, cls: int, ref: int) -> float:
     return float(_web_class(s, cls)["per_user_bps"]) / den
 
 
+def web_per_user_rate_bps(s: Summary, cls: int) -> float:
+    """Response rate per user of class ``cls`` in bit/s over the measurement window, the class
+    rate over its users (the summary's ``per_user_bps``; 003 Sec. 4.5.4: "When there are 4
+    users in Class 1, each user in this class owns 270Kbps")."""
+    v = _web_class(s, cls).get("per_user_bps")
+    if v is None:
+        raise MetricError(f"web class {cls} reports no per-user rate")
+    return float(v)
+
+
 def web_latency_s(s: Summary, cls: int | None = None) -> float:
     """Mean transaction latency ``T_a = T_q + T_s`` in seconds (003 Definition 4.2: gateway
     arrival to the response's last byte at the client) of one class or of all, over the
@@ -1037,15 +1072,18 @@ METRICS: dict[str, Callable[..., float]] = {
     "web_class_rate_bps": web_class_rate_bps,
     "web_share_ratio": web_share_ratio,
     "web_per_user_ratio": web_per_user_ratio,
+    "web_per_user_rate_bps": web_per_user_rate_bps,
     "web_latency_s": web_latency_s,
     "web_service_s": web_service_s,
     "web_window_mean": web_window_mean,
     "web_window_change": web_window_change,
     "web_utilization": web_utilization,
     "link_loss_rate": link_loss_rate,
+    "mean_queue_pkts": mean_queue_pkts,
     "normalized_throughput": normalized_throughput,
     "normalized_loss_rate": normalized_loss_rate,
     "normalized_cov": normalized_cov,
+    "packets_lost": packets_lost,
     "cv_k": cv_k,
     "normalized_cv_k": normalized_cv_k,
     "convergence_time": convergence_time,
