@@ -7,18 +7,26 @@ use crate::packet::{Header, Packet};
 use crate::rtt::{TcpRtt, TfrcRtt};
 use crate::time::{Dur, Time};
 
-use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
+use super::config::{
+    DataLimitedRule, InitialWindow, NofeedbackRule, RtoRule, SlowstartBound, TfrcConfig,
+};
 use super::wire::{DataHeader, FeedbackHeader, Mode};
 
 /// A TFRC sender. See the [module doc](super) for the rules.
 ///
-/// It models an always-backlogged source: whenever polled at or after its next send time it
-/// returns a packet ([`Sender::offer`] is not used). An application with less to send (a codec
-/// between frames) simply polls only when it has a packet ready; the sender then paces from that
-/// packet on, and the receiver's `X_recv` caps the rate at twice what was actually sent (RFC
-/// 5348 §4.3). Do not discard a packet `poll_transmit` returned: its sequence number is used,
-/// so the receiver counts it as lost; if the socket refused it, call
-/// [`Sender::on_send_error`].
+/// By default it is an always-backlogged source: whenever polled at or after its next send time
+/// it returns a packet of [`TfrcConfig::packet_size`] bytes. [`Sender::offer`]`(Some(bytes))`
+/// makes it application-limited (a codec): the bytes join a send buffer, each packet carries
+/// `min(buffer, s)` bytes of it (a frame's last packet may be short, and its gap `size/X` is
+/// shorter to match), and `poll_transmit` returns nothing while the buffer is empty (nor does
+/// `next_timeout` report a send time then). Call `poll_transmit` after every `offer`, as after
+/// any event: the first poll that sees new data is when the sender learns of it.
+/// `offer(None)` makes it bulk again. What a data-limited sender does with the reports is
+/// [`TfrcConfig::data_limited`] and [`TfrcConfig::nofeedback_rule`] (RFC 5348 §4.3, §4.4,
+/// §8.2; the thesis' sender is never data-limited).
+///
+/// Do not discard a packet `poll_transmit` returned: its sequence number is used, so the
+/// receiver counts it as lost; if the socket refused it, call [`Sender::on_send_error`].
 ///
 /// - [`TfrcSender::rate`] is the allowed rate `X` in bytes/s;
 /// - [`Endpoint::next_timeout`] is the next send time or an earlier protocol timer, whichever
@@ -63,6 +71,31 @@ pub struct TfrcSender {
     timeouts: u64,
     feedbacks: u64,
     send_errors: u64,
+    /// Application bytes waiting to be sent ([`Sender::offer`]); `None` for a bulk source.
+    buffer: Option<u64>,
+    /// Since when the data now in the buffer has been waiting: the first `poll_transmit` that
+    /// saw it (cleared when the buffer empties). A packet sent at its due time whose data was
+    /// waiting before that time is a send at which the sender was not data-limited.
+    waiting_since: Option<Time>,
+    /// Payload bytes of the last packet returned (what a send error takes back).
+    last_payload: u32,
+    /// RFC 5348 §8.2.1: `not_limited1`, `not_limited2` (send times at which the sender was not
+    /// data-limited; `None` is "never", below every time), and `t_new`, `t_next` of the last
+    /// report.
+    not_limited: [Option<Time>; 2],
+    t_new: Time,
+    t_next: Time,
+    /// Whether the interval the last report covered was data-limited (§8.2.1).
+    data_limited: bool,
+    data_limited_reports: u64,
+    /// RFC 5348 §4.3 `X_recv_set`: `(time, rate in bytes/s)`, initially `{Infinity}` (stamped
+    /// when the first packet leaves).
+    x_recv_set: Vec<(Time, f64)>,
+    /// The bound step 3 of §4.3 last computed, bytes/s (for tests and stats).
+    recv_limit: f64,
+    /// Whether a packet left since the no-feedback timer was last set (RFC 5348 §4.4's
+    /// "idle ever since the nofeedback timer was set" is its negation).
+    sent_since_nofeedback: bool,
 }
 
 impl TfrcSender {
@@ -98,7 +131,56 @@ impl TfrcSender {
             timeouts: 0,
             feedbacks: 0,
             send_errors: 0,
+            buffer: None,
+            waiting_since: None,
+            last_payload: 0,
+            not_limited: [None, None],
+            t_new: Time::ZERO,
+            t_next: Time::ZERO,
+            data_limited: false,
+            data_limited_reports: 0,
+            x_recv_set: vec![(Time::ZERO, f64::INFINITY)],
+            recv_limit: f64::INFINITY,
+            sent_since_nofeedback: false,
             cfg,
+        }
+    }
+
+    /// Application bytes waiting in the send buffer; `None` for a bulk source.
+    pub fn buffered(&self) -> Option<u64> {
+        self.buffer
+    }
+
+    /// Whether the interval covered by the last report was data-limited (RFC 5348 §8.2.1),
+    /// and how many reports so far covered a data-limited interval. Tracked under every
+    /// [`TfrcConfig::data_limited`] rule; only `rfc5348` acts on it.
+    pub fn data_limited(&self) -> (bool, u64) {
+        (self.data_limited, self.data_limited_reports)
+    }
+
+    /// `max(X_recv_set)` in bytes/s (RFC 5348 §4.3; Infinity until the first report's entry
+    /// replaces the initial one). Kept under `data_limited = "rfc5348"` only.
+    pub fn x_recv_set_max(&self) -> f64 {
+        self.x_recv_set
+            .iter()
+            .map(|e| e.1)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// `recv_limit` of RFC 5348 §4.3 at the last report, bytes/s (`2·X_recv` under the
+    /// thesis rule).
+    pub fn recv_limit(&self) -> f64 {
+        self.recv_limit
+    }
+
+    /// RFC 5348 §4.4's `recover_rate`: the initial rate `W_init/R` of §4.2 with `W_init =
+    /// min(4s, max(2s, 4380 B))` and the current `R`; before any RTT sample the probing rate
+    /// `s/initial_interval` (see [`NofeedbackRule::Rfc5348`]).
+    pub fn recover_rate(&self) -> f64 {
+        let s = self.s();
+        match self.r() {
+            Some(r) => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
+            None => s / self.cfg.initial_interval.as_secs_f64().max(1e-9),
         }
     }
 
@@ -154,7 +236,13 @@ impl TfrcSender {
     /// The gap before the next packet: `s/X` (004 Eq. 3.17), times the ISM factor
     /// `sqrt(R_sample)/avg(sqrt(R))` when enabled (Eq. 3.19–3.20).
     pub fn packet_gap(&self) -> Dur {
-        let mut secs = self.s() / self.x.max(self.min_rate());
+        self.gap_after(self.s())
+    }
+
+    /// The gap after a packet of `bytes` payload: `bytes/X` (times the ISM factor), so a
+    /// short packet (a frame's tail) holds the byte rate `X`.
+    fn gap_after(&self, bytes: f64) -> Dur {
+        let mut secs = bytes / self.x.max(self.min_rate());
         if self.cfg.ism {
             secs *= self.rtt.ism_factor();
         }
@@ -178,6 +266,100 @@ impl TfrcSender {
     fn arm_nofeedback(&mut self, now: Time) {
         self.nofeedback_iv = self.nofeedback_interval();
         self.nofeedback_at = Some(now + self.nofeedback_iv);
+        self.sent_since_nofeedback = false;
+    }
+
+    /// Whether the sender has data for a packet now.
+    fn has_data(&self) -> bool {
+        self.buffer.map_or(true, |b| b > 0)
+    }
+
+    /// RFC 5348 §8.2.1 at a report echoing `t_new`: was the interval `(t_new − R, t_new]` it
+    /// covers data-limited (no send in it at which the sender was not data-limited)?
+    fn covered_interval_data_limited(&mut self, now: Time, t_new: Time, r: f64) -> bool {
+        self.t_new = t_new;
+        self.t_next = now;
+        let inside = |t: Option<Time>| {
+            t.is_some_and(|t| t <= t_new && t_new.saturating_since(t).as_secs_f64() < r)
+        };
+        let limited = !(inside(self.not_limited[0]) || inside(self.not_limited[1]));
+        let [n1, n2] = self.not_limited;
+        if n1.map_or(true, |t| t <= t_new) && n2.is_some_and(|t| t > t_new) {
+            self.not_limited[0] = n2;
+        }
+        limited
+    }
+
+    /// RFC 5348 §8.2.1, "when the sender is not data-limited at this instant" (a packet
+    /// sent at its due time with data waiting, or any bulk send).
+    fn note_not_limited(&mut self, now: Time) {
+        if self.not_limited[0].map_or(true, |t| t <= self.t_new) {
+            self.not_limited[0] = Some(now);
+        } else if self.not_limited[1].map_or(true, |t| t <= self.t_next) {
+            self.not_limited[1] = Some(now);
+        }
+    }
+
+    /// "Maximize X_recv_set" (RFC 5348 §4.3): add `x_recv`, drop the initial Infinity, keep
+    /// only the largest entry, stamped `now`.
+    fn maximize_x_recv_set(&mut self, now: Time, x_recv: f64) {
+        let max = self
+            .x_recv_set
+            .iter()
+            .map(|e| e.1)
+            .filter(|v| v.is_finite())
+            .fold(x_recv, f64::max);
+        self.x_recv_set.clear();
+        self.x_recv_set.push((now, max));
+    }
+
+    /// "Update X_recv_set" (RFC 5348 §4.3, §8.2.2): add `x_recv`, drop entries older than
+    /// two RTTs, keep the `N` most recent.
+    fn update_x_recv_set(&mut self, now: Time, x_recv: f64, r: f64) {
+        self.x_recv_set.push((now, x_recv));
+        self.x_recv_set
+            .retain(|&(t, _)| now.saturating_since(t).as_secs_f64() < 2.0 * r);
+        let n = self.cfg.x_recv_set_len.max(1);
+        if self.x_recv_set.len() > n {
+            self.x_recv_set.drain(..self.x_recv_set.len() - n);
+        }
+    }
+
+    /// Step 3 of RFC 5348 §4.3 up to `recv_limit`, for a report with receive rate `x_recv` and
+    /// loss event rate `p` (the last report's was `p_prev`), once
+    /// [`Self::covered_interval_data_limited`] has classified its interval.
+    fn rfc5348_recv_limit(&mut self, now: Time, x_recv: f64, p_prev: f64) -> f64 {
+        let r = self.r().unwrap_or(1.0);
+        if self.data_limited {
+            // The feedback carries `p` only, so "a new loss event or an increase in the loss
+            // event rate p" is read as `p` above the last report's: a new loss event that does
+            // not raise `p` is invisible to the sender.
+            if self.p > p_prev {
+                for e in &mut self.x_recv_set {
+                    e.1 /= 2.0;
+                }
+                self.maximize_x_recv_set(now, 0.85 * x_recv);
+                self.x_recv_set_max()
+            } else {
+                self.maximize_x_recv_set(now, x_recv);
+                2.0 * self.x_recv_set_max()
+            }
+        } else {
+            self.update_x_recv_set(now, x_recv, r);
+            2.0 * self.x_recv_set_max()
+        }
+    }
+
+    /// `Update_Limits(timer_limit)` of RFC 5348 §4.4.
+    fn update_limits(&mut self, now: Time, timer_limit: f64) {
+        let timer_limit = timer_limit.max(self.min_rate());
+        self.x_recv_set.clear();
+        self.x_recv_set.push((now, timer_limit / 2.0));
+        // "Recalculate X as in step (4) of Section 4.3": p > 0 here.
+        let x_bps = self.x_calc.unwrap_or(f64::INFINITY);
+        self.recv_limit = 2.0 * self.x_recv_set_max();
+        self.x = x_bps.min(self.recv_limit).max(self.min_rate());
+        self.climb = self.x;
     }
 
     /// After a rate change, let the next packet go at the new gap from the last one rather than
@@ -220,9 +402,19 @@ impl TfrcSender {
         }
         self.feedbacks += 1;
         self.x_recv = f64::from(f.x_recv);
+        let p_prev = self.p;
         self.p = f.p.clamp(0.0, 1.0);
         let r = self.r().unwrap_or(1.0);
         let s = self.s();
+        self.data_limited = self.covered_interval_data_limited(now, f.timestamp_echo, r);
+        self.data_limited_reports += u64::from(self.data_limited);
+        // The receive rate the bounds below double: `X_recv` itself (the thesis), or half of
+        // RFC 5348 §4.3's `recv_limit`.
+        let rx = match self.cfg.data_limited {
+            DataLimitedRule::Thesis => self.x_recv,
+            DataLimitedRule::Rfc5348 => self.rfc5348_recv_limit(now, self.x_recv, p_prev) / 2.0,
+        };
+        self.recv_limit = 2.0 * rx;
 
         let initial = match self.cfg.initial_window {
             InitialWindow::OnePacket => s / r,
@@ -259,9 +451,9 @@ impl TfrcSender {
                 if due {
                     let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
-                        SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
+                        SlowstartBound::Thesis => self.x + self.x.min(rx),
                         // RFC 5348 §4.3.
-                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * self.x_recv),
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * rx),
                     }
                     .max(s / r);
                     // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
@@ -288,7 +480,7 @@ impl TfrcSender {
                 }
             };
             self.x_calc = Some(x_calc);
-            let mut target = x_calc.min(2.0 * self.x_recv);
+            let mut target = x_calc.min(2.0 * rx);
             if self.cfg.increase_limit && target > self.x {
                 // 004 Eq. 3.7–3.8: at most one more packet per RTT.
                 target = target.min(self.x + s / r);
@@ -309,12 +501,46 @@ impl TfrcSender {
     /// 3.6.1: the slowstart timer ends it; a later loss-free report re-enters it).
     fn on_nofeedback(&mut self, now: Time) {
         self.timeouts += 1;
+        match self.cfg.nofeedback_rule {
+            NofeedbackRule::HalveRate => self.halve_rate(),
+            NofeedbackRule::Rfc5348 => self.rfc5348_nofeedback(now),
+        }
+        self.arm_nofeedback(now);
+    }
+
+    fn halve_rate(&mut self) {
         self.x = (self.x / 2.0).max(self.min_rate());
         self.climb = self.x;
         if self.mode == Mode::Slowstart {
             self.mode = Mode::CongestionControl;
         }
-        self.arm_nofeedback(now);
+    }
+
+    /// RFC 5348 §4.4 step 1, in the RFC's order of cases.
+    fn rfc5348_nofeedback(&mut self, now: Time) {
+        let idle = !self.sent_since_nofeedback;
+        let x_recv = self.x_recv_set_max();
+        let recover = self.recover_rate();
+        if self.rtt.samples() == 0 && self.feedbacks == 0 && !idle {
+            self.halve_rate();
+        } else if idle
+            && ((self.p > 0.0 && x_recv < recover) || (self.p <= 0.0 && self.x < 2.0 * recover))
+        {
+            // Idle since the timer was set and already at or below the recovery rate: an
+            // idle period alone never takes the rate below it.
+        } else if self.p <= 0.0 {
+            self.halve_rate();
+        } else {
+            let x_bps = self.x_calc.unwrap_or(f64::INFINITY);
+            if x_bps > 2.0 * x_recv {
+                self.update_limits(now, x_recv);
+            } else {
+                self.update_limits(now, x_bps / 2.0);
+            }
+            if self.mode == Mode::Slowstart {
+                self.mode = Mode::CongestionControl;
+            }
+        }
     }
 }
 
@@ -343,9 +569,36 @@ impl Endpoint for TfrcSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        if now < self.next_send {
+        if self.has_data() && self.waiting_since.is_none() {
+            self.waiting_since = Some(now);
+        }
+        if now < self.next_send || !self.has_data() {
             return None;
         }
+        let s = self.cfg.packet_size;
+        let payload = match self.buffer {
+            None => s,
+            Some(b) => b.min(u64::from(s)) as u32,
+        };
+        // Not data-limited at this instant: the data was there before the packet was due
+        // (a bulk source always is).
+        if self.buffer.is_none() || self.waiting_since.is_some_and(|t| t < self.next_send) {
+            self.note_not_limited(now);
+        }
+        if let Some(b) = &mut self.buffer {
+            *b -= u64::from(payload);
+            if *b == 0 {
+                self.waiting_since = None;
+            }
+        }
+        if self.packets_sent == 0 {
+            // The initial `X_recv_set` entry's age counts from the first packet.
+            for e in &mut self.x_recv_set {
+                e.0 = now;
+            }
+        }
+        self.sent_since_nofeedback = true;
+        self.last_payload = payload;
         let h = DataHeader {
             seq: self.seq,
             timestamp: now,
@@ -359,23 +612,29 @@ impl Endpoint for TfrcSender {
             // One step of the smoothed increase per packet (004 Eq. 3.10).
             self.x = (self.x + self.climb_step).min(self.climb);
         }
-        self.bytes_sent += u64::from(self.cfg.packet_size);
+        self.bytes_sent += u64::from(payload);
         self.last_send = Some(now);
         // Never back to back (004 Sec. 3.5.1): the next packet waits one gap from this one.
-        self.next_send = now + self.packet_gap();
+        self.next_send = now + self.gap_after(f64::from(payload.max(1)));
         if self.nofeedback_at.is_none() {
             self.nofeedback_at = Some(now + self.nofeedback_iv);
         }
         Some(Packet {
             // Headers ride on top of the `s` the rate is paced with (ns-2 `headersize_`).
-            size: self.cfg.wire_size(),
+            size: payload.saturating_add(self.cfg.header_size),
             header: Header::TfrcData(h),
         })
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        let timers = [self.nofeedback_at, self.slowstart_at];
-        Some(timers.into_iter().flatten().fold(self.next_send, Time::min))
+        let timers = [self.nofeedback_at, self.slowstart_at]
+            .into_iter()
+            .flatten();
+        if self.has_data() {
+            Some(timers.fold(self.next_send, Time::min))
+        } else {
+            timers.min()
+        }
     }
 
     fn stats(&self) -> Stats {
@@ -402,12 +661,17 @@ impl Sender for TfrcSender {
     fn on_send_error(&mut self, _now: Time) {
         self.send_errors += 1;
         self.packets_sent = self.packets_sent.saturating_sub(1);
-        self.bytes_sent = self
-            .bytes_sent
-            .saturating_sub(u64::from(self.cfg.packet_size));
+        self.bytes_sent = self.bytes_sent.saturating_sub(u64::from(self.last_payload));
         if matches!(self.mode, Mode::Slowstart | Mode::InitRtt) {
             self.mode = Mode::Forced;
         }
+    }
+
+    /// `None` makes the sender bulk (the default); `Some(bytes)` adds `bytes` to the send
+    /// buffer (a bulk sender becomes application-limited with just these bytes), as the TCP
+    /// sender's `offer` does. Sending resumes at the next [`Endpoint::poll_transmit`].
+    fn offer(&mut self, bytes: Option<u64>) {
+        self.buffer = bytes.map(|b| self.buffer.unwrap_or(0).saturating_add(b));
     }
 }
 
