@@ -313,12 +313,12 @@ impl TfrcSender {
         self.x_recv_set.push((now, max));
     }
 
-    /// "Update X_recv_set" (RFC 5348 §4.3, §8.2.2): add `x_recv`, drop entries older than
-    /// two RTTs, keep the `N` most recent.
+    /// "Update X_recv_set" (RFC 5348 §4.3, §8.2.2): add `x_recv`, delete entries "older than
+    /// two round-trip times" (an entry exactly `2R` old stays), keep the `N` most recent.
     fn update_x_recv_set(&mut self, now: Time, x_recv: f64, r: f64) {
         self.x_recv_set.push((now, x_recv));
         self.x_recv_set
-            .retain(|&(t, _)| now.saturating_since(t).as_secs_f64() < 2.0 * r);
+            .retain(|&(t, _)| now.saturating_since(t).as_secs_f64() <= 2.0 * r);
         let n = self.cfg.x_recv_set_len.max(1);
         if self.x_recv_set.len() > n {
             self.x_recv_set.drain(..self.x_recv_set.len() - n);
@@ -569,7 +569,7 @@ impl Endpoint for TfrcSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        if self.has_data() && self.waiting_since.is_none() {
+        if self.buffer.is_some_and(|b| b > 0) && self.waiting_since.is_none() {
             self.waiting_since = Some(now);
         }
         if now < self.next_send || !self.has_data() {
@@ -671,6 +671,9 @@ impl Sender for TfrcSender {
     /// buffer (a bulk sender becomes application-limited with just these bytes), as the TCP
     /// sender's `offer` does. Sending resumes at the next [`Endpoint::poll_transmit`].
     fn offer(&mut self, bytes: Option<u64>) {
+        if self.buffer.is_none() {
+            self.waiting_since = None; // a bulk source's data never "arrives"
+        }
         self.buffer = bytes.map(|b| self.buffer.unwrap_or(0).saturating_add(b));
     }
 }
@@ -1027,6 +1030,318 @@ mod tests {
         assert_eq!(s.mode(), Mode::InitRtt);
     }
 
+    // ---- the application-limited sender (RFC 5348 §4.3, §4.4, §8.2) ----
+
+    /// Drives `s` from `from` to `until` as the simulator does (timers, then every packet
+    /// due), recording send times.
+    fn drive(s: &mut TfrcSender, from: Time, until: Time, sends: &mut Vec<Time>) {
+        let mut now = from;
+        for _ in 0..100_000 {
+            s.on_timeout(now);
+            while s.poll_transmit(now).is_some() {
+                sends.push(now);
+            }
+            match s.next_timeout() {
+                Some(t) if t <= until => now = t.max(now),
+                _ => return,
+            }
+        }
+        panic!("the sender made no progress by {until:?}");
+    }
+
+    /// A report at `now` echoing the last packet sent at least `rtt_ms` before, with an RTT
+    /// sample of `rtt_ms` (the receiver held it for the rest).
+    fn report_rtt(s: &mut TfrcSender, sends: &[Time], now: Time, rtt_ms: u64, p: f64, x: u32) {
+        let rtt = Dur::from_millis(rtt_ms);
+        let echo = *sends
+            .iter()
+            .rev()
+            .find(|&&t| now.saturating_since(t) >= rtt)
+            .expect("a packet sent an RTT before the report");
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: echo,
+            t_delay: now.saturating_since(echo) - rtt,
+            x_recv: x,
+            p,
+        };
+        s.on_packet(
+            now,
+            &Packet {
+                size: 40,
+                header: Header::TfrcFeedback(f),
+            },
+        );
+    }
+
+    fn report_at(s: &mut TfrcSender, sends: &[Time], now: Time, p: f64, x_recv: u32) {
+        report_rtt(s, sends, now, 100, p, x_recv);
+    }
+
+    #[test]
+    fn offered_bytes_limit_what_is_sent_and_an_empty_buffer_sends_nothing() {
+        let mut s = TfrcSender::new(TfrcConfig::default());
+        s.offer(Some(3000));
+        let sizes: Vec<u32> = std::iter::from_fn(|| {
+            let t = s.next_timeout()?;
+            s.poll_transmit(t).map(|p| p.size)
+        })
+        .take(10)
+        .collect();
+        // 1460 + 1460 + 80: the frame's tail goes in a short packet.
+        assert_eq!(sizes, vec![1460, 1460, 80]);
+        assert_eq!(s.stats().bytes_sent, 3000);
+        assert_eq!(s.buffered(), Some(0));
+        // Empty: no packet, and the only deadline left is the no-feedback timer (2 s after
+        // the first packet), not a send time.
+        assert_eq!(s.poll_transmit(Time::from_secs(1)), None);
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(2)));
+        s.on_timeout(Time::from_secs(2)); // halves X to 730 B/s
+                                          // The 80 B packet left at 2 s; its gap is 80 B at the 1460 B/s of then.
+        s.offer(Some(10));
+        let due = Time::from_secs(2) + Dur::from_secs_f64(80.0 / 1460.0);
+        assert_eq!(s.next_timeout(), Some(due));
+        assert_eq!(s.poll_transmit(due).map(|p| p.size), Some(10));
+        // `offer(None)` makes it bulk again: the next packet is due 10 B / 730 B/s later.
+        s.offer(None);
+        assert_eq!(s.buffered(), None);
+        let due = due + Dur::from_secs_f64(10.0 / 730.0);
+        assert_eq!(s.next_timeout(), Some(due));
+        assert_eq!(s.poll_transmit(due).map(|p| p.size), Some(1460));
+    }
+
+    /// RFC 5348 §4.3 "Update X_recv_set", hand-computed for reports that are not
+    /// data-limited (a bulk sender), one per 100 ms with 105 ms RTT samples: entries older
+    /// than 2R = 210 ms go, and §8.2.2 keeps at most N = 3.
+    #[test]
+    fn x_recv_set_keeps_two_rtts_of_reports_when_not_data_limited() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        let mut sends = Vec::new();
+        let mut last = Time::ZERO;
+        let mut at = |s: &mut TfrcSender, ms: u64, p: f64, x: u32, sends: &mut Vec<Time>| {
+            drive(s, last, Time::from_millis(ms), sends);
+            last = Time::from_millis(ms);
+            report_rtt(s, sends, last, 105, p, x);
+            assert!(!s.data_limited().0, "report at {ms} ms data-limited");
+        };
+        at(&mut s, 106, 0.0, 0, &mut sends);
+        // The initial {Infinity} (stamped at the first packet, 0 s) is 106 ms old: kept.
+        assert_eq!(s.recv_limit(), f64::INFINITY);
+        // 212 ms: Infinity (212 ms old) goes; {0 @106, 40 000 @212}: recv_limit 80 000.
+        at(&mut s, 212, 0.01, 40_000, &mut sends);
+        let x_bps = s.x_calc().unwrap();
+        assert!(x_bps > 150_000.0, "{x_bps}");
+        assert!(close(s.recv_limit(), 80_000.0, 1e-12), "{}", s.recv_limit());
+        assert!(close(s.rate(), 80_000.0, 1e-12));
+        // {0 @106 (206 ms old), 40 000, 30 000}: still 80 000 (the thesis' rule: 60 000).
+        at(&mut s, 312, 0.01, 30_000, &mut sends);
+        assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+        // {40 000 @212, 30 000 @312, 20 000 @412}.
+        at(&mut s, 412, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+        // 40 000 is 300 ms old: {30 000, 20 000, 20 000}.
+        at(&mut s, 512, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 60_000.0, 1e-12), "{}", s.rate());
+        at(&mut s, 612, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+    }
+
+    /// §8.2.2: "it is sufficient to limit X_recv_set to at most N=3 elements": with four
+    /// entries younger than 2R, the oldest goes.
+    #[test]
+    fn x_recv_set_holds_at_most_n_entries() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        s.x_recv_set.clear();
+        for (ms, x) in [(0, 50_000.0), (50, 1_000.0), (100, 2_000.0), (150, 3_000.0)] {
+            s.update_x_recv_set(Time::from_millis(ms), x, 0.1);
+        }
+        assert_eq!(s.x_recv_set.len(), 3);
+        assert!(close(s.x_recv_set_max(), 3_000.0, 1e-12));
+        // Older than 2R = 200 ms: at 260 ms the 50 ms entry goes, too.
+        s.update_x_recv_set(Time::from_millis(260), 500.0, 0.1);
+        let kept: Vec<f64> = s.x_recv_set.iter().map(|e| e.1).collect();
+        assert_eq!(kept, vec![2_000.0, 3_000.0, 500.0]);
+    }
+
+    /// RFC 5348 §4.3 for data-limited intervals (§8.2.1 decides which): "Maximize X_recv_set"
+    /// keeps the largest report, and a report with a higher `p` halves the set and takes
+    /// `0.85·X_recv` with `recv_limit = max(X_recv_set)`.
+    #[test]
+    fn a_data_limited_interval_keeps_the_largest_receive_rate() {
+        for rule in [DataLimitedRule::Rfc5348, DataLimitedRule::Thesis] {
+            let mut s = TfrcSender::new(TfrcConfig {
+                data_limited: rule,
+                ..TfrcConfig::rfc5348()
+            });
+            let mut sends = Vec::new();
+            let mut last = Time::ZERO;
+            for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, 40_000), (312, 0.01, 30_000)] {
+                drive(&mut s, last, Time::from_millis(ms), &mut sends);
+                last = Time::from_millis(ms);
+                report_rtt(&mut s, &sends, last, 105, p, x);
+                assert!(!s.data_limited().0);
+            }
+            // From 312 ms the codec has 100 B every 50 ms: each packet leaves the moment its
+            // data arrives, so no send from here on is one at which the sender waited.
+            s.offer(Some(0));
+            let trickle = |s: &mut TfrcSender, sends: &mut Vec<Time>, from: u64, to: u64| {
+                for k in (from..=to).step_by(50) {
+                    let now = Time::from_millis(k);
+                    s.on_timeout(now);
+                    s.offer(Some(100));
+                    while s.poll_transmit(now).is_some() {
+                        sends.push(now);
+                    }
+                }
+            };
+            trickle(&mut s, &mut sends, 350, 500);
+            // The report at 512 ms echoes the 400 ms packet: (295, 400] was data-limited.
+            report_rtt(&mut s, &sends, Time::from_millis(512), 105, 0.01, 2_000);
+            assert_eq!(s.data_limited(), (true, 1));
+            match rule {
+                DataLimitedRule::Rfc5348 => {
+                    // Maximize {0, 40 000, 30 000} + 2 000: {40 000}, recv_limit 80 000.
+                    assert!(close(s.x_recv_set_max(), 40_000.0, 1e-12));
+                    assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+                }
+                // The thesis' bound: 2·X_recv.
+                DataLimitedRule::Thesis => assert!(close(s.rate(), 4_000.0, 1e-12)),
+            }
+            trickle(&mut s, &mut sends, 550, 750);
+            // p rises in a data-limited interval: halve {40 000} to {20 000}, add
+            // 0.85·2 000 = 1 700, maximize: {20 000}, recv_limit = 20 000 (not doubled).
+            report_rtt(&mut s, &sends, Time::from_millis(900), 105, 0.02, 2_000);
+            assert_eq!(s.data_limited(), (true, 2));
+            if rule == DataLimitedRule::Rfc5348 {
+                assert!(close(s.x_recv_set_max(), 20_000.0, 1e-12));
+                assert!(close(s.recv_limit(), 20_000.0, 1e-12));
+                assert!(close(s.rate(), 20_000.0, 1e-12), "{}", s.rate());
+            }
+        }
+    }
+
+    /// RFC 5348 §8.2.1: the interval `(t_new − R, t_new]` is not data-limited if the sender
+    /// waited on the rate at some send inside it.
+    #[test]
+    fn one_rate_limited_send_in_the_covered_interval_makes_it_not_data_limited() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        let mut sends = Vec::new();
+        drive(&mut s, Time::ZERO, Time::from_millis(100), &mut sends);
+        report_at(&mut s, &sends, Time::from_millis(100), 0.0, 0); // X = 43 800 B/s
+        s.offer(Some(0));
+        // At 150 ms two packets' worth arrives: the first goes at once (data-limited), the
+        // second waits its gap (the sender is rate-limited then).
+        let t = Time::from_millis(150);
+        s.offer(Some(2920));
+        assert!(s.poll_transmit(t).is_some());
+        sends.push(t);
+        let due = s.next_timeout().unwrap();
+        assert!(due > t && due < Time::from_millis(200));
+        assert!(s.poll_transmit(due).is_some());
+        sends.push(due);
+        report_at(&mut s, &sends, Time::from_millis(300), 0.0, 100_000);
+        assert_eq!(s.data_limited(), (false, 0));
+        // Next, only data-limited sends: the report covering them says so.
+        for k in [320, 360, 400] {
+            let now = Time::from_millis(k);
+            s.offer(Some(500));
+            assert!(s.poll_transmit(now).is_some());
+            sends.push(now);
+        }
+        report_at(&mut s, &sends, Time::from_millis(500), 0.0, 100_000);
+        assert_eq!(s.data_limited(), (true, 1));
+    }
+
+    /// RFC 5348 §4.4, case by case, R = 100 ms, s = 1460 B, so `recover_rate = W_init/R =
+    /// 4380/0.1 = 43 800 B/s`.
+    #[test]
+    fn rfc_nofeedback_timer_halves_through_x_recv_set_but_not_below_recover_rate_when_idle() {
+        // Before any feedback and not idle: halve X. Then idle with p = 0 and
+        // X < 2·recover_rate (before an RTT sample, the 1460 B/s probing rate): keep X.
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        s.offer(Some(1460));
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s.on_timeout(Time::from_secs(2));
+        assert!(close(s.rate(), 730.0, 1e-12));
+        // Next expiry: max(2 s, 2s/X = 4 s) later.
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(6)));
+        s.on_timeout(Time::from_secs(6));
+        assert!(close(s.rate(), 730.0, 1e-12));
+        assert_eq!(s.stats().timeouts, 2);
+
+        // With feedback (R = 105 ms, so recover_rate = 4380/0.105 = 41 714 B/s):
+        // max(X_recv_set) = 100 000 and p = 1 %, X = min(X_Bps, 200 000) = X_Bps.
+        let setup = |x_recv: u32| {
+            let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+            let mut sends = Vec::new();
+            let mut last = Time::ZERO;
+            for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, x_recv), (312, 0.01, x_recv)] {
+                drive(&mut s, last, Time::from_millis(ms), &mut sends);
+                last = Time::from_millis(ms);
+                report_rtt(&mut s, &sends, last, 105, p, x);
+            }
+            s.offer(Some(0)); // idle from here
+            s
+        };
+        let recover = 4380.0 / 0.105;
+        let mut s = setup(100_000);
+        assert!(close(s.recover_rate(), recover, 1e-9));
+        let x_bps = s.x_calc().unwrap();
+        assert!(x_bps > 100_000.0 && x_bps < 200_000.0, "{x_bps}");
+        assert!(close(s.rate(), x_bps, 1e-12));
+        // Idle, but X_recv = 100 000 >= recover_rate, and X_Bps <= 2·X_recv:
+        // Update_Limits(X_Bps/2), so X_recv_set = {X_Bps/4} and X = X_Bps/2.
+        let t1 = s.next_timeout().unwrap();
+        assert_eq!(t1, Time::from_millis(312) + Dur::from_millis(420)); // max(4R, 2s/X)
+        s.on_timeout(t1);
+        assert!(close(s.x_recv_set_max(), x_bps / 4.0, 1e-12));
+        assert!(close(s.rate(), x_bps / 2.0, 1e-12));
+        // X_recv = X_Bps/4 < recover_rate now, and still idle: no further halving, ever.
+        assert!(x_bps / 4.0 < recover);
+        for _ in 0..20 {
+            let t = s.next_timeout().unwrap();
+            s.on_timeout(t);
+        }
+        assert!(close(s.rate(), x_bps / 2.0, 1e-12), "{}", s.rate());
+        assert_eq!(s.stats().timeouts, 21);
+
+        // Idle with X_recv = 20 000 < recover_rate: the timer leaves X = 40 000 alone.
+        let mut s = setup(20_000);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+        let t1 = s.next_timeout().unwrap();
+        s.on_timeout(t1);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+
+        // 2·X_recv was the limit (X_Bps > 2·50 000): Update_Limits(X_recv), X = 50 000.
+        let mut s = setup(50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-12), "{}", s.rate());
+        let t1 = s.next_timeout().unwrap();
+        s.on_timeout(t1);
+        assert!(close(s.x_recv_set_max(), 25_000.0, 1e-12));
+        assert!(close(s.rate(), 50_000.0, 1e-12));
+        // Sending again (not idle): the next expiry halves below recover_rate.
+        s.offer(Some(1_000_000));
+        let t2 = s.nofeedback_at.unwrap();
+        let mut sends = Vec::new();
+        drive(&mut s, t1, t2, &mut sends);
+        assert!(!sends.is_empty());
+        assert_eq!(s.stats().timeouts, 2);
+        assert!(close(s.x_recv_set_max(), 12_500.0, 1e-12));
+        assert!(close(s.rate(), 25_000.0, 1e-12), "{}", s.rate());
+    }
+
+    /// The thesis' timer halves `X` whether or not the sender had anything to send.
+    #[test]
+    fn the_thesis_nofeedback_timer_halves_an_idle_sender_too() {
+        let mut s = TfrcSender::new(TfrcConfig::default());
+        s.offer(Some(1460));
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s.on_timeout(Time::from_secs(2));
+        let t = s.next_timeout().unwrap();
+        s.on_timeout(t);
+        assert!(close(s.rate(), 1460.0 / 4.0, 1e-12));
+    }
+
     use crate::testing::wild_u64;
 
     proptest::proptest! {
@@ -1061,6 +1376,54 @@ mod tests {
                 s.on_timeout(now);
                 proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12), "rate {} floor {floor} mode {:?} rtt {:?}", s.rate(), s.mode(), s.rtt().smoothed());
                 proptest::prop_assert!(s.next_timeout().is_some());
+            }
+        }
+
+        /// An application-limited sender never sends more than it was offered: the payload
+        /// bytes it sent plus what is still buffered are exactly what was offered, and no
+        /// packet carries more than `s`, whatever the reports and timers do.
+        #[test]
+        fn never_sends_more_than_was_offered(
+            events in proptest::collection::vec(
+                (0u64..300, 0u64..4, 0u64..20_000, 0.0f64..=0.2, proptest::num::u32::ANY),
+                1..200,
+            ),
+            preset in 0usize..3,
+        ) {
+            let cfg = [TfrcConfig::default(), TfrcConfig::ns2(), TfrcConfig::rfc5348()][preset].clone();
+            let (s_max, hdr) = (cfg.packet_size, cfg.header_size);
+            let mut s = TfrcSender::new(cfg);
+            s.offer(Some(0));
+            let (mut offered, mut sent) = (0u64, 0u64);
+            let mut now = Time::ZERO;
+            for (step_ms, kind, bytes, p, x_recv) in events {
+                now += Dur::from_millis(step_ms);
+                match kind {
+                    0 => {
+                        s.offer(Some(bytes));
+                        offered += bytes;
+                    }
+                    1 => {
+                        let echo = s.last_send.unwrap_or(Time::ZERO);
+                        let f = FeedbackHeader {
+                            seq_echo: 0,
+                            timestamp_echo: echo,
+                            t_delay: Dur::from_millis(step_ms / 3),
+                            x_recv,
+                            p,
+                        };
+                        s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                    }
+                    _ => s.on_timeout(now),
+                }
+                while let Some(pkt) = s.poll_transmit(now) {
+                    proptest::prop_assert!(pkt.size > hdr && pkt.size <= s_max + hdr);
+                    sent += u64::from(pkt.size - hdr);
+                }
+                proptest::prop_assert!(sent <= offered);
+                proptest::prop_assert_eq!(sent + s.buffered().unwrap(), offered);
+                proptest::prop_assert_eq!(s.stats().bytes_sent, sent);
+                proptest::prop_assert!(s.rate().is_finite() && s.rate() > 0.0);
             }
         }
 
