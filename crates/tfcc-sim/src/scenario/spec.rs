@@ -399,6 +399,38 @@ pub struct FlowGroupSpec {
     /// custom: node names from source to sink.
     #[serde(default)]
     pub route: Option<Vec<String>>,
+    /// An application-limited source feeding the sender instead of a bulk one (issue 5):
+    /// `source = { kind = "video", fps, rate, gop, i_frame_ratio, size_cv, pauses }`.
+    #[serde(default)]
+    pub source: Option<SourceSpec>,
+}
+
+/// `source = { kind = "video", ... }`: absent keys take [`crate::video::VideoConfig`]'s
+/// defaults (25 fps, 1 Mb/s, GOP 12, I-frames 3×, size CV 0.2, no pauses).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    pub kind: SourceKind,
+    #[serde(default)]
+    pub fps: Option<f64>,
+    /// Mean payload rate of the stream.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub gop: Option<u32>,
+    #[serde(default)]
+    pub i_frame_ratio: Option<f64>,
+    #[serde(default)]
+    pub size_cv: Option<f64>,
+    /// `[[start, end], ...]` in run time: the codec is silent in each.
+    #[serde(default)]
+    pub pauses: Option<Vec<[Time; 2]>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    Video,
 }
 
 fn one() -> u32 {
