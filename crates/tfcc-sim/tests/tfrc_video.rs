@@ -12,10 +12,10 @@ use tfcc_sim::{FlowSample, RunResult};
 const VIDEO: u32 = 1;
 const PAUSE: (f64, f64) = (20.0, 25.0);
 
-fn run(overrides: &[&str]) -> RunResult {
+fn run(seed: u64, overrides: &[&str]) -> RunResult {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tfrc-video-pause.toml");
     let sets: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let built = tfcc_sim::scenario::load(&path, &sets, None).expect("the scenario loads");
+    let built = tfcc_sim::scenario::load(&path, &sets, Some(seed)).expect("the scenario loads");
     built.into_simulation().expect("it builds").run()
 }
 
@@ -66,19 +66,28 @@ fn pause(r: &RunResult) -> Pause {
 
 #[test]
 fn after_a_pause_the_rfc5348_rate_is_bounded_by_the_recovery_rate() {
-    let rfc = pause(&run(&[]));
-    let off = pause(&run(&[
-        "flows.1.params.data_limited=thesis",
-        "flows.1.params.nofeedback_rule=halve-rate",
-    ]));
-    let thesis = pause(&run(&["flows.1.params.preset=thesis"]));
+    for seed in 1..=3 {
+        check_seed(seed);
+    }
+}
+
+fn check_seed(seed: u64) {
+    let rfc = pause(&run(seed, &[]));
+    let off = pause(&run(
+        seed,
+        &[
+            "flows.1.params.data_limited=thesis",
+            "flows.1.params.nofeedback_rule=halve-rate",
+        ],
+    ));
+    let thesis = pause(&run(seed, &["flows.1.params.preset=thesis"]));
     for (name, p) in [
         ("rfc5348", &rfc),
         ("rfc5348 without the rules", &off),
         ("thesis", &thesis),
     ] {
         println!(
-            "{name:>26}: X before {:.0} kb/s, X at resumption {:.0} kb/s, recover_rate {:.0} kb/s, \
+            "seed {seed} {name:>26}: X before {:.0} kb/s, X at resumption {:.0} kb/s, recover_rate {:.0} kb/s, \
              goodput before {:.0} kb/s, first second after {:.0} kb/s, X above 1 Mb/s after {:?} s",
             p.x_before / 1e3,
             p.x_resume / 1e3,
