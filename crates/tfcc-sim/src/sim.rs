@@ -227,7 +227,8 @@ impl Simulation {
 
     /// Make flow `flow`'s sender application-limited, fed by a video codec
     /// ([`crate::video`]): from the flow's start it is offered each frame's bytes at the
-    /// frame's time (and nothing else), until the flow stops.
+    /// frame's time (and nothing else), until the flow stops. The sender must implement
+    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP); others ignore the offers.
     pub fn add_video(&mut self, flow: u32, cfg: VideoConfig) -> Result<(), SimError> {
         let bad = |reason: String| SimError::InvalidFlow {
             flow: flow as usize,

@@ -657,7 +657,8 @@ impl Sender for TfrcSender {
     /// The packet just returned was not sent (004 Sec. 3.6.3). It is not retried: its sequence
     /// number stays used, so the receiver sees it as a loss. In slowstart (or before it) the
     /// sender knows that loss is coming and stops doubling at once: Forced Congestion Control,
-    /// left when a report shows the loss.
+    /// left when a report shows the loss. An application-limited sender's payload of that
+    /// packet is gone from the send buffer too (offer it again to resend it).
     fn on_send_error(&mut self, _now: Time) {
         self.send_errors += 1;
         self.packets_sent = self.packets_sent.saturating_sub(1);
