@@ -159,7 +159,8 @@ impl TfrcSender {
     }
 
     /// `max(X_recv_set)` in bytes/s (RFC 5348 §4.3; Infinity until the first report's entry
-    /// replaces the initial one). Kept under `data_limited = "rfc5348"` only.
+    /// replaces the initial one). Under `data_limited = "thesis"` the set is the last report's
+    /// `X_recv` alone.
     pub fn x_recv_set_max(&self) -> f64 {
         self.x_recv_set
             .iter()
@@ -350,7 +351,10 @@ impl TfrcSender {
         }
     }
 
-    /// `Update_Limits(timer_limit)` of RFC 5348 §4.4.
+    /// `Update_Limits(timer_limit)` of RFC 5348 §4.4. An expiry never raises `X`: under the
+    /// RFC's own rules `X = min(X_Bps, 2·max(X_recv_set))` already holds and the result is
+    /// `X/2`; with the thesis' increase limit `X` can sit below that bound, and recomputing it
+    /// would raise `X` on a missing report.
     fn update_limits(&mut self, now: Time, timer_limit: f64) {
         let timer_limit = timer_limit.max(self.min_rate());
         self.x_recv_set.clear();
@@ -358,7 +362,7 @@ impl TfrcSender {
         // "Recalculate X as in step (4) of Section 4.3": p > 0 here.
         let x_bps = self.x_calc.unwrap_or(f64::INFINITY);
         self.recv_limit = 2.0 * self.x_recv_set_max();
-        self.x = x_bps.min(self.recv_limit).max(self.min_rate());
+        self.x = x_bps.min(self.recv_limit).min(self.x).max(self.min_rate());
         self.climb = self.x;
     }
 
@@ -411,7 +415,13 @@ impl TfrcSender {
         // The receive rate the bounds below double: `X_recv` itself (the thesis), or half of
         // RFC 5348 §4.3's `recv_limit`.
         let rx = match self.cfg.data_limited {
-            DataLimitedRule::Thesis => self.x_recv,
+            DataLimitedRule::Thesis => {
+                // The set is the last report alone, so that RFC 5348 §4.4's timer
+                // (`nofeedback_rule = "rfc5348"`) halves the X_recv the thesis bounds X with.
+                self.x_recv_set.clear();
+                self.x_recv_set.push((now, self.x_recv));
+                self.x_recv
+            }
             DataLimitedRule::Rfc5348 => self.rfc5348_recv_limit(now, self.x_recv, p_prev) / 2.0,
         };
         self.recv_limit = 2.0 * rx;
