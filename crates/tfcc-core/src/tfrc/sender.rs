@@ -1341,6 +1341,38 @@ mod tests {
         assert!(close(s.rate(), 25_000.0, 1e-12), "{}", s.rate());
     }
 
+    /// §4.4 on the thesis' sender (`data_limited = "thesis"`, increase limit on): the timer
+    /// halves through the last report's `X_recv` and lowers the bound, but never raises `X`,
+    /// which the increase limit holds below `min(X_Bps, 2·X_recv)`.
+    #[test]
+    fn the_rfc_timer_on_the_thesis_sender_lowers_the_bound_and_never_raises_x() {
+        let mut s = TfrcSender::new(TfrcConfig {
+            nofeedback_rule: NofeedbackRule::Rfc5348,
+            smooth_increase: false,
+            ..TfrcConfig::default()
+        });
+        let mut sends = Vec::new();
+        let mut last = Time::ZERO;
+        for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, 100_000), (312, 0.01, 100_000)] {
+            drive(&mut s, last, Time::from_millis(ms), &mut sends);
+            last = Time::from_millis(ms);
+            report_rtt(&mut s, &sends, last, 105, p, x);
+        }
+        assert!(close(s.x_recv_set_max(), 100_000.0, 1e-12));
+        // s/R, then one packet per RTT more per report (004 Eq. 3.7-3.8).
+        let x0 = 3.0 * 1460.0 / 0.105;
+        assert!(close(s.rate(), x0, 1e-9), "{}", s.rate());
+        let x_bps = s.x_calc().unwrap();
+        // Sending on (not idle) until the timer expires: X_Bps <= 2·X_recv, so
+        // Update_Limits(X_Bps/2) sets {X_Bps/4}; X_Bps/2 would be above X, so X stays.
+        let t = s.nofeedback_at.unwrap();
+        drive(&mut s, last, t, &mut sends);
+        assert_eq!(s.stats().timeouts, 1);
+        assert!(close(s.x_recv_set_max(), x_bps / 4.0, 1e-12));
+        assert!(x_bps / 2.0 > x0);
+        assert!(close(s.rate(), x0, 1e-12), "{}", s.rate());
+    }
+
     /// The thesis' timer halves `X` whether or not the sender had anything to send.
     #[test]
     fn the_thesis_nofeedback_timer_halves_an_idle_sender_too() {
