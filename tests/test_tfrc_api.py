@@ -57,3 +57,53 @@ def test_junk_is_refused_not_raised() -> None:
         assert "preset" in str(e)
     else:
         raise AssertionError("an unknown preset was accepted")
+
+
+def test_an_application_limited_sender_sends_what_it_is_offered() -> None:
+    """A codec's frames (5000 B every 40 ms, 1 Mb/s) through ``offer``, with 3 s of silence:
+    every offered byte leaves once, nothing is polled while the buffer is empty, and with RFC
+    5348's rules the allowed rate after the silence stays at or above W_init/R (§4.4)."""
+    tx = tfcc.TfrcSender(packet_size=1200, preset="rfc5348")
+    rx = tfcc.TfrcReceiver(packet_size=1200, preset="rfc5348")
+    tx.offer(0)
+    assert tx.buffered == 0 and tx.poll_transmit(0) is None
+    to_rx: list[tuple[int, bytes]] = []
+    to_tx: list[tuple[int, bytes]] = []
+    offered = sent = 0
+    frame_at, end = 0, 10_000 * MS
+    now, rate_at_resume = 0, None
+    while now < end:
+        if now >= frame_at:
+            if not 4_000 * MS <= frame_at < 7_000 * MS:  # silent from 4 s to 7 s
+                if rate_at_resume is None and frame_at >= 7_000 * MS:
+                    rate_at_resume = tx.rate
+                tx.offer(5000)
+                offered += 5000
+            frame_at += 40 * MS
+        while (header := tx.poll_transmit(now)) is not None:
+            size = tx.last_datagram_size
+            sent += size
+            to_rx.append((now + 25 * MS, header + bytes(max(size - len(header), 0))))
+        while (report := rx.poll_transmit(now)) is not None:
+            to_tx.append((now + 25 * MS, report))
+        deadlines = [t for t in (tx.next_timeout(), rx.next_timeout()) if t is not None]
+        deadlines += [q[0][0] for q in (to_rx, to_tx) if q] + [frame_at]
+        now = min(deadlines)
+        while to_rx and to_rx[0][0] <= now:
+            rx.on_datagram(now, to_rx.pop(0)[1])
+        while to_tx and to_tx[0][0] <= now:
+            assert tx.on_datagram(now, to_tx.pop(0)[1])
+        tx.on_timeout(now)
+        rx.on_timeout(now)
+    assert sent + tx.buffered == offered
+    assert tx.buffered < 5000 * 3, tx.buffered  # it kept up with 1 Mb/s
+    rtt = tx.stats()["rtt"]
+    assert abs(rtt - 0.05) < 1e-3, rtt
+    # RFC 5348 §4.2: W_init = min(4s, max(2s, 4380 B)) = 4380 B at s = 1200.
+    recover = 4380 / rtt
+    assert rate_at_resume is not None and rate_at_resume >= recover * 0.999, (
+        rate_at_resume,
+        recover,
+    )
+    tx.offer(None)
+    assert tx.buffered is None

@@ -38,11 +38,24 @@ class TfrcSender:
     receiver to ``on_datagram``, and call ``on_timeout`` when the clock reaches
     ``next_timeout()``. Poll only when a packet is ready to go: a polled header that is not sent
     counts as a loss at the receiver (report a refused send with ``on_send_error``).
+    ``preset`` is ``"thesis"``, ``"ns2"`` or ``"rfc5348"`` (the RFC's rules for an
+    application-limited sender, e.g. a codec).
     """
 
     def __init__(self, *, packet_size: int | None = None, preset: str = "thesis") -> None: ...
     def poll_transmit(self, now_ns: int) -> bytes | None:
-        """The data header due at ``now_ns`` (36 bytes), or ``None``."""
+        """The data header due at ``now_ns`` (36 bytes), or ``None``; the datagram is
+        ``last_datagram_size`` bytes in all."""
+    def offer(self, nbytes: int | None) -> None:
+        """``None`` (the default state): a bulk source. ``nbytes``: add that many datagram bytes
+        to the send buffer; ``poll_transmit`` returns nothing while it is empty, and each
+        datagram is ``packet_size`` bytes or the buffer's rest. Poll right after offering."""
+    @property
+    def buffered(self) -> int | None:
+        """Offered bytes not yet polled; ``None`` for a bulk source."""
+    @property
+    def last_datagram_size(self) -> int:
+        """Bytes of the datagram the last ``poll_transmit`` returned, header included."""
     def on_datagram(self, now_ns: int, datagram: bytes) -> bool:
         """A report arrived; ``False`` (and ignored) if the bytes are not a TFRC report."""
     def on_send_error(self, now_ns: int) -> None: ...

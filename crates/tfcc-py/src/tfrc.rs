@@ -18,7 +18,7 @@ use tfcc_core::{Header, Packet, Stats, Time};
 fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     let mut cfg = TfrcConfig::preset(preset).ok_or_else(|| {
         PyValueError::new_err(format!(
-            "preset must be \"thesis\" or \"ns2\", got {preset:?}"
+            "preset must be \"thesis\", \"ns2\" or \"rfc5348\", got {preset:?}"
         ))
     })?;
     if let Some(s) = packet_size {
@@ -46,6 +46,8 @@ fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> 
 pub struct PyTfrcSender {
     inner: CoreSender,
     last: Time,
+    /// Bytes of the datagram last polled (`packet_size`, or less for an offered buffer's tail).
+    last_size: u32,
 }
 
 #[pymethods]
@@ -56,14 +58,17 @@ impl PyTfrcSender {
         Ok(PyTfrcSender {
             inner: CoreSender::new(config(preset, packet_size)?),
             last: Time::ZERO,
+            last_size: 0,
         })
     }
 
-    /// The data header of the packet due at `now_ns`, or `None` if none is due. Send it with
-    /// the payload appended, up to `packet_size` bytes in all.
+    /// The data header of the packet due at `now_ns`, or `None` if none is due (or the
+    /// offered bytes are all sent). Send it with the payload appended, `last_datagram_size`
+    /// bytes in all.
     fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
         let now = clamp(&mut self.last, now_ns);
         let pkt = self.inner.poll_transmit(now)?;
+        self.last_size = pkt.size;
         let Header::TfrcData(h) = pkt.header else {
             return None;
         };
@@ -85,6 +90,25 @@ impl PyTfrcSender {
             }
             Err(_) => false,
         }
+    }
+
+    /// Application-limited sending (RFC 5348 §4.3, §8.2): `None` (the default) is a bulk
+    /// source; `nbytes` adds that many datagram bytes to the send buffer. Poll right after.
+    #[pyo3(signature = (nbytes))]
+    fn offer(&mut self, nbytes: Option<u64>) {
+        self.inner.offer(nbytes);
+    }
+
+    /// Bytes offered and not yet polled; `None` for a bulk source.
+    #[getter]
+    fn buffered(&self) -> Option<u64> {
+        self.inner.buffered()
+    }
+
+    /// Bytes of the datagram last returned by `poll_transmit`, header included.
+    #[getter]
+    fn last_datagram_size(&self) -> u32 {
+        self.last_size
     }
 
     /// The socket refused the packet just polled (a full buffer): TFRC treats it as a loss.

@@ -80,6 +80,14 @@ pub fn run(
         ));
     }
     let loss = link.loss.clone();
+    if !built.videos.is_empty() {
+        // `tfcc send` is a bulk source; running the flow bulk would silently measure
+        // something else than the file describes.
+        return Err(refuse(
+            path,
+            "flows with a `source` (application-limited senders) are not supported yet".into(),
+        ));
+    }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
@@ -639,6 +647,19 @@ mod tests {
             tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
             0
         );
+    }
+
+    /// `tfcc send` is a bulk source: a scenario with an application-limited `source` is
+    /// refused before anything is set up, not run as something else.
+    #[test]
+    fn flows_with_a_source_are_refused() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tfrc-video-pause.toml");
+        let err = match run(&path, &[], None, &mut || false) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the testbed ran a scenario with a video source"),
+        };
+        assert!(err.contains("`source`"), "{err}");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - [`topology`]: dumbbell, parking lot, custom;
 //! - [`flow`]: endpoint dispatch and the CBR / on-off CBR source and sink;
 //! - [`recorder`]: time series, summary, metrics;
+//! - [`video`]: an application-limited video source (frames at `fps`, pauses);
 //! - [`web`]: web transactions behind an access gateway (plain or MSF-RS, 003 Ch. 4);
 //! - [`sim`]: the [`Simulation`] API that a scenario fills and runs;
 //! - [`scenario`]: TOML scenario files to a ready [`Simulation`], and the protocol registry.
@@ -36,6 +37,7 @@ pub mod scenario;
 pub mod sim;
 pub mod surge;
 pub mod topology;
+pub mod video;
 pub mod web;
 
 pub use flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};

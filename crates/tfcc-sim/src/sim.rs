@@ -19,6 +19,7 @@ use crate::recorder::{
     PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
 };
 use crate::topology::Topology;
+use crate::video::{VideoConfig, VideoSource};
 use crate::web::WebGateway;
 use crate::SimError;
 use std::collections::VecDeque;
@@ -94,6 +95,8 @@ enum Ev {
     /// The web gateway's next deadline ([`Simulation::set_web`]).
     Web,
     Oracle,
+    /// The next frame of video source `i` ([`Simulation::add_video`]).
+    Frame(u32),
 }
 
 /// How often PTCP senders with `estimator = "oracle"` are told `A` and `P` (spec 001 §2.9,
@@ -189,6 +192,7 @@ pub struct Simulation {
     flows: Vec<FlowSpec>,
     events: Vec<ScheduledEvent>,
     web: Option<WebGateway>,
+    videos: Vec<(u32, VideoConfig)>,
 }
 
 impl Simulation {
@@ -217,7 +221,28 @@ impl Simulation {
             flows: Vec::new(),
             events: Vec::new(),
             web: None,
+            videos: Vec::new(),
         })
+    }
+
+    /// Make flow `flow`'s sender application-limited, fed by a video codec
+    /// ([`crate::video`]): from the flow's start it is offered each frame's bytes at the
+    /// frame's time (and nothing else), until the flow stops. The sender must implement
+    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP); others ignore the offers.
+    pub fn add_video(&mut self, flow: u32, cfg: VideoConfig) -> Result<(), SimError> {
+        let bad = |reason: String| SimError::InvalidFlow {
+            flow: flow as usize,
+            reason,
+        };
+        if flow as usize >= self.flows.len() {
+            return Err(bad("no such flow for the video source".into()));
+        }
+        if matches!(self.flows[flow as usize].sender, SenderImpl::Cbr(_)) {
+            return Err(bad("a cbr flow cannot take a video source".into()));
+        }
+        cfg.validate().map_err(bad)?;
+        self.videos.push((flow, cfg));
+        Ok(())
     }
 
     /// Drive an access gateway's web transactions (003 Ch. 4) over this simulation's flows: it
@@ -321,6 +346,8 @@ struct World {
     web_armed: Time,
     web_offers: Vec<(u32, u64)>,
     oracles: Vec<OracleFeed>,
+    /// Video sources and the flow each feeds.
+    videos: Vec<(u32, VideoSource)>,
 }
 
 impl World {
@@ -331,6 +358,7 @@ impl World {
             flows,
             events,
             web,
+            videos,
         } = sim;
         let seed = cfg.seed;
         let links: Vec<Link> = topology.links.iter().map(|l| Link::new(l, seed)).collect();
@@ -409,6 +437,7 @@ impl World {
             web_armed: Time::MAX,
             web_offers: Vec::new(),
             oracles,
+            videos: Vec::new(),
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -443,6 +472,18 @@ impl World {
         w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
         w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
         w.arm_web(Time::ZERO);
+        for (flow, vc) in videos {
+            let f = &mut w.flows[flow as usize];
+            // Application-limited from the start: the sender has nothing until a frame comes.
+            f.sender.offer(Some(0));
+            let rng = crate::rng::SimRng::named(seed, &format!("flow/{flow}/video"));
+            let mut src = VideoSource::new(vc, f.start, rng);
+            let t = src.next_time();
+            if t < f.stop.min(w.end) {
+                w.q.schedule(t, Ev::Frame(w.videos.len() as u32));
+            }
+            w.videos.push((flow, src));
+        }
         if !w.oracles.is_empty() {
             w.q.schedule(Time::ZERO, Ev::Oracle);
         }
@@ -473,6 +514,21 @@ impl World {
         }
         self.web_offers.clear();
         self.arm_web(now);
+    }
+
+    /// A video frame: offer its bytes to the flow's sender, send what is due, and schedule
+    /// the next frame.
+    fn on_frame(&mut self, now: Time, i: u32) {
+        let (flow, src) = &mut self.videos[i as usize];
+        let flow = *flow;
+        let bytes = src.take_frame();
+        let next = src.next_time();
+        let f = &mut self.flows[flow as usize];
+        if next < f.stop.min(self.end) {
+            self.q.schedule(next, Ev::Frame(i));
+        }
+        f.sender.offer(Some(bytes));
+        self.pump(now, flow, Side::Sender);
     }
 
     fn on_web(&mut self, now: Time) {
@@ -514,6 +570,7 @@ impl World {
                     }
                 }
                 Ev::Web => self.on_web(now),
+                Ev::Frame(i) => self.on_frame(now, i),
                 Ev::Oracle => {
                     self.on_oracle(now);
                     let next = now + ORACLE_TICK;

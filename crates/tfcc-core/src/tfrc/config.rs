@@ -118,6 +118,46 @@ pub enum ModelKind {
     Simple,
 }
 
+/// How the sender treats intervals in which it was data-limited (had less to send than its
+/// allowed rate allows: a codec between frames, a pause).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataLimitedRule {
+    /// 004 is silent (its sender is always backlogged): the sending rate is bounded by twice
+    /// the last reported `X_recv` whatever the sender had to send, so after a data-limited
+    /// interval the bound is twice what was actually sent.
+    #[default]
+    Thesis,
+    /// RFC 5348 §4.3 step 3 with §8.2.1 and §8.2.2: the sender keeps `X_recv_set` (initially
+    /// {Infinity}; at most [`TfrcConfig::x_recv_set_len`] entries) and tells from its own send
+    /// times whether the interval a report covers (`[t_new − R, t_new]`, `t_new` the echoed
+    /// timestamp) was data-limited. Not data-limited: add `X_recv`, drop entries older than
+    /// 2 RTTs, `recv_limit = 2·max(X_recv_set)`. Data-limited: keep only the largest entry
+    /// ("Maximize X_recv_set", so a pause does not lower the bound), `recv_limit =
+    /// 2·max(X_recv_set)`; if the report shows a higher `p` than the last one, first halve the
+    /// set and take `0.85·X_recv`, and `recv_limit = max(X_recv_set)`.
+    Rfc5348,
+}
+
+/// What the no-feedback timer does when it expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NofeedbackRule {
+    /// Halve the allowed rate `X` (004 Sec. 3.5.2, Eq. 3.12), never below `s/t_mbi`, whether
+    /// or not the sender had anything to send.
+    #[default]
+    HalveRate,
+    /// RFC 5348 §4.4: before any feedback, halve `X`; if the sender has been idle since the
+    /// timer was set and `X_recv < recover_rate` (`p > 0`) or `X < 2·recover_rate` (`p = 0`),
+    /// do nothing; with `p = 0` halve `X`; otherwise halve through `X_recv_set`
+    /// (`Update_Limits`: the set becomes {max(timer_limit, s/t_mbi)/2} with `timer_limit =
+    /// X_recv` if `X_Bps > 2·X_recv`, else `X_Bps/2`, and `X = max(min(X_Bps, 2·max(X_recv_set)),
+    /// s/t_mbi)`). `X_recv` is `max(X_recv_set)`, `recover_rate` the initial rate `W_init/R`
+    /// of §4.2 (`W_init = min(4s, max(2s, 4380 B))`, the current `R`); before the first RTT
+    /// sample, the probing rate `s/initial_interval` (the RFC leaves it undefined then).
+    Rfc5348,
+}
+
 /// TFRC sender and receiver parameters. `Default` is the thesis (004); [`TfrcConfig::ns2`]
 /// is ns-2.35's agent.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -230,6 +270,15 @@ pub struct TfrcConfig {
     pub ewma_gamma: f64,
     /// K of the dynamic history window (004 Eq. 3.4): 4.
     pub window_k: f64,
+    /// The data-limited rules (RFC 5348 §4.3, §8.2; 004 is silent): `thesis` (default) bounds
+    /// the rate by the last `X_recv` only, `rfc5348` keeps `X_recv_set`.
+    pub data_limited: DataLimitedRule,
+    /// The no-feedback timer's action: `halve-rate` (004 Sec. 3.5.2, default) or `rfc5348`
+    /// (§4.4, with the idle exemption).
+    pub nofeedback_rule: NofeedbackRule,
+    /// `N`, the most entries `X_recv_set` keeps: 3 (RFC 5348 §8.2.2, "it is sufficient to
+    /// limit X_recv_set to at most N=3 elements"). Used by `data_limited = "rfc5348"`.
+    pub x_recv_set_len: usize,
 }
 
 /// The current-interval rule, mapped onto [`crate::loss_history::OpenInterval`].
@@ -280,6 +329,9 @@ impl Default for TfrcConfig {
             d_lim: 0.2,                                        // 004 Sec. 3.7.4
             ewma_gamma: 0.5,                                   // 004 Sec. 3.4.1
             window_k: 4.0,                                     // 004 Sec. 3.4.1
+            data_limited: DataLimitedRule::Thesis,             // 004: backlogged sender
+            nofeedback_rule: NofeedbackRule::HalveRate,        // 004 Sec. 3.5.2
+            x_recv_set_len: 3,                                 // RFC 5348 §8.2.2
         }
     }
 }
@@ -377,11 +429,53 @@ impl TfrcConfig {
         }
     }
 
-    /// A preset by name: `thesis` (or `default`) and `ns2`.
+    /// TFRC as RFC 5348 specifies it, for senders that are application-limited (a media
+    /// codec): the thesis' packet size (1460 B, no extra header) with every rule where RFC
+    /// 5348 and 004 differ taken from the RFC:
+    ///
+    /// | field | thesis | rfc5348 | RFC 5348 |
+    /// |---|---|---|---|
+    /// | `rtt_beta` | 0.05 | 0.1 | §4.3 `q = 0.9`, §4.5 `q2 = 0.9` |
+    /// | `initial_window` | 1 packet/RTT | `min(4s, max(2s, 4380 B))` | §4.2 |
+    /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, recv_limit)` | §4.3 |
+    /// | `slowstart_timer` | on | off | — |
+    /// | `slowstart_exit_losses` | 2 | 1 | §6.3.1 |
+    /// | `seed` | `b_sst/2` | receive rate | §6.3.1 |
+    /// | `increase_limit`, `smooth_increase` | on | off | §4.3 |
+    /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | §4.3 step 2 |
+    /// | `reorder_tolerance` | 3 | 2 | NDUPACK = 3, §5.1 |
+    /// | `discounting` | proportional + remodel | §5.5, floor 0.5 | §5.5 |
+    /// | `data_limited` | thesis | rfc5348 | §4.3, §8.2 |
+    /// | `nofeedback_rule` | halve `X` | §4.4 | §4.4 |
+    ///
+    /// ISM (§4.5, optional in the RFC) stays on, `t_RTO = 4R` (§3.1) as in the thesis preset.
+    pub fn rfc5348() -> Self {
+        TfrcConfig {
+            rtt_beta: 0.1,
+            initial_window: InitialWindow::Rfc5348,
+            slowstart_bound: SlowstartBound::TwiceReceiveRate,
+            slowstart_timer: false,
+            slowstart_exit_losses: 1,
+            seed: SeedRule::ReceiveRate,
+            increase_limit: false,
+            smooth_increase: false,
+            nofeedback_rtts: 4.0,
+            nofeedback_packets: 2.0,
+            reorder_tolerance: 2,
+            discounting: DiscountingKind::Rfc5348,
+            d_lim: 0.5,
+            data_limited: DataLimitedRule::Rfc5348,
+            nofeedback_rule: NofeedbackRule::Rfc5348,
+            ..Self::default()
+        }
+    }
+
+    /// A preset by name: `thesis` (or `default`), `ns2` and `rfc5348`.
     pub fn preset(name: &str) -> Option<Self> {
         match name {
             "thesis" | "default" => Some(Self::thesis()),
             "ns2" => Some(Self::ns2()),
+            "rfc5348" => Some(Self::rfc5348()),
             _ => None,
         }
     }
@@ -525,6 +619,12 @@ impl TfrcConfig {
             self.slowstart_exit_losses >= 1,
         )?;
         need(
+            "x_recv_set_len",
+            ">= 1",
+            self.x_recv_set_len as f64,
+            self.x_recv_set_len >= 1,
+        )?;
+        need(
             "d_lim",
             "in [0, 1]",
             self.d_lim,
@@ -556,7 +656,9 @@ mod tests {
     fn defaults_and_presets_validate() {
         TfrcConfig::default().validate().unwrap();
         TfrcConfig::ns2().validate().unwrap();
+        TfrcConfig::rfc5348().validate().unwrap();
         assert_eq!(TfrcConfig::preset("ns2"), Some(TfrcConfig::ns2()));
+        assert_eq!(TfrcConfig::preset("rfc5348"), Some(TfrcConfig::rfc5348()));
         assert_eq!(TfrcConfig::preset("nope"), None);
     }
 

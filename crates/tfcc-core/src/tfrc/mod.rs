@@ -30,7 +30,18 @@
 //!   over the packets that follow (Eq. 3.9–3.10); without it (RFC 5348, ns-2) it is taken when
 //!   the report arrives.
 //! - No feedback for `max(a·R, c·s/X)`: halve `X` (004 Eq. 3.12, RFC 5348 §4.4 simplified to
-//!   halving `X` itself, as the thesis does), never below `s/t_mbi`.
+//!   halving `X` itself, as the thesis does), never below `s/t_mbi`; or, with
+//!   [`TfrcConfig::nofeedback_rule`] `= "rfc5348"`, §4.4 as written (halving through
+//!   `X_recv_set`, none while idle below the recovery rate `W_init/R`).
+//!
+//! # Application-limited senders (RFC 5348 §4.3, §4.4, §8.2; 004 is silent)
+//!
+//! The thesis' sender always has data. A media application has less most of the time:
+//! [`crate::endpoint::Sender::offer`] gives the sender a send buffer, and it then knows, send by
+//! send, whether it waited on the rate or on the data (§8.2.1). With
+//! [`TfrcConfig::data_limited`] `= "rfc5348"` a report covering a data-limited interval keeps the
+//! largest receive rate seen (`X_recv_set`, §4.3) instead of bounding the rate by twice what a
+//! codec happened to send; the `rfc5348` preset ([`TfrcConfig::rfc5348`]) turns both rules on.
 
 pub mod config;
 pub mod receiver;

@@ -7,18 +7,26 @@ use crate::packet::{Header, Packet};
 use crate::rtt::{TcpRtt, TfrcRtt};
 use crate::time::{Dur, Time};
 
-use super::config::{InitialWindow, RtoRule, SlowstartBound, TfrcConfig};
+use super::config::{
+    DataLimitedRule, InitialWindow, NofeedbackRule, RtoRule, SlowstartBound, TfrcConfig,
+};
 use super::wire::{DataHeader, FeedbackHeader, Mode};
 
 /// A TFRC sender. See the [module doc](super) for the rules.
 ///
-/// It models an always-backlogged source: whenever polled at or after its next send time it
-/// returns a packet ([`Sender::offer`] is not used). An application with less to send (a codec
-/// between frames) simply polls only when it has a packet ready; the sender then paces from that
-/// packet on, and the receiver's `X_recv` caps the rate at twice what was actually sent (RFC
-/// 5348 §4.3). Do not discard a packet `poll_transmit` returned: its sequence number is used,
-/// so the receiver counts it as lost; if the socket refused it, call
-/// [`Sender::on_send_error`].
+/// By default it is an always-backlogged source: whenever polled at or after its next send time
+/// it returns a packet of [`TfrcConfig::packet_size`] bytes. [`Sender::offer`]`(Some(bytes))`
+/// makes it application-limited (a codec): the bytes join a send buffer, each packet carries
+/// `min(buffer, s)` bytes of it (a frame's last packet may be short, and its gap `size/X` is
+/// shorter to match), and `poll_transmit` returns nothing while the buffer is empty (nor does
+/// `next_timeout` report a send time then). Call `poll_transmit` after every `offer`, as after
+/// any event: the first poll that sees new data is when the sender learns of it.
+/// `offer(None)` makes it bulk again. What a data-limited sender does with the reports is
+/// [`TfrcConfig::data_limited`] and [`TfrcConfig::nofeedback_rule`] (RFC 5348 §4.3, §4.4,
+/// §8.2; the thesis' sender is never data-limited).
+///
+/// Do not discard a packet `poll_transmit` returned: its sequence number is used, so the
+/// receiver counts it as lost; if the socket refused it, call [`Sender::on_send_error`].
 ///
 /// - [`TfrcSender::rate`] is the allowed rate `X` in bytes/s;
 /// - [`Endpoint::next_timeout`] is the next send time or an earlier protocol timer, whichever
@@ -63,6 +71,31 @@ pub struct TfrcSender {
     timeouts: u64,
     feedbacks: u64,
     send_errors: u64,
+    /// Application bytes waiting to be sent ([`Sender::offer`]); `None` for a bulk source.
+    buffer: Option<u64>,
+    /// Since when the data now in the buffer has been waiting: the first `poll_transmit` that
+    /// saw it (cleared when the buffer empties). A packet sent at its due time whose data was
+    /// waiting before that time is a send at which the sender was not data-limited.
+    waiting_since: Option<Time>,
+    /// Payload bytes of the last packet returned (what a send error takes back).
+    last_payload: u32,
+    /// RFC 5348 §8.2.1: `not_limited1`, `not_limited2` (send times at which the sender was not
+    /// data-limited; `None` is "never", below every time), and `t_new`, `t_next` of the last
+    /// report.
+    not_limited: [Option<Time>; 2],
+    t_new: Time,
+    t_next: Time,
+    /// Whether the interval the last report covered was data-limited (§8.2.1).
+    data_limited: bool,
+    data_limited_reports: u64,
+    /// RFC 5348 §4.3 `X_recv_set`: `(time, rate in bytes/s)`, initially `{Infinity}` (stamped
+    /// when the first packet leaves).
+    x_recv_set: Vec<(Time, f64)>,
+    /// The bound step 3 of §4.3 last computed, bytes/s (for tests and stats).
+    recv_limit: f64,
+    /// Whether a packet left since the no-feedback timer was last set (RFC 5348 §4.4's
+    /// "idle ever since the nofeedback timer was set" is its negation).
+    sent_since_nofeedback: bool,
 }
 
 impl TfrcSender {
@@ -98,7 +131,57 @@ impl TfrcSender {
             timeouts: 0,
             feedbacks: 0,
             send_errors: 0,
+            buffer: None,
+            waiting_since: None,
+            last_payload: 0,
+            not_limited: [None, None],
+            t_new: Time::ZERO,
+            t_next: Time::ZERO,
+            data_limited: false,
+            data_limited_reports: 0,
+            x_recv_set: vec![(Time::ZERO, f64::INFINITY)],
+            recv_limit: f64::INFINITY,
+            sent_since_nofeedback: false,
             cfg,
+        }
+    }
+
+    /// Application bytes waiting in the send buffer; `None` for a bulk source.
+    pub fn buffered(&self) -> Option<u64> {
+        self.buffer
+    }
+
+    /// Whether the interval covered by the last report was data-limited (RFC 5348 §8.2.1),
+    /// and how many reports so far covered a data-limited interval. Tracked under every
+    /// [`TfrcConfig::data_limited`] rule; only `rfc5348` acts on it.
+    pub fn data_limited(&self) -> (bool, u64) {
+        (self.data_limited, self.data_limited_reports)
+    }
+
+    /// `max(X_recv_set)` in bytes/s (RFC 5348 §4.3; Infinity until the first report's entry
+    /// replaces the initial one). Under `data_limited = "thesis"` the set is the last report's
+    /// `X_recv` alone.
+    pub fn x_recv_set_max(&self) -> f64 {
+        self.x_recv_set
+            .iter()
+            .map(|e| e.1)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// `recv_limit` of RFC 5348 §4.3 at the last report, bytes/s (`2·X_recv` under the
+    /// thesis rule).
+    pub fn recv_limit(&self) -> f64 {
+        self.recv_limit
+    }
+
+    /// RFC 5348 §4.4's `recover_rate`: the initial rate `W_init/R` of §4.2 with `W_init =
+    /// min(4s, max(2s, 4380 B))` and the current `R`; before any RTT sample the probing rate
+    /// `s/initial_interval` (see [`NofeedbackRule::Rfc5348`]).
+    pub fn recover_rate(&self) -> f64 {
+        let s = self.s();
+        match self.r() {
+            Some(r) => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
+            None => s / self.cfg.initial_interval.as_secs_f64().max(1e-9),
         }
     }
 
@@ -154,7 +237,13 @@ impl TfrcSender {
     /// The gap before the next packet: `s/X` (004 Eq. 3.17), times the ISM factor
     /// `sqrt(R_sample)/avg(sqrt(R))` when enabled (Eq. 3.19–3.20).
     pub fn packet_gap(&self) -> Dur {
-        let mut secs = self.s() / self.x.max(self.min_rate());
+        self.gap_after(self.s())
+    }
+
+    /// The gap after a packet of `bytes` payload: `bytes/X` (times the ISM factor), so a
+    /// short packet (a frame's tail) holds the byte rate `X`.
+    fn gap_after(&self, bytes: f64) -> Dur {
+        let mut secs = bytes / self.x.max(self.min_rate());
         if self.cfg.ism {
             secs *= self.rtt.ism_factor();
         }
@@ -178,6 +267,103 @@ impl TfrcSender {
     fn arm_nofeedback(&mut self, now: Time) {
         self.nofeedback_iv = self.nofeedback_interval();
         self.nofeedback_at = Some(now + self.nofeedback_iv);
+        self.sent_since_nofeedback = false;
+    }
+
+    /// Whether the sender has data for a packet now.
+    fn has_data(&self) -> bool {
+        self.buffer.map_or(true, |b| b > 0)
+    }
+
+    /// RFC 5348 §8.2.1 at a report echoing `t_new`: was the interval `(t_new − R, t_new]` it
+    /// covers data-limited (no send in it at which the sender was not data-limited)?
+    fn covered_interval_data_limited(&mut self, now: Time, t_new: Time, r: f64) -> bool {
+        self.t_new = t_new;
+        self.t_next = now;
+        let inside = |t: Option<Time>| {
+            t.is_some_and(|t| t <= t_new && t_new.saturating_since(t).as_secs_f64() < r)
+        };
+        let limited = !(inside(self.not_limited[0]) || inside(self.not_limited[1]));
+        let [n1, n2] = self.not_limited;
+        if n1.map_or(true, |t| t <= t_new) && n2.is_some_and(|t| t > t_new) {
+            self.not_limited[0] = n2;
+        }
+        limited
+    }
+
+    /// RFC 5348 §8.2.1, "when the sender is not data-limited at this instant" (a packet
+    /// sent at its due time with data waiting, or any bulk send).
+    fn note_not_limited(&mut self, now: Time) {
+        if self.not_limited[0].map_or(true, |t| t <= self.t_new) {
+            self.not_limited[0] = Some(now);
+        } else if self.not_limited[1].map_or(true, |t| t <= self.t_next) {
+            self.not_limited[1] = Some(now);
+        }
+    }
+
+    /// "Maximize X_recv_set" (RFC 5348 §4.3): add `x_recv`, drop the initial Infinity, keep
+    /// only the largest entry, stamped `now`.
+    fn maximize_x_recv_set(&mut self, now: Time, x_recv: f64) {
+        let max = self
+            .x_recv_set
+            .iter()
+            .map(|e| e.1)
+            .filter(|v| v.is_finite())
+            .fold(x_recv, f64::max);
+        self.x_recv_set.clear();
+        self.x_recv_set.push((now, max));
+    }
+
+    /// "Update X_recv_set" (RFC 5348 §4.3, §8.2.2): add `x_recv`, delete entries "older than
+    /// two round-trip times" (an entry exactly `2R` old stays), keep the `N` most recent.
+    fn update_x_recv_set(&mut self, now: Time, x_recv: f64, r: f64) {
+        self.x_recv_set.push((now, x_recv));
+        self.x_recv_set
+            .retain(|&(t, _)| now.saturating_since(t).as_secs_f64() <= 2.0 * r);
+        let n = self.cfg.x_recv_set_len.max(1);
+        if self.x_recv_set.len() > n {
+            self.x_recv_set.drain(..self.x_recv_set.len() - n);
+        }
+    }
+
+    /// Step 3 of RFC 5348 §4.3 up to `recv_limit`, for a report with receive rate `x_recv` and
+    /// loss event rate `p` (the last report's was `p_prev`), once
+    /// [`Self::covered_interval_data_limited`] has classified its interval.
+    fn rfc5348_recv_limit(&mut self, now: Time, x_recv: f64, p_prev: f64) -> f64 {
+        let r = self.r().unwrap_or(1.0);
+        if self.data_limited {
+            // The feedback carries `p` only, so "a new loss event or an increase in the loss
+            // event rate p" is read as `p` above the last report's: a new loss event that does
+            // not raise `p` is invisible to the sender.
+            if self.p > p_prev {
+                for e in &mut self.x_recv_set {
+                    e.1 /= 2.0;
+                }
+                self.maximize_x_recv_set(now, 0.85 * x_recv);
+                self.x_recv_set_max()
+            } else {
+                self.maximize_x_recv_set(now, x_recv);
+                2.0 * self.x_recv_set_max()
+            }
+        } else {
+            self.update_x_recv_set(now, x_recv, r);
+            2.0 * self.x_recv_set_max()
+        }
+    }
+
+    /// `Update_Limits(timer_limit)` of RFC 5348 §4.4. An expiry never raises `X`: under the
+    /// RFC's own rules `X = min(X_Bps, 2·max(X_recv_set))` already holds and the result is
+    /// `X/2`; with the thesis' increase limit `X` can sit below that bound, and recomputing it
+    /// would raise `X` on a missing report.
+    fn update_limits(&mut self, now: Time, timer_limit: f64) {
+        let timer_limit = timer_limit.max(self.min_rate());
+        self.x_recv_set.clear();
+        self.x_recv_set.push((now, timer_limit / 2.0));
+        // "Recalculate X as in step (4) of Section 4.3": p > 0 here.
+        let x_bps = self.x_calc.unwrap_or(f64::INFINITY);
+        self.recv_limit = 2.0 * self.x_recv_set_max();
+        self.x = x_bps.min(self.recv_limit).min(self.x).max(self.min_rate());
+        self.climb = self.x;
     }
 
     /// After a rate change, let the next packet go at the new gap from the last one rather than
@@ -220,9 +406,25 @@ impl TfrcSender {
         }
         self.feedbacks += 1;
         self.x_recv = f64::from(f.x_recv);
+        let p_prev = self.p;
         self.p = f.p.clamp(0.0, 1.0);
         let r = self.r().unwrap_or(1.0);
         let s = self.s();
+        self.data_limited = self.covered_interval_data_limited(now, f.timestamp_echo, r);
+        self.data_limited_reports += u64::from(self.data_limited);
+        // The receive rate the bounds below double: `X_recv` itself (the thesis), or half of
+        // RFC 5348 §4.3's `recv_limit`.
+        let rx = match self.cfg.data_limited {
+            DataLimitedRule::Thesis => {
+                // The set is the last report alone, so that RFC 5348 §4.4's timer
+                // (`nofeedback_rule = "rfc5348"`) halves the X_recv the thesis bounds X with.
+                self.x_recv_set.clear();
+                self.x_recv_set.push((now, self.x_recv));
+                self.x_recv
+            }
+            DataLimitedRule::Rfc5348 => self.rfc5348_recv_limit(now, self.x_recv, p_prev) / 2.0,
+        };
+        self.recv_limit = 2.0 * rx;
 
         let initial = match self.cfg.initial_window {
             InitialWindow::OnePacket => s / r,
@@ -259,9 +461,9 @@ impl TfrcSender {
                 if due {
                     let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
-                        SlowstartBound::Thesis => self.x + self.x.min(self.x_recv),
+                        SlowstartBound::Thesis => self.x + self.x.min(rx),
                         // RFC 5348 §4.3.
-                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * self.x_recv),
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * rx),
                     }
                     .max(s / r);
                     // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
@@ -288,7 +490,7 @@ impl TfrcSender {
                 }
             };
             self.x_calc = Some(x_calc);
-            let mut target = x_calc.min(2.0 * self.x_recv);
+            let mut target = x_calc.min(2.0 * rx);
             if self.cfg.increase_limit && target > self.x {
                 // 004 Eq. 3.7–3.8: at most one more packet per RTT.
                 target = target.min(self.x + s / r);
@@ -309,12 +511,46 @@ impl TfrcSender {
     /// 3.6.1: the slowstart timer ends it; a later loss-free report re-enters it).
     fn on_nofeedback(&mut self, now: Time) {
         self.timeouts += 1;
+        match self.cfg.nofeedback_rule {
+            NofeedbackRule::HalveRate => self.halve_rate(),
+            NofeedbackRule::Rfc5348 => self.rfc5348_nofeedback(now),
+        }
+        self.arm_nofeedback(now);
+    }
+
+    fn halve_rate(&mut self) {
         self.x = (self.x / 2.0).max(self.min_rate());
         self.climb = self.x;
         if self.mode == Mode::Slowstart {
             self.mode = Mode::CongestionControl;
         }
-        self.arm_nofeedback(now);
+    }
+
+    /// RFC 5348 §4.4 step 1, in the RFC's order of cases.
+    fn rfc5348_nofeedback(&mut self, now: Time) {
+        let idle = !self.sent_since_nofeedback;
+        let x_recv = self.x_recv_set_max();
+        let recover = self.recover_rate();
+        if self.rtt.samples() == 0 && self.feedbacks == 0 && !idle {
+            self.halve_rate();
+        } else if idle
+            && ((self.p > 0.0 && x_recv < recover) || (self.p <= 0.0 && self.x < 2.0 * recover))
+        {
+            // Idle since the timer was set and already at or below the recovery rate: an
+            // idle period alone never takes the rate below it.
+        } else if self.p <= 0.0 {
+            self.halve_rate();
+        } else {
+            let x_bps = self.x_calc.unwrap_or(f64::INFINITY);
+            if x_bps > 2.0 * x_recv {
+                self.update_limits(now, x_recv);
+            } else {
+                self.update_limits(now, x_bps / 2.0);
+            }
+            if self.mode == Mode::Slowstart {
+                self.mode = Mode::CongestionControl;
+            }
+        }
     }
 }
 
@@ -343,9 +579,36 @@ impl Endpoint for TfrcSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        if now < self.next_send {
+        if self.buffer.is_some_and(|b| b > 0) && self.waiting_since.is_none() {
+            self.waiting_since = Some(now);
+        }
+        if now < self.next_send || !self.has_data() {
             return None;
         }
+        let s = self.cfg.packet_size;
+        let payload = match self.buffer {
+            None => s,
+            Some(b) => b.min(u64::from(s)) as u32,
+        };
+        // Not data-limited at this instant: the data was there before the packet was due
+        // (a bulk source always is).
+        if self.buffer.is_none() || self.waiting_since.is_some_and(|t| t < self.next_send) {
+            self.note_not_limited(now);
+        }
+        if let Some(b) = &mut self.buffer {
+            *b -= u64::from(payload);
+            if *b == 0 {
+                self.waiting_since = None;
+            }
+        }
+        if self.packets_sent == 0 {
+            // The initial `X_recv_set` entry's age counts from the first packet.
+            for e in &mut self.x_recv_set {
+                e.0 = now;
+            }
+        }
+        self.sent_since_nofeedback = true;
+        self.last_payload = payload;
         let h = DataHeader {
             seq: self.seq,
             timestamp: now,
@@ -359,23 +622,29 @@ impl Endpoint for TfrcSender {
             // One step of the smoothed increase per packet (004 Eq. 3.10).
             self.x = (self.x + self.climb_step).min(self.climb);
         }
-        self.bytes_sent += u64::from(self.cfg.packet_size);
+        self.bytes_sent += u64::from(payload);
         self.last_send = Some(now);
         // Never back to back (004 Sec. 3.5.1): the next packet waits one gap from this one.
-        self.next_send = now + self.packet_gap();
+        self.next_send = now + self.gap_after(f64::from(payload.max(1)));
         if self.nofeedback_at.is_none() {
             self.nofeedback_at = Some(now + self.nofeedback_iv);
         }
         Some(Packet {
             // Headers ride on top of the `s` the rate is paced with (ns-2 `headersize_`).
-            size: self.cfg.wire_size(),
+            size: payload.saturating_add(self.cfg.header_size),
             header: Header::TfrcData(h),
         })
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        let timers = [self.nofeedback_at, self.slowstart_at];
-        Some(timers.into_iter().flatten().fold(self.next_send, Time::min))
+        let timers = [self.nofeedback_at, self.slowstart_at]
+            .into_iter()
+            .flatten();
+        if self.has_data() {
+            Some(timers.fold(self.next_send, Time::min))
+        } else {
+            timers.min()
+        }
     }
 
     fn stats(&self) -> Stats {
@@ -398,16 +667,25 @@ impl Sender for TfrcSender {
     /// The packet just returned was not sent (004 Sec. 3.6.3). It is not retried: its sequence
     /// number stays used, so the receiver sees it as a loss. In slowstart (or before it) the
     /// sender knows that loss is coming and stops doubling at once: Forced Congestion Control,
-    /// left when a report shows the loss.
+    /// left when a report shows the loss. An application-limited sender's payload of that
+    /// packet is gone from the send buffer too (offer it again to resend it).
     fn on_send_error(&mut self, _now: Time) {
         self.send_errors += 1;
         self.packets_sent = self.packets_sent.saturating_sub(1);
-        self.bytes_sent = self
-            .bytes_sent
-            .saturating_sub(u64::from(self.cfg.packet_size));
+        self.bytes_sent = self.bytes_sent.saturating_sub(u64::from(self.last_payload));
         if matches!(self.mode, Mode::Slowstart | Mode::InitRtt) {
             self.mode = Mode::Forced;
         }
+    }
+
+    /// `None` makes the sender bulk (the default); `Some(bytes)` adds `bytes` to the send
+    /// buffer (a bulk sender becomes application-limited with just these bytes), as the TCP
+    /// sender's `offer` does. Sending resumes at the next [`Endpoint::poll_transmit`].
+    fn offer(&mut self, bytes: Option<u64>) {
+        if self.buffer.is_none() {
+            self.waiting_since = None; // a bulk source's data never "arrives"
+        }
+        self.buffer = bytes.map(|b| self.buffer.unwrap_or(0).saturating_add(b));
     }
 }
 
@@ -763,6 +1041,350 @@ mod tests {
         assert_eq!(s.mode(), Mode::InitRtt);
     }
 
+    // ---- the application-limited sender (RFC 5348 §4.3, §4.4, §8.2) ----
+
+    /// Drives `s` from `from` to `until` as the simulator does (timers, then every packet
+    /// due), recording send times.
+    fn drive(s: &mut TfrcSender, from: Time, until: Time, sends: &mut Vec<Time>) {
+        let mut now = from;
+        for _ in 0..100_000 {
+            s.on_timeout(now);
+            while s.poll_transmit(now).is_some() {
+                sends.push(now);
+            }
+            match s.next_timeout() {
+                Some(t) if t <= until => now = t.max(now),
+                _ => return,
+            }
+        }
+        panic!("the sender made no progress by {until:?}");
+    }
+
+    /// A report at `now` echoing the last packet sent at least `rtt_ms` before, with an RTT
+    /// sample of `rtt_ms` (the receiver held it for the rest).
+    fn report_rtt(s: &mut TfrcSender, sends: &[Time], now: Time, rtt_ms: u64, p: f64, x: u32) {
+        let rtt = Dur::from_millis(rtt_ms);
+        let echo = *sends
+            .iter()
+            .rev()
+            .find(|&&t| now.saturating_since(t) >= rtt)
+            .expect("a packet sent an RTT before the report");
+        let f = FeedbackHeader {
+            seq_echo: 0,
+            timestamp_echo: echo,
+            t_delay: now.saturating_since(echo) - rtt,
+            x_recv: x,
+            p,
+        };
+        s.on_packet(
+            now,
+            &Packet {
+                size: 40,
+                header: Header::TfrcFeedback(f),
+            },
+        );
+    }
+
+    fn report_at(s: &mut TfrcSender, sends: &[Time], now: Time, p: f64, x_recv: u32) {
+        report_rtt(s, sends, now, 100, p, x_recv);
+    }
+
+    #[test]
+    fn offered_bytes_limit_what_is_sent_and_an_empty_buffer_sends_nothing() {
+        let mut s = TfrcSender::new(TfrcConfig::default());
+        s.offer(Some(3000));
+        let sizes: Vec<u32> = std::iter::from_fn(|| {
+            let t = s.next_timeout()?;
+            s.poll_transmit(t).map(|p| p.size)
+        })
+        .take(10)
+        .collect();
+        // 1460 + 1460 + 80: the frame's tail goes in a short packet.
+        assert_eq!(sizes, vec![1460, 1460, 80]);
+        assert_eq!(s.stats().bytes_sent, 3000);
+        assert_eq!(s.buffered(), Some(0));
+        // Empty: no packet, and the only deadline left is the no-feedback timer (2 s after
+        // the first packet), not a send time.
+        assert_eq!(s.poll_transmit(Time::from_secs(1)), None);
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(2)));
+        s.on_timeout(Time::from_secs(2)); // halves X to 730 B/s
+                                          // The 80 B packet left at 2 s; its gap is 80 B at the 1460 B/s of then.
+        s.offer(Some(10));
+        let due = Time::from_secs(2) + Dur::from_secs_f64(80.0 / 1460.0);
+        assert_eq!(s.next_timeout(), Some(due));
+        assert_eq!(s.poll_transmit(due).map(|p| p.size), Some(10));
+        // `offer(None)` makes it bulk again: the next packet is due 10 B / 730 B/s later.
+        s.offer(None);
+        assert_eq!(s.buffered(), None);
+        let due = due + Dur::from_secs_f64(10.0 / 730.0);
+        assert_eq!(s.next_timeout(), Some(due));
+        assert_eq!(s.poll_transmit(due).map(|p| p.size), Some(1460));
+    }
+
+    /// RFC 5348 §4.3 "Update X_recv_set", hand-computed for reports that are not
+    /// data-limited (a bulk sender), one per 100 ms with 105 ms RTT samples: entries older
+    /// than 2R = 210 ms go, and §8.2.2 keeps at most N = 3.
+    #[test]
+    fn x_recv_set_keeps_two_rtts_of_reports_when_not_data_limited() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        let mut sends = Vec::new();
+        let mut last = Time::ZERO;
+        let mut at = |s: &mut TfrcSender, ms: u64, p: f64, x: u32, sends: &mut Vec<Time>| {
+            drive(s, last, Time::from_millis(ms), sends);
+            last = Time::from_millis(ms);
+            report_rtt(s, sends, last, 105, p, x);
+            assert!(!s.data_limited().0, "report at {ms} ms data-limited");
+        };
+        at(&mut s, 106, 0.0, 0, &mut sends);
+        // The initial {Infinity} (stamped at the first packet, 0 s) is 106 ms old: kept.
+        assert_eq!(s.recv_limit(), f64::INFINITY);
+        // 212 ms: Infinity (212 ms old) goes; {0 @106, 40 000 @212}: recv_limit 80 000.
+        at(&mut s, 212, 0.01, 40_000, &mut sends);
+        let x_bps = s.x_calc().unwrap();
+        assert!(x_bps > 150_000.0, "{x_bps}");
+        assert!(close(s.recv_limit(), 80_000.0, 1e-12), "{}", s.recv_limit());
+        assert!(close(s.rate(), 80_000.0, 1e-12));
+        // {0 @106 (206 ms old), 40 000, 30 000}: still 80 000 (the thesis' rule: 60 000).
+        at(&mut s, 312, 0.01, 30_000, &mut sends);
+        assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+        // {40 000 @212, 30 000 @312, 20 000 @412}.
+        at(&mut s, 412, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+        // 40 000 is 300 ms old: {30 000, 20 000, 20 000}.
+        at(&mut s, 512, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 60_000.0, 1e-12), "{}", s.rate());
+        at(&mut s, 612, 0.01, 20_000, &mut sends);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+    }
+
+    /// §8.2.2: "it is sufficient to limit X_recv_set to at most N=3 elements": with four
+    /// entries younger than 2R, the oldest goes.
+    #[test]
+    fn x_recv_set_holds_at_most_n_entries() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        s.x_recv_set.clear();
+        for (ms, x) in [(0, 50_000.0), (50, 1_000.0), (100, 2_000.0), (150, 3_000.0)] {
+            s.update_x_recv_set(Time::from_millis(ms), x, 0.1);
+        }
+        assert_eq!(s.x_recv_set.len(), 3);
+        assert!(close(s.x_recv_set_max(), 3_000.0, 1e-12));
+        // Older than 2R = 200 ms: at 260 ms the 50 ms entry goes, too.
+        s.update_x_recv_set(Time::from_millis(260), 500.0, 0.1);
+        let kept: Vec<f64> = s.x_recv_set.iter().map(|e| e.1).collect();
+        assert_eq!(kept, vec![2_000.0, 3_000.0, 500.0]);
+    }
+
+    /// RFC 5348 §4.3 for data-limited intervals (§8.2.1 decides which): "Maximize X_recv_set"
+    /// keeps the largest report, and a report with a higher `p` halves the set and takes
+    /// `0.85·X_recv` with `recv_limit = max(X_recv_set)`.
+    #[test]
+    fn a_data_limited_interval_keeps_the_largest_receive_rate() {
+        for rule in [DataLimitedRule::Rfc5348, DataLimitedRule::Thesis] {
+            let mut s = TfrcSender::new(TfrcConfig {
+                data_limited: rule,
+                ..TfrcConfig::rfc5348()
+            });
+            let mut sends = Vec::new();
+            let mut last = Time::ZERO;
+            for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, 40_000), (312, 0.01, 30_000)] {
+                drive(&mut s, last, Time::from_millis(ms), &mut sends);
+                last = Time::from_millis(ms);
+                report_rtt(&mut s, &sends, last, 105, p, x);
+                assert!(!s.data_limited().0);
+            }
+            // From 312 ms the codec has 100 B every 50 ms: each packet leaves the moment its
+            // data arrives, so no send from here on is one at which the sender waited.
+            s.offer(Some(0));
+            let trickle = |s: &mut TfrcSender, sends: &mut Vec<Time>, from: u64, to: u64| {
+                for k in (from..=to).step_by(50) {
+                    let now = Time::from_millis(k);
+                    s.on_timeout(now);
+                    s.offer(Some(100));
+                    while s.poll_transmit(now).is_some() {
+                        sends.push(now);
+                    }
+                }
+            };
+            trickle(&mut s, &mut sends, 350, 500);
+            // The report at 512 ms echoes the 400 ms packet: (295, 400] was data-limited.
+            report_rtt(&mut s, &sends, Time::from_millis(512), 105, 0.01, 2_000);
+            assert_eq!(s.data_limited(), (true, 1));
+            match rule {
+                DataLimitedRule::Rfc5348 => {
+                    // Maximize {0, 40 000, 30 000} + 2 000: {40 000}, recv_limit 80 000.
+                    assert!(close(s.x_recv_set_max(), 40_000.0, 1e-12));
+                    assert!(close(s.rate(), 80_000.0, 1e-12), "{}", s.rate());
+                }
+                // The thesis' bound: 2·X_recv.
+                DataLimitedRule::Thesis => assert!(close(s.rate(), 4_000.0, 1e-12)),
+            }
+            trickle(&mut s, &mut sends, 550, 750);
+            // p rises in a data-limited interval: halve {40 000} to {20 000}, add
+            // 0.85·2 000 = 1 700, maximize: {20 000}, recv_limit = 20 000 (not doubled).
+            report_rtt(&mut s, &sends, Time::from_millis(900), 105, 0.02, 2_000);
+            assert_eq!(s.data_limited(), (true, 2));
+            if rule == DataLimitedRule::Rfc5348 {
+                assert!(close(s.x_recv_set_max(), 20_000.0, 1e-12));
+                assert!(close(s.recv_limit(), 20_000.0, 1e-12));
+                assert!(close(s.rate(), 20_000.0, 1e-12), "{}", s.rate());
+            }
+        }
+    }
+
+    /// RFC 5348 §8.2.1: the interval `(t_new − R, t_new]` is not data-limited if the sender
+    /// waited on the rate at some send inside it.
+    #[test]
+    fn one_rate_limited_send_in_the_covered_interval_makes_it_not_data_limited() {
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        let mut sends = Vec::new();
+        drive(&mut s, Time::ZERO, Time::from_millis(100), &mut sends);
+        report_at(&mut s, &sends, Time::from_millis(100), 0.0, 0); // X = 43 800 B/s
+        s.offer(Some(0));
+        // At 150 ms two packets' worth arrives: the first goes at once (data-limited), the
+        // second waits its gap (the sender is rate-limited then).
+        let t = Time::from_millis(150);
+        s.offer(Some(2920));
+        assert!(s.poll_transmit(t).is_some());
+        sends.push(t);
+        let due = s.next_timeout().unwrap();
+        assert!(due > t && due < Time::from_millis(200));
+        assert!(s.poll_transmit(due).is_some());
+        sends.push(due);
+        report_at(&mut s, &sends, Time::from_millis(300), 0.0, 100_000);
+        assert_eq!(s.data_limited(), (false, 0));
+        // Next, only data-limited sends: the report covering them says so.
+        for k in [320, 360, 400] {
+            let now = Time::from_millis(k);
+            s.offer(Some(500));
+            assert!(s.poll_transmit(now).is_some());
+            sends.push(now);
+        }
+        report_at(&mut s, &sends, Time::from_millis(500), 0.0, 100_000);
+        assert_eq!(s.data_limited(), (true, 1));
+    }
+
+    /// RFC 5348 §4.4, case by case, R = 100 ms, s = 1460 B, so `recover_rate = W_init/R =
+    /// 4380/0.1 = 43 800 B/s`.
+    #[test]
+    fn rfc_nofeedback_timer_halves_through_x_recv_set_but_not_below_recover_rate_when_idle() {
+        // Before any feedback and not idle: halve X. Then idle with p = 0 and
+        // X < 2·recover_rate (before an RTT sample, the 1460 B/s probing rate): keep X.
+        let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+        s.offer(Some(1460));
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s.on_timeout(Time::from_secs(2));
+        assert!(close(s.rate(), 730.0, 1e-12));
+        // Next expiry: max(2 s, 2s/X = 4 s) later.
+        assert_eq!(s.next_timeout(), Some(Time::from_secs(6)));
+        s.on_timeout(Time::from_secs(6));
+        assert!(close(s.rate(), 730.0, 1e-12));
+        assert_eq!(s.stats().timeouts, 2);
+
+        // With feedback (R = 105 ms, so recover_rate = 4380/0.105 = 41 714 B/s):
+        // max(X_recv_set) = 100 000 and p = 1 %, X = min(X_Bps, 200 000) = X_Bps.
+        let setup = |x_recv: u32| {
+            let mut s = TfrcSender::new(TfrcConfig::rfc5348());
+            let mut sends = Vec::new();
+            let mut last = Time::ZERO;
+            for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, x_recv), (312, 0.01, x_recv)] {
+                drive(&mut s, last, Time::from_millis(ms), &mut sends);
+                last = Time::from_millis(ms);
+                report_rtt(&mut s, &sends, last, 105, p, x);
+            }
+            s.offer(Some(0)); // idle from here
+            s
+        };
+        let recover = 4380.0 / 0.105;
+        let mut s = setup(100_000);
+        assert!(close(s.recover_rate(), recover, 1e-9));
+        let x_bps = s.x_calc().unwrap();
+        assert!(x_bps > 100_000.0 && x_bps < 200_000.0, "{x_bps}");
+        assert!(close(s.rate(), x_bps, 1e-12));
+        // Idle, but X_recv = 100 000 >= recover_rate, and X_Bps <= 2·X_recv:
+        // Update_Limits(X_Bps/2), so X_recv_set = {X_Bps/4} and X = X_Bps/2.
+        let t1 = s.next_timeout().unwrap();
+        assert_eq!(t1, Time::from_millis(312) + Dur::from_millis(420)); // max(4R, 2s/X)
+        s.on_timeout(t1);
+        assert!(close(s.x_recv_set_max(), x_bps / 4.0, 1e-12));
+        assert!(close(s.rate(), x_bps / 2.0, 1e-12));
+        // X_recv = X_Bps/4 < recover_rate now, and still idle: no further halving, ever.
+        assert!(x_bps / 4.0 < recover);
+        for _ in 0..20 {
+            let t = s.next_timeout().unwrap();
+            s.on_timeout(t);
+        }
+        assert!(close(s.rate(), x_bps / 2.0, 1e-12), "{}", s.rate());
+        assert_eq!(s.stats().timeouts, 21);
+
+        // Idle with X_recv = 20 000 < recover_rate: the timer leaves X = 40 000 alone.
+        let mut s = setup(20_000);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+        let t1 = s.next_timeout().unwrap();
+        s.on_timeout(t1);
+        assert!(close(s.rate(), 40_000.0, 1e-12), "{}", s.rate());
+
+        // 2·X_recv was the limit (X_Bps > 2·50 000): Update_Limits(X_recv), X = 50 000.
+        let mut s = setup(50_000);
+        assert!(close(s.rate(), 100_000.0, 1e-12), "{}", s.rate());
+        let t1 = s.next_timeout().unwrap();
+        s.on_timeout(t1);
+        assert!(close(s.x_recv_set_max(), 25_000.0, 1e-12));
+        assert!(close(s.rate(), 50_000.0, 1e-12));
+        // Sending again (not idle): the next expiry halves below recover_rate.
+        s.offer(Some(1_000_000));
+        let t2 = s.nofeedback_at.unwrap();
+        let mut sends = Vec::new();
+        drive(&mut s, t1, t2, &mut sends);
+        assert!(!sends.is_empty());
+        assert_eq!(s.stats().timeouts, 2);
+        assert!(close(s.x_recv_set_max(), 12_500.0, 1e-12));
+        assert!(close(s.rate(), 25_000.0, 1e-12), "{}", s.rate());
+    }
+
+    /// §4.4 on the thesis' sender (`data_limited = "thesis"`, increase limit on): the timer
+    /// halves through the last report's `X_recv` and lowers the bound, but never raises `X`,
+    /// which the increase limit holds below `min(X_Bps, 2·X_recv)`.
+    #[test]
+    fn the_rfc_timer_on_the_thesis_sender_lowers_the_bound_and_never_raises_x() {
+        let mut s = TfrcSender::new(TfrcConfig {
+            nofeedback_rule: NofeedbackRule::Rfc5348,
+            smooth_increase: false,
+            ..TfrcConfig::default()
+        });
+        let mut sends = Vec::new();
+        let mut last = Time::ZERO;
+        for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, 100_000), (312, 0.01, 100_000)] {
+            drive(&mut s, last, Time::from_millis(ms), &mut sends);
+            last = Time::from_millis(ms);
+            report_rtt(&mut s, &sends, last, 105, p, x);
+        }
+        assert!(close(s.x_recv_set_max(), 100_000.0, 1e-12));
+        // s/R, then one packet per RTT more per report (004 Eq. 3.7-3.8).
+        let x0 = 3.0 * 1460.0 / 0.105;
+        assert!(close(s.rate(), x0, 1e-9), "{}", s.rate());
+        let x_bps = s.x_calc().unwrap();
+        // Sending on (not idle) until the timer expires: X_Bps <= 2·X_recv, so
+        // Update_Limits(X_Bps/2) sets {X_Bps/4}; X_Bps/2 would be above X, so X stays.
+        let t = s.nofeedback_at.unwrap();
+        drive(&mut s, last, t, &mut sends);
+        assert_eq!(s.stats().timeouts, 1);
+        assert!(close(s.x_recv_set_max(), x_bps / 4.0, 1e-12));
+        assert!(x_bps / 2.0 > x0);
+        assert!(close(s.rate(), x0, 1e-12), "{}", s.rate());
+    }
+
+    /// The thesis' timer halves `X` whether or not the sender had anything to send.
+    #[test]
+    fn the_thesis_nofeedback_timer_halves_an_idle_sender_too() {
+        let mut s = TfrcSender::new(TfrcConfig::default());
+        s.offer(Some(1460));
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        s.on_timeout(Time::from_secs(2));
+        let t = s.next_timeout().unwrap();
+        s.on_timeout(t);
+        assert!(close(s.rate(), 1460.0 / 4.0, 1e-12));
+    }
+
     use crate::testing::wild_u64;
 
     proptest::proptest! {
@@ -797,6 +1419,54 @@ mod tests {
                 s.on_timeout(now);
                 proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12), "rate {} floor {floor} mode {:?} rtt {:?}", s.rate(), s.mode(), s.rtt().smoothed());
                 proptest::prop_assert!(s.next_timeout().is_some());
+            }
+        }
+
+        /// An application-limited sender never sends more than it was offered: the payload
+        /// bytes it sent plus what is still buffered are exactly what was offered, and no
+        /// packet carries more than `s`, whatever the reports and timers do.
+        #[test]
+        fn never_sends_more_than_was_offered(
+            events in proptest::collection::vec(
+                (0u64..300, 0u64..4, 0u64..20_000, 0.0f64..=0.2, proptest::num::u32::ANY),
+                1..200,
+            ),
+            preset in 0usize..3,
+        ) {
+            let cfg = [TfrcConfig::default(), TfrcConfig::ns2(), TfrcConfig::rfc5348()][preset].clone();
+            let (s_max, hdr) = (cfg.packet_size, cfg.header_size);
+            let mut s = TfrcSender::new(cfg);
+            s.offer(Some(0));
+            let (mut offered, mut sent) = (0u64, 0u64);
+            let mut now = Time::ZERO;
+            for (step_ms, kind, bytes, p, x_recv) in events {
+                now += Dur::from_millis(step_ms);
+                match kind {
+                    0 => {
+                        s.offer(Some(bytes));
+                        offered += bytes;
+                    }
+                    1 => {
+                        let echo = s.last_send.unwrap_or(Time::ZERO);
+                        let f = FeedbackHeader {
+                            seq_echo: 0,
+                            timestamp_echo: echo,
+                            t_delay: Dur::from_millis(step_ms / 3),
+                            x_recv,
+                            p,
+                        };
+                        s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                    }
+                    _ => s.on_timeout(now),
+                }
+                while let Some(pkt) = s.poll_transmit(now) {
+                    proptest::prop_assert!(pkt.size > hdr && pkt.size <= s_max + hdr);
+                    sent += u64::from(pkt.size - hdr);
+                }
+                proptest::prop_assert!(sent <= offered);
+                proptest::prop_assert_eq!(sent + s.buffered().unwrap(), offered);
+                proptest::prop_assert_eq!(s.stats().bytes_sent, sent);
+                proptest::prop_assert!(s.rate().is_finite() && s.rate() > 0.0);
             }
         }
 

@@ -66,6 +66,8 @@ pub struct Built {
     pub web: Option<crate::web::WebGateway>,
     /// What the outputs need to report the web workload.
     pub web_info: Option<WebInfo>,
+    /// Application-limited sources: (flow, its video source).
+    pub videos: Vec<(u32, crate::video::VideoConfig)>,
 }
 
 /// The web workload's facts for the summary (`tfcc-run`'s `web` section).
@@ -230,6 +232,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
 
     let mut flows = Vec::with_capacity(n);
     let mut flow_info = Vec::with_capacity(n);
+    let mut videos = Vec::new();
     for (id, &(g, i)) in per_flow.iter().enumerate() {
         let f = &spec.flows[g];
         let count = f.count as usize;
@@ -267,6 +270,19 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             key: format!("flows[{g}].{}", e.key()),
             message: e.message(),
         })?;
+        if let Some(src) = &f.source {
+            if !takes_offers(&f.protocol) {
+                return err(
+                    format!("flows[{g}].source"),
+                    format!(
+                        "protocol `{}` has no send buffer to feed (tfrc, tfwc and the TCP \
+                         senders have)",
+                        f.protocol
+                    ),
+                );
+            }
+            videos.push((id as u32, video(g, src)?));
+        }
         flows.push(flow);
         flow_info.push(FlowInfo {
             group: g,
@@ -299,7 +315,32 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         reported_links,
         web: None,
         web_info: None,
+        videos,
     })
+}
+
+/// The protocols whose senders take [`tfcc_core::endpoint::Sender::offer`] (so a `source`
+/// can feed them): TFRC, TFWC and the TCP senders.
+fn takes_offers(protocol: &str) -> bool {
+    matches!(protocol, "tfrc" | "tfwc" | "ttfwc" | "ptcp") || protocol.starts_with("tcp")
+}
+
+/// `flows[g].source` as a video source.
+fn video(g: usize, s: &super::spec::SourceSpec) -> Result<crate::video::VideoConfig, BuildError> {
+    let d = crate::video::VideoConfig::default();
+    let c = crate::video::VideoConfig {
+        fps: s.fps.unwrap_or(d.fps),
+        rate: s.rate.unwrap_or(d.rate),
+        gop: s.gop.unwrap_or(d.gop),
+        i_frame_ratio: s.i_frame_ratio.unwrap_or(d.i_frame_ratio),
+        size_cv: s.size_cv.unwrap_or(d.size_cv),
+        pauses: s.pauses.iter().flatten().map(|&[a, b]| (a, b)).collect(),
+    };
+    c.validate().map_err(|m| BuildError {
+        key: format!("flows[{g}].source"),
+        message: m,
+    })?;
+    Ok(c)
 }
 
 /// A point in the run as the time since its start, printed as the file writes it (`10s`).

@@ -198,6 +198,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         events,
         reported_links,
         web: Some(built.gateway),
+        videos: Vec::new(),
         web_info: Some(WebInfo {
             gateway: match gateway {
                 GatewayName::Msfrs => "msfrs",

@@ -57,6 +57,9 @@ impl Built {
         for e in self.events {
             sim.add_event(e)?;
         }
+        for (flow, v) in self.videos {
+            sim.add_video(flow, v)?;
+        }
         if let Some(web) = self.web {
             sim.set_web(web);
         }

@@ -548,15 +548,36 @@ discounting = "rfc5348"
 d_lim = 0.5
 "#;
 
-/// TFRC's `params` may name a preset (`preset = "thesis"`, the default, or `"ns2"`, issue 5);
-/// the other keys override its fields.
+/// `TfrcConfig::rfc5348()` as `params` (the application-limited rules, issue 5); a test checks
+/// the two agree.
+const TFRC_RFC5348: &str = r#"
+rtt_beta = 0.1
+initial_window = "rfc5348"
+slowstart_bound = "twice-receive-rate"
+slowstart_timer = false
+slowstart_exit_losses = 1
+seed = "receive-rate"
+increase_limit = false
+smooth_increase = false
+nofeedback_rtts = 4.0
+nofeedback_packets = 2.0
+reorder_tolerance = 2
+discounting = "rfc5348"
+d_lim = 0.5
+data_limited = "rfc5348"
+nofeedback_rule = "rfc5348"
+"#;
+
+/// TFRC's `params` may name a preset (`preset = "thesis"`, the default, `"ns2"` or
+/// `"rfc5348"`, issue 5); the other keys override its fields.
 fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
     let mut p = params.clone();
     match p.remove("preset") {
         None => {}
         Some(toml::Value::String(s)) if s == "thesis" => {}
-        Some(toml::Value::String(s)) if s == "ns2" => {
-            let base: toml::Table = toml::from_str(TFRC_NS2).expect("the ns2 preset is valid TOML");
+        Some(toml::Value::String(s)) if s == "ns2" || s == "rfc5348" => {
+            let table = if s == "ns2" { TFRC_NS2 } else { TFRC_RFC5348 };
+            let base: toml::Table = toml::from_str(table).expect("the preset is valid TOML");
             for (k, v) in base {
                 p.entry(k).or_insert(v);
             }
@@ -564,7 +585,9 @@ fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
         Some(v) => {
             return Err(ProtocolError::Param {
                 key: "params.preset".into(),
-                message: format!("unknown TFRC preset {v} (known: \"thesis\", \"ns2\")"),
+                message: format!(
+                    "unknown TFRC preset {v} (known: \"thesis\", \"ns2\", \"rfc5348\")"
+                ),
             })
         }
     }
@@ -580,6 +603,9 @@ mod preset_tests {
         let mut t = toml::Table::new();
         t.insert("preset".into(), toml::Value::String("ns2".into()));
         assert_eq!(tfrc_config(&t).unwrap(), TfrcConfig::ns2());
+        let mut r = toml::Table::new();
+        r.insert("preset".into(), toml::Value::String("rfc5348".into()));
+        assert_eq!(tfrc_config(&r).unwrap(), TfrcConfig::rfc5348());
         assert_eq!(
             tfrc_config(&toml::Table::new()).unwrap(),
             TfrcConfig::thesis()

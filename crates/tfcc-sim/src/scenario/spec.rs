@@ -476,6 +476,10 @@ pub struct FlowGroupSpec {
     /// beside the forward flows' ACKs (002 Secs. 4.2 and 4.4's reverse-path TCP).
     #[serde(default)]
     pub direction: Direction,
+    /// An application-limited source feeding the sender instead of a bulk one (issue 5):
+    /// `source = { kind = "video", fps, rate, gop, i_frame_ratio, size_cv, pauses }`.
+    #[serde(default)]
+    pub source: Option<SourceSpec>,
 }
 
 /// Which way a dumbbell flow's data crosses the bottleneck.
@@ -494,6 +498,34 @@ impl Direction {
             Direction::Reverse => "reverse",
         }
     }
+}
+
+/// `source = { kind = "video", ... }`: absent keys take [`crate::video::VideoConfig`]'s
+/// defaults (25 fps, 1 Mb/s, GOP 12, I-frames 3×, size CV 0.2, no pauses).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    pub kind: SourceKind,
+    #[serde(default)]
+    pub fps: Option<f64>,
+    /// Mean payload rate of the stream.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub gop: Option<u32>,
+    #[serde(default)]
+    pub i_frame_ratio: Option<f64>,
+    #[serde(default)]
+    pub size_cv: Option<f64>,
+    /// `[[start, end], ...]` in run time: the codec is silent in each.
+    #[serde(default)]
+    pub pauses: Option<Vec<[Time; 2]>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    Video,
 }
 
 fn one() -> u32 {

@@ -1569,3 +1569,52 @@ fn reverse_flows_deliver_and_the_forward_acks_queue_behind_them() {
     assert_eq!(s(3), s(3));
     assert_ne!(s(3), s(4));
 }
+
+/// `flows[].source` (issue 5): a video source with defaults for absent keys, refused where the
+/// sender has no send buffer and with bad values, the key named.
+#[test]
+fn a_video_source_feeds_senders_that_take_offers() {
+    let text = |protocol: &str, source: &str| {
+        format!(
+            "duration = \"10s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"10Mbps\", delay = \"20ms\" }}\n\
+             [[flows]]\nprotocol = \"tcp-sack\"\n\
+             [[flows]]\nprotocol = \"{protocol}\"\nsource = {source}\n"
+        )
+    };
+    let b = ok(&text(
+        "tfrc",
+        r#"{ kind = "video", fps = 30, pauses = [["2s", "3s"]] }"#,
+    ));
+    assert_eq!(b.videos.len(), 1);
+    let (flow, v) = &b.videos[0];
+    assert_eq!(*flow, 1);
+    assert_eq!(v.fps, 30.0);
+    assert_eq!(v.rate, Rate::from_mbps(1));
+    assert_eq!(v.gop, 12);
+    assert_eq!(v.pauses, vec![(Time::from_secs(2), Time::from_secs(3))]);
+    for p in ["tfwc", "tcp-reno"] {
+        assert_eq!(ok(&text(p, r#"{ kind = "video" }"#)).videos.len(), 1);
+    }
+    refused(
+        &text("warc", r#"{ kind = "video" }"#),
+        &[],
+        "flows[1].source",
+        "no send buffer",
+    );
+    refused(
+        &text("tfrc", r#"{ kind = "video", fps = 0 }"#),
+        &[],
+        "flows[1].source",
+        "fps",
+    );
+    let (k, _) = bad(&text("tfrc", r#"{ kind = "audio" }"#), &[]);
+    assert!(k.starts_with("flows[1]"), "{k}");
+    // It runs: the video flow delivers about its 1 Mb/s over 10 s.
+    let r = ok(&text("tfrc", r#"{ kind = "video", size_cv = 0.0 }"#))
+        .into_simulation()
+        .unwrap()
+        .run();
+    let got = r.summary.flows[1].throughput_bps;
+    assert!((0.8e6..1.05e6).contains(&got), "{got}");
+}
