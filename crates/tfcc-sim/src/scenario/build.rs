@@ -710,6 +710,14 @@ fn custom(
             "missing: a custom topology needs links = [{ from, to, name, rate, delay }, ...]",
         );
     };
+    for (i, node) in nodes.iter().enumerate() {
+        if let Some(j) = nodes[..i].iter().position(|n| n == node) {
+            return err(
+                format!("topology.nodes[{i}]"),
+                format!("`{node}` is listed twice (also topology.nodes[{j}])"),
+            );
+        }
+    }
     let mut links = Vec::with_capacity(tables.len());
     // (from, to) -> link name; the first link between two nodes carries the traffic.
     let mut between: HashMap<(&str, &str), &str> = HashMap::new();

@@ -102,7 +102,7 @@ pub fn load_str(
     let fail = |key: Option<String>, message: String| ScenarioError {
         file: file.to_string(),
         key,
-        message,
+        message: plain_types(&message),
     };
     let table: toml::Table = toml::from_str(text).map_err(|e| {
         let at = e
@@ -148,6 +148,68 @@ fn refine(path: String, message: String) -> (Option<String>, String) {
         }
     }
     (parent, message)
+}
+
+/// serde's messages name Rust's types ("invalid value: integer `-1`, expected u32",
+/// "expected struct LinkTable", "expected a map"); a scenario's author knows TOML's words.
+/// Rewrites those names, and nothing else, in a message.
+pub fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 12] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u64", "expected a whole number from 0 up"),
+        ("expected usize", "expected a whole number from 0 up"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f32", "expected a number"),
+        ("expected f64", "expected a number"),
+        ("expected a map", "expected a table"),
+        ("expected a sequence", "expected a list"),
+        ("invalid type: sequence", "invalid type: list"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in WORDS {
+        out = replace_word(&out, rust, plain);
+    }
+    out = replace_word(&out, "invalid type: map", "invalid type: table");
+    // the toml crate's words for a number or a table where a name (an enum) belongs
+    out = out.replace(
+        "invalid type: unit variant, expected string only",
+        "expected one of its names, as a string",
+    );
+    // "expected struct TopologySpec", "expected enum Foo": the key already says which table
+    for (kind, plain) in [
+        ("expected struct ", "expected a table"),
+        ("expected enum ", "expected one of its names"),
+    ] {
+        while let Some(i) = out.find(kind) {
+            let rest = &out[i + kind.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            out = format!("{}{plain}{}", &out[..i], &rest[end..]);
+        }
+    }
+    out
+}
+
+/// `text` with every `word` that is not followed by a letter, digit or `_` replaced.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(word) {
+        let after = &rest[i + word.len()..];
+        let whole = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { by } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {

@@ -490,6 +490,13 @@ route = ["c", "b"]
         "no node `z`",
     );
     refused(text, &["flows.0.hops=[0, 0]"], "flows[0].hops", "");
+    // A node listed twice was accepted without a word (ux3).
+    refused(
+        text,
+        &["topology.nodes=[\"a\", \"b\", \"c\", \"b\"]"],
+        "topology.nodes[3]",
+        "`b` is listed twice (also topology.nodes[1])",
+    );
 }
 
 #[test]
@@ -771,7 +778,7 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         BASE,
         &["flows.0.count=10000000000"],
         "flows[0].count",
-        "u32",
+        "expected a whole number from 0 to 4294967295",
     );
     refused(
         BASE,
@@ -1334,4 +1341,66 @@ fn the_summary_reports_the_durations_as_written() {
     let r = b.into_simulation().unwrap().run();
     assert_eq!(r.summary.sim_seconds.to_string(), "60");
     assert_eq!(r.summary.measure_from_s.to_string(), "10");
+}
+
+#[test]
+fn type_errors_speak_toml_not_rust() {
+    // ux3: "expected u32", "expected usize", "expected struct LinkTable" reached the user.
+    refused(
+        BASE,
+        &["flows.0.count=-1"],
+        "flows[0].count",
+        "invalid value: integer `-1`, expected a whole number from 0 to 4294967295",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck.limit=1.5"],
+        "topology.bottleneck.limit",
+        "invalid type: floating point `1.5`, expected a whole number from 0 to 4294967295",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck=5"],
+        "topology.bottleneck",
+        "invalid type: integer `5`, expected a table",
+    );
+    refused(
+        BASE,
+        &["flows.0.params=3"],
+        "flows[0].params",
+        "expected a table",
+    );
+    refused(
+        BASE,
+        &["seed=-1"],
+        "seed",
+        "expected a whole number from 0 up",
+    );
+    refused(
+        BASE,
+        &["topology.kind=3"],
+        "topology.kind",
+        "expected one of its names, as a string",
+    );
+    for sets in [
+        ["flows.0.count=-1"],
+        ["topology.bottleneck=5"],
+        ["topology=3"],
+        ["topology.kind=3"],
+        ["events=[3]"],
+        ["flows=3"],
+        ["topology.bottleneck.limit=99999999999"],
+    ] {
+        let (_, m) = bad(BASE, &sets);
+        for rust in [
+            "u32", "u64", "usize", "struct", "Spec", "sequence", "map", "variant",
+        ] {
+            assert!(!m.contains(rust), "{sets:?}: {m}");
+        }
+    }
+    assert_eq!(
+        plain_types("expected u32x, expected u32, expected struct A_b1 or expected a map"),
+        "expected u32x, expected a whole number from 0 to 4294967295, expected a table or \
+         expected a table"
+    );
 }
