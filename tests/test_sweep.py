@@ -228,12 +228,31 @@ def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) ->
     assert store.runs(swept).height == 8
 
 
-def test_another_sweep_is_refused_in_the_same_directory(swept: Path, tmp_path: Path) -> None:
+def test_another_sweep_is_refused_in_the_same_directory(
+    swept: Path, scenario: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other.toml"
     other.write_text(SCENARIO.replace('duration = "3s"', 'duration = "4s"'))
     r = tfcc_cli("sweep", other, "--out", swept)
     assert r.returncode == 2
     assert "holds a sweep of another scenario" in r.stderr
+    # ux3: the message said "another scenario or other --set overrides" whichever it was
+    r = tfcc_cli("sweep", scenario, "--out", swept, "--set", "duration=2s")
+    assert r.returncode == 2
+    assert "--set duration=2s" in r.stderr and "now" in r.stderr, r.stderr
+    edited = tmp_path / scenario.name
+    edited.write_text(scenario.read_text() + "\n# edited\n")
+    r = tfcc_cli("sweep", edited, "--out", swept)
+    assert r.returncode == 2
+    assert "the file has changed since" in r.stderr, r.stderr
+
+
+def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:
+    # ux3: `error` came only from failed points, so "SELECT error FROM runs" was a Binder
+    # Error in a sweep where nothing failed
+    rows = store.query(swept, "SELECT status, error, fairness_theta, jain_index FROM runs")
+    assert rows.height == 8
+    assert set(rows["status"]) == {"ok"} and rows["error"].null_count() == 8
 
 
 def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_path: Path) -> None:

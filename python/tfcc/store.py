@@ -39,6 +39,17 @@ if TYPE_CHECKING:
     from tfcc.sweep import Point
 
 TABLES = ("flows", "links", "runs")  # write order: runs last
+#: Columns a view always has (docs/sweeps.md), with their type when no row has a value: a
+#: sweep with no failure has no `error` otherwise, and one whose runs all have a null metric
+#: (θ without TCP against another protocol) no column for it, so a query naming one failed.
+ALWAYS: dict[str, dict[str, str]] = {
+    "runs": {
+        "status": "VARCHAR",
+        "error": "VARCHAR",
+        "fairness_theta": "DOUBLE",
+        "jain_index": "DOUBLE",
+    },
+}
 #: Flush buffered rows after this many runs or seconds; a crash loses at most the buffer's
 #: store rows, which the resume rebuilds from the run directories.
 FLUSH_RUNS = 64
@@ -97,10 +108,7 @@ class Store:
             old = json.loads(meta_path.read_text())
             if old.get("fingerprint") != meta["fingerprint"]:
                 store.close()
-                raise SweepError(
-                    f"{root}: holds a sweep of another scenario or other --set overrides "
-                    f"({old.get('scenario')}); choose another --out"
-                )
+                raise SweepError(f"{root}: {_what_differs(old, meta)}; choose another --out")
             meta = _merge_meta(old, meta)
         for sub in ("runs", "failed", *(f"store/{t}" for t in TABLES)):
             (root / sub).mkdir(parents=True, exist_ok=True)
@@ -234,6 +242,23 @@ class Store:
         self.pending = 0
 
 
+def _what_differs(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Why a sweep directory refuses another sweep (their fingerprints differ): the
+    overrides applied to every point, else the scenario's name or its text."""
+
+    def show(ovs: Any) -> str:
+        return " ".join(f"--set {o}" for o in ovs) if ovs else "no --set"
+
+    if list(old.get("set", [])) != list(new.get("set", [])):
+        return (
+            f"holds a sweep with other overrides for every point ({show(old.get('set'))}, "
+            f"now {show(new.get('set'))}; [sweep] set counts too)"
+        )
+    if Path(str(old.get("scenario"))).name != Path(str(new.get("scenario"))).name:
+        return f"holds a sweep of another scenario ({old.get('scenario')})"
+    return f"holds a sweep of {old.get('scenario')} as it was: the file has changed since"
+
+
 def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """A resumed sweep with a changed grid keeps describing every run in the directory: the
     cases and seeds of both, the new order first (the report draws the axes from here)."""
@@ -286,6 +311,14 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     for t in TABLES:
         pieces = [q for q in (parts(t), failed if t == "runs" else None) if q]
         body = " UNION ALL BY NAME ".join(pieces) if pieces else empty
+        # the columns the docs promise, NULL where no row has one: `error` comes only from
+        # failed points, and a part leaves out a column without a value (see Store.flush)
+        have = {r[0] for r in con.execute(f"DESCRIBE {body}").fetchall()}
+        extra = "".join(
+            f", NULL::{ty} AS {col}" for col, ty in ALWAYS.get(t, {}).items() if col not in have
+        )
+        if extra:
+            body = f"SELECT *{extra} FROM ({body})"
         con.execute(f"CREATE VIEW {t} AS {body}")
     if any((root / "runs").glob("*/timeseries.parquet")):
         con.execute(
