@@ -11,6 +11,7 @@ use super::spec::{
     AccessTable, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec, ScopeKind,
     Spread, TopologyKind,
 };
+use super::RATE_NOT_POSITIVE;
 use crate::drr::DrrConfig;
 use crate::flow::FlowSpec;
 use crate::link::{LinkId, LinkSpec};
@@ -432,7 +433,7 @@ fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpe
         .rate
         .unwrap_or(Rate(fastest.0.saturating_mul(ACCESS_RATE_FACTOR)));
     if rate.bps() == 0 {
-        return err("topology.access.rate", "must be positive");
+        return err("topology.access.rate", RATE_NOT_POSITIVE);
     }
     let delay = match a.delay.unwrap_or(Spread::One(ACCESS_DELAY)) {
         Spread::One(d) => DelaySpread::Fixed(d),
@@ -475,7 +476,7 @@ fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpe
 fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec, BuildError> {
     let at = |k: &str| format!("{path}.{k}");
     if l.rate.bps() == 0 {
-        return err(at("rate"), "must be positive");
+        return err(at("rate"), RATE_NOT_POSITIVE);
     }
     if !custom {
         for (key, given) in [
@@ -840,7 +841,7 @@ pub(super) fn event(
             if r.bps() == 0 {
                 return err(
                     at("rate"),
-                    "must be positive (use up = false for a dropout)",
+                    "must be positive: at least 1 bit/s (use up = false for a dropout)",
                 );
             }
             LinkAction::SetRate(r)

@@ -50,7 +50,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
     if let Some(a) = &t.access {
         if let Some(r) = a.rate {
             if r.bps() == 0 {
-                return err("topology.access.rate", "must be positive");
+                return err("topology.access.rate", super::RATE_NOT_POSITIVE);
             }
             g.access_rate = r;
         }
@@ -262,7 +262,7 @@ fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(
     }
     if let Some(r) = web.client_rate {
         if r.bps() == 0 {
-            return err("web.client_rate", "must be positive");
+            return err("web.client_rate", super::RATE_NOT_POSITIVE);
         }
         g.client_rate = r;
     }
@@ -271,7 +271,7 @@ fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(
     }
     if let Some(r) = web.server_rate {
         if r.bps() == 0 {
-            return err("web.server_rate", "must be positive");
+            return err("web.server_rate", super::RATE_NOT_POSITIVE);
         }
         g.server_rate = r;
     }

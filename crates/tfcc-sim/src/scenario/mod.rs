@@ -64,6 +64,11 @@ impl Built {
     }
 }
 
+/// The error for a rate of 0 bit/s. Rates are whole bits per second, so a plain number below
+/// 0.5 (`rate = 0.02`, meant as 0.02 Mb/s or as seconds) rounds to 0: the message says the unit.
+pub const RATE_NOT_POSITIVE: &str =
+    "must be positive: at least 1 bit/s (a plain number is in bit/s; \"10Mbps\" is 10 Mb/s)";
+
 /// Read, override, check and build the scenario at `path`. `seed`, when given, replaces the
 /// file's `seed` (the command line's `--seed`).
 pub fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Built, ScenarioError> {

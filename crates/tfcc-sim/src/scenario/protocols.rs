@@ -634,7 +634,7 @@ fn cbr(
         )
     })?;
     if rate.bps() == 0 {
-        return Err(param("rate", "must be positive".into()));
+        return Err(param("rate", super::RATE_NOT_POSITIVE.into()));
     }
     let on_off = match (on, off) {
         (None, None) if protocol == "cbr-onoff" => {

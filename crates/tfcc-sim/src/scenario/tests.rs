@@ -1344,6 +1344,23 @@ fn the_summary_reports_the_durations_as_written() {
 }
 
 #[test]
+fn a_rate_that_rounds_to_zero_names_the_unit() {
+    // ux3: rate = 0.02 (meant as Mb/s) said "must be positive" of a positive number
+    for key in [
+        "topology.bottleneck.rate",
+        "topology.access.rate",
+        "flows.0.rate",
+    ] {
+        let (k, m) = bad(BASE, &[&format!("{key}=0.02")]);
+        assert_eq!(k.replace('[', ".").replace(']', ""), key);
+        assert!(
+            m.contains("at least 1 bit/s") && m.contains("plain number"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
 fn type_errors_speak_toml_not_rust() {
     // ux3: "expected u32", "expected usize", "expected struct LinkTable" reached the user.
     refused(
