@@ -417,17 +417,28 @@ def write(
     metrics: Sequence[str] | None = None,
     runs: Sequence[str] | None = None,
 ) -> Path:
-    """Write the report (default ``root/report.html``) atomically; returns its path."""
-    text = render(Path(root), metrics, runs)
+    """Write the report (default ``root/report.html``) atomically; returns its path. A place
+    that cannot be written is refused before the rendering, which takes seconds."""
+    from tfcc import store
+
+    store.meta(root)  # not a sweep directory: that first
+    name = f"--out {out}" if out is not None else None
     out = out or Path(root) / "report.html"
+    name = name or str(out)
     if out.is_dir():
-        raise ReportError(f"--out {out}: is a directory; give the HTML file's path")
+        raise ReportError(f"{name}: is a directory; give the HTML file's path")
     tmp = out.with_name(f".{out.name}.tmp")
     try:
+        tmp.write_text("")
+    except OSError as e:
+        raise ReportError(f"{name}: cannot write the report ({e.strerror})") from None
+    try:
+        text = render(Path(root), metrics, runs)
         tmp.write_text(text)
         tmp.rename(out)
     except OSError as e:
+        raise ReportError(f"{name}: cannot write the report ({e.strerror})") from None
+    finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise ReportError(f"--out {out}: cannot write the report ({e.strerror})") from None
     return out
