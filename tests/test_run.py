@@ -306,6 +306,24 @@ def test_the_python_api_takes_pathlib_paths_and_reports_exact_seconds() -> None:
     assert res["summary"]["sim_seconds"] == 2.0
 
 
+def test_one_string_as_overrides_is_named_as_the_mistake(tmp_path: Path) -> None:
+    # ux3: run_scenario said "Can't extract `str` to `Vec`", tfcc.run.run took each letter
+    # of the string as an override
+    import tfcc.run
+
+    for call in (
+        lambda: tfcc.run_scenario(EXAMPLE, "duration=2s"),
+        lambda: tfcc.check_scenario(EXAMPLE, "duration=2s"),
+        lambda: tfcc.run.run(EXAMPLE, tmp_path / "out", overrides="duration=2s"),
+    ):
+        with pytest.raises(TypeError, match="overrides: a list of KEY=VALUE strings"):
+            call()
+    with pytest.raises(TypeError, match="overrides: a list of KEY=VALUE strings"):
+        tfcc.run_scenario(EXAMPLE, [3])
+    assert not (tmp_path / "out").exists()
+    assert tfcc.check_scenario(EXAMPLE, ("duration=20s",))["duration_s"] == 20.0
+
+
 def test_help_lists_the_scenario_api_and_the_endpoints() -> None:
     # ux3: help(tfcc) showed the equations only; the lazily loaded names were missing
     import pydoc

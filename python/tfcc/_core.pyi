@@ -175,7 +175,9 @@ class ScenarioError(ValueError):
 class OutputError(ValueError):
     """The output directory cannot be used or written; the message names it and says why."""
 
-def check_scenario(path: PathLike[str] | str, overrides: Sequence[str] = ()) -> dict[str, Any]:
+def check_scenario(
+    path: PathLike[str] | str, overrides: Sequence[str] | None = None
+) -> dict[str, Any]:
     """Parse, override (``key.path=value``) and check a scenario without running it.
 
     Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
@@ -184,7 +186,7 @@ def check_scenario(path: PathLike[str] | str, overrides: Sequence[str] = ()) -> 
 
 def run_scenario(
     path: PathLike[str] | str,
-    overrides: Sequence[str] = (),
+    overrides: Sequence[str] | None = None,
     seed: int | None = None,
     progress: Callable[[float, float], object] | None = None,
 ) -> dict[str, Any]:

@@ -6,9 +6,9 @@
 //! are columnar (one list per column).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::path::{Path, PathBuf};
 use tfcc_sim::scenario::{self, Built};
 
@@ -26,6 +26,23 @@ create_exception!(
     "The output directory cannot be used or written; the message names it and says why."
 );
 
+/// The `overrides` argument: a list (any sequence) of `KEY=VALUE` strings. One string is
+/// refused by name (PyO3's own words were "Can't extract `str` to `Vec`").
+fn overrides_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    const WHAT: &str = "overrides: a list of KEY=VALUE strings, e.g. [\"duration=5s\"]";
+    let Some(obj) = obj else {
+        return Ok(Vec::new());
+    };
+    if obj.is_instance_of::<PyString>() {
+        let one: String = obj.extract()?;
+        return Err(PyTypeError::new_err(format!(
+            "{WHAT}, not one string (write [{one:?}])"
+        )));
+    }
+    obj.extract::<Vec<String>>()
+        .map_err(|e| PyTypeError::new_err(format!("{WHAT}: {e}")))
+}
+
 fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Built> {
     scenario::load(path, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
@@ -35,13 +52,13 @@ fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Buil
 /// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `events` and `groups` (label,
 /// count). Raises `ScenarioError` naming the file and the key.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new()))]
+#[pyo3(signature = (path, overrides = None))]
 pub fn check_scenario<'py>(
     py: Python<'py>,
     path: PathBuf,
-    overrides: Vec<String>,
+    overrides: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = load(&path, overrides, None)?;
+    let b = load(&path, overrides_of(overrides)?, None)?;
     let d = PyDict::new(py);
     d.set_item("scenario", &b.name)?;
     // nanoseconds / 1e9 is the nearest double to the seconds ("60s" is 60.0; as_secs_f64,
@@ -74,14 +91,15 @@ pub fn check_scenario<'py>(
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
 /// `queues.parquet`.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, progress = None))]
+#[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
     py: Python<'py>,
     path: PathBuf,
-    overrides: Vec<String>,
+    overrides: Option<Bound<'py, PyAny>>,
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let overrides = overrides_of(overrides)?;
     let done = simulate(py, &path, &overrides, seed, progress)?;
     let out = PyDict::new(py);
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
