@@ -234,10 +234,24 @@ pub fn apply_override(root: &mut toml::Value, assignment: &str) -> Result<(), St
     };
     let path = path.trim();
     let raw = raw.trim();
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        .and_then(|mut t| t.remove("v"));
+    // A list or a table that is not valid TOML (`[0s, 1s]`, `{ model = bernoulli }`) is a
+    // mistake, not a plain string: as a string it failed later as "expected a duration".
+    if parsed.is_none() && (raw.starts_with('[') || raw.starts_with('{')) {
+        return Err(format!(
+            "`{raw}` is not a valid TOML {}: text inside needs quotes, e.g. \
+             [\"0s\", \"1s\"] or {{ model = \"bernoulli\", p = 0.01 }} (in a shell, \
+             put the whole --set in single quotes)",
+            if raw.starts_with('[') {
+                "list"
+            } else {
+                "table"
+            }
+        ));
+    }
+    let value = parsed.unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let segs: Vec<&str> = path.split('.').collect();
     if segs.iter().any(|s| s.is_empty()) {
         return Err(format!("`{path}` is not a dotted key path"));

@@ -1344,6 +1344,26 @@ fn the_summary_reports_the_durations_as_written() {
 }
 
 #[test]
+fn an_override_list_or_table_that_is_not_toml_is_refused() {
+    // ux3: `--set flows.0.start=[0s, 1s]` became the string "[0s, 1s]" and failed as
+    // "expected a duration", far from the mistake (the unquoted strings)
+    refused(
+        BASE,
+        &["flows.0.start=[0s, 1s]"],
+        "--set flows.0.start=[0s, 1s]",
+        "`[0s, 1s]` is not a valid TOML list: text inside needs quotes",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck.loss={ model = bernoulli, p = 0.01 }"],
+        "--set topology.bottleneck.loss={ model = bernoulli, p = 0.01 }",
+        "not a valid TOML table",
+    );
+    let b = ok_with(BASE, &["flows.0.start=[\"0s\", \"1s\"]", "name=my run"]);
+    assert_eq!(b.name, "my run");
+}
+
+#[test]
 fn a_rate_that_rounds_to_zero_names_the_unit() {
     // ux3: rate = 0.02 (meant as Mb/s) said "must be positive" of a positive number
     for key in [
