@@ -247,6 +247,20 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert "the file has changed since" in r.stderr, r.stderr
 
 
+def test_the_python_api_takes_str_paths(scenario: Path, tmp_path: Path) -> None:
+    # ux3: sweep.load("s.toml") and sweep.run(spec, "out") were AttributeErrors ('str' object
+    # has no attribute 'read_text'), and a grid given as one string was one axis per letter
+    from tfcc import report
+
+    spec = sw.load(str(scenario), seeds=1, overrides=["duration=2s"])
+    out = tmp_path / "out"
+    outcome = sw.run(spec, str(out), plots=False)
+    assert outcome.ran == 4 and outcome.failed == 0
+    assert report.write(str(out), str(tmp_path / "r.html")).is_file()
+    with pytest.raises(TypeError, match="grid: a list of strings, not one string"):
+        sw.load(str(scenario), grid="topology.bottleneck.rate=1Mbps,2Mbps")
+
+
 def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:
     # ux3: `error` came only from failed points, so "SELECT error FROM runs" was a Binder
     # Error in a sweep where nothing failed

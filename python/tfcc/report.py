@@ -412,8 +412,8 @@ def render(
 
 
 def write(
-    root: Path,
-    out: Path | None = None,
+    root: Path | str,
+    out: Path | str | None = None,
     metrics: Sequence[str] | None = None,
     runs: Sequence[str] | None = None,
 ) -> Path:
@@ -423,7 +423,7 @@ def write(
 
     store.meta(root)  # not a sweep directory: that first
     name = f"--out {out}" if out is not None else None
-    out = out or Path(root) / "report.html"
+    out = Path(out) if out is not None else Path(root) / "report.html"
     name = name or str(out)
     if out.is_dir():
         raise ReportError(f"{name}: is a directory; give the HTML file's path")

@@ -239,7 +239,7 @@ def _seeds(value: Any, where: str, first: int) -> list[int]:
 
 
 def load(
-    scenario: Path,
+    scenario: Path | str,
     grid: Sequence[str] = (),
     seeds: int | None = None,
     overrides: Sequence[str] = (),
@@ -250,6 +250,10 @@ def load(
     :class:`tfcc.ScenarioError` for a scenario that does not check."""
     from tfcc import _core
 
+    scenario = Path(scenario)
+    for what, value in (("grid", grid), ("overrides", overrides)):
+        if isinstance(value, str):  # a string is a sequence: one axis per letter
+            raise TypeError(f"{what}: a list of strings, not one string (write [{value!r}])")
     text = _read_scenario(scenario)
     try:
         # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does
@@ -551,7 +555,7 @@ Progress = Callable[[int, int, int], object]
 
 def run(
     sweep: Sweep,
-    out: Path,
+    out: Path | str,
     *,
     backend: Backend | None = None,
     plots: bool = True,
@@ -566,7 +570,7 @@ def run(
     from tfcc.store import Store
 
     started = time.perf_counter()
-    store = Store.create(out, sweep_meta(sweep))
+    store = Store.create(Path(out), sweep_meta(sweep))
     try:
         points = list(points) if points is not None else sweep.points()
         done = store.reconcile({p.id: p for p in points})
