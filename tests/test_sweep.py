@@ -261,6 +261,29 @@ def test_the_python_api_takes_str_paths(scenario: Path, tmp_path: Path) -> None:
         sw.load(str(scenario), grid="topology.bottleneck.rate=1Mbps,2Mbps")
 
 
+def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Path) -> None:
+    # ux3: the flagship's axis `protocol` was overwritten in every flows row by the flow's own
+    # protocol, so "TCP's throughput against ttfwc(0.9)" could not be asked of `flows`
+    scen = tmp_path / "p.toml"
+    scen.write_text(
+        PAIR
+        + '[sweep.grid.protocol.cases]\ntfrc = { "flows.1.protocol" = "tfrc" }\n'
+        + 'tfwc = { "flows.1.protocol" = "tfwc" }\n'
+    )
+    out = tmp_path / "out"
+    assert sw.run(sw.load(scen), out, plots=False).ran == 2
+    rows = store.query(
+        out, "SELECT axis_protocol, protocol, count(*) AS k FROM flows GROUP BY ALL ORDER BY ALL"
+    )
+    assert rows.rows() == [
+        ("tfrc", "tcp-sack", 1),
+        ("tfrc", "tfrc", 1),
+        ("tfwc", "tcp-sack", 1),
+        ("tfwc", "tfwc", 1),
+    ]
+    assert set(store.runs(out)["protocol"]) == {"tfrc", "tfwc"}
+
+
 def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:
     # ux3: `error` came only from failed points, so "SELECT error FROM runs" was a Binder
     # Error in a sweep where nothing failed

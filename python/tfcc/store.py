@@ -42,6 +42,18 @@ TABLES = ("flows", "links", "runs")  # write order: runs last
 #: Columns a view always has (docs/sweeps.md), with their type when no row has a value: a
 #: sweep with no failure has no `error` otherwise, and one whose runs all have a null metric
 #: (θ without TCP against another protocol) no column for it, so a query naming one failed.
+#: The fields of summary.json's flows and links entries as the store keeps them (``id`` as
+#: ``flow``): an axis of the same name is shadowed by them in the flows and links views.
+SHADOWED: dict[str, frozenset[str]] = {
+    "flows": frozenset(
+        "flow label group protocol throughput_bps bytes_delivered packets_sent packets_lost "
+        "loss_event_rate mean_rtt_s cov retransmits timeouts receiver_timeouts".split()
+    ),
+    "links": frozenset(
+        "name utilization drops queue_drops early_drops artificial_drops down_drops "
+        "mean_queue_pkts arrivals tx_packets tx_bytes".split()
+    ),
+}
 ALWAYS: dict[str, dict[str, str]] = {
     "runs": {
         "status": "VARCHAR",
@@ -308,7 +320,8 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
         else None
     )
     empty = "SELECT NULL::VARCHAR AS run_id, NULL::BIGINT AS seed WHERE false"
-    for t in TABLES:
+    axes = [a["column"] for a in meta(root).get("axes", []) if "column" in a]
+    for t in ("runs", "flows", "links"):  # runs first: the others join it
         pieces = [q for q in (parts(t), failed if t == "runs" else None) if q]
         body = " UNION ALL BY NAME ".join(pieces) if pieces else empty
         # the columns the docs promise, NULL where no row has one: `error` comes only from
@@ -319,6 +332,16 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
         )
         if extra:
             body = f"SELECT *{extra} FROM ({body})"
+        # An axis named like a flow or link field (the flagship's `protocol`) was overwritten
+        # by the field in the rows (Store.add): its value comes back from `runs` as axis_NAME.
+        shadowed = [c for c in axes if c in SHADOWED.get(t, ())] if pieces else []
+        if shadowed:
+            cols = ", ".join(f'r."{c}" AS "axis_{c}"' for c in shadowed)
+            sel = ", ".join(f'"{c}"' for c in shadowed)
+            body = (
+                f"SELECT f.*, {cols} FROM ({body}) f "
+                f"LEFT JOIN (SELECT run_id, {sel} FROM runs) r ON f.run_id = r.run_id"
+            )
         con.execute(f"CREATE VIEW {t} AS {body}")
     if any((root / "runs").glob("*/timeseries.parquet")):
         con.execute(
