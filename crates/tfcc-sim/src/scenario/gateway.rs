@@ -122,9 +122,24 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             }
         })?;
     cfg.weights = weights.clone();
-    cfg.validate().map_err(|e| BuildError {
-        key: "web.msfrs".into(),
-        message: e.to_string(),
+    cfg.validate().map_err(|e| {
+        // "msfrs: `target_utilization` must be ..." -> web.msfrs.target_utilization: "must be ..."
+        let text = e.to_string();
+        let text = text.strip_prefix("msfrs: ").unwrap_or(&text);
+        let field = text
+            .strip_prefix('`')
+            .and_then(|t| t.split_once("` "))
+            .filter(|(f, _)| *f != "weights");
+        match field {
+            Some((f, rest)) => BuildError {
+                key: format!("web.msfrs.{f}"),
+                message: rest.to_string(),
+            },
+            None => BuildError {
+                key: "web.msfrs".into(),
+                message: text.to_string(),
+            },
+        }
     })?;
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,

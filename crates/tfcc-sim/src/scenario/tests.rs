@@ -1217,9 +1217,19 @@ fn bad_web_keys_are_named() {
         "drr"
     );
     refused(WEB, &["web.gateway=drr", "web.drr_quantum=0"], "web", "");
-    let (k, m) = bad(WEB, &["web.msfrs.target_utilization=1.5"]);
-    assert_eq!(k, "web.msfrs");
-    assert!(m.contains("U+") || m.contains("target"), "{m}");
+    // ux3: the key is the field's (it was "web.msfrs: msfrs: `target_utilization` must ...")
+    refused(
+        WEB,
+        &["web.msfrs.target_utilization=1.5"],
+        "web.msfrs.target_utilization",
+        "must be in (0, 1) (003 §4.3.2), got 1.5",
+    );
+    refused(
+        WEB,
+        &["web.msfrs.min_window=5", "web.msfrs.initial_window=2"],
+        "web.msfrs",
+        "need 1 <= min_window (5) <= initial_window (2)",
+    );
     refused(WEB, &["web.msfrs.nonsense=1"], "web.msfrs.nonsense", "");
     refused(
         WEB,
