@@ -1374,6 +1374,27 @@ fn an_override_list_or_table_that_is_not_toml_is_refused() {
 }
 
 #[test]
+fn a_bad_protocol_parameter_is_named_by_its_key() {
+    // ux3: TCP's checks said "flows[0].params: max_window must be at least 1 segment"
+    let tcp = BASE.replace(
+        "protocol = \"cbr\"\nrate = \"1Mbps\"",
+        "protocol = \"tcp-sack\"",
+    );
+    refused(
+        &tcp,
+        &["flows.0.params.max_window=0"],
+        "flows[0].params.max_window",
+        "must be at least 1 segment",
+    );
+    refused(
+        &tcp,
+        &["flows.0.params.dupack_threshold=0"],
+        "flows[0].params.dupack_threshold",
+        "must be at least 1",
+    );
+}
+
+#[test]
 fn a_rate_that_rounds_to_zero_names_the_unit() {
     // ux3: rate = 0.02 (meant as Mb/s) said "must be positive" of a positive number
     for key in [
