@@ -247,6 +247,14 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert "the file has changed since" in r.stderr, r.stderr
 
 
+def test_a_malformed_scheduler_address_is_one_message(scenario: Path, tmp_path: Path) -> None:
+    # ux3: --scheduler foo ended in dask's ValueError traceback
+    r = tfcc_cli("sweep", scenario, "--out", tmp_path / "out", "--scheduler", "foo")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("error: --scheduler foo: not a scheduler address"), r.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_python_api_takes_str_paths(scenario: Path, tmp_path: Path) -> None:
     # ux3: sweep.load("s.toml") and sweep.run(spec, "out") were AttributeErrors ('str' object
     # has no attribute 'read_text'), and a grid given as one string was one axis per letter

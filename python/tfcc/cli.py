@@ -450,6 +450,10 @@ def sweep(
             backend = sw.DaskBackend(address=scheduler, workers=workers)
         except (OSError, TimeoutError) as e:
             raise _fail(f"--scheduler {scheduler}: cannot connect ({e})") from None
+        except ValueError as e:  # dask's parse of the address ("missing port number ...")
+            raise _fail(
+                f"--scheduler {scheduler}: not a scheduler address such as tcp://host:8786 ({e})"
+            ) from None
     bar = _SweepProgress(enabled=not quiet)
     try:
         outcome = sw.run(
