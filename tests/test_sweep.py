@@ -290,6 +290,13 @@ def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Pa
         ("tfwc", "tfwc", 1),
     ]
     assert set(store.runs(out)["protocol"]) == {"tfrc", "tfwc"}
+    # the time series carry the run's seed and axes too (the view had run_id only)
+    ts = store.query(
+        out,
+        "SELECT protocol, count(DISTINCT flow) AS flows, min(seed) AS seed FROM timeseries "
+        "GROUP BY ALL ORDER BY ALL",
+    )
+    assert ts.rows() == [("tfrc", 2, 1), ("tfwc", 2, 1)]
 
 
 def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:

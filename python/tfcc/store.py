@@ -344,11 +344,21 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
             )
         con.execute(f"CREATE VIEW {t} AS {body}")
     if any((root / "runs").glob("*/timeseries.parquet")):
-        con.execute(
-            "CREATE VIEW timeseries AS SELECT * EXCLUDE (filename), "
+        series = (
+            "SELECT * EXCLUDE (filename), "
             "regexp_extract(filename, '([^/]+)/timeseries\\.parquet$', 1) AS run_id "
             f"FROM read_parquet({lit(root / 'runs' / '*' / 'timeseries.parquet')}, "
             "filename = true, union_by_name = true)"
+        )
+        # the run's seed and axis values beside each row, as in flows and links (an axis named
+        # like a series column is axis_NAME)
+        have = {r[0] for r in con.execute(f"DESCRIBE {series}").fetchall()}
+        cols = "".join(
+            f', r."{c}"' if c not in have else f', r."{c}" AS "axis_{c}"' for c in ["seed", *axes]
+        )
+        con.execute(
+            f"CREATE VIEW timeseries AS SELECT ts.*{cols} FROM ({series}) ts "
+            "LEFT JOIN runs r ON ts.run_id = r.run_id"
         )
     else:
         con.execute(f"CREATE VIEW timeseries AS {empty}")
