@@ -247,6 +247,17 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert "the file has changed since" in r.stderr, r.stderr
 
 
+def test_a_set_of_a_key_that_an_axis_sets_is_refused(scenario: Path) -> None:
+    # ux3: `--set flows.0.count=3 --grid flows.0.count=1,2` ran the grid and dropped the --set
+    # without a word
+    with pytest.raises(sw.SweepError, match="--set flows.0.count=3: the grid axis n sets"):
+        sw.load(scenario, overrides=["flows.0.count=3"])
+    with pytest.raises(sw.SweepError, match="grid axis topology.bottleneck.rate sets"):
+        sw.load(scenario, overrides=["topology.bottleneck.rate=3Mbps"])
+    # a --set of another key, or of a whole table an axis sets one key of, is fine
+    sw.load(scenario, overrides=["flows.0.params={ max_window = 20 }", "duration=2s"])
+
+
 def test_a_malformed_scheduler_address_is_one_message(scenario: Path, tmp_path: Path) -> None:
     # ux3: --scheduler foo ended in dask's ValueError traceback
     r = tfcc_cli("sweep", scenario, "--out", tmp_path / "out", "--scheduler", "foo")

@@ -289,6 +289,16 @@ def load(
             if k in keys:
                 raise SweepError(f"{where}: axes {keys[k]} and {a.name} both set {k}")
             keys[k] = a.name
+    # an override for every point of a key an axis sets never applies: the axis wins
+    file_set = len(base) - len(overrides)
+    for i, o in enumerate(base):
+        k = o.split("=", 1)[0].strip()
+        if k in keys:
+            given = f"--set {o}" if i >= file_set else f"{where}.set {o!r}"
+            raise SweepError(
+                f"{given}: the grid axis {keys[k]} sets {k} at every point, so this never "
+                "applies; drop one of them"
+            )
     cols = [a.column for a in axes]
     dup = {c for c in cols if cols.count(c) > 1}
     if dup:
