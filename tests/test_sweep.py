@@ -247,6 +247,13 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert "the file has changed since" in r.stderr, r.stderr
 
 
+def test_cases_beside_keys_name_the_mix_up() -> None:
+    # ux3: said "cases: expected a table of label = { key = value }" of a good cases table
+    grid = {"x": {"cases": {"a": {"flows.0.count": 1}}, "keys": ["flows.0.count"]}}
+    with pytest.raises(sw.SweepError, match="x: give either cases or keys and values, not both"):
+        sw.axes_from_table(grid, "s.toml: sweep.grid")
+
+
 def test_a_set_of_a_key_that_an_axis_sets_is_refused(scenario: Path) -> None:
     # ux3: `--set flows.0.count=3 --grid flows.0.count=1,2` ran the grid and dropped the --set
     # without a word

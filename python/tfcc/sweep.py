@@ -195,7 +195,9 @@ def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
             raise SweepError(f"{key}: unknown key {sorted(unknown)[0]!r} (keys, values, cases)")
         if "cases" in spec:
             cases = spec["cases"]
-            if not isinstance(cases, dict) or not cases or set(spec) != {"cases"}:
+            if set(spec) != {"cases"}:
+                raise SweepError(f"{key}: give either cases or keys and values, not both")
+            if not isinstance(cases, dict) or not cases:
                 raise SweepError(f"{key}.cases: expected a table of label = {{ key = value }}")
             out = []
             for label, sets in cases.items():
