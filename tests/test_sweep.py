@@ -315,6 +315,12 @@ def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Pa
         "GROUP BY ALL ORDER BY ALL",
     )
     assert ts.rows() == [("tfrc", 2, 1), ("tfwc", 2, 1)]
+    # a crash that left flows parts and run directories but no runs part: the views still open
+    for part in (out / "store" / "runs").glob("part-*.parquet"):
+        part.unlink()
+    assert store.query(out, "SELECT count(*) FROM flows").item() == 4
+    assert store.query(out, "SELECT count(*) FROM timeseries").item() > 0
+    assert store.runs(out).height == 0
 
 
 def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:

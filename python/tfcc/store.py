@@ -39,9 +39,6 @@ if TYPE_CHECKING:
     from tfcc.sweep import Point
 
 TABLES = ("flows", "links", "runs")  # write order: runs last
-#: Columns a view always has (docs/sweeps.md), with their type when no row has a value: a
-#: sweep with no failure has no `error` otherwise, and one whose runs all have a null metric
-#: (θ without TCP against another protocol) no column for it, so a query naming one failed.
 #: The fields of summary.json's flows and links entries as the store keeps them (``id`` as
 #: ``flow``): an axis of the same name is shadowed by them in the flows and links views.
 SHADOWED: dict[str, frozenset[str]] = {
@@ -54,6 +51,9 @@ SHADOWED: dict[str, frozenset[str]] = {
         "mean_queue_pkts arrivals tx_packets tx_bytes".split()
     ),
 }
+#: Columns a view always has (docs/sweeps.md), with their type when no row has a value: a
+#: sweep with no failure has no `error` otherwise, and one whose runs all have a null metric
+#: (θ without TCP against another protocol) no column for it, so a query naming one failed.
 ALWAYS: dict[str, dict[str, str]] = {
     "runs": {
         "status": "VARCHAR",
@@ -321,6 +321,7 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     )
     empty = "SELECT NULL::VARCHAR AS run_id, NULL::BIGINT AS seed WHERE false"
     axes = [a["column"] for a in meta(root).get("axes", []) if "column" in a]
+    run_cols: set[str] = set()
     for t in ("runs", "flows", "links"):  # runs first: the others join it
         pieces = [q for q in (parts(t), failed if t == "runs" else None) if q]
         body = " UNION ALL BY NAME ".join(pieces) if pieces else empty
@@ -334,7 +335,7 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
             body = f"SELECT *{extra} FROM ({body})"
         # An axis named like a flow or link field (the flagship's `protocol`) was overwritten
         # by the field in the rows (Store.add): its value comes back from `runs` as axis_NAME.
-        shadowed = [c for c in axes if c in SHADOWED.get(t, ())] if pieces else []
+        shadowed = [c for c in axes if c in SHADOWED.get(t, ()) and c in run_cols]
         if shadowed:
             cols = ", ".join(f'r."{c}" AS "axis_{c}"' for c in shadowed)
             sel = ", ".join(f'"{c}"' for c in shadowed)
@@ -343,6 +344,10 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
                 f"LEFT JOIN (SELECT run_id, {sel} FROM runs) r ON f.run_id = r.run_id"
             )
         con.execute(f"CREATE VIEW {t} AS {body}")
+        if t == "runs":
+            # what the others can take from it: after a crash, flows parts or run directories
+            # may exist before any runs part (and so before any axis column)
+            run_cols = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}
     if any((root / "runs").glob("*/timeseries.parquet")):
         series = (
             "SELECT * EXCLUDE (filename), "
@@ -354,7 +359,9 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
         # like a series column is axis_NAME)
         have = {r[0] for r in con.execute(f"DESCRIBE {series}").fetchall()}
         cols = "".join(
-            f', r."{c}"' if c not in have else f', r."{c}" AS "axis_{c}"' for c in ["seed", *axes]
+            f', r."{c}"' if c not in have else f', r."{c}" AS "axis_{c}"'
+            for c in ["seed", *axes]
+            if c in run_cols
         )
         con.execute(
             f"CREATE VIEW timeseries AS SELECT ts.*{cols} FROM ({series}) ts "
