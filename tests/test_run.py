@@ -187,6 +187,10 @@ def test_check_also_checks_the_sweep_table(tmp_path: Path) -> None:
     assert_refused(run_cli("check", scen), "sweep.seed: unknown key")
     scen = write(tmp_path, GOOD + table.replace('"2Mbps"', '"2Mbs"'))
     assert_refused(run_cli("check", scen), "grid axis flows.0.rate = 2Mbs", "flows[0].rate")
+    # a --set is for the single run (`tfcc run` ignores [sweep]), even of a key the grid sets
+    scen = write(tmp_path, GOOD + table)
+    r = run_cli("check", scen, "--set", "flows.0.rate=3Mbps")
+    assert r.returncode == 0 and "4 points" in r.stdout, r.stderr
 
 
 # ---- the output contract ----

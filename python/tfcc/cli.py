@@ -136,7 +136,8 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         from tfcc import sweep as sw
 
         try:
-            spec = sw.load(scenario, [], None, set_ or [])
+            # the table as `tfcc sweep FILE` reads it: a --set here is for the single run
+            spec = sw.load(scenario)
         except (sw.SweepError, ScenarioError) as e:
             raise _fail(str(e)) from None
         n = len(spec.points())
