@@ -247,6 +247,11 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert "the file has changed since" in r.stderr, r.stderr
 
 
+def test_a_seed_axis_points_to_seeds(scenario: Path) -> None:
+    with pytest.raises(sw.SweepError, match="'seed' is reserved.*--seeds N"):
+        sw.load(scenario, grid=["seed=1,2,3"])
+
+
 def test_cases_beside_keys_name_the_mix_up() -> None:
     # ux3: said "cases: expected a table of label = { key = value }" of a good cases table
     grid = {"x": {"cases": {"a": {"flows.0.count": 1}}, "keys": ["flows.0.count"]}}

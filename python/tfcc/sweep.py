@@ -307,7 +307,9 @@ def load(
         raise SweepError(f"{where}: two axes share the column name {sorted(dup)[0]!r}")
     reserved = {"run_id", "seed", "status", "error"} & set(cols)
     if reserved:
-        raise SweepError(f"{where}: {sorted(reserved)[0]!r} is reserved; name the axis otherwise")
+        col = sorted(reserved)[0]
+        hint = " (seeds: --seeds N, or seeds = [1, 2, 7] in [sweep])" if col == "seed" else ""
+        raise SweepError(f"{where}: {col!r} is reserved; name the axis otherwise{hint}")
     info = _core.check_scenario(str(scenario), base)
     first = int(info["seed"])
     seed_list = (
