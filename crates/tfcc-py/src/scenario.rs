@@ -43,6 +43,23 @@ fn overrides_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
         .map_err(|e| PyTypeError::new_err(format!("{WHAT}: {e}")))
 }
 
+/// The `seed` argument: a whole number from 0 to 2^64 − 1 (PyO3's own words for -1 were
+/// "can't convert negative int to unsigned", naming no argument).
+fn seed_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    obj.extract::<u64>().map(Some).map_err(|_| {
+        let shown = obj
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyValueError::new_err(format!(
+            "seed: a whole number from 0 to 18446744073709551615, got {shown}"
+        ))
+    })
+}
+
 fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Built> {
     scenario::load(path, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
@@ -96,10 +113,11 @@ pub fn run_scenario<'py>(
     py: Python<'py>,
     path: PathBuf,
     overrides: Option<Bound<'py, PyAny>>,
-    seed: Option<u64>,
+    seed: Option<Bound<'py, PyAny>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let overrides = overrides_of(overrides)?;
+    let seed = seed_of(seed)?;
     let done = simulate(py, &path, &overrides, seed, progress)?;
     let out = PyDict::new(py);
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
@@ -119,11 +137,12 @@ pub fn run_to_dir<'py>(
     path: &str,
     out: PathBuf,
     overrides: Vec<String>,
-    seed: Option<u64>,
+    seed: Option<Bound<'py, PyAny>>,
     plots: bool,
     progress: Option<Py<PyAny>>,
     font: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let seed = seed_of(seed)?;
     tfcc_run::check(Path::new(path), &overrides)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     tfcc_run::output::check_writable(&out).map_err(OutputError::new_err)?;
