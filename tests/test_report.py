@@ -172,3 +172,22 @@ def test_an_unwritable_place_is_refused_before_rendering(
     with pytest.raises(report.ReportError, match="--metric nope"):
         report.write(swept, tmp_path / "r.html", metrics=["nope"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_heat_maps_of_bounded_metrics_span_their_whole_range(
+    swept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ux3: Jain's index was coloured on the data's own range, so 0.986 against 0.994 looked
+    # like opposite ends of the scale; θ already had a fixed [0, 1]
+    from matplotlib.axes import Axes
+
+    seen: list[tuple[object, object]] = []
+    imshow = Axes.imshow
+
+    def spy(self: Axes, *args: object, **kwargs: object) -> object:
+        seen.append((kwargs.get("vmin"), kwargs.get("vmax")))
+        return imshow(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "imshow", spy)
+    report.render(swept, metrics=["jain_index", "fairness_theta"])
+    assert seen and all(s == (0.0, 1.0) for s in seen), seen

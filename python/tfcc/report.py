@@ -199,12 +199,15 @@ def _heatmaps(d: _Data) -> list[str]:
             fig, ax = plt.subplots(
                 figsize=(1.2 + 1.1 * len(xa["cases"]), 1.4 + 0.8 * len(ya["cases"]))
             )
+            # a bounded metric keeps its whole range on the colour scale: scaled to the data,
+            # Jain's index of 0.986 and 0.994 were purple against yellow (ux3)
+            lo, hi = BOUNDED.get(m, (None, None))
             im = ax.imshow(
                 grid,
                 origin="lower",
                 cmap="RdBu" if theta else "viridis",
-                vmin=0.0 if theta else None,
-                vmax=1.0 if theta else None,
+                vmin=lo,
+                vmax=hi,
                 aspect="auto",
             )
             for i, j in itertools.product(range(grid.shape[0]), range(grid.shape[1])):
