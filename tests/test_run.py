@@ -172,6 +172,8 @@ def test_check_reports_the_same_errors_and_accepts_good_files(tmp_path: Path) ->
     r = run_cli("check", scen)
     assert r.returncode == 0, r.stderr
     assert "ok" in r.stdout and "1 flow (1 × cbr)" in r.stdout and "0 events" in r.stdout
+    # the dumbbell's 4 access links per flow are links too, but the outputs report 2
+    assert "6 links (2 in the outputs)" in r.stdout, r.stdout
     assert_refused(run_cli("check", scen, "--set", "flows.0.count=0"), "flows[0].count")
 
 

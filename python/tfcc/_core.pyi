@@ -181,6 +181,7 @@ def check_scenario(
     """Parse, override (``key.path=value``) and check a scenario without running it.
 
     Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
+    ``reported_links`` (those the outputs report: all but the per-flow access links),
     ``events`` and ``groups`` (``[(label, count), ...]``). Raises :class:`ScenarioError`.
     """
 

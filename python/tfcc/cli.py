@@ -126,7 +126,8 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     groups = ", ".join(f"{n} × {label}" for label, n in info["groups"])
     line = (
         f"{scenario}: ok: {info['scenario']}, {info['duration_s']:g} s, "
-        f"{_count(info['flows'], 'flow')} ({groups}), {_count(info['links'], 'link')}, "
+        f"{_count(info['flows'], 'flow')} ({groups}), {_count(info['links'], 'link')} "
+        f"({info['reported_links']} in the outputs), "
         f"{_count(info['events'], 'event')}"
     )
     sweep_table = _sweep_table(scenario)

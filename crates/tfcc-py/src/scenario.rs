@@ -66,8 +66,9 @@ fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Buil
 
 /// Check a scenario without running it (`path` a str or a `pathlib.Path`, `overrides` a list
 /// of `KEY=VALUE` strings as `--set` takes); returns a short description: `scenario`,
-/// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `events` and `groups` (label,
-/// count). Raises `ScenarioError` naming the file and the key.
+/// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `reported_links` (all but the
+/// per-flow access links), `events` and `groups` (label, count). Raises `ScenarioError`
+/// naming the file and the key.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None))]
 pub fn check_scenario<'py>(
@@ -85,6 +86,8 @@ pub fn check_scenario<'py>(
     d.set_item("seed", b.cfg.seed)?;
     d.set_item("flows", b.flows.len())?;
     d.set_item("links", b.topology.links.len())?;
+    // the links the outputs report (all but the per-flow access links)
+    d.set_item("reported_links", b.reported_links.len())?;
     d.set_item("events", b.events.len())?;
     let mut groups: Vec<(String, usize)> = Vec::new();
     for f in &b.flow_info {
