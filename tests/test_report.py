@@ -152,3 +152,42 @@ def test_an_out_that_cannot_be_written_is_one_message(swept: Path, tmp_path: Pat
         assert r.stderr.startswith(f"error: --out {out}: {why}"), r.stderr
         assert "Traceback" not in r.stderr
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_an_unwritable_place_is_refused_before_rendering(
+    swept: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ux3: the report was rendered (8 s for a 36-run sweep) and only then found unwritable;
+    # and the message said "--out" of a path the user had not given
+    def no_render(*args: object) -> str:
+        raise AssertionError("rendered before checking the output")
+
+    monkeypatch.setattr(report, "render", no_render)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(report.ReportError, match="cannot write the report"):
+        report.write(swept, blocker / "r.html")
+    monkeypatch.undo()
+    # a failed render leaves no temporary file behind
+    with pytest.raises(report.ReportError, match="--metric nope"):
+        report.write(swept, tmp_path / "r.html", metrics=["nope"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_heat_maps_of_bounded_metrics_span_their_whole_range(
+    swept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ux3: Jain's index was coloured on the data's own range, so 0.986 against 0.994 looked
+    # like opposite ends of the scale; θ already had a fixed [0, 1]
+    from matplotlib.axes import Axes
+
+    seen: list[tuple[object, object]] = []
+    imshow = Axes.imshow
+
+    def spy(self: Axes, *args: object, **kwargs: object) -> object:
+        seen.append((kwargs.get("vmin"), kwargs.get("vmax")))
+        return imshow(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "imshow", spy)
+    report.render(swept, metrics=["jain_index", "fairness_theta"])
+    assert seen and all(s == (0.0, 1.0) for s in seen), seen

@@ -226,6 +226,8 @@ def test_the_cli_rejects_an_unknown_reproduction_with_exit_2() -> None:
     assert r.returncode == 2
     assert "no such reproduction" in r.stderr
     assert "Traceback" not in r.stderr
+    # ux3: the name as typed, not the claim file it was looked up as
+    assert r.stderr.startswith("error: no-such-thesis: no such reproduction"), r.stderr
 
 
 def test_the_tcp_claims_of_issue_4_reproduce_in_the_simulator(tmp_path: Path) -> None:

@@ -171,8 +171,28 @@ def test_check_reports_the_same_errors_and_accepts_good_files(tmp_path: Path) ->
     scen = write(tmp_path, GOOD)
     r = run_cli("check", scen)
     assert r.returncode == 0, r.stderr
-    assert "ok" in r.stdout and "1 flows (1 × cbr)" in r.stdout
+    assert "ok" in r.stdout and "1 flow (1 × cbr)" in r.stdout and "0 events" in r.stdout
+    # the dumbbell's 4 access links per flow are links too, but the outputs report 2
+    assert "6 links (2 in the outputs)" in r.stdout, r.stdout
     assert_refused(run_cli("check", scen, "--set", "flows.0.count=0"), "flows[0].count")
+
+
+def test_check_also_checks_the_sweep_table(tmp_path: Path) -> None:
+    # ux3: `tfcc check` passed a [sweep] table with a typo (`seed`) or a bad grid value, which
+    # only `tfcc sweep` then refused
+    table = '[sweep]\nseeds = 2\n[sweep.grid]\n"flows.0.rate" = ["1Mbps", "2Mbps"]\n'
+    scen = write(tmp_path, GOOD + table)
+    r = run_cli("check", scen)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("; [sweep]: 4 points (2 seeds)"), r.stdout
+    scen = write(tmp_path, GOOD + table.replace("seeds", "seed"))
+    assert_refused(run_cli("check", scen), "sweep.seed: unknown key")
+    scen = write(tmp_path, GOOD + table.replace('"2Mbps"', '"2Mbs"'))
+    assert_refused(run_cli("check", scen), "grid axis flows.0.rate = 2Mbs", "flows[0].rate")
+    # a --set is for the single run (`tfcc run` ignores [sweep]), even of a key the grid sets
+    scen = write(tmp_path, GOOD + table)
+    r = run_cli("check", scen, "--set", "flows.0.rate=3Mbps")
+    assert r.returncode == 0 and "4 points" in r.stdout, r.stderr
 
 
 # ---- the output contract ----
@@ -281,6 +301,50 @@ def test_the_python_api_returns_columnar_series() -> None:
     assert calls[-1] == (2.0, 2.0) and len(calls) >= 100
     with pytest.raises(tfcc.ScenarioError, match="flows\\[0\\].count"):
         tfcc.check_scenario(str(EXAMPLE), ["flows.0.count=0"])
+
+
+def test_the_python_api_takes_pathlib_paths_and_reports_exact_seconds() -> None:
+    # ux3: a pathlib.Path was a TypeError ("cannot be converted to 'PyString'"), and
+    # check_scenario said duration_s 60.00000000000001 for "60s"
+    info = tfcc.check_scenario(EXAMPLE, ["duration=60s", "measure_from=0.3"])
+    assert info["duration_s"] == 60.0 and info["measure_from_s"] == 0.3
+    res = tfcc.run_scenario(EXAMPLE, ["duration=2s", "measure_from=0", "events.0.at=1s"])
+    assert res["summary"]["sim_seconds"] == 2.0
+
+
+def test_one_string_as_overrides_is_named_as_the_mistake(tmp_path: Path) -> None:
+    # ux3: run_scenario said "Can't extract `str` to `Vec`", tfcc.run.run took each letter
+    # of the string as an override
+    import tfcc.run
+
+    for call in (
+        lambda: tfcc.run_scenario(EXAMPLE, "duration=2s"),
+        lambda: tfcc.check_scenario(EXAMPLE, "duration=2s"),
+        lambda: tfcc.run.run(EXAMPLE, tmp_path / "out", overrides="duration=2s"),
+    ):
+        with pytest.raises(TypeError, match="overrides: a list of KEY=VALUE strings"):
+            call()
+    with pytest.raises(TypeError, match="overrides: a list of KEY=VALUE strings"):
+        tfcc.run_scenario(EXAMPLE, [3])
+    # and a bad seed names the argument (was "can't convert negative int to unsigned")
+    for seed in (-1, 2**64, 1.5, "2"):
+        with pytest.raises(ValueError, match="seed: a whole number from 0 to"):
+            tfcc.run_scenario(EXAMPLE, ["duration=2s", "events.0.at=1s"], seed)
+        with pytest.raises(ValueError, match="seed: a whole number from 0 to"):
+            tfcc.run.run(EXAMPLE, tmp_path / "out", seed=seed)
+    assert not (tmp_path / "out").exists()
+    assert tfcc.check_scenario(EXAMPLE, ("duration=20s",))["duration_s"] == 20.0
+
+
+def test_help_lists_the_scenario_api_and_the_endpoints() -> None:
+    # ux3: help(tfcc) showed the equations only; the lazily loaded names were missing
+    import pydoc
+
+    text = pydoc.render_doc(tfcc, renderer=pydoc.plaintext)
+    for name in ("run_scenario", "check_scenario", "ScenarioError", "TfrcSender", "LossHistory"):
+        assert name in dir(tfcc)
+        assert f"{name}(" in text or f"class {name}" in text, name
+    assert "tfcc.store.query" in (tfcc.__doc__ or "")
 
 
 def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:

@@ -228,12 +228,112 @@ def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) ->
     assert store.runs(swept).height == 8
 
 
-def test_another_sweep_is_refused_in_the_same_directory(swept: Path, tmp_path: Path) -> None:
+def test_another_sweep_is_refused_in_the_same_directory(
+    swept: Path, scenario: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other.toml"
     other.write_text(SCENARIO.replace('duration = "3s"', 'duration = "4s"'))
     r = tfcc_cli("sweep", other, "--out", swept)
     assert r.returncode == 2
     assert "holds a sweep of another scenario" in r.stderr
+    # ux3: the message said "another scenario or other --set overrides" whichever it was
+    r = tfcc_cli("sweep", scenario, "--out", swept, "--set", "duration=2s")
+    assert r.returncode == 2
+    assert "--set duration=2s" in r.stderr and "now" in r.stderr, r.stderr
+    edited = tmp_path / scenario.name
+    edited.write_text(scenario.read_text() + "\n# edited\n")
+    r = tfcc_cli("sweep", edited, "--out", swept)
+    assert r.returncode == 2
+    assert "the file has changed since" in r.stderr, r.stderr
+
+
+def test_a_seed_axis_points_to_seeds(scenario: Path) -> None:
+    with pytest.raises(sw.SweepError, match="'seed' is reserved.*--seeds N"):
+        sw.load(scenario, grid=["seed=1,2,3"])
+
+
+def test_cases_beside_keys_name_the_mix_up() -> None:
+    # ux3: said "cases: expected a table of label = { key = value }" of a good cases table
+    grid = {"x": {"cases": {"a": {"flows.0.count": 1}}, "keys": ["flows.0.count"]}}
+    with pytest.raises(sw.SweepError, match="x: give either cases or keys and values, not both"):
+        sw.axes_from_table(grid, "s.toml: sweep.grid")
+
+
+def test_a_set_of_a_key_that_an_axis_sets_is_refused(scenario: Path) -> None:
+    # ux3: `--set flows.0.count=3 --grid flows.0.count=1,2` ran the grid and dropped the --set
+    # without a word
+    with pytest.raises(sw.SweepError, match="--set flows.0.count=3: the grid axis n sets"):
+        sw.load(scenario, overrides=["flows.0.count=3"])
+    with pytest.raises(sw.SweepError, match="grid axis topology.bottleneck.rate sets"):
+        sw.load(scenario, overrides=["topology.bottleneck.rate=3Mbps"])
+    # a --set of another key, or of a whole table an axis sets one key of, is fine
+    sw.load(scenario, overrides=["flows.0.params={ max_window = 20 }", "duration=2s"])
+
+
+def test_a_malformed_scheduler_address_is_one_message(scenario: Path, tmp_path: Path) -> None:
+    # ux3: --scheduler foo ended in dask's ValueError traceback
+    r = tfcc_cli("sweep", scenario, "--out", tmp_path / "out", "--scheduler", "foo")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("error: --scheduler foo: not a scheduler address"), r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_python_api_takes_str_paths(scenario: Path, tmp_path: Path) -> None:
+    # ux3: sweep.load("s.toml") and sweep.run(spec, "out") were AttributeErrors ('str' object
+    # has no attribute 'read_text'), and a grid given as one string was one axis per letter
+    from tfcc import report
+
+    spec = sw.load(str(scenario), seeds=1, overrides=["duration=2s"])
+    out = tmp_path / "out"
+    outcome = sw.run(spec, str(out), plots=False)
+    assert outcome.ran == 4 and outcome.failed == 0
+    assert report.write(str(out), str(tmp_path / "r.html")).is_file()
+    with pytest.raises(TypeError, match="grid: a list of strings, not one string"):
+        sw.load(str(scenario), grid="topology.bottleneck.rate=1Mbps,2Mbps")
+
+
+def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Path) -> None:
+    # ux3: the flagship's axis `protocol` was overwritten in every flows row by the flow's own
+    # protocol, so "TCP's throughput against ttfwc(0.9)" could not be asked of `flows`
+    scen = tmp_path / "p.toml"
+    scen.write_text(
+        PAIR
+        + '[sweep.grid.protocol.cases]\ntfrc = { "flows.1.protocol" = "tfrc" }\n'
+        + 'tfwc = { "flows.1.protocol" = "tfwc" }\n'
+    )
+    out = tmp_path / "out"
+    assert sw.run(sw.load(scen), out, plots=False).ran == 2
+    rows = store.query(
+        out, "SELECT axis_protocol, protocol, count(*) AS k FROM flows GROUP BY ALL ORDER BY ALL"
+    )
+    assert rows.rows() == [
+        ("tfrc", "tcp-sack", 1),
+        ("tfrc", "tfrc", 1),
+        ("tfwc", "tcp-sack", 1),
+        ("tfwc", "tfwc", 1),
+    ]
+    assert set(store.runs(out)["protocol"]) == {"tfrc", "tfwc"}
+    # the time series carry the run's seed and axes too (the view had run_id only)
+    ts = store.query(
+        out,
+        "SELECT protocol, count(DISTINCT flow) AS flows, min(seed) AS seed FROM timeseries "
+        "GROUP BY ALL ORDER BY ALL",
+    )
+    assert ts.rows() == [("tfrc", 2, 1), ("tfwc", 2, 1)]
+    # a crash that left flows parts and run directories but no runs part: the views still open
+    for part in (out / "store" / "runs").glob("part-*.parquet"):
+        part.unlink()
+    assert store.query(out, "SELECT count(*) FROM flows").item() == 4
+    assert store.query(out, "SELECT count(*) FROM timeseries").item() > 0
+    assert store.runs(out).height == 0
+
+
+def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:
+    # ux3: `error` came only from failed points, so "SELECT error FROM runs" was a Binder
+    # Error in a sweep where nothing failed
+    rows = store.query(swept, "SELECT status, error, fairness_theta, jain_index FROM runs")
+    assert rows.height == 8
+    assert set(rows["status"]) == {"ok"} and rows["error"].null_count() == 8
 
 
 def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_path: Path) -> None:

@@ -11,6 +11,23 @@ and packets::
     11.2
     >>> round(tfcc.p_from_window(tfcc.window(0.05)), 6)
     0.05
+
+A scenario file (docs/scenarios.md) runs in memory, or to the directory ``tfcc run`` writes::
+
+    >>> r = tfcc.run_scenario("scenarios/dumbbell-cbr.toml", ["duration=10s"], seed=2)
+    >>> sorted(r)                  # summary: summary.json's content; series: column lists
+    ['flow_series', 'link_series', 'summary']
+    >>> info = tfcc.check_scenario("scenarios/dumbbell-cbr.toml")   # checks, runs nothing
+    >>> import tfcc.run
+    >>> s = tfcc.run.run("scenarios/dumbbell-cbr.toml", "out/x", overrides=["duration=10s"])
+
+Paths may be ``str`` or ``pathlib.Path``; a bad file raises :class:`ScenarioError` (one
+message naming the file and the key), an unusable output directory :class:`OutputError`.
+Sweeps are :mod:`tfcc.sweep` (``tfcc sweep``), their results :func:`tfcc.store.query`
+(SQL over the store, a polars DataFrame; docs/sweeps.md). The protocols' sans-IO endpoints for
+an application's own sockets are :class:`TfrcSender`, :class:`TfrcReceiver`,
+:class:`TfwcSender` and :class:`TfwcReceiver`; :class:`Equation` and :class:`LossHistory` are
+the throughput equations and the loss-interval history.
 """
 
 # No `typing` import at run time (it costs more than a small native run): the checker-only
@@ -57,6 +74,11 @@ def __getattr__(name: str) -> object:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'tfcc' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # the lazily loaded names too, so that help(tfcc) and completion list them
+    return sorted(set(globals()) | _CORE)
 
 
 def _eq(kind: str) -> "Equation":

@@ -188,16 +188,19 @@ class ScenarioError(ValueError):
 class OutputError(ValueError):
     """The output directory cannot be used or written; the message names it and says why."""
 
-def check_scenario(path: str, overrides: Sequence[str] = ()) -> dict[str, Any]:
+def check_scenario(
+    path: PathLike[str] | str, overrides: Sequence[str] | None = None
+) -> dict[str, Any]:
     """Parse, override (``key.path=value``) and check a scenario without running it.
 
     Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
+    ``reported_links`` (those the outputs report: all but the per-flow access links),
     ``events`` and ``groups`` (``[(label, count), ...]``). Raises :class:`ScenarioError`.
     """
 
 def run_scenario(
-    path: str,
-    overrides: Sequence[str] = (),
+    path: PathLike[str] | str,
+    overrides: Sequence[str] | None = None,
     seed: int | None = None,
     progress: Callable[[float, float], object] | None = None,
 ) -> dict[str, Any]:

@@ -120,14 +120,46 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     from tfcc import ScenarioError, check_scenario
 
     try:
-        info = check_scenario(str(scenario), set_ or [])
+        info = check_scenario(scenario, set_ or [])
     except ScenarioError as e:
         raise _fail(str(e)) from None
     groups = ", ".join(f"{n} × {label}" for label, n in info["groups"])
-    typer.echo(
+    line = (
         f"{scenario}: ok: {info['scenario']}, {info['duration_s']:g} s, "
-        f"{info['flows']} flows ({groups}), {info['links']} links, {info['events']} events"
+        f"{_count(info['flows'], 'flow')} ({groups}), {_count(info['links'], 'link')} "
+        f"({info['reported_links']} in the outputs), "
+        f"{_count(info['events'], 'event')}"
     )
+    sweep_table = _sweep_table(scenario)
+    if sweep_table is not None:
+        # the [sweep] table is `tfcc sweep`'s, but a typo in it (or a bad grid value) should
+        # not wait for the sweep: check it and every case as the sweep does before it runs
+        from tfcc import sweep as sw
+
+        try:
+            # the table as `tfcc sweep FILE` reads it: a --set here is for the single run
+            spec = sw.load(scenario)
+        except (sw.SweepError, ScenarioError) as e:
+            raise _fail(str(e)) from None
+        n = len(spec.points())
+        line += f"; [sweep]: {_count(n, 'point')} ({_count(len(spec.seeds), 'seed')})"
+    typer.echo(line)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _sweep_table(scenario: Path) -> object | None:
+    """The file's ``[sweep]`` table, or None (also for a file the scenario check accepted
+    but this parser does not read: the sweep reports that itself)."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(scenario.read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return doc.get("sweep")
 
 
 @app.command()
@@ -420,6 +452,10 @@ def sweep(
             backend = sw.DaskBackend(address=scheduler, workers=workers)
         except (OSError, TimeoutError) as e:
             raise _fail(f"--scheduler {scheduler}: cannot connect ({e})") from None
+        except ValueError as e:  # dask's parse of the address ("missing port number ...")
+            raise _fail(
+                f"--scheduler {scheduler}: not a scheduler address such as tcp://host:8786 ({e})"
+            ) from None
     bar = _SweepProgress(enabled=not quiet)
     try:
         outcome = sw.run(

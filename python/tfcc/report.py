@@ -199,12 +199,15 @@ def _heatmaps(d: _Data) -> list[str]:
             fig, ax = plt.subplots(
                 figsize=(1.2 + 1.1 * len(xa["cases"]), 1.4 + 0.8 * len(ya["cases"]))
             )
+            # a bounded metric keeps its whole range on the colour scale: scaled to the data,
+            # Jain's index of 0.986 and 0.994 were purple against yellow (ux3)
+            lo, hi = BOUNDED.get(m, (None, None))
             im = ax.imshow(
                 grid,
                 origin="lower",
                 cmap="RdBu" if theta else "viridis",
-                vmin=0.0 if theta else None,
-                vmax=1.0 if theta else None,
+                vmin=lo,
+                vmax=hi,
                 aspect="auto",
             )
             for i, j in itertools.product(range(grid.shape[0]), range(grid.shape[1])):
@@ -412,22 +415,33 @@ def render(
 
 
 def write(
-    root: Path,
-    out: Path | None = None,
+    root: Path | str,
+    out: Path | str | None = None,
     metrics: Sequence[str] | None = None,
     runs: Sequence[str] | None = None,
 ) -> Path:
-    """Write the report (default ``root/report.html``) atomically; returns its path."""
-    text = render(Path(root), metrics, runs)
-    out = out or Path(root) / "report.html"
+    """Write the report (default ``root/report.html``) atomically; returns its path. A place
+    that cannot be written is refused before the rendering, which takes seconds."""
+    from tfcc import store
+
+    store.meta(root)  # not a sweep directory: that first
+    name = f"--out {out}" if out is not None else None
+    out = Path(out) if out is not None else Path(root) / "report.html"
+    name = name or str(out)
     if out.is_dir():
-        raise ReportError(f"--out {out}: is a directory; give the HTML file's path")
+        raise ReportError(f"{name}: is a directory; give the HTML file's path")
     tmp = out.with_name(f".{out.name}.tmp")
     try:
+        tmp.write_text("")
+    except OSError as e:
+        raise ReportError(f"{name}: cannot write the report ({e.strerror})") from None
+    try:
+        text = render(Path(root), metrics, runs)
         tmp.write_text(text)
         tmp.rename(out)
     except OSError as e:
+        raise ReportError(f"{name}: cannot write the report ({e.strerror})") from None
+    finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise ReportError(f"--out {out}: cannot write the report ({e.strerror})") from None
     return out

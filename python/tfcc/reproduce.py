@@ -222,7 +222,9 @@ def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
         path = CLAIMS_DIR / f"{name_or_path}.toml"
     if not path.is_file():
         names = ", ".join(available()) or "none"
-        raise ClaimFileError(f"{path}: no such reproduction (available: {names})")
+        # the name as typed: the claim directory it was looked up in means nothing to a user
+        shown = name_or_path if path.parent == CLAIMS_DIR else path
+        raise ClaimFileError(f"{shown}: no such reproduction (available: {names})")
     try:
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:

@@ -32,7 +32,13 @@ def run(
 ) -> dict[str, Any]:
     """Run ``scenario`` and write ``out``; returns the summary. Raises
     :class:`tfcc.ScenarioError` or :class:`OutputError` before anything runs when the file or
-    the directory is unusable."""
+    the directory is unusable. ``overrides`` is a list of ``KEY=VALUE`` strings, as ``--set``
+    takes."""
+    if isinstance(overrides, str):  # list("duration=5s") would be one override per letter
+        raise TypeError(
+            f'overrides: a list of KEY=VALUE strings, e.g. ["duration=5s"], not one string '
+            f"(write [{overrides!r}])"
+        )
     return _core.run_to_dir(
         str(scenario),
         Path(out),

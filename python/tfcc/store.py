@@ -39,6 +39,29 @@ if TYPE_CHECKING:
     from tfcc.sweep import Point
 
 TABLES = ("flows", "links", "runs")  # write order: runs last
+#: The fields of summary.json's flows and links entries as the store keeps them (``id`` as
+#: ``flow``): an axis of the same name is shadowed by them in the flows and links views.
+SHADOWED: dict[str, frozenset[str]] = {
+    "flows": frozenset(
+        "flow label group protocol throughput_bps bytes_delivered packets_sent packets_lost "
+        "loss_event_rate mean_rtt_s cov retransmits timeouts receiver_timeouts".split()
+    ),
+    "links": frozenset(
+        "name utilization drops queue_drops early_drops artificial_drops down_drops "
+        "mean_queue_pkts arrivals tx_packets tx_bytes".split()
+    ),
+}
+#: Columns a view always has (docs/sweeps.md), with their type when no row has a value: a
+#: sweep with no failure has no `error` otherwise, and one whose runs all have a null metric
+#: (θ without TCP against another protocol) no column for it, so a query naming one failed.
+ALWAYS: dict[str, dict[str, str]] = {
+    "runs": {
+        "status": "VARCHAR",
+        "error": "VARCHAR",
+        "fairness_theta": "DOUBLE",
+        "jain_index": "DOUBLE",
+    },
+}
 #: Flush buffered rows after this many runs or seconds; a crash loses at most the buffer's
 #: store rows, which the resume rebuilds from the run directories.
 FLUSH_RUNS = 64
@@ -97,10 +120,7 @@ class Store:
             old = json.loads(meta_path.read_text())
             if old.get("fingerprint") != meta["fingerprint"]:
                 store.close()
-                raise SweepError(
-                    f"{root}: holds a sweep of another scenario or other --set overrides "
-                    f"({old.get('scenario')}); choose another --out"
-                )
+                raise SweepError(f"{root}: {_what_differs(old, meta)}; choose another --out")
             meta = _merge_meta(old, meta)
         for sub in ("runs", "failed", *(f"store/{t}" for t in TABLES)):
             (root / sub).mkdir(parents=True, exist_ok=True)
@@ -234,6 +254,23 @@ class Store:
         self.pending = 0
 
 
+def _what_differs(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Why a sweep directory refuses another sweep (their fingerprints differ): the
+    overrides applied to every point, else the scenario's name or its text."""
+
+    def show(ovs: Any) -> str:
+        return " ".join(f"--set {o}" for o in ovs) if ovs else "no --set"
+
+    if list(old.get("set", [])) != list(new.get("set", [])):
+        return (
+            f"holds a sweep with other overrides for every point ({show(old.get('set'))}, "
+            f"now {show(new.get('set'))}; [sweep] set counts too)"
+        )
+    if Path(str(old.get("scenario"))).name != Path(str(new.get("scenario"))).name:
+        return f"holds a sweep of another scenario ({old.get('scenario')})"
+    return f"holds a sweep of {old.get('scenario')} as it was: the file has changed since"
+
+
 def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """A resumed sweep with a changed grid keeps describing every run in the directory: the
     cases and seeds of both, the new order first (the report draws the axes from here)."""
@@ -283,16 +320,52 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
         else None
     )
     empty = "SELECT NULL::VARCHAR AS run_id, NULL::BIGINT AS seed WHERE false"
-    for t in TABLES:
+    axes = [a["column"] for a in meta(root).get("axes", []) if "column" in a]
+    run_cols: set[str] = set()
+    for t in ("runs", "flows", "links"):  # runs first: the others join it
         pieces = [q for q in (parts(t), failed if t == "runs" else None) if q]
         body = " UNION ALL BY NAME ".join(pieces) if pieces else empty
+        # the columns the docs promise, NULL where no row has one: `error` comes only from
+        # failed points, and a part leaves out a column without a value (see Store.flush)
+        have = {r[0] for r in con.execute(f"DESCRIBE {body}").fetchall()}
+        extra = "".join(
+            f", NULL::{ty} AS {col}" for col, ty in ALWAYS.get(t, {}).items() if col not in have
+        )
+        if extra:
+            body = f"SELECT *{extra} FROM ({body})"
+        # An axis named like a flow or link field (the flagship's `protocol`) was overwritten
+        # by the field in the rows (Store.add): its value comes back from `runs` as axis_NAME.
+        shadowed = [c for c in axes if c in SHADOWED.get(t, ()) and c in run_cols]
+        if shadowed:
+            cols = ", ".join(f'r."{c}" AS "axis_{c}"' for c in shadowed)
+            sel = ", ".join(f'"{c}"' for c in shadowed)
+            body = (
+                f"SELECT f.*, {cols} FROM ({body}) f "
+                f"LEFT JOIN (SELECT run_id, {sel} FROM runs) r ON f.run_id = r.run_id"
+            )
         con.execute(f"CREATE VIEW {t} AS {body}")
+        if t == "runs":
+            # what the others can take from it: after a crash, flows parts or run directories
+            # may exist before any runs part (and so before any axis column)
+            run_cols = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}
     if any((root / "runs").glob("*/timeseries.parquet")):
-        con.execute(
-            "CREATE VIEW timeseries AS SELECT * EXCLUDE (filename), "
+        series = (
+            "SELECT * EXCLUDE (filename), "
             "regexp_extract(filename, '([^/]+)/timeseries\\.parquet$', 1) AS run_id "
             f"FROM read_parquet({lit(root / 'runs' / '*' / 'timeseries.parquet')}, "
             "filename = true, union_by_name = true)"
+        )
+        # the run's seed and axis values beside each row, as in flows and links (an axis named
+        # like a series column is axis_NAME)
+        have = {r[0] for r in con.execute(f"DESCRIBE {series}").fetchall()}
+        cols = "".join(
+            f', r."{c}"' if c not in have else f', r."{c}" AS "axis_{c}"'
+            for c in ["seed", *axes]
+            if c in run_cols
+        )
+        con.execute(
+            f"CREATE VIEW timeseries AS SELECT ts.*{cols} FROM ({series}) ts "
+            "LEFT JOIN runs r ON ts.run_id = r.run_id"
         )
     else:
         con.execute(f"CREATE VIEW timeseries AS {empty}")

@@ -195,7 +195,9 @@ def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
             raise SweepError(f"{key}: unknown key {sorted(unknown)[0]!r} (keys, values, cases)")
         if "cases" in spec:
             cases = spec["cases"]
-            if not isinstance(cases, dict) or not cases or set(spec) != {"cases"}:
+            if set(spec) != {"cases"}:
+                raise SweepError(f"{key}: give either cases or keys and values, not both")
+            if not isinstance(cases, dict) or not cases:
                 raise SweepError(f"{key}.cases: expected a table of label = {{ key = value }}")
             out = []
             for label, sets in cases.items():
@@ -239,7 +241,7 @@ def _seeds(value: Any, where: str, first: int) -> list[int]:
 
 
 def load(
-    scenario: Path,
+    scenario: Path | str,
     grid: Sequence[str] = (),
     seeds: int | None = None,
     overrides: Sequence[str] = (),
@@ -250,6 +252,10 @@ def load(
     :class:`tfcc.ScenarioError` for a scenario that does not check."""
     from tfcc import _core
 
+    scenario = Path(scenario)
+    for what, value in (("grid", grid), ("overrides", overrides)):
+        if isinstance(value, str):  # a string is a sequence: one axis per letter
+            raise TypeError(f"{what}: a list of strings, not one string (write [{value!r}])")
     text = _read_scenario(scenario)
     try:
         # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does
@@ -285,13 +291,25 @@ def load(
             if k in keys:
                 raise SweepError(f"{where}: axes {keys[k]} and {a.name} both set {k}")
             keys[k] = a.name
+    # an override for every point of a key an axis sets never applies: the axis wins
+    file_set = len(base) - len(overrides)
+    for i, o in enumerate(base):
+        k = o.split("=", 1)[0].strip()
+        if k in keys:
+            given = f"--set {o}" if i >= file_set else f"{where}.set {o!r}"
+            raise SweepError(
+                f"{given}: the grid axis {keys[k]} sets {k} at every point, so this never "
+                "applies; drop one of them"
+            )
     cols = [a.column for a in axes]
     dup = {c for c in cols if cols.count(c) > 1}
     if dup:
         raise SweepError(f"{where}: two axes share the column name {sorted(dup)[0]!r}")
     reserved = {"run_id", "seed", "status", "error"} & set(cols)
     if reserved:
-        raise SweepError(f"{where}: {sorted(reserved)[0]!r} is reserved; name the axis otherwise")
+        col = sorted(reserved)[0]
+        hint = " (seeds: --seeds N, or seeds = [1, 2, 7] in [sweep])" if col == "seed" else ""
+        raise SweepError(f"{where}: {col!r} is reserved; name the axis otherwise{hint}")
     info = _core.check_scenario(str(scenario), base)
     first = int(info["seed"])
     seed_list = (
@@ -551,7 +569,7 @@ Progress = Callable[[int, int, int], object]
 
 def run(
     sweep: Sweep,
-    out: Path,
+    out: Path | str,
     *,
     backend: Backend | None = None,
     plots: bool = True,
@@ -566,7 +584,7 @@ def run(
     from tfcc.store import Store
 
     started = time.perf_counter()
-    store = Store.create(out, sweep_meta(sweep))
+    store = Store.create(Path(out), sweep_meta(sweep))
     try:
         points = list(points) if points is not None else sweep.points()
         done = store.reconcile({p.id: p for p in points})

@@ -38,6 +38,7 @@ pub fn plot_panels(
         .map(|p| tfcc_run::plots::Panel {
             ylabel: p.ylabel,
             lines: p.lines,
+            styles: Vec::new(),
         })
         .collect();
     py.detach(|| {

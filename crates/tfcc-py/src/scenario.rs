@@ -6,9 +6,9 @@
 //! are columnar (one list per column).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::path::{Path, PathBuf};
 use tfcc_sim::scenario::{self, Built};
 
@@ -26,27 +26,68 @@ create_exception!(
     "The output directory cannot be used or written; the message names it and says why."
 );
 
-fn load(path: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Built> {
-    scenario::load(Path::new(path), &overrides, seed)
-        .map_err(|e| ScenarioError::new_err(e.to_string()))
+/// The `overrides` argument: a list (any sequence) of `KEY=VALUE` strings. One string is
+/// refused by name (PyO3's own words were "Can't extract `str` to `Vec`").
+fn overrides_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    const WHAT: &str = "overrides: a list of KEY=VALUE strings, e.g. [\"duration=5s\"]";
+    let Some(obj) = obj else {
+        return Ok(Vec::new());
+    };
+    if obj.is_instance_of::<PyString>() {
+        let one: String = obj.extract()?;
+        return Err(PyTypeError::new_err(format!(
+            "{WHAT}, not one string (write [{one:?}])"
+        )));
+    }
+    obj.extract::<Vec<String>>()
+        .map_err(|e| PyTypeError::new_err(format!("{WHAT}: {e}")))
 }
 
-/// Check a scenario without running it; returns a short description.
+/// The `seed` argument: a whole number from 0 to 2^64 − 1 (PyO3's own words for -1 were
+/// "can't convert negative int to unsigned", naming no argument).
+fn seed_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    obj.extract::<u64>().map(Some).map_err(|_| {
+        let shown = obj
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyValueError::new_err(format!(
+            "seed: a whole number from 0 to 18446744073709551615, got {shown}"
+        ))
+    })
+}
+
+fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Built> {
+    scenario::load(path, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Check a scenario without running it (`path` a str or a `pathlib.Path`, `overrides` a list
+/// of `KEY=VALUE` strings as `--set` takes); returns a short description: `scenario`,
+/// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `reported_links` (all but the
+/// per-flow access links), `events` and `groups` (label, count). Raises `ScenarioError`
+/// naming the file and the key.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new()))]
+#[pyo3(signature = (path, overrides = None))]
 pub fn check_scenario<'py>(
     py: Python<'py>,
-    path: &str,
-    overrides: Vec<String>,
+    path: PathBuf,
+    overrides: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = load(path, overrides, None)?;
+    let b = load(&path, overrides_of(overrides)?, None)?;
     let d = PyDict::new(py);
     d.set_item("scenario", &b.name)?;
-    d.set_item("duration_s", b.cfg.duration.as_secs_f64())?;
-    d.set_item("measure_from_s", b.cfg.measure_from.as_secs_f64())?;
+    // nanoseconds / 1e9 is the nearest double to the seconds ("60s" is 60.0; as_secs_f64,
+    // nanoseconds × 1e-9, gives 60.00000000000001)
+    d.set_item("duration_s", b.cfg.duration.as_nanos() as f64 / 1e9)?;
+    d.set_item("measure_from_s", b.cfg.measure_from.as_nanos() as f64 / 1e9)?;
     d.set_item("seed", b.cfg.seed)?;
     d.set_item("flows", b.flows.len())?;
     d.set_item("links", b.topology.links.len())?;
+    // the links the outputs report (all but the per-flow access links)
+    d.set_item("reported_links", b.reported_links.len())?;
     d.set_item("events", b.events.len())?;
     let mut groups: Vec<(String, usize)> = Vec::new();
     for f in &b.flow_info {
@@ -58,25 +99,29 @@ pub fn check_scenario<'py>(
     d.set_item("groups", groups)?;
     // Building the simulation runs the simulator's own checks too.
     b.into_simulation()
-        .map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))?;
+        .map_err(|e| ScenarioError::new_err(format!("{}: {e}", path.display())))?;
     Ok(d)
 }
 
-/// Run a scenario; `seed` replaces the file's; `progress(now_s, end_s)` is called about a
-/// hundred times a run, and an exception it raises (or Ctrl-C) abandons the run. Returns
+/// Run a scenario (`path` a str or a `pathlib.Path`) in memory, writing nothing; `overrides`
+/// is a list of `KEY=VALUE` strings as `--set` takes; `seed` replaces the file's;
+/// `progress(now_s, end_s)` is called about a hundred times a run, and an exception it raises
+/// (or Ctrl-C) abandons the run. Returns
 /// `{"summary": dict, "flow_series": dict of lists, "link_series": dict of lists}`: the summary
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
 /// `queues.parquet`.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, progress = None))]
+#[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
     py: Python<'py>,
-    path: &str,
-    overrides: Vec<String>,
-    seed: Option<u64>,
+    path: PathBuf,
+    overrides: Option<Bound<'py, PyAny>>,
+    seed: Option<Bound<'py, PyAny>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let done = simulate(py, path, &overrides, seed, progress)?;
+    let overrides = overrides_of(overrides)?;
+    let seed = seed_of(seed)?;
+    let done = simulate(py, &path, &overrides, seed, progress)?;
     let out = PyDict::new(py);
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
     out.set_item("flow_series", flow_dict(py, &done.flows)?)?;
@@ -95,15 +140,16 @@ pub fn run_to_dir<'py>(
     path: &str,
     out: PathBuf,
     overrides: Vec<String>,
-    seed: Option<u64>,
+    seed: Option<Bound<'py, PyAny>>,
     plots: bool,
     progress: Option<Py<PyAny>>,
     font: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let seed = seed_of(seed)?;
     tfcc_run::check(Path::new(path), &overrides)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     tfcc_run::output::check_writable(&out).map_err(OutputError::new_err)?;
-    let done = simulate(py, path, &overrides, seed, progress)?;
+    let done = simulate(py, Path::new(path), &overrides, seed, progress)?;
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
         .map_err(OutputError::new_err)?;
     summary_dict(py, &done.summary)
@@ -207,7 +253,7 @@ pub fn fairness_theta(tcp: Vec<f64>, other: Vec<f64>) -> Option<f64> {
 /// to call `progress` and to run Python's signal handlers, so Ctrl-C abandons the run there.
 fn simulate(
     py: Python<'_>,
-    path: &str,
+    path: &Path,
     overrides: &[String],
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
@@ -232,7 +278,7 @@ fn simulate(
                 }
             })
         };
-        tfcc_run::run(Path::new(path), overrides, seed, &mut report)
+        tfcc_run::run(path, overrides, seed, &mut report)
     });
     match (result, cb_err) {
         (_, Some(e)) => Err(e),

@@ -24,6 +24,11 @@ pub type Line = (String, Vec<f64>, Vec<f64>);
 pub struct Panel {
     pub ylabel: String,
     pub lines: Vec<Line>,
+    /// Each line's style, by index: colour `i % 10`, dashed from the eleventh. A run's charts
+    /// give a flow the same index in each (its rank among the run's flows), so flow 4 is the
+    /// same colour in `throughput.png` and `window.png` although the window panel leaves out
+    /// the rate-based flows. Empty (or shorter than `lines`): a line's position.
+    pub styles: Vec<usize>,
 }
 
 /// Above this many flows, lines are drawn per label (the mean of its flows) instead of per flow.
@@ -151,8 +156,9 @@ fn draw_into(
         }
         mesh.draw()?;
         for (j, (label, xs, ys)) in panel.lines.iter().enumerate() {
-            let colour = COLOURS[j % COLOURS.len()];
-            let dashed = j >= COLOURS.len();
+            let style = panel.styles.get(j).copied().unwrap_or(j);
+            let colour = COLOURS[style % COLOURS.len()];
+            let dashed = style % (2 * COLOURS.len()) >= COLOURS.len();
             let points = xs
                 .iter()
                 .zip(ys)
@@ -218,13 +224,15 @@ pub fn plot_panels(
 }
 
 /// One line per flow of `column` (scaled), or per label as the mean over its flows when there
-/// are more than [`MAX_LINES`] flows. Samples without a value (`None`) are left out.
+/// are more than [`MAX_LINES`] flows. Samples without a value (`None`) are left out. With
+/// each line, its style index (see [`Panel::styles`]): the flow's rank among all the run's
+/// flows, or the label's among all labels, so that every chart of a run draws a flow alike.
 fn flow_lines(
     summary: &Summary,
     flows: &FlowColumns,
     column: &[Option<f64>],
     scale: f64,
-) -> Vec<Line> {
+) -> (Vec<Line>, Vec<usize>) {
     let label = |id: i64| {
         summary
             .flows
@@ -242,12 +250,24 @@ fn flow_lines(
             e.1.push(v * scale);
         }
     }
+    let all_ids: std::collections::BTreeSet<i64> = flows.flow.iter().copied().collect();
+    // a rank past MAX_LINES would repeat another line's style: then the position serves
+    let rank = |all: usize, r: Option<usize>, j: usize| match r {
+        Some(r) if all <= MAX_LINES => r,
+        _ => j,
+    };
     if per_flow.len() <= MAX_LINES {
         return per_flow
             .into_iter()
-            .map(|(id, (xs, ys))| (format!("{id} {}", label(id)), xs, ys))
-            .collect();
+            .enumerate()
+            .map(|(j, (id, (xs, ys)))| {
+                let style = rank(all_ids.len(), all_ids.iter().position(|&x| x == id), j);
+                ((format!("{id} {}", label(id)), xs, ys), style)
+            })
+            .unzip();
     }
+    let all_labels: std::collections::BTreeSet<String> =
+        all_ids.iter().map(|&id| label(id)).collect();
     // Group by label; the mean at each sampling time (times are exact multiples of the
     // interval, so their bit patterns serve as keys).
     let mut groups: BTreeMap<String, BTreeMap<u64, (f64, f64, u32)>> = BTreeMap::new();
@@ -261,16 +281,22 @@ fn flow_lines(
     }
     groups
         .into_iter()
-        .map(|(label, pts)| {
+        .enumerate()
+        .map(|(j, (label, pts))| {
+            let style = rank(
+                all_labels.len(),
+                all_labels.iter().position(|l| *l == label),
+                j,
+            );
             let mut pts: Vec<(f64, f64)> = pts
                 .into_values()
                 .map(|(x, s, n)| (x, s / f64::from(n)))
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (xs, ys) = pts.into_iter().unzip();
-            (format!("{label} (mean)"), xs, ys)
+            ((format!("{label} (mean)"), xs, ys), style)
         })
-        .collect()
+        .unzip()
 }
 
 /// Write `throughput.png`, `window.png` (cwnd and/or rate) and `queue.png` into `dir`; returns
@@ -291,11 +317,12 @@ pub fn plot_run(
         Ok::<(), String>(())
     };
     let throughput: Vec<Option<f64>> = flows.throughput_bps.iter().map(|&x| Some(x)).collect();
-    let tput = flow_lines(summary, flows, &throughput, 1e-6);
+    let (tput, styles) = flow_lines(summary, flows, &throughput, 1e-6);
     if !tput.is_empty() {
         let panel = Panel {
             ylabel: "throughput (Mb/s)".into(),
             lines: tput,
+            styles,
         };
         chart(
             "throughput.png",
@@ -315,10 +342,11 @@ pub fn plot_run(
         ),
     ]
     .into_iter()
-    .filter(|(_, lines)| !lines.is_empty())
-    .map(|(ylabel, lines)| Panel {
+    .filter(|(_, (lines, _))| !lines.is_empty())
+    .map(|(ylabel, (lines, styles))| Panel {
         ylabel: ylabel.into(),
         lines,
+        styles,
     })
     .collect();
     if !panels.is_empty() {
@@ -344,8 +372,51 @@ pub fn plot_run(
         let panel = Panel {
             ylabel: "queue (packets)".into(),
             lines,
+            styles: Vec::new(),
         };
         chart("queue.png", &[panel], format!("{name}: queue length"), 330)?;
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2 s run of TCP, TFRC and TFWC (flows 0, 1, 2) on one dumbbell.
+    fn mixed_run() -> crate::Finished {
+        let dir = std::env::temp_dir().join(format!("tfcc-plots-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.toml");
+        std::fs::write(
+            &path,
+            "duration = \"2s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"10Mbps\", delay = \"10ms\" }\n\
+             [[flows]]\nprotocol = \"tcp-sack\"\n[[flows]]\nprotocol = \"tfrc\"\n\
+             [[flows]]\nprotocol = \"tfwc\"\n",
+        )
+        .unwrap();
+        let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        run
+    }
+
+    #[test]
+    fn a_flow_keeps_its_colour_in_every_chart_of_a_run() {
+        // ux3: window.png's cwnd panel (TCP and TFWC only) numbered its lines afresh, so
+        // TFWC's flow 2 was green in throughput.png and orange beside TCP's cwnd.
+        let run = mixed_run();
+        let tput: Vec<Option<f64>> = run.flows.throughput_bps.iter().map(|&x| Some(x)).collect();
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, &tput, 1e-6);
+        let labels: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(labels, ["0 tcp-sack", "1 tfrc", "2 tfwc"]);
+        assert_eq!(styles, [0, 1, 2]);
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, &run.flows.cwnd, 1.0);
+        let labels: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(labels, ["0 tcp-sack", "2 tfwc"]);
+        assert_eq!(styles, [0, 2]);
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, &run.flows.rate_bps, 1e-6);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(styles, [1]);
+    }
 }

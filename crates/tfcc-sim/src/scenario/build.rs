@@ -11,6 +11,7 @@ use super::spec::{
     AccessTable, Direction, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec,
     ScopeKind, Spread, TopologyKind,
 };
+use super::RATE_NOT_POSITIVE;
 use crate::drr::DrrConfig;
 use crate::flow::FlowSpec;
 use crate::link::{LinkId, LinkSpec};
@@ -512,7 +513,7 @@ fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpe
         .rate
         .unwrap_or(Rate(fastest.0.saturating_mul(ACCESS_RATE_FACTOR)));
     if rate.bps() == 0 {
-        return err("topology.access.rate", "must be positive");
+        return err("topology.access.rate", RATE_NOT_POSITIVE);
     }
     let delay = match a.delay.unwrap_or(Spread::One(ACCESS_DELAY)) {
         Spread::One(d) => DelaySpread::Fixed(d),
@@ -555,7 +556,7 @@ fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpe
 fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec, BuildError> {
     let at = |k: &str| format!("{path}.{k}");
     if l.rate.bps() == 0 {
-        return err(at("rate"), "must be positive");
+        return err(at("rate"), RATE_NOT_POSITIVE);
     }
     if !custom {
         for (key, given) in [
@@ -790,6 +791,14 @@ fn custom(
             "missing: a custom topology needs links = [{ from, to, name, rate, delay }, ...]",
         );
     };
+    for (i, node) in nodes.iter().enumerate() {
+        if let Some(j) = nodes[..i].iter().position(|n| n == node) {
+            return err(
+                format!("topology.nodes[{i}]"),
+                format!("`{node}` is listed twice (also topology.nodes[{j}])"),
+            );
+        }
+    }
     let mut links = Vec::with_capacity(tables.len());
     // (from, to) -> link name; the first link between two nodes carries the traffic.
     let mut between: HashMap<(&str, &str), &str> = HashMap::new();
@@ -912,7 +921,7 @@ pub(super) fn event(
             if r.bps() == 0 {
                 return err(
                     at("rate"),
-                    "must be positive (use up = false for a dropout)",
+                    "must be positive: at least 1 bit/s (use up = false for a dropout)",
                 );
             }
             LinkAction::SetRate(r)

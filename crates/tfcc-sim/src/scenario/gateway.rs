@@ -51,7 +51,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
     if let Some(a) = &t.access {
         if let Some(r) = a.rate {
             if r.bps() == 0 {
-                return err("topology.access.rate", "must be positive");
+                return err("topology.access.rate", super::RATE_NOT_POSITIVE);
             }
             g.access_rate = r;
         }
@@ -123,9 +123,24 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             }
         })?;
     cfg.weights = weights.clone();
-    cfg.validate().map_err(|e| BuildError {
-        key: "web.msfrs".into(),
-        message: e.to_string(),
+    cfg.validate().map_err(|e| {
+        // "msfrs: `target_utilization` must be ..." -> web.msfrs.target_utilization: "must be ..."
+        let text = e.to_string();
+        let text = text.strip_prefix("msfrs: ").unwrap_or(&text);
+        let field = text
+            .strip_prefix('`')
+            .and_then(|t| t.split_once("` "))
+            .filter(|(f, _)| *f != "weights");
+        match field {
+            Some((f, rest)) => BuildError {
+                key: format!("web.msfrs.{f}"),
+                message: rest.to_string(),
+            },
+            None => BuildError {
+                key: "web.msfrs".into(),
+                message: text.to_string(),
+            },
+        }
     })?;
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,
@@ -265,7 +280,7 @@ fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(
     }
     if let Some(r) = web.client_rate {
         if r.bps() == 0 {
-            return err("web.client_rate", "must be positive");
+            return err("web.client_rate", super::RATE_NOT_POSITIVE);
         }
         g.client_rate = r;
     }
@@ -274,7 +289,7 @@ fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(
     }
     if let Some(r) = web.server_rate {
         if r.bps() == 0 {
-            return err("web.server_rate", "must be positive");
+            return err("web.server_rate", super::RATE_NOT_POSITIVE);
         }
         g.server_rate = r;
     }

@@ -67,6 +67,11 @@ impl Built {
     }
 }
 
+/// The error for a rate of 0 bit/s. Rates are whole bits per second, so a plain number below
+/// 0.5 (`rate = 0.02`, meant as 0.02 Mb/s or as seconds) rounds to 0: the message says the unit.
+pub const RATE_NOT_POSITIVE: &str =
+    "must be positive: at least 1 bit/s (a plain number is in bit/s; \"10Mbps\" is 10 Mb/s)";
+
 /// Read, override, check and build the scenario at `path`. `seed`, when given, replaces the
 /// file's `seed` (the command line's `--seed`).
 pub fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Built, ScenarioError> {
@@ -105,7 +110,7 @@ pub fn load_str(
     let fail = |key: Option<String>, message: String| ScenarioError {
         file: file.to_string(),
         key,
-        message,
+        message: plain_types(&message),
     };
     let table: toml::Table = toml::from_str(text).map_err(|e| {
         let at = e
@@ -153,6 +158,68 @@ fn refine(path: String, message: String) -> (Option<String>, String) {
     (parent, message)
 }
 
+/// serde's messages name Rust's types ("invalid value: integer `-1`, expected u32",
+/// "expected struct LinkTable", "expected a map"); a scenario's author knows TOML's words.
+/// Rewrites those names, and nothing else, in a message.
+pub fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 12] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u64", "expected a whole number from 0 up"),
+        ("expected usize", "expected a whole number from 0 up"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f32", "expected a number"),
+        ("expected f64", "expected a number"),
+        ("expected a map", "expected a table"),
+        ("expected a sequence", "expected a list"),
+        ("invalid type: sequence", "invalid type: list"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in WORDS {
+        out = replace_word(&out, rust, plain);
+    }
+    out = replace_word(&out, "invalid type: map", "invalid type: table");
+    // the toml crate's words for a number or a table where a name (an enum) belongs
+    out = out.replace(
+        "invalid type: unit variant, expected string only",
+        "expected one of its names, as a string",
+    );
+    // "expected struct TopologySpec", "expected enum Foo": the key already says which table
+    for (kind, plain) in [
+        ("expected struct ", "expected a table"),
+        ("expected enum ", "expected one of its names"),
+    ] {
+        while let Some(i) = out.find(kind) {
+            let rest = &out[i + kind.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            out = format!("{}{plain}{}", &out[..i], &rest[end..]);
+        }
+    }
+    out
+}
+
+/// `text` with every `word` that is not followed by a letter, digit or `_` replaced.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(word) {
+        let after = &rest[i + word.len()..];
+        let whole = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { by } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -170,10 +237,24 @@ pub fn apply_override(root: &mut toml::Value, assignment: &str) -> Result<(), St
     };
     let path = path.trim();
     let raw = raw.trim();
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        .and_then(|mut t| t.remove("v"));
+    // A list or a table that is not valid TOML (`[0s, 1s]`, `{ model = bernoulli }`) is a
+    // mistake, not a plain string: as a string it failed later as "expected a duration".
+    if parsed.is_none() && (raw.starts_with('[') || raw.starts_with('{')) {
+        return Err(format!(
+            "`{raw}` is not a valid TOML {}: text inside needs quotes, e.g. \
+             [\"0s\", \"1s\"] or {{ model = \"bernoulli\", p = 0.01 }} (in a shell, \
+             put the whole --set in single quotes)",
+            if raw.starts_with('[') {
+                "list"
+            } else {
+                "table"
+            }
+        ));
+    }
+    let value = parsed.unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let segs: Vec<&str> = path.split('.').collect();
     if segs.iter().any(|s| s.is_empty()) {
         return Err(format!("`{path}` is not a dotted key path"));

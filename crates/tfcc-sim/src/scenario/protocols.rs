@@ -492,8 +492,22 @@ fn merge_under(params: &toml::Table, defaults: &toml::Table) -> toml::Table {
     out
 }
 
-/// A `Config::validate` message is `field: why`; it becomes the error for `params.field`.
+/// A `Config::validate` message is `field: why` (or, in TCP's, `field must ...`); it becomes
+/// the error for `params.field`.
 fn invalid(message: String) -> ProtocolError {
+    let is_field = |f: &str| {
+        !f.is_empty()
+            && f.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    if let Some((field, why)) = message.split_once(" must ") {
+        if is_field(field) {
+            return ProtocolError::Param {
+                key: format!("params.{field}"),
+                message: format!("must {why}"),
+            };
+        }
+    }
     match message.split_once(": ") {
         Some((field, why)) if !field.contains(' ') => ProtocolError::Param {
             key: format!("params.{field}"),
@@ -660,7 +674,7 @@ fn cbr(
         )
     })?;
     if rate.bps() == 0 {
-        return Err(param("rate", "must be positive".into()));
+        return Err(param("rate", super::RATE_NOT_POSITIVE.into()));
     }
     let on_off = match (on, off) {
         (None, None) if protocol == "cbr-onoff" => {

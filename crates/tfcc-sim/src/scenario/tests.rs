@@ -490,6 +490,13 @@ route = ["c", "b"]
         "no node `z`",
     );
     refused(text, &["flows.0.hops=[0, 0]"], "flows[0].hops", "");
+    // A node listed twice was accepted without a word (ux3).
+    refused(
+        text,
+        &["topology.nodes=[\"a\", \"b\", \"c\", \"b\"]"],
+        "topology.nodes[3]",
+        "`b` is listed twice (also topology.nodes[1])",
+    );
 }
 
 #[test]
@@ -771,7 +778,7 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         BASE,
         &["flows.0.count=10000000000"],
         "flows[0].count",
-        "u32",
+        "expected a whole number from 0 to 4294967295",
     );
     refused(
         BASE,
@@ -1210,9 +1217,19 @@ fn bad_web_keys_are_named() {
         "drr"
     );
     refused(WEB, &["web.gateway=drr", "web.drr_quantum=0"], "web", "");
-    let (k, m) = bad(WEB, &["web.msfrs.target_utilization=1.5"]);
-    assert_eq!(k, "web.msfrs");
-    assert!(m.contains("U+") || m.contains("target"), "{m}");
+    // ux3: the key is the field's (it was "web.msfrs: msfrs: `target_utilization` must ...")
+    refused(
+        WEB,
+        &["web.msfrs.target_utilization=1.5"],
+        "web.msfrs.target_utilization",
+        "must be in (0, 1) (003 §4.3.2), got 1.5",
+    );
+    refused(
+        WEB,
+        &["web.msfrs.min_window=5", "web.msfrs.initial_window=2"],
+        "web.msfrs",
+        "need 1 <= min_window (5) <= initial_window (2)",
+    );
     refused(WEB, &["web.msfrs.nonsense=1"], "web.msfrs.nonsense", "");
     refused(
         WEB,
@@ -1617,4 +1634,124 @@ fn a_video_source_feeds_senders_that_take_offers() {
         .run();
     let got = r.summary.flows[1].throughput_bps;
     assert!((0.8e6..1.05e6).contains(&got), "{got}");
+}
+
+#[test]
+fn an_override_list_or_table_that_is_not_toml_is_refused() {
+    // ux3: `--set flows.0.start=[0s, 1s]` became the string "[0s, 1s]" and failed as
+    // "expected a duration", far from the mistake (the unquoted strings)
+    refused(
+        BASE,
+        &["flows.0.start=[0s, 1s]"],
+        "--set flows.0.start=[0s, 1s]",
+        "`[0s, 1s]` is not a valid TOML list: text inside needs quotes",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck.loss={ model = bernoulli, p = 0.01 }"],
+        "--set topology.bottleneck.loss={ model = bernoulli, p = 0.01 }",
+        "not a valid TOML table",
+    );
+    let b = ok_with(BASE, &["flows.0.start=[\"0s\", \"1s\"]", "name=my run"]);
+    assert_eq!(b.name, "my run");
+}
+
+#[test]
+fn a_bad_protocol_parameter_is_named_by_its_key() {
+    // ux3: TCP's checks said "flows[0].params: max_window must be at least 1 segment"
+    let tcp = BASE.replace(
+        "protocol = \"cbr\"\nrate = \"1Mbps\"",
+        "protocol = \"tcp-sack\"",
+    );
+    refused(
+        &tcp,
+        &["flows.0.params.max_window=0"],
+        "flows[0].params.max_window",
+        "must be at least 1 segment",
+    );
+    refused(
+        &tcp,
+        &["flows.0.params.dupack_threshold=0"],
+        "flows[0].params.dupack_threshold",
+        "must be at least 1",
+    );
+}
+
+#[test]
+fn a_rate_that_rounds_to_zero_names_the_unit() {
+    // ux3: rate = 0.02 (meant as Mb/s) said "must be positive" of a positive number
+    for key in [
+        "topology.bottleneck.rate",
+        "topology.access.rate",
+        "flows.0.rate",
+    ] {
+        let (k, m) = bad(BASE, &[&format!("{key}=0.02")]);
+        assert_eq!(k.replace('[', ".").replace(']', ""), key);
+        assert!(
+            m.contains("at least 1 bit/s") && m.contains("plain number"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn type_errors_speak_toml_not_rust() {
+    // ux3: "expected u32", "expected usize", "expected struct LinkTable" reached the user.
+    refused(
+        BASE,
+        &["flows.0.count=-1"],
+        "flows[0].count",
+        "invalid value: integer `-1`, expected a whole number from 0 to 4294967295",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck.limit=1.5"],
+        "topology.bottleneck.limit",
+        "invalid type: floating point `1.5`, expected a whole number from 0 to 4294967295",
+    );
+    refused(
+        BASE,
+        &["topology.bottleneck=5"],
+        "topology.bottleneck",
+        "invalid type: integer `5`, expected a table",
+    );
+    refused(
+        BASE,
+        &["flows.0.params=3"],
+        "flows[0].params",
+        "expected a table",
+    );
+    refused(
+        BASE,
+        &["seed=-1"],
+        "seed",
+        "expected a whole number from 0 up",
+    );
+    refused(
+        BASE,
+        &["topology.kind=3"],
+        "topology.kind",
+        "expected one of its names, as a string",
+    );
+    for sets in [
+        ["flows.0.count=-1"],
+        ["topology.bottleneck=5"],
+        ["topology=3"],
+        ["topology.kind=3"],
+        ["events=[3]"],
+        ["flows=3"],
+        ["topology.bottleneck.limit=99999999999"],
+    ] {
+        let (_, m) = bad(BASE, &sets);
+        for rust in [
+            "u32", "u64", "usize", "struct", "Spec", "sequence", "map", "variant",
+        ] {
+            assert!(!m.contains(rust), "{sets:?}: {m}");
+        }
+    }
+    assert_eq!(
+        plain_types("expected u32x, expected u32, expected struct A_b1 or expected a map"),
+        "expected u32x, expected a whole number from 0 to 4294967295, expected a table or \
+         expected a table"
+    );
 }
