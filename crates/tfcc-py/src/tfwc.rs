@@ -223,7 +223,8 @@ impl PyTfwcReceiver {
         self.ep.next_timeout_ns()
     }
 
-    /// Bytes of the data datagrams received, headers included (as `tfcc recv` counts them).
+    /// Payload bytes received, each sequence number once (the 28-byte data header and
+    /// duplicates excluded, as `tfcc recv` counts them).
     #[getter]
     fn delivered_bytes(&self) -> u64 {
         self.ep.inner.delivered_bytes()
