@@ -247,10 +247,12 @@ switch $P(tcp_variant) {
 if {$P(delack)} { append sink_class /DelAck }
 
 # A sender of class `snd_class` and a receiver of class `rcv_class` on a new pair of access
-# nodes, flow id `fid`, connected; returns the two agents and the sender's access node.
-proc agent_pair {snd_class rcv_class fid} {
+# nodes, flow id `fid`, connected; returns the two agents and the sender's access node. With
+# `reverse` the sender sits on the receivers' side (r2) and its data crosses r2 -> r1.
+proc agent_pair {snd_class rcv_class fid {reverse 0}} {
     global ns
     lassign [access_pair] src dst
+    if {$reverse} { lassign [list $dst $src] src dst }
     set snd [new $snd_class]
     set rcv [new $rcv_class]
     $snd set fid_ $fid
@@ -263,14 +265,19 @@ proc agent_pair {snd_class rcv_class fid} {
 # flow records: id kind sender receiver start [app]
 set flows {}
 set fid 0
-for {set i 0} {$i < $P(tcp)} {incr i} {
-    lassign [agent_pair $tcp_class $sink_class $fid] snd rcv
+# The next flow: a TCP of kind `kind` fed by FTP from its start time, `reverse` as agent_pair.
+proc tcp_flow {kind reverse} {
+    global ns flows fid tcp_class sink_class
+    lassign [agent_pair $tcp_class $sink_class $fid $reverse] snd rcv
     set ftp [new Application/FTP]
     $ftp attach-agent $snd
     set t [start_time $fid]
     $ns at $t "$ftp start"
-    lappend flows [list $fid tcp $snd $rcv $t ""]
+    lappend flows [list $fid $kind $snd $rcv $t ""]
     incr fid
+}
+for {set i 0} {$i < $P(tcp)} {incr i} {
+    tcp_flow tcp 0
 }
 for {set i 0} {$i < $P(tfrc)} {incr i} {
     lassign [agent_pair Agent/TFRC Agent/TFRCSink $fid] snd rcv
@@ -283,19 +290,7 @@ for {set i 0} {$i < $P(tfrc)} {incr i} {
 # r2 -> r1 beside the forward ACKs. Kind "tcp-reverse", left out of θ, Jain and the forward
 # bottleneck's accounting.
 for {set i 0} {$i < $P(reverse_tcp)} {incr i} {
-    lassign [access_pair] left right
-    set snd [new $tcp_class]
-    set rcv [new $sink_class]
-    $snd set fid_ $fid
-    $ns attach-agent $right $snd
-    $ns attach-agent $left $rcv
-    $ns connect $snd $rcv
-    set ftp [new Application/FTP]
-    $ftp attach-agent $snd
-    set t [start_time $fid]
-    $ns at $t "$ftp start"
-    lappend flows [list $fid tcp-reverse $snd $rcv $t ""]
-    incr fid
+    tcp_flow tcp-reverse 1
 }
 if {$P(cbr_rate) > 0} {
     lassign [agent_pair Agent/UDP Agent/LossMonitor $fid] snd rcv src

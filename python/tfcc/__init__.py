@@ -48,26 +48,15 @@ if TYPE_CHECKING:
         run_scenario,
     )
 
-#: Names re-exported from the compiled core. They are loaded on first use (PEP 562), so that
-#: ``tfcc run``, which hands over to a native executable, does not load the extension first.
-_CORE = {
-    "Equation",
-    "LossHistory",
-    "OutputError",
-    "ScenarioError",
-    "TfrcReceiver",
-    "TfrcSender",
-    "TfwcReceiver",
-    "TfwcSender",
-    "__version__",
-    "check_scenario",
-    "run_scenario",
-}
 _EQUATIONS: dict = {}
 
 
 def __getattr__(name: str) -> object:
-    if name in _CORE:
+    # The names of ``__all__`` not defined below are re-exported from the compiled core. They
+    # are loaded on first use (PEP 562), so that ``tfcc run``, which hands over to a native
+    # executable, does not load the extension first. Python calls this only for a name the
+    # module does not have, so the functions defined here never reach it.
+    if name in __all__:
         from tfcc import _core
 
         value = getattr(_core, name)

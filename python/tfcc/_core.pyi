@@ -141,7 +141,8 @@ class TfwcReceiver:
         """Always ``None``."""
     @property
     def delivered_bytes(self) -> int:
-        """Bytes of the data datagrams received, headers included."""
+        """Payload bytes received, each sequence number once (the 28-byte data header and
+        duplicates excluded)."""
     def stats(self) -> dict[str, object]:
         """The sender's keys (unmeasured at a receiver; ``mode`` is ``"receiver"``) and
         ``delivered_bytes``."""

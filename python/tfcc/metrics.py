@@ -196,12 +196,18 @@ def tcp_model_ratio(
     return sum(ratios) / len(ratios)
 
 
+def _mean_of(s: Summary, key: str, flow: int | None, protocol: str | None, missing: str) -> float:
+    """The mean of the per-flow summary value ``key`` over the matching flows; ``missing`` is the
+    error when a flow has none (absent or NaN)."""
+    vals = [f.get(key) for f in _flows(s, flow, protocol)]
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        raise MetricError(missing)
+    return sum(vals) / len(vals)
+
+
 def loss_event_rate(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
     """Mean loss event rate p of the matching flows."""
-    vals = [f.get("loss_event_rate") for f in _flows(s, flow, protocol)]
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
-        raise MetricError("a flow reports no loss event rate")
-    return sum(vals) / len(vals)
+    return _mean_of(s, "loss_event_rate", flow, protocol, "a flow reports no loss event rate")
 
 
 def throughput_ratio(s: Summary, protocol: str, other: str) -> float:
@@ -238,10 +244,7 @@ def cov(s: Summary, flow: int | None = None, protocol: str | None = None) -> flo
     of its per-interval samples in the measurement window (the summary's ``cov``, at the
     recorder's sampling interval, 100 ms by default): 004 Sec. 4.1's measure of how smooth a
     rate is. Averaged over the matching flows."""
-    vals = [f.get("cov") for f in _flows(s, flow, protocol)]
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
-        raise MetricError("a flow has no throughput samples in the window")
-    return sum(vals) / len(vals)
+    return _mean_of(s, "cov", flow, protocol, "a flow has no throughput samples in the window")
 
 
 def max_min(s: Summary, protocol: str | None = None) -> float:

@@ -116,6 +116,16 @@ class Claim:
     #: testbed: a dumbbell with TFRC and TCP flows, DropTail in packets).
     testbed: bool = False
 
+    def runs(self) -> list[tuple[list[str], int]]:
+        """Every run the claim measures, as (overrides, seed): its ``set`` with each variant,
+        and each again under a ``versus`` set, for each seed (what :func:`evaluate` asks its
+        runner for, so that a backend can run them all first)."""
+        vset = list((self.versus or {}).get("set", []))
+        extras = [list(v) for v in self.variants]
+        if vset:
+            extras += [[*v, *vset] for v in self.variants]
+        return [([*self.set, *extra], seed) for seed in self.seeds for extra in extras]
+
     def bounds(self) -> tuple[float, float]:
         """The accepted interval ``[lo, hi]``."""
         lo, hi = float("-inf"), float("inf")

@@ -698,16 +698,9 @@ def prerun_claims(
         if c.scenario is None:
             continue  # a trace claim: its metric runs no simulation
         pts = by_scenario.setdefault(Path(c.scenario), {})
-        # Every run the claim measures: each variant, and each again under a ``versus`` set.
-        vset = list((c.versus or {}).get("set", []))
-        extras = [list(v) for v in c.variants]
-        if vset:
-            extras += [[*v, *vset] for v in c.variants]
-        for seed in c.seeds:
-            for extra in extras:
-                overrides = [*c.set, *extra]
-                pid = point_id(overrides, seed)
-                pts[pid] = Point(pid, seed, {}, tuple(overrides))
+        for overrides, seed in c.runs():
+            pid = point_id(overrides, seed)
+            pts[pid] = Point(pid, seed, {}, tuple(overrides))
     plans = []
     for scenario, pts in by_scenario.items():
         text = _read_scenario(scenario)

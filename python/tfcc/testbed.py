@@ -132,13 +132,8 @@ def prerun_claims(
     raises ``ValueError`` with its error, which the claim reports."""
     keys: dict[tuple[str, tuple[str, ...], int], None] = {}
     for c in claims:
-        vset = list((c.versus or {}).get("set", []))
-        extras = [list(v) for v in c.variants]
-        if vset:
-            extras += [[*v, *vset] for v in c.variants]
-        for seed in c.seeds:
-            for extra in extras:
-                keys[(str(c.scenario), (*c.set, *extra), seed)] = None
+        for overrides, seed in c.runs():
+            keys[(str(c.scenario), tuple(overrides), seed)] = None
     results: dict[tuple[str, tuple[str, ...], int], RunResult | Exception] = {}
 
     def one(key: tuple[str, tuple[str, ...], int]) -> None:

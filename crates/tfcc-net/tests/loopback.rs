@@ -39,6 +39,27 @@ where
     (rx.recv().unwrap(), h)
 }
 
+/// A TFRC receiver session (default configuration) running for `secs` in a thread.
+fn spawn_tfrc_receiver(secs: u64) -> (SocketAddr, thread::JoinHandle<Received>) {
+    spawn_receiver(
+        || TfrcReceiver::new(TfrcConfig::default()),
+        Protocol::Tfrc,
+        secs,
+    )
+}
+
+/// A TFRC sender session (default configuration) on an ephemeral loopback port, sending to `to`.
+fn tfrc_sender(to: SocketAddr) -> Session<TfrcSender> {
+    Session::sender(
+        TfrcSender::new(TfrcConfig::default()),
+        Protocol::Tfrc,
+        "127.0.0.1:0",
+        to,
+        SessionConfig::default(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,19 +135,8 @@ fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
 #[test]
 fn a_tfrc_flow_over_loopback_gets_feedback_and_delivers_payload() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (addr, rx) = spawn_receiver(
-        || TfrcReceiver::new(TfrcConfig::default()),
-        Protocol::Tfrc,
-        4,
-    );
-    let mut s = Session::sender(
-        TfrcSender::new(TfrcConfig::default()),
-        Protocol::Tfrc,
-        "127.0.0.1:0",
-        addr,
-        SessionConfig::default(),
-    )
-    .unwrap();
+    let (addr, rx) = spawn_tfrc_receiver(4);
+    let mut s = tfrc_sender(addr);
     let mut n = 0u8;
     s.on_fill(move |p| {
         n = n.wrapping_add(1);
@@ -165,19 +175,8 @@ fn a_tfrc_flow_over_loopback_gets_feedback_and_delivers_payload() {
 #[test]
 fn junk_and_strangers_are_dropped_and_counted() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (addr, rx) = spawn_receiver(
-        || TfrcReceiver::new(TfrcConfig::default()),
-        Protocol::Tfrc,
-        2,
-    );
-    let mut s = Session::sender(
-        TfrcSender::new(TfrcConfig::default()),
-        Protocol::Tfrc,
-        "127.0.0.1:0",
-        addr,
-        SessionConfig::default(),
-    )
-    .unwrap();
+    let (addr, rx) = spawn_tfrc_receiver(2);
+    let mut s = tfrc_sender(addr);
     let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
     let me = s.local_addr().unwrap();
     // Junk at the sender from a stranger (unexpected), junk at the receiver before any data
@@ -219,14 +218,7 @@ fn junk_and_strangers_are_dropped_and_counted() {
 #[test]
 fn a_refused_send_is_counted_and_its_first_error_kept() {
     // An IPv4 socket cannot send to an IPv6 peer: every send fails, none ends the session.
-    let mut s = Session::sender(
-        TfrcSender::new(TfrcConfig::default()),
-        Protocol::Tfrc,
-        "127.0.0.1:0",
-        "[::1]:9".parse().unwrap(),
-        SessionConfig::default(),
-    )
-    .unwrap();
+    let mut s = tfrc_sender("[::1]:9".parse().unwrap());
     s.run_until(Time::from_millis(50)).unwrap();
     assert!(s.counters().send_errors >= 1, "{:?}", s.counters());
     assert!(s.first_send_error().is_some());

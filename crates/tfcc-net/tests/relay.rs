@@ -6,22 +6,16 @@ use std::net::UdpSocket;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tfcc_core::{Dur, Rate};
+use tfcc_core::Dur;
 use tfcc_net::relay::RelayConfig;
-use tfcc_net::testbed::{enter, Bottleneck, Dumbbell, TestbedError};
+use tfcc_net::testbed::enter;
+
+mod common;
 
 #[test]
 fn an_echo_through_the_relay_sees_twice_the_configured_one_way_delay() {
-    let bed = match Dumbbell::new(Bottleneck {
-        rate: Rate::from_mbps(10),
-        limit: 100,
-    }) {
-        Ok(b) => b,
-        Err(TestbedError::NotRoot) => {
-            eprintln!("skipped: not root");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(bed) = common::ten_mbps_dumbbell() else {
+        return;
     };
     let relay = bed
         .start_relay(RelayConfig {

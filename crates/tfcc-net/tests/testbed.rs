@@ -4,21 +4,14 @@
 use std::time::Duration;
 
 use tfcc_core::tfrc::TfrcConfig;
-use tfcc_core::Rate;
-use tfcc_net::testbed::{run_flows, Bottleneck, Dumbbell, FlowKind, TestbedError};
+use tfcc_net::testbed::{run_flows, FlowKind};
+
+mod common;
 
 #[test]
 fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
-    let bed = match Dumbbell::new(Bottleneck {
-        rate: Rate::from_mbps(10),
-        limit: 100,
-    }) {
-        Ok(b) => b,
-        Err(TestbedError::NotRoot) => {
-            eprintln!("skipped: not root");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(bed) = common::ten_mbps_dumbbell() else {
+        return;
     };
     let ns = bed.sender_ns();
     let window = Duration::from_secs(7);

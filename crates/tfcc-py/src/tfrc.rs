@@ -6,14 +6,14 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{clamp, datagram_size};
+use crate::endpoint::{datagram_size, Clocked};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tfcc_core::endpoint::{Endpoint, Receiver, Sender};
+use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::tfrc::wire::{DataHeader, FeedbackHeader, DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as CoreSender};
-use tfcc_core::{Header, Packet, Stats, Time};
+use tfcc_core::{Header, Packet, Stats};
 
 fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     let mut cfg = TfrcConfig::preset(preset).ok_or_else(|| {
@@ -44,8 +44,7 @@ fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> 
 /// TFRC sender (thesis 004, RFC 5348): tells the application when it may send and at what rate.
 #[pyclass(module = "tfcc._core", name = "TfrcSender")]
 pub struct PyTfrcSender {
-    inner: CoreSender,
-    last: Time,
+    ep: Clocked<CoreSender>,
     /// Bytes of the datagram last polled (`packet_size`, or less for an offered buffer's tail).
     last_size: u32,
 }
@@ -56,8 +55,7 @@ impl PyTfrcSender {
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
     fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
         Ok(PyTfrcSender {
-            inner: CoreSender::new(config(preset, packet_size)?),
-            last: Time::ZERO,
+            ep: Clocked::new(CoreSender::new(config(preset, packet_size)?)),
             last_size: 0,
         })
     }
@@ -66,8 +64,7 @@ impl PyTfrcSender {
     /// offered bytes are all sent). Send it with the payload appended, `last_datagram_size`
     /// bytes in all.
     fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
-        let now = clamp(&mut self.last, now_ns);
-        let pkt = self.inner.poll_transmit(now)?;
+        let pkt = self.ep.poll_transmit(now_ns)?;
         self.last_size = pkt.size;
         let Header::TfrcData(h) = pkt.header else {
             return None;
@@ -80,12 +77,13 @@ impl PyTfrcSender {
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a TFRC report;
     /// anything else is ignored.
     fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> bool {
-        let now = clamp(&mut self.last, now_ns);
+        // The clock moves to `now_ns` whether or not the datagram is a report.
+        self.ep.now(now_ns);
         match FeedbackHeader::decode(datagram) {
             Ok(f) => {
                 let size = datagram_size(datagram);
                 let header = Header::TfrcFeedback(f);
-                self.inner.on_packet(now, &Packet { size, header });
+                self.ep.on_packet(now_ns, &Packet { size, header });
                 true
             }
             Err(_) => false,
@@ -96,13 +94,13 @@ impl PyTfrcSender {
     /// source; `nbytes` adds that many datagram bytes to the send buffer. Poll right after.
     #[pyo3(signature = (nbytes))]
     fn offer(&mut self, nbytes: Option<u64>) {
-        self.inner.offer(nbytes);
+        self.ep.inner.offer(nbytes);
     }
 
     /// Bytes offered and not yet polled; `None` for a bulk source.
     #[getter]
     fn buffered(&self) -> Option<u64> {
-        self.inner.buffered()
+        self.ep.inner.buffered()
     }
 
     /// Bytes of the datagram last returned by `poll_transmit`, header included.
@@ -113,38 +111,36 @@ impl PyTfrcSender {
 
     /// The socket refused the packet just polled (a full buffer): TFRC treats it as a loss.
     fn on_send_error(&mut self, now_ns: u64) {
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_send_error(now);
+        let now = self.ep.now(now_ns);
+        self.ep.inner.on_send_error(now);
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
     fn on_timeout(&mut self, now_ns: u64) {
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_timeout(now);
+        self.ep.on_timeout(now_ns);
     }
 
     /// The next send time or protocol timer, in nanoseconds.
     fn next_timeout(&self) -> Option<u64> {
-        self.inner.next_timeout().map(|t| t.0)
+        self.ep.next_timeout_ns()
     }
 
     /// The allowed sending rate `X` in bytes/s.
     #[getter]
     fn rate(&self) -> f64 {
-        self.inner.rate()
+        self.ep.inner.rate()
     }
 
     /// Rate, `p`, RTT (s), packets sent, loss events, timeouts and mode.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.inner.stats())
+        stats_dict(py, &self.ep.stats())
     }
 }
 
 /// TFRC receiver: detects losses, keeps the loss history and writes the reports.
 #[pyclass(module = "tfcc._core", name = "TfrcReceiver")]
 pub struct PyTfrcReceiver {
-    inner: CoreReceiver,
-    last: Time,
+    ep: Clocked<CoreReceiver>,
 }
 
 #[pymethods]
@@ -153,26 +149,25 @@ impl PyTfrcReceiver {
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
     fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
         Ok(PyTfrcReceiver {
-            inner: CoreReceiver::new(config(preset, packet_size)?),
-            last: Time::ZERO,
+            ep: Clocked::new(CoreReceiver::new(config(preset, packet_size)?)),
         })
     }
 
     /// A datagram from the sender arrived at `now_ns`. Returns the offset of the payload, or
     /// `None` if it was not a TFRC data packet (ignored).
     fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> Option<usize> {
-        let now = clamp(&mut self.last, now_ns);
+        // The clock moves to `now_ns` whether or not the datagram is data.
+        self.ep.now(now_ns);
         let h = DataHeader::decode(datagram).ok()?;
         let size = datagram_size(datagram);
         let header = Header::TfrcData(h);
-        self.inner.on_packet(now, &Packet { size, header });
+        self.ep.on_packet(now_ns, &Packet { size, header });
         Some(DATA_LEN)
     }
 
     /// The report due at `now_ns` as bytes to send back, or `None`.
     fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
-        let now = clamp(&mut self.last, now_ns);
-        let pkt = self.inner.poll_transmit(now)?;
+        let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfrcFeedback(f) = pkt.header else {
             return None;
         };
@@ -183,29 +178,28 @@ impl PyTfrcReceiver {
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
     fn on_timeout(&mut self, now_ns: u64) {
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_timeout(now);
+        self.ep.on_timeout(now_ns);
     }
 
     /// The report timer, in nanoseconds, if one is armed.
     fn next_timeout(&self) -> Option<u64> {
-        self.inner.next_timeout().map(|t| t.0)
+        self.ep.next_timeout_ns()
     }
 
     /// The loss event rate as reported (0 before the first loss).
     #[getter]
     fn p(&self) -> f64 {
-        self.inner.loss_event_rate()
+        self.ep.inner.loss_event_rate()
     }
 
     /// Payload bytes received (headers excluded).
     #[getter]
     fn delivered_bytes(&self) -> u64 {
-        self.inner.delivered_bytes()
+        self.ep.inner.delivered_bytes()
     }
 
     /// Receive rate, `p`, the sender's RTT (s), loss events and mode.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.inner.stats())
+        stats_dict(py, &self.ep.stats())
     }
 }

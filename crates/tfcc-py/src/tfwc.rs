@@ -8,11 +8,11 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
-use crate::endpoint::{clamp, datagram_size};
+use crate::endpoint::{datagram_size, Clocked};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tfcc_core::endpoint::{Endpoint, Receiver};
+use tfcc_core::endpoint::Receiver;
 use tfcc_core::tfwc::wire::{
     decode_ack, decode_data, encode_ack, encode_data, DataHeader, DATA_LEN,
 };
@@ -89,8 +89,7 @@ fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> 
 /// event rate it measures on the receiver's Ack Vectors.
 #[pyclass(module = "tfcc._core", name = "TfwcSender")]
 pub struct PyTfwcSender {
-    inner: CoreSender,
-    last: Time,
+    ep: Clocked<CoreSender>,
 }
 
 #[pymethods]
@@ -99,16 +98,17 @@ impl PyTfwcSender {
     #[pyo3(signature = (*, packet_size = None, preset = "ns2", seed = 0))]
     fn new(packet_size: Option<u32>, preset: &str, seed: u64) -> PyResult<Self> {
         Ok(PyTfwcSender {
-            inner: CoreSender::new(config(preset, packet_size, seed)?, Time::ZERO),
-            last: Time::ZERO,
+            ep: Clocked::new(CoreSender::new(
+                config(preset, packet_size, seed)?,
+                Time::ZERO,
+            )),
         })
     }
 
     /// The data header (28 bytes) of the packet the window lets out at `now_ns`, or `None`.
     /// Send it with the payload appended, up to `packet_size` bytes in all.
     fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
-        let now = clamp(&mut self.last, now_ns);
-        let pkt = self.inner.poll_transmit(now)?;
+        let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcData { seq, sent_at, aoa } = pkt.header else {
             return None;
         };
@@ -121,18 +121,18 @@ impl PyTfwcSender {
     /// `ValueError` saying why.
     fn on_packet(&mut self, now_ns: u64, data: &[u8]) -> PyResult<()> {
         let pkt = ack_packet(data).map_err(PyValueError::new_err)?;
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_packet(now, &pkt);
+        self.ep.on_packet(now_ns, &pkt);
         Ok(())
     }
 
     /// As `on_packet`, but anything that is not an Ack Vector is ignored and `False` returned,
     /// as the TFRC classes do for a socket on which anything may arrive.
     fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> bool {
-        let now = clamp(&mut self.last, now_ns);
+        // The clock moves to `now_ns` whether or not the datagram is an Ack Vector.
+        self.ep.now(now_ns);
         match ack_packet(datagram) {
             Ok(pkt) => {
-                self.inner.on_packet(now, &pkt);
+                self.ep.on_packet(now_ns, &pkt);
                 true
             }
             Err(_) => false,
@@ -141,32 +141,31 @@ impl PyTfwcSender {
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
     fn on_timeout(&mut self, now_ns: u64) {
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_timeout(now);
+        self.ep.on_timeout(now_ns);
     }
 
     /// The retransmission-style timer (window mode) or the next send time (rate mode), in
     /// nanoseconds.
     fn next_timeout(&self) -> Option<u64> {
-        self.inner.next_timeout().map(|t| t.0)
+        self.ep.next_timeout_ns()
     }
 
     /// The window in packets, jitter included (002 Sec. 3.2.4, 3.2.7).
     #[getter]
     fn window(&self) -> u64 {
-        self.inner.cwnd()
+        self.ep.inner.cwnd()
     }
 
     /// `1/f(p)` before rounding (002 Eq. 3.4), or the slow-start window.
     #[getter]
     fn window_exact(&self) -> f64 {
-        self.inner.window_exact()
+        self.ep.inner.window_exact()
     }
 
     /// Window, `1/f(p)`, `p`, ALI, RTT and RTO (s), counters and mode.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = stats_dict(py, &self.inner.stats())?;
-        d.set_item("window_exact", self.inner.window_exact())?;
+        let d = stats_dict(py, &self.ep.stats())?;
+        d.set_item("window_exact", self.ep.inner.window_exact())?;
         Ok(d)
     }
 }
@@ -175,8 +174,7 @@ impl PyTfwcSender {
 /// data packet with it (002 Sec. 3.2.3).
 #[pyclass(module = "tfcc._core", name = "TfwcReceiver")]
 pub struct PyTfwcReceiver {
-    inner: CoreReceiver,
-    last: Time,
+    ep: Clocked<CoreReceiver>,
 }
 
 #[pymethods]
@@ -185,8 +183,7 @@ impl PyTfwcReceiver {
     #[pyo3(signature = (*, packet_size = None, preset = "ns2"))]
     fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
         Ok(PyTfwcReceiver {
-            inner: CoreReceiver::new(&config(preset, packet_size, 0)?),
-            last: Time::ZERO,
+            ep: Clocked::new(CoreReceiver::new(&config(preset, packet_size, 0)?)),
         })
     }
 
@@ -194,8 +191,7 @@ impl PyTfwcReceiver {
     /// not one raise `ValueError` saying why.
     fn on_packet(&mut self, now_ns: u64, data: &[u8]) -> PyResult<usize> {
         let pkt = data_packet(data).map_err(PyValueError::new_err)?;
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_packet(now, &pkt);
+        self.ep.on_packet(now_ns, &pkt);
         Ok(tfcc_core::tfwc::wire::DATA_LEN)
     }
 
@@ -206,8 +202,7 @@ impl PyTfwcReceiver {
 
     /// The Ack Vector owed at `now_ns` as bytes to send back (one per data packet), or `None`.
     fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
-        let now = clamp(&mut self.last, now_ns);
-        let pkt = self.inner.poll_transmit(now)?;
+        let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcAck { vector, echo } = pkt.header else {
             return None;
         };
@@ -220,26 +215,26 @@ impl PyTfwcReceiver {
 
     /// Nothing is timed at a TFWC receiver; kept so that both ends run the same loop.
     fn on_timeout(&mut self, now_ns: u64) {
-        let now = clamp(&mut self.last, now_ns);
-        self.inner.on_timeout(now);
+        self.ep.on_timeout(now_ns);
     }
 
     /// Always `None` (a TFWC receiver has no timer).
     fn next_timeout(&self) -> Option<u64> {
-        self.inner.next_timeout().map(|t| t.0)
+        self.ep.next_timeout_ns()
     }
 
-    /// Bytes of the data datagrams received, headers included (as `tfcc recv` counts them).
+    /// Payload bytes received, each sequence number once (the 28-byte data header and
+    /// duplicates excluded, as `tfcc recv` counts them).
     #[getter]
     fn delivered_bytes(&self) -> u64 {
-        self.inner.delivered_bytes()
+        self.ep.inner.delivered_bytes()
     }
 
     /// The sender's keys (a receiver measures none of them: `mode` is "receiver") and
     /// `delivered_bytes`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = stats_dict(py, &self.inner.stats())?;
-        d.set_item("delivered_bytes", self.inner.delivered_bytes())?;
+        let d = stats_dict(py, &self.ep.stats())?;
+        d.set_item("delivered_bytes", self.ep.inner.delivered_bytes())?;
         Ok(d)
     }
 }

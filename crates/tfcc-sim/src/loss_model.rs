@@ -85,6 +85,15 @@ fn probability(name: &str, p: f64) -> Result<(), String> {
     }
 }
 
+/// The coefficient of variation of the interval models' spacing: in [0, 1].
+fn spacing_cv(cv: f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(&cv) {
+        Ok(())
+    } else {
+        Err(format!("cv must be in [0, 1], got {cv}"))
+    }
+}
+
 impl LossModel {
     /// Check the parameters; the message names the offending one.
     pub fn validate(&self) -> Result<(), String> {
@@ -110,9 +119,7 @@ impl LossModel {
                 if mean.is_zero() {
                     return Err("interval loss needs mean > 0".into());
                 }
-                if !(0.0..=1.0).contains(&cv) {
-                    return Err(format!("cv must be in [0, 1], got {cv}"));
-                }
+                spacing_cv(cv)?;
             }
             LossModel::CountInterval { mean, cv } => {
                 if !(mean >= 1.0 && mean.is_finite()) {
@@ -120,9 +127,7 @@ impl LossModel {
                         "count interval mean must be >= 1 packet, got {mean}"
                     ));
                 }
-                if !(0.0..=1.0).contains(&cv) {
-                    return Err(format!("cv must be in [0, 1], got {cv}"));
-                }
+                spacing_cv(cv)?;
             }
         }
         Ok(())

@@ -183,6 +183,16 @@ fn unknown(name: &str) -> ProtocolError {
 }
 
 /// Build one flow of `protocol`.
+/// [`config_from_params`], then the config's own `validate` (whose message names the field).
+fn validated<C: DeserializeOwned>(
+    params: &toml::Table,
+    validate: impl FnOnce(&C) -> Result<(), String>,
+) -> Result<C, ProtocolError> {
+    let cfg: C = config_from_params(params)?;
+    validate(&cfg).map_err(invalid)?;
+    Ok(cfg)
+}
+
 pub fn build(
     protocol: &str,
     params: &toml::Table,
@@ -207,8 +217,8 @@ pub fn build(
             Ok(FlowSpec::tfrc(common.route, cfg, common.start, common.stop))
         }
         "tfwc" => {
-            let mut cfg: TfwcConfig = config_from_params(&sized(params, "packet_size", common)?)?;
-            cfg.validate().map_err(invalid)?;
+            let mut cfg: TfwcConfig =
+                validated(&sized(params, "packet_size", common)?, TfwcConfig::validate)?;
             if !params.contains_key("seed") {
                 cfg.seed =
                     crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
@@ -220,8 +230,7 @@ pub fn build(
             // control, every other key the TCP underneath (a SACK TCP unless `variant` says
             // otherwise, as the thesis' ns-2 agents, 000 §3.1).
             let (own, tcp) = split_params(params, TtfwcConfig::FIELDS);
-            let mut tt: TtfwcConfig = config_from_params(&own)?;
-            tt.validate().map_err(invalid)?;
+            let mut tt = validated(&own, TtfwcConfig::validate)?;
             if !own.contains_key("seed") {
                 // The cwnd jitter's draws, one stream per flow (as TFWC's above).
                 tt.seed =
@@ -243,8 +252,7 @@ pub fn build(
             // ns-2's plain Reno recovery the bursts Eq. 4 allows end in timeouts (E2 with 30
             // Reno flows: 74 timeouts, 3.1 Mb/s, 7 % of slots; with SACK: none, 20 Mb/s, 59 %).
             let (own, tcp) = split_params(params, PtcpConfig::FIELDS);
-            let pc: PtcpConfig = config_from_params(&own)?;
-            pc.validate().map_err(invalid)?;
+            let pc = validated(&own, PtcpConfig::validate)?;
             let mut cfg = tcp_underneath("ptcp", &tcp, common)?;
             cfg.congestion = Congestion::Ptcp(pc);
             cfg.validate().map_err(invalid)?;
@@ -254,8 +262,7 @@ pub fn build(
             // SURGE web traffic (001 Sec. 3.2, Table 1): SURGE's keys configure the user, the
             // others the TCP that carries its files: Reno, as the thesis' background.
             let (own, tcp) = split_params(params, crate::surge::SurgeConfig::FIELDS);
-            let sc: crate::surge::SurgeConfig = config_from_params(&own)?;
-            sc.validate().map_err(invalid)?;
+            let sc = validated(&own, crate::surge::SurgeConfig::validate)?;
             let has_variant = tcp.contains_key("variant");
             let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
             if !has_variant {
@@ -359,24 +366,14 @@ fn rate_flow(
 ) -> Result<FlowSpec, ProtocolError> {
     let (tx, own) = split_params(params, RateSenderConfig::FIELDS);
     let tx = common.tcp_defaults.under_rate_sender(&tx);
-    let cfg: RateSenderConfig = config_from_params(&sized(&tx, "packet_size", common)?)?;
-    cfg.validate().map_err(invalid)?;
+    let cfg = validated(
+        &sized(&tx, "packet_size", common)?,
+        RateSenderConfig::validate,
+    )?;
     let estimator = match protocol {
-        "warc" => {
-            let c: WarcConfig = config_from_params(&own)?;
-            c.validate().map_err(invalid)?;
-            AnyRateEstimator::Warc(Warc::new(c))
-        }
-        "tear" => {
-            let c: TearConfig = config_from_params(&own)?;
-            c.validate().map_err(invalid)?;
-            AnyRateEstimator::Tear(Tear::new(c))
-        }
-        _ => {
-            let c: TfrcpConfig = config_from_params(&own)?;
-            c.validate().map_err(invalid)?;
-            AnyRateEstimator::Tfrcp(Tfrcp::new(c))
-        }
+        "warc" => AnyRateEstimator::Warc(Warc::new(validated(&own, WarcConfig::validate)?)),
+        "tear" => AnyRateEstimator::Tear(Tear::new(validated(&own, TearConfig::validate)?)),
+        _ => AnyRateEstimator::Tfrcp(Tfrcp::new(validated(&own, TfrcpConfig::validate)?)),
     };
     Ok(FlowSpec::rate(
         common.route,

@@ -1,0 +1,20 @@
+//! What the namespace tests (`relay.rs`, `testbed.rs`) share: their dumbbell, or a skip.
+
+use tfcc_core::Rate;
+use tfcc_net::testbed::{Bottleneck, Dumbbell, TestbedError};
+
+/// The 10 Mb/s dumbbell with a 100-packet queue both tests run on, or `None` (after saying
+/// "skipped") when the tests do not run as root; any other set-up error fails the test.
+pub fn ten_mbps_dumbbell() -> Option<Dumbbell> {
+    match Dumbbell::new(Bottleneck {
+        rate: Rate::from_mbps(10),
+        limit: 100,
+    }) {
+        Ok(b) => Some(b),
+        Err(TestbedError::NotRoot) => {
+            eprintln!("skipped: not root");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
