@@ -67,7 +67,7 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     # the lazily loaded names too, so that help(tfcc) and completion list them
-    return sorted(set(globals()) | _CORE)
+    return sorted(set(globals()) | set(__all__))
 
 
 def _eq(kind: str) -> "Equation":
