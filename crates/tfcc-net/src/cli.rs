@@ -357,6 +357,14 @@ fn send(a: &SendArgs) -> Result<(), String> {
             a.source
         ));
     }
+    let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
+    if video.is_some() && a.packet_size + header > MAX_UDP_PAYLOAD {
+        return Err(format!(
+            "--packet-size {}: with a video source a datagram is packet-size + {header} B, \
+             larger than the largest UDP payload ({MAX_UDP_PAYLOAD} B)",
+            a.packet_size
+        ));
+    }
     match a.protocol.as_str() {
         "tfrc" => {
             let mut c = tfrc_config(a.preset.as_deref(), Some(a.packet_size))?;
@@ -772,6 +780,37 @@ mod tests {
         assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
         assert!(e.contains("cbr header (20 B)"), "{e}");
+    }
+
+    #[test]
+    fn video_sources_parse_with_defaults_and_bad_ones_name_the_flag() {
+        assert_eq!(video_source("bulk", &[]).unwrap(), None);
+        let v = video_source("video", &[]).unwrap().unwrap();
+        assert_eq!(v, VideoConfig::default());
+        let p = ["3s-5s".to_string()];
+        let v = video_source("video:2Mbps:30", &p).unwrap().unwrap();
+        assert_eq!(v.rate, tfcc_core::Rate::from_mbps(2));
+        assert_eq!(v.fps, 30.0);
+        assert_eq!(v.pauses, vec![(Time::from_secs(3), Time::from_secs(5))]);
+        for (src, pauses, msg) in [
+            ("video:fast", &[][..], "--source video:fast: rate fast"),
+            ("video:1Mbps:x", &[], "fps x is not a number"),
+            ("video:1Mbps:25:9", &[], "use video[:RATE[:FPS]]"),
+            ("video:1Mbps:0", &[], "fps must be in"),
+            ("audio", &[], "--source audio: unknown"),
+            ("bulk", &p[..], "only a video --source pauses"),
+        ] {
+            let e = video_source(src, pauses).unwrap_err();
+            assert!(e.contains(msg), "{src}: {e}");
+        }
+        let e = video_source("video", &["5s-3s".to_string()]).unwrap_err();
+        assert!(e.contains("a pause must end after it starts"), "{e}");
+        let e = video_source("video", &["5s".to_string()]).unwrap_err();
+        assert!(e.starts_with("--pause 5s: use FROM-TO"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);
+        assert!(e.contains("only tfrc takes"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
+        assert!(e.contains("packet-size + 36 B"), "{e}");
     }
 
     #[test]
