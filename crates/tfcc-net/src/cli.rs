@@ -19,6 +19,7 @@ use tfcc_sim::video::{VideoConfig, VideoSource};
 use tfcc_sim::CbrConfig;
 
 use crate::stop_signal::{self, StopSignals};
+use crate::video::VideoFeed;
 use crate::{Protocol, Session, SessionConfig};
 
 /// Send one flow to a `tfcc recv`, printing the rate once per report interval.
@@ -373,7 +374,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 // is on the wire once: datagrams of up to packet_size + 36 B, paced as
                 // packet_size (the header on top, as ns-2's `headersize_`).
                 c.header_size = tfcc_core::tfrc::wire::DATA_LEN as u32;
-                Feed::new(VideoSource::new(
+                VideoFeed::new(VideoSource::new(
                     v,
                     Time::ZERO,
                     SimRng::named(a.seed, "video"),
@@ -506,38 +507,6 @@ fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut Said) {
     }
 }
 
-/// An application-limited sender's source: the frames a codec hands the sender at their
-/// times, and what was offered so far.
-struct Feed {
-    src: VideoSource,
-    frames: u64,
-    bytes: u64,
-}
-
-impl Feed {
-    fn new(src: VideoSource) -> Feed {
-        Feed {
-            src,
-            frames: 0,
-            bytes: 0,
-        }
-    }
-
-    /// Offers the sender every frame due at or before `t` and before `end` (a frame due when
-    /// the flow ends is not produced); returns the bytes offered.
-    fn offer_due<S: Sender>(&mut self, s: &mut Session<S>, t: Time, end: Time) -> u64 {
-        let mut n = 0;
-        while self.src.next_time() <= t && self.src.next_time() < end {
-            let b = self.src.take_frame();
-            s.offer(Some(b));
-            self.frames += 1;
-            n += b;
-        }
-        self.bytes += n;
-        n
-    }
-}
-
 /// Runs a bulk sender for `duration`, printing a line per `every`; `feedback` says whether the
 /// protocol expects reports back (TFRC, TFWC), so that a silent peer is pointed out.
 fn drive_sender<S: Sender>(
@@ -557,7 +526,7 @@ fn drive_sender_fed<S: Sender>(
     s: Session<S>,
     duration: Dur,
     every: Dur,
-    feed: Feed,
+    feed: VideoFeed,
     buffered: fn(&S) -> Option<u64>,
 ) -> Result<(), String> {
     drive(s, duration, every, true, Some(feed), buffered)
@@ -568,7 +537,7 @@ fn drive<S: Sender>(
     duration: Dur,
     every: Dur,
     feedback: bool,
-    mut feed: Option<Feed>,
+    mut feed: Option<VideoFeed>,
     buffered: fn(&S) -> Option<u64>,
 ) -> Result<(), String> {
     let extra = if feed.is_some() {
@@ -580,9 +549,9 @@ fn drive<S: Sender>(
         "{:>8} {:>10} {:>10} {:>9} {:>8}  mode{extra}",
         "time_s", "sent_Mbps", "rate_Mbps", "p", "rtt_ms"
     );
-    if feed.is_some() {
+    if let Some(f) = &feed {
         // Application-limited from the start: nothing to send until the first frame.
-        s.offer(Some(0));
+        f.start(&mut s);
     }
     let end = Time::ZERO + duration;
     let mut last_bytes = 0u64;
@@ -597,7 +566,7 @@ fn drive<S: Sender>(
             // The next frame, or the end of the interval.
             let stop = feed
                 .as_mut()
-                .map_or(next, |f| f.src.next_time().clamp(t, next));
+                .map_or(next, |f| f.next_time().clamp(t, next));
             if run_slice(&mut s, stop)? {
                 ran = s.now().saturating_since(Time::ZERO).min(duration);
                 break 'run;
@@ -649,9 +618,9 @@ fn drive<S: Sender>(
         let st = s.endpoint().stats();
         println!(
             "video: offered {} frames, {} B ({:.3} Mb/s); sent {} B of them in {} packets; {} B still buffered at the end",
-            f.frames,
-            f.bytes,
-            mbps(f.bytes, ran),
+            f.frames(),
+            f.bytes(),
+            mbps(f.bytes(), ran),
             st.bytes_sent,
             st.packets_sent,
             buffered(s.endpoint()).unwrap_or(0)

@@ -80,14 +80,6 @@ pub fn run(
         ));
     }
     let loss = link.loss.clone();
-    if !built.videos.is_empty() {
-        // `tfcc send` is a bulk source; running the flow bulk would silently measure
-        // something else than the file describes.
-        return Err(refuse(
-            path,
-            "flows with a `source` (application-limited senders) are not supported yet".into(),
-        ));
-    }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
@@ -115,7 +107,17 @@ pub fn run(
             reverse: sum(&route.reverse),
         });
         let kind = match (&f.sender, f.protocol.as_str()) {
-            (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(tfrc_on_udp(s.config())),
+            // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
+            // as in the simulator (its seed and stream name).
+            (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
+                Some((flow, v)) => FlowKind::TfrcVideo {
+                    cfg: tfrc_on_udp(s.config()),
+                    video: v.clone(),
+                    seed: built.cfg.seed,
+                    flow: *flow,
+                },
+                None => FlowKind::Tfrc(tfrc_on_udp(s.config())),
+            },
             (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
             _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
@@ -647,19 +649,6 @@ mod tests {
             tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
             0
         );
-    }
-
-    /// `tfcc send` is a bulk source: a scenario with an application-limited `source` is
-    /// refused before anything is set up, not run as something else.
-    #[test]
-    fn flows_with_a_source_are_refused() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tfrc-video-pause.toml");
-        let err = match run(&path, &[], None, &mut || false) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("the testbed ran a scenario with a video source"),
-        };
-        assert!(err.contains("`source`"), "{err}");
     }
 
     #[test]
