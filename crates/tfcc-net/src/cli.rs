@@ -564,9 +564,7 @@ fn drive<S: Sender>(
         let mut offered = 0u64;
         loop {
             // The next frame, or the end of the interval.
-            let stop = feed
-                .as_mut()
-                .map_or(next, |f| f.next_time().clamp(t, next));
+            let stop = feed.as_mut().map_or(next, |f| f.next_time().clamp(t, next));
             if run_slice(&mut s, stop)? {
                 ran = s.now().saturating_since(Time::ZERO).min(duration);
                 break 'run;

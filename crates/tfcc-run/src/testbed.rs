@@ -80,6 +80,21 @@ pub fn run(
         ));
     }
     let loss = link.loss.clone();
+    if let Some((flow, _)) = built
+        .videos
+        .iter()
+        .find(|(f, _)| !matches!(built.flows[*f as usize].sender, SenderImpl::Tfrc(_)))
+    {
+        // Only the TFRC sender is fed frame by frame on real sockets; running another flow
+        // bulk would silently measure something else than the file describes.
+        return Err(refuse(
+            path,
+            format!(
+                "a video `source` runs on TFRC flows only, not on {} (flow {flow})",
+                built.flows[*flow as usize].protocol
+            ),
+        ));
+    }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
@@ -648,6 +663,37 @@ mod tests {
         assert_eq!(
             tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
             0
+        );
+    }
+
+    /// A video `source` on a flow other than TFRC is refused before anything is set up, not
+    /// run as a bulk flow.
+    #[test]
+    fn a_video_source_on_a_tcp_flow_is_refused() {
+        let path = std::env::temp_dir().join(format!("tfcc-video-tcp-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+name = "video-on-tcp"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tcp-sack"
+source = { kind = "video" }
+"#,
+        )
+        .unwrap();
+        let res = run(&path, &[], None, &mut || false);
+        let _ = std::fs::remove_file(&path);
+        let err = match res {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the testbed ran a TCP flow with a video source"),
+        };
+        assert!(
+            err.contains("runs on TFRC flows only, not on tcp-sack"),
+            "{err}"
         );
     }
 
