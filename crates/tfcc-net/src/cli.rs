@@ -14,9 +14,12 @@ use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Dur, Time};
 use tfcc_sim::flow::{CbrSender, CbrSink};
+use tfcc_sim::rng::SimRng;
+use tfcc_sim::video::{VideoConfig, VideoSource};
 use tfcc_sim::CbrConfig;
 
 use crate::stop_signal::{self, StopSignals};
+use crate::video::VideoFeed;
 use crate::{Protocol, Session, SessionConfig};
 
 /// Send one flow to a `tfcc recv`, printing the rate once per report interval.
@@ -52,6 +55,19 @@ struct SendArgs {
     /// milliseconds late.
     #[arg(long, value_name = "PRIO")]
     realtime: Option<i32>,
+    /// What the application has to send: bulk (always backlogged), or video[:RATE[:FPS]], a
+    /// codec handing TFRC one frame every 1/FPS s at its real time (RATE default 1Mbps, FPS
+    /// 25; GOP 12 with 3x I-frames, frame-size CV 0.2, as the simulator's video source).
+    /// Use --preset rfc5348 for RFC 5348's data-limited rules. tfrc only.
+    #[arg(long, default_value = "bulk", value_name = "SOURCE")]
+    source: String,
+    /// A silent period of the video source, FROM-TO in session time (e.g. 3s-5s); repeat for
+    /// more.
+    #[arg(long, value_name = "FROM-TO")]
+    pause: Vec<String>,
+    /// Seed of the video source's frame sizes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -172,6 +188,55 @@ fn tfwc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfwcCon
     Ok(cfg)
 }
 
+/// `--source` (and `--pause`): `None` for `bulk`, the video source's configuration for
+/// `video[:RATE[:FPS]]`. The frame model is the simulator's ([`tfcc_sim::video`], one model
+/// for both); the keys the flags do not set keep [`VideoConfig`]'s defaults.
+fn video_source(source: &str, pauses: &[String]) -> Result<Option<VideoConfig>, String> {
+    let mut parts = source.split(':');
+    let cfg = match parts.next() {
+        Some("bulk") if parts.clone().next().is_none() => None,
+        Some("video") => {
+            let mut c = VideoConfig::default();
+            if let Some(r) = parts.next() {
+                c.rate = parse_rate(r).map_err(|e| format!("--source {source}: rate {r}: {e}"))?;
+            }
+            if let Some(f) = parts.next() {
+                c.fps = f
+                    .parse()
+                    .map_err(|_| format!("--source {source}: fps {f} is not a number"))?;
+            }
+            if parts.next().is_some() {
+                return Err(format!(
+                    "--source {source}: use video[:RATE[:FPS]], e.g. video:1Mbps:25"
+                ));
+            }
+            for p in pauses {
+                let (a, b) = p
+                    .split_once('-')
+                    .ok_or_else(|| format!("--pause {p}: use FROM-TO, e.g. 3s-5s"))?;
+                let at = |v: &str| {
+                    parse_dur(v)
+                        .map(|d| Time::ZERO + d)
+                        .map_err(|e| format!("--pause {p}: {e}"))
+                };
+                c.pauses.push((at(a)?, at(b)?));
+            }
+            c.validate()
+                .map_err(|e| format!("--source {source}: {e}"))?;
+            Some(c)
+        }
+        _ => {
+            return Err(format!(
+                "--source {source}: unknown (use bulk or video[:RATE[:FPS]])"
+            ))
+        }
+    };
+    if cfg.is_none() && !pauses.is_empty() {
+        return Err("--pause: only a video --source pauses".into());
+    }
+    Ok(cfg)
+}
+
 /// `--preset` names a protocol's configuration; CBR has none, so one given for it is a mistake.
 fn no_preset(preset: Option<&str>) -> Result<(), String> {
     match preset {
@@ -286,12 +351,42 @@ fn send(a: &SendArgs) -> Result<(), String> {
         .bind
         .clone()
         .unwrap_or_else(|| default_bind(&to).to_string());
+    let video = video_source(&a.source, &a.pause)?;
+    if video.is_some() && a.protocol != "tfrc" {
+        return Err(format!(
+            "--source {}: only tfrc takes an application-limited source",
+            a.source
+        ));
+    }
+    let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
+    if video.is_some() && a.packet_size + header > MAX_UDP_PAYLOAD {
+        return Err(format!(
+            "--packet-size {}: with a video source a datagram is packet-size + {header} B, \
+             larger than the largest UDP payload ({MAX_UDP_PAYLOAD} B)",
+            a.packet_size
+        ));
+    }
     match a.protocol.as_str() {
         "tfrc" => {
-            let ep = TfrcSender::new(tfrc_config(a.preset.as_deref(), Some(a.packet_size))?);
+            let mut c = tfrc_config(a.preset.as_deref(), Some(a.packet_size))?;
+            let feed = video.map(|v| {
+                // The frame's bytes ride after tfcc's data header, so that every offered byte
+                // is on the wire once: datagrams of up to packet_size + 36 B, paced as
+                // packet_size (the header on top, as ns-2's `headersize_`).
+                c.header_size = tfcc_core::tfrc::wire::DATA_LEN as u32;
+                VideoFeed::new(VideoSource::new(
+                    v,
+                    Time::ZERO,
+                    SimRng::named(a.seed, "video"),
+                ))
+            });
+            let ep = TfrcSender::new(c);
             let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
-            drive_sender(s, duration, every, true)
+            match feed {
+                Some(f) => drive_sender_fed(s, duration, every, f, |e| e.buffered()),
+                None => drive_sender(s, duration, every, true),
+            }
         }
         "tfwc" => {
             let c = tfwc_config(a.preset.as_deref(), Some(a.packet_size))?;
@@ -368,7 +463,7 @@ fn rate_column(st: &tfcc_core::Stats) -> String {
 }
 
 fn opt_ms(d: Option<Dur>) -> String {
-    d.map_or("-".into(), |d| format!("{:.2}", d.as_millis_f64()))
+    d.map_or("-".into(), |d| format!("{:.3}", d.as_millis_f64()))
 }
 
 /// One line on stderr for the first dropped datagram, the first refused send and a peer that
@@ -412,35 +507,89 @@ fn say_first_drop<E: tfcc_core::Endpoint>(s: &Session<E>, said: &mut Said) {
     }
 }
 
-/// Runs a sender for `duration`, printing a line per `every`; `feedback` says whether the
+/// Runs a bulk sender for `duration`, printing a line per `every`; `feedback` says whether the
 /// protocol expects reports back (TFRC, TFWC), so that a silent peer is pointed out.
 fn drive_sender<S: Sender>(
-    mut s: Session<S>,
+    s: Session<S>,
     duration: Dur,
     every: Dur,
     feedback: bool,
 ) -> Result<(), String> {
+    drive(s, duration, every, feedback, None, |_| None)
+}
+
+/// Runs a TFRC sender fed by a video source: each frame is offered ([`Sender::offer`]) at
+/// its time, the session sending what is due between frames. The per-interval line adds the
+/// rate offered and the bytes buffered; the summary says how many frames and bytes were
+/// offered, sent and still buffered at the end.
+fn drive_sender_fed<S: Sender>(
+    s: Session<S>,
+    duration: Dur,
+    every: Dur,
+    feed: VideoFeed,
+    buffered: fn(&S) -> Option<u64>,
+) -> Result<(), String> {
+    drive(s, duration, every, true, Some(feed), buffered)
+}
+
+fn drive<S: Sender>(
+    mut s: Session<S>,
+    duration: Dur,
+    every: Dur,
+    feedback: bool,
+    mut feed: Option<VideoFeed>,
+    buffered: fn(&S) -> Option<u64>,
+) -> Result<(), String> {
+    let extra = if feed.is_some() {
+        format!(" {:>12} {:>10}", "offered_Mbps", "buffered_B")
+    } else {
+        String::new()
+    };
     println!(
-        "{:>8} {:>10} {:>10} {:>9} {:>8}  mode",
+        "{:>8} {:>10} {:>10} {:>9} {:>8}  mode{extra}",
         "time_s", "sent_Mbps", "rate_Mbps", "p", "rtt_ms"
     );
+    if let Some(f) = &feed {
+        // Application-limited from the start: nothing to send until the first frame.
+        f.start(&mut s);
+    }
     let end = Time::ZERO + duration;
     let mut last_bytes = 0u64;
     let mut t = Time::ZERO;
     let mut said = Said::default();
     // How long the flow ran: `duration`, or less if a signal stopped it.
     let mut ran = duration;
-    while t < end {
+    'run: while t < end {
         let next = (t + every).min(end);
-        if run_slice(&mut s, next)? {
-            ran = s.now().saturating_since(Time::ZERO).min(duration);
-            break;
+        let mut offered = 0u64;
+        loop {
+            // The next frame, or the end of the interval.
+            let stop = feed.as_mut().map_or(next, |f| f.next_time().clamp(t, next));
+            if run_slice(&mut s, stop)? {
+                ran = s.now().saturating_since(Time::ZERO).min(duration);
+                break 'run;
+            }
+            if let Some(f) = feed.as_mut() {
+                offered += f.offer_due(&mut s, stop, end);
+            }
+            if stop >= next {
+                break;
+            }
         }
         say_first_drop(&s, &mut said);
         let c = s.counters();
         let st = s.endpoint().stats();
+        let extra = if feed.is_some() {
+            format!(
+                " {:>12.3} {:>10}",
+                mbps(offered, next - t),
+                buffered(s.endpoint()).unwrap_or(0)
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "{:>8.1} {:>10.3} {:>10} {:>9.5} {:>8}  {}",
+            "{:>8.1} {:>10.3} {:>10} {:>9.5} {:>8}  {}{extra}",
             next.as_secs_f64(),
             mbps(c.sent_bytes - last_bytes, next - t),
             rate_column(&st),
@@ -463,6 +612,18 @@ fn drive_sender<S: Sender>(
         c.unexpected,
         c.recv_errors
     );
+    if let Some(f) = &feed {
+        let st = s.endpoint().stats();
+        println!(
+            "video: offered {} frames, {} B ({:.3} Mb/s); sent {} B of them in {} packets; {} B still buffered at the end",
+            f.frames(),
+            f.bytes(),
+            mbps(f.bytes(), ran),
+            st.bytes_sent,
+            st.packets_sent,
+            buffered(s.endpoint()).unwrap_or(0)
+        );
+    }
     if feedback && c.received == 0 && c.sent > 0 {
         let peer = s.peer().map_or("the peer".to_string(), |p| p.to_string());
         eprintln!(
@@ -586,6 +747,37 @@ mod tests {
         assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
         assert!(e.contains("cbr header (20 B)"), "{e}");
+    }
+
+    #[test]
+    fn video_sources_parse_with_defaults_and_bad_ones_name_the_flag() {
+        assert_eq!(video_source("bulk", &[]).unwrap(), None);
+        let v = video_source("video", &[]).unwrap().unwrap();
+        assert_eq!(v, VideoConfig::default());
+        let p = ["3s-5s".to_string()];
+        let v = video_source("video:2Mbps:30", &p).unwrap().unwrap();
+        assert_eq!(v.rate, tfcc_core::Rate::from_mbps(2));
+        assert_eq!(v.fps, 30.0);
+        assert_eq!(v.pauses, vec![(Time::from_secs(3), Time::from_secs(5))]);
+        for (src, pauses, msg) in [
+            ("video:fast", &[][..], "--source video:fast: rate fast"),
+            ("video:1Mbps:x", &[], "fps x is not a number"),
+            ("video:1Mbps:25:9", &[], "use video[:RATE[:FPS]]"),
+            ("video:1Mbps:0", &[], "fps must be in"),
+            ("audio", &[], "--source audio: unknown"),
+            ("bulk", &p[..], "only a video --source pauses"),
+        ] {
+            let e = video_source(src, pauses).unwrap_err();
+            assert!(e.contains(msg), "{src}: {e}");
+        }
+        let e = video_source("video", &["5s-3s".to_string()]).unwrap_err();
+        assert!(e.contains("a pause must end after it starts"), "{e}");
+        let e = video_source("video", &["5s".to_string()]).unwrap_err();
+        assert!(e.starts_with("--pause 5s: use FROM-TO"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);
+        assert!(e.contains("only tfrc takes"), "{e}");
+        let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
+        assert!(e.contains("packet-size + 36 B"), "{e}");
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod session;
 pub mod socket;
 pub mod stop_signal;
 pub mod testbed;
+pub mod video;
 pub mod wire;
 
 pub use clock::Clock;

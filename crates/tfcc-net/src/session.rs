@@ -154,6 +154,9 @@ pub struct Session<E: Endpoint> {
     gap: GapError,
     /// The previous paced send: (time the endpoint was given, clock time it went out).
     prev_send: Option<(Time, Time)>,
+    /// When the application last offered a sender data ([`Session::offer`]): a send time the
+    /// endpoint had set before then, while it had nothing to send, is not a pacing deadline.
+    offered_at: Option<Time>,
     buf: Box<[u8]>,
     fill: Option<FillFn>,
     deliver: Option<DeliverFn>,
@@ -207,6 +210,7 @@ impl<E: Endpoint> Session<E> {
             lateness: Lateness::default(),
             gap: GapError::default(),
             prev_send: None,
+            offered_at: None,
             buf,
             fill: None,
             deliver: None,
@@ -348,8 +352,13 @@ impl<E: Endpoint> Session<E> {
             let Some(pkt) = self.ep.poll_transmit(t) else {
                 return;
             };
-            // A send the endpoint had asked for (not one a report triggered) is paced.
-            if let Some(r) = requested.filter(|&r| r <= now) {
+            // A send the endpoint had asked for (not one a report triggered) is paced; one
+            // whose time passed while an application-limited sender had nothing to send went
+            // out when the data came, not late, and the next gap counts from it.
+            let idle = requested.is_some_and(|r| self.offered_at.is_some_and(|o| r < o));
+            if idle {
+                self.prev_send = Some((t, now));
+            } else if let Some(r) = requested.filter(|&r| r <= now) {
                 self.lateness.record(now - r);
                 // Scheduled gap: from the time the endpoint was given for the previous send to
                 // this send's requested time (0 if it wanted this one before the previous left,
@@ -505,6 +514,15 @@ impl<E: Endpoint> Session<E> {
 }
 
 impl<S: Sender> Session<S> {
+    /// The application has `bytes` more to send ([`Sender::offer`]; `None` makes the sender
+    /// bulk). They go out from the next [`Self::step`]. Offering through the session rather
+    /// than [`Self::endpoint_mut`] keeps the pacing measures honest: a send time that passed
+    /// while the sender had nothing to send is not counted as lateness.
+    pub fn offer(&mut self, bytes: Option<u64>) {
+        self.offered_at = Some(self.clock.now());
+        self.ep.offer(bytes);
+    }
+
     /// A sending session on a socket bound to `bind`, sending to `peer`.
     pub fn sender(
         ep: S,

@@ -27,7 +27,11 @@ use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::{Rate, Time};
 
+use tfcc_sim::rng::SimRng;
+use tfcc_sim::video::{VideoConfig, VideoSource};
+
 use crate::relay::{Relay, RelayConfig};
+use crate::video::VideoFeed;
 use crate::{Protocol, Session, SessionConfig};
 
 const PREFIX: &str = "tfcc-";
@@ -295,6 +299,17 @@ pub fn flow_port(i: usize) -> u16 {
 pub enum FlowKind {
     /// TFRC with this configuration.
     Tfrc(TfrcConfig),
+    /// TFRC fed by a video source (issue 5): application-limited, each frame offered at its
+    /// time ([`crate::video::VideoFeed`]). The source's pauses are in run time (from the
+    /// run's start, as in a scenario); its frame 0 is at the flow's start, and its frame
+    /// sizes come from `SimRng::named(seed, "flow/{flow}/video")`, the simulator's stream
+    /// for flow number `flow`, so both backends see the same frames.
+    TfrcVideo {
+        cfg: TfrcConfig,
+        video: VideoConfig,
+        seed: u64,
+        flow: u32,
+    },
     /// TFWC with this configuration.
     Tfwc(TfwcConfig),
     /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
@@ -414,7 +429,7 @@ pub fn run_flows_sampled(
         let rx = thread::spawn(move || -> io::Result<FlowResult> {
             enter(&rns)?;
             match f2 {
-                FlowKind::Tfrc(cfg) => {
+                FlowKind::Tfrc(cfg) | FlowKind::TfrcVideo { cfg, .. } => {
                     let ep = TfrcReceiver::new(cfg);
                     udp_receiver(ep, Protocol::Tfrc, port, clk, ready_tx)
                 }
@@ -445,7 +460,23 @@ pub fn run_flows_sampled(
                         to,
                         session_config(),
                     )?;
-                    run_sender(s, clk)
+                    run_sender(s, clk, None)
+                }
+                FlowKind::TfrcVideo {
+                    cfg,
+                    video,
+                    seed,
+                    flow,
+                } => {
+                    let s = Session::sender(
+                        TfrcSender::new(cfg),
+                        Protocol::Tfrc,
+                        format!("{SENDER_IP}:0"),
+                        to,
+                        session_config(),
+                    )?;
+                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    run_sender(s, clk, Some((video, rng, offset)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let s = Session::sender(
@@ -455,7 +486,7 @@ pub fn run_flows_sampled(
                         to,
                         session_config(),
                     )?;
-                    run_sender(s, clk)
+                    run_sender(s, clk, None)
                 }
                 FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk),
             }
@@ -504,16 +535,35 @@ struct SenderRun {
 }
 
 /// Runs a sending session from now (its flow's start) to the end of the run, sampling the
-/// endpoint's stats at the run's sampling instants (those before the start stay empty).
+/// endpoint's stats at the run's sampling instants (those before the start stay empty). With
+/// a video source (its configuration in run time, its random stream, the flow's start) the
+/// sender is application-limited and fed each frame at its time.
 fn run_sender<S: tfcc_core::endpoint::Sender>(
     mut s: Session<S>,
     clk: Clocking,
+    video: Option<(VideoConfig, SimRng, Duration)>,
 ) -> io::Result<SenderRun> {
     // Session time 0 is its construction, at about the flow's start.
     let born = Instant::now();
     let at = |d: Duration| {
         let since = (clk.start + d).saturating_duration_since(born);
         Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
+    };
+    let end = at(clk.duration);
+    let mut feed = video.map(|(mut v, rng, offset)| {
+        // Run time to session time.
+        let run = |t: Time| at(Duration::from_nanos(t.0));
+        for p in &mut v.pauses {
+            *p = (run(p.0), run(p.1));
+        }
+        VideoFeed::new(VideoSource::new(v, at(offset), rng))
+    });
+    if let Some(f) = &feed {
+        f.start(&mut s);
+    }
+    let mut advance = |s: &mut Session<S>, t: Time| match feed.as_mut() {
+        Some(f) => f.run_until(s, t, end),
+        None => s.run_until(t),
     };
     let mut samples = Vec::with_capacity(clk.samples());
     for k in 1..=clk.samples() {
@@ -522,7 +572,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             samples.push(SenderSample::default());
             continue;
         }
-        s.run_until(at(t))?;
+        advance(&mut s, at(t))?;
         let st = s.endpoint().stats();
         samples.push(SenderSample {
             rate: st.rate,
@@ -533,7 +583,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             loss_events: st.loss_events,
         });
     }
-    s.run_until(at(clk.duration))?;
+    advance(&mut s, end)?;
     Ok(SenderRun {
         samples,
         counters: Some(s.counters()),

@@ -80,12 +80,19 @@ pub fn run(
         ));
     }
     let loss = link.loss.clone();
-    if !built.videos.is_empty() {
-        // `tfcc send` is a bulk source; running the flow bulk would silently measure
-        // something else than the file describes.
+    if let Some((flow, _)) = built
+        .videos
+        .iter()
+        .find(|(f, _)| !matches!(built.flows[*f as usize].sender, SenderImpl::Tfrc(_)))
+    {
+        // Only the TFRC sender is fed frame by frame on real sockets; running another flow
+        // bulk would silently measure something else than the file describes.
         return Err(refuse(
             path,
-            "flows with a `source` (application-limited senders) are not supported yet".into(),
+            format!(
+                "a video `source` runs on TFRC flows only, not on {} (flow {flow})",
+                built.flows[*flow as usize].protocol
+            ),
         ));
     }
     let mut flows = Vec::new();
@@ -115,7 +122,17 @@ pub fn run(
             reverse: sum(&route.reverse),
         });
         let kind = match (&f.sender, f.protocol.as_str()) {
-            (SenderImpl::Tfrc(s), _) => FlowKind::Tfrc(tfrc_on_udp(s.config())),
+            // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
+            // as in the simulator (its seed and stream name).
+            (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
+                Some((flow, v)) => FlowKind::TfrcVideo {
+                    cfg: tfrc_on_udp(s.config()),
+                    video: v.clone(),
+                    seed: built.cfg.seed,
+                    flow: *flow,
+                },
+                None => FlowKind::Tfrc(tfrc_on_udp(s.config())),
+            },
             (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
             _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
@@ -649,17 +666,35 @@ mod tests {
         );
     }
 
-    /// `tfcc send` is a bulk source: a scenario with an application-limited `source` is
-    /// refused before anything is set up, not run as something else.
+    /// A video `source` on a flow other than TFRC is refused before anything is set up, not
+    /// run as a bulk flow.
     #[test]
-    fn flows_with_a_source_are_refused() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tfrc-video-pause.toml");
-        let err = match run(&path, &[], None, &mut || false) {
+    fn a_video_source_on_a_tcp_flow_is_refused() {
+        let path = std::env::temp_dir().join(format!("tfcc-video-tcp-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+name = "video-on-tcp"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tcp-sack"
+source = { kind = "video" }
+"#,
+        )
+        .unwrap();
+        let res = run(&path, &[], None, &mut || false);
+        let _ = std::fs::remove_file(&path);
+        let err = match res {
             Err(e) => e.to_string(),
-            Ok(_) => panic!("the testbed ran a scenario with a video source"),
+            Ok(_) => panic!("the testbed ran a TCP flow with a video source"),
         };
-        assert!(err.contains("`source`"), "{err}");
+        assert!(
+            err.contains("runs on TFRC flows only, not on tcp-sack"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -78,6 +78,8 @@ fn check_seed(seed: u64) {
         &[
             "flows.1.params.data_limited=thesis",
             "flows.1.params.nofeedback_rule=halve-rate",
+            // and RFC 3448's slowstart floor `s/R` instead of RFC 5348's `W_init/R`
+            "flows.1.params.slowstart_bound=twice-receive-rate",
         ],
     ));
     let thesis = pause(&run(seed, &["flows.1.params.preset=thesis"]));

@@ -71,8 +71,14 @@ pub enum SlowstartBound {
     /// by more than itself.
     #[default]
     Thesis,
-    /// RFC 5348 §4.3: `X = max(min(2X, 2·X_recv), s/R)` (ns-2 `ssmult_ 2`).
+    /// `X = max(min(2X, 2·X_recv), s/R)`: RFC 3448 §4.3 and ns-2's agent (`ssmult_ 2`).
     TwiceReceiveRate,
+    /// RFC 5348 §4.3 step 4: `X = max(min(2X, recv_limit), initial_rate)`, the floor being
+    /// §4.2's initial rate `W_init/R` ([`TfrcConfig::initial_window`]) rather than RFC 3448's
+    /// `s/R`. So a loss-free sender never falls below `W_init/R` at a report, which is what
+    /// §4.4's idle rule (halving stops below `2·recover_rate`, `recover_rate = W_init/R`)
+    /// keeps through a pause.
+    Rfc5348,
 }
 
 /// The rate the first loss interval is computed from when slowstart ends.
@@ -437,7 +443,7 @@ impl TfrcConfig {
     /// |---|---|---|---|
     /// | `rtt_beta` | 0.05 | 0.1 | §4.3 `q = 0.9`, §4.5 `q2 = 0.9` |
     /// | `initial_window` | 1 packet/RTT | `min(4s, max(2s, 4380 B))` | §4.2 |
-    /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, recv_limit)` | §4.3 |
+    /// | `slowstart_bound` | `X + min(X, X_recv)` | `max(min(2X, recv_limit), W_init/R)` | §4.3 |
     /// | `slowstart_timer` | on | off | — |
     /// | `slowstart_exit_losses` | 2 | 1 | §6.3.1 |
     /// | `seed` | `b_sst/2` | receive rate | §6.3.1 |
@@ -453,7 +459,7 @@ impl TfrcConfig {
         TfrcConfig {
             rtt_beta: 0.1,
             initial_window: InitialWindow::Rfc5348,
-            slowstart_bound: SlowstartBound::TwiceReceiveRate,
+            slowstart_bound: SlowstartBound::Rfc5348,
             slowstart_timer: false,
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,

@@ -461,11 +461,12 @@ impl TfrcSender {
                 if due {
                     let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
-                        SlowstartBound::Thesis => self.x + self.x.min(rx),
-                        // RFC 5348 §4.3.
-                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * rx),
-                    }
-                    .max(s / r);
+                        SlowstartBound::Thesis => (self.x + self.x.min(rx)).max(s / r),
+                        // RFC 3448 §4.3, ns-2.
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * rx).max(s / r),
+                        // RFC 5348 §4.3 step 4: the floor is the initial rate.
+                        SlowstartBound::Rfc5348 => (2.0 * self.x).min(2.0 * rx).max(initial),
+                    };
                     // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
                     self.set_rate(doubled, r);
                     self.last_double = Some(now);
@@ -858,6 +859,33 @@ mod tests {
         assert!(close(r.rate(), 10_000.0, 1e-9));
         feedback(&mut r, ms(300), 100, 0.0, 1_000_000);
         assert!(close(r.rate(), 20_000.0, 1e-9));
+    }
+
+    #[test]
+    fn rfc5348_slowstart_never_falls_below_the_initial_rate() {
+        // RFC 5348 §4.3 step 4: X = max(min(2X, recv_limit), W_init/R); RFC 3448 (and ns-2)
+        // floor it at s/R. A report 300 ms after the first (R = 100 ms, so X_recv_set holds
+        // only its 4000 B/s) bounds 2X by recv_limit = 8000 B/s.
+        let run = |bound| {
+            let mut s = started(TfrcConfig {
+                slowstart_bound: bound,
+                ..TfrcConfig::rfc5348()
+            });
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            assert!(close(s.rate(), 43_800.0, 1e-9), "{}", s.rate()); // 4380 B / 0.1 s
+            feedback(&mut s, ms(400), 100, 0.0, 4_000);
+            s.rate()
+        };
+        assert!(close(run(SlowstartBound::Rfc5348), 43_800.0, 1e-9));
+        assert!(close(run(SlowstartBound::TwiceReceiveRate), 14_600.0, 1e-9));
+        assert_eq!(
+            TfrcConfig::rfc5348().slowstart_bound,
+            SlowstartBound::Rfc5348
+        );
+        assert_eq!(
+            TfrcConfig::ns2().slowstart_bound,
+            SlowstartBound::TwiceReceiveRate
+        );
     }
 
     #[test]

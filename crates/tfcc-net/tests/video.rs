@@ -1,0 +1,139 @@
+//! An application-limited TFRC sender over real sockets (issue 5): `tfcc send --source video`
+//! and `tfcc recv` (the `tfcc-net` binary, the same code `tfcc send`/`recv` run) on loopback,
+//! a 1 Mb/s, 25 fps video silent from 3 s to 5 s, with RFC 5348's rules (`--preset rfc5348`).
+//!
+//! - Every offered byte is sent once: the sender's summary has offered = sent and nothing left
+//!   in the buffer, and the receiver got exactly those bytes plus tfcc's 36-byte data header
+//!   per datagram (loopback loses nothing).
+//! - The receiver's goodput is the stream's rate outside the pause.
+//! - When the stream resumes, the allowed rate is at least RFC 5348's `W_init/R` (§4.2
+//!   `W_init = min(4·s, max(2·s, 4380))` = 4380 B for s = 1460; §4.3, §4.4: an idle sender's
+//!   `X_recv` is not halved below the recovery rate, and with no loss `X >= W_init/R` after
+//!   every report), with `R` the sender's smoothed RTT then.
+
+use std::process::{Command, Stdio};
+
+const EXE: &str = env!("CARGO_BIN_EXE_tfcc-net");
+/// tfcc's TFRC data header, on top of the frame bytes each datagram carries.
+const HEADER: u64 = 36;
+const W_INIT: f64 = 4380.0;
+
+fn free_port() -> u16 {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.local_addr().unwrap().port()
+}
+
+/// The rows of a per-interval table: whitespace-split lines whose first field is a time.
+fn rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|r| r.len() >= 4 && r[0].parse::<f64>().is_ok())
+        .collect()
+}
+
+/// The number after `key` in `line` ("offered 125 frames" -> 125 for "offered").
+fn after(line: &str, key: &str) -> u64 {
+    let mut w = line.split_whitespace();
+    w.by_ref()
+        .find(|&x| x == key)
+        .unwrap_or_else(|| panic!("{key} in {line}"));
+    w.next().unwrap().trim_end_matches(',').parse().unwrap()
+}
+
+#[test]
+fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r() {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let recv = Command::new(EXE)
+        .args(["recv", "--listen", &addr, "--duration", "7500ms"])
+        .args(["--preset", "rfc5348"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let send = Command::new(EXE)
+        .args(["send", &addr, "--duration", "7s", "--preset", "rfc5348"])
+        .args(["--source", "video:1Mbps:25", "--pause", "3s-5s"])
+        .output()
+        .unwrap();
+    let recv = recv.wait_with_output().unwrap();
+    let (sout, rout) = (
+        String::from_utf8_lossy(&send.stdout),
+        String::from_utf8_lossy(&recv.stdout),
+    );
+    println!("{sout}\n{rout}");
+    assert!(
+        send.status.success(),
+        "{}",
+        String::from_utf8_lossy(&send.stderr)
+    );
+    assert!(
+        recv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recv.stderr)
+    );
+
+    // Every offered byte sent once, and received once.
+    let video = sout.lines().find(|l| l.starts_with("video:")).unwrap();
+    let (frames, offered) = (after(video, "offered"), after(video, "frames,"));
+    let (sent, packets) = (after(video, "sent"), after(video, "in"));
+    // 5 s of frames at 25 fps: 125.
+    assert_eq!(frames, 125, "{video}");
+    assert_eq!(sent, offered, "{video}");
+    assert!(video.ends_with("0 B still buffered at the end"), "{video}");
+    let rline = rout.lines().find(|l| l.starts_with("received")).unwrap();
+    assert_eq!(after(rline, "received"), packets, "{rline}");
+    assert_eq!(
+        after(rline, "datagrams,"),
+        offered + HEADER * packets,
+        "{rline}"
+    );
+    // 5 s of a 1 Mb/s stream: 625 kB, within the frame-size noise.
+    assert!((offered as f64 - 625e3).abs() < 0.05 * 625e3, "{video}");
+
+    // The receiver's goodput in the seconds wholly inside the stream (its clock starts up to
+    // a few ms before the sender's): the stream's 1 Mb/s plus the headers (about 3 %), within
+    // a second's frame-size variation (an I-frame more or less is 7 %).
+    let r = rows(&rout);
+    for t in ["2.0", "3.0", "7.0"] {
+        let g: f64 = r.iter().find(|x| x[0] == t).unwrap()[1].parse().unwrap();
+        assert!(
+            (0.85..1.2).contains(&g),
+            "goodput {g} Mb/s in the second to {t} s"
+        );
+    }
+    // Nothing arrives in the second wholly inside the pause.
+    let g: f64 = r.iter().find(|x| x[0] == "5.0").unwrap()[1]
+        .parse()
+        .unwrap();
+    assert_eq!(g, 0.0, "{rout}");
+
+    // At resumption (the sender's line at 5 s: the first frame offered, no report yet). On
+    // loopback `p = 0`, so each frame's first report (one RTT after the last rate change) set
+    // `X = max(min(2X, recv_limit), W_init/R)` = `W_init/R` (§4.3 step 4; `X_recv` is far
+    // below), with `R` as it was then; the reports of the same frame within that RTT moved the
+    // smoothed `R` (q = 0.9) without recomputing `X`. So the floor is checked with the largest
+    // `R` the sender's lines show in the stream's first part. Through the pause the idle,
+    // loss-free sender below `2·recover_rate` is not halved (§4.4): `X` at 5 s is `X` at 4 s.
+    let s = rows(&sout);
+    let line = |t: &str| s.iter().find(|x| x[0] == t).unwrap().clone();
+    let (at4, at5) = (line("4.0"), line("5.0"));
+    let x_mbps: f64 = at5[2].parse().unwrap();
+    let r_max = ["1.0", "2.0", "3.0", "4.0", "5.0"]
+        .iter()
+        .map(|t| line(t)[4].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    let rtt_ms: f64 = at5[4].parse().unwrap();
+    let floor = W_INIT * 8.0 / (r_max / 1e3) / 1e6;
+    println!(
+        "X at resumption {x_mbps:.1} Mb/s; W_init/R {floor:.1} Mb/s with the largest R \
+         ({r_max} ms), {:.1} Mb/s with R then ({rtt_ms} ms)",
+        W_INIT * 8.0 / (rtt_ms / 1e3) / 1e6
+    );
+    assert!(x_mbps >= floor, "{at5:?}: W_init/R = {floor:.1} Mb/s");
+    assert_eq!(at4[2], at5[2], "X halved during the pause: {at4:?} {at5:?}");
+    // Nothing was sent during the pause.
+    let quiet = s.iter().find(|x| x[0] == "4.0").unwrap();
+    assert_eq!(quiet[1], "0.000", "{quiet:?}");
+}
