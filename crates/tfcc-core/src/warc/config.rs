@@ -66,11 +66,11 @@ pub enum HrLosses {
     /// (h-warc10), the first loss after the fall reaches the receiver at 600.17 s and closes
     /// a 172-round interval of the 6-Mb/s phase; while it is among the last N, `S(N)` exceeds
     /// `s` and HistoryReset(S(N)) removes nothing. Loss events then come every round, but the
-    /// emulated window reaches the fluid timeout after five halvings (601.09 s), and each
+    /// emulated window reaches the fluid timeout at the seventh (601.09 s), and each
     /// timeout phase lasts u = ⌈RTO/RTT⌉ = 7 rounds (1-s minimum RTO, 0.16-s RTT). Counting
     /// only normal-phase losses, 12 intervals take 6 + 6 × 7 rounds and the reset takes
     /// effect at 607.9 s (Eq. 3.2 already holds from 603.4 s, with S(N) = 207 > s); counting
-    /// every loss event, at 601.3 s (118 windows kept, 89.6 → 53.6 packets per RTT) and fully
+    /// every loss event, at 601.3 s (118 windows kept, 88.6 → 53.6 packets per RTT) and fully
     /// at 602.3 s (15 kept, 10.9).
     #[default]
     Every,
