@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::config::{FtoBackoff, FtoLoss, LossInsertion, WarcConfig};
+use super::config::{FtoBackoff, FtoLoss, HrLosses, LossInsertion, WarcConfig};
 
 /// The emulated TCP state and the window history.
 #[derive(Clone, Debug)]
@@ -144,6 +144,11 @@ impl Warc {
         self.loss_events += 1;
         let u = f64::from(u.max(1));
         if self.timeout_rounds > 0.0 {
+            // Every loss event is an inter-loss time for History-Reset ([`HrLosses::Every`]),
+            // whether or not it backs the timeout phase off.
+            if self.cfg.hr_losses == HrLosses::Every {
+                self.record_interval();
+            }
             if !self.cfg.fluid_timeout {
                 // Without FTO the timeout phase is never entered; unreachable but harmless.
                 self.timeout_rounds = 0.0;
@@ -180,6 +185,11 @@ impl Warc {
             LossInsertion::Twice => self.push_window(self.w),
             LossInsertion::Once => self.skip_increment = true,
         }
+        self.record_interval();
+    }
+
+    /// `UpdateSum(Q_x, S_x, t − t')`, `t' = t` and the History-Reset check of `LossHandler`.
+    fn record_interval(&mut self) {
         let x = self.t.saturating_sub(self.t_last_loss);
         if self.intervals.len() >= self.cfg.n.max(1) {
             if let Some(old) = self.intervals.pop_front() {
@@ -399,6 +409,50 @@ mod tests {
             w.on_round();
         }
         assert!(w.rate() < 12.0, "{}", w.rate());
+    }
+
+    /// Steady state at a loss every 100 rounds (w saws 99..198), 50 rounds on, then a loss
+    /// event every round (the queue overflowing after a fall of the available bandwidth, E3.5)
+    /// with the emulated retransmission getting through and `u = 7` (E3.5's 1-s RTO over a
+    /// 0.16-s RTT). Returns the estimator, the rate before the change and the loss events after
+    /// it until History-Reset first removes windows.
+    fn losses_until_reset(hr_losses: HrLosses) -> (Warc, f64, u32) {
+        let mut w = Warc::new(WarcConfig { hr_losses, ..cfg() });
+        periodic(&mut w, 2050, 100);
+        assert_eq!(w.history_resets(), 0);
+        let before = w.rate();
+        let mut losses = 0;
+        while w.history_resets() == 0 && losses < 200 {
+            loss_round(&mut w);
+            losses += 1;
+        }
+        (w, before, losses)
+    }
+
+    fn loss_round(w: &mut Warc) {
+        w.on_loss_event(7);
+        w.on_packet_received();
+        w.on_round();
+    }
+
+    #[test]
+    fn history_reset_counts_every_loss_event_including_the_timeout_phase() {
+        // Sec. 3.2.2.1 / Eq. 3.3: X(-j) is the time between the j-th and (j+1)-th last losses.
+        // The first loss closes a 50-round interval. After the 11th, Q_x is 100, 50 and ten
+        // ones (S(N) = 160 = s: nothing to remove); after the 12th, 50 and eleven ones, so
+        // HistoryReset(61) keeps the last epoch's 50 windows and the 11 since; after the 13th
+        // S(N) = 12 and only the windows since the change are left. The timeout phase (entered
+        // at the 7th loss, after six halvings from w ≈ 149) does not stop the count.
+        let (mut w, before, every) = losses_until_reset(HrLosses::Every);
+        assert_eq!(every, 12);
+        assert!(w.rate() < 0.75 * before, "{} vs {before}", w.rate());
+        loss_round(&mut w);
+        assert_eq!(w.history_resets(), 2);
+        assert!(w.rate() < 0.1 * before, "{} vs {before}", w.rate());
+        // Fig. 3.3 literally: a loss in the timeout phase does not enter Q_x, so after the
+        // 7 normal-phase intervals each further one costs a whole u-round phase.
+        let (_, _, normal) = losses_until_reset(HrLosses::NormalPhase);
+        assert_eq!(normal, 42);
     }
 
     #[test]
