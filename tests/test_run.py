@@ -245,8 +245,12 @@ def test_a_run_writes_summary_series_and_plots(example_run) -> None:
     for col in ("flow", "t", "throughput_bps", "cwnd", "rate_bps", "p", "rtt_s"):
         assert col in ts
     assert len(ts["t"]) == 3 * 40  # three flows, 40 samples of 100 ms
+    # tsclean: each sample instant is the double nearest its nanosecond count, as written
+    # (0.3, not the 0.30000000000000004 of ns × 1e-9)
+    assert sorted(set(ts["t"])) == [k / 10 for k in range(1, 41)]
     q = pq.read_table(out / "queues.parquet").to_pydict()
     assert set(q["link"]) == {"bottleneck", "bottleneck-rev"}
+    assert sorted(set(q["t"])) == [k / 10 for k in range(1, 41)]
     assert max(q["queue_pkts"]) > 0
     assert "dumbbell-cbr" in r.stdout and "bottleneck" in r.stdout
 
@@ -310,6 +314,9 @@ def test_the_python_api_takes_pathlib_paths_and_reports_exact_seconds() -> None:
     assert info["duration_s"] == 60.0 and info["measure_from_s"] == 0.3
     res = tfcc.run_scenario(EXAMPLE, ["duration=2s", "measure_from=0", "events.0.at=1s"])
     assert res["summary"]["sim_seconds"] == 2.0
+    # tsclean: the series' instants too (0.3 s was 0.30000000000000004)
+    for series in (res["flow_series"], res["link_series"]):
+        assert sorted(set(series["t"])) == [k / 10 for k in range(1, 21)]
 
 
 def test_one_string_as_overrides_is_named_as_the_mistake(tmp_path: Path) -> None:

@@ -31,6 +31,10 @@ class RunResult(Mapping[str, Any]):
 
     ``flow_series`` and ``link_series`` are columns (name → list), one row per flow (link) per
     sampling interval, the same columns as ``timeseries.parquet`` and ``queues.parquet``.
+    A row's ``t`` is the end of its interval ``(t - dt, t]`` and is the double nearest its
+    nanosecond count (``tfcc_core::time::nanos_to_secs_f64``: 0.3, 500.0), so a sample on a
+    window bound compares equal to the bound and each metric's bound rule (``t0 < t <= t1``
+    and the like, in its doc comment) decides alone which side it falls on.
     """
 
     def __init__(

@@ -3,7 +3,9 @@
 //! Every clock in tfcc is an integer count of nanoseconds (DESIGN.md, "Core abstractions"), so a
 //! simulated run is bit-for-bit reproducible and never accumulates floating-point drift over hours
 //! of simulated time. `u64` nanoseconds cover 584 years. Conversions to and from seconds as `f64`
-//! exist for the equations and for reporting; they round to the nearest nanosecond.
+//! exist for the equations and for reporting: from seconds they round to the nearest nanosecond,
+//! to seconds they give the double nearest the exact count ([`nanos_to_secs_f64`]), so an
+//! instant of 300 ms is written and printed as `0.3`, never `0.30000000000000004`.
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
@@ -40,8 +42,9 @@ impl Time {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds as the double nearest the exact value ([`nanos_to_secs_f64`]).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        nanos_to_secs_f64(self.0)
     }
     /// The span from `earlier` to `self`, or zero if `earlier` is later.
     pub const fn saturating_since(self, earlier: Time) -> Dur {
@@ -82,11 +85,14 @@ impl Dur {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds as the double nearest the exact value ([`nanos_to_secs_f64`]).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        nanos_to_secs_f64(self.0)
     }
+    /// Milliseconds as the double nearest the exact value (for counts below 2^53, as
+    /// [`nanos_to_secs_f64`]).
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
+        self.0 as f64 / 1e6
     }
     pub const fn is_zero(self) -> bool {
         self.0 == 0
@@ -101,6 +107,27 @@ impl Dur {
     pub fn mul_f64(self, k: f64) -> Dur {
         Dur(secs_to_nanos(self.0 as f64 * k * 1e-9))
     }
+}
+
+/// Seconds, as the double nearest to `ns / 10⁹`: the one helper every integer time goes through
+/// on its way to a float (the equations, `summary.json`, the `t` columns of `timeseries.parquet`
+/// and `queues.parquet`), so 300 ms is `0.3` and 60 s is `60.0`.
+///
+/// Both `ns as f64` (exact below 2^53 ns, 104 days) and `1e9` are exact doubles, and IEEE 754
+/// division is correctly rounded, so the quotient is the nearest double to the exact value and
+/// prints as the shortest decimal of the nanosecond count (`0.3`, `1.000000001`). Multiplying by
+/// `1e-9` instead (which is not exactly 10⁻⁹) is off by one unit in the last place for about 40 %
+/// of whole milliseconds (`0.30000000000000004`, `60.00000000000001`), and `std`'s
+/// `Duration::as_secs_f64` (whole seconds plus the fraction) for about 0.1 %. Beyond 2^53 ns
+/// the count itself is rounded first (an error below 10⁻¹⁵ relative).
+pub fn nanos_to_secs_f64(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// [`nanos_to_secs_f64`] of a `std` duration (the testbed's wall clock); saturates beyond `u64`
+/// nanoseconds.
+pub fn std_secs_f64(d: std::time::Duration) -> f64 {
+    nanos_to_secs_f64(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 fn secs_to_nanos(s: f64) -> u64 {
@@ -225,6 +252,52 @@ mod tests {
         assert_eq!(Dur::from_secs_f64(f64::NAN), Dur(0));
         assert_eq!(Dur::from_secs_f64(1e30), Dur::MAX);
         assert_eq!(Time::from_millis(20).as_secs_f64(), 0.02);
+    }
+
+    /// The exact decimal of `ns / 10⁹` with trailing zeros dropped, as Rust prints the nearest
+    /// double to it (every decimal of up to 15 significant digits has its own double).
+    fn exact_decimal(ns: u64) -> String {
+        let (whole, frac) = (ns / 1_000_000_000, ns % 1_000_000_000);
+        if frac == 0 {
+            return whole.to_string();
+        }
+        format!("{whole}.{}", format!("{frac:09}").trim_end_matches('0'))
+    }
+
+    fn assert_exact(ns: u64) {
+        let s = nanos_to_secs_f64(ns);
+        assert_eq!(s.to_string(), exact_decimal(ns), "{ns} ns");
+        assert_eq!(Dur::from_secs_f64(s), Dur(ns), "{ns} ns round trip");
+        assert_eq!(Time(ns).as_secs_f64(), s);
+        assert_eq!(Dur(ns).as_secs_f64(), s);
+        let std = std::time::Duration::from_nanos(ns);
+        assert_eq!(std_secs_f64(std), s);
+    }
+
+    #[test]
+    fn seconds_are_the_nearest_double_to_the_nanosecond_count() {
+        // the reported cases: `ns × 1e-9` gave 0.30000000000000004 and 60.00000000000001
+        assert_eq!(Time::from_millis(300).as_secs_f64().to_string(), "0.3");
+        assert_eq!(Dur::from_secs(60).as_secs_f64().to_string(), "60");
+        assert_eq!(Dur::from_millis(300).as_millis_f64(), 300.0);
+        assert_eq!(Dur(1_500).as_millis_f64().to_string(), "0.0015");
+        // every millisecond of a 20-minute run (a sample instant at any whole-ms interval)
+        for ms in 0..1_200_000u64 {
+            assert_exact(ms * 1_000_000);
+        }
+        // every nanosecond around a few seconds, and a spread of counts up to 10^15 ns
+        // (11.6 days: 15 significant digits), from a fixed xorshift sequence
+        for ns in (0..5_000u64).chain(999_995_000..1_000_005_000) {
+            assert_exact(ns);
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            assert_exact(x % 1_000_000_000_000_000);
+            assert_exact(x % 1_000_000_000_000);
+        }
     }
 
     #[test]

@@ -79,10 +79,9 @@ pub fn check_scenario<'py>(
     let b = load(&path, overrides_of(overrides)?, None)?;
     let d = PyDict::new(py);
     d.set_item("scenario", &b.name)?;
-    // nanoseconds / 1e9 is the nearest double to the seconds ("60s" is 60.0; as_secs_f64,
-    // nanoseconds × 1e-9, gives 60.00000000000001)
-    d.set_item("duration_s", b.cfg.duration.as_nanos() as f64 / 1e9)?;
-    d.set_item("measure_from_s", b.cfg.measure_from.as_nanos() as f64 / 1e9)?;
+    // the nearest double to the seconds ("60s" is 60.0, see `tfcc_core::time::nanos_to_secs_f64`)
+    d.set_item("duration_s", b.cfg.duration.as_secs_f64())?;
+    d.set_item("measure_from_s", b.cfg.measure_from.as_secs_f64())?;
     d.set_item("seed", b.cfg.seed)?;
     d.set_item("flows", b.flows.len())?;
     d.set_item("links", b.topology.links.len())?;

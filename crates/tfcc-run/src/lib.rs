@@ -124,7 +124,7 @@ impl Prepared {
             &info,
             &reported,
             &result,
-            wall.elapsed().as_secs_f64(),
+            tfcc_core::time::std_secs_f64(wall.elapsed()),
         );
         if let (Some(i), Some(w)) = (&web_info, &result.web) {
             summary.web = Some(web::WebSection::new(

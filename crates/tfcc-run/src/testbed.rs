@@ -20,6 +20,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use tfcc_core::time::std_secs_f64;
 use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
@@ -359,9 +360,9 @@ pub fn run(
     let summary = Summary {
         scenario: built.name.clone(),
         seed: built.cfg.seed,
-        sim_seconds: duration.as_secs_f64(),
-        measure_from_s: measure_from.as_secs_f64(),
-        wall_seconds: wall.elapsed().as_secs_f64(),
+        sim_seconds: std_secs_f64(duration),
+        measure_from_s: std_secs_f64(measure_from),
+        wall_seconds: std_secs_f64(wall.elapsed()),
         events: 0,
         peak_packets: 0,
         flows: entries,
@@ -527,7 +528,7 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
         let mut last = 0;
         for (k, &d) in r.delivered.iter().enumerate() {
             c.flow.push(i as i64);
-            c.t.push((interval * (k as u32 + 1)).as_secs_f64());
+            c.t.push(std_secs_f64(interval * (k as u32 + 1)));
             c.throughput_bps
                 .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
@@ -566,7 +567,7 @@ fn link_columns(samples: &[(Duration, Duration, QdiscSample)], interval: Duratio
             .max(interval / 10)
             .as_secs_f64();
         c.link.push("bottleneck".into());
-        c.t.push(t.as_secs_f64());
+        c.t.push(std_secs_f64(*t));
         c.queue_pkts.push(q.backlog_packets as i64);
         c.queue_pkts_avg.push(q.backlog_packets as f64);
         c.queue_bytes.push(q.backlog_bytes as i64);

@@ -965,10 +965,10 @@ impl World {
         RunResult {
             summary: RunSummary {
                 seed: self.cfg.seed,
-                // the correctly rounded quotient, so a 60 s run reports 60, not the
-                // 60.00000000000001 of `ns × 1e-9` (printed as is by `tfcc run`)
-                sim_seconds: self.cfg.duration.as_nanos() as f64 / 1e9,
-                measure_from_s: self.cfg.measure_from.as_nanos() as f64 / 1e9,
+                // the nearest double (`tfcc_core::time::nanos_to_secs_f64`): a 60 s run
+                // reports 60, not 60.00000000000001
+                sim_seconds: self.cfg.duration.as_secs_f64(),
+                measure_from_s: self.cfg.measure_from.as_secs_f64(),
                 events: self.q.events_processed(),
                 jain_index: jain_index(&thr),
                 peak_packets: self.pool.capacity_used() as u64,
