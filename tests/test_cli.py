@@ -7,6 +7,26 @@ import sys
 
 import tfcc
 
+ENTRY = [sys.executable, "-m", "tfcc.entry"]
+
+
+def _free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_recv(port: int, duration: str) -> subprocess.Popen[str]:
+    """`tfcc recv` on loopback ``port`` with piped text output (the caller kills it)."""
+    return subprocess.Popen(
+        [*ENTRY, "recv", "--listen", f"127.0.0.1:{port}", "--duration", duration],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -70,21 +90,11 @@ def test_a_bad_option_value_exits_2_without_a_traceback() -> None:
 def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     # The `tfcc send` / `tfcc recv` route (tfcc.entry -> tfcc._core.cli_net -> tfcc-net): a 2 s
     # TFRC flow on loopback, reported by both ends.
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    entry = [sys.executable, "-m", "tfcc.entry"]
-    recv = subprocess.Popen(
-        [*entry, "recv", "--listen", f"127.0.0.1:{port}", "--duration", "4s"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    port = _free_udp_port()
+    recv = _start_recv(port, "4s")
     try:
         send = subprocess.run(
-            [*entry, "send", f"127.0.0.1:{port}", "--duration", "2s"],
+            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "2s"],
             capture_output=True,
             text=True,
             timeout=30,
@@ -105,12 +115,9 @@ def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
     # dropped once on stderr and counts the rest; a port in use names the flag and address.
     import socket
 
-    entry = [sys.executable, "-m", "tfcc.entry"]
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
+    port = _free_udp_port()  # bound and closed again: nobody listens there
     send = subprocess.run(
-        [*entry, "send", f"127.0.0.1:{port}", "--duration", "1s"],
+        [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "1s"],
         capture_output=True,
         text=True,
         timeout=30,
@@ -122,7 +129,7 @@ def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
         taken.bind(("127.0.0.1", 0))
         addr = f"127.0.0.1:{taken.getsockname()[1]}"
         busy = subprocess.run(
-            [*entry, "recv", "--listen", addr, "--duration", "1s"],
+            [*ENTRY, "recv", "--listen", addr, "--duration", "1s"],
             capture_output=True,
             text=True,
             timeout=30,
@@ -130,12 +137,7 @@ def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
     assert busy.returncode == 2
     assert busy.stderr.startswith(f"error: --listen {addr}: "), busy.stderr
 
-    recv = subprocess.Popen(
-        [*entry, "recv", "--listen", f"127.0.0.1:{port}", "--duration", "2s"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    recv = _start_recv(port, "2s")
     try:
         # The table header is printed once the socket is bound.
         assert recv.stdout is not None
@@ -156,19 +158,10 @@ def test_ctrl_c_ends_recv_with_its_summary_and_exit_130() -> None:
     # Ctrl-C used to kill `tfcc recv` outright (default SIGINT): the summary of what arrived
     # was lost. It now stops the flow, prints the summary over the time it ran, and exits 130.
     import signal
-    import socket
     import time
 
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    recv = subprocess.Popen(
-        [sys.executable, "-m", "tfcc.entry", "recv", "--listen", f"127.0.0.1:{port}"]
-        + ["--duration", "60s"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    port = _free_udp_port()
+    recv = _start_recv(port, "60s")
     try:
         assert recv.stdout is not None
         assert "time_s" in recv.stdout.readline()

@@ -451,32 +451,26 @@ pub fn run_flows_sampled(
                 .parse()
                 .map_err(io::Error::other)?;
             wait_until(start + offset);
+            let tfrc_session = |cfg| {
+                Session::sender(
+                    TfrcSender::new(cfg),
+                    Protocol::Tfrc,
+                    format!("{SENDER_IP}:0"),
+                    to,
+                    session_config(),
+                )
+            };
             match f3 {
-                FlowKind::Tfrc(cfg) => {
-                    let s = Session::sender(
-                        TfrcSender::new(cfg),
-                        Protocol::Tfrc,
-                        format!("{SENDER_IP}:0"),
-                        to,
-                        session_config(),
-                    )?;
-                    run_sender(s, clk, None)
-                }
+                FlowKind::Tfrc(cfg) => run_sender(tfrc_session(cfg)?, clk, None),
                 FlowKind::TfrcVideo {
                     cfg,
                     video,
                     seed,
                     flow,
                 } => {
-                    let s = Session::sender(
-                        TfrcSender::new(cfg),
-                        Protocol::Tfrc,
-                        format!("{SENDER_IP}:0"),
-                        to,
-                        session_config(),
-                    )?;
+                    // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
-                    run_sender(s, clk, Some((video, rng, offset)))
+                    run_sender(tfrc_session(cfg)?, clk, Some((video, rng, offset)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let s = Session::sender(

@@ -1113,6 +1113,20 @@ mod tests {
         );
     }
 
+    /// Runs the sender to 106, 212 and 312 ms with a report at each (R = 105 ms): the first
+    /// with `p = 0` and no receive rate, then two with `p = 1 %` and `X_recv = x`. Returns
+    /// the send times.
+    fn three_reports(s: &mut TfrcSender, x: u32) -> Vec<Time> {
+        let mut sends = Vec::new();
+        let mut last = Time::ZERO;
+        for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, x), (312, 0.01, x)] {
+            drive(s, last, Time::from_millis(ms), &mut sends);
+            last = Time::from_millis(ms);
+            report_rtt(s, &sends, last, 105, p, x);
+        }
+        sends
+    }
+
     fn report_at(s: &mut TfrcSender, sends: &[Time], now: Time, p: f64, x_recv: u32) {
         report_rtt(s, sends, now, 100, p, x_recv);
     }
@@ -1312,13 +1326,7 @@ mod tests {
         // max(X_recv_set) = 100 000 and p = 1 %, X = min(X_Bps, 200 000) = X_Bps.
         let setup = |x_recv: u32| {
             let mut s = TfrcSender::new(TfrcConfig::rfc5348());
-            let mut sends = Vec::new();
-            let mut last = Time::ZERO;
-            for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, x_recv), (312, 0.01, x_recv)] {
-                drive(&mut s, last, Time::from_millis(ms), &mut sends);
-                last = Time::from_millis(ms);
-                report_rtt(&mut s, &sends, last, 105, p, x);
-            }
+            three_reports(&mut s, x_recv);
             s.offer(Some(0)); // idle from here
             s
         };
@@ -1379,13 +1387,7 @@ mod tests {
             smooth_increase: false,
             ..TfrcConfig::default()
         });
-        let mut sends = Vec::new();
-        let mut last = Time::ZERO;
-        for (ms, p, x) in [(106, 0.0, 0), (212, 0.01, 100_000), (312, 0.01, 100_000)] {
-            drive(&mut s, last, Time::from_millis(ms), &mut sends);
-            last = Time::from_millis(ms);
-            report_rtt(&mut s, &sends, last, 105, p, x);
-        }
+        let mut sends = three_reports(&mut s, 100_000);
         assert!(close(s.x_recv_set_max(), 100_000.0, 1e-12));
         // s/R, then one packet per RTT more per report (004 Eq. 3.7-3.8).
         let x0 = 3.0 * 1460.0 / 0.105;
@@ -1394,7 +1396,7 @@ mod tests {
         // Sending on (not idle) until the timer expires: X_Bps <= 2·X_recv, so
         // Update_Limits(X_Bps/2) sets {X_Bps/4}; X_Bps/2 would be above X, so X stays.
         let t = s.nofeedback_at.unwrap();
-        drive(&mut s, last, t, &mut sends);
+        drive(&mut s, Time::from_millis(312), t, &mut sends);
         assert_eq!(s.stats().timeouts, 1);
         assert!(close(s.x_recv_set_max(), x_bps / 4.0, 1e-12));
         assert!(x_bps / 2.0 > x0);
