@@ -157,6 +157,23 @@ def test_the_003_two_state_claims_time_each_scheme_to_its_own_level() -> None:
         assert "steady_from" not in c.args, c.id
 
 
+def test_the_003_bursty_loss_claims_average_over_random_start_phases() -> None:
+    # tear1: with every flow starting at 0 s the CBR sources and the bottleneck's departures
+    # share one integer-nanosecond lattice and a paced 1000-B flow is never dropped (TEAR lost 0
+    # of 3753 packets after the fall). The Fig. 2.4(c) claims draw the test flow's start, on both
+    # sides of the ratio, and average over enough seeds for the phase to wash out.
+    from tfcc import reproduce
+
+    _, claims = reproduce.load("taxonomy")
+    loss = [c for c in claims if c.metric == "packets_lost" and c.id.startswith("e24-")]
+    assert len(loss) == 4
+    for c in loss:
+        assert len(c.seeds) >= 10, c.id
+        start = 'flows.0.start={ random = ["0s", "1s"] }'
+        assert start in c.set, c.id
+        assert c.versus is not None and start in c.versus["set"], c.id
+
+
 def test_table_2_3_verdict_rules_reproduce_the_thesis_letters_for_its_numbers() -> None:
     from tfcc import verdicts
 
