@@ -140,7 +140,7 @@ fn the_reverse_direction_has_its_own_tbf_and_queue_limit() {
     };
     let show = |dev: &str| {
         let out = std::process::Command::new("tc")
-            .args(["-n", &bed.router_ns(), "qdisc", "show", "dev", dev])
+            .args(["-n", &bed.router_ns(), "-d", "qdisc", "show", "dev", dev])
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -152,5 +152,17 @@ fn the_reverse_direction_has_its_own_tbf_and_queue_limit() {
             "{text}"
         );
         assert!(text.contains(limit), "{text}");
+        // tbf charges IP packets, as the simulator's links count them.
+        assert!(text.contains("overhead -14"), "{text}");
     }
+    // A scheduled rate change touches the forward direction only, and keeps its queue limit
+    // and size table.
+    bed.set_rate(tfcc_core::Rate::from_mbps(2)).unwrap();
+    let (fwd, rev) = (show("rd"), show("rs"));
+    assert!(
+        fwd.contains("rate 2Mbit") && fwd.contains("limit 30p"),
+        "{fwd}"
+    );
+    assert!(fwd.contains("overhead -14"), "{fwd}");
+    assert!(rev.contains("rate 4Mbit"), "{rev}");
 }
