@@ -204,6 +204,10 @@ pub struct RelayStats {
     pub realtime: bool,
     /// Packets the relay read, by whether they belonged to a listed flow.
     pub unknown_flow: u64,
+    /// Data packets of each listed flow (by index) the relay took in past its loss model and
+    /// dropouts, each written back towards the bottleneck queue after its delay: beside the
+    /// sender's and the receiver's counts they tell a loss before the queue from one after it.
+    pub data_forwarded: Vec<u64>,
 }
 
 impl RelayStats {
@@ -478,6 +482,7 @@ fn run_relay(
     let fd = fd.as_raw_fd();
     let mut st = RelayStats {
         realtime: set_realtime(cfg.rt_priority),
+        data_forwarded: vec![0; cfg.flows.len()],
         ..RelayStats::default()
     };
     let origin = clock_ns(libc::CLOCK_MONOTONIC);
@@ -571,6 +576,9 @@ fn run_relay(
                     free.push(s);
                     continue;
                 }
+            }
+            if let Some((i, true)) = flow {
+                st.data_forwarded[i] += 1;
             }
             lens[s as usize] = len as u16;
             heap.push(Reverse((arrival + delay.0, seq, s)));

@@ -407,6 +407,20 @@ pub struct FlowResult {
     pub sender_counters: Option<crate::Counters>,
     /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
     pub window_loss_events: Option<u64>,
+    /// The receiving session's transport counters at its end (tfcc flows).
+    pub receiver_counters: Option<crate::Counters>,
+    /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
+    /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
+    pub rcvbuf_errors: Option<u64>,
+}
+
+/// `Udp: RcvbufErrors` of the calling thread's network namespace.
+fn udp_rcvbuf_errors() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/net/snmp").ok()?;
+    let mut udp = text.lines().filter(|l| l.starts_with("Udp: "));
+    let (names, values) = (udp.next()?, udp.next()?);
+    let k = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+    values.split_whitespace().nth(k)?.parse().ok()
 }
 
 /// A tfcc sender's state at one sampling instant (`None` before the flow starts).
@@ -707,6 +721,7 @@ fn udp_receiver<R: Receiver>(
         }
     };
     // Session time 0 is its construction, shortly before `start`.
+    let rcvbuf_before = udp_rcvbuf_errors();
     let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
@@ -745,6 +760,10 @@ fn udp_receiver<R: Receiver>(
         total_bytes: total,
         delivered,
         window_loss_events: Some(window_events),
+        receiver_counters: Some(s.counters()),
+        rcvbuf_errors: udp_rcvbuf_errors()
+            .zip(rcvbuf_before)
+            .map(|(a, b)| a.saturating_sub(b)),
         ..FlowResult::default()
     })
 }

@@ -311,6 +311,23 @@ pub fn run(
                 c.sent, c.send_errors, c.buffer_full, c.received, c.unstamped
             );
         }
+        // Where a tfcc flow's data went missing: before the relay (the sender's socket), at
+        // the relay (loss model, dropout), or after it (the bottleneck queue, or the receiving
+        // socket: its namespace's receive-buffer drops are given beside).
+        if let (Some(tx), Some(rx), Some(st)) =
+            (r.sender_counters, r.receiver_counters, &relay_stats)
+        {
+            let relayed = st.data_forwarded.get(i).copied().unwrap_or(0);
+            eprintln!(
+                "flow {i} data: {} sent, {relayed} past the relay, {} received; {} lost after \
+                 the relay (UDP receive-buffer drops in the receiver's namespace: {})",
+                tx.sent,
+                rx.received,
+                relayed.saturating_sub(rx.received),
+                r.rcvbuf_errors
+                    .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
+            );
+        }
     }
     let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
     drop(bed);
