@@ -697,15 +697,11 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
 /// between actual readings, since a busy machine delays the tc process.
 fn link_columns(samples: &[(Duration, Duration, Directions)], interval: Duration) -> LinkColumns {
     let mut c = LinkColumns::default();
-    let pick: [(&str, fn(&Directions) -> QdiscSample); 2] = [
-        ("bottleneck", |d| d.forward),
-        ("bottleneck-rev", |d| d.reverse),
-    ];
-    for (name, get) in pick {
+    for (name, reverse) in [("bottleneck", false), ("bottleneck-rev", true)] {
         let mut prev = QdiscSample::default();
         let mut prev_t = Duration::ZERO;
         for (t, read_at, d) in samples {
-            let q = get(d);
+            let q = if reverse { d.reverse } else { d.forward };
             let dt = read_at
                 .saturating_sub(prev_t)
                 .max(interval / 10)
@@ -865,6 +861,79 @@ source = { kind = "video" }
             err.contains("runs on TFRC flows only, not on tcp-sack"),
             "{err}"
         );
+    }
+
+    /// A reverse queue other than DropTail in packets is refused before anything is set up
+    /// (pfifo is all the testbed has), as the forward one is.
+    #[test]
+    fn a_red_reverse_queue_is_refused() {
+        let path = std::env::temp_dir().join(format!("tfcc-rev-red-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+name = "rev-red"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+reverse_queue = { queue = "red", limit = 50, bytes = false }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "tcp-sack"
+direction = "reverse"
+"#,
+        )
+        .unwrap();
+        let res = run(&path, &[], None, &mut || false);
+        let _ = std::fs::remove_file(&path);
+        let err = match res {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the testbed ran a RED reverse queue as pfifo"),
+        };
+        assert!(
+            err.contains("only DropTail queues in packets map onto pfifo (topology.reverse_queue)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn link_columns_give_each_direction_its_own_rows() {
+        let q = |sent_bytes, drops, backlog_packets| QdiscSample {
+            sent_bytes,
+            drops,
+            backlog_packets,
+            ..QdiscSample::default()
+        };
+        let s = |k: u64, f: QdiscSample, r: QdiscSample| {
+            let t = Duration::from_millis(100 * k);
+            (
+                t,
+                t,
+                Directions {
+                    forward: f,
+                    reverse: r,
+                },
+            )
+        };
+        let samples = [
+            s(1, q(12_500, 1, 5), q(500, 0, 0)),
+            s(2, q(25_000, 3, 7), q(1_000, 0, 1)),
+        ];
+        let c = link_columns(&samples, Duration::from_millis(100));
+        assert_eq!(
+            c.link,
+            [
+                "bottleneck",
+                "bottleneck",
+                "bottleneck-rev",
+                "bottleneck-rev"
+            ]
+        );
+        assert_eq!(c.queue_pkts, [5, 7, 0, 1]);
+        assert_eq!(c.drops, [1, 2, 0, 0]);
+        // 12.5 kB per 100 ms forward, 0.5 kB backward.
+        assert_eq!(c.throughput_bps, [1e6, 1e6, 40e3, 40e3]);
     }
 
     #[test]
