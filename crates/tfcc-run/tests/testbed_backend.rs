@@ -4,11 +4,18 @@
 //! series checked. Then TFWC's packets on the wire, and a reverse flow through the
 //! bottleneck's reverse direction.
 
+use std::sync::Mutex;
+
 use tfcc_run::cli::{run_command, Exit};
+
+/// One testbed at a time: the namespaces are named after the process (`tfcc-<pid>-*`), so two
+/// runs of this test binary at once would collide (and share the 2 cores).
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary, or
 /// `None` (after saying "skipped") when not root.
 fn run_on_testbed(name: &str, scenario: &str) -> Option<serde_json::Value> {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc_geteuid() } != 0 {
         eprintln!("skipped: not root");
@@ -137,6 +144,7 @@ direction = "reverse"
 
 #[test]
 fn the_testbed_backend_writes_a_summary_with_sane_shares() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc_geteuid() } != 0 {
         eprintln!("skipped: not root");
