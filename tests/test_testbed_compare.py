@@ -35,6 +35,7 @@ def test_rows_carry_loss_and_rtt_and_dashes_for_what_the_testbed_lacks() -> None
     assert by[("1 tcp-reno", "loss event rate")] == (0.02, None)
     assert by[("1 tcp-reno", "mean RTT ms")] == (60.0, None)
     assert by[("bottleneck", "utilization")] == (0.99, 0.99)
+    assert by[("all", "jain_index")] == (1.0, 1.0)
 
 
 def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None:
@@ -60,3 +61,4 @@ def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None
     assert ("1 tcp-reno", "throughput Mb/s") in by
     assert by[("bottleneck-rev", "drops")] == (4, 9)
     assert by[("bottleneck", "drops")] == (3, 3)
+    assert by[("forward flows", "fairness_theta")] == (0.5, 0.5)

@@ -209,10 +209,12 @@ def compare_rows(
         if link in sl and link in tl:
             for key in ("utilization", "drops"):
                 rows.append((link, key, sl[link][key], tl[link][key]))
+    # Both backends leave reverse flows out of θ and Jain.
+    scope = "forward flows" if any(f.get("direction") == "reverse" for f in sf) else "all"
     for key in ("fairness_theta", "jain_index"):
         rows.append(
             (
-                "all",
+                scope,
                 key,
                 sim.summary["metrics"].get(key),
                 testbed.summary["metrics"].get(key),
