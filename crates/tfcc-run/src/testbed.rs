@@ -11,7 +11,7 @@
 //! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
 //! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
 //! NewReno and SACK recovery built in), flow start times, TFWC's packet size as the
-//! simulator's wire size ([`tfwc_on_udp`]). `tcp-cubic` is still planned in the
+//! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` is still planned in the
 //! simulator, which refuses it; here it is read as Reno for building the scenario and run as
 //! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
