@@ -35,3 +35,30 @@ def test_rows_carry_loss_and_rtt_and_dashes_for_what_the_testbed_lacks() -> None
     assert by[("1 tcp-reno", "loss event rate")] == (0.02, None)
     assert by[("1 tcp-reno", "mean RTT ms")] == (60.0, None)
     assert by[("bottleneck", "utilization")] == (0.99, 0.99)
+    assert by[("all", "jain_index")] == (1.0, 1.0)
+
+
+def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None:
+    def two_way(rev_drops: int) -> dict[str, Any]:
+        s = summary(0.02, 0.06)
+        s["flows"].append(
+            {
+                "id": 2,
+                "protocol": "tcp-reno",
+                "direction": "reverse",
+                "throughput_bps": 1e6,
+                "bytes_delivered": 2e6,
+                "loss_event_rate": None,
+                "mean_rtt_s": 0.07,
+            }
+        )
+        s["links"].append({"name": "bottleneck-rev", "utilization": 0.5, "drops": rev_drops})
+        return s
+
+    rows = compare_rows(RunResult(two_way(4)), RunResult(two_way(9)))
+    by = {(flow, metric): (a, b) for flow, metric, a, b in rows}
+    assert by[("2 tcp-reno (reverse)", "throughput Mb/s")] == (1.0, 1.0)
+    assert ("1 tcp-reno", "throughput Mb/s") in by
+    assert by[("bottleneck-rev", "drops")] == (4, 9)
+    assert by[("bottleneck", "drops")] == (3, 3)
+    assert by[("forward flows", "fairness_theta")] == (0.5, 0.5)

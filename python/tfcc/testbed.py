@@ -181,14 +181,18 @@ FLOW_METRICS = (
 def compare_rows(
     sim: RunResult, testbed: RunResult
 ) -> list[tuple[str, str, float | None, float | None]]:
-    """(flow label, metric, simulator value, testbed value) rows: every flow's throughput, then
-    the bottleneck's utilisation and drops, then the run's fairness metrics."""
+    """(flow label, metric, simulator value, testbed value) rows: every flow's throughput (a
+    reverse flow, ``direction = "reverse"``, marked so), then the bottleneck's utilisation and
+    drops in each direction the summaries have, then the run's fairness metrics (over the
+    forward flows, as both backends compute them)."""
     rows: list[tuple[str, str, float | None, float | None]] = []
     sf, tf = sim.summary["flows"], testbed.summary["flows"]
     for a, b in zip(sf, tf, strict=False):
         name = f"{a['id']} {a.get('label') or a['protocol']}"
         if b["protocol"] != a["protocol"]:
             name += f" / {b['protocol']}"
+        if a.get("direction") == "reverse":
+            name += " (reverse)"
         for key, label, scale in FLOW_METRICS:
             va, vb = a.get(key), b.get(key)
             rows.append(
@@ -201,13 +205,16 @@ def compare_rows(
             )
     sl = {x["name"]: x for x in sim.summary["links"]}
     tl = {x["name"]: x for x in testbed.summary["links"]}
-    if "bottleneck" in sl and "bottleneck" in tl:
-        for key in ("utilization", "drops"):
-            rows.append(("bottleneck", key, sl["bottleneck"][key], tl["bottleneck"][key]))
+    for link in ("bottleneck", "bottleneck-rev"):
+        if link in sl and link in tl:
+            for key in ("utilization", "drops"):
+                rows.append((link, key, sl[link][key], tl[link][key]))
+    # Both backends leave reverse flows out of θ and Jain.
+    scope = "forward flows" if any(f.get("direction") == "reverse" for f in sf) else "all"
     for key in ("fairness_theta", "jain_index"):
         rows.append(
             (
-                "all",
+                scope,
                 key,
                 sim.summary["metrics"].get(key),
                 testbed.summary["metrics"].get(key),

@@ -17,10 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let secs: u64 = args.get(2).map_or(Ok(15), |a| a.parse())?;
     // One bandwidth-delay product of buffer (at least 100 packets).
     let limit = ((mbps * 1_000_000 / 8 * 40 / 1000) / 1500).max(100) as u32;
-    let bed = Dumbbell::new(Bottleneck {
-        rate: Rate::from_mbps(mbps),
-        limit,
-    })?;
+    let bed = Dumbbell::new(Bottleneck::symmetric(Rate::from_mbps(mbps), limit))?;
     let relay = bed.start_relay(RelayConfig {
         flows: vec![FlowPath {
             port: flow_port(0),

@@ -4,15 +4,16 @@
 //!
 //! The relay owns a TUN device (`dly0`) in the router namespace. Policy routing sends every
 //! packet that arrives at the router from either veth into the TUN; the relay reads it, decides
-//! its fate (artificial loss, forward direction only, before the bottleneck queue as in the
-//! simulator's links), holds it for its flow's one-way delay and writes it back, whereupon the
+//! its fate (artificial loss on what crosses the bottleneck's forward direction, before its
+//! queue as in the simulator's links), holds it for its flow's one-way delay and writes it back, whereupon the
 //! kernel forwards it (packets from the TUN take the main table) through the tbf bottleneck. Both
 //! directions pass the TUN once, so a flow's RTT is its forward plus its reverse delay plus
 //! queueing, as in the simulator, where the dumbbell's delays sum along each route.
 //!
 //! Flows are told apart by the receiver's port (the testbed gives flow `i` its own port), which
-//! is the destination port of data and the source port of feedback; packets of no known flow
-//! (ping) get [`RelayConfig::default_delay`] and no loss.
+//! is the destination port of data and the source port of feedback, in either direction (a
+//! reverse flow's sender sits on the receivers' side, [`crate::testbed::FlowSpec::reverse`]);
+//! packets of no known flow (ping) get [`RelayConfig::default_delay`] and no loss.
 //!
 //! Timing: held packets sit in a binary heap keyed by (deadline, arrival order) in a
 //! pre-allocated pool of buffers, so there is no allocation per packet. The loop sleeps in
@@ -61,7 +62,9 @@ pub struct RelayConfig {
     pub flows: Vec<FlowPath>,
     /// Delay in either direction for packets of no listed flow (ping, ICMP errors).
     pub default_delay: Dur,
-    /// Artificial loss applied to the data direction (the bottleneck's loss model); `None`
+    /// Artificial loss applied to the packets of the flows that cross the bottleneck's forward
+    /// direction (the bottleneck's loss model: forward flows' data, reverse flows' feedback,
+    /// as the simulator's link drops whatever arrives at it); `None`
     /// for a lossless path.
     pub loss: Option<LossSpec>,
     /// Scenario seed: the loss process draws from its own stream of it, like the simulator's
@@ -99,7 +102,7 @@ pub enum RelayCommand {
     /// Replace (or remove) the data direction's loss model from now on (a scheduled loss
     /// event).
     SetLoss(Option<LossSpec>),
-    /// While down, data packets arriving at the bottleneck are dropped (the simulator's link
+    /// While down, flows' packets arriving at the bottleneck's forward direction are dropped (the simulator's link
     /// dropout refuses arrivals; tbf, which the caller pauses, keeps what it has queued).
     SetUp(bool),
 }
@@ -201,6 +204,10 @@ pub struct RelayStats {
     pub realtime: bool,
     /// Packets the relay read, by whether they belonged to a listed flow.
     pub unknown_flow: u64,
+    /// Data packets of each listed flow (by index) the relay took in past its loss model and
+    /// dropouts, each written back towards the bottleneck queue after its delay: beside the
+    /// sender's and the receiver's counts they tell a loss before the queue from one after it.
+    pub data_forwarded: Vec<u64>,
 }
 
 impl RelayStats {
@@ -210,13 +217,30 @@ impl RelayStats {
     }
 }
 
-/// Which way a packet goes and the flow it belongs to.
+/// Which way a packet goes and its ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Class {
-    /// Towards the receivers (10.78.2.0/24): the data direction.
+    /// Towards the receivers' side (10.78.2.0/24): the packet crosses the bottleneck's
+    /// forward direction, whether it is a forward flow's data or a reverse flow's feedback.
     pub forward: bool,
-    /// The receiver-side port, if the packet is the first fragment of TCP or UDP.
-    pub port: Option<u16>,
+    /// Source and destination port, if the packet is the first fragment of TCP or UDP.
+    pub ports: Option<(u16, u16)>,
+}
+
+impl Class {
+    /// The flow of `flows` the packet belongs to and whether it is that flow's data: a flow is
+    /// known by its receiver's port, the destination of its data and the source of its
+    /// feedback. The senders' ports are ephemeral (32768 and up), never a testbed flow port,
+    /// so the two lookups cannot confuse one flow's data with another's feedback. A reverse
+    /// flow's data thus gets its own forward delay while it crosses the bottleneck's reverse
+    /// direction.
+    pub fn flow(&self, flows: &[FlowPath]) -> Option<(usize, bool)> {
+        let (src, dst) = self.ports?;
+        if let Some(i) = flows.iter().position(|f| f.port == dst) {
+            return Some((i, true));
+        }
+        flows.iter().position(|f| f.port == src).map(|i| (i, false))
+    }
 }
 
 /// Classifies an IPv4 packet; `None` for anything else or a truncated header.
@@ -231,15 +255,14 @@ pub fn classify(pkt: &[u8]) -> Option<Class> {
     }
     let forward = pkt[16..19] == [10, 78, 2];
     let frag_offset = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff;
-    let port = match pkt[9] {
-        6 | 17 if frag_offset == 0 && pkt.len() >= ihl + 4 => {
-            let src = u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]);
-            let dst = u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]);
-            Some(if forward { dst } else { src })
-        }
+    let ports = match pkt[9] {
+        6 | 17 if frag_offset == 0 && pkt.len() >= ihl + 4 => Some((
+            u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]),
+            u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]),
+        )),
         _ => None,
     };
-    Some(Class { forward, port })
+    Some(Class { forward, ports })
 }
 
 /// A running relay; [`Relay::stop`] ends it and returns its statistics. Dropping it without
@@ -459,6 +482,7 @@ fn run_relay(
     let fd = fd.as_raw_fd();
     let mut st = RelayStats {
         realtime: set_realtime(cfg.rt_priority),
+        data_forwarded: vec![0; cfg.flows.len()],
         ..RelayStats::default()
     };
     let origin = clock_ns(libc::CLOCK_MONOTONIC);
@@ -528,19 +552,20 @@ fn run_relay(
             };
             let arrival = now();
             let class = classify(&buf[..len]);
-            let flow = class
-                .and_then(|c| c.port)
-                .and_then(|p| cfg.flows.iter().position(|f| f.port == p));
-            let forward = class.is_some_and(|c| c.forward);
+            let flow = class.and_then(|c| c.flow(&cfg.flows));
+            // Crossing the bottleneck's forward direction (towards the receivers' side):
+            // where the scenario's loss model and dropouts act, on every packet that link
+            // carries, as in the simulator (a forward flow's data, a reverse flow's feedback).
+            let crosses_forward = class.is_some_and(|c| c.forward);
             let delay = match flow {
-                Some(i) if forward => cfg.flows[i].forward,
-                Some(i) => cfg.flows[i].reverse,
+                Some((i, true)) => cfg.flows[i].forward,
+                Some((i, false)) => cfg.flows[i].reverse,
                 None => {
                     st.unknown_flow += 1;
                     cfg.default_delay
                 }
             };
-            if let (Some(i), true) = (flow, forward) {
+            if let (Some((i, _)), true) = (flow, crosses_forward) {
                 if !up {
                     st.down_drops += 1;
                     free.push(s);
@@ -551,6 +576,9 @@ fn run_relay(
                     free.push(s);
                     continue;
                 }
+            }
+            if let Some((i, true)) = flow {
+                st.data_forwarded[i] += 1;
             }
             lens[s as usize] = len as u16;
             heap.push(Reverse((arrival + delay.0, seq, s)));
@@ -603,24 +631,34 @@ mod tests {
 
     #[test]
     fn data_is_classified_by_destination_port_and_feedback_by_source_port() {
-        let data = ipv4(17, [10, 78, 2, 1], 40000, 5001);
+        let flows = [5001, 5002, 5003].map(|port| FlowPath {
+            port,
+            forward: Dur::ZERO,
+            reverse: Dur::ZERO,
+        });
+        let data = classify(&ipv4(17, [10, 78, 2, 1], 40000, 5001)).unwrap();
+        assert!(data.forward);
+        assert_eq!(data.ports, Some((40000, 5001)));
+        assert_eq!(data.flow(&flows), Some((0, true)));
+        let ack = classify(&ipv4(6, [10, 78, 1, 1], 5002, 40000)).unwrap();
+        assert!(!ack.forward);
+        assert_eq!(ack.flow(&flows), Some((1, false)));
+        // A reverse flow (sender on the receivers' side): its data heads left to the
+        // receiver's port, its feedback heads right from it, across the forward bottleneck.
+        let rev_data = classify(&ipv4(17, [10, 78, 1, 1], 41000, 5003)).unwrap();
         assert_eq!(
-            classify(&data),
-            Some(Class {
-                forward: true,
-                port: Some(5001)
-            })
+            (rev_data.forward, rev_data.flow(&flows)),
+            (false, Some((2, true)))
         );
-        let ack = ipv4(6, [10, 78, 1, 1], 5002, 40000);
+        let rev_ack = classify(&ipv4(17, [10, 78, 2, 1], 5003, 41000)).unwrap();
         assert_eq!(
-            classify(&ack),
-            Some(Class {
-                forward: false,
-                port: Some(5002)
-            })
+            (rev_ack.forward, rev_ack.flow(&flows)),
+            (true, Some((2, false)))
         );
-        let ping = ipv4(1, [10, 78, 2, 1], 0, 0);
-        assert_eq!(classify(&ping).unwrap().port, None);
+        let ping = classify(&ipv4(1, [10, 78, 2, 1], 0, 0)).unwrap();
+        assert_eq!((ping.ports, ping.flow(&flows)), (None, None));
+        let stranger = classify(&ipv4(17, [10, 78, 2, 1], 40000, 9)).unwrap();
+        assert_eq!(stranger.flow(&flows), None);
     }
 
     #[test]
@@ -630,11 +668,11 @@ mod tests {
         assert_eq!(classify(&[0x4f; 10]), None); // IHL beyond the packet
         let mut frag = ipv4(17, [10, 78, 2, 1], 1, 5001);
         frag[7] = 3; // a later fragment carries no ports
-        assert_eq!(classify(&frag).unwrap().port, None);
+        assert_eq!(classify(&frag).unwrap().ports, None);
         assert_eq!(
             classify(&ipv4(17, [10, 78, 2, 1], 1, 2)[..22])
                 .unwrap()
-                .port,
+                .ports,
             None
         );
     }

@@ -1,6 +1,7 @@
 //! The emulated dumbbell: three network namespaces (sender, router, receiver) joined by veth
 //! pairs, the bottleneck rate and queue from `tbf` + `pfifo` on the router's egress towards the
-//! receiver, tfcc flows over [`Session`]s and kernel TCP flows over std sockets, each flow's
+//! receiver (`rd`), its reverse direction the same on the egress towards the sender (`rs`,
+//! the simulator's `bottleneck-rev`: the bottleneck's rate, its own queue limit), tfcc flows over [`Session`]s and kernel TCP flows over std sockets, each flow's
 //! ends in threads moved into their namespace with `setns(2)`.
 //!
 //! What this kernel offers is recorded in notes/linux-emulation.md: no netem, so there is no
@@ -71,12 +72,35 @@ fn run<S: AsRef<str>>(args: &[S]) -> Result<(), TestbedError> {
     }
 }
 
-/// The bottleneck: rate and pfifo queue length in packets.
+/// The bottleneck: rate and pfifo queue length in packets, for the forward direction (towards
+/// the receivers' side) and the reverse one. The simulator's dumbbell has both directions at
+/// the bottleneck's rate, the reverse one with `topology.reverse_queue` or else a copy of the
+/// forward queue (tfcc_sim::topology::Topology::dumbbell_directed), which is what the reverse
+/// tbf + pfifo here emulate: forward flows' feedback and reverse flows' data queue there.
 #[derive(Clone, Copy, Debug)]
 pub struct Bottleneck {
     pub rate: Rate,
     pub limit: u32,
+    /// The reverse direction's pfifo limit in packets.
+    pub reverse_limit: u32,
 }
+
+impl Bottleneck {
+    /// Both directions with the same rate and queue limit (the simulator's dumbbell without
+    /// `reverse_queue`).
+    pub fn symmetric(rate: Rate, limit: u32) -> Bottleneck {
+        Bottleneck {
+            rate,
+            limit,
+            reverse_limit: limit,
+        }
+    }
+}
+
+/// The router's egress towards the receivers' side: the bottleneck's forward direction.
+pub const FORWARD_DEV: &str = "rd";
+/// The router's egress towards the senders' side: the bottleneck's reverse direction.
+pub const REVERSE_DEV: &str = "rs";
 
 /// A built dumbbell; dropping it deletes its namespaces.
 #[derive(Debug)]
@@ -151,23 +175,10 @@ impl Dumbbell {
             "-qw",
             "net.ipv4.ip_forward=1",
         ])?;
-        run(&tbf_args(&r, "add", b.rate.bps(), burst_for(b.rate)))?;
-        run(&[
-            "tc",
-            "-n",
-            &r,
-            "qdisc",
-            "add",
-            "dev",
-            "rd",
-            "parent",
-            "1:1",
-            "handle",
-            "10:",
-            "pfifo",
-            "limit",
-            &b.limit.to_string(),
-        ])?;
+        for (dev, limit) in [(FORWARD_DEV, b.limit), (REVERSE_DEV, b.reverse_limit)] {
+            run(&tbf_args(&r, dev, "add", b.rate.bps(), burst_for(b.rate)))?;
+            run(&pfifo_args(&r, dev, "add", limit))?;
+        }
         Ok(d)
     }
 
@@ -190,10 +201,18 @@ impl Dumbbell {
 
     /// Changes the bottleneck rate now (a scheduled rate change), keeping what is queued.
     /// `tc qdisc change` on tbf resets its child pfifo's limit (notes/linux-emulation.md §2),
-    /// so the limit is set again right after.
+    /// so the limit is set again right after. Only the forward direction changes: a scenario's
+    /// events name the link `bottleneck`, and the simulator applies them to that link alone,
+    /// not to `bottleneck-rev`.
     pub fn set_rate(&self, rate: Rate) -> Result<(), TestbedError> {
         let r = self.router_ns();
-        run(&tbf_args(&r, "change", rate.bps(), burst_for(rate)))?;
+        run(&tbf_args(
+            &r,
+            FORWARD_DEV,
+            "change",
+            rate.bps(),
+            burst_for(rate),
+        ))?;
         self.set_limit()
     }
 
@@ -201,30 +220,36 @@ impl Dumbbell {
     /// simulator's link dropout (tfcc_sim::link). Paused, tbf runs at 8 bit/s with a one-packet
     /// bucket; `tc qdisc change` refills the bucket, so one queued packet can still leave at
     /// the start of a dropout. Arrivals during the dropout are refused by the relay
-    /// ([`crate::relay::RelayCommand::SetUp`]).
+    /// ([`crate::relay::RelayCommand::SetUp`]). The forward direction only, as [`Self::set_rate`].
     pub fn set_up(&self, up: bool, rate: Rate) -> Result<(), TestbedError> {
         let r = self.router_ns();
         if up {
-            run(&tbf_args(&r, "change", rate.bps(), burst_for(rate)))?;
+            run(&tbf_args(
+                &r,
+                FORWARD_DEV,
+                "change",
+                rate.bps(),
+                burst_for(rate),
+            ))?;
         } else {
-            run(&tbf_args(&r, "change", 8, 1600))?;
+            run(&tbf_args(&r, FORWARD_DEV, "change", 8, 1600))?;
         }
         self.set_limit()
     }
 
     fn set_limit(&self) -> Result<(), TestbedError> {
-        let r = self.router_ns();
-        let limit = self.bottleneck.limit.to_string();
-        run(&[
-            "tc", "-n", &r, "qdisc", "change", "dev", "rd", "parent", "1:1", "handle", "10:",
-            "pfifo", "limit", &limit,
-        ])
+        run(&pfifo_args(
+            &self.router_ns(),
+            FORWARD_DEV,
+            "change",
+            self.bottleneck.limit,
+        ))
     }
 
     /// Starts the delay/loss relay ([`crate::relay`]) on the router, routing both veths'
     /// arrivals through it. Stop it before dropping the dumbbell to read its statistics.
     pub fn start_relay(&self, cfg: RelayConfig) -> io::Result<Relay> {
-        Relay::start(&self.router_ns(), &["rs", "rd"], cfg)
+        Relay::start(&self.router_ns(), &[REVERSE_DEV, FORWARD_DEV], cfg)
     }
 }
 
@@ -246,9 +271,33 @@ fn burst_for(rate: Rate) -> u64 {
     (rate.bps() / 8 / 160).max(low)
 }
 
-fn tbf_args(ns: &str, verb: &str, bps: u64, burst: u64) -> Vec<String> {
+/// The veths' Ethernet header, which tbf would otherwise charge to every packet: the
+/// simulator's links carry IP packets (a packet's size is its IP length, headers included) at
+/// their rate, so the tbf is given a size table that takes the 14 bytes off (`stab overhead
+/// -14`, tc-stab(8)). With it a 1000-byte TFWC packet costs 1000 bytes of the rate, as in the
+/// simulator, not 1014 (1.4 % of the capacity at 1000 B, 0.9 % at 1500 B), and tc's byte
+/// counters read IP bytes. Given on `change` too: a change without a size table removes it.
+pub const ETHERNET_HEADER: i32 = 14;
+
+fn tbf_args(ns: &str, dev: &str, verb: &str, bps: u64, burst: u64) -> Vec<String> {
     [
-        "tc", "-n", ns, "qdisc", verb, "dev", "rd", "root", "handle", "1:", "tbf", "rate",
+        "tc",
+        "-n",
+        ns,
+        "qdisc",
+        verb,
+        "dev",
+        dev,
+        "root",
+        "handle",
+        "1:",
+        "stab",
+        "overhead",
+        &(-ETHERNET_HEADER).to_string(),
+        "linklayer",
+        "ethernet",
+        "tbf",
+        "rate",
     ]
     .iter()
     .map(|x| x.to_string())
@@ -259,6 +308,17 @@ fn tbf_args(ns: &str, verb: &str, bps: u64, burst: u64) -> Vec<String> {
         "latency".into(),
         "1s".into(),
     ])
+    .collect()
+}
+
+fn pfifo_args(ns: &str, dev: &str, verb: &str, limit: u32) -> Vec<String> {
+    [
+        "tc", "-n", ns, "qdisc", verb, "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
+        "limit",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .chain([limit.to_string()])
     .collect()
 }
 
@@ -316,6 +376,18 @@ pub enum FlowKind {
     Tcp(String),
 }
 
+/// One flow of a run: what it runs, when it starts (from the run's start), and which way.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub kind: FlowKind,
+    pub start: Duration,
+    /// A reverse flow (a dumbbell scenario's `direction = "reverse"`): its sender sits in the
+    /// receivers' namespace and its receiver in the senders', so its data crosses the
+    /// bottleneck's reverse direction ([`REVERSE_DEV`]) and its feedback the forward one, as
+    /// the simulator routes it (tfcc_sim::topology::Topology::dumbbell_directed).
+    pub reverse: bool,
+}
+
 /// What the receiving side of a flow measured.
 #[derive(Clone, Debug, Default)]
 pub struct FlowResult {
@@ -335,6 +407,20 @@ pub struct FlowResult {
     pub sender_counters: Option<crate::Counters>,
     /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
     pub window_loss_events: Option<u64>,
+    /// The receiving session's transport counters at its end (tfcc flows).
+    pub receiver_counters: Option<crate::Counters>,
+    /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
+    /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
+    pub rcvbuf_errors: Option<u64>,
+}
+
+/// `Udp: RcvbufErrors` of the calling thread's network namespace.
+fn udp_rcvbuf_errors() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/net/snmp").ok()?;
+    let mut udp = text.lines().filter(|l| l.starts_with("Udp: "));
+    let (names, values) = (udp.next()?, udp.next()?);
+    let k = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+    values.split_whitespace().nth(k)?.parse().ok()
 }
 
 /// A tfcc sender's state at one sampling instant (`None` before the flow starts).
@@ -386,9 +472,17 @@ pub fn run_flows(
     duration: Duration,
     measure_from: Duration,
 ) -> Result<Vec<FlowResult>, TestbedError> {
+    let flows: Vec<FlowSpec> = flows
+        .iter()
+        .map(|(kind, start)| FlowSpec {
+            kind: kind.clone(),
+            start: *start,
+            reverse: false,
+        })
+        .collect();
     run_flows_sampled(
         bed,
-        flows,
+        &flows,
         duration,
         measure_from,
         Duration::from_millis(100),
@@ -396,7 +490,8 @@ pub fn run_flows(
     )
 }
 
-/// As [`run_flows`], with each receiver's delivered bytes sampled every `interval`, and
+/// As [`run_flows`] (flows in either direction), with each receiver's delivered bytes sampled
+/// every `interval`, and
 /// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
 /// to its end) so the caller can apply scheduled changes and poll the queue. An error from
 /// `tick` is returned after the flows end, except [`TestbedError::Interrupted`], which is
@@ -406,7 +501,7 @@ pub fn run_flows(
 /// within one tick.
 pub fn run_flows_sampled(
     bed: &Dumbbell,
-    flows: &[(FlowKind, Duration)],
+    flows: &[FlowSpec],
     duration: Duration,
     measure_from: Duration,
     interval: Duration,
@@ -420,42 +515,45 @@ pub fn run_flows_sampled(
         interval: interval.max(Duration::from_millis(1)),
     };
     let mut handles = Vec::new();
-    for (i, (f, offset)) in flows.iter().enumerate() {
-        let offset = (*offset).min(duration);
+    for (i, spec) in flows.iter().enumerate() {
+        let (f, offset) = (&spec.kind, spec.start.min(duration));
         let port = flow_port(i);
+        // A reverse flow swaps the ends: its receiver on the senders' side.
+        let (rns, rip, sns, sip) = if spec.reverse {
+            (bed.sender_ns(), SENDER_IP, bed.receiver_ns(), RECEIVER_IP)
+        } else {
+            (bed.receiver_ns(), RECEIVER_IP, bed.sender_ns(), SENDER_IP)
+        };
         let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
-        let rns = bed.receiver_ns();
         let f2 = f.clone();
         let rx = thread::spawn(move || -> io::Result<FlowResult> {
             enter(&rns)?;
+            let at = format!("{rip}:{port}");
             match f2 {
                 FlowKind::Tfrc(cfg) | FlowKind::TfrcVideo { cfg, .. } => {
                     let ep = TfrcReceiver::new(cfg);
-                    udp_receiver(ep, Protocol::Tfrc, port, clk, ready_tx)
+                    udp_receiver(ep, Protocol::Tfrc, at, clk, ready_tx)
                 }
                 FlowKind::Tfwc(cfg) => {
                     let ep = TfwcReceiver::new(&cfg);
-                    udp_receiver(ep, Protocol::Tfwc, port, clk, ready_tx)
+                    udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
                 }
-                FlowKind::Tcp(_) => tcp_receiver(port, clk, ready_tx),
+                FlowKind::Tcp(_) => tcp_receiver(at, clk, ready_tx),
             }
         });
         ready_rx
             .recv()
             .map_err(|_| io::Error::other("receiver thread died"))??;
-        let sns = bed.sender_ns();
         let f3 = f.clone();
         let tx = thread::spawn(move || -> io::Result<SenderRun> {
             enter(&sns)?;
-            let to: SocketAddr = format!("{RECEIVER_IP}:{port}")
-                .parse()
-                .map_err(io::Error::other)?;
+            let to: SocketAddr = format!("{rip}:{port}").parse().map_err(io::Error::other)?;
             wait_until(start + offset);
             let tfrc_session = |cfg| {
                 Session::sender(
                     TfrcSender::new(cfg),
                     Protocol::Tfrc,
-                    format!("{SENDER_IP}:0"),
+                    format!("{sip}:0"),
                     to,
                     session_config(),
                 )
@@ -476,7 +574,7 @@ pub fn run_flows_sampled(
                     let s = Session::sender(
                         TfwcSender::new(cfg, Time::ZERO),
                         Protocol::Tfwc,
-                        format!("{SENDER_IP}:0"),
+                        format!("{sip}:0"),
                         to,
                         session_config(),
                     )?;
@@ -608,22 +706,22 @@ fn wait_until(t: Instant) {
 fn udp_receiver<R: Receiver>(
     ep: R,
     proto: Protocol,
-    port: u16,
+    at: String,
     clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
-    let mut s =
-        match Session::receiver(ep, proto, format!("{RECEIVER_IP}:{port}"), session_config()) {
-            Ok(s) => {
-                let _ = ready.send(Ok(()));
-                s
-            }
-            Err(e) => {
-                let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
-                return Err(e);
-            }
-        };
+    let mut s = match Session::receiver(ep, proto, at, session_config()) {
+        Ok(s) => {
+            let _ = ready.send(Ok(()));
+            s
+        }
+        Err(e) => {
+            let _ = ready.send(Err(io::Error::new(e.kind(), e.to_string())));
+            return Err(e);
+        }
+    };
     // Session time 0 is its construction, shortly before `start`.
+    let rcvbuf_before = udp_rcvbuf_errors();
     let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
@@ -662,16 +760,20 @@ fn udp_receiver<R: Receiver>(
         total_bytes: total,
         delivered,
         window_loss_events: Some(window_events),
+        receiver_counters: Some(s.counters()),
+        rcvbuf_errors: udp_rcvbuf_errors()
+            .zip(rcvbuf_before)
+            .map(|(a, b)| a.saturating_sub(b)),
         ..FlowResult::default()
     })
 }
 
 fn tcp_receiver(
-    port: u16,
+    at: String,
     clk: Clocking,
     ready: mpsc::Sender<io::Result<()>>,
 ) -> io::Result<FlowResult> {
-    let l = match TcpListener::bind(format!("{RECEIVER_IP}:{port}")) {
+    let l = match TcpListener::bind(at) {
         Ok(l) => {
             let _ = ready.send(Ok(()));
             l
@@ -840,6 +942,45 @@ pub fn qdisc_sample(ns: &str, dev: &str) -> Option<QdiscSample> {
     parse_qdisc(&String::from_utf8_lossy(&out.stdout))
 }
 
+/// Reads the root qdisc of every device in `ns` with one `tc` process: (device, reading).
+/// The testbed's router has two, [`FORWARD_DEV`] and [`REVERSE_DEV`].
+pub fn root_qdisc_samples(ns: &str) -> Vec<(String, QdiscSample)> {
+    let Ok(out) = Command::new("tc")
+        .args(["-n", ns, "-s", "qdisc", "show"])
+        .output()
+    else {
+        return Vec::new();
+    };
+    parse_root_qdiscs(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Splits `tc -s qdisc show` output into its qdiscs ("qdisc KIND HANDLE dev DEV root ..."
+/// starts each) and parses the root ones.
+fn parse_root_qdiscs(text: &str) -> Vec<(String, QdiscSample)> {
+    let mut blocks: Vec<(String, bool, String)> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("qdisc ") {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let dev = w
+                .iter()
+                .position(|&x| x == "dev")
+                .and_then(|k| w.get(k + 1))
+                .unwrap_or(&"")
+                .to_string();
+            blocks.push((dev, w.contains(&"root"), String::new()));
+        }
+        if let Some(b) = blocks.last_mut() {
+            b.2.push_str(line);
+            b.2.push('\n');
+        }
+    }
+    blocks
+        .into_iter()
+        .filter(|(dev, root, _)| *root && !dev.is_empty())
+        .filter_map(|(dev, _, text)| parse_qdisc(&text).map(|q| (dev, q)))
+        .collect()
+}
+
 /// The first (root) qdisc's " Sent B bytes P pkt (dropped D, ..." and " backlog Xb Yp ..."
 /// lines; `tc` prints sizes as `1514b` or, when large, `15Kb`/`1Mb`.
 fn parse_qdisc(text: &str) -> Option<QdiscSample> {
@@ -902,5 +1043,23 @@ mod tests {
             })
         );
         assert_eq!(parse_qdisc("garbage"), None);
+    }
+
+    #[test]
+    fn every_root_qdisc_is_read_from_one_tc_output() {
+        let text = "qdisc noqueue 0: dev lo root refcnt 2 \n Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n backlog 0b 0p requeues 0\n\
+qdisc tbf 1: dev rs root refcnt 2 rate 4Mbit burst 10000b lat 1s \n Sent 5200 bytes 100 pkt (dropped 0, overlimits 0 requeues 0) \n backlog 0b 0p requeues 0\n\
+qdisc pfifo 10: dev rs parent 1:1 limit 50p\n Sent 5200 bytes 100 pkt (dropped 0, overlimits 0 requeues 0) \n backlog 0b 0p requeues 0\n\
+qdisc tbf 1: dev rd root refcnt 2 rate 4Mbit burst 10000b lat 1s \n Sent 1500000 bytes 1000 pkt (dropped 7, overlimits 9 requeues 0) \n backlog 3000b 2p requeues 0\n\
+qdisc pfifo 10: dev rd parent 1:1 limit 30p\n Sent 1500000 bytes 1000 pkt (dropped 7, overlimits 0 requeues 0) \n backlog 3000b 2p requeues 0\n";
+        let q = parse_root_qdiscs(text);
+        let devs: Vec<&str> = q.iter().map(|(d, _)| d.as_str()).collect();
+        assert_eq!(devs, ["lo", "rs", "rd"]);
+        assert_eq!((q[1].1.sent_packets, q[1].1.drops), (100, 0));
+        assert_eq!(
+            (q[2].1.sent_bytes, q[2].1.drops, q[2].1.backlog_packets),
+            (1_500_000, 7, 2)
+        );
+        assert!(parse_root_qdiscs("").is_empty());
     }
 }

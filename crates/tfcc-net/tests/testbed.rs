@@ -122,3 +122,47 @@ fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
         "tfrc {tfrc}, tcp {tcp}"
     );
 }
+
+/// Both directions of the bottleneck are shaped: tbf at the bottleneck's rate with a pfifo of
+/// the forward limit on the router's egress to the receivers, and one of the reverse limit on
+/// its egress to the senders (the simulator's `bottleneck-rev`).
+#[test]
+fn the_reverse_direction_has_its_own_tbf_and_queue_limit() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let bed = match tfcc_net::testbed::Dumbbell::new(tfcc_net::testbed::Bottleneck {
+        rate: tfcc_core::Rate::from_mbps(4),
+        limit: 30,
+        reverse_limit: 50,
+    }) {
+        Ok(b) => b,
+        Err(tfcc_net::testbed::TestbedError::NotRoot) => return,
+        Err(e) => panic!("{e}"),
+    };
+    let show = |dev: &str| {
+        let out = std::process::Command::new("tc")
+            .args(["-n", &bed.router_ns(), "-d", "qdisc", "show", "dev", dev])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (fwd, rev) = (show("rd"), show("rs"));
+    for (text, limit) in [(&fwd, "limit 30p"), (&rev, "limit 50p")] {
+        assert!(
+            text.contains("tbf") && text.contains("rate 4Mbit"),
+            "{text}"
+        );
+        assert!(text.contains(limit), "{text}");
+        // tbf charges IP packets, as the simulator's links count them.
+        assert!(text.contains("overhead -14"), "{text}");
+    }
+    // A scheduled rate change touches the forward direction only, and keeps its queue limit
+    // and size table.
+    bed.set_rate(tfcc_core::Rate::from_mbps(2)).unwrap();
+    let (fwd, rev) = (show("rd"), show("rs"));
+    assert!(
+        fwd.contains("rate 2Mbit") && fwd.contains("limit 30p"),
+        "{fwd}"
+    );
+    assert!(fwd.contains("overhead -14"), "{fwd}");
+    assert!(rev.contains("rate 4Mbit"), "{rev}");
+}

@@ -1,15 +1,20 @@
 //! `tfcc run --backend testbed`: a dumbbell scenario on real namespaces (tfcc_net::testbed).
 //!
 //! What maps: the `bottleneck` link's rate and DropTail packet limit (tbf + pfifo; the pfifo
-//! limit is the scenario's `limit`), each flow's propagation delay (the sum of its route's link
+//! limit is the scenario's `limit`), its reverse direction `bottleneck-rev` (tbf at the same
+//! rate + pfifo with `topology.reverse_queue`'s limit, or the forward one's), reverse flows
+//! (`direction = "reverse"`: the sender in the receivers' namespace, its data through
+//! `bottleneck-rev`; reported with `direction` "reverse" and left out of θ and Jain, as the
+//! simulator's summary does), each flow's propagation delay (the sum of its route's link
 //! delays in each direction, held by the TUN relay, tfcc_net::relay), the bottleneck's
 //! artificial loss model (applied by the relay to the data direction, before the queue, as in
 //! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
 //! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
-//! NewReno and SACK recovery built in), flow start times. `tcp-cubic` is still planned in the
+//! NewReno and SACK recovery built in), flow start times, TFWC's packet size as the
+//! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` is still planned in the
 //! simulator, which refuses it; here it is read as Reno for building the scenario and run as
 //! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
-//! other links, other protocols. Access-link serialisation is not emulated (the veths are far
+//! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate and mean RTT come from the endpoints' own statistics, read at the sampling instants
 //! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
@@ -25,11 +30,12 @@ use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
 use tfcc_net::testbed::{
-    flow_port, qdisc_sample, qdisc_stats, run_flows_sampled, Bottleneck, Dumbbell, FlowKind,
-    QdiscSample, TestbedError,
+    flow_port, root_qdisc_samples, run_flows_sampled, Bottleneck, Dumbbell, FlowKind, FlowSpec,
+    QdiscSample, TestbedError, FORWARD_DEV, REVERSE_DEV,
 };
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
+use tfcc_sim::scenario::spec::Direction;
 use tfcc_sim::LinkAction;
 use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
 
@@ -66,6 +72,24 @@ pub fn run(
             ))
         }
     };
+    // The simulator's dumbbell always has the reverse direction, at the bottleneck's rate
+    // with `topology.reverse_queue` or a copy of the forward queue.
+    let reverse_limit = match built
+        .topology
+        .links
+        .iter()
+        .find(|l| l.name == "bottleneck-rev")
+        .map(|l| &l.queue)
+    {
+        None => limit,
+        Some(QueueSpec::DropTail(QueueLimit::Packets(n))) => *n,
+        Some(_) => {
+            return Err(refuse(
+                path,
+                "only DropTail queues in packets map onto pfifo (topology.reverse_queue)".into(),
+            ))
+        }
+    };
     if let Some(l) = built
         .topology
         .links
@@ -98,17 +122,14 @@ pub fn run(
     }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
+    // Per flow: bytes the simulator counts per packet and bytes the testbed's receiver counts
+    // (they differ for TFWC only, see `tfwc_on_udp`).
+    let mut counted = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
         if f.stop.is_some() {
             return Err(refuse(
                 path,
                 "flows with a stop time are not supported yet".into(),
-            ));
-        }
-        if built.flow_info[i].direction == tfcc_sim::scenario::spec::Direction::Reverse {
-            return Err(refuse(
-                path,
-                "reverse-direction flows are not supported yet".into(),
             ));
         }
         let route = &built.topology.routes[f.route];
@@ -134,18 +155,28 @@ pub fn run(
                 },
                 None => FlowKind::Tfrc(tfrc_on_udp(s.config())),
             },
-            (SenderImpl::Tfwc(s), _) => FlowKind::Tfwc(s.config().clone()),
+            (SenderImpl::Tfwc(s), _) => {
+                let (cfg, sim, here) =
+                    tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                counted.push((i, sim, here));
+                FlowKind::Tfwc(cfg)
+            }
             _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
-        flows.push((kind, Duration::from_nanos(f.start.0)));
+        flows.push(FlowSpec {
+            kind,
+            start: Duration::from_nanos(f.start.0),
+            reverse: built.flow_info[i].direction == Direction::Reverse,
+        });
     }
     let duration = Duration::from_nanos(built.cfg.duration.0);
     let measure_from = Duration::from_nanos(built.cfg.measure_from.0).min(duration);
     let bed = Dumbbell::new(Bottleneck {
         rate: link.rate,
         limit,
+        reverse_limit,
     })
     .map_err(|e| RunError::Scenario(e.to_string()))?;
     // Scheduled changes: only the bottleneck's (tbf and the relay) can be applied.
@@ -187,25 +218,25 @@ pub fn run(
     let router = bed.router_ns();
     let mut next_event = 0;
     let mut rate = link.rate;
-    let mut queue: Vec<(Duration, Duration, QdiscSample)> = Vec::new();
+    let mut queue: Vec<(Duration, Duration, Directions)> = Vec::new();
     let mut next_sample = interval;
     // tc's counters at the start of the measurement window: the summary's link figures cover
     // the window only, as the simulator's do (tfcc_sim::recorder); without this the slowstart
     // overshoot before `measure_from` was reported as drops of the steady state.
-    let mut at_window: Option<(u64, u64, u64)> = None;
+    let mut at_window: Option<Directions> = None;
     // And at its end: read after the flows, tc's counters would include the half second in
     // which the receivers wait for the queue to drain, and utilisation came out at 1.02-1.03
     // (0.5 s more transmission over a 20 s window).
-    let mut at_end: Option<(u64, u64, u64)> = None;
+    let mut at_end: Option<Directions> = None;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
         if !keep_going() {
             return Err(TestbedError::Interrupted);
         }
         if at_window.is_none() && elapsed >= measure_from {
-            at_window = Some(qdisc_stats(&router, "rd").unwrap_or_default());
+            at_window = Some(Directions::read(&router).unwrap_or_default());
         }
         if at_end.is_none() && elapsed >= duration {
-            at_end = qdisc_stats(&router, "rd");
+            at_end = Directions::read(&router);
         }
         while let Some((at, action)) = events.get(next_event) {
             if *at > elapsed {
@@ -233,7 +264,7 @@ pub fn run(
         // tc is a process per reading (a few ms of CPU), so the queue is read once per
         // sampling interval, not averaged within it.
         if elapsed >= next_sample && next_sample <= duration {
-            if let Some(q) = qdisc_sample(&router, "rd") {
+            if let Some(q) = Directions::read(&router) {
                 queue.push((next_sample, elapsed, q));
             }
             next_sample += interval;
@@ -280,9 +311,40 @@ pub fn run(
                 c.sent, c.send_errors, c.buffer_full, c.received, c.unstamped
             );
         }
+        // Where a tfcc flow's data went missing: before the relay (the sender's socket), at
+        // the relay (loss model, dropout), or after it (the bottleneck queue, or the receiving
+        // socket: its namespace's receive-buffer drops are given beside).
+        if let (Some(tx), Some(rx), Some(st)) =
+            (r.sender_counters, r.receiver_counters, &relay_stats)
+        {
+            let relayed = st.data_forwarded.get(i).copied().unwrap_or(0);
+            eprintln!(
+                "flow {i} data: {} sent, {relayed} past the relay, {} received; {} lost after \
+                 the relay (UDP receive-buffer drops in the receiver's namespace: {})",
+                tx.sent,
+                rx.received,
+                relayed.saturating_sub(rx.received),
+                r.rcvbuf_errors
+                    .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
+            );
+        }
     }
-    let tc = at_end.or_else(|| qdisc_stats(&bed.router_ns(), "rd"));
+    let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
     drop(bed);
+    // TFWC's bytes as the simulator counts them (exact: every TFWC datagram is full-size).
+    let results: Vec<_> = results
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut r)| {
+            if let Some(&(_, sim, here)) = counted.iter().find(|c| c.0 == i) {
+                let scale = |b: u64| b / u64::from(here) * u64::from(sim);
+                r.window_bytes = scale(r.window_bytes);
+                r.total_bytes = scale(r.total_bytes);
+                r.delivered.iter_mut().for_each(|d| *d = scale(*d));
+            }
+            r
+        })
+        .collect();
     let window = duration - measure_from;
     let entries: Vec<FlowEntry> = results
         .iter()
@@ -309,7 +371,7 @@ pub fn run(
             } else {
                 info.protocol.clone()
             },
-            direction: "forward".into(),
+            direction: info.direction.as_str().into(),
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: own.packets_sent,
@@ -323,40 +385,64 @@ pub fn run(
             ptcp: None,
         })
         .collect();
-    let goodputs: Vec<f64> = entries.iter().map(|e| e.throughput_bps).collect();
+    // θ and Jain over the forward flows, as the simulator's summary (summary.rs).
+    let forward: Vec<&FlowEntry> = entries.iter().filter(|e| !e.is_reverse()).collect();
+    let goodputs: Vec<f64> = forward.iter().map(|e| e.throughput_bps).collect();
     let (tcp, other): (Vec<&FlowEntry>, Vec<&FlowEntry>) =
-        entries.iter().partition(|e| is_tcp(&e.protocol));
+        forward.iter().partition(|e| is_tcp(&e.protocol));
     let tcp: Vec<f64> = tcp.iter().map(|e| e.throughput_bps).collect();
     let other: Vec<f64> = other.iter().map(|e| e.throughput_bps).collect();
-    let (b0, p0, d0) = at_window.unwrap_or_default();
-    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |(b, p, d)| {
+    let w0 = at_window.unwrap_or_default();
+    let diff = |end: QdiscSample, start: QdiscSample| {
         (
-            b.saturating_sub(b0),
-            p.saturating_sub(p0),
-            d.saturating_sub(d0),
+            end.sent_bytes.saturating_sub(start.sent_bytes),
+            end.sent_packets.saturating_sub(start.sent_packets),
+            end.drops.saturating_sub(start.drops),
         )
-    });
-    let links = vec![LinkEntry {
-        name: "bottleneck".into(),
-        // In the measurement window (tc counters differenced), IP headers included, against
-        // the capacity the scheduled rate changes and dropouts left in it.
-        utilization: Some(
-            tx_bytes as f64 * 8.0
-                / (capacity_bits(link.rate, &events, duration)
-                    - capacity_bits(link.rate, &events, measure_from))
-                .max(1.0),
-        ),
-        drops,
-        queue_drops: drops,
-        early_drops: 0,
-        // The relay counts over the whole run (it keeps no per-window counter).
-        artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
-        down_drops: 0,
-        mean_queue_pkts: None,
-        arrivals: tx_packets + drops,
-        tx_packets,
-        tx_bytes,
-    }];
+    };
+    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
+    let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    let links = vec![
+        LinkEntry {
+            name: "bottleneck".into(),
+            // In the measurement window (tc counters differenced), IP headers included,
+            // against the capacity the scheduled rate changes and dropouts left in it.
+            utilization: Some(
+                tx_bytes as f64 * 8.0
+                    / (capacity_bits(link.rate, &events, duration)
+                        - capacity_bits(link.rate, &events, measure_from))
+                    .max(1.0),
+            ),
+            drops,
+            queue_drops: drops,
+            early_drops: 0,
+            // The relay counts over the whole run (it keeps no per-window counter).
+            artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
+            down_drops: 0,
+            mean_queue_pkts: None,
+            arrivals: tx_packets + drops,
+            tx_packets,
+            tx_bytes,
+        },
+        // The reverse direction: forward flows' feedback and reverse flows' data. Scheduled
+        // events do not touch it (the simulator's apply to `bottleneck` only), nor does the
+        // loss model.
+        LinkEntry {
+            name: "bottleneck-rev".into(),
+            utilization: Some(
+                rev_bytes as f64 * 8.0 / (link.rate.bps() as f64 * window.as_secs_f64()).max(1.0),
+            ),
+            drops: rev_drops,
+            queue_drops: rev_drops,
+            early_drops: 0,
+            artificial_drops: 0,
+            down_drops: 0,
+            mean_queue_pkts: None,
+            arrivals: rev_packets + rev_drops,
+            tx_packets: rev_packets,
+            tx_bytes: rev_bytes,
+        },
+    ];
     let summary = Summary {
         scenario: built.name.clone(),
         seed: built.cfg.seed,
@@ -405,6 +491,58 @@ fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> tfcc_core::tfrc::TfrcConfig
     let mut c = cfg.clone();
     c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
     c
+}
+
+/// A TFWC flow's configuration for the real UDP transport, with the bytes per packet the
+/// simulator counts as delivered and the bytes the testbed's receiver counts. In the simulator
+/// a TFWC packet's `packet_size` is the whole packet on the wire (ns-2's `Agent/TFWC` `size_`,
+/// 1000 B in 002 Ch. 4; `TfwcConfig::packet_size`), so the datagram here is 28 B shorter and
+/// the kernel's UDP/IPv4 headers make it the same size on the bottleneck (972 + 28 = 1000 B;
+/// it was 1028 B). The window, and the rate mode's `s/X`, do not depend on `s`, so the
+/// protocol runs the same. Goodput: the simulator counts `packet_size - header_size` per
+/// packet (the whole 1000 B with the default `header_size = 0`), the receiver here counts the
+/// datagram less what remains of `header_size` after the 28 B the kernel carries. The caller
+/// scales the receiver's bytes by simulator / testbed bytes per packet, which is exact since
+/// every TFWC datagram has `packet_size` bytes (a bulk sender; video runs on TFRC only).
+fn tfwc_on_udp(
+    cfg: &tfcc_core::tfwc::TfwcConfig,
+) -> Result<(tfcc_core::tfwc::TfwcConfig, u32, u32), String> {
+    let min = UDP_IPV4_HEADER + tfcc_core::tfwc::wire::DATA_LEN as u32;
+    if cfg.packet_size < min {
+        return Err(format!(
+            "a TFWC packet of {} B cannot carry UDP/IPv4's {UDP_IPV4_HEADER} B and tfcc's {} B \
+             header (at least {min} B)",
+            cfg.packet_size,
+            tfcc_core::tfwc::wire::DATA_LEN
+        ));
+    }
+    let mut c = cfg.clone();
+    c.packet_size -= UDP_IPV4_HEADER;
+    c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
+    let sim = cfg.packet_size - cfg.header_size.min(cfg.packet_size);
+    let here = c.packet_size - c.header_size.min(c.packet_size);
+    Ok((c, sim, here.max(1)))
+}
+
+/// The testbed router's two root qdiscs read at one instant.
+#[derive(Clone, Copy, Debug, Default)]
+struct Directions {
+    /// The bottleneck's forward direction ([`FORWARD_DEV`]).
+    forward: QdiscSample,
+    /// Its reverse direction ([`REVERSE_DEV`]).
+    reverse: QdiscSample,
+}
+
+impl Directions {
+    /// One `tc` process for both; `None` if the forward one is missing.
+    fn read(router: &str) -> Option<Directions> {
+        let all = root_qdisc_samples(router);
+        let get = |dev: &str| all.iter().find(|(d, _)| d == dev).map(|(_, q)| *q);
+        Some(Directions {
+            forward: get(FORWARD_DEV)?,
+            reverse: get(REVERSE_DEV).unwrap_or_default(),
+        })
+    }
 }
 
 /// A tfcc flow is told apart by its transport counters, which kernel TCP flows lack.
@@ -557,25 +695,28 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
 /// throughput and tbf drops per interval, from tc.
 /// Samples are (nominal time, time actually read, reading): throughput divides by the time
 /// between actual readings, since a busy machine delays the tc process.
-fn link_columns(samples: &[(Duration, Duration, QdiscSample)], interval: Duration) -> LinkColumns {
+fn link_columns(samples: &[(Duration, Duration, Directions)], interval: Duration) -> LinkColumns {
     let mut c = LinkColumns::default();
-    let mut prev = QdiscSample::default();
-    let mut prev_t = Duration::ZERO;
-    for (t, read_at, q) in samples {
-        let dt = read_at
-            .saturating_sub(prev_t)
-            .max(interval / 10)
-            .as_secs_f64();
-        c.link.push("bottleneck".into());
-        c.t.push(std_secs_f64(*t));
-        c.queue_pkts.push(q.backlog_packets as i64);
-        c.queue_pkts_avg.push(q.backlog_packets as f64);
-        c.queue_bytes.push(q.backlog_bytes as i64);
-        c.throughput_bps
-            .push(q.sent_bytes.saturating_sub(prev.sent_bytes) as f64 * 8.0 / dt);
-        c.drops.push(q.drops.saturating_sub(prev.drops) as i64);
-        prev = *q;
-        prev_t = *read_at;
+    for (name, reverse) in [("bottleneck", false), ("bottleneck-rev", true)] {
+        let mut prev = QdiscSample::default();
+        let mut prev_t = Duration::ZERO;
+        for (t, read_at, d) in samples {
+            let q = if reverse { d.reverse } else { d.forward };
+            let dt = read_at
+                .saturating_sub(prev_t)
+                .max(interval / 10)
+                .as_secs_f64();
+            c.link.push(name.into());
+            c.t.push(std_secs_f64(*t));
+            c.queue_pkts.push(q.backlog_packets as i64);
+            c.queue_pkts_avg.push(q.backlog_packets as f64);
+            c.queue_bytes.push(q.backlog_bytes as i64);
+            c.throughput_bps
+                .push(q.sent_bytes.saturating_sub(prev.sent_bytes) as f64 * 8.0 / dt);
+            c.drops.push(q.drops.saturating_sub(prev.drops) as i64);
+            prev = q;
+            prev_t = *read_at;
+        }
     }
     c
 }
@@ -667,6 +808,30 @@ mod tests {
         );
     }
 
+    #[test]
+    fn tfwc_packets_keep_the_simulators_wire_size_and_goodput_count() {
+        use tfcc_core::tfwc::TfwcConfig;
+        // The default: 1000 B on the wire in the simulator, counted whole.
+        let (c, sim, here) = tfwc_on_udp(&TfwcConfig::default()).unwrap();
+        assert_eq!((c.packet_size, c.header_size), (972, 0));
+        assert_eq!(c.packet_size + UDP_IPV4_HEADER, 1000);
+        assert_eq!((sim, here), (1000, 972));
+        // A header the simulator does not count: the kernel carries 28 B of it.
+        let cfg = TfwcConfig {
+            header_size: 56,
+            ..TfwcConfig::default()
+        };
+        let (c, sim, here) = tfwc_on_udp(&cfg).unwrap();
+        assert_eq!((c.packet_size, c.header_size), (972, 28));
+        assert_eq!((sim, here), (944, 944));
+        // Too small for UDP/IPv4 and tfcc's header: refused, not sent padded.
+        let tiny = TfwcConfig {
+            packet_size: 50,
+            ..TfwcConfig::default()
+        };
+        assert!(tfwc_on_udp(&tiny).unwrap_err().contains("at least 56 B"));
+    }
+
     /// A video `source` on a flow other than TFRC is refused before anything is set up, not
     /// run as a bulk flow.
     #[test]
@@ -696,6 +861,79 @@ source = { kind = "video" }
             err.contains("runs on TFRC flows only, not on tcp-sack"),
             "{err}"
         );
+    }
+
+    /// A reverse queue other than DropTail in packets is refused before anything is set up
+    /// (pfifo is all the testbed has), as the forward one is.
+    #[test]
+    fn a_red_reverse_queue_is_refused() {
+        let path = std::env::temp_dir().join(format!("tfcc-rev-red-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+name = "rev-red"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+reverse_queue = { queue = "red", limit = 50, bytes = false }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "tcp-sack"
+direction = "reverse"
+"#,
+        )
+        .unwrap();
+        let res = run(&path, &[], None, &mut || false);
+        let _ = std::fs::remove_file(&path);
+        let err = match res {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the testbed ran a RED reverse queue as pfifo"),
+        };
+        assert!(
+            err.contains("only DropTail queues in packets map onto pfifo (topology.reverse_queue)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn link_columns_give_each_direction_its_own_rows() {
+        let q = |sent_bytes, drops, backlog_packets| QdiscSample {
+            sent_bytes,
+            drops,
+            backlog_packets,
+            ..QdiscSample::default()
+        };
+        let s = |k: u64, f: QdiscSample, r: QdiscSample| {
+            let t = Duration::from_millis(100 * k);
+            (
+                t,
+                t,
+                Directions {
+                    forward: f,
+                    reverse: r,
+                },
+            )
+        };
+        let samples = [
+            s(1, q(12_500, 1, 5), q(500, 0, 0)),
+            s(2, q(25_000, 3, 7), q(1_000, 0, 1)),
+        ];
+        let c = link_columns(&samples, Duration::from_millis(100));
+        assert_eq!(
+            c.link,
+            [
+                "bottleneck",
+                "bottleneck",
+                "bottleneck-rev",
+                "bottleneck-rev"
+            ]
+        );
+        assert_eq!(c.queue_pkts, [5, 7, 0, 1]);
+        assert_eq!(c.drops, [1, 2, 0, 0]);
+        // 12.5 kB per 100 ms forward, 0.5 kB backward.
+        assert_eq!(c.throughput_bps, [1e6, 1e6, 40e3, 40e3]);
     }
 
     #[test]

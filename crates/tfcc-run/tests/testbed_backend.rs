@@ -1,12 +1,150 @@
 //! `tfcc run --backend testbed` end to end on real namespaces (skipped without root): one TFRC
 //! and one kernel CUBIC flow through a 10 Mb/s bottleneck with a 40 ms RTT (18 ms bottleneck
 //! and 1 ms access links each way, held by the TUN relay) for 10 s; summary.json and the time
-//! series checked.
+//! series checked. Then TFWC's packets on the wire, and a reverse flow through the
+//! bottleneck's reverse direction.
+
+use std::sync::Mutex;
 
 use tfcc_run::cli::{run_command, Exit};
 
+/// One testbed at a time: the namespaces are named after the process (`tfcc-<pid>-*`), so two
+/// runs of this test binary at once would collide (and share the 2 cores).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary, or
+/// `None` (after saying "skipped") when not root.
+fn run_on_testbed(name: &str, scenario: &str) -> Option<serde_json::Value> {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc_geteuid() } != 0 {
+        eprintln!("skipped: not root");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("tfcc-{name}-{}", std::process::id()));
+    let file = dir.with_extension("toml");
+    std::fs::write(&file, scenario).unwrap();
+    let argv: Vec<String> = [
+        file.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--backend",
+        "testbed",
+        "--no-plots",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let exit = run_command(&argv, None, &mut || true);
+    assert_eq!(exit, Exit::Code(0));
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&file);
+    Some(serde_json::from_str(&text).unwrap())
+}
+
+/// A TFWC flow alone: every packet on the bottleneck is its 1000-byte data packet, as in the
+/// simulator (it was 1028 B: a 1000-byte datagram plus UDP/IPv4, and tbf charged 1042 B with
+/// the veth's Ethernet header), and its goodput counts the
+/// whole packet as the simulator's does.
+#[test]
+fn tfwc_packets_are_the_simulators_size_on_the_bottleneck() {
+    let Some(v) = run_on_testbed(
+        "tfwc-wire",
+        r#"
+name = "tfwc-wire"
+duration = "5s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tfwc"
+"#,
+    ) else {
+        return;
+    };
+    let link = &v["links"][0];
+    assert_eq!(link["name"], "bottleneck");
+    let (bytes, pkts) = (
+        link["tx_bytes"].as_u64().unwrap(),
+        link["tx_packets"].as_u64().unwrap(),
+    );
+    eprintln!("bottleneck: {bytes} B in {pkts} packets; {}", v["flows"][0]);
+    assert!(pkts > 100, "{link}");
+    // tbf charges (and tc counts) the IP packet, not the veth's Ethernet header on top.
+    assert_eq!(bytes, 1000 * pkts, "{link}");
+    let delivered = v["flows"][0]["bytes_delivered"].as_u64().unwrap();
+    assert_eq!(delivered % 1000, 0, "whole 1000-byte packets: {delivered}");
+    // About what the link carried in the window (the queue's contents at its two ends apart).
+    let ratio = delivered as f64 / bytes as f64;
+    assert!((0.9..1.1).contains(&ratio), "{delivered} of {bytes}");
+}
+
+/// A reverse flow (`direction = "reverse"`): its sender sits on the receivers' side, its data
+/// crosses `bottleneck-rev` (reported as a link of its own), and it is reported as reverse
+/// and left out of θ and Jain.
+#[test]
+fn a_reverse_flow_crosses_the_reverse_queue_and_is_reported_apart() {
+    let Some(v) = run_on_testbed(
+        "reverse",
+        r#"
+name = "testbed-reverse"
+duration = "8s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+reverse_queue = { limit = 50 }
+[[flows]]
+protocol = "tcp-reno"
+[[flows]]
+protocol = "tfwc"
+[[flows]]
+protocol = "tcp-reno"
+direction = "reverse"
+"#,
+    ) else {
+        return;
+    };
+    let flows = v["flows"].as_array().unwrap();
+    let dirs: Vec<&str> = flows
+        .iter()
+        .map(|f| f["direction"].as_str().unwrap())
+        .collect();
+    assert_eq!(dirs, ["forward", "forward", "reverse"]);
+    let tput: Vec<f64> = flows
+        .iter()
+        .map(|f| f["throughput_bps"].as_f64().unwrap())
+        .collect();
+    let links = v["links"].as_array().unwrap();
+    eprintln!("reverse run: {tput:?}, links {links:?}");
+    assert_eq!(links[1]["name"], "bottleneck-rev");
+    // The reverse flow has the reverse direction to itself (the forward flows' ACKs aside):
+    // it fills it, and its bytes are what that direction carried, not the forward one.
+    assert!(tput[2] > 0.7 * 4e6, "{tput:?}");
+    let rev_bytes = links[1]["tx_bytes"].as_u64().unwrap();
+    let delivered = flows[2]["bytes_delivered"].as_u64().unwrap();
+    assert!(
+        rev_bytes >= delivered && rev_bytes < delivered + delivered / 5,
+        "reverse direction carried {rev_bytes} B for {delivered} B delivered"
+    );
+    let u_rev = links[1]["utilization"].as_f64().unwrap();
+    assert!((0.8..=1.01).contains(&u_rev), "reverse utilisation {u_rev}");
+    // The forward flows share the forward direction.
+    let fwd = tput[0] + tput[1];
+    assert!((0.7 * 4e6..=4.1e6).contains(&fwd), "{tput:?}");
+    // θ over the forward flows only: TCP / (TCP + TFWC).
+    let theta = v["metrics"]["fairness_theta"].as_f64().unwrap();
+    assert!(
+        (theta - tput[0] / fwd).abs() < 1e-9,
+        "theta {theta}, {tput:?}"
+    );
+}
+
 #[test]
 fn the_testbed_backend_writes_a_summary_with_sane_shares() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc_geteuid() } != 0 {
         eprintln!("skipped: not root");

@@ -13,10 +13,7 @@ pub fn ten_mbps_dumbbell() -> Option<Dumbbell> {
 /// A dumbbell of `mbps` with a `limit`-packet queue, or `None` when not root (as above).
 #[allow(dead_code)]
 pub fn dumbbell(mbps: u64, limit: u32) -> Option<Dumbbell> {
-    match Dumbbell::new(Bottleneck {
-        rate: Rate::from_mbps(mbps),
-        limit,
-    }) {
+    match Dumbbell::new(Bottleneck::symmetric(Rate::from_mbps(mbps), limit)) {
         Ok(b) => Some(b),
         Err(TestbedError::NotRoot) => {
             eprintln!("skipped: not root");
