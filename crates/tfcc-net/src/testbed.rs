@@ -4,9 +4,10 @@
 //! the simulator's `bottleneck-rev`: the bottleneck's rate, its own queue limit), tfcc flows over [`Session`]s and kernel TCP flows over std sockets, each flow's
 //! ends in threads moved into their namespace with `setns(2)`.
 //!
-//! What this kernel offers is recorded in notes/linux-emulation.md: no netem, so there is no
-//! propagation delay or artificial loss yet (that needs the TUN relay of issue 11); the RTT is
-//! the veths' ~0.1 ms plus queueing. Offloads are off on every veth end so that tbf sees
+//! What this kernel offers is recorded in notes/linux-emulation.md: there is no netem, so
+//! propagation delay, random loss and dropouts come from the TUN relay ([`crate::relay`]) on
+//! the router's path when a scenario asks for them; without it the RTT is the veths' ~0.1 ms
+//! plus queueing. Offloads are off on every veth end so that tbf sees
 //! packets, not 64 KB super-segments. `tc qdisc change` on tbf resets its child's limit, so the
 //! queue is always built with `add`.
 //!
@@ -933,15 +934,6 @@ pub struct QdiscSample {
     pub backlog_packets: u64,
 }
 
-/// Reads the root qdisc of `dev` in `ns` (tbf, whose backlog includes its child pfifo's).
-pub fn qdisc_sample(ns: &str, dev: &str) -> Option<QdiscSample> {
-    let out = Command::new("tc")
-        .args(["-n", ns, "-s", "qdisc", "show", "dev", dev])
-        .output()
-        .ok()?;
-    parse_qdisc(&String::from_utf8_lossy(&out.stdout))
-}
-
 /// Reads the root qdisc of every device in `ns` with one `tc` process: (device, reading).
 /// The testbed's router has two, [`FORWARD_DEV`] and [`REVERSE_DEV`].
 pub fn root_qdisc_samples(ns: &str) -> Vec<(String, QdiscSample)> {
@@ -1007,22 +999,6 @@ fn parse_qdisc(text: &str) -> Option<QdiscSample> {
         q.backlog_packets = w.get(2)?.strip_suffix('p')?.parse().ok()?;
     }
     Some(q)
-}
-
-/// Counters of a qdisc from `tc -s`: (bytes sent, packets sent, drops).
-pub fn qdisc_stats(ns: &str, dev: &str) -> Option<(u64, u64, u64)> {
-    let out = Command::new("tc")
-        .args(["-n", ns, "-s", "qdisc", "show", "dev", dev])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    // The root (tbf) comes first: " Sent 123 bytes 4 pkt (dropped 5, overlimits ...".
-    let line = text.lines().find(|l| l.trim_start().starts_with("Sent "))?;
-    let w: Vec<&str> = line.split_whitespace().collect();
-    let bytes = w.get(1)?.parse().ok()?;
-    let pkts = w.get(3)?.parse().ok()?;
-    let drops = w.get(6)?.trim_end_matches(',').parse().ok()?;
-    Some((bytes, pkts, drops))
 }
 
 #[cfg(test)]
