@@ -175,3 +175,25 @@ def test_ctrl_c_ends_recv_with_its_summary_and_exit_130() -> None:
     assert took < 5, took
     assert "received 0 datagrams" in out, out
     assert "interrupted at" in err and "Traceback" not in err, err
+
+
+def test_run_prints_the_reverse_link_only_when_data_crosses_it(tmp_path) -> None:
+    # The reverse bottleneck carries only ACKs unless a flow runs right to left; then its
+    # utilisation, drops and queue are results too and `tfcc run` prints them.
+    base = """
+name = "rev"
+duration = "4s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }
+[[flows]]
+protocol = "tcp-sack"
+"""
+    rev = base + '[[flows]]\nprotocol = "tcp-sack"\ndirection = "reverse"\n'
+    for text, shown in ((base, False), (rev, True)):
+        f = tmp_path / "s.toml"
+        f.write_text(text)
+        r = run_cli("run", str(f), "--out", str(tmp_path / f"out{shown}"))
+        assert r.returncode == 0, r.stderr
+        assert "link bottleneck:" in r.stdout
+        assert ("link bottleneck-rev:" in r.stdout) is shown, r.stdout

@@ -279,7 +279,14 @@ pub fn table(s: &Summary, out: &Path, testbed: bool) -> String {
     for r in &rows {
         t += &line(r.each_ref().map(String::as_str));
     }
-    for l in s.links.iter().filter(|l| !l.name.ends_with("-rev")) {
+    // A reverse link carries only ACKs unless some flow sends its data right to left; then
+    // its utilisation, drops and queue are as much a result as the forward link's.
+    let reverse_data = s.flows.iter().any(|f| f.is_reverse());
+    for l in s
+        .links
+        .iter()
+        .filter(|l| reverse_data || !l.name.ends_with("-rev"))
+    {
         t += &format!(
             "link {}: utilisation {}, drops {}, mean queue {} pkts\n",
             l.name,

@@ -293,14 +293,45 @@ impl TopologyKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// The discipline of a link's queue, written as a string (`queue = "red"`); its parameters
+/// (`limit`, the RED keys, `quantum`) sit beside it in the link's table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum QueueKind {
     #[default]
     Droptail,
     Red,
     /// Deficit round robin with one queue per flow (`quantum`, `limit`).
     Drr,
+}
+
+impl QueueKind {
+    const NAMES: &'static [&'static str] = &["droptail", "red", "drr"];
+}
+
+/// By hand rather than derived, so that a table (`queue = { kind = "red", limit = 20 }`, a
+/// natural guess) is refused with what to write instead of serde's "wanted exactly 1 element".
+impl<'de> Deserialize<'de> for QueueKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QueueKind;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a queue discipline as a string, \"droptail\", \"red\" or \"drr\" \
+                     (its limit and parameters are keys of the link, beside `queue`)",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueKind, E> {
+                match v {
+                    "droptail" => Ok(QueueKind::Droptail),
+                    "red" => Ok(QueueKind::Red),
+                    "drr" => Ok(QueueKind::Drr),
+                    _ => Err(E::unknown_variant(v, QueueKind::NAMES)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A link: the bottleneck, a parking-lot hop or a custom link. `name`, `from` and `to` are for

@@ -1755,3 +1755,19 @@ fn type_errors_speak_toml_not_rust() {
          expected a table"
     );
 }
+
+#[test]
+fn a_queue_written_as_a_table_is_refused_with_what_to_write() {
+    refused(
+        BASE,
+        &[r#"topology.bottleneck.queue={ kind = "red", limit = 20 }"#],
+        "topology.bottleneck.queue",
+        "a queue discipline as a string, \"droptail\", \"red\" or \"drr\"",
+    );
+    refused(
+        BASE,
+        &[r#"topology.bottleneck.queue="fifo""#],
+        "topology.bottleneck.queue",
+        "unknown variant `fifo`, expected one of `droptail`, `red`, `drr`",
+    );
+}
