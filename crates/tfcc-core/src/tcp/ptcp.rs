@@ -952,6 +952,15 @@ impl PtcpSender {
         }
     }
 
+    /// The connection's transfer is done (a short-lived connection closing, 001 Sec. 3.3.2):
+    /// a member leaves its aggregate's `N_pm` until it sends new data again
+    /// ([`super::aggregate::Aggregate::close`]); nothing for a connection on its own.
+    pub fn close(&mut self) {
+        if let Some((g, me)) = &self.group {
+            aggregate::lock(g).close(*me);
+        }
+    }
+
     /// Make this connection a member of an aggregate (001 Sec. 2.3); from now on the
     /// aggregate's controller sets its increase.
     pub fn join(&mut self, group: AggregateHandle) {
