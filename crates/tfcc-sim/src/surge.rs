@@ -325,7 +325,7 @@ mod tests {
                 assert_eq!(n_pm(now), 2, "a transfer in flight at {now:?}");
                 active_rounds += 1;
             }
-            now = now + Dur::from_millis(10);
+            now += Dur::from_millis(10);
             for a in &acks {
                 web.on_packet(now, a);
             }

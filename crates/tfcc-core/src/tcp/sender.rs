@@ -1169,7 +1169,7 @@ mod tests {
             let (mut reno_acks, mut ptcp_acks) = (0, 0);
             for next in 2..=recover + 5 {
                 drain(&mut s, now);
-                now = now + Dur::from_millis(1);
+                now += Dur::from_millis(1);
                 let before = s.cwnd();
                 let ca = before >= s.ssthresh() as f64;
                 s.on_packet(now, &ack(next.min(s.maxseq as u64 + 1), &[]));
