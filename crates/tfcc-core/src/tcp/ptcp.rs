@@ -76,6 +76,9 @@
 //!   thesis' light-load results show `k = 1`, i.e. Reno (spec 001 §2.5). Without `k_min`
 //!   (the constant-rate mode, 001 Fig. 16) `k` may be negative so that the window comes back
 //!   down to `bw` after slow start; the sender keeps `cwnd ≥` [`PtcpConfig::cwnd_floor`].
+//! - **Loss handling stays the TCP's** (001 Sec. 2.2): no `k` in slow start or in a fast
+//!   recovery, and by default none while the losses of a timeout are repaired either, although
+//!   the window is past `ssthresh` then ([`PtcpConfig::after_timeout`], [`AfterTimeout`]).
 //! - **Control-slot length** (001 Sec. 2.2.3, Fig. 3, reconstructed in spec 001 §2.6): a
 //!   control slot that missed its target while Eq. 4 was in force halves `s` from the next
 //!   control slot; an evaluation slot whose every control slot met its target under Eq. 3,
