@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tfcc.metrics import MetricError, RunResult, ptcp_series_stat, slot_success_pct
+from tfcc.metrics import (
+    MetricError,
+    RunResult,
+    ptcp_series_stat,
+    slot_success_pct,
+    throughput_bps,
+)
 
 
 def _slot(start: float, end: float, mbps: float) -> dict:
@@ -59,3 +65,19 @@ def test_series_statistics_over_a_time_range() -> None:
     assert ptcp_series_stat(r, "ptcp_s", "min", 2.0, 4.0) == 2.0
     with pytest.raises(MetricError):
         ptcp_series_stat(r, "ptcp_s", "median")
+
+
+def test_goodput_of_one_label_among_flows_of_one_protocol() -> None:
+    # 001 E6: the aggregate's short-lived SURGE users (label "sender1") among background users.
+    summary = {
+        "flows": [
+            {"id": 0, "protocol": "ptcp", "label": "sender1", "throughput_bps": 6e6},
+            {"id": 1, "protocol": "web", "label": "sender1", "throughput_bps": 100e3},
+            {"id": 2, "protocol": "web", "label": "sender1", "throughput_bps": 50e3},
+            {"id": 3, "protocol": "web", "label": "surge", "throughput_bps": 110e3},
+        ]
+    }
+    assert throughput_bps(summary, protocol="web", label="sender1") == pytest.approx(75e3)
+    assert throughput_bps(summary, protocol="web") == pytest.approx(260e3 / 3)
+    with pytest.raises(MetricError):
+        throughput_bps(summary, protocol="web", label="nobody")

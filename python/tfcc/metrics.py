@@ -105,10 +105,17 @@ def _flows(s: Summary, flow: int | None = None, protocol: str | None = None) -> 
     return flows
 
 
-def throughput_bps(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+def throughput_bps(
+    s: Summary, flow: int | None = None, protocol: str | None = None, label: str | None = None
+) -> float:
     """Mean goodput per flow in bit/s over the measurement window (of one flow, of the flows of
-    one protocol, or of all)."""
+    one protocol, or of all; ``label`` keeps those of one scenario label, e.g. 001 E6's five
+    short-lived connections of Sender 1 among the background web users)."""
     fl = _flows(s, flow, protocol)
+    if label is not None:
+        fl = [f for f in fl if f.get("label") == label]
+        if not fl:
+            raise MetricError(f"no flow labelled {label!r}")
     return sum(float(f["throughput_bps"]) for f in fl) / len(fl)
 
 

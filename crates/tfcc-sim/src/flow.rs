@@ -201,6 +201,10 @@ pub enum SenderImpl {
     Tfwc(Box<TfwcSender>),
     /// The rate-paced sender of WARC, TEAR and TFRCP (003).
     Rate(RateSender),
+    /// A SURGE web user (001 Sec. 3.3) over one TCP sender, boxed like the other large ones.
+    /// A variant of its own so the simulator reaches the TCP inside: a user whose transfers
+    /// run under PTCP joins an aggregate and gets the oracle like any PTCP connection.
+    Web(Box<crate::surge::WebSender>),
     /// Any sender, through a virtual call (API edge only).
     Custom(Box<dyn Sender + Send>),
 }
@@ -230,7 +234,7 @@ macro_rules! dispatch {
 /// `dispatch!` over every [`SenderImpl`] variant (the list stands here once).
 macro_rules! dispatch_sender {
     ($self:expr, $e:ident => $body:expr) => {
-        dispatch!($self, $e => $body, [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Custom])
+        dispatch!($self, $e => $body, [SenderImpl::Cbr, SenderImpl::Tcp, SenderImpl::Tfrc, SenderImpl::Tfwc, SenderImpl::Rate, SenderImpl::Web, SenderImpl::Custom])
     };
 }
 
@@ -264,6 +268,22 @@ impl SenderImpl {
     /// [`Sender::offer`]: limit (`Some`) or unlimit (`None`) what the application has to send.
     pub fn offer(&mut self, bytes: Option<u64>) {
         dispatch_sender!(self, s => s.offer(bytes))
+    }
+    /// The TCP sender of a TCP flow or of a web user.
+    pub fn tcp(&self) -> Option<&TcpSender> {
+        match self {
+            SenderImpl::Tcp(t) => Some(t),
+            SenderImpl::Web(w) => Some(w.tcp()),
+            _ => None,
+        }
+    }
+    /// [`SenderImpl::tcp`], mutably.
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpSender> {
+        match self {
+            SenderImpl::Tcp(t) => Some(t),
+            SenderImpl::Web(w) => Some(w.tcp_mut()),
+            _ => None,
+        }
     }
 }
 

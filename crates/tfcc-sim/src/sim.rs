@@ -394,10 +394,10 @@ impl World {
             .collect::<Vec<_>>();
         let mut oracles = Vec::new();
         for (i, f) in flows.iter_mut().enumerate() {
-            let SenderImpl::Tcp(s) = &f.sender else {
+            let Some(s) = f.sender.tcp() else {
                 continue;
             };
-            // Every PTCP flow gets the oracle: as its input, or as the reference the inline
+            // Every PTCP flow (a web user's too, when its transfers run under PTCP) gets the oracle: as its input, or as the reference the inline
             // estimator's error is measured against.
             let Some(p) = s.ptcp() else { continue };
             let route = &topology.routes[f.route as usize].forward;
@@ -784,7 +784,7 @@ impl World {
             let cross_bps = (total - total0).saturating_sub(own - own0) as f64 * 8.0 / secs;
             let cap_bps = link.rate().bps() as f64;
             let per_pkt = o.wire_bytes * 8.0;
-            if let SenderImpl::Tcp(s) = &mut self.flows[o.flow as usize].sender {
+            if let Some(s) = self.flows[o.flow as usize].sender.tcp_mut() {
                 s.set_path_oracle(now, (cap_bps - cross_bps) / per_pkt, cap_bps / per_pkt);
             }
         }
@@ -984,12 +984,12 @@ impl World {
 
 /// Bits of one data packet on the wire (PTCP's `A` and `P` count these).
 fn wire_bits(s: &SenderImpl) -> f64 {
-    match s {
-        SenderImpl::Tcp(t) => {
+    match s.tcp() {
+        Some(t) => {
             let c = t.config();
             f64::from(c.segment_size.saturating_add(c.data_header_size())) * 8.0
         }
-        _ => 0.0,
+        None => 0.0,
     }
 }
 
@@ -1000,7 +1000,7 @@ fn join_ptcp_aggregates(flows: &mut [FlowRt], oracles: &mut [OracleFeed]) {
     let mut groups: Vec<(String, tfcc_core::tcp::aggregate::AggregateHandle, Vec<u32>)> =
         Vec::new();
     for (i, f) in flows.iter_mut().enumerate() {
-        let SenderImpl::Tcp(t) = &mut f.sender else {
+        let Some(t) = f.sender.tcp_mut() else {
             continue;
         };
         let seg = t.config().segment_size;
@@ -1027,16 +1027,12 @@ fn join_ptcp_aggregates(flows: &mut [FlowRt], oracles: &mut [OracleFeed]) {
 }
 
 fn ptcp_of(s: &SenderImpl) -> Option<&tfcc_core::tcp::ptcp::PtcpSender> {
-    match s {
-        SenderImpl::Tcp(t) => t.ptcp(),
-        _ => None,
-    }
+    s.tcp().and_then(TcpSender::ptcp)
 }
 
 /// A PTCP sender's slots in bit/s of payload.
 fn ptcp_record(s: &SenderImpl) -> Option<PtcpRecord> {
-    let SenderImpl::Tcp(t) = s else { return None };
-    ptcp_record_of(t)
+    ptcp_record_of(s.tcp()?)
 }
 
 fn ptcp_record_of(t: &TcpSender) -> Option<PtcpRecord> {

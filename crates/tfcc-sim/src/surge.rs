@@ -19,6 +19,14 @@
 //! starts it from a fresh window (initial window, threshold at the maximum window), as a new
 //! connection would (without the SYN round trip; the thesis' SURGE connections are new TCP
 //! connections). The think time starts when the file is fully acknowledged.
+//!
+//! Under PTCP (`congestion = { ptcp = { group = ... } }`, 001 Sec. 3.3.2: "five connections are
+//! long-lived connections and the remaining five connections are short-lived connections", all
+//! under the multi-connection mechanism) each file is a member connection of the named
+//! aggregate: it joins `N_pm` with its first segment and leaves it when the file is fully
+//! acknowledged ([`tfcc_core::tcp::aggregate::Aggregate::close`]), as the proxy of 001 Sec. 2.3
+//! sees a connection open and close. Its ACKs count in the aggregate's slots; its window grows
+//! by the aggregate's `k` in congestion avoidance (slow start stays Reno's, 001 Sec. 2.2).
 
 use serde::Deserialize;
 use tfcc_core::endpoint::{Endpoint, Sender, Stats};
@@ -157,6 +165,17 @@ impl WebSender {
         (self.files, self.file_bytes)
     }
 
+    /// The TCP sender that carries the files.
+    pub fn tcp(&self) -> &TcpSender {
+        &self.tcp
+    }
+
+    /// The TCP sender, mutably (the simulator joins a PTCP user to its aggregate and feeds it
+    /// the oracle).
+    pub fn tcp_mut(&mut self) -> &mut TcpSender {
+        &mut self.tcp
+    }
+
     fn start_file(&mut self, fresh: bool) {
         let size = self.cfg.file_size(&mut self.rng);
         let seg = u64::from(self.tcp.config().segment_size.max(1));
@@ -179,6 +198,10 @@ impl WebSender {
         let new_sent = s.packets_sent - s.retransmits;
         if new_sent >= self.offered && self.tcp.outstanding() == 0 {
             self.thinking = Some(now + self.cfg.think_time(&mut self.rng));
+            // The connection closes: it leaves a PTCP aggregate's N_pm until the next file.
+            if let Some(p) = self.tcp.ptcp_mut() {
+                p.close();
+            }
         }
     }
 }
@@ -251,6 +274,77 @@ mod tests {
         // P(X > 4 s) = 4^−1.5 = 1/8.
         let p = v.iter().filter(|&&x| x > 4.0).count() as f64 / v.len() as f64;
         assert!((p - 0.125).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn a_web_transfer_in_a_group_counts_in_n_pm_while_active() {
+        use tfcc_core::endpoint::Endpoint;
+        use tfcc_core::tcp::aggregate::{self, Aggregate};
+        use tfcc_core::tcp::{Congestion, PtcpConfig, TcpConfig, TcpSink, Variant};
+        // One long-lived member (index 0, driven by hand) and one SURGE user whose files run
+        // under PTCP in the same aggregate (001 Sec. 3.3.2).
+        let pc = PtcpConfig {
+            group: Some("proxy".into()),
+            estimator: tfcc_core::tcp::EstimatorKind::Oracle,
+            ..PtcpConfig::default()
+        };
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            congestion: Congestion::Ptcp(pc.clone()),
+            ..TcpConfig::default()
+        };
+        let agg = Aggregate::shared(pc, cfg.segment_size);
+        let long = aggregate::lock(&agg).join();
+        let mut tcp = TcpSender::new(cfg.clone());
+        tcp.ptcp_mut().unwrap().join(agg.clone());
+        let mut sink = TcpSink::new(&cfg);
+        let mut web = WebSender::new(SurgeConfig::default(), tcp, SimRng::named(7, "surge-group"));
+        let n_pm = |now: Time| aggregate::lock(&agg).active(now, long).n;
+        // Before the user's first segment only the long-lived member is active.
+        assert_eq!(n_pm(Time::ZERO), 1);
+        // Loop the user's packets through the sink, one round trip per 10 ms, until its first
+        // file is acknowledged: N_pm is 2 while the transfer runs.
+        let mut now = Time::ZERO;
+        let mut active_rounds = 0;
+        while web.stats().mode != "think" {
+            assert!(
+                now < Time::ZERO + Dur::from_secs(30),
+                "the file never finished"
+            );
+            let mut acks = Vec::new();
+            let mut data = false;
+            while let Some(p) = web.poll_transmit(now) {
+                // The first round is the SYN (no data: the member is not active yet).
+                data |= p.size > cfg.header_size;
+                sink.on_packet(now, &p);
+                while let Some(a) = sink.poll_transmit(now) {
+                    acks.push(a);
+                }
+            }
+            if data {
+                assert_eq!(n_pm(now), 2, "a transfer in flight at {now:?}");
+                active_rounds += 1;
+            }
+            now += Dur::from_millis(10);
+            for a in &acks {
+                web.on_packet(now, a);
+            }
+            if web.next_timeout().is_some_and(|t| t <= now) {
+                web.on_timeout(now);
+            }
+        }
+        assert!(active_rounds >= 1);
+        // The file is done: the user leaves N_pm at once, not group_idle (500 ms) later.
+        assert_eq!(n_pm(now), 1);
+        // Its next file brings it back with the first new segment.
+        let mut next = now;
+        while web.stats().mode == "think" {
+            next = web.next_timeout().expect("think time");
+            web.on_timeout(next);
+        }
+        assert_eq!(n_pm(next), 1);
+        assert!(web.poll_transmit(next).is_some());
+        assert_eq!(n_pm(next), 2);
     }
 
     #[test]

@@ -19,6 +19,9 @@
 //! - `N_pm` counts *active* connections (001 Sec. 2.3: the proxy "can identify the number of
 //!   active TCP connections"): a member that has neither sent nor been acknowledged for
 //!   [`PtcpConfig::group_idle`] is left out until it does again; members may join at any time.
+//!   A short-lived member (a SURGE transfer of 001 Sec. 3.3.2, [`Aggregate::close`]) leaves at
+//!   once when its transfer is done, as a proxy sees a connection close, and is back with the
+//!   first segment of its next transfer.
 //! - A member in loss recovery or slow start does not apply `k` (Eq. 1 is congestion avoidance
 //!   only, 001 Sec. 2.2) but stays "active": its ACKs count in the aggregate's slots, its window
 //!   in `Σcwnd`, and by default it keeps its share of the need and of `k_max`
@@ -47,6 +50,8 @@ struct Member {
     /// Its last ACK was in congestion avoidance (the TCP asked for `k`), and no window cut
     /// since ([`GroupShare::CongAvoid`]).
     in_ca: bool,
+    /// Its transfer is over ([`Aggregate::close`]): not active until it sends again.
+    closed: bool,
 }
 
 /// The shared controller of one aggregate.
@@ -119,8 +124,9 @@ impl Aggregate {
         };
         for (i, m) in self.members.iter().enumerate() {
             let live = i == me
-                || m.last
-                    .is_some_and(|t| now.saturating_since(t) < self.idle || t > now);
+                || !m.closed
+                    && m.last
+                        .is_some_and(|t| now.saturating_since(t) < self.idle || t > now);
             if !live {
                 continue;
             }
@@ -140,8 +146,20 @@ impl Aggregate {
     pub fn on_data_sent(&mut self, now: Time, me: usize) {
         if let Some(m) = self.members.get_mut(me) {
             m.last = Some(now);
+            m.closed = false;
         }
         self.ctl.on_data_sent();
+    }
+
+    /// Member `me` finished its transfer (a short-lived connection closed, 001 Sec. 3.3.2):
+    /// it leaves `N_pm`, `Σcwnd` and the smallest sRTT now, not [`PtcpConfig::group_idle`]
+    /// later, and joins again with the next new segment it sends. ACKs that still reach it
+    /// count in the aggregate's slots but do not make it active.
+    pub fn close(&mut self, me: usize) {
+        if let Some(m) = self.members.get_mut(me) {
+            m.closed = true;
+            m.in_ca = false;
+        }
     }
 
     /// Member `me` got an ACK moving its cumulative point by `acked` segments.
@@ -297,6 +315,24 @@ mod tests {
         let late = a.join();
         a.on_acked(Time(630 * MS), late, 0, Some(Dur::from_millis(30)), 3.0);
         assert_eq!(a.active(Time(640 * MS), 0).n, 3);
+    }
+
+    #[test]
+    fn a_closed_member_leaves_at_once_and_rejoins_with_new_data() {
+        // 001 Sec. 3.3.2's short-lived connections: a transfer that is done leaves N_pm (and
+        // Σcwnd) now, not group_idle later; a late ACK does not bring it back, its next
+        // transfer's first segment does.
+        let (mut a, ids) = agg(2);
+        for &i in &ids {
+            a.on_acked(Time::ZERO, i, 0, Some(Dur::from_millis(25)), 10.0);
+        }
+        a.close(ids[1]);
+        let act = a.active(Time(MS), ids[0]);
+        assert_eq!((act.n, act.cwnd_sum), (1, 10.0));
+        a.on_acked(Time(2 * MS), ids[1], 1, Some(Dur::from_millis(25)), 10.0);
+        assert_eq!(a.active(Time(2 * MS), ids[0]).n, 1);
+        a.on_data_sent(Time(3 * MS), ids[1]);
+        assert_eq!(a.active(Time(3 * MS), ids[0]).n, 2);
     }
 
     #[test]

@@ -44,7 +44,9 @@ pub mod wire;
 pub use config::{Congestion, TcpConfig, Variant};
 pub use friendly::{AiadhConfig, BinomialConfig, Friendly, GaimdConfig, Rule, SimdConfig};
 pub use path::{PathEstimator, PathOracle, PathSource};
-pub use ptcp::{EstimatorKind, GroupKMin, GroupShare, PathEstimate, Ptcp, PtcpConfig};
+pub use ptcp::{
+    AfterTimeout, EstimatorKind, GroupKMin, GroupShare, PathEstimate, Ptcp, PtcpConfig,
+};
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 pub use ttfwc::{AliUpdate, EpsBase, Ttfwc, TtfwcConfig};

@@ -76,6 +76,9 @@
 //!   thesis' light-load results show `k = 1`, i.e. Reno (spec 001 §2.5). Without `k_min`
 //!   (the constant-rate mode, 001 Fig. 16) `k` may be negative so that the window comes back
 //!   down to `bw` after slow start; the sender keeps `cwnd ≥` [`PtcpConfig::cwnd_floor`].
+//! - **Loss handling stays the TCP's** (001 Sec. 2.2): no `k` in slow start or in a fast
+//!   recovery, and by default none while the losses of a timeout are repaired either, although
+//!   the window is past `ssthresh` then ([`PtcpConfig::after_timeout`], [`AfterTimeout`]).
 //! - **Control-slot length** (001 Sec. 2.2.3, Fig. 3, reconstructed in spec 001 §2.6): a
 //!   control slot that missed its target while Eq. 4 was in force halves `s` from the next
 //!   control slot; an evaluation slot whose every control slot met its target under Eq. 3,
@@ -159,6 +162,28 @@ pub enum EvalEnd {
     /// After control slots of `e` RTTs in all (`s` each, `srtt_i` each): the evaluation slot is
     /// made of whole control slots, and none is cut short.
     CtrlSlots,
+}
+
+/// Which increase runs after a retransmission timeout until every segment outstanding at the
+/// timeout is acknowledged (the TCP's go-back-N repair of the timeout, ns-2's `recover_`):
+/// 001 Sec. 2.2, "this mechanism does not modify the TCP behavior in the slow start phase or
+/// when a TCP connection experiences packet loss(es)", and Sec. 2: "the proposed mechanism
+/// changes the behavior of TCP only in the congestion avoidance phase". The thesis does not
+/// say where the repair of a timeout ends; a fast recovery's end is the TCP's own (no `k`
+/// during it either way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterTimeout {
+    /// Reno's increase (`k = 1`) while the segments outstanding at the timeout are being
+    /// repaired, even once the window has climbed back past `ssthresh`: the connection is
+    /// still "experiencing packet losses". Eq. 1 with PTCP's `k` from the ACK that covers them.
+    #[default]
+    Reno,
+    /// Eq. 1 with PTCP's `k` as soon as slow start ends (`cwnd ≥ ssthresh`), repair or not
+    /// (the behaviour before 2026-11-26). After repeated timeouts `ssthresh` is 2-3 segments,
+    /// so `k` up to `P·srtt − cwnd` (≈ 370 on the thesis' dumbbell) lands on a window of 2-3:
+    /// about 100 packets on one ACK.
+    Ptcp,
 }
 
 /// Which members of an aggregate share the packets still needed (the multi-connection Eq. 2)
@@ -251,6 +276,8 @@ pub struct PtcpConfig {
     pub group_share: GroupShare,
     /// Whether `k_min` holds per member or for the aggregate's sum (see [`GroupKMin`]).
     pub group_k_min: GroupKMin,
+    /// The increase while a timeout's losses are repaired (see [`AfterTimeout`]).
+    pub after_timeout: AfterTimeout,
     /// The thesis' "constant" comparison instead of PTCP (001 Sec. 3.2, Fig. 7): once an RTT is
     /// measured the window is fixed at `bw · srtt_min` and never reduced, not even by a loss
     /// or a timeout (spec 001 §3.0). Slots are still recorded.
@@ -278,6 +305,7 @@ impl Default for PtcpConfig {
             group_idle: Dur::from_millis(500),   // see the field
             group_share: GroupShare::Active,     // see GroupShare
             group_k_min: GroupKMin::PerMember,   // see GroupKMin
+            after_timeout: AfterTimeout::Reno,   // see AfterTimeout
             constant: false,                     // PTCP itself
         }
     }
@@ -304,6 +332,7 @@ impl PtcpConfig {
         "group_idle",
         "group_share",
         "group_k_min",
+        "after_timeout",
         "constant",
     ];
 
@@ -880,6 +909,9 @@ pub struct PtcpSender {
     group: Option<(AggregateHandle, usize)>,
     /// The last `k` applied to this connection's window.
     k: f64,
+    /// After a timeout, the first segment number past those outstanding at it: until the
+    /// cumulative ACK reaches it the losses are being repaired ([`AfterTimeout`]).
+    timeout_recover: Option<u64>,
 }
 
 impl PtcpSender {
@@ -896,6 +928,7 @@ impl PtcpSender {
             srtt_min: None,
             group: None,
             k: 1.0,
+            timeout_recover: None,
         }
     }
 
@@ -926,6 +959,32 @@ impl PtcpSender {
         Some((self.ctl.bw_pkts() * m.as_secs_f64()).max(1.0))
     }
 
+    /// A retransmission timeout with segments up to `next_seq` (exclusive) outstanding: they
+    /// are repaired before PTCP's `k` applies again, under [`AfterTimeout::Reno`].
+    pub fn on_rto(&mut self, next_seq: u64) {
+        if self.ctl.config().after_timeout == AfterTimeout::Reno {
+            self.timeout_recover = Some(next_seq);
+        }
+    }
+
+    /// Whether an ACK in congestion avoidance gets Reno's increase rather than Eq. 1 with
+    /// PTCP's `k`: a timeout's losses are still being repaired (the cumulative ACK `cum_ack`,
+    /// the next segment expected, is short of the segments outstanding at the timeout). Records
+    /// `k = 1` for the time series.
+    pub fn repairing_timeout(&mut self, cum_ack: u64) -> bool {
+        match self.timeout_recover {
+            Some(r) if cum_ack < r => {
+                self.k = 1.0;
+                true
+            }
+            Some(_) => {
+                self.timeout_recover = None;
+                false
+            }
+            None => false,
+        }
+    }
+
     /// The `k` of Eq. 1 for an ACK in congestion avoidance.
     pub fn increase(&mut self, now: Time, cwnd: f64) -> f64 {
         let est = self.path.estimate();
@@ -949,6 +1008,15 @@ impl PtcpSender {
         match &self.group {
             Some((g, me)) => aggregate::lock(g).on_data_sent(now, *me),
             None => self.ctl.on_data_sent(),
+        }
+    }
+
+    /// The connection's transfer is done (a short-lived connection closing, 001 Sec. 3.3.2):
+    /// a member leaves its aggregate's `N_pm` until it sends new data again
+    /// ([`super::aggregate::Aggregate::close`]); nothing for a connection on its own.
+    pub fn close(&mut self) {
+        if let Some((g, me)) = &self.group {
+            aggregate::lock(g).close(*me);
         }
     }
 

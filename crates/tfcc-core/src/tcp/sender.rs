@@ -410,8 +410,10 @@ impl TcpSender {
             return;
         }
         if let Some(p) = &mut self.ptcp {
-            if self.cwnd >= self.ssthresh as f64 {
-                // 001 Eq. 1; slow start below stays Reno's.
+            // 001 Sec. 2.2: Eq. 1 in congestion avoidance only; slow start below, and the
+            // repair of a timeout's losses (`AfterTimeout`), stay Reno's.
+            let repairing = p.repairing_timeout((self.highest_ack + 1).max(0) as u64);
+            if self.cwnd >= self.ssthresh as f64 && !repairing {
                 let k = p.increase(now, self.cwnd);
                 self.cwnd += k / self.cwnd;
                 if !p.ctl.config().k_min {
@@ -879,6 +881,9 @@ impl TcpSender {
         } else {
             self.timeouts += 1;
             self.recover = self.maxseq;
+            if let Some(p) = &mut self.ptcp {
+                p.on_rto((self.maxseq + 1).max(0) as u64);
+            }
             if self.highest_ack == -1 && self.cfg.syn {
                 // The SYN was lost: no larger initial window (`bugfix_ss_`).
                 self.window_init = 1;
@@ -1126,6 +1131,68 @@ mod tests {
             s.slowdown(CwndCut::Half);
             assert!((s.cwnd() - (36.0 - beta)).abs() < 1e-9);
             assert_eq!(s.ssthresh(), 18);
+        }
+    }
+
+    #[test]
+    fn ptcp_leaves_the_repair_of_a_timeout_to_reno() {
+        use super::super::config::Congestion;
+        use super::super::ptcp::{AfterTimeout, EstimatorKind, PtcpConfig};
+        // 001 Sec. 2.2: Eq. 1 with PTCP's k in congestion avoidance only, not "when a TCP
+        // connection experiences packet loss(es)". After a timeout with 20 segments out, the
+        // window climbs back in slow start to ssthresh (10) and then, while the segments
+        // outstanding at the timeout are still being repaired, grows by Reno's 1/cwnd per ACK
+        // (`after_timeout = "reno"`), or by PTCP's k/cwnd (`"ptcp"`).
+        for mode in [AfterTimeout::Reno, AfterTimeout::Ptcp] {
+            let mut s = TcpSender::new(TcpConfig {
+                variant: Variant::Sack,
+                congestion: Congestion::Ptcp(PtcpConfig {
+                    estimator: EstimatorKind::Oracle,
+                    after_timeout: mode,
+                    ..PtcpConfig::default()
+                }),
+                ..TcpConfig::default()
+            });
+            drain(&mut s, Time::ZERO);
+            let t = Time::from_millis(20);
+            s.on_packet(t, &ack(1, &[]));
+            // Plenty of room: Eq. 3's k_max is far above Eq. 2's k.
+            s.set_path_oracle(t, 1e5, 1e5);
+            s.cwnd = 20.0;
+            s.send_much(t, s.cfg.max_burst);
+            drain(&mut s, t);
+            let recover = s.maxseq as u64 + 1;
+            let due = s.next_timeout().unwrap();
+            s.on_timeout(due);
+            assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 10));
+            let mut now = due;
+            let (mut reno_acks, mut ptcp_acks) = (0, 0);
+            for next in 2..=recover + 5 {
+                drain(&mut s, now);
+                now += Dur::from_millis(1);
+                let before = s.cwnd();
+                let ca = before >= s.ssthresh() as f64;
+                s.on_packet(now, &ack(next.min(s.maxseq as u64 + 1), &[]));
+                if !ca {
+                    continue;
+                }
+                let reno = (s.cwnd() - before - 1.0 / before).abs() < 1e-9;
+                if next < recover && mode == AfterTimeout::Reno {
+                    assert!(
+                        reno,
+                        "ack {next}: repair is Reno's ({before} → {})",
+                        s.cwnd()
+                    );
+                    reno_acks += 1;
+                } else if next > recover {
+                    assert!(!reno && s.ptcp().unwrap().k() > 1.0, "ack {next}: PTCP's k");
+                    ptcp_acks += 1;
+                } else if next < recover {
+                    assert!(!reno, "ack {next}: k during the repair with `ptcp`");
+                }
+            }
+            assert!(ptcp_acks > 0);
+            assert_eq!(reno_acks > 0, mode == AfterTimeout::Reno);
         }
     }
 

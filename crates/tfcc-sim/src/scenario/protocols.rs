@@ -263,19 +263,29 @@ pub fn build(
             // others the TCP that carries its files: Reno, as the thesis' background.
             let (own, tcp) = split_params(params, crate::surge::SurgeConfig::FIELDS);
             let sc = validated(&own, crate::surge::SurgeConfig::validate)?;
+            // `congestion = { ptcp = { group = ... } }` runs the files as members of a PTCP
+            // aggregate (001 Sec. 3.3.2's short-lived connections under the mechanism); they
+            // then recover losses with SACK unless `variant` says otherwise, as the `ptcp`
+            // protocol's connections (see its arm).
             let has_variant = tcp.contains_key("variant");
             let mut cfg: TcpConfig = config_from_params(&sized(&tcp, "segment_size", common)?)?;
             if !has_variant {
-                cfg.variant = Variant::Reno;
+                cfg.variant = match cfg.congestion {
+                    Congestion::Ptcp(_) => Variant::Sack,
+                    _ => Variant::Reno,
+                };
+            }
+            if let Congestion::Ptcp(p) = &cfg.congestion {
+                p.validate()
+                    .map_err(|e| invalid(format!("congestion.ptcp.{e}")))?;
             }
             cfg.validate().map_err(invalid)?;
             let rng = crate::rng::SimRng::named(common.seed, &format!("flow/{}/surge", common.id));
             let sink = tfcc_core::tcp::TcpSink::new(&cfg);
             let tx = crate::surge::WebSender::new(sc, tfcc_core::tcp::TcpSender::new(cfg), rng);
-            // Through the boxed edge of the dispatch: a web user is cheap next to its packets.
             Ok(common.flow(
                 "web",
-                SenderImpl::Custom(Box::new(tx)),
+                SenderImpl::Web(Box::new(tx)),
                 ReceiverImpl::Tcp(sink),
             ))
         }
