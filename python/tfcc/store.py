@@ -44,7 +44,8 @@ TABLES = ("flows", "links", "runs")  # write order: runs last
 SHADOWED: dict[str, frozenset[str]] = {
     "flows": frozenset(
         "flow label group protocol throughput_bps bytes_delivered packets_sent packets_lost "
-        "loss_event_rate mean_rtt_s cov retransmits timeouts receiver_timeouts".split()
+        "loss_event_rate mean_rtt_s cov retransmits timeouts spurious_timeouts "
+        "receiver_timeouts".split()
     ),
     "links": frozenset(
         "name utilization drops queue_drops early_drops artificial_drops down_drops "

@@ -74,10 +74,18 @@ pub struct Stats {
     pub bytes_sent: u64,
     /// Retransmitted packets (reliable protocols only).
     pub retransmits: u64,
-    /// Loss events seen (congestion responses for TCP).
+    /// Loss events seen: window or rate reductions caused by a detected loss. For TCP, fast
+    /// retransmits plus retransmission timeouts, less the timeouts found spurious
+    /// ([`Stats::spurious_timeouts`]); a timeout whose outcome is not known yet (no ACK since)
+    /// counts as a loss event until it is.
     pub loss_events: u64,
     /// Retransmission or no-feedback timer expiries.
     pub timeouts: u64,
+    /// Of [`Stats::timeouts`], those found spurious: TCP's retransmission timeouts after which
+    /// the ACK that moved past the timed-out segment echoed a send time from before the timeout,
+    /// so an original copy arrived and nothing was lost (the Eifel test of RFC 3522 §3.2,
+    /// counted only, with no response). 0 for protocols that do not tell.
+    pub spurious_timeouts: u64,
     /// Protocol mode, e.g. "slowstart", "congestion-avoidance" (for plots and logs).
     pub mode: &'static str,
 }
