@@ -239,6 +239,10 @@ def cli_net(command: str, argv: Sequence[str]) -> int:
     """The ``tfcc send`` / ``tfcc recv`` commands (``command`` is ``"send"`` or ``"recv"``) with
     ``argv``: one UDP flow with a rate report; returns the exit code."""
 
+def parse_quantity(text: str) -> tuple[str, float] | None:
+    """``(kind, value)`` of a scenario quantity string in SI base units: ``("duration",
+    seconds)``, ``("rate", bits/s)`` or ``("size", bytes)``; None if it is none of them."""
+
 def fairness_theta(tcp: Sequence[float], other: Sequence[float]) -> float | None:
     """θ = T̄_tcp / (T̄_tcp + T̄_other) from per-flow goodputs; ``None`` when undefined."""
 
