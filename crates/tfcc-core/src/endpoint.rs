@@ -58,7 +58,13 @@ pub trait Receiver: Endpoint {
 pub struct Stats {
     /// Congestion window in packets (window-based protocols).
     pub cwnd: Option<f64>,
-    /// Allowed sending rate in bytes per second (rate-based protocols).
+    /// Rate in **bytes** per second: a rate-based sender's allowed sending rate (TFRC's `X`, a
+    /// rate sender's, CBR's), a TFRC receiver's receive rate `X_recv`. Bytes/s because the
+    /// protocols compute in it: it is RFC 5348's unit for `X` and thesis 004's ("all rates are
+    /// in bytes/s", spec 004), and the equations' (`Equation::rate`). DESIGN.md's bits/s is the
+    /// unit of everything that leaves the core, each with its unit in its name and converted
+    /// (×8) once: `rate_bps` in timeseries.parquet (tfcc-sim's recorder, the testbed's), the
+    /// `rate_Mbps` column of `tfcc send`, `rate_bps` beside `rate` in Python's `stats()`.
     pub rate: Option<f64>,
     /// Loss event rate estimate `p` (equation-based protocols) or the measured loss ratio.
     pub p: Option<f64>,
