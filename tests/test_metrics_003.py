@@ -79,6 +79,30 @@ def test_convergence_time() -> None:
     assert metrics.moving_average([2, 4, 6], 2) == [2, 3, 5]
 
 
+def test_convergence_time_bounds_at_the_boundary() -> None:
+    """The band and the search window are inclusive: a rate exactly ``band·target`` away is
+    within the band, and a sample at exactly ``at`` counts (already there: 0 s). Values chosen
+    exact in binary, so the boundary is the boundary."""
+    t = [0.0, 1.0, 2.0, 3.0]
+    assert metrics.convergence_time_of(t, [1, 1, 10, 8], at=1.0, target=8, band=0.25) == 1.0
+    assert metrics.convergence_time_of(t, [1, 6, 9, 8], at=1.0, target=8, band=0.25) == 0.0
+    with pytest.raises(MetricError):  # just outside: 10.5 is 2.5 > 2 away
+        metrics.convergence_time_of(t, [1, 1, 10.5, 5.5], at=1.0, target=8, band=0.25)
+    # before `at` does not count, however close
+    assert metrics.convergence_time_of(t, [8, 1, 8, 8], at=1.0, target=8, band=0.25) == 1.0
+
+
+def test_convergence_time_steady_window_is_open_at_the_left() -> None:
+    """The steady value is the mean over the last quarter of [at, until] of samples stamped at
+    their interval's end: with at = 0 and until = 8 the quarter is (6, 8], so the sample at t = 6
+    (the interval before it) is out and the one at t = 8 in. It used to be in: a burst in the
+    interval ending at 6 put the target at 40 and the flow never converged."""
+    t = [float(i) for i in range(9)]
+    fs = {"t": t, "flow": [0] * 9, "throughput_bps": [1, 2, 3, 4, 5, 9.5, 100, 10, 10]}
+    s = RunResult({"flows": [{"id": 0, "protocol": "gaimd"}]}, fs)
+    assert metrics.convergence_time(s, "gaimd", at=0.0, until=8.0, band=0.1, smooth=1) == 5.0
+
+
 def test_series_metrics_use_the_time_series() -> None:
     fs = {
         "t": [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3, 0.4],

@@ -407,3 +407,29 @@ def test_ctrl_c_or_sigterm_stops_a_long_run_without_output(tmp_path: Path, sig: 
     assert p.returncode == 128 + sig, err
     assert err == ("terminated\n" if sig == signal.SIGTERM else "interrupted\n")
     assert list(tmp_path.iterdir()) == []
+
+
+TINY_TCP = """\
+name = "tiny-tcp"
+duration = "60s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "16kbps", delay = "10ms", limit = 1000 }
+[[flows]]
+protocol = "tcp-reno"
+"""
+
+
+def test_a_spurious_tcp_timeout_is_no_loss_event(tmp_path: Path) -> None:
+    """A TCP flow on a 16 kb/s link loses nothing, but slow start stretches its RTT past the RTO:
+    its timeouts are spurious. They used to count as loss events (a loss event rate with no packet
+    lost); a loss event is a window reduction caused by a detected loss, and the summary says how
+    many timeouts were spurious."""
+    out = tmp_path / "out"
+    r = run_cli("run", write(tmp_path, TINY_TCP), "--out", out)
+    assert r.returncode == 0, r.stderr
+    f = json.loads((out / "summary.json").read_text())["flows"][0]
+    assert f["packets_lost"] == 0
+    assert f["timeouts"] > 0, f
+    assert f["spurious_timeouts"] == f["timeouts"]
+    assert f["loss_event_rate"] == 0.0

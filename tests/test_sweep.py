@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from interrupt import interrupt_when
 from pair_scenario import PAIR
@@ -326,6 +328,89 @@ def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Pa
     assert store.query(out, "SELECT count(*) FROM flows").item() == 4
     assert store.query(out, "SELECT count(*) FROM timeseries").item() > 0
     assert store.runs(out).height == 0
+
+
+#: Rate units and their bits per second, a spelling per scale (docs/scenarios.md).
+_RATE_UNITS = [("bps", 1), ("kbps", 1_000), ("Mbps", 1_000_000), ("Gb/s", 1_000_000_000)]
+_DUR_UNITS = [("us", 1e-6), ("ms", 1e-3), ("s", 1.0)]
+
+
+@st.composite
+def _quantities(draw: st.DrawFn) -> tuple[list[str], list[float]]:
+    """Distinct quantities of one kind, each spelled in a unit of its own, and their values."""
+    rate = draw(st.booleans())
+    units = _RATE_UNITS if rate else _DUR_UNITS
+    mantissas = draw(st.lists(st.integers(1, 999), min_size=1, max_size=8))
+    labels, values = [], []
+    for m in mantissas:
+        unit, scale = draw(st.sampled_from(units))
+        value = m * scale
+        if any(abs(value - v) <= 1e-12 * max(value, v) for v in values):
+            continue  # equal quantities keep their given order; this test wants a strict order
+        labels.append(f"{m}{unit}")
+        values.append(value)
+    return labels, values
+
+
+@given(_quantities(), st.randoms(use_true_random=False))
+def test_any_permutation_of_quantities_sorts_to_numeric_order(
+    qv: tuple[list[str], list[float]], rng
+) -> None:
+    # defect: axis values were text, so "10Mbps" sorted before "5Mbps" in tables and heat maps
+    labels, values = qv
+    by_value = [lab for _, lab in sorted(zip(values, labels, strict=True))]
+    shuffled = labels[:]
+    rng.shuffle(shuffled)
+    assert sw.numeric_order(shuffled) == by_value
+    assert sw.ordered_cases(shuffled) == by_value
+
+
+def test_axis_order_keeps_named_cases_and_mixed_kinds_as_given() -> None:
+    assert sw.numeric_order(["10Mbps", "5Mbps", "500kbps"]) == ["500kbps", "5Mbps", "10Mbps"]
+    assert sw.numeric_order(["16", "2", "1"]) == ["1", "2", "16"]
+    # plain numbers are SI base units, so they sort with any one kind
+    assert sw.numeric_order(["2Mbps", "1500000", '"1Mbps"']) == ['"1Mbps"', "1500000", "2Mbps"]
+    assert sw.numeric_order(["tfwc", "tfrc"]) is None
+    assert sw.ordered_cases(["tfwc", "tfrc"]) == ["tfwc", "tfrc"]
+    assert sw.numeric_order(["20ms", "1Mbps"]) is None  # a duration and a rate: no order
+    assert sw.quantity_of("1000B") == ("size", 1000.0)
+
+
+def test_quantity_axes_order_numerically_in_sql_csv_polars_and_the_report(
+    scenario: Path, tmp_path: Path
+) -> None:
+    from tfcc import report
+
+    out = tmp_path / "out"
+    grid = ["topology.bottleneck.rate=10Mbps,500kbps,2Mbps", "n:flows.0.count+flows.1.count=16,2"]
+    spec = sw.load(scenario, grid, seeds=1, overrides=["duration=2s"])
+    assert sw.run(spec, out, plots=False).ran == 6
+    rates = ["500kbps", "2Mbps", "10Mbps"]
+    axes = {a["name"]: a["cases"] for a in store.meta(out)["axes"]}
+    assert axes == {"topology.bottleneck.rate": rates, "n": ["2", "16"]}
+    q = "SELECT DISTINCT topology_bottleneck_rate AS r, topology_bottleneck_rate_value AS v, n "
+    rows = store.query(out, q + "FROM runs ORDER BY r, n").rows()
+    assert rows == [
+        (r, v, n) for r, v in zip(rates, [5e5, 2e6, 1e7], strict=True) for n in ["2", "16"]
+    ]
+    assert store.query(out, "SELECT max(topology_bottleneck_rate) FROM flows").item() == "10Mbps"
+    # polars sorts the same way, and the text is as written
+    df = store.runs(out).sort("topology_bottleneck_rate", "n")
+    assert df["topology_bottleneck_rate"].to_list() == [r for r in rates for _ in (1, 2)]
+    r = tfcc_cli(
+        "query", out, "SELECT DISTINCT topology_bottleneck_rate FROM runs ORDER BY 1", "--csv"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["topology_bottleneck_rate", *rates]
+    # the report's heat maps and tables take the same order, and the _value column is no metric
+    d = report._Data(out, None)
+    assert [a["cases"] for a in d.axes] == [rates, ["2", "16"]]
+    assert "topology_bottleneck_rate_value" not in d.metrics
+    # a sweep.json of an earlier version (cases as given) is reordered when read
+    meta = json.loads((out / "sweep.json").read_text())
+    meta["axes"][0]["cases"] = ["10Mbps", "2Mbps", "500kbps"]
+    (out / "sweep.json").write_text(json.dumps(meta))
+    assert report._Data(out, None).axes[0]["cases"] == rates
 
 
 def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:

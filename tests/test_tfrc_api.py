@@ -107,3 +107,19 @@ def test_an_application_limited_sender_sends_what_it_is_offered() -> None:
     )
     tx.offer(None)
     assert tx.buffered is None
+
+
+def test_every_rate_says_its_unit() -> None:
+    """``rate`` is RFC 5348's X in bytes/s, ``rate_bps`` the same in bits/s (DESIGN.md's unit,
+    and timeseries.parquet's ``rate_bps``): a stats() key ``rate`` without a unit was ambiguous
+    beside the bits/s of every file output."""
+    tx = tfcc.TfrcSender(packet_size=1200)
+    # before the first report: one packet per second (RFC 5348 §4.2), 1200 B/s = 9600 bit/s
+    assert tx.rate == 1200.0 and tx.rate_bps == 9600.0
+    st = tx.stats()
+    assert (st["rate"], st["rate_bps"]) == (1200.0, 9600.0)
+    tx, rx = _run(5.0, loss_every=50)
+    st = tx.stats()
+    assert st["rate_bps"] == 8 * st["rate"] == tx.rate_bps == 8 * tx.rate
+    r = rx.stats()
+    assert r["rate"] > 0 and r["rate_bps"] == 8 * r["rate"]

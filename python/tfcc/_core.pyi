@@ -64,10 +64,13 @@ class TfrcSender:
         """The next send time or protocol timer, in nanoseconds."""
     @property
     def rate(self) -> float:
-        """The allowed sending rate ``X`` in bytes/s."""
+        """The allowed sending rate ``X`` in bytes/s (RFC 5348's unit)."""
+    @property
+    def rate_bps(self) -> float:
+        """The allowed sending rate ``X`` in bits/s (``8 * rate``)."""
     def stats(self) -> dict[str, object]:
-        """Keys ``rate``, ``p``, ``rtt`` (s), ``packets_sent``, ``loss_events``, ``timeouts``,
-        ``mode``."""
+        """Keys ``rate`` (``X`` in bytes/s), ``rate_bps`` (``X`` in bits/s), ``p``, ``rtt`` (s),
+        ``packets_sent``, ``loss_events``, ``timeouts``, ``mode``."""
 
 class TfrcReceiver:
     """TFRC receiver: loss events, the loss history and one report per RTT, as bytes."""
@@ -84,7 +87,10 @@ class TfrcReceiver:
         """The loss event rate as reported (0 before the first loss)."""
     @property
     def delivered_bytes(self) -> int: ...
-    def stats(self) -> dict[str, object]: ...
+    def stats(self) -> dict[str, object]:
+        """Keys ``rate`` (the receive rate ``X_recv`` in bytes/s), ``rate_bps`` (the same in
+        bits/s), ``p``, ``rtt`` (the sender's, s), ``packets_sent``, ``loss_events``,
+        ``timeouts``, ``mode``."""
 
 class TfwcSender:
     """TFWC sender (002) for an application that owns its UDP socket and clock.
@@ -238,6 +244,10 @@ def cli_run(argv: Sequence[str], font: str | None = None) -> int:
 def cli_net(command: str, argv: Sequence[str]) -> int:
     """The ``tfcc send`` / ``tfcc recv`` commands (``command`` is ``"send"`` or ``"recv"``) with
     ``argv``: one UDP flow with a rate report; returns the exit code."""
+
+def parse_quantity(text: str) -> tuple[str, float] | None:
+    """``(kind, value)`` of a scenario quantity string in SI base units: ``("duration",
+    seconds)``, ``("rate", bits/s)`` or ``("size", bytes)``; None if it is none of them."""
 
 def fairness_theta(tcp: Sequence[float], other: Sequence[float]) -> float | None:
     """θ = T̄_tcp / (T̄_tcp + T̄_other) from per-flow goodputs; ``None`` when undefined."""

@@ -763,7 +763,11 @@ def convergence_time_of(
 ) -> float:
     """003 Figs. 2.3 and 3.17: seconds from the change at ``at`` until the rate first comes
     within ``band`` (relative) of the new steady value ``target``. ``v`` should be smoothed
-    already; :class:`MetricError` if it never does."""
+    already; :class:`MetricError` if it never does.
+
+    Both bounds are inclusive: a sample at exactly ``at`` counts (a rate already within the band
+    when the change comes has converged in 0 s), and a rate exactly ``band·|target|`` away is
+    within the band."""
     for ti, vi in zip(t, v, strict=True):
         if ti >= at and abs(vi - target) <= band * abs(target):
             return ti - at
@@ -799,13 +803,20 @@ def convergence_time(
     claims do not use it: Sec. 2.5.1 times a scheme "to increase their throughput to the new
     steady throughput", its own, and compares that time (not the level) with TCP's; a scheme
     whose own level differs from TCP's (ns-2.1b9's whole-segment decrease under periodic loss)
-    never comes near TCP's, or passes through it on the way to its own."""
+    never comes near TCP's, or passes through it on the way to its own.
+
+    Window bounds: samples are stamped at the end of their interval (timeseries ``t``), so the
+    last quarter ``[until − (until − at)/4, until]`` is the samples with ``t`` in
+    ``(until − (until − at)/4, until]``: open at the left, since the sample stamped there
+    measured the interval before it, closed at ``until``. The search runs over ``at <= t <=
+    until`` and the band is inclusive (:func:`convergence_time_of`)."""
     if not isinstance(s, RunResult):
         raise MetricError("this metric needs the run's time series")
 
     def tail_mean(fid: int) -> float:
         t, v = s.flow_column(fid, "throughput_bps")
-        tail = [x for ti, x in zip(t, v, strict=True) if until - (until - at) / 4 <= ti <= until]
+        start = until - (until - at) / 4
+        tail = [x for ti, x in zip(t, v, strict=True) if start < ti <= until]
         if not tail:
             raise MetricError("no samples in the steady part")
         return sum(tail) / len(tail)

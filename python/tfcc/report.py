@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcc import store
+from tfcc.sweep import ordered_cases
 
 #: Run columns that are bookkeeping rather than metrics.
 NOT_METRICS = {"seed", "sim_seconds", "wall_seconds", "task_seconds", "events"}
@@ -105,7 +106,10 @@ class _Data:
         self, root: Path, metrics: Sequence[str] | None, runs: Sequence[str] | None = None
     ) -> None:
         self.meta = store.meta(root)
-        self.axes: list[dict[str, Any]] = self.meta["axes"]
+        # quantities in numeric order even in a sweep.json written before sweeps ordered them
+        self.axes: list[dict[str, Any]] = [
+            {**a, "cases": ordered_cases(a["cases"])} for a in self.meta["axes"]
+        ]
         df = store.runs(root)
         self.all = df.to_dicts()
         self.ok = [r for r in self.all if r.get("status") == "ok"]
@@ -113,7 +117,8 @@ class _Data:
         if not self.ok:
             raise ReportError(f"{root}: no finished run to report on")
         cols = {c for c in df.columns}
-        axis_cols = {a["column"] for a in self.axes}
+        # an axis and its quantity in SI units (store._numeric_axes) are not metrics
+        axis_cols = {c for a in self.axes for c in (a["column"], f"{a['column']}_value")}
         numeric = [
             c
             for c in df.columns

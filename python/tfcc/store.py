@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfcc.sweep import ordered_cases
+
 if TYPE_CHECKING:
     import duckdb
     import polars
@@ -44,7 +46,8 @@ TABLES = ("flows", "links", "runs")  # write order: runs last
 SHADOWED: dict[str, frozenset[str]] = {
     "flows": frozenset(
         "flow label group protocol throughput_bps bytes_delivered packets_sent packets_lost "
-        "loss_event_rate mean_rtt_s cov retransmits timeouts receiver_timeouts".split()
+        "loss_event_rate mean_rtt_s cov retransmits timeouts spurious_timeouts "
+        "receiver_timeouts".split()
     ),
     "links": frozenset(
         "name utilization drops queue_drops early_drops artificial_drops down_drops "
@@ -279,9 +282,9 @@ def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any
     axes = []
     for a in new.get("axes", []):
         before = old_axes.pop(a["name"], {"cases": []})
-        axes.append(
-            {**a, "cases": a["cases"] + [c for c in before["cases"] if c not in a["cases"]]}
-        )
+        cases = a["cases"] + [c for c in before["cases"] if c not in a["cases"]]
+        # quantities in numeric order, whichever sweep brought them (sweep.ordered_cases)
+        axes.append({**a, "cases": ordered_cases(cases)})
     merged["axes"] = axes + list(old_axes.values())
     seeds = list(new.get("seeds", []))
     merged["seeds"] = seeds + [x for x in old.get("seeds", []) if x not in seeds]
@@ -296,9 +299,52 @@ def _check_dir(root: Path) -> None:
         raise StoreError(f"{root}: not a sweep directory (no sweep.json); run `tfcc sweep` first")
 
 
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _numeric_axes(con: duckdb.DuckDBPyConnection, body: str, cols: list[str]) -> str:
+    """``body`` with each axis column of ``cols`` whose values are all quantities of one kind
+    (``"5Mbps"``, ``"20ms"``, plain numbers; :func:`tfcc.sweep.numeric_order`) made an ENUM of
+    its labels in numeric order, so ``ORDER BY``, ``min``/``max`` and comparisons between
+    values go by what the labels mean while they still read as written ("10Mbps" after
+    "5Mbps", where text order puts it first), plus a column ``<axis>_value``: the quantity in SI
+    base units (s, bit/s, bytes) as a DOUBLE, for arithmetic, ranges and plots. Other axes
+    (named cases, protocols) stay text."""
+    from tfcc.sweep import numeric_order, quantity_of
+
+    have = {r[0] for r in con.execute(f"DESCRIBE {body}").fetchall()}
+    replace, extra = [], []
+    for c in cols:
+        if c not in have:
+            continue
+        labels = sorted(
+            r[0]
+            for r in con.execute(
+                f'SELECT DISTINCT CAST("{c}" AS VARCHAR) FROM ({body}) WHERE "{c}" IS NOT NULL'
+            ).fetchall()
+        )
+        order = numeric_order(labels)
+        if not order:
+            continue
+        text = f'CAST("{c}" AS VARCHAR)'
+        replace.append(f'CAST({text} AS ENUM({", ".join(map(_lit, order))})) AS "{c}"')
+        if f"{c}_value" not in have:
+            whens = " ".join(
+                f"WHEN {_lit(v)} THEN {(quantity_of(v) or ('', 0.0))[1]!r}::DOUBLE" for v in order
+            )
+            extra.append(f'CASE {text} {whens} END AS "{c}_value"')
+    if not replace:
+        return body
+    more = "".join(f", {e}" for e in extra)
+    return f"SELECT * REPLACE ({', '.join(replace)}){more} FROM ({body})"
+
+
 def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with views ``runs`` (finished and failed runs, one row
-    each), ``flows``, ``links`` and ``timeseries`` (every run's time series, with run_id)."""
+    each), ``flows``, ``links`` and ``timeseries`` (every run's time series, with run_id).
+    Axes whose values are quantities (``5Mbps``, ``20ms``, counts) sort numerically and come
+    with ``<axis>_value`` in SI base units (:func:`_numeric_axes`)."""
     import duckdb
 
     root = Path(root)
@@ -336,6 +382,8 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
         # An axis named like a flow or link field (the flagship's `protocol`) was overwritten
         # by the field in the rows (Store.add): its value comes back from `runs` as axis_NAME.
         shadowed = [c for c in axes if c in SHADOWED.get(t, ()) and c in run_cols]
+        # an axis column of this table's own rows (not a flow/link field of the same name)
+        body = _numeric_axes(con, body, [c for c in axes if c not in SHADOWED.get(t, ())])
         if shadowed:
             cols = ", ".join(f'r."{c}" AS "axis_{c}"' for c in shadowed)
             sel = ", ".join(f'"{c}"' for c in shadowed)
@@ -380,7 +428,19 @@ def query(root: Path | str, sql: str) -> polars.DataFrame:
     con = connect(root)
     try:
         rel = con.sql(sql)
-        return pl.DataFrame() if rel is None else rel.pl()
+        if rel is None:
+            return pl.DataFrame()
+        df = rel.pl()
+        # an ENUM (a quantity axis, _numeric_axes) arrives as a Categorical, which polars
+        # sorts by text: make it an Enum of the same order, so sorting in polars is numeric too
+        enums = {
+            name: dict(ty.children)["values"]
+            for name, ty in zip(rel.columns, rel.types, strict=True)
+            if ty.id == "enum"
+        }
+        if enums:
+            df = df.with_columns(pl.col(n).cast(pl.Enum(v)) for n, v in enums.items())
+        return df
     finally:
         con.close()
 

@@ -177,6 +177,52 @@ def toml_value(v: Any) -> str:
     raise SweepError(f"cannot use {v!r} as an override value")
 
 
+def quantity_of(label: str) -> tuple[str, float] | None:
+    """What an axis label means as a number: ``("number", x)`` for a plain number (in a scenario
+    file a plain number is in SI base units), ``(kind, x)`` for a quantity with a unit in SI base
+    units (``"5Mbps"`` → ``("rate", 5e6)``, ``"20ms"`` → ``("duration", 0.02)``, ``"1000B"`` →
+    ``("size", 1000.0)``, read by the simulator's own parser), None for anything else (a
+    protocol name, a named case). A label spelled as a TOML string (``"5Mbps"`` with its quotes,
+    from ``--grid rate='"5Mbps"'``) is read without the quotes."""
+    from tfcc import _core
+
+    text = label.strip()
+    if text[:1] in "\"'" and len(text) >= 2:
+        try:
+            inner = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            inner = None
+        if isinstance(inner, str):
+            text = inner.strip()
+    try:
+        x = float(text.replace("_", ""))
+    except ValueError:
+        return _core.parse_quantity(text)
+    return ("number", x) if math.isfinite(x) else None
+
+
+def numeric_order(labels: Sequence[str]) -> list[str] | None:
+    """``labels`` sorted by the quantity each means, if every one is a quantity of one kind
+    (plain numbers go with any kind: they are in the kind's SI base unit); None otherwise (the
+    axis keeps the order it was given in). Equal quantities keep their given order. So
+    ``["10Mbps", "5Mbps", "500kbps"]`` → ``["500kbps", "5Mbps", "10Mbps"]``, where sorting the
+    text would put "10Mbps" first."""
+    keys = [quantity_of(label) for label in labels]
+    if not keys or any(k is None for k in keys):
+        return None
+    kinds = {k[0] for k in keys if k is not None} - {"number"}
+    if len(kinds) > 1:
+        return None
+    order = sorted(range(len(labels)), key=lambda i: (keys[i] or ("", 0.0))[1])
+    return [labels[i] for i in order]
+
+
+def ordered_cases(labels: Sequence[str]) -> list[str]:
+    """An axis' cases as a user sees them (sweep.json, the report's tables and heat maps):
+    numeric order for quantities (:func:`numeric_order`), else the order given."""
+    return numeric_order(labels) or list(labels)
+
+
 def _label(v: Any) -> str:
     return v if isinstance(v, str) else toml_value(v)
 
@@ -619,7 +665,7 @@ def sweep_meta(sweep: Sweep) -> dict[str, Any]:
         "fingerprint": sweep.fingerprint(),
         "set": sweep.base,
         "axes": [
-            {"name": a.name, "column": a.column, "cases": [c[0] for c in a.cases]}
+            {"name": a.name, "column": a.column, "cases": ordered_cases([c[0] for c in a.cases])}
             for a in sweep.axes
         ],
         "seeds": sweep.seeds,

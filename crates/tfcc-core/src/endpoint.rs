@@ -58,7 +58,13 @@ pub trait Receiver: Endpoint {
 pub struct Stats {
     /// Congestion window in packets (window-based protocols).
     pub cwnd: Option<f64>,
-    /// Allowed sending rate in bytes per second (rate-based protocols).
+    /// Rate in **bytes** per second: a rate-based sender's allowed sending rate (TFRC's `X`, a
+    /// rate sender's, CBR's), a TFRC receiver's receive rate `X_recv`. Bytes/s because the
+    /// protocols compute in it: it is RFC 5348's unit for `X` and thesis 004's ("all rates are
+    /// in bytes/s", spec 004), and the equations' (`Equation::rate`). DESIGN.md's bits/s is the
+    /// unit of everything that leaves the core, each with its unit in its name and converted
+    /// (×8) once: `rate_bps` in timeseries.parquet (tfcc-sim's recorder, the testbed's), the
+    /// `rate_Mbps` column of `tfcc send`, `rate_bps` beside `rate` in Python's `stats()`.
     pub rate: Option<f64>,
     /// Loss event rate estimate `p` (equation-based protocols) or the measured loss ratio.
     pub p: Option<f64>,
@@ -74,10 +80,18 @@ pub struct Stats {
     pub bytes_sent: u64,
     /// Retransmitted packets (reliable protocols only).
     pub retransmits: u64,
-    /// Loss events seen (congestion responses for TCP).
+    /// Loss events seen: window or rate reductions caused by a detected loss. For TCP, fast
+    /// retransmits plus retransmission timeouts, less the timeouts found spurious
+    /// ([`Stats::spurious_timeouts`]); a timeout whose outcome is not known yet (no ACK since)
+    /// counts as a loss event until it is.
     pub loss_events: u64,
     /// Retransmission or no-feedback timer expiries.
     pub timeouts: u64,
+    /// Of [`Stats::timeouts`], those found spurious: TCP's retransmission timeouts after which
+    /// the ACK that moved past the timed-out segment echoed a send time from before the timeout,
+    /// so an original copy arrived and nothing was lost (the Eifel test of RFC 3522 §3.2,
+    /// counted only, with no response). 0 for protocols that do not tell.
+    pub spurious_timeouts: u64,
     /// Protocol mode, e.g. "slowstart", "congestion-avoidance" (for plots and logs).
     pub mode: &'static str,
 }

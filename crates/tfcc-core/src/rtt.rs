@@ -40,7 +40,27 @@ pub enum RttConfigError {
     /// The back-off cap must be at least 1 (no back-off).
     #[error("rtt: max_backoff must be >= 1")]
     MaxBackoff,
+    /// The RTT sample floor must be positive.
+    #[error("rtt: min_rtt_sample must be > 0")]
+    MinSample,
 }
+
+/// The default floor of an RTT sample, [`TfrcRttConfig::min_sample`]: 1 µs.
+///
+/// RFC 5348 §4.3 step 2 computes `R_sample = (t_now − t_recvdata) − t_delay` and says nothing
+/// of a result `<= 0`, which is no round-trip time: it arises when the receiver's holding delay
+/// `t_delay` covers the whole measured interval (a zero-delay path, a receiver that rounds its
+/// holding delay up, a corrupt report). Fed to the estimators as it stands, a zero sample made
+/// the smoothed RTT 0 (so `s/R` infinite), the ISM factor 0 and every RTT-derived timer 0.
+/// tfcc floors every sample at this value rather than discarding it: a discarded first sample
+/// would leave a sender whose reports all carry such a delay without any RTT, probing at its
+/// initial one packet per second for ever, while a floored one lets it start and the EWMA
+/// (`β` = 0.05) shrinks the weight of one wrong sample at once. The floor is the time base's
+/// smallest meaningful granularity rather than its 1 ns unit: no real path (loopback included,
+/// tens of µs) has an RTT below 1 µs, so no valid sample is changed, yet `s/R` stays bounded
+/// (1460 B per µs). Linux's CCID-3 (RFC 4342 TFRC) replaces a non-positive sample by 100 µs
+/// (`DCCP_SANE_RTT_MIN`); set the field to that to follow it.
+pub const DEFAULT_MIN_RTT_SAMPLE: Dur = Dur::from_micros(1);
 
 // ---------------------------------------------------------------------------------------------
 // TFRC
@@ -54,22 +74,32 @@ pub struct TfrcRttConfig {
     /// responsiveness after testing 0.01 (much slower, E9); ns-2's TFRC agent has `df_ = 0.95`,
     /// the weight of the old value, i.e. the same β. Default 0.05.
     pub beta: f64,
+    /// The smallest RTT sample the estimator takes: a sample below it (in particular an
+    /// RFC 5348 §4.3 `R_sample <= 0`, which the sender's saturating subtraction turns into 0) is
+    /// raised to it, so neither the smoothed RTT nor the latest sample is ever 0. Default
+    /// [`DEFAULT_MIN_RTT_SAMPLE`] (1 µs), whose doc gives the reasoning; must be > 0.
+    pub min_sample: Dur,
 }
 
 impl Default for TfrcRttConfig {
     fn default() -> Self {
-        TfrcRttConfig { beta: 0.05 }
+        TfrcRttConfig {
+            beta: 0.05,                         // 004 Sec. 4.8.1
+            min_sample: DEFAULT_MIN_RTT_SAMPLE, // RFC 5348 §4.3 is silent; see the constant
+        }
     }
 }
 
 impl TfrcRttConfig {
-    /// Checks `β ∈ (0, 1]`.
+    /// Checks `β ∈ (0, 1]` and `min_sample > 0`.
     pub fn validate(&self) -> Result<(), RttConfigError> {
-        if self.beta > 0.0 && self.beta <= 1.0 {
-            Ok(())
-        } else {
-            Err(RttConfigError::Beta(self.beta))
+        if !(self.beta > 0.0 && self.beta <= 1.0) {
+            return Err(RttConfigError::Beta(self.beta));
         }
+        if self.min_sample.is_zero() {
+            return Err(RttConfigError::MinSample);
+        }
+        Ok(())
     }
 }
 
@@ -82,18 +112,23 @@ impl TfrcRttConfig {
 #[derive(Clone, Debug)]
 pub struct TfrcRtt {
     beta: f64,
+    /// [`TfrcRttConfig::min_sample`], at least 1 ns.
+    min_sample: Dur,
     /// Smoothed RTT in nanoseconds (Eq. 3.2); meaningful once `latest` is `Some`.
     avg_ns: f64,
     /// Smoothed `sqrt(RTT)` in sqrt-seconds (Eq. 3.18).
     sqrt_avg: f64,
     latest: Option<Dur>,
     samples: u64,
+    /// Samples raised to `min_sample`.
+    floored: u64,
 }
 
 impl TfrcRtt {
     /// A new estimator with no samples. A `β` outside `(0, 1]` is clamped into it (NaN becomes
-    /// the default 0.05) so a bad configuration cannot freeze or blow up the estimate; loaders
-    /// call [`TfrcRttConfig::validate`] to reject it instead.
+    /// the default 0.05) and a zero `min_sample` is made 1 ns, so a bad configuration cannot
+    /// freeze or blow up the estimate; loaders call [`TfrcRttConfig::validate`] to reject it
+    /// instead.
     pub fn new(cfg: TfrcRttConfig) -> Self {
         let beta = if cfg.beta.is_nan() {
             TfrcRttConfig::default().beta
@@ -102,17 +137,24 @@ impl TfrcRtt {
         };
         TfrcRtt {
             beta,
+            min_sample: cfg.min_sample.max(Dur(1)),
             avg_ns: 0.0,
             sqrt_avg: 0.0,
             latest: None,
             samples: 0,
+            floored: 0,
         }
     }
 
-    /// A new RTT sample (004 Eq. 3.1, `t_now − t_ts` with any receiver delay removed).
-    /// The first sample initialises both averages: 004 leaves the initial value open (spec 004
-    /// §2.4 \[Gap\]) and ns-2's TFRC agent does the same.
+    /// A new RTT sample (004 Eq. 3.1, `t_now − t_ts` with any receiver delay removed), raised
+    /// to [`TfrcRttConfig::min_sample`] if below it. The first sample initialises both
+    /// averages: 004 leaves the initial value open (spec 004 §2.4 \[Gap\]) and ns-2's TFRC
+    /// agent does the same.
     pub fn on_sample(&mut self, sample: Dur) {
+        if sample < self.min_sample {
+            self.floored += 1;
+        }
+        let sample = sample.max(self.min_sample);
         let ns = sample.as_nanos() as f64;
         let root = sample.as_secs_f64().sqrt();
         if self.latest.is_none() {
@@ -154,11 +196,20 @@ impl TfrcRtt {
         self.samples
     }
 
+    /// The number of samples that were below [`TfrcRttConfig::min_sample`] and raised to it.
+    pub fn floored_samples(&self) -> u64 {
+        self.floored
+    }
+
+    /// The floor applied to samples ([`TfrcRttConfig::min_sample`], at least 1 ns).
+    pub fn min_sample(&self) -> Dur {
+        self.min_sample
+    }
+
     /// The inter-packet-space modulation factor `f = sqrt(t_RTT_sample) / t_RTT_sqrt`
     /// (004 Eq. 3.19): above 1 when the latest sample is above the average, which lengthens the
-    /// gap (Eq. 3.20). It is 1 before the first sample, and also when the average is zero (only
-    /// possible if every sample was zero), where the ratio is undefined and no modulation is the
-    /// neutral choice.
+    /// gap (Eq. 3.20). It is 1 before the first sample. The average is never zero (samples are
+    /// floored at [`TfrcRttConfig::min_sample`]); the guard keeps the ratio defined regardless.
     pub fn ism_factor(&self) -> f64 {
         match self.latest {
             Some(s) if self.sqrt_avg > 0.0 => s.as_secs_f64().sqrt() / self.sqrt_avg,
@@ -580,7 +631,10 @@ mod tests {
 
     /// Reports until 0.9·r2 <= t_RTT <= 1.1·r2, starting from t_RTT = r1 (004 Sec. 4.8.1, E9).
     fn reports_to_converge(beta: f64, r1: Dur, r2: Dur) -> u32 {
-        let mut est = TfrcRtt::new(TfrcRttConfig { beta });
+        let mut est = TfrcRtt::new(TfrcRttConfig {
+            beta,
+            ..TfrcRttConfig::default()
+        });
         est.on_sample(r1);
         assert_eq!(est.smoothed(), Some(r1));
         let mut n = 0;
@@ -640,10 +694,32 @@ mod tests {
 
     #[test]
     fn bad_beta_is_reported_and_repaired() {
-        assert!(TfrcRttConfig { beta: 0.0 }.validate().is_err());
-        assert!(TfrcRttConfig { beta: f64::NAN }.validate().is_err());
+        assert!(TfrcRttConfig {
+            beta: 0.0,
+            ..TfrcRttConfig::default()
+        }
+        .validate()
+        .is_err());
+        assert!(TfrcRttConfig {
+            beta: f64::NAN,
+            ..TfrcRttConfig::default()
+        }
+        .validate()
+        .is_err());
         assert!(TfrcRttConfig::default().validate().is_ok());
-        let mut est = TfrcRtt::new(TfrcRttConfig { beta: 7.0 });
+        let zero_floor = TfrcRttConfig {
+            min_sample: Dur::ZERO,
+            ..TfrcRttConfig::default()
+        };
+        assert_eq!(zero_floor.validate(), Err(RttConfigError::MinSample));
+        // Repaired to 1 ns: a zero sample is never taken as it stands.
+        let mut est = TfrcRtt::new(zero_floor);
+        est.on_sample(Dur::ZERO);
+        assert_eq!(est.smoothed(), Some(Dur(1)));
+        let mut est = TfrcRtt::new(TfrcRttConfig {
+            beta: 7.0,
+            ..TfrcRttConfig::default()
+        });
         est.on_sample(Dur::from_millis(10));
         est.on_sample(Dur::from_millis(20));
         // β clamped to 1: the average is the latest sample.
@@ -1072,12 +1148,36 @@ mod tests {
             }
         }
 
+        /// Whatever the samples (0 included: RFC 5348 §4.3 `R_sample <= 0` saturates to 0) and
+        /// the floor, TFRC's smoothed RTT, latest sample and sqrt-average are never 0, and
+        /// TCP's SRTT is never 0 either.
+        #[test]
+        fn no_rtt_estimate_is_ever_zero(
+            beta in 0.001f64..=1.0,
+            min_ns in 0u64..1_000_000,
+            samples in proptest::collection::vec(proptest::prop_oneof![Just(0u64), 0u64..10, 0u64..10_000_000_000], 1..50),
+            cfg in any_config(),
+        ) {
+            let mut est = TfrcRtt::new(TfrcRttConfig { beta, min_sample: Dur(min_ns) });
+            let mut tcp = TcpRtt::new(cfg);
+            for &s in &samples {
+                est.on_sample(Dur(s));
+                tcp.on_sample(Dur(s));
+                prop_assert!(est.smoothed().is_some_and(|r| r >= Dur(min_ns.max(1))), "{:?}", est.smoothed());
+                prop_assert!(est.latest().is_some_and(|r| r >= Dur(min_ns.max(1))));
+                prop_assert!(est.smoothed_secs().is_some_and(|r| r > 0.0));
+                prop_assert!(est.sqrt_smoothed().is_some_and(|r| r > 0.0));
+                prop_assert!(est.ism_factor() > 0.0);
+                prop_assert!(tcp.srtt().is_some_and(|r| r > Dur::ZERO));
+            }
+        }
+
         #[test]
         fn tfrc_average_stays_between_extreme_samples(
             beta in 0.001f64..1.0,
             samples in proptest::collection::vec(1u64..10_000_000_000, 1..50),
         ) {
-            let mut est = TfrcRtt::new(TfrcRttConfig { beta });
+            let mut est = TfrcRtt::new(TfrcRttConfig { beta, ..TfrcRttConfig::default() });
             for &s in &samples {
                 est.on_sample(Dur(s));
             }

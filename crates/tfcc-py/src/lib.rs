@@ -11,6 +11,7 @@ mod equation;
 mod loss_history;
 mod net;
 mod plots;
+mod quantity;
 mod scenario;
 mod tfrc;
 mod tfwc;
@@ -38,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::fairness_theta, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity::parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(net::cli_net, m)?)?;
     m.add_function(wrap_pyfunction!(warc_analysis::warc_hr_false_positive, m)?)?;
     m.add_function(wrap_pyfunction!(

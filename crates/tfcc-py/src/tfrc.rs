@@ -29,9 +29,14 @@ fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     Ok(cfg)
 }
 
+/// The stats as a dict. Rates carry their unit: `rate` is [`Stats::rate`] in bytes/s (RFC
+/// 5348's unit for `X` and `X_recv`, as `TfrcSender.rate` and `tfcc.padhye_rate`), `rate_bps`
+/// the same in bits/s (the unit of DESIGN.md and of every file output, e.g. `rate_bps` in
+/// timeseries.parquet).
 fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("rate", st.rate)?;
+    d.set_item("rate_bps", st.rate.map(|r| r * 8.0))?;
     d.set_item("p", st.p)?;
     d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
     d.set_item("packets_sent", st.packets_sent)?;
@@ -125,13 +130,20 @@ impl PyTfrcSender {
         self.ep.next_timeout_ns()
     }
 
-    /// The allowed sending rate `X` in bytes/s.
+    /// The allowed sending rate `X` in bytes/s (RFC 5348's unit).
     #[getter]
     fn rate(&self) -> f64 {
         self.ep.inner.rate()
     }
 
-    /// Rate, `p`, RTT (s), packets sent, loss events, timeouts and mode.
+    /// The allowed sending rate `X` in bits/s: `8 · rate`.
+    #[getter]
+    fn rate_bps(&self) -> f64 {
+        self.ep.inner.rate() * 8.0
+    }
+
+    /// `rate` (X, bytes/s), `rate_bps` (X, bits/s), `p`, `rtt` (s), `packets_sent`,
+    /// `loss_events`, `timeouts` and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         stats_dict(py, &self.ep.stats())
     }
@@ -198,7 +210,8 @@ impl PyTfrcReceiver {
         self.ep.inner.delivered_bytes()
     }
 
-    /// Receive rate, `p`, the sender's RTT (s), loss events and mode.
+    /// `rate` (the receive rate `X_recv`, bytes/s), `rate_bps` (the same in bits/s), `p`, `rtt`
+    /// (the sender's, s), `packets_sent`, `loss_events`, `timeouts` and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         stats_dict(py, &self.ep.stats())
     }

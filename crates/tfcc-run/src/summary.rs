@@ -52,6 +52,11 @@ pub struct FlowEntry {
     pub retransmits: u64,
     /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries).
     pub timeouts: u64,
+    /// Of `timeouts`, those found spurious (TCP: the original segment arrived, nothing was
+    /// lost); they are not loss events and `loss_event_rate` leaves them out. 0 where the
+    /// sender cannot tell. Always written.
+    #[serde(default)]
+    pub spurious_timeouts: u64,
     /// The receiver's: WARC's fluid-based timeout phases (003 Sec. 3.2.2.3); 0 for receivers
     /// that emulate none. Always written, so every flow row of a sweep's store has the column.
     #[serde(default)]
@@ -246,6 +251,7 @@ impl Summary {
                     cov: f.cov.and_then(finite),
                     retransmits: f.retransmits,
                     timeouts: f.timeouts,
+                    spurious_timeouts: f.spurious_timeouts,
                     receiver_timeouts: f.receiver_timeouts,
                     ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
                 }

@@ -381,6 +381,7 @@ pub fn run(
             cov: None,
             retransmits: 0,
             timeouts: 0,
+            spurious_timeouts: 0,
             receiver_timeouts: 0,
             ptcp: None,
         })

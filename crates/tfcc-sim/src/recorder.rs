@@ -139,7 +139,9 @@ pub struct FlowSummary {
     /// loss, down links).
     pub packets_lost: u64,
     /// Loss events per data packet sent in the window: the events the sender counts
-    /// (`Stats::loss_events`: TCP's congestion responses, TFWC's loss events) or, if the sender
+    /// (`Stats::loss_events`: TCP's window reductions caused by a detected loss, i.e. fast
+    /// retransmits and retransmission timeouts but not the timeouts found spurious, which
+    /// reduce the window with nothing lost; TFWC's loss events) or, if the sender
     /// counts none, those the receiver counts (TFRC's and the other equation-based receivers'
     /// loss histories), both over the window. Only for flows that count none on either side
     /// (CBR) is it the receiver's `p` (the sink's loss ratio).
@@ -153,6 +155,9 @@ pub struct FlowSummary {
     /// The sender's timeouts in the window (TCP's retransmission timeouts; a rate sender's
     /// no-feedback timer expiries).
     pub timeouts: u64,
+    /// Of `timeouts`, those found spurious (TCP only, `Stats::spurious_timeouts`): the
+    /// original segment arrived, nothing was lost, and they are not loss events.
+    pub spurious_timeouts: u64,
     /// The receiver's timeouts in the window: the fluid-based timeout phases WARC's receiver
     /// enters (003 Sec. 3.2.2.3), zero for receivers that emulate none.
     pub receiver_timeouts: u64,

@@ -154,6 +154,7 @@ struct FlowMark {
     stats_sent: u64,
     retransmits: u64,
     timeouts: u64,
+    spurious_timeouts: u64,
     /// The receiver's timeouts (WARC's fluid timeouts).
     rx_timeouts: u64,
 }
@@ -804,6 +805,7 @@ impl World {
                 stats_sent: s.packets_sent,
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
+                spurious_timeouts: s.spurious_timeouts,
             };
         }
         for (i, l) in self.links.iter().enumerate() {
@@ -890,11 +892,15 @@ impl World {
                 let bytes = f.receiver.delivered_bytes() - m.delivered_bytes;
                 let sent = f.count.sent[0] - m.count.sent[0];
                 let stats_sent = s.packets_sent - m.stats_sent;
-                let loss_events = s.loss_events - m.loss_events;
+                // Saturating: a TCP timeout counted as a loss event at the mark and found
+                // spurious after it leaves the count lower than at the mark.
+                let loss_events = s.loss_events.saturating_sub(m.loss_events);
                 let rs = f.receiver.stats();
                 let packets = stats_sent.max(sent).max(1) as f64;
                 // Loss events per packet sent over the window, counted where the protocol
-                // counts them: by the sender (TCP, TFWC, ...) or, for equation-based
+                // counts them: by the sender (TCP: window reductions caused by a detected
+                // loss, i.e. fast retransmits and timeouts less the spurious timeouts, see
+                // `Stats::loss_events`; TFWC, ...) or, for equation-based
                 // protocols whose receiver runs the loss history (TFRC, WARC, ...), by the
                 // receiver. A receiver that has counted any event in the run is such a
                 // receiver, and a window without events then gives 0. Only a flow that counts
@@ -921,6 +927,7 @@ impl World {
                     cov: f.throughput.cov(),
                     retransmits: s.retransmits - m.retransmits,
                     timeouts: s.timeouts - m.timeouts,
+                    spurious_timeouts: s.spurious_timeouts - m.spurious_timeouts,
                     receiver_timeouts: rs.timeouts.saturating_sub(m.rx_timeouts),
                     totals: FlowTotals {
                         data_sent: f.count.sent[0],
@@ -1326,6 +1333,35 @@ mod tests {
             "{} vs {loss_ratio}",
             f.loss_event_rate
         );
+    }
+
+    /// A TCP flow on a tiny link (16 kb/s, a 1040-byte segment every 0.52 s, a queue that never
+    /// fills) loses nothing, but slow start stretches the RTT past the RTO: its retransmission
+    /// timeouts are spurious. They counted as loss events, so the flow read a loss event rate
+    /// near 1 with no packet lost. Now a loss event is a window reduction caused by a detected
+    /// loss: the spurious timeouts are counted apart, and the loss event rate is 0.
+    #[test]
+    fn a_spurious_tcp_timeout_is_not_a_loss_event() {
+        let topo = one_link(
+            Rate::from_kbps(16),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(1000)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(60), topo).unwrap();
+        sim.add_flow(FlowSpec::tcp(
+            0,
+            tfcc_core::tcp::TcpConfig::default(),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let r = sim.run();
+        let f = &r.summary.flows[0];
+        assert_eq!(f.packets_lost, 0);
+        assert!(f.timeouts > 0, "no timeout: the scenario tests nothing");
+        assert_eq!(f.spurious_timeouts, f.timeouts);
+        assert_eq!(f.loss_event_rate, 0.0);
     }
 
     #[test]

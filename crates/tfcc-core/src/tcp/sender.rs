@@ -158,6 +158,10 @@ pub struct TcpSender {
     retransmits: u64,
     fast_retransmits: u64,
     timeouts: u64,
+    /// When each retransmission timeout since the ACK point last moved fired: the next ACK
+    /// that moves it tells which of them were spurious ([`Self::spurious_timeouts`]).
+    unresolved_timeouts: Vec<Time>,
+    spurious_timeouts: u64,
     acks: u64,
     malformed: u64,
 }
@@ -215,6 +219,8 @@ impl TcpSender {
             retransmits: 0,
             fast_retransmits: 0,
             timeouts: 0,
+            unresolved_timeouts: Vec::new(),
+            spurious_timeouts: 0,
             acks: 0,
             malformed: 0,
             cfg,
@@ -276,6 +282,22 @@ impl TcpSender {
     /// Fast retransmits so far (each one a congestion response).
     pub fn fast_retransmits(&self) -> u64 {
         self.fast_retransmits
+    }
+    /// Retransmission timeouts found spurious: the ACK that next moved the ACK point past the
+    /// timed-out segment echoed a timestamp (the sink echoes the send time of the segment that
+    /// advanced its ACK point) from before the timeout, so the original copy had arrived and
+    /// the timeout reduced the window without any loss. RFC 3522 §3.2's Eifel detection,
+    /// counted only: the sender still responds to every timeout as ns-2's does. Every later
+    /// timeout of the same run (the back-offs) whose retransmission was not the copy that got
+    /// through is spurious too; one fired at or before that copy's send time was a loss.
+    pub fn spurious_timeouts(&self) -> u64 {
+        self.spurious_timeouts
+    }
+    /// Loss events: window reductions caused by a detected loss, i.e. fast retransmits plus
+    /// retransmission timeouts less [`Self::spurious_timeouts`]. A timeout not resolved yet
+    /// (no ACK has moved the ACK point since) counts as one until the ACK tells otherwise.
+    pub fn loss_events(&self) -> u64 {
+        self.fast_retransmits + self.timeouts - self.spurious_timeouts
     }
     /// ACKs received, duplicates included.
     pub fn acks_received(&self) -> u64 {
@@ -880,6 +902,7 @@ impl TcpSender {
             self.cwnd = 1.0;
         } else {
             self.timeouts += 1;
+            self.unresolved_timeouts.push(now);
             self.recover = self.maxseq;
             if let Some(p) = &mut self.ptcp {
                 p.on_rto((self.maxseq + 1).max(0) as u64);
@@ -909,6 +932,16 @@ impl TcpSender {
             p.on_ack(now, ack.ack, self.rtt.srtt(), self.cwnd);
         }
         let ackno = ack.ack as i64 - 1;
+        if ackno > self.highest_ack && !self.unresolved_timeouts.is_empty() {
+            // The segment that moved the ACK point left at `ts_echo`: a timeout after that
+            // retransmitted what was not lost.
+            let spurious = self
+                .unresolved_timeouts
+                .iter()
+                .filter(|&&t| t > ack.ts_echo);
+            self.spurious_timeouts += spurious.count() as u64;
+            self.unresolved_timeouts.clear();
+        }
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut nb = 0;
         for b in ack.sack_blocks().iter() {
@@ -982,8 +1015,9 @@ impl Endpoint for TcpSender {
             packets_sent: self.packets_sent,
             bytes_sent: self.bytes_sent,
             retransmits: self.retransmits,
-            loss_events: self.fast_retransmits + self.timeouts,
+            loss_events: self.loss_events(),
             timeouts: self.timeouts,
+            spurious_timeouts: self.spurious_timeouts,
             mode: self.mode(),
             ..Stats::default()
         }
@@ -1256,6 +1290,50 @@ mod tests {
             8,
             "no sample from a retransmission"
         );
+    }
+
+    /// A timeout is a loss event only if the segment it retransmitted was lost. The ACK that
+    /// next moves the ACK point echoes the send time of the copy that got through: before the
+    /// first timeout, every timeout of the run was spurious; at the second one's, the first
+    /// two retransmitted a lost copy and only the third was spurious.
+    #[test]
+    fn timeouts_after_which_an_original_copy_arrived_are_spurious_not_loss_events() {
+        for (echo_at, spurious) in [(None, 3), (Some(1), 1), (Some(2), 0)] {
+            let (mut s, t, _) = warm(Variant::Reno, 4);
+            let mut fired = Vec::new();
+            let mut now = t;
+            for _ in 0..3 {
+                now = s.next_timeout().unwrap();
+                s.on_timeout(now);
+                drain(&mut s, now);
+                fired.push(now);
+            }
+            assert_eq!((s.stats().timeouts, s.stats().loss_events), (3, 3));
+            // The original segment left before the first timeout (at `t` or earlier).
+            let ts = echo_at.map_or(t, |k| fired[k]);
+            let a = TcpAck::new((s.highest_ack + 2) as u64, ts);
+            s.on_packet(
+                now + Dur::from_millis(30),
+                &Packet {
+                    size: 40,
+                    header: Header::TcpAck(a),
+                },
+            );
+            let st = s.stats();
+            assert_eq!(st.spurious_timeouts, spurious, "echo {echo_at:?}");
+            assert_eq!(st.loss_events, 3 - spurious, "echo {echo_at:?}");
+            assert_eq!(st.timeouts, 3);
+            // Resolved once: a further ACK changes nothing.
+            let a = TcpAck::new((s.highest_ack + 2) as u64, now);
+            s.on_packet(
+                now + Dur::from_millis(40),
+                &Packet {
+                    size: 40,
+                    header: Header::TcpAck(a),
+                },
+            );
+            assert_eq!(s.stats().spurious_timeouts, spurious);
+        }
     }
 
     #[test]

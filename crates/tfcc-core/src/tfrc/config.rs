@@ -15,7 +15,7 @@ use crate::loss_history::{
     FirstRun, OpenInterval,
 };
 use crate::quantity::bytes_u32;
-use crate::rtt::{RttConfigError, TcpRttConfig, TfrcRttConfig};
+use crate::rtt::{RttConfigError, TcpRttConfig, TfrcRttConfig, DEFAULT_MIN_RTT_SAMPLE};
 use crate::time::Dur;
 
 /// Which loss-event-rate estimator the receiver runs (004 Sec. 3.4.1 compares all three).
@@ -190,6 +190,12 @@ pub struct TfrcConfig {
     /// `β` of the RTT EWMA (004 Eq. 3.2) and of the sqrt-RTT EWMA of ISM (Eq. 3.18): 0.05
     /// (004 Sec. 4.8.1; ns-2 `df_ 0.95`).
     pub rtt_beta: f64,
+    /// The smallest RTT sample the sender takes (RFC 5348 §4.3 step 2 leaves an
+    /// `R_sample = (t_now − t_recvdata) − t_delay <= 0` undefined; 004 Eq. 3.1 likewise): a
+    /// report whose holding delay covers the whole round trip gives a sample raised to this,
+    /// never 0. Default 1 µs; see [`crate::rtt::DEFAULT_MIN_RTT_SAMPLE`] for why a floor and
+    /// not a discard, and why this value. Must be > 0.
+    pub min_rtt_sample: Dur,
     /// Inter-packet space modulation (004 Sec. 3.6.4, Eq. 3.17–3.20): on in the thesis' final
     /// design and in ns-2 (`ca_ 1`). Off reproduces the "without ISM" runs of E1.
     pub ism: bool,
@@ -307,6 +313,7 @@ impl Default for TfrcConfig {
             header_size: 0,                                    // 004: packets of 1460 B
             feedback_size: 40,                                 // ns-2 TFRCSink packetSize_
             rtt_beta: 0.05,                                    // 004 Sec. 4.8.1
+            min_rtt_sample: DEFAULT_MIN_RTT_SAMPLE,            // RFC 5348 §4.3 silent; rtt.rs
             ism: true,                                         // 004 Sec. 3.6.4
             model: ModelKind::Pftk,                            // 004 Sec. 2.2
             b: 1.0,                                            // RFC 5348 §3.1 (004 silent)
@@ -523,6 +530,7 @@ impl TfrcConfig {
     pub fn rtt(&self) -> TfrcRttConfig {
         TfrcRttConfig {
             beta: self.rtt_beta,
+            min_sample: self.min_rtt_sample,
         }
     }
 

@@ -399,10 +399,15 @@ impl TfrcSender {
         if f.timestamp_echo > self.last_send.unwrap_or(Time::ZERO) || f.p.is_nan() {
             return;
         }
-        let sample = elapsed.saturating_sub(f.t_delay);
-        self.rtt.on_sample(sample);
+        // RFC 5348 §4.3 step 2, `R_sample = (t_now − t_recvdata) − t_delay`: a holding delay
+        // that covers the whole interval gives no valid sample (<= 0, saturated to 0 here); the
+        // estimator raises it to `min_rtt_sample` ([`crate::rtt::DEFAULT_MIN_RTT_SAMPLE`] says
+        // why), and the ns-2-style RTO gets the same floored value.
+        self.rtt.on_sample(elapsed.saturating_sub(f.t_delay));
         if self.cfg.rto_rule == RtoRule::Ns2Tcp {
-            self.tcp_rtt.on_sample(sample);
+            if let Some(sample) = self.rtt.latest() {
+                self.tcp_rtt.on_sample(sample);
+            }
         }
         self.feedbacks += 1;
         self.x_recv = f64::from(f.x_recv);
@@ -748,14 +753,14 @@ mod tests {
     }
 
     /// A report whose holding delay is the whole time since the echoed packet left gives an
-    /// RTT sample of zero, and with ISM the gap is `s/X · sqrt(0)/M = 0`: `poll_transmit`
-    /// then returned packets at one instant without end (the endpoint contract's "poll until
-    /// `None`" never ended; found by `any_feedback_values_never_panic`). The gap is at least
-    /// 1 ns, so packets are never back to back (004 Sec. 3.5.1).
+    /// RFC 5348 §4.3 `R_sample` of 0 (or below: `t_delay` longer than the round trip). The
+    /// sender took it as it stood: the latest sample, and so the ISM factor, were 0 (a zero gap
+    /// made `poll_transmit` return packets at one instant without end, found by
+    /// `any_feedback_values_never_panic`), and a first such sample made the smoothed RTT 0. The
+    /// sample is now raised to `min_rtt_sample` (1 µs): neither estimate is ever 0, and packets
+    /// are never back to back (004 Sec. 3.5.1).
     #[test]
-    fn a_zero_rtt_sample_never_makes_poll_transmit_endless() {
-        let mut s = started(TfrcConfig::default());
-        assert!(s.config().ism);
+    fn an_rtt_sample_of_zero_or_less_is_floored_at_min_rtt_sample() {
         let report = |s: &mut TfrcSender, now: Time, t_delay: Dur| {
             let f = FeedbackHeader {
                 seq_echo: 0,
@@ -772,14 +777,47 @@ mod tests {
                 },
             );
         };
+        let floor = TfrcConfig::default().min_rtt_sample;
+        assert_eq!(floor, Dur::from_micros(1));
+        // A first sample of 0: the smoothed RTT starts at the floor, not at 0.
+        let mut first = started(TfrcConfig::default());
+        report(&mut first, ms(100), Dur::from_millis(100));
+        assert_eq!(first.rtt().smoothed(), Some(floor));
+        assert_eq!(first.rtt().latest(), Some(floor));
+        assert_eq!(first.rtt().floored_samples(), 1);
+        assert!(first.stats().rtt.is_some_and(|r| r > Dur::ZERO));
+
+        let mut s = started(TfrcConfig::default());
+        assert!(s.config().ism);
         report(&mut s, ms(100), Dur::ZERO); // a 100 ms sample
         report(&mut s, ms(200), Dur::from_millis(200)); // a 0 ms sample
-        assert_eq!(s.rtt().latest(), Some(Dur::ZERO));
+        assert_eq!(s.rtt().latest(), Some(floor));
+        report(&mut s, ms(300), Dur::from_secs(3600)); // "negative": t_delay > elapsed
+        assert_eq!(s.rtt().latest(), Some(floor));
+        assert_eq!(s.rtt().floored_samples(), 2);
+        // The EWMA moved by β·(floor − R) per bad sample: 0.95² of 100 ms plus a little.
+        let r = s.rtt().smoothed().unwrap();
+        assert!(
+            r > Dur::from_millis(90) && r < Dur::from_millis(91),
+            "{r:?}"
+        );
         assert!(s.packet_gap() >= Dur(1), "{:?}", s.packet_gap());
-        let burst = std::iter::from_fn(|| s.poll_transmit(ms(200)))
+        let burst = std::iter::from_fn(|| s.poll_transmit(ms(300)))
             .take(10)
             .count();
         assert_eq!(burst, 1, "never back to back (004 Sec. 3.5.1)");
+        // The floor is a config field a scenario can set (e.g. Linux CCID-3's 100 µs).
+        let mut linux = started(TfrcConfig {
+            min_rtt_sample: Dur::from_micros(100),
+            ..TfrcConfig::default()
+        });
+        report(&mut linux, ms(100), Dur::from_millis(100));
+        assert_eq!(linux.rtt().smoothed(), Some(Dur::from_micros(100)));
+        let bad = TfrcConfig {
+            min_rtt_sample: Dur::ZERO,
+            ..TfrcConfig::default()
+        };
+        assert!(bad.validate().is_err());
     }
 
     /// The initial window `s/R` after a first RTT sample longer than `t_mbi` (64 s) stays at
@@ -1449,6 +1487,58 @@ mod tests {
                 s.on_timeout(now);
                 proptest::prop_assert!(s.rate().is_finite() && s.rate() >= floor * (1.0 - 1e-12), "rate {} floor {floor} mode {:?} rtt {:?}", s.rate(), s.mode(), s.rtt().smoothed());
                 proptest::prop_assert!(s.next_timeout().is_some());
+            }
+        }
+
+        /// Whatever the feedback fields (a holding delay of 0, of exactly the elapsed time, of
+        /// more than it, of centuries; any `X_recv` and `p`), echoing packets the sender did
+        /// send: no RTT estimate, smoothed or latest, is ever 0, and the ns-2 RTO rule's
+        /// estimator gets no zero either (RFC 5348 §4.3 `R_sample <= 0` is floored).
+        #[test]
+        fn no_rtt_estimate_is_ever_zero(
+            events in proptest::collection::vec(
+                (0usize..8, proptest::prop_oneof![
+                    proptest::strategy::Just(0u64), proptest::strategy::Just(u64::MAX),
+                    0u64..400_000_000, wild_u64()],
+                 proptest::option::of(-3i64..=3),
+                 proptest::num::u32::ANY, 0.0f64..=0.2, 0u64..300_000_000),
+                1..80,
+            ),
+            preset in 0usize..3,
+        ) {
+            let cfg = match preset {
+                0 => TfrcConfig::default(),
+                1 => TfrcConfig::ns2(),
+                _ => TfrcConfig::rfc5348(),
+            };
+            let mut s = TfrcSender::new(cfg);
+            let mut now = Time::ZERO;
+            let mut sends: Vec<Time> = Vec::new();
+            for (back, t_delay, near_elapsed, x_recv, p, step) in events {
+                for pkt in std::iter::from_fn(|| s.poll_transmit(now)).take(100) {
+                    if let Header::TfrcData(h) = pkt.header {
+                        sends.push(h.timestamp);
+                    }
+                }
+                if let Some(&echo) = sends.iter().rev().nth(back.min(sends.len().saturating_sub(1))) {
+                    // Either a wild holding delay, or one within a few ns of the elapsed time.
+                    let elapsed = now.saturating_since(echo).as_nanos();
+                    let t_delay = match near_elapsed {
+                        Some(off) => elapsed.saturating_add_signed(off),
+                        None => t_delay,
+                    };
+                    let f = FeedbackHeader { seq_echo: 0, timestamp_echo: echo, t_delay: Dur(t_delay), x_recv, p };
+                    s.on_packet(now, &Packet { size: 40, header: Header::TfrcFeedback(f) });
+                    if s.rtt().samples() > 0 {
+                        proptest::prop_assert!(s.rtt().smoothed().is_some_and(|r| r > Dur::ZERO), "smoothed {:?}", s.rtt().smoothed());
+                        proptest::prop_assert!(s.rtt().latest().is_some_and(|r| r > Dur::ZERO), "latest {:?}", s.rtt().latest());
+                        proptest::prop_assert!(s.rtt().smoothed_secs().is_some_and(|r| r > 0.0));
+                        proptest::prop_assert!(s.stats().rtt.is_some_and(|r| r > Dur::ZERO));
+                        proptest::prop_assert!(s.rtt().ism_factor() > 0.0);
+                    }
+                }
+                now = now.saturating_add(Dur(step));
+                s.on_timeout(now);
             }
         }
 

@@ -167,6 +167,11 @@ pub struct TfwcConfig {
     pub min_rto: Dur,
     /// Upper bound on the RTO: 60 s (RFC 2988, Vic).
     pub max_rto: Dur,
+    /// The smallest RTT sample taken (`now − echo` of an Ack Vector): a smaller one, 0 when an
+    /// ACK is handled at the instant its packet left, is raised to this before it reaches the
+    /// RTT estimators and the ISM delay average, so none is ever 0. 002 is silent; default 1 µs,
+    /// [`crate::rtt::DEFAULT_MIN_RTT_SAMPLE`] (as TFRC's `min_rtt_sample`). Must be > 0.
+    pub min_rtt_sample: Dur,
     /// Seed of the jitter draws. A driver derives it from its own per-flow random stream.
     pub seed: u64,
 }
@@ -198,6 +203,7 @@ impl Default for TfwcConfig {
             initial_rto: Dur::from_secs(3),
             min_rto: Dur::ZERO,
             max_rto: Dur::from_secs(60),
+            min_rtt_sample: crate::rtt::DEFAULT_MIN_RTT_SAMPLE, // 002 silent; see rtt.rs
             seed: 0,
         }
     }
@@ -229,6 +235,9 @@ impl TfwcConfig {
     /// Checks every field against its domain; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         let bad = |f: &str, why: &str| Err(format!("{f}: {why}"));
+        if self.min_rtt_sample.is_zero() {
+            return bad("min_rtt_sample", "must be positive");
+        }
         if self.packet_size == 0 {
             return bad("packet_size", "must be positive");
         }

@@ -185,7 +185,10 @@ impl TfwcSender {
             rtt,
             ns2_rtt,
             ns2_backoff: 1.0,
-            delay: TfrcRtt::new(TfrcRttConfig { beta: 0.1 }),
+            delay: TfrcRtt::new(TfrcRttConfig {
+                beta: 0.1,
+                min_sample: cfg.min_rtt_sample,
+            }),
             deadline: None,
             rto_after_expiry: None,
             last_send: now,
@@ -457,7 +460,8 @@ impl Endpoint for TfwcSender {
             self.stale_acks += 1;
             return;
         }
-        let sample = now.saturating_since(echo);
+        // Floored at `min_rtt_sample` so no estimator ever holds a zero RTT.
+        let sample = now.saturating_since(echo).max(self.delay.min_sample());
         self.rtt.on_sample(sample);
         self.rtt.reset_backoff();
         if let Some(e) = &mut self.ns2_rtt {

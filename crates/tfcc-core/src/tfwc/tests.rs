@@ -292,6 +292,42 @@ proptest::proptest! {
             // Choi's default window has no floor (`min_window` 0): at least that.
             proptest::prop_assert!(tx.cwnd() >= u64::from(cfg.min_window));
             proptest::prop_assert!(st.p.is_none_or(|p| (0.0..=1.0).contains(&p)));
+            // No RTT estimate is ever 0, whatever the echo.
+            proptest::prop_assert!(st.rtt.is_none_or(|r| r >= cfg.min_rtt_sample), "rtt {:?}", st.rtt);
         }
+    }
+}
+
+/// An Ack Vector handled at the instant its packet left (`now − echo` = 0, a zero-delay path)
+/// gave Choi's ns-2 estimator a zero sample, and the sender an SRTT of 0. Samples are now
+/// floored at `min_rtt_sample` (1 µs) before every estimator, for both RTT estimators.
+#[test]
+fn an_ack_at_the_send_instant_gives_no_zero_rtt() {
+    use super::config::RttEstimator;
+    use crate::packet::Header;
+    use crate::tfwc::AckVector;
+    for est in [RttEstimator::Ns2, RttEstimator::Rfc6298] {
+        let cfg = TfwcConfig {
+            rtt_estimator: est,
+            ..TfwcConfig::default()
+        };
+        let mut tx = TfwcSender::new(cfg.clone(), Time::ZERO);
+        assert!(tx.poll_transmit(Time::ZERO).is_some());
+        let ack = Header::TfwcAck {
+            vector: AckVector::starting_at(0),
+            echo: Time::ZERO,
+        };
+        tx.on_packet(
+            Time::ZERO,
+            &Packet {
+                size: 40,
+                header: ack,
+            },
+        );
+        let rtt = tx.stats().rtt;
+        assert!(
+            rtt.is_some_and(|r| r >= Dur::from_micros(1)),
+            "{est:?}: {rtt:?}"
+        );
     }
 }

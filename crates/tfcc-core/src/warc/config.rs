@@ -238,6 +238,12 @@ pub struct RateSenderConfig {
     /// receiver's rounds; ns-2's 10 ms ticks would turn a 44 ms RTT into 40 ms rounds, and
     /// the emulated window would grow 10 % faster than a real TCP's.
     pub rtt: crate::rtt::TcpRttConfig,
+    /// The smallest RTT sample taken: `now − echo − hold` of a report whose holding delay covers
+    /// the whole round trip is 0 (RFC 5348 §4.3's `R_sample <= 0`), which the unquantised
+    /// estimator would take as a 1 ns SRTT and pace one packet per `1 ns / R`. Such a sample is
+    /// raised to this. The theses are silent; default 1 µs, [`crate::rtt::DEFAULT_MIN_RTT_SAMPLE`]
+    /// (as TFRC's `min_rtt_sample`). Must be > 0.
+    pub min_rtt_sample: Dur,
 }
 
 impl Default for RateSenderConfig {
@@ -252,6 +258,7 @@ impl Default for RateSenderConfig {
                 mode: crate::rtt::TcpRttMode::Rfc6298,
                 ..crate::rtt::TcpRttConfig::default() // ns-2's clamps
             },
+            min_rtt_sample: crate::rtt::DEFAULT_MIN_RTT_SAMPLE, // theses silent; see rtt.rs
         }
     }
 }
@@ -268,6 +275,9 @@ impl RateSenderConfig {
         }
         if self.feedback_size == 0 {
             return Err("feedback_size: must be positive".into());
+        }
+        if self.min_rtt_sample.is_zero() {
+            return Err("min_rtt_sample: must be positive".into());
         }
         if self.initial_interval.is_zero() || self.max_interval.is_zero() {
             return Err("initial_interval: intervals must be positive".into());

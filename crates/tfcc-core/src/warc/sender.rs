@@ -99,7 +99,11 @@ impl RateSender {
             return;
         }
         self.reports += 1;
-        let sample = now.saturating_since(f.echo).saturating_sub(f.hold);
+        // RFC 5348 §4.3 `R_sample`, floored: a hold covering the whole round trip is no RTT.
+        let sample = now
+            .saturating_since(f.echo)
+            .saturating_sub(f.hold)
+            .max(self.cfg.min_rtt_sample.max(Dur(1)));
         self.rtt.on_sample(sample);
         self.rate = Some(f.rate);
         self.nofeedback_at = Some(now.saturating_add(self.nofeedback_timeout()));

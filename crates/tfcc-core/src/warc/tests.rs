@@ -96,6 +96,40 @@ fn with_periodic_loss_the_rate_settles_near_tcp() {
     assert!(rx.estimator().loss_events() > 20);
 }
 
+/// A report whose holding delay covers the whole round trip (RFC 5348 §4.3 `R_sample <= 0`)
+/// gave the unquantised estimator a sample of 0, taken as a 1 ns SRTT: the sender paced one
+/// packet per `1 ns / R`. The sample is now floored at `min_rtt_sample` (1 µs).
+#[test]
+fn a_report_holding_the_whole_round_trip_gives_the_floor_not_a_nanosecond() {
+    use super::wire::FeedbackHeader;
+    let mut tx = RateSender::new(RateSenderConfig::default());
+    assert!(tx.poll_transmit(Time::ZERO).is_some());
+    for (now_ms, hold_ms) in [(100, 100), (200, 5_000)] {
+        let f = FeedbackHeader {
+            echo: Time::ZERO,
+            hold: Dur::from_millis(hold_ms),
+            rate: 2.0,
+        };
+        tx.on_packet(
+            Time::from_millis(now_ms),
+            &Packet {
+                size: 40,
+                header: Header::WarcFeedback(f),
+            },
+        );
+        let srtt = tx.stats().rtt;
+        assert!(
+            srtt.is_some_and(|r| r >= Dur::from_micros(1)),
+            "{now_ms}: {srtt:?}"
+        );
+    }
+    let bad = RateSenderConfig {
+        min_rtt_sample: Dur::ZERO,
+        ..RateSenderConfig::default()
+    };
+    assert!(bad.validate().is_err());
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;
