@@ -12,7 +12,8 @@ replaces the counts table of ``docs/reproductions/README.md`` (the lines between
 ``quick = true`` (``--quick`` only selects claims and each runs as in the full set, so a full
 run holds both counts).
 
-    .venv/bin/python scripts/reproduction_counts.py --page docs/reproductions/tfrc.md /tmp/repro-tfrc
+    .venv/bin/python scripts/reproduction_counts.py \
+        --page docs/reproductions/tfrc.md /tmp/repro-tfrc
 
 instead fills one page's results block from a finished run, as ``--update-doc`` would have.
 

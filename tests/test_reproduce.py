@@ -717,9 +717,11 @@ def test_update_page_replaces_only_the_marked_block(tmp_path: Path) -> None:
             "results:end --> is found 2 times",
         ),
         (
-            lambda t: t.replace("<!-- results:begin -->", "<!-- X -->")
-            .replace("<!-- results:end -->", "<!-- results:begin -->")
-            .replace("<!-- X -->", "<!-- results:end -->"),
+            lambda t: (
+                t.replace("<!-- results:begin -->", "<!-- X -->")
+                .replace("<!-- results:end -->", "<!-- results:begin -->")
+                .replace("<!-- X -->", "<!-- results:end -->")
+            ),
             "comes before",
         ),
     ],

@@ -560,9 +560,7 @@ class RunInfo:
 
     def describe(self) -> str:
         kind = "`--quick` set" if self.quick else "full set"
-        return (
-            f"run {self.started}, commit {self.commit}, {kind}, wall time {_wall(self.wall_s)}"
-        )
+        return f"run {self.started}, commit {self.commit}, {kind}, wall time {_wall(self.wall_s)}"
 
 
 def _wall(seconds: float) -> str:
