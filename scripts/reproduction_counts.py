@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise rep.PageError("--page takes exactly one run directory")
             info = rep.update_page_from(args.runs[0], args.page)
             print(f"{args.page}: results table replaced ({info.describe()})")
+            outcomes = rep.outcomes_from_json(rep.read_run(args.runs[0])[1])
+            for why in rep.status_mismatches(args.page.read_text(encoding="utf-8"), outcomes):
+                print(f"check the page's Status lines: {why}")
             return 0
         if (why := rep.check_page(args.readme, rep.COUNTS_MARKERS)) is not None:
             raise rep.PageError(why)

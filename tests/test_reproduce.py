@@ -823,3 +823,18 @@ def test_the_counts_table_comes_from_full_runs_and_the_quick_flags(tmp_path: Pat
     assert readme.read_text() == text
     reproduce.update_page(readme, table, reproduce.COUNTS_MARKERS)
     assert readme.read_text() == text.replace("| old |\n", table)
+
+
+def test_status_mismatches_name_the_lines_a_new_run_contradicts(tmp_path: Path) -> None:
+    _, out = _outcomes(tmp_path)  # a passes, b fails
+    assert reproduce.status_mismatches(PAGE, out) == [
+        "b fails but the Status section does not name it"
+    ]
+    named = PAGE.replace("- a failing claim", "- **b** (0.76) and **a**: a failing claim")
+    assert reproduce.status_mismatches(named, out) == [
+        "a passes but the Status section names it as failing"
+    ]
+    # the generated block and the other sections do not count; no Status section, no check
+    assert reproduce.status_mismatches(PAGE + "**b**\n", out)
+    assert reproduce.status_mismatches(PAGE.replace("| stale |", "| **b** |"), out)
+    assert reproduce.status_mismatches(PAGE.replace("## Status", "## Results"), out) == []

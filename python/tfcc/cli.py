@@ -324,6 +324,8 @@ def reproduce(
         except (rep.PageError, OSError) as e:
             raise _fail(str(e)) from None
         console.print(f"{update_doc}: results table replaced ({info.describe()})")
+        for why in rep.status_mismatches(update_doc.read_text(encoding="utf-8"), outcomes):
+            console.print(f"[yellow]check the page's Status lines[/]: {why}")
     failed = sum(not o.passed for o in outcomes)
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")

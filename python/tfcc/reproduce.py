@@ -680,6 +680,39 @@ def update_page(page: Path, body: str, markers: tuple[str, str] = RESULTS_MARKER
         raise
 
 
+def status_mismatches(text: str, outcomes: list[Outcome]) -> list[str]:
+    """What a page's hand-written failing-claim lines say that the run does not: the claims
+    that fail but are not named in bold (``**id**``) in its ``## Status`` section, and those
+    named there that pass. The lines outside the generated block are written from a run's
+    evidence; after a new run this says which to revisit. Empty without a Status section."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "## Status"), None)
+    if start is None:
+        return []
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    section = lines[start + 1 : end]
+    begin, stop = RESULTS_MARKERS
+    if begin in (x.strip() for x in section) and stop in (x.strip() for x in section):
+        b = [x.strip() for x in section].index(begin)
+        e = [x.strip() for x in section].index(stop)
+        section = section[:b] + section[e + 1 :]
+    import re
+
+    named = set(re.findall(r"\*\*([^*\s]+)\*\*", "\n".join(section)))
+    ids = {o.claim.id: o.passed for o in outcomes}
+    out = [
+        f"{i} fails but the Status section does not name it"
+        for i, passed in ids.items()
+        if not passed and i not in named
+    ]
+    out += [
+        f"{i} passes but the Status section names it as failing"
+        for i in sorted(named)
+        if ids.get(i)
+    ]
+    return out
+
+
 def read_run(out: Path) -> tuple[RunInfo, list[dict[str, Any]]]:
     """A results directory's ``run.json`` and ``results.json`` (as :func:`write_results` wrote
     them with a :class:`RunInfo`)."""
