@@ -196,11 +196,23 @@ def reproduce(
             "real time, runs side by side; with --quick each claim's first seed only).",
         ),
     ] = "sim",
+    update_doc: Annotated[
+        Path | None,
+        typer.Option(
+            "--update-doc",
+            help="Replace the lines between <!-- results:begin --> and <!-- results:end --> "
+            "in this page (e.g. docs/reproductions/tfrc.md) with this run's table and a line "
+            "naming the run (date, commit, --quick or full, wall time); refused before any "
+            "run when the page lacks the markers or holds them more than once.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a thesis' experiments and check each claim against its target and tolerance.
 
     The runs go through the sweep machinery: in parallel on all cores, resumable with --runs."""
     import tempfile
+    import time
     from pathlib import Path
 
     from rich.console import Console
@@ -209,6 +221,7 @@ def reproduce(
     from tfcc import reproduce as rep
     from tfcc import sweep as sw
 
+    started, t0 = rep.utc_now(), time.monotonic()
     console = Console()
     try:
         _, claims, figures = rep.load_all(name)
@@ -218,6 +231,8 @@ def reproduce(
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
     if out is not None and (why := rep.check_out(Path(out))) is not None:
         # before the runs, not after minutes of them
+        raise _fail(why)
+    if update_doc is not None and (why := rep.check_page(update_doc)) is not None:
         raise _fail(why)
     if quick:
         claims = [c for c in claims if c.quick]
@@ -293,8 +308,24 @@ def reproduce(
             "[green]pass[/]" if o.passed else "[red]FAIL[/]",
         )
     console.print(table)
+    info = rep.RunInfo(
+        name=name,
+        quick=quick,
+        started=started,
+        commit=rep.git_commit(),
+        wall_s=time.monotonic() - t0,
+        backend=backend,
+    )
     if out is not None:
-        rep.write_results(Path(out), title, outcomes, figures)
+        rep.write_results(Path(out), title, outcomes, figures, info=info)
+    if update_doc is not None:
+        try:
+            rep.update_page(update_doc, rep.results_block(info, outcomes))
+        except (rep.PageError, OSError) as e:
+            raise _fail(str(e)) from None
+        console.print(f"{update_doc}: results table replaced ({info.describe()})")
+        for why in rep.status_mismatches(update_doc.read_text(encoding="utf-8"), outcomes):
+            console.print(f"[yellow]check the page's Status lines[/]: {why}")
     failed = sum(not o.passed for o in outcomes)
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")

@@ -370,10 +370,14 @@ def to_json(outcomes: list[Outcome]) -> str:
 
 
 def to_markdown(title: str, outcomes: list[Outcome]) -> str:
-    """The table committed under ``docs/reproductions/``: every claim with its measured value."""
+    """``results.md``: the title and :func:`results_table`."""
+    return f"# {title}\n\n" + results_table(outcomes)
+
+
+def results_table(outcomes: list[Outcome]) -> str:
+    """The table committed under ``docs/reproductions/``: every claim with its measured value
+    (``results.md`` and the marked block of a page, :func:`update_page`, both use it)."""
     lines = [
-        f"# {title}",
-        "",
         "| claim | source | statement | target | measured | per seed | result |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -480,10 +484,12 @@ def write_results(
     outcomes: list[Outcome],
     figures: list[Figure] | None = None,
     runner: Runner = default_runner,
+    info: RunInfo | None = None,
 ) -> None:
-    """Write ``results.json``, ``results.md`` and the figures (``figures/ID.png``) into ``out``
-    all at once: a temporary directory beside it is renamed into place, so an interrupted run
-    leaves no half-written results."""
+    """Write ``results.json``, ``results.md``, ``run.json`` (with ``info``: which run, for
+    the pages' generated tables) and the figures (``figures/ID.png``) into ``out`` all at once:
+    a temporary directory beside it is renamed into place, so an interrupted run leaves no
+    half-written results."""
     import shutil
     import tempfile
 
@@ -493,6 +499,10 @@ def write_results(
     try:
         (tmp / "results.json").write_text(to_json(outcomes))
         (tmp / "results.md").write_text(to_markdown(title, outcomes))
+        if info is not None:
+            meta = {**asdict(info), "title": title}
+            meta |= {"passed": sum(o.passed for o in outcomes), "claims": len(outcomes)}
+            (tmp / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
         if figures:
             draw_figures(figures, tmp / "figures", runner)
         if out.exists():
@@ -503,3 +513,297 @@ def write_results(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+# --- Generated blocks of the reproduction pages (``tfcc reproduce NAME --update-doc PAGE``) ---
+
+#: The lines around a page's generated results block: each alone on its line, once per page.
+RESULTS_MARKERS = ("<!-- results:begin -->", "<!-- results:end -->")
+#: The lines around the counts table of ``docs/reproductions/README.md``.
+COUNTS_MARKERS = ("<!-- counts:begin -->", "<!-- counts:end -->")
+
+#: The rows of ``docs/reproductions/README.md``'s counts table, in order: reproduction name and
+#: the thesis (chapter) it covers.
+README_ROWS: tuple[tuple[str, str], ...] = (
+    ("tfrc", "004 TFRC (Widmer)"),
+    ("tfwc", "002 TFWC (Choi)"),
+    ("ttfwc", "000 TTFWC"),
+    ("taxonomy", "003 Ch. 2, the eight-scheme taxonomy"),
+    ("warc", "003 Ch. 3, WARC"),
+    ("ptcp", "001 predictable-throughput TCP"),
+    ("msfrs", "003 Ch. 4, MSF-RS"),
+)
+
+
+class PageError(ValueError):
+    """A page cannot take a generated block (markers missing, duplicated or out of order, or
+    the page unreadable); the page is left as it was."""
+
+
+@dataclass
+class RunInfo:
+    """What identifies one ``tfcc reproduce`` run: written as ``run.json`` beside
+    ``results.json`` and as the line above a page's generated table."""
+
+    name: str
+    quick: bool
+    started: str
+    commit: str
+    wall_s: float
+    backend: str = "sim"
+
+    def command(self) -> str:
+        flags = " --quick" if self.quick else ""
+        if self.backend != "sim":
+            flags += f" --backend {self.backend}"
+        return f"tfcc reproduce {self.name}{flags}"
+
+    def describe(self) -> str:
+        kind = "`--quick` set" if self.quick else "full set"
+        return f"run {self.started}, commit {self.commit}, {kind}, wall time {_wall(self.wall_s)}"
+
+
+def _wall(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    return f"{s // 60} min {s % 60:02d} s"
+
+
+def utc_now() -> str:
+    """The start of a run as the pages show it: ``2026-11-26 14:50 UTC``."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def git_commit(where: Path = CLAIMS_DIR) -> str:
+    """``git rev-parse --short HEAD`` of the checkout holding ``where`` (by default the claim
+    files this package reads), with a note when its code or claims differ from that commit
+    (uncommitted changes under ``crates/``, ``python/`` or ``scenarios/``, or ``Cargo.lock``);
+    ``unknown`` outside a git checkout or without git."""
+    import subprocess
+
+    def git(*args: str) -> str | None:
+        try:
+            r = subprocess.run(
+                ["git", *args], cwd=where, capture_output=True, text=True, timeout=20
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    if not where.is_dir() or not (commit := git("rev-parse", "--short", "HEAD")):
+        return "unknown"
+    paths = (":/crates", ":/python", ":/scenarios", ":/Cargo.lock")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *paths)
+    if changed:
+        return f"{commit} (with uncommitted changes to crates/, python/, scenarios/ or Cargo.lock)"
+    return commit
+
+
+def results_block(info: RunInfo, outcomes: list[Outcome]) -> str:
+    """A page's generated block: the line naming the run, then :func:`results_table`."""
+    passed = sum(o.passed for o in outcomes)
+    return (
+        f"Generated by `{info.command()} --update-doc` ({info.describe()}): "
+        f"{passed} of {len(outcomes)} claims pass.\n\n" + results_table(outcomes)
+    )
+
+
+def _marked_span(lines: list[str], markers: tuple[str, str], page: object) -> tuple[int, int]:
+    """The line indexes of the begin and end markers, each required exactly once and in order
+    (a marker counts only alone on its line: a page may name it in its prose)."""
+    begin, end = markers
+    at = {m: [i for i, line in enumerate(lines) if line.strip() == m] for m in markers}
+    for m in markers:
+        if len(at[m]) != 1:
+            found = "missing" if not at[m] else f"found {len(at[m])} times"
+            raise PageError(
+                f"{page}: the line {m} is {found} (wanted once, alone on its line, with "
+                f"{begin} before {end}); the page is left as it is"
+            )
+    if at[begin][0] > at[end][0]:
+        raise PageError(f"{page}: {end} comes before {begin}; the page is left as it is")
+    return at[begin][0], at[end][0]
+
+
+def replace_marked(
+    text: str, body: str, markers: tuple[str, str] = RESULTS_MARKERS, page: object = "page"
+) -> str:
+    """``text`` with the lines between the markers replaced by ``body``; every other byte of
+    ``text``, the marker lines included, is kept as it was."""
+    lines = text.splitlines(keepends=True)
+    b, e = _marked_span(lines, markers, page)
+    newline = "\r\n" if lines[b].endswith("\r\n") else "\n"
+    new = [line + newline for line in body.strip("\n").split("\n")]
+    return "".join([*lines[: b + 1], *new, *lines[e:]])
+
+
+def check_page(page: Path, markers: tuple[str, str] = RESULTS_MARKERS) -> str | None:
+    """Why ``page`` cannot take a generated block, or None (checked before any run starts)."""
+    import os
+
+    try:
+        text = page.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return f"{page}: cannot read it ({getattr(e, 'strerror', None) or e})"
+    try:
+        _marked_span(text.splitlines(keepends=True), markers, page)
+    except PageError as e:
+        return str(e)
+    if not os.access(page, os.W_OK) or not os.access(page.parent, os.W_OK):
+        return f"{page}: cannot write it"
+    return None
+
+
+def update_page(page: Path, body: str, markers: tuple[str, str] = RESULTS_MARKERS) -> None:
+    """Replace the marked block of ``page`` with ``body`` (written beside it and renamed into
+    place); raises :class:`PageError`, leaving the page untouched, when the markers are not
+    there exactly once each."""
+    import os
+    import tempfile
+
+    if (why := check_page(page, markers)) is not None:
+        raise PageError(why)
+    with open(page, encoding="utf-8", newline="") as f:
+        text = f.read()
+    new = replace_marked(text, body, markers, page)
+    fd, tmp = tempfile.mkstemp(prefix=f".{page.name}.", dir=page.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(new)
+        os.chmod(tmp, page.stat().st_mode & 0o7777)
+        os.replace(tmp, page)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def status_mismatches(text: str, outcomes: list[Outcome]) -> list[str]:
+    """What a page's hand-written failing-claim lines say that the run does not: the claims
+    that fail but are not named in bold (``**id**``) in its ``## Status`` section, and those
+    named there that pass. The lines outside the generated block are written from a run's
+    evidence; after a new run this says which to revisit. Empty without a Status section."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "## Status"), None)
+    if start is None:
+        return []
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    section = lines[start + 1 : end]
+    begin, stop = RESULTS_MARKERS
+    if begin in (x.strip() for x in section) and stop in (x.strip() for x in section):
+        b = [x.strip() for x in section].index(begin)
+        e = [x.strip() for x in section].index(stop)
+        section = section[:b] + section[e + 1 :]
+    import re
+
+    named = set(re.findall(r"\*\*([^*\s]+)\*\*", "\n".join(section)))
+    ids = {o.claim.id: o.passed for o in outcomes}
+    out = [
+        f"{i} fails but the Status section does not name it"
+        for i, passed in ids.items()
+        if not passed and i not in named
+    ]
+    out += [
+        f"{i} passes but the Status section names it as failing"
+        for i in sorted(named)
+        if ids.get(i)
+    ]
+    return out
+
+
+def read_run(out: Path) -> tuple[RunInfo, list[dict[str, Any]]]:
+    """A results directory's ``run.json`` and ``results.json`` (as :func:`write_results` wrote
+    them with a :class:`RunInfo`)."""
+    try:
+        meta = json.loads((out / "run.json").read_text())
+        rows = json.loads((out / "results.json").read_text())
+    except FileNotFoundError as e:
+        raise PageError(
+            f"{out}: no {Path(e.filename).name} (written by `tfcc reproduce NAME --out DIR`)"
+        ) from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise PageError(f"{out}: cannot read the results ({e})") from None
+    fields = {k: meta[k] for k in RunInfo.__dataclass_fields__ if k in meta}
+    try:
+        return RunInfo(**fields), rows
+    except TypeError as e:
+        raise PageError(f"{out}/run.json: {e}") from None
+
+
+def counts_row(out: Path) -> tuple[RunInfo, tuple[int, int], tuple[int, int]]:
+    """(run, (quick passes, quick claims), (passes, claims)) of one full run. The ``--quick``
+    counts are those of the claims the claim file marks ``quick = true``: ``--quick`` only
+    selects claims, each runs as in the full set, so a full run holds both counts."""
+    info, rows = read_run(out)
+    if info.quick:
+        raise PageError(f"{out}: a --quick run; the counts need the full set of {info.name}")
+    try:
+        _, claims = load(info.name)
+    except ClaimFileError as e:
+        raise PageError(f"{out}: {e}") from None
+    passed = {r["claim"]["id"]: bool(r["passed"]) for r in rows}
+    ids = [c.id for c in claims]
+    if sorted(passed) != sorted(ids):
+        raise PageError(
+            f"{out}: results of {len(passed)} claims, the claim file of {info.name} has "
+            f"{len(ids)} (other claims: the run is older than the claim file); run it again"
+        )
+    quick = [c.id for c in claims if c.quick]
+    return (
+        info,
+        (sum(passed[i] for i in quick), len(quick)),
+        (sum(passed.values()), len(ids)),
+    )
+
+
+def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
+    """The counts table of ``docs/reproductions/README.md`` from one full run of each
+    reproduction of ``rows`` (their ``--out`` directories, in any order), with the run each
+    row comes from."""
+    found: dict[str, tuple[RunInfo, tuple[int, int], tuple[int, int]]] = {}
+    for out in outs:
+        row = counts_row(out)
+        if row[0].name in found:
+            raise PageError(f"{out}: a second run of {row[0].name}")
+        found[row[0].name] = row
+    names = [n for n, _ in rows]
+    if unknown := sorted(set(found) - set(names)):
+        raise PageError(f"runs of {', '.join(unknown)}: not in the table ({', '.join(names)})")
+    if missing := [n for n in names if n not in found]:
+        raise PageError(f"no run of {', '.join(missing)}: the table needs one of each")
+    lines = [
+        "| thesis | command | `--quick` passes | full set passes | page | run |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, label in rows:
+        info, (qp, qn), (fp, fn) = found[name]
+        page = f"{Path(name).stem}.md"
+        lines.append(
+            f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} "
+            f"| [{page}]({page}) | {info.started}, {info.commit}, {_wall(info.wall_s)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def outcomes_from_json(rows: list[dict[str, Any]]) -> list[Outcome]:
+    """The outcomes of a ``results.json`` (:func:`to_json`'s rows), to render a page's table
+    from a finished run without running it again."""
+    outcomes = []
+    for r in rows:
+        c = dict(r["claim"])
+        c["scenario"] = None if c.get("scenario") is None else Path(c["scenario"])
+        claim = Claim(**{k: v for k, v in c.items() if k in Claim.__dataclass_fields__})
+        outcomes.append(Outcome(claim, r["measured"], r["per_seed"], r["passed"], r["error"]))
+    return outcomes
+
+
+def update_page_from(out: Path, page: Path) -> RunInfo:
+    """Replace the marked block of ``page`` with the table of the finished run in ``out`` (its
+    ``run.json`` and ``results.json``), as ``--update-doc`` would have at the end of that run."""
+    if (why := check_page(page)) is not None:
+        raise PageError(why)
+    info, rows = read_run(out)
+    update_page(page, results_block(info, outcomes_from_json(rows)))
+    return info
