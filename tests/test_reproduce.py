@@ -930,6 +930,8 @@ def test_a_stand_in_outside_the_bound_fails_the_quick_design(tmp_path: Path) -> 
     assert "| full-quick | full | 170 | 100 | 10 | 1/3 | 500 s/2000 s | 3.464× | +3.59 |" in md
     assert "**QUICK DESIGN FAILS**" in md
     assert "0 of 1 tested stand-ins within the bound; the quick design fails for full-quick" in md
+    rows_md = [line for line in md.split("## Loss of precision")[1].splitlines() if "|" in line]
+    assert {line.count("|") for line in rows_md} == {11}  # no stray "|" breaks the table
     rows = json.loads((dest / "results.json").read_text())
     assert "quick_precision" not in rows[0]
     assert rows[1]["claim"]["stands_for"] == "full"

@@ -583,7 +583,7 @@ def quick_pair(quick: Outcome, full: Outcome, bound: float = QUICK_Z_BOUND) -> Q
     if not pair.ok:
         pair.note = (
             f"quick design fails: {qc.id} measured {q:.4g}, {abs(pair.z):.2f} sd from the "
-            f"full claim's {f:.4g} (stated: |z| ≤ {bound:g}); the shorter runs do not measure "
+            f"full claim's {f:.4g} (stated: z within ±{bound:g}); the shorter runs do not measure "
             f"what {fc.id} measures (not a verdict on the thesis' claim)"
         )
     return pair
@@ -644,7 +644,7 @@ def precision_table(pairs: list[QuickPair]) -> str:
         if p.ok is None:
             result = p.note
         elif p.ok:
-            result = f"within |z| ≤ {p.bound:g}"
+            result = f"within (z in ±{p.bound:g})"
         else:
             result = f"**QUICK DESIGN FAILS** {p.note}"
         z = "—" if p.z is None else f"{p.z:+.2f}"
@@ -670,7 +670,7 @@ def precision_section(pairs: list[QuickPair]) -> str:
         "Each quick stand-in against the full claim it stands for (model: `tfcc.reproduce`'s "
         "module doc): *stated spread* = sd(quick) / sd(full mean) = √(n·T_full / (m·T_quick)); "
         "z = (quick − full mean) / sd(quick − full mean), with the full claim's per-seed sd "
-        f"scaled by the windows and seeds; stated precision |z| ≤ {QUICK_Z_BOUND:g}. "
+        f"scaled by the windows and seeds; stated precision: z within ±{QUICK_Z_BOUND:g}. "
         f"{verdict}.\n\n" + precision_table(pairs)
     )
 
