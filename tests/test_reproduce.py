@@ -1012,3 +1012,16 @@ def test_every_stand_in_of_the_claim_files_resolves_to_its_full_claim() -> None:
                 assert c.metric == full.metric and c.args == full.args, c.id
                 found[c.id] = reproduce.precision_factor(c, full)
     assert found == pytest.approx(STATED_SPREAD)
+
+
+def test_the_measurement_window_reads_the_set_the_scenario_and_after(tmp_path: Path) -> None:
+    (tmp_path / "x.toml").write_text(SCENARIO)
+    claim = reproduce.load(str(write(tmp_path, STAND_IN)))[1][0]
+    assert reproduce.measurement_window(claim) == (200.0, 2200.0)  # the scenario's
+    claim.set = ["duration=2min", "measure_from=500ms"]
+    assert reproduce.measurement_window(claim) == (0.5, 120.0)
+    claim.args = {"after": 30.0}  # the time-series metrics' own start
+    assert reproduce.measurement_window(claim) == (30.0, 120.0)
+    claim.set = ["measure_from=5x"]
+    with pytest.raises(ValueError, match="measure_from: not a duration"):
+        reproduce.measurement_window(claim)

@@ -488,7 +488,9 @@ def measurement_window(claim: Claim) -> tuple[float, float]:
     if values["duration"] is None:
         raise ValueError(f"{claim.id}: no duration in {claim.scenario.name} or its set")
     end = _seconds(values["duration"], f"{claim.id}: duration")
-    start = 0.0 if values["measure_from"] is None else _seconds(values["measure_from"], "")
+    start = 0.0
+    if values["measure_from"] is not None:
+        start = _seconds(values["measure_from"], f"{claim.id}: measure_from")
     if "after" in claim.args:
         start = float(claim.args["after"])
     if not 0.0 <= start < end:
