@@ -100,10 +100,11 @@ what its full claim measures within the stated precision (a start-up transient t
 keeps, say); that says nothing about the thesis' claim, which the full claim checks. With ``s``
 from ``n`` seeds, ``z`` is close to Student's t with ``n − 1`` degrees of freedom, so a sound
 design still exceeds 3 with probability ≈ 9.5 % (3 seeds) or ≈ 4 % (5 seeds). A full claim
-of one seed has no seed-to-seed spread: its pair reports the difference and no ``z``. A stand-in
-that is literally one of its full claim's runs (same window, a subset of the seeds) must
-measure exactly those runs' values (checked), and its ``|z|`` cannot exceed ``√(n − 1)``: there the
-test only shows how typical the quick seeds are among the full claim's.
+of one seed, or whose seeds all measure the same value, has no seed-to-seed spread: its pair
+reports the difference and no ``z`` (untested). A stand-in that is literally one of its full
+claim's runs (same window, a subset of the seeds) must measure exactly those runs' values
+(checked); with one quick seed its ``|z|`` cannot exceed ``√(n − 1)``, so there the test only
+shows how typical that seed is among the full claim's.
 """
 
 from __future__ import annotations
