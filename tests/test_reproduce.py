@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pytest
@@ -838,3 +840,188 @@ def test_status_mismatches_name_the_lines_a_new_run_contradicts(tmp_path: Path) 
     assert reproduce.status_mismatches(PAGE + "**b**\n", out)
     assert reproduce.status_mismatches(PAGE.replace("| stale |", "| **b** |"), out)
     assert reproduce.status_mismatches(PAGE.replace("## Status", "## Results"), out) == []
+
+
+# ---- Loss of precision of --quick: stand-ins measured beside their full claims ----------------
+
+STAND_IN = """
+title = "stand-in"
+[[claims]]
+id = "full"
+thesis = "003"
+section = "Sec. 3.5.1.3"
+claim = "about 100 KByte/s"
+scenario = "x.toml"
+metric = "throughput_kbyte_s"
+args = { protocol = "tcp" }
+seeds = [1, 2, 3]
+target = 100.0
+tolerance = { abs = 30.0 }
+
+[[claims]]
+id = "full-quick"
+stands_for = "full"
+thesis = "003"
+section = "Sec. 3.5.1.3"
+claim = "about 100 KByte/s (600 s)"
+scenario = "x.toml"
+set = ["duration=600s", "measure_from=100s"]
+metric = "throughput_kbyte_s"
+args = { protocol = "tcp" }
+seeds = [1]
+target = 100.0
+tolerance = { abs = 30.0 }
+quick = true
+"""
+
+#: x.toml's window: [200 s, 2200 s], the quick claim's [100 s, 600 s].
+SCENARIO = 'name = "x"\nduration = "2200s"\nmeasure_from = "200s"\n'
+
+
+def stand_in_run(tmp_path: Path, quick_value: float, text: str = STAND_IN, quick: bool = False):
+    (tmp_path / "x.toml").write_text(SCENARIO)
+    path = write(tmp_path, text)
+    full = {1: 90.0, 2: 100.0, 3: 110.0}  # KByte/s: mean 100, per-seed sd 10
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        kbyte_s = quick_value if "duration=600s" in overrides else full[seed]
+        return summary(("tcp", kbyte_s * 8000))
+
+    return reproduce.run(str(path), quick=quick, runner=runner)[1]
+
+
+def test_a_stand_in_pairs_with_its_full_claim_only_in_a_full_run(tmp_path: Path) -> None:
+    out = stand_in_run(tmp_path, 130.0)
+    assert out[1].claim.stands_for == "full"
+    (pair,) = reproduce.quick_pairs(out)
+    assert (pair.quick, pair.full) == ("full-quick", "full")
+    assert (pair.quick_window_s, pair.full_window_s) == (500.0, 2000.0)
+    assert (pair.quick_seeds, pair.full_seeds) == (1, 3)
+    # stated: sd(Q)/sd(F) = √(3·2000 / (1·500)) = √12
+    assert pair.spread == pytest.approx(math.sqrt(12))
+    assert reproduce.precision_factor(out[1].claim, out[0].claim) == pytest.approx(math.sqrt(12))
+    # a --quick run has no full claim to measure against
+    assert reproduce.quick_pairs(stand_in_run(tmp_path, 130.0, quick=True)) == []
+
+
+def test_z_follows_the_stated_model_on_a_constructed_example(tmp_path: Path) -> None:
+    (pair,) = reproduce.quick_pairs(stand_in_run(tmp_path, 130.0))
+    # s = 10, c = s²·2000 = 2e5; Var(Q) = c/500 = 400, Var(F) = c/(3·2000) = 33.3; seed 1 runs
+    # in both, sharing [200, 600]: Cov = c·400/(500·2000)/3 = 26.7; Var(Q − F) = 380.
+    assert pair.full_mean == pytest.approx(100.0)
+    assert pair.full_sd == pytest.approx(10.0)
+    assert pair.sd_diff == pytest.approx(math.sqrt(380.0))
+    assert pair.z == pytest.approx(30.0 / math.sqrt(380.0))  # 1.54
+    assert pair.ok is True and pair.bound == reproduce.QUICK_Z_BOUND == 3.0
+    assert pair.note == ""
+
+
+def test_a_stand_in_outside_the_bound_fails_the_quick_design(tmp_path: Path) -> None:
+    out = stand_in_run(tmp_path, 170.0)
+    assert out[1].passed is False  # 170 is outside 100 ± 30 too; the flag is separate
+    (pair,) = reproduce.quick_pairs(out)
+    assert pair.z == pytest.approx(70.0 / math.sqrt(380.0))  # 3.59
+    assert pair.ok is False
+    assert "quick design fails" in pair.note and "not a verdict on the thesis" in pair.note
+    dest = tmp_path / "res"
+    reproduce.write_results(dest, "t", out)
+    md = (dest / "results.md").read_text()
+    assert "## Loss of precision of --quick" in md
+    assert "| full-quick | full | 170 | 100 | 10 | 1/3 | 500 s/2000 s | 3.464× | +3.59 |" in md
+    assert "**QUICK DESIGN FAILS**" in md
+    assert "0 of 1 tested stand-ins within the bound; the quick design fails for full-quick" in md
+    rows_md = [line for line in md.split("## Loss of precision")[1].splitlines() if "|" in line]
+    assert {line.count("|") for line in rows_md} == {11}  # no stray "|" breaks the table
+    rows = json.loads((dest / "results.json").read_text())
+    assert "quick_precision" not in rows[0]
+    assert rows[1]["claim"]["stands_for"] == "full"
+    assert rows[1]["quick_precision"]["ok"] is False
+    assert rows[1]["quick_precision"]["z"] == pytest.approx(70.0 / math.sqrt(380.0))
+    # the page tables read back from results.json keep the key
+    back = reproduce.outcomes_from_json(rows)
+    assert back[1].claim.stands_for == "full"
+
+
+def test_a_full_claim_of_one_seed_leaves_the_pair_untested(tmp_path: Path) -> None:
+    text = STAND_IN.replace("seeds = [1, 2, 3]", "seeds = [1]")
+    (pair,) = reproduce.quick_pairs(stand_in_run(tmp_path, 170.0, text))
+    assert pair.ok is None and pair.z is None and pair.full_sd is None
+    assert "one seed" in pair.note and "+80" in pair.note
+    assert pair.spread == pytest.approx(2.0)  # √(1·2000 / 500)
+    md = reproduce.precision_table([pair])
+    assert "not tested: the full claim has one seed" in md
+
+
+def test_a_stand_in_that_is_one_of_the_full_runs_must_measure_its_value(tmp_path: Path) -> None:
+    # same window and seed 1: the quick run is the full claim's seed-1 run
+    text = STAND_IN.replace('set = ["duration=600s", "measure_from=100s"]', "set = []")
+    (pair,) = reproduce.quick_pairs(stand_in_run(tmp_path, 0.0, text))
+    assert pair.quick_value == 90.0 and pair.ok is True
+    # Var(Q − F) = s²(1 + 1/3 − 2/3): |z| = 10 / (10·√(2/3))
+    assert pair.z == pytest.approx(-1 / math.sqrt(2 / 3))
+    out = stand_in_run(tmp_path, 0.0, text)
+    out[1].measured = 95.0  # not what seed 1 measured
+    (pair,) = reproduce.quick_pairs(out)
+    assert pair.ok is False and "not repeatable" in pair.note
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace('stands_for = "full"', 'stands_for = "nope"'), "no other claim"),
+        (lambda t: t.replace("abs = 30.0 }\nquick", "abs = 20.0 }\nquick"), "differs .* abs"),
+        (lambda t: t.replace("quick = true", "quick = false"), "needs quick = true"),
+        (lambda t: t.replace('"measure_from=100s"', '"topology.x=1"'), r"differs .* set"),
+        (lambda t: t.replace("seeds = [1]\n", "seeds = [1]\nmin = 1.0\n"), "differs .* min"),
+    ],
+)
+def test_a_bad_stand_in_is_refused_with_its_reason(tmp_path: Path, edit, message: str) -> None:
+    with pytest.raises(reproduce.ClaimFileError, match=message):
+        reproduce.load(str(write(tmp_path, edit(STAND_IN))))
+
+
+#: The loss of precision each claim file's header states: stand-in id → sd(quick)/sd(full mean).
+STATED_SPREAD = {
+    **{
+        f"e21-{s}-cv1-quick": math.sqrt(5)
+        for s in ("gaimd", "tfrc", "tear", "iiad", "sqrt", "aiadh", "tfrcp-cov")
+    },
+    **{f"e32-warc-cv{cv}-quick": math.sqrt(12) for cv in ("0.0", "0.5", "1.0")},
+    "e34-warc-cv512-quick": 2.0,
+}
+
+
+def test_every_stand_in_of_the_claim_files_resolves_to_its_full_claim() -> None:
+    found = {}
+    for name in reproduce.available():
+        _, claims = reproduce.load(name)
+        by_id = {c.id: c for c in claims}
+        for c in claims:
+            if c.id.endswith("-quick") or c.stands_for is not None:
+                # named as the key says, with the full claim's target and tolerance
+                assert c.stands_for == c.id.removesuffix("-quick"), c.id
+                full = by_id[c.stands_for]
+                assert c.quick and not full.quick, c.id
+                assert (c.target, c.rel, c.abs, c.min, c.max) == (
+                    full.target,
+                    full.rel,
+                    full.abs,
+                    full.min,
+                    full.max,
+                ), c.id
+                assert c.metric == full.metric and c.args == full.args, c.id
+                found[c.id] = reproduce.precision_factor(c, full)
+    assert found == pytest.approx(STATED_SPREAD)
+
+
+def test_the_measurement_window_reads_the_set_the_scenario_and_after(tmp_path: Path) -> None:
+    (tmp_path / "x.toml").write_text(SCENARIO)
+    claim = reproduce.load(str(write(tmp_path, STAND_IN)))[1][0]
+    assert reproduce.measurement_window(claim) == (200.0, 2200.0)  # the scenario's
+    claim.set = ["duration=2min", "measure_from=500ms"]
+    assert reproduce.measurement_window(claim) == (0.5, 120.0)
+    claim.args = {"after": 30.0}  # the time-series metrics' own start
+    assert reproduce.measurement_window(claim) == (30.0, 120.0)
+    claim.set = ["measure_from=5x"]
+    with pytest.raises(ValueError, match="measure_from: not a duration"):
+        reproduce.measurement_window(claim)

@@ -308,6 +308,16 @@ def reproduce(
             "[green]pass[/]" if o.passed else "[red]FAIL[/]",
         )
     console.print(table)
+    # a full run holds the quick stand-ins beside their full claims: the stated precision's test
+    pairs = rep.quick_pairs(outcomes)
+    for p in pairs:
+        z = "" if p.z is None else f"z = {p.z:+.2f}, "
+        verdict = {True: "[green]within[/]", False: "[red]QUICK DESIGN FAILS[/]", None: "untested"}
+        console.print(
+            f"loss of precision of --quick: {verdict[p.ok]}  {p.quick} vs {p.full}: "
+            f"{z}stated spread {p.spread:.3g}×" + (f"; {p.note}" if p.note else ""),
+            highlight=False,
+        )
     info = rep.RunInfo(
         name=name,
         quick=quick,
@@ -329,6 +339,12 @@ def reproduce(
     failed = sum(not o.passed for o in outcomes)
     if failed:
         console.print(f"{failed} of {len(outcomes)} claims failed")
+    designs = [p.quick for p in pairs if p.ok is False]
+    if designs:
+        console.print(
+            f"the quick design fails (outside its stated precision) for {', '.join(designs)}"
+        )
+    if failed or designs:
         raise typer.Exit(1)
 
 

@@ -55,6 +55,56 @@ to)::
 
 The drawing is the Rust renderer (``tfcc._core.plot_panels``, as for ``tfcc run``), so no
 matplotlib is imported.
+
+Loss of precision of ``--quick``
+--------------------------------
+
+Where the thesis' runs are too long for ``--quick``, a claim file holds a *quick stand-in*: a
+claim marked ``quick = true`` that names the full claim it stands for, run shorter or with fewer
+seeds::
+
+    [[claims]]
+    id = "e32-warc-cv0.5-quick"
+    stands_for = "e32-warc-cv0.5"   # the full claim: same metric, args, target and tolerance
+    set = [..., "duration=600s", "measure_from=100s"]
+    seeds = [1]
+    quick = true
+
+The key is explicit (every stand-in's id is its full claim's id with ``-quick`` appended, and the
+tests hold the files to that, but the key is what the code reads). The loader refuses a stand-in
+whose full claim is missing, is itself a stand-in, or differs in anything but the measurement
+window (``duration``/``measure_from`` overrides) and the seeds: metric, ``args``, target,
+tolerance, bounds, scenario, the other overrides, ``variants`` and ``versus`` must be equal.
+
+When one run holds both claims (the full set), :func:`quick_pairs` measures the quick value
+``Q`` against the full claim's mean ``F`` with this model, fixed before any value was seen:
+
+- a per-seed value is a time average over the run's measurement window ``W`` (from
+  ``measure_from``, or the metric's ``after`` argument, to ``duration``; the scenario's values
+  unless the claim's ``set`` overrides them) of a stationary process with a correlation time
+  short against ``W``: its variance is ``c / |W|``;
+- runs of different seeds are independent; two runs of the same seed (same scenario and other
+  overrides) follow the same sample path over their common time (the simulator is
+  deterministic and causal: a run's first ``t`` seconds do not depend on its end), so
+  ``Cov = c·|A ∩ B| / (|A|·|B|)`` for windows ``A`` and ``B``;
+- ``c = s² · |W_full|``, with ``s`` the sample standard deviation (n − 1) of the full claim's
+  ``n`` per-seed values.
+
+So one quick seed over ``W_q`` has standard deviation ``s · √(|W_full| / |W_q|)``, a mean of ``m``
+quick seeds that divided by ``√m``, and ``z = (Q − F) / sd(Q − F)`` with
+``Var(Q − F) = Var(Q) + Var(F) − 2 Cov(Q, F)`` (the covariance from the seeds both claims run).
+The *stated loss of precision* of a stand-in is ``sd(Q) / sd(F) = √(n·|W_full| / (m·|W_q|))``,
+known from the claim file alone (:func:`precision_factor`); the *test* is ``|z| ≤`` the bound
+(:data:`QUICK_Z_BOUND`, 3). Outside it the quick *design* fails: the stand-in does not measure
+what its full claim measures within the stated precision (a start-up transient the shorter run
+keeps, say); that says nothing about the thesis' claim, which the full claim checks. With ``s``
+from ``n`` seeds, ``z`` is close to Student's t with ``n − 1`` degrees of freedom, so a sound
+design still exceeds 3 with probability ≈ 9.5 % (3 seeds) or ≈ 4 % (5 seeds). A full claim
+of one seed, or whose seeds all measure the same value, has no seed-to-seed spread: its pair
+reports the difference and no ``z`` (untested). A stand-in that is literally one of its full
+claim's runs (same window, a subset of the seeds) must measure exactly those runs' values
+(checked); with one quick seed its ``|z|`` cannot exceed ``√(n − 1)``, so there the test only
+shows how typical that seed is among the full claim's.
 """
 
 from __future__ import annotations
@@ -115,6 +165,9 @@ class Claim:
     #: Also run by ``tfcc reproduce --backend testbed`` (the experiment fits the namespaces
     #: testbed: a dumbbell with TFRC and TCP flows, DropTail in packets).
     testbed: bool = False
+    #: A quick stand-in: the id of the full claim it stands for (module doc, "Loss of
+    #: precision of ``--quick``").
+    stands_for: str | None = None
 
     def runs(self) -> list[tuple[list[str], int]]:
         """Every run the claim measures, as (overrides, seed): its ``set`` with each variant,
@@ -270,7 +323,43 @@ def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
         claims.append(claim)
     if not claims:
         raise ClaimFileError(f"{path}: no [[claims]]")
+    _check_stand_ins(path, claims)
     return str(doc.get("title", path.stem)), claims, _figures(path, doc)
+
+
+#: The overrides a quick stand-in may change against its full claim: the measurement window.
+WINDOW_KEYS = ("duration", "measure_from")
+
+
+def _other_overrides(claim: Claim) -> list[str]:
+    return [o for o in claim.set if o.split("=", 1)[0].strip() not in WINDOW_KEYS]
+
+
+def _check_stand_ins(path: Path, claims: list[Claim]) -> None:
+    """Every ``stands_for`` names a full claim of the file that the stand-in repeats in
+    everything but its window and seeds (module doc)."""
+    by_id = {c.id: c for c in claims}
+    same = ("metric", "args", "target", "rel", "abs", "min", "max", "scenario")
+    same += ("variants", "versus")
+    for c in claims:
+        if c.stands_for is None:
+            continue
+        where = f"{path}: claim {c.id}: stands_for = {c.stands_for!r}"
+        full = by_id.get(c.stands_for)
+        if full is None or full is c:
+            raise ClaimFileError(f"{where}: no other claim of this file has that id")
+        if full.stands_for is not None:
+            raise ClaimFileError(f"{where}: that claim is itself a stand-in")
+        if not c.quick:
+            raise ClaimFileError(f"{where}: a stand-in is for --quick, it needs quick = true")
+        differ = [k for k in same if getattr(c, k) != getattr(full, k)]
+        if _other_overrides(c) != _other_overrides(full):
+            differ.append(f"set (other than {'/'.join(WINDOW_KEYS)})")
+        if differ:
+            raise ClaimFileError(
+                f"{where}: differs from it in {', '.join(differ)} (a stand-in may change "
+                "only the measurement window and the seeds)"
+            )
 
 
 def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
@@ -352,26 +441,247 @@ def run(
     return title, outcomes
 
 
+#: The stated precision of a quick stand-in, fixed before any pair was measured: its value lies
+#: within this many standard deviations of ``Q − F`` of its full claim's mean (module doc).
+QUICK_Z_BOUND = 3.0
+
+_DUR_UNITS = (
+    ("ns", 1e-9),
+    ("us", 1e-6),
+    ("µs", 1e-6),
+    ("ms", 1e-3),
+    ("min", 60.0),
+    ("h", 3600.0),
+    ("s", 1.0),
+)
+
+
+def _seconds(value: object, what: str) -> float:
+    """A scenario duration (``"600s"``, ``"500ms"``, ``"2min"`` or a number of seconds)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().strip('"')
+        for unit, scale in _DUR_UNITS:
+            if text.endswith(unit):
+                try:
+                    return float(text[: -len(unit)]) * scale
+                except ValueError:
+                    break
+    raise ValueError(f"{what}: not a duration: {value!r}")
+
+
+def measurement_window(claim: Claim) -> tuple[float, float]:
+    """``(start, end)`` in seconds of the window a per-seed value of ``claim`` averages over:
+    ``measure_from`` (or the metric's ``after`` argument, which the time-series metrics use
+    instead) to ``duration``, from the claim's ``set`` or else its scenario file."""
+    if claim.scenario is None:
+        raise ValueError(f"{claim.id}: a trace claim runs nothing, so has no window")
+    try:
+        doc = tomllib.loads(claim.scenario.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{claim.id}: cannot read {claim.scenario} ({e})") from None
+    values: dict[str, object] = {k: doc.get(k) for k in WINDOW_KEYS}
+    for o in claim.set:
+        key, _, value = o.partition("=")
+        if key.strip() in WINDOW_KEYS:
+            values[key.strip()] = value
+    if values["duration"] is None:
+        raise ValueError(f"{claim.id}: no duration in {claim.scenario.name} or its set")
+    end = _seconds(values["duration"], f"{claim.id}: duration")
+    start = 0.0
+    if values["measure_from"] is not None:
+        start = _seconds(values["measure_from"], f"{claim.id}: measure_from")
+    if "after" in claim.args:
+        start = float(claim.args["after"])
+    if not 0.0 <= start < end:
+        raise ValueError(f"{claim.id}: empty measurement window [{start:g} s, {end:g} s]")
+    return start, end
+
+
+def precision_factor(quick: Claim, full: Claim) -> float:
+    """The stated loss of precision of a stand-in: ``sd(Q) / sd(F)``, the quick value's
+    standard deviation over that of the full claim's mean, ``√(n·|W_full| / (m·|W_q|))``."""
+    qa, qb = measurement_window(quick)
+    fa, fb = measurement_window(full)
+    return math.sqrt(len(full.seeds) * (fb - fa) / (len(quick.seeds) * (qb - qa)))
+
+
+@dataclass
+class QuickPair:
+    """A quick stand-in measured beside its full claim (module doc)."""
+
+    quick: str
+    full: str
+    quick_value: float | None
+    full_mean: float | None
+    #: The full claim's per-seed sample standard deviation (None with one seed).
+    full_sd: float | None
+    quick_seeds: int
+    full_seeds: int
+    quick_window_s: float
+    full_window_s: float
+    #: Stated: ``sd(Q) / sd(F)``.
+    spread: float
+    #: ``sd(Q − F)`` under the model, in the metric's units.
+    sd_diff: float | None
+    z: float | None
+    bound: float
+    #: True within the bound, False outside it (the quick design fails), None if not tested.
+    ok: bool | None
+    note: str = ""
+
+
+def quick_pair(quick: Outcome, full: Outcome, bound: float = QUICK_Z_BOUND) -> QuickPair:
+    """``z`` of the stand-in ``quick`` against its full claim's outcome ``full``."""
+    qc, fc = quick.claim, full.claim
+    qa, qb = measurement_window(qc)
+    fa, fb = measurement_window(fc)
+    wq, wf = qb - qa, fb - fa
+    m, n = len(qc.seeds), len(fc.seeds)
+    pair = QuickPair(
+        qc.id, fc.id, quick.measured, full.measured, None, m, n, wq, wf,
+        math.sqrt(n * wf / (m * wq)), None, None, bound, None,
+    )  # fmt: skip
+    if quick.measured is None or full.measured is None:
+        which = " and ".join(o.claim.id for o in (quick, full) if o.measured is None)
+        pair.note = f"not tested: no value for {which}"
+        return pair
+    q, f = quick.measured, full.measured
+    shared = [s for s in qc.seeds if s in fc.seeds]
+    if (qa, qb) == (fa, fb) and len(shared) == m and len(full.per_seed) == n:
+        # the quick runs are some of the full claim's runs: it must measure their values
+        same = sum(full.per_seed[fc.seeds.index(s)] for s in shared) / m
+        if abs(same - q) > 1e-9 * max(1.0, abs(q)):
+            pair.ok = False
+            pair.note = (
+                f"the quick runs are the full claim's runs of seeds {shared}, which measured "
+                f"{same:.6g}, but the quick claim measured {q:.6g}: the runs are not repeatable"
+            )
+            return pair
+    if n < 2 or len(full.per_seed) < 2:
+        pair.note = (
+            f"not tested: the full claim has one seed, no seed-to-seed spread "
+            f"(difference {q - f:+.4g})"
+        )
+        return pair
+    mean = sum(full.per_seed) / len(full.per_seed)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in full.per_seed) / (len(full.per_seed) - 1))
+    pair.full_sd = sd
+    if sd == 0.0:
+        pair.note = (
+            f"not tested: the full claim's {n} seeds measured the same value (no spread; "
+            f"difference {q - f:+.4g})"
+        )
+        return pair
+    c = sd * sd * wf
+    overlap = max(0.0, min(qb, fb) - max(qa, fa))
+    var = c / (m * wq) + c / (n * wf) - 2 * len(shared) * c * overlap / (wq * wf * m * n)
+    pair.sd_diff = math.sqrt(max(var, 0.0))
+    if pair.sd_diff == 0.0:
+        pair.note = "not tested: the model leaves the difference no spread"
+        return pair
+    pair.z = (q - f) / pair.sd_diff
+    pair.ok = abs(pair.z) <= bound
+    if not pair.ok:
+        pair.note = (
+            f"quick design fails: {qc.id} measured {q:.4g}, {abs(pair.z):.2f} sd from the "
+            f"full claim's {f:.4g} (stated: z within ±{bound:g}); the shorter runs do not measure "
+            f"what {fc.id} measures (not a verdict on the thesis' claim)"
+        )
+    return pair
+
+
+def quick_pairs(outcomes: list[Outcome], bound: float = QUICK_Z_BOUND) -> list[QuickPair]:
+    """Every stand-in of ``outcomes`` whose full claim is there too (a full run), in order."""
+    by_id = {o.claim.id: o for o in outcomes}
+    pairs = []
+    for o in outcomes:
+        full = by_id.get(o.claim.stands_for or "")
+        if full is None:
+            continue
+        try:
+            pairs.append(quick_pair(o, full, bound))
+        except ValueError as e:
+            pair = QuickPair(
+                o.claim.id, full.claim.id, o.measured, full.measured, None,
+                len(o.claim.seeds), len(full.claim.seeds), 0.0, 0.0, math.nan,
+                None, None, bound, None, f"not tested: {e}",
+            )  # fmt: skip
+            pairs.append(pair)
+    return pairs
+
+
 def to_json(outcomes: list[Outcome]) -> str:
+    pairs = {p.quick: p for p in quick_pairs(outcomes)}
     rows = []
     for o in outcomes:
         d = asdict(o.claim)
         d["scenario"] = None if o.claim.scenario is None else str(o.claim.scenario)
-        rows.append(
-            {
-                "claim": d,
-                "measured": o.measured,
-                "per_seed": o.per_seed,
-                "passed": o.passed,
-                "error": o.error,
-            }
-        )
+        row = {
+            "claim": d,
+            "measured": o.measured,
+            "per_seed": o.per_seed,
+            "passed": o.passed,
+            "error": o.error,
+        }
+        if o.claim.id in pairs:
+            p = asdict(pairs[o.claim.id])
+            row["quick_precision"] = {k: (None if v != v else v) for k, v in p.items()}
+        rows.append(row)
     return json.dumps(rows, indent=2) + "\n"
 
 
+def precision_table(pairs: list[QuickPair]) -> str:
+    """The "Loss of precision of --quick" table: each stand-in beside its full claim."""
+    lines = [
+        "| quick claim | stands for | quick | full mean | full sd per seed "
+        "| seeds quick/full | window quick/full | stated spread | z | result |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def g(v: float | None) -> str:
+        return "—" if v is None or v != v else f"{v:.4g}"
+
+    for p in pairs:
+        if p.ok is None:
+            result = p.note
+        elif p.ok:
+            result = f"within (z in ±{p.bound:g})"
+        else:
+            result = f"**QUICK DESIGN FAILS** {p.note}"
+        z = "—" if p.z is None else f"{p.z:+.2f}"
+        lines.append(
+            f"| {p.quick} | {p.full} | {g(p.quick_value)} | {g(p.full_mean)} | {g(p.full_sd)} "
+            f"| {p.quick_seeds}/{p.full_seeds} | {p.quick_window_s:g} s/{p.full_window_s:g} s "
+            f"| {g(p.spread)}× | {z} | {result} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def precision_section(pairs: list[QuickPair]) -> str:
+    """``results.md``'s section on the stand-ins (empty without pairs)."""
+    if not pairs:
+        return ""
+    tested = [p for p in pairs if p.ok is not None]
+    failed = [p.quick for p in pairs if p.ok is False]
+    verdict = f"{len(tested) - len(failed)} of {len(tested)} tested stand-ins within the bound"
+    if failed:
+        verdict += f"; the quick design fails for {', '.join(failed)}"
+    return (
+        "\n## Loss of precision of --quick\n\n"
+        "Each quick stand-in against the full claim it stands for (model: `tfcc.reproduce`'s "
+        "module doc): *stated spread* = sd(quick) / sd(full mean) = √(n·T_full / (m·T_quick)); "
+        "z = (quick − full mean) / sd(quick − full mean), with the full claim's per-seed sd "
+        f"scaled by the windows and seeds; stated precision: z within ±{QUICK_Z_BOUND:g}. "
+        f"{verdict}.\n\n" + precision_table(pairs)
+    )
+
+
 def to_markdown(title: str, outcomes: list[Outcome]) -> str:
-    """``results.md``: the title and :func:`results_table`."""
-    return f"# {title}\n\n" + results_table(outcomes)
+    """``results.md``: the title, :func:`results_table` and, in a full run with quick
+    stand-ins, :func:`precision_section`."""
+    return f"# {title}\n\n" + results_table(outcomes) + precision_section(quick_pairs(outcomes))
 
 
 def results_table(outcomes: list[Outcome]) -> str:
