@@ -131,7 +131,15 @@ fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r
          ({r_max} ms), {:.1} Mb/s with R then ({rtt_ms} ms)",
         W_INIT * 8.0 / (rtt_ms / 1e3) / 1e6
     );
-    assert!(x_mbps >= floor, "{at5:?}: W_init/R = {floor:.1} Mb/s");
+    // The lines sample `R` once a second, in whole µs; `X` was set at a report between two
+    // lines with `R` as it was then, and on loopback `R` wanders by a few µs around 40 µs
+    // (a fresh-clone run: `X` 856.9 Mb/s, i.e. `R` = 40.9 µs, where every line showed 40 µs).
+    // So the floor is checked to within 5 %: the rule's failure this test guards against
+    // (`X` decayed through the pause to kb/s) is five orders of magnitude below it.
+    assert!(
+        x_mbps >= 0.95 * floor,
+        "{at5:?}: W_init/R = {floor:.1} Mb/s"
+    );
     assert_eq!(at4[2], at5[2], "X halved during the pause: {at4:?} {at5:?}");
     // Nothing was sent during the pause.
     let quiet = s.iter().find(|x| x[0] == "4.0").unwrap();
