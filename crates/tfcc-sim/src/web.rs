@@ -236,6 +236,8 @@ pub struct WindowSample {
     pub utilization: f64,
     pub window_max: f64,
     pub outstanding: u32,
+    /// Whether the window bound at the update, so Eq. 4.3 recomputed W+.
+    pub binding: bool,
 }
 
 /// What the gateway saw during a run.
@@ -658,6 +660,7 @@ impl WebGateway {
                     utilization: u.utilization,
                     window_max: u.after,
                     outstanding: s.outstanding,
+                    binding: u.binding,
                 });
             }
         }
