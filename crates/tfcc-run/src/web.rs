@@ -56,6 +56,11 @@ pub struct WindowEntry {
     pub window_max: f64,
     pub utilization: f64,
     pub outstanding: u32,
+    /// Whether the window bound at this update, so Eq. 4.3 recomputed W+ (003 Sec. 4.3.2); an
+    /// update with `binding = false` left W+ where it was. Absent in summaries written before
+    /// it was recorded, read back as false.
+    #[serde(default)]
+    pub binding: bool,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -110,6 +115,7 @@ impl WebSection {
                     window_max: w.window_max,
                     utilization: w.utilization,
                     outstanding: w.outstanding,
+                    binding: w.binding,
                 })
                 .collect(),
             mean_window_max: mean(|w| w.window_max),
@@ -178,7 +184,18 @@ parallel = 4
         assert_eq!(b.windows.len(), w.windows.len());
         for (x, y) in b.windows.iter().zip(&w.windows) {
             assert!((x.window_max - y.window_max).abs() < 1e-12 * y.window_max);
+            assert_eq!(x.binding, y.binding);
         }
+        // W+ moves only at binding updates (Eq. 4.3 is applied only when the window bound).
+        for pair in w.windows.windows(2) {
+            if !pair[1].binding {
+                assert_eq!(pair[1].window_max, pair[0].window_max, "{pair:?}");
+            }
+        }
+        // A summary written before `binding` was recorded still reads.
+        let old = r#"{"t": 5.0, "window_max": 6.0, "utilization": 0.5, "outstanding": 3}"#;
+        let e: super::WindowEntry = serde_json::from_str(old).unwrap();
+        assert!(!e.binding);
         let p = plain.unwrap().summary.web.unwrap();
         assert_eq!(p.gateway, "plain");
         assert!(p.windows.is_empty() && p.mean_window_max.is_none());
