@@ -223,18 +223,10 @@ impl Dumbbell {
     /// the start of a dropout. Arrivals during the dropout are refused by the relay
     /// ([`crate::relay::RelayCommand::SetUp`]). The forward direction only, as [`Self::set_rate`].
     pub fn set_up(&self, up: bool, rate: Rate) -> Result<(), TestbedError> {
-        let r = self.router_ns();
         if up {
-            run(&tbf_args(
-                &r,
-                FORWARD_DEV,
-                "change",
-                rate.bps(),
-                burst_for(rate),
-            ))?;
-        } else {
-            run(&tbf_args(&r, FORWARD_DEV, "change", 8, 1600))?;
+            return self.set_rate(rate);
         }
+        run(&tbf_args(&self.router_ns(), FORWARD_DEV, "change", 8, 1600))?;
         self.set_limit()
     }
 

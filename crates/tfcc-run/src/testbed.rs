@@ -833,13 +833,25 @@ mod tests {
         assert!(tfwc_on_udp(&tiny).unwrap_err().contains("at least 56 B"));
     }
 
+    /// The error `run` gives for `scenario` (written to a temporary file), which it must refuse
+    /// before setting anything up; `what` names what it would otherwise have run.
+    fn refusal(tag: &str, scenario: &str, what: &str) -> String {
+        let path = std::env::temp_dir().join(format!("tfcc-{tag}-{}.toml", std::process::id()));
+        std::fs::write(&path, scenario).unwrap();
+        let res = run(&path, &[], None, &mut || false);
+        let _ = std::fs::remove_file(&path);
+        match res {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the testbed ran {what}"),
+        }
+    }
+
     /// A video `source` on a flow other than TFRC is refused before anything is set up, not
     /// run as a bulk flow.
     #[test]
     fn a_video_source_on_a_tcp_flow_is_refused() {
-        let path = std::env::temp_dir().join(format!("tfcc-video-tcp-{}.toml", std::process::id()));
-        std::fs::write(
-            &path,
+        let err = refusal(
+            "video-tcp",
             r#"
 name = "video-on-tcp"
 duration = "5s"
@@ -850,14 +862,8 @@ bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 protocol = "tcp-sack"
 source = { kind = "video" }
 "#,
-        )
-        .unwrap();
-        let res = run(&path, &[], None, &mut || false);
-        let _ = std::fs::remove_file(&path);
-        let err = match res {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("the testbed ran a TCP flow with a video source"),
-        };
+            "a TCP flow with a video source",
+        );
         assert!(
             err.contains("runs on TFRC flows only, not on tcp-sack"),
             "{err}"
@@ -868,9 +874,8 @@ source = { kind = "video" }
     /// (pfifo is all the testbed has), as the forward one is.
     #[test]
     fn a_red_reverse_queue_is_refused() {
-        let path = std::env::temp_dir().join(format!("tfcc-rev-red-{}.toml", std::process::id()));
-        std::fs::write(
-            &path,
+        let err = refusal(
+            "rev-red",
             r#"
 name = "rev-red"
 duration = "5s"
@@ -884,14 +889,8 @@ protocol = "tcp-sack"
 protocol = "tcp-sack"
 direction = "reverse"
 "#,
-        )
-        .unwrap();
-        let res = run(&path, &[], None, &mut || false);
-        let _ = std::fs::remove_file(&path);
-        let err = match res {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("the testbed ran a RED reverse queue as pfifo"),
-        };
+            "a RED reverse queue as pfifo",
+        );
         assert!(
             err.contains("only DropTail queues in packets map onto pfifo (topology.reverse_queue)"),
             "{err}"

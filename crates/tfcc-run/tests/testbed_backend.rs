@@ -12,9 +12,10 @@ use tfcc_run::cli::{run_command, Exit};
 /// runs of this test binary at once would collide (and share the 2 cores).
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary, or
-/// `None` (after saying "skipped") when not root.
-fn run_on_testbed(name: &str, scenario: &str) -> Option<serde_json::Value> {
+/// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary and
+/// the size of its `timeseries.parquet` in bytes, or `None` (after saying "skipped") when not
+/// root.
+fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)> {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc_geteuid() } != 0 {
@@ -38,9 +39,12 @@ fn run_on_testbed(name: &str, scenario: &str) -> Option<serde_json::Value> {
     let exit = run_command(&argv, None, &mut || true);
     assert_eq!(exit, Exit::Code(0));
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let series = std::fs::metadata(dir.join("timeseries.parquet"))
+        .unwrap()
+        .len();
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
-    Some(serde_json::from_str(&text).unwrap())
+    Some((serde_json::from_str(&text).unwrap(), series))
 }
 
 /// A TFWC flow alone: every packet on the bottleneck is its 1000-byte data packet, as in the
@@ -49,7 +53,7 @@ fn run_on_testbed(name: &str, scenario: &str) -> Option<serde_json::Value> {
 /// whole packet as the simulator's does.
 #[test]
 fn tfwc_packets_are_the_simulators_size_on_the_bottleneck() {
-    let Some(v) = run_on_testbed(
+    let Some((v, _)) = run_on_testbed(
         "tfwc-wire",
         r#"
 name = "tfwc-wire"
@@ -86,7 +90,7 @@ protocol = "tfwc"
 /// and left out of θ and Jain.
 #[test]
 fn a_reverse_flow_crosses_the_reverse_queue_and_is_reported_apart() {
-    let Some(v) = run_on_testbed(
+    let Some((v, _)) = run_on_testbed(
         "reverse",
         r#"
 name = "testbed-reverse"
@@ -144,16 +148,8 @@ direction = "reverse"
 
 #[test]
 fn the_testbed_backend_writes_a_summary_with_sane_shares() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc_geteuid() } != 0 {
-        eprintln!("skipped: not root");
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("tfcc-testbed-{}", std::process::id()));
-    let scenario = dir.with_extension("toml");
-    std::fs::write(
-        &scenario,
+    let Some((v, series)) = run_on_testbed(
+        "testbed",
         r#"
 name = "testbed-smoke"
 duration = "10s"
@@ -167,23 +163,9 @@ protocol = "tfrc"
 [[flows]]
 protocol = "tcp-cubic"
 "#,
-    )
-    .unwrap();
-    let argv: Vec<String> = [
-        scenario.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--backend",
-        "testbed",
-        "--no-plots",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let exit = run_command(&argv, None, &mut || true);
-    assert_eq!(exit, Exit::Code(0));
-    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    ) else {
+        return;
+    };
     let flows = v["flows"].as_array().unwrap();
     let tput: Vec<f64> = flows
         .iter()
@@ -213,12 +195,7 @@ protocol = "tcp-cubic"
     );
     assert!(flows[1]["loss_event_rate"].is_null(), "{}", flows[1]);
     // One row per flow per 100 ms sample: the time series is no longer empty.
-    let series = std::fs::metadata(dir.join("timeseries.parquet"))
-        .unwrap()
-        .len();
     assert!(series > 1000, "timeseries.parquet is {series} bytes");
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(&scenario);
 }
 
 extern "C" {

@@ -339,15 +339,8 @@ fn main() {
             row += &format!(" {:.2} %", access_util(&r) * 100.0);
             if period == 640 && kbps == 800 && !quick {
                 // Fig. 4.16: W+ while the CBR is on (640-1280 s) and after it stops at 1280 s.
-                let mean = |a: u64, b: u64| {
-                    let v: Vec<f64> = w
-                        .windows
-                        .iter()
-                        .filter(|x| x.time > Time::from_secs(a) && x.time <= Time::from_secs(b))
-                        .map(|x| x.window_max)
-                        .collect();
-                    v.iter().sum::<f64>() / v.len().max(1) as f64
-                };
+                let mean =
+                    |a: u64, b: u64| w.mean_window_max(Time::from_secs(a), Time::from_secs(b));
                 fig = format!(
                     "640 s, 0.8 Mb/s: mean W+ {:.1} with the CBR on (700-1280 s), {:.1} after it stops (1320-1920 s)",
                     mean(700, 1280),

@@ -31,15 +31,7 @@ fn main() {
     let web = r.web.take().expect("web report");
     let cbr = r.flow_series.iter().map(|s| s.flow).max().expect("flows");
     let cap = 2e6 * 5.0 / 8.0;
-    let on = |a: u64, b: u64| {
-        let v: Vec<f64> = web
-            .windows
-            .iter()
-            .filter(|x| x.time > Time::from_secs(a) && x.time <= Time::from_secs(b))
-            .map(|x| x.window_max)
-            .collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
+    let on = |a: u64, b: u64| web.mean_window_max(Time::from_secs(a), Time::from_secs(b));
     println!(
         "seed {seed}: mean W+ 700-1280 s {:.3}, 1320-1400 s {:.3}",
         on(700, 1280),

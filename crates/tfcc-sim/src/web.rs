@@ -878,6 +878,18 @@ pub struct Latency {
 }
 
 impl WebReport {
+    /// Mean W+ over the WRC updates at instants in `(from, to]` (each update covers the `T`
+    /// before it), or 0 when there is none.
+    pub fn mean_window_max(&self, from: Time, to: Time) -> f64 {
+        let v: Vec<f64> = self
+            .windows
+            .iter()
+            .filter(|x| x.time > from && x.time <= to)
+            .map(|x| x.window_max)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    }
+
     /// Mean response rate of `class` over `[from, to)` whole seconds, bits per second.
     pub fn class_rate(&self, class: usize, from: u64, to: u64) -> f64 {
         let Some(row) = self.class_bytes.get(class) else {
@@ -912,6 +924,25 @@ impl WebReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mean_window_max_takes_the_updates_in_the_half_open_interval() {
+        let sample = |secs, window_max| WindowSample {
+            time: Time::from_secs(secs),
+            utilization: 0.9,
+            window_max,
+            outstanding: 3,
+            binding: true,
+        };
+        let r = WebReport {
+            windows: vec![sample(5, 2.0), sample(10, 4.0), sample(15, 8.0)],
+            ..WebReport::default()
+        };
+        let m = |a, b| r.mean_window_max(Time::from_secs(a), Time::from_secs(b));
+        assert_eq!(m(5, 15), 6.0); // 10 s and 15 s, not 5 s
+        assert_eq!(m(0, 5), 2.0);
+        assert_eq!(m(15, 20), 0.0);
+    }
 
     #[test]
     fn the_drr_gateway_puts_one_weighted_queue_per_class_on_the_access_uplink() {
