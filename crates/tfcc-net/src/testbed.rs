@@ -124,8 +124,25 @@ impl Dumbbell {
             bottleneck: b,
         };
         let (s, r, x) = (d.ns("s"), d.ns("r"), d.ns("d"));
+        // No IPv6 on the veths: the kernel's own IPv6 traffic (a router solicitation every few
+        // seconds after a link comes up, 56 B) would otherwise cross the bottleneck's tbf among
+        // the scenario's packets (seen as one 56-byte packet in a TFWC run's tc counters). The
+        // testbed is IPv4 only; `default` is set before the veths exist, so they inherit it.
+        let ipv6 = std::path::Path::new("/proc/sys/net/ipv6").exists();
         for ns in [&s, &r, &x] {
             run(&["ip", "netns", "add", ns])?;
+            if ipv6 {
+                run(&[
+                    "ip",
+                    "netns",
+                    "exec",
+                    ns,
+                    "sysctl",
+                    "-qw",
+                    "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1",
+                ])?;
+            }
             run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
         }
         run(&[
