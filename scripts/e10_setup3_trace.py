@@ -173,12 +173,16 @@ def main() -> int:
             last = s
         return last[3] if last else float("nan")
 
-    timeouts_in = lambda a, b: (
-        (tcp_state(b) or (0, 0, 0, 0, 0, 0))[4] - (tcp_state(a) or (0, 0, 0, 0, 0, 0))[4]
-    )
-    frs_in = lambda a, b: (
-        (tcp_state(b) or (0, 0, 0, 0, 0, 0))[5] - (tcp_state(a) or (0, 0, 0, 0, 0, 0))[5]
-    )
+    def counter_in(a: float, b: float, i: int) -> int:
+        zero = (0, 0, 0, 0, 0, 0)
+        return (tcp_state(b) or zero)[i] - (tcp_state(a) or zero)[i]
+
+    def timeouts_in(a: float, b: float) -> int:
+        return counter_in(a, b, 4)
+
+    def frs_in(a: float, b: float) -> int:
+        return counter_in(a, b, 5)
+
     n_q = {fl: sum(1 for r in rows if r[1] == fl and r[4] == "queue") for fl in flows}
     n_r = {fl: sum(1 for r in rows if r[1] == fl and r[4] == "random") for fl in flows}
     to_total = timeouts_in(args.t0, args.t1)
@@ -212,9 +216,10 @@ def main() -> int:
         nq = sum(1 for r in ep if r[4] == "queue")
         print(
             f"  {t:8.3f} cwnd {before[1] if before else float('nan'):6.2f} "
-            f"drops {len(ep)} ({nq}q/{len(ep) - nq}r) FR {frs_in(t, end)} TO {timeouts_in(t, end)} "
-            f"-> cwnd {after[1] if after else float('nan'):6.2f}; TFRC rate {tfrc_rate(t) / 1e3:6.1f}"
-            f" -> {tfrc_rate(t + 1.0) / 1e3:6.1f} (1 s) -> {tfrc_rate(t + 3.0) / 1e3:6.1f} KB/s (3 s)"
+            f"drops {len(ep)} ({nq}q/{len(ep) - nq}r) FR {frs_in(t, end)} "
+            f"TO {timeouts_in(t, end)} -> cwnd {after[1] if after else float('nan'):6.2f}; "
+            f"TFRC rate {tfrc_rate(t) / 1e3:6.1f} -> {tfrc_rate(t + 1.0) / 1e3:6.1f} (1 s) -> "
+            f"{tfrc_rate(t + 3.0) / 1e3:6.1f} KB/s (3 s)"
         )
     print(
         "TFRC loss events (drops within one RTT of the first): drops, kinds, when the receiver's p"
