@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 # sent at t reached the bottleneck at t + AHEAD.
 PROP_BEHIND = 0.050 + 0.00001 + 1500 * 8 / 100e6
 AHEAD = 0.00001 + 1500 * 8 / 100e6
+# Half the 1.5 Mb/s link in bytes/s: the fair share of one TFRC against one TCP.
+FAIR = 1.5e6 / 8 / 2
 # One packet's serialisation on the 100 Mb/s access link.
 SERIAL = 1500 * 8 / 100e6
 
@@ -188,10 +190,32 @@ def main() -> int:
     to_total = timeouts_in(args.t0, args.t1)
     fr_total = frs_in(args.t0, args.t1)
     if args.summary:
+        # Where the timeouts come from: the episode that ended the first slowstart, later
+        # episodes of one drop, later episodes of several.
+        first, single, multi = 0, 0, 0
+        for i, ep in enumerate(episodes):
+            until = episodes[i + 1][0][0] if i + 1 < len(episodes) else args.t1
+            n = timeouts_in(ep[0][0], until)
+            if i == 0:
+                first += n
+            elif len(ep) == 1:
+                single += n
+            else:
+                multi += n
+        # How fast TFRC backs off: the first report after the start of the window that puts its
+        # rate at or below half the link (the fair share against one TCP).
+        fair = next((x[0] for x in fb if x[0] > args.t0 and x[3] <= FAIR), float("nan"))
+        ss = episodes[0] if episodes else None
+        ss_state = tcp_state(ss[0][0] - 1e-6) if ss else None
         print(
             f"{args.trace}: {args.t0:g}-{args.t1:g} s: TFRC drops queue {n_q.get(0, 0)} random "
             f"{n_r.get(0, 0)}; TCP drops queue {n_q.get(1, 0)} random {n_r.get(1, 0)}; TCP "
-            f"episodes {len(episodes)}, fast retransmits {fr_total}, timeouts {to_total}"
+            f"episodes {len(episodes)}, fast retransmits {fr_total}, timeouts {to_total} "
+            f"(first slowstart's end {first}, later 1-drop {single}, later multi-drop {multi}); "
+            f"slowstart ended at cwnd {ss_state[1] if ss_state else float('nan'):.0f} by "
+            f"{len(ss) if ss else 0} drops ({sum(1 for r in ss or [] if r[4] == 'queue')} queue); "
+            f"TFRC at {args.t0:g} s {tfrc_rate(args.t0) / 1e3:.0f} KB/s, p {fb_p(fb, args.t0):.4f}, "
+            f"at the fair share {fair - args.t0:.1f} s later"
         )
         return 0
 
