@@ -214,7 +214,8 @@ def main() -> int:
             f"(first slowstart's end {first}, later 1-drop {single}, later multi-drop {multi}); "
             f"slowstart ended at cwnd {ss_state[1] if ss_state else float('nan'):.0f} by "
             f"{len(ss) if ss else 0} drops ({sum(1 for r in ss or [] if r[4] == 'queue')} queue); "
-            f"TFRC at {args.t0:g} s {tfrc_rate(args.t0) / 1e3:.0f} KB/s, p {fb_p(fb, args.t0):.4f}, "
+            f"TFRC at {args.t0:g} s {tfrc_rate(args.t0) / 1e3:.0f} KB/s, "
+            f"p {fb_p(fb, args.t0):.4f}, "
             f"at the fair share {fair - args.t0:.1f} s later"
         )
         return 0
@@ -229,13 +230,14 @@ def main() -> int:
         f"TFRC: {n_q.get(0, 0)} queue + {n_r.get(0, 0)} random; TCP: {n_q.get(1, 0)} queue + "
         f"{n_r.get(1, 0)} random; TCP fast retransmits {fr_total}, timeouts {to_total}"
     )
-    print(
-        "TCP loss episodes: start, cwnd before, drops (queue/random), FRs, timeouts, cwnd 3 s after"
-    )
-    for ep in episodes:
+    print("TCP loss episodes: start, cwnd before, drops (queue/random), FRs, timeouts, cwnd after")
+    for i, ep in enumerate(episodes):
         t = ep[0][0]
         before = tcp_state(t - 1e-6)
+        # The episode's outcome: up to 3 s after its last drop or the next episode's first.
         end = ep[-1][0] + 3.0
+        if i + 1 < len(episodes):
+            end = min(end, episodes[i + 1][0][0] - 1e-6)
         after = tcp_state(end)
         nq = sum(1 for r in ep if r[4] == "queue")
         print(
