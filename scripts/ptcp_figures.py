@@ -1,22 +1,25 @@
-"""Sweeps and figures of docs/reproductions/ptcp.md (thesis 001 Figs. 9-11) from the current code.
+"""Sweeps and figures of docs/reproductions/ptcp.md (thesis 001 Figs. 7-11) from the current code.
 
-Usage: python scripts/ptcp_figures.py [--jobs N] [--seeds 1,2,3] [--only e4,e5,e6] OUTDIR
+Usage: python scripts/ptcp_figures.py [--jobs N] [--seeds 1,2,3] [--only e2,e4,e5,e6]
+[--from-json FILE] OUTDIR (--from-json: draw and tabulate an earlier run's numbers, no runs)
 
-Runs the scenarios of `tfcc reproduce ptcp` along the x axes of the thesis' Figs. 9-11 (too
-many runs for the claims, which check single points), writes OUTDIR/ptcp-e4-sweep.png,
-OUTDIR/ptcp-e5-load.png, OUTDIR/ptcp-e6-load.png, the raw numbers (OUTDIR/ptcp-sweeps.json)
-and prints the page's Markdown tables. The time-series figures (ptcp-e1-*.png,
-ptcp-e4-multi.png) are the claim file's `[[figures]]`: `tfcc reproduce ptcp --out DIR` draws
-them into DIR/figures.
+Runs the scenarios of `tfcc reproduce ptcp` along the x axes of the thesis' Figs. 7-11 (too
+many runs for the claims, which check single points), writes OUTDIR/ptcp-e2-load.png,
+OUTDIR/ptcp-e4-sweep.png, OUTDIR/ptcp-e5-load.png, OUTDIR/ptcp-e6-load.png, the raw numbers
+(OUTDIR/ptcp-sweeps-EXPS.json) and prints the page's Markdown tables. The time-series figures
+(ptcp-e1-*.png, ptcp-e4-multi.png) are the claim file's `[[figures]]`: `tfcc reproduce ptcp
+--out DIR` draws them into DIR/figures.
 
-Axes. Fig. 9: N_reno, the number of capped Reno flows (001 Sec. 3.2). Figs. 10 and 11: "the
-amount of background traffic" (001 Sec. 3.3.1); the text gives neither its unit nor its range,
-and the figures are images. The unit here is the spec's reading (spec 001 §3.1, E5: "presumably
-the number of SURGE sources"): SURGE users, each a sequence of Reno transfers with 001 Table 1's
+Axes. Figs. 7 and 8 (E2, E3): N_reno, the number of Reno flows (capped at max_window = 15 for
+Fig. 8, the page's reading of "100 packets ≈ 4 Mbps"), 1-50 as in the claims. Fig. 9: N_reno,
+the number of capped Reno flows (001 Sec. 3.2), 10-50. Figs. 10 and 11: "the amount of
+background traffic" (001 Sec. 3.3.1); the text gives neither its unit nor its range, and the
+figures are images. The unit here is the spec's reading (spec 001 §3.1, E5: "presumably the
+number of SURGE sources"): SURGE users, each a sequence of Reno transfers with 001 Table 1's
 sizes and think times. The range is chosen here: 100 to 1000 users, from a light load to past
 the point where the web users alone offer more than the 80 Mb/s the 100 Mb/s bottleneck leaves
-beside bw = 20 Mb/s (the tables give the web traffic each load carries). E4 is run with seed 1
-only: its starts are spread evenly, so every seed is the same run.
+beside bw = 20 Mb/s (the tables give the web traffic each load carries). E2-E4 are run with
+seed 1 only: their starts are spread evenly, so every seed is the same run.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ SCEN = ROOT / "scenarios"
 BW = 20e6
 LOADS = [100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]
 N_RENO = [10, 20, 30, 40, 50]
+N_RENO_E2 = [1, 5, 10, 20, 30, 40, 50]
+BWS = [10, 20]
 
 AGG = (
     'flows.0.params={ bw = "20Mbps", e = 32, k_min = true, estimator = "oracle", group = "proxy" }'
@@ -52,6 +57,16 @@ INLINE_E6 = [
 ]
 WITHOUT = ['flows.0.start="0s"', 'flows.0.stop="1ms"']
 
+CAPPED = "flows.1.params={ max_window = 15 }"
+#: E2/E3 (Figs. 7, 8): the flow in PTCP's place (flow 0), per bw; the bw is set per run.
+E2 = {
+    "PTCP oracle": ['flows.0.params.estimator="oracle"'],
+    "PTCP inline": ['flows.0.params.estimator="inline"'],
+    "Reno": RENO,
+    "constant": ["flows.0.params.constant=true"],
+    "PTCP oracle, Reno capped": [CAPPED, 'flows.0.params.estimator="oracle"'],
+    "PTCP inline, Reno capped": [CAPPED, 'flows.0.params.estimator="inline"'],
+}
 #: E4 (Fig. 9) configurations: Sender 1's ten connections as the claims run them.
 E4 = {
     "For multi, N_pm = 10": [AGG],
@@ -79,6 +94,14 @@ def measure(job: tuple[str, str, tuple[str, ...], int]) -> dict[str, Any]:
     exp, scenario, overrides, seed = job
     r = default_runner(SCEN / scenario, list(overrides), seed)
     flows = r.summary["flows"]
+    if exp.startswith("e2"):
+        bw = float(exp.split(":")[1]) * 1e6
+        f0 = flows[0]
+        return {
+            "slots_pct": slot_success_pct(r, flow=0, bw_bps=bw),
+            "mbps": float(f0["throughput_bps"]) / 1e6,
+            "timeouts": int(f0.get("timeouts", 0)),
+        }
 
     def total(pred: Any) -> float:
         return sum(float(f["throughput_bps"]) for f in flows if pred(f)) / 1e6
@@ -100,6 +123,10 @@ def measure(job: tuple[str, str, tuple[str, ...], int]) -> dict[str, Any]:
 def jobs_for(only: list[str], seeds: list[int]) -> list[tuple[str, str, str, int, int]]:
     """(experiment, configuration, scenario, x, seed) for every run of the sweeps."""
     out = []
+    if "e2" in only:
+        out += [
+            ("e2", f"{c}@{b}", "001-e2-load.toml", n, 1) for c in E2 for b in BWS for n in N_RENO_E2
+        ]
     if "e4" in only:
         out += [("e4", c, "001-e4-multi.toml", n, 1) for c in E4 for n in N_RENO]
     if "e5" in only:
@@ -109,7 +136,16 @@ def jobs_for(only: list[str], seeds: list[int]) -> list[tuple[str, str, str, int
     return out
 
 
+def tag(exp: str, config: str) -> str:
+    """The experiment as :func:`measure` needs it: E2's carries the bw in Mb/s ("e2:20")."""
+    return f"e2:{config.split('@')[1]}" if exp == "e2" else exp
+
+
 def overrides(exp: str, config: str, x: int) -> tuple[str, ...]:
+    if exp == "e2":
+        name, bw = config.split("@")
+        bw_set = [] if name == "Reno" else [f'flows.0.params.bw="{bw}Mbps"']
+        return (f"flows.1.count={x}", *E2[name], *bw_set)
     if exp == "e4":
         return (f"flows.1.count={x}", *E4[config])
     if exp == "e5":
@@ -119,6 +155,39 @@ def overrides(exp: str, config: str, x: int) -> tuple[str, ...]:
 
 def mean(rows: list[dict[str, Any]], key: str) -> float:
     return statistics.fmean(r[key] for r in rows)
+
+
+def table_e2(res: dict) -> str:
+    lines = ["| bw | N_reno | " + " | ".join(E2) + " |", "|---" * (len(E2) + 2) + "|"]
+    for b in BWS:
+        for n in N_RENO_E2:
+            cells = []
+            for c in E2:
+                r = res["e2"][f"{c}@{b}"][str(n)][0]
+                to = f", {r['timeouts']} TO" if r["timeouts"] else ""
+                cells.append(f"{r['slots_pct']:.1f} %, {r['mbps']:.1f}{to}")
+            lines.append(f"| {b} Mb/s | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot_e2(res: dict, out: Path) -> None:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, b in zip(axes, BWS, strict=True):
+        for c in E2:
+            ys = [res["e2"][f"{c}@{b}"][str(n)][0]["slots_pct"] for n in N_RENO_E2]
+            ax.plot(N_RENO_E2, ys, "o--" if "capped" in c else "o-", label=c)
+        ax.set_title(f"bw = {b} Mb/s", fontsize=10)
+        ax.set_xlabel("N_reno")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("% of evaluation slots with ≥ bw")
+    axes[0].set_ylim(-3, 103)
+    axes[1].legend(fontsize=8)
+    fig.suptitle(
+        "001 Figs. 7 and 8 (E2, E3): one flow against N_reno Reno flows, seed 1", fontsize=11
+    )
+    fig.tight_layout()
+    fig.savefig(out / "ptcp-e2-load.png", dpi=100)
+    plt.close(fig)
 
 
 def table_e4(res: dict) -> str:
@@ -232,6 +301,7 @@ def plot_e6(res: dict, out: Path, nseeds: int) -> None:
     axes[0].set_title("aggregate of 5 long- + 5 short-lived", fontsize=10)
     axes[1].set_ylabel("sum of the 5 short-lived users' goodput (Mb/s)")
     axes[1].set_title("short-lived connections", fontsize=10)
+    axes[1].set_ylim(bottom=0)
     for ax in axes:
         ax.set_xlabel("SURGE users (background web traffic)")
         ax.grid(alpha=0.3)
@@ -247,18 +317,29 @@ def main() -> None:
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seeds", default="1,2,3", help="seeds of E5 and E6 (E4: seed 1)")
-    ap.add_argument("--only", default="e4,e5,e6")
+    ap.add_argument("--only", default="e2,e4,e5,e6")
+    ap.add_argument("--from-json", type=Path, help="numbers of an earlier run (no runs)")
     a = ap.parse_args()
     only = a.only.split(",")
     seeds = [int(s) for s in a.seeds.split(",")]
     a.outdir.mkdir(parents=True, exist_ok=True)
-    todo = jobs_for(only, seeds)
-    with ProcessPoolExecutor(a.jobs) as pool:
-        done = list(pool.map(measure, [(e, sc, overrides(e, c, x), s) for e, c, sc, x, s in todo]))
-    res: dict[str, Any] = {"seeds": seeds}
-    for (e, c, _, x, s), r in zip(todo, done, strict=True):
-        res.setdefault(e, {}).setdefault(c, {}).setdefault(str(x), []).append({"seed": s, **r})
-    (a.outdir / "ptcp-sweeps.json").write_text(json.dumps(res, indent=1) + "\n")
+    if a.from_json:
+        res = json.loads(a.from_json.read_text())
+        seeds = res["seeds"]
+        only = [e for e in only if e in res]
+    else:
+        todo = jobs_for(only, seeds)
+        with ProcessPoolExecutor(a.jobs) as pool:
+            runs = [(tag(e, c), sc, overrides(e, c, x), s) for e, c, sc, x, s in todo]
+            done = list(pool.map(measure, runs))
+        res = {"seeds": seeds}
+        for (e, c, _, x, s), r in zip(todo, done, strict=True):
+            res.setdefault(e, {}).setdefault(c, {}).setdefault(str(x), []).append({"seed": s, **r})
+        name = "-".join(only)
+        (a.outdir / f"ptcp-sweeps-{name}.json").write_text(json.dumps(res, indent=1) + "\n")
+    if "e2" in only:
+        plot_e2(res, a.outdir)
+        print("E2/E3 (Figs. 7, 8)\n\n" + table_e2(res) + "\n")
     if "e4" in only:
         plot_e4(res, a.outdir)
         print("E4 (Fig. 9)\n\n" + table_e4(res) + "\n")
