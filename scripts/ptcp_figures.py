@@ -171,7 +171,7 @@ def table_e2(res: dict) -> str:
 
 
 def plot_e2(res: dict, out: Path) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharey=True)
     for ax, b in zip(axes, BWS, strict=True):
         for c in E2:
             ys = [res["e2"][f"{c}@{b}"][str(n)][0]["slots_pct"] for n in N_RENO_E2]
@@ -181,11 +181,12 @@ def plot_e2(res: dict, out: Path) -> None:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("% of evaluation slots with ≥ bw")
     axes[0].set_ylim(-3, 103)
-    axes[1].legend(fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=8)
     fig.suptitle(
         "001 Figs. 7 and 8 (E2, E3): one flow against N_reno Reno flows, seed 1", fontsize=11
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
     fig.savefig(out / "ptcp-e2-load.png", dpi=100)
     plt.close(fig)
 
