@@ -173,13 +173,8 @@ pub fn run(
     }
     let duration = Duration::from_nanos(built.cfg.duration.0);
     let measure_from = Duration::from_nanos(built.cfg.measure_from.0).min(duration);
-    let bed = Dumbbell::new(Bottleneck {
-        rate: link.rate,
-        limit,
-        reverse_limit,
-    })
-    .map_err(|e| RunError::Scenario(e.to_string()))?;
-    // Scheduled changes: only the bottleneck's (tbf and the relay) can be applied.
+    // Scheduled changes: only the bottleneck's (tbf and the relay) can be applied; checked
+    // before the namespaces exist.
     let bottleneck_id = built.topology.link_id("bottleneck");
     let mut events = Vec::new();
     for e in &built.events {
@@ -192,9 +187,23 @@ pub fn run(
                 ),
             ));
         }
+        if matches!(e.action, LinkAction::SetStalled(_)) {
+            return Err(refuse(
+                path,
+                "a stall (a link that holds arrivals while it does not transmit) has no tc \
+                 equivalent here; use up = false for a dropout"
+                    .to_string(),
+            ));
+        }
         events.push((Duration::from_nanos(e.at.0), e.action.clone()));
     }
     events.sort_by_key(|e| e.0);
+    let bed = Dumbbell::new(Bottleneck {
+        rate: link.rate,
+        limit,
+        reverse_limit,
+    })
+    .map_err(|e| RunError::Scenario(e.to_string()))?;
     let events_need_relay = events
         .iter()
         .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
@@ -259,6 +268,8 @@ pub fn run(
                         r.command(RelayCommand::SetLoss(l.clone()));
                     }
                 }
+                // Refused before the run (above).
+                LinkAction::SetStalled(_) => {}
             }
         }
         // tc is a process per reading (a few ms of CPU), so the queue is read once per
@@ -737,6 +748,7 @@ fn capacity_bits(
         match a {
             LinkAction::SetRate(r) => bps = r.bps() as f64,
             LinkAction::SetUp(u) => up = *u,
+            LinkAction::SetStalled(st) => up = !*st,
             LinkAction::SetLoss(_) => {}
         }
     }
@@ -868,6 +880,30 @@ source = { kind = "video" }
             err.contains("runs on TFRC flows only, not on tcp-sack"),
             "{err}"
         );
+    }
+
+    /// A stall (a link that queues arrivals while it does not transmit, 004 E12) has no tc
+    /// equivalent: refused before anything is set up, not run as a dropout.
+    #[test]
+    fn a_stall_event_is_refused() {
+        let err = refusal(
+            "stall",
+            r#"
+name = "stall"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tcp-sack"
+[[events]]
+at = "1s"
+link = "bottleneck"
+stall = true
+"#,
+            "a stall as a dropout",
+        );
+        assert!(err.contains("a stall"), "{err}");
     }
 
     /// A reverse queue other than DropTail in packets is refused before anything is set up

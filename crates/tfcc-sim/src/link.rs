@@ -122,6 +122,8 @@ pub struct Link {
     rate: Rate,
     delay: Dur,
     up: bool,
+    /// A stalled link (see [`Link::set_stalled`]): down, but arrivals still join its queue.
+    stalled: bool,
     queue: Queue,
     loss: Option<LossState>,
     /// The last transmission: when it ends (the wire is free from then) and its size. The
@@ -168,6 +170,7 @@ impl Link {
             rate: spec.rate,
             delay: spec.delay,
             up: true,
+            stalled: false,
             queue: Queue::new(&spec.queue, spec.rate, spec.delay, qrng),
             loss: None,
             tx_end: Time::ZERO,
@@ -289,6 +292,20 @@ impl Link {
         }
     }
 
+    /// Stall the link or release it: what to schedule if releasing it restarted the
+    /// transmitter.
+    ///
+    /// A stalled link stops transmitting but, unlike a down one ([`Link::set_up`]), keeps
+    /// taking arrivals into its queue (dropping only what overflows it), and what waits goes out
+    /// back to back when it is released. This is a path that holds packets rather than losing
+    /// them: thesis 004's UCL dropouts (Sec. 4.9, E12: "packets were merely delayed and only few
+    /// were lost", followed by "a short burst of packets, caused by the simultaneous delivery of
+    /// the delayed packets").
+    pub fn set_stalled(&mut self, stalled: bool, now: Time) -> Wake {
+        self.stalled = stalled;
+        self.set_up(!stalled, now)
+    }
+
     fn account_queue(&mut self, now: Time) {
         let dt = now.saturating_since(self.queue_changed_at).as_nanos();
         self.counters.queue_area += u128::from(dt) * self.queue.len() as u128;
@@ -334,7 +351,7 @@ impl Link {
     ) -> Result<Wake, LinkDrop> {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += u64::from(size);
-        if !self.up {
+        if !self.up && !self.stalled {
             self.counters.down_drops += 1;
             return Err(LinkDrop::Down);
         }

@@ -69,6 +69,9 @@ pub enum LinkAction {
     SetLoss(Option<LossSpec>),
     /// `false` takes the link down (a dropout), `true` brings it back.
     SetUp(bool),
+    /// `true` stalls the link (it holds arrivals instead of dropping them), `false` releases it
+    /// ([`crate::link::Link::set_stalled`]).
+    SetStalled(bool),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -760,6 +763,10 @@ impl World {
                 let w = link.set_up(up, now);
                 self.wake(l, w);
             }
+            LinkAction::SetStalled(stalled) => {
+                let w = link.set_stalled(stalled, now);
+                self.wake(l, w);
+            }
         }
     }
 
@@ -1430,6 +1437,53 @@ mod tests {
         assert_eq!(l.down_drops, 100);
         assert_eq!(l.queue_drops, 0);
         assert_eq!(r.summary.flows[0].packets_lost, 100);
+        let t = r.summary.flows[0].totals;
+        assert_eq!(
+            t.data_sent,
+            t.data_delivered + t.data_dropped + t.data_in_flight
+        );
+    }
+
+    #[test]
+    fn a_stalled_link_holds_arrivals_and_releases_them_as_a_burst() {
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(60)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(1), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(4), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        for (at, stalled) in [(300, true), (500, false)] {
+            sim.add_event(ScheduledEvent {
+                at: Time::from_millis(at),
+                link: 0,
+                action: LinkAction::SetStalled(stalled),
+            })
+            .unwrap();
+        }
+        let r = sim.run();
+        let l = &r.summary.links[0];
+        // The 100 arrivals of 300-498 ms go to the queue instead of being refused: 59 fit
+        // (as ns-2's DropTail, a limit of 60 keeps 59 waiting beside the one on the wire, and
+        // nothing is on the wire while the link is stalled), 41 overflow.
+        assert_eq!(l.down_drops, 0);
+        assert_eq!(l.queue_drops, 41);
+        assert_eq!(r.summary.flows[0].packets_lost, 41);
+        // Released at 500 ms, the held packets go out back to back at 8 Mb/s (1 ms each) while
+        // new ones arrive every 2 ms: the queue is empty again 120 ms later, and no time-series
+        // sample after that shows a waiting packet.
+        assert!(r
+            .link_series
+            .iter()
+            .filter(|s| s.time > Time::from_millis(650))
+            .all(|s| s.queue_pkts == 0));
         let t = r.summary.flows[0].totals;
         assert_eq!(
             t.data_sent,

@@ -916,28 +916,40 @@ pub(super) fn event(
             format!("no link named `{}` (links: {}, and access-src-N / access-dst-N per flow where the topology has them)", e.link, named.join(", ")),
         );
     };
-    let action = match (e.rate, &e.loss, e.up) {
-        (Some(r), None, None) => {
-            if r.bps() == 0 {
-                return err(
-                    at("rate"),
-                    "must be positive: at least 1 bit/s (use up = false for a dropout)",
-                );
-            }
-            LinkAction::SetRate(r)
-        }
-        (None, Some(l), None) => LinkAction::SetLoss(loss(l, &at("loss"))?),
-        (None, None, Some(up)) => LinkAction::SetUp(up),
-        (None, None, None) => {
+    let given = [
+        e.rate.is_some(),
+        e.loss.is_some(),
+        e.up.is_some(),
+        e.stall.is_some(),
+    ];
+    let action = match given.iter().filter(|g| **g).count() {
+        0 => {
             return err(
                 format!("events[{k}]"),
-                "says nothing to change: give rate, loss or up",
+                "says nothing to change: give rate, loss, up or stall",
             )
+        }
+        1 => {
+            if let Some(r) = e.rate {
+                if r.bps() == 0 {
+                    return err(
+                        at("rate"),
+                        "must be positive: at least 1 bit/s (use up = false for a dropout, stall = true for a path that holds packets)",
+                    );
+                }
+                LinkAction::SetRate(r)
+            } else if let Some(l) = &e.loss {
+                LinkAction::SetLoss(loss(l, &at("loss"))?)
+            } else if let Some(up) = e.up {
+                LinkAction::SetUp(up)
+            } else {
+                LinkAction::SetStalled(e.stall.unwrap_or(false))
+            }
         }
         _ => {
             return err(
                 format!("events[{k}]"),
-                "give one change per event: rate, loss or up",
+                "give one change per event: rate, loss, up or stall",
             )
         }
     };

@@ -583,6 +583,8 @@ pub struct EventSpec {
     pub loss: Option<LossTable>,
     #[serde(default)]
     pub up: Option<bool>,
+    #[serde(default)]
+    pub stall: Option<bool>,
 }
 
 /// A value that is either one quantity for every flow of a group or a `[low, high]` range

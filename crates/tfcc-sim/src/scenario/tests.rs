@@ -341,6 +341,14 @@ up = false
 at = "6s"
 link = "bottleneck-rev"
 up = true
+[[events]]
+at = "7s"
+link = "bottleneck"
+stall = true
+[[events]]
+at = "8s"
+link = "bottleneck"
+stall = false
 "#
     );
     let b = ok(&text);
@@ -365,6 +373,11 @@ up = true
     assert_eq!(got[2].2, LinkAction::SetLoss(None));
     assert_eq!(got[3], (Time::from_secs(5), rev, LinkAction::SetUp(false)));
     assert_eq!(got[4].2, LinkAction::SetUp(true));
+    assert_eq!(
+        got[5],
+        (Time::from_secs(7), bn, LinkAction::SetStalled(true))
+    );
+    assert_eq!(got[6].2, LinkAction::SetStalled(false));
 }
 
 #[test]
@@ -385,6 +398,15 @@ fn bad_events_name_the_event_and_key() {
     );
     assert_eq!(k, "events[0]");
     assert!(m.contains("one change"), "{m}");
+    let (k, m) = bad(
+        &ev("at = \"1s\"\nlink = \"bottleneck\"\nstall = true\nup = false"),
+        &[],
+    );
+    assert_eq!(k, "events[0]");
+    assert_eq!(m, "give one change per event: rate, loss, up or stall");
+    let (k, m) = bad(&ev("at = \"1s\"\nlink = \"bottleneck\""), &[]);
+    assert_eq!(k, "events[0]");
+    assert_eq!(m, "says nothing to change: give rate, loss, up or stall");
     refused(
         &ev("at = \"1s\"\nlink = \"bottleneck\"\nrate = 0"),
         &[],
