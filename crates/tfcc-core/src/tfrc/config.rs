@@ -129,9 +129,10 @@ pub enum ModelKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DataLimitedRule {
-    /// 004 is silent (its sender is always backlogged): the sending rate is bounded by twice
-    /// the last reported `X_recv` whatever the sender had to send, so after a data-limited
-    /// interval the bound is twice what was actually sent.
+    /// 004 is silent (its sender is always backlogged): the bounds that use the receive rate
+    /// (slowstart's, and congestion control's with [`TfrcConfig::receive_bound`]) use the last
+    /// reported `X_recv` whatever the sender had to send, so after a data-limited interval
+    /// they bound by what was actually sent.
     #[default]
     Thesis,
     /// RFC 5348 §4.3 step 3 with §8.2.1 and §8.2.2: the sender keeps `X_recv_set` (initially
@@ -241,9 +242,20 @@ pub struct TfrcConfig {
     /// The rate the seeded first interval reproduces.
     pub seed: SeedRule,
     /// The thesis' increase limit (004 Eq. 3.7–3.8): the rate rises by at most one packet per
-    /// RTT per feedback, on top of RFC 5348 §4.3's `min(X_calc, 2·X_recv)`. Off in RFC 5348
-    /// and ns-2.
+    /// RTT per feedback. Off in RFC 5348 and ns-2.
     pub increase_limit: bool,
+    /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348
+    /// §4.3 step 4's `X = max(min(X_Bps, recv_limit), s/t_mbi)` (and ns-2's agent). The thesis
+    /// has no such bound outside slowstart: its sender goes to the receiver's expected rate,
+    /// down "to `b_exp` all at once" (004 Sec. 3.5.2) and up by `min(b_act + Δb, b_exp)`
+    /// (Eq. 3.8), and after missing reports "As soon as receiver reports arrive at the sender
+    /// again, the sending rate can be readjusted to the rate expected by the receiver"; `b_rep`
+    /// only bounds slowstart (Eq. 3.14). The difference shows after a stall: the first report
+    /// measures its receive rate over the silent interval since the last one (App. A: "since
+    /// the last receiver report"), and the bound would cut the rate to about two packets per
+    /// stall length (E12's 3 s stall: 1 KB/s). Off in the thesis preset, on in `ns2` and
+    /// `rfc5348`.
+    pub receive_bound: bool,
     /// Spread each increase over the packets of the next RTT (004 Sec. 3.5.1, Eq. 3.9–3.10;
     /// slowstart likewise, Sec. 3.6.1) instead of taking it when the report arrives (RFC 5348,
     /// ns-2).
@@ -328,6 +340,7 @@ impl Default for TfrcConfig {
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
+            receive_bound: false,                              // 004 Sec. 3.5
             smooth_increase: true,                             // 004 Eq. 3.9-3.10
             nofeedback_rtts: 8.0,                              // 004 Eq. 3.12, d = 8 in 5..10
             nofeedback_packets: 8.0,                           // 004 Eq. 3.12
@@ -406,6 +419,7 @@ impl TfrcConfig {
     /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit` | on | off | RFC 5348 rule |
+    /// | `receive_bound` | off | `min(X_calc, 2·X_recv)` | `maxrate_ = 2·rcvrate` |
     /// | `smooth_increase` | per packet | per report | RFC 5348 rule |
     /// | `rto_rule` | `4R` | `SRTT + 4·RTTVAR` in 0.1 s ticks | `tcp_tick_ 0.1`, `rtxcur_init_ 6` |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
@@ -431,6 +445,7 @@ impl TfrcConfig {
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,
+            receive_bound: true,
             smooth_increase: false,
             rto_rule: RtoRule::Ns2Tcp,
             nofeedback_rtts: 4.0,
@@ -455,6 +470,7 @@ impl TfrcConfig {
     /// | `slowstart_exit_losses` | 2 | 1 | §6.3.1 |
     /// | `seed` | `b_sst/2` | receive rate | §6.3.1 |
     /// | `increase_limit`, `smooth_increase` | on | off | §4.3 |
+    /// | `receive_bound` | off | `min(X_Bps, recv_limit)` | §4.3 step 4 |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | §4.3 step 2 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK = 3, §5.1 |
     /// | `discounting` | proportional + remodel | §5.5, floor 0.5 | §5.5 |
@@ -471,6 +487,7 @@ impl TfrcConfig {
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,
+            receive_bound: true,
             smooth_increase: false,
             nofeedback_rtts: 4.0,
             nofeedback_packets: 2.0,

@@ -23,7 +23,9 @@
 //! - Init RTT: one packet per [`TfrcConfig::initial_interval`] until the first report.
 //! - Slowstart (reports with `p = 0`): double once per RTT, bounded by the receive rate
 //!   ([`config::SlowstartBound`]).
-//! - Congestion control (`p > 0`): `X = max(min(X_calc, 2·X_recv), s/t_mbi)` (RFC 5348 §4.3),
+//! - Congestion control (`p > 0`): `X = max(X_calc, s/t_mbi)` (004 Sec. 3.5: the sender
+//!   follows the receiver's expected rate), or `max(min(X_calc, 2·X_recv), s/t_mbi)` (RFC
+//!   5348 §4.3, ns-2) with [`TfrcConfig::receive_bound`],
 //!   with the thesis' increase limit of one packet per RTT per report when
 //!   [`TfrcConfig::increase_limit`] is set (004 Eq. 3.7–3.8). A decrease is immediate (004
 //!   Sec. 3.5.2). With [`TfrcConfig::smooth_increase`] (the thesis) each increase is spread

@@ -496,7 +496,11 @@ impl TfrcSender {
                 }
             };
             self.x_calc = Some(x_calc);
-            let mut target = x_calc.min(2.0 * rx);
+            let mut target = if self.cfg.receive_bound {
+                x_calc.min(2.0 * rx)
+            } else {
+                x_calc
+            };
             if self.cfg.increase_limit && target > self.x {
                 // 004 Eq. 3.7–3.8: at most one more packet per RTT.
                 target = target.min(self.x + s / r);
@@ -930,6 +934,7 @@ mod tests {
     fn congestion_control_follows_the_equation_capped_by_twice_the_receive_rate() {
         let cfg = TfrcConfig {
             increase_limit: false,
+            receive_bound: true,
             ..TfrcConfig::default()
         };
         let mut s = started(cfg.clone());
@@ -948,24 +953,64 @@ mod tests {
     fn the_thesis_increase_limit_adds_one_packet_per_rtt_and_decreases_at_once() {
         let mut s = started(TfrcConfig::default());
         feedback(&mut s, ms(100), 100, 0.0, 0);
-        // Slowstart ends at 14 600 B/s; min(X_calc, 2·X_recv) = 40 000 is above it, so the
-        // rate rises by one packet per RTT only.
+        // Slowstart ends at 14 600 B/s; X_calc (11.23 packets per RTT at 1 %) is above it, so
+        // the rate rises by one packet per RTT only (004 Eq. 3.7-3.8).
         feedback(&mut s, ms(200), 100, 0.01, 20_000);
         assert!(close(s.rate(), 29_200.0, 1e-9));
         feedback(&mut s, ms(300), 100, 0.01, 10_000_000);
         assert!(close(s.rate(), 43_800.0, 1e-9));
+        // The receive rate does not bound congestion control (004 Sec. 3.5; RFC 5348's
+        // 2·X_recv = 20 000 would cut the rate here).
         feedback(&mut s, ms(400), 100, 0.01, 10_000);
-        assert!(close(s.rate(), 20_000.0, 1e-9)); // down to 2·X_recv at once
-        feedback(&mut s, ms(500), 100, 0.01, 10_000_000);
-        assert!(close(s.rate(), 34_600.0, 1e-9));
-        feedback(&mut s, ms(600), 100, 0.1, 10_000_000); // 1.77 pkt/RTT: straight down
+        assert!(close(s.rate(), 58_400.0, 1e-9));
+        feedback(&mut s, ms(500), 100, 0.1, 10_000_000); // 1.77 pkt/RTT: straight down
         assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3));
+        feedback(&mut s, ms(600), 100, 0.1, 10_000_000);
+        assert!(close(s.rate(), 1.77 * 14_600.0, 5e-3));
+        // With RFC 5348's bound, the same report of 10 000 B/s cuts to 2·X_recv at once.
+        let mut s = started(TfrcConfig {
+            receive_bound: true,
+            ..TfrcConfig::default()
+        });
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.01, 20_000);
+        feedback(&mut s, ms(300), 100, 0.01, 10_000_000);
+        feedback(&mut s, ms(400), 100, 0.01, 10_000);
+        assert!(close(s.rate(), 20_000.0, 1e-9));
+    }
+
+    /// 004 Sec. 3.5.2: "As soon as receiver reports arrive at the sender again, the sending
+    /// rate can be readjusted to the rate expected by the receiver." The first report after a
+    /// stall measures its receive rate over the silent interval (one packet in 3 s); the thesis
+    /// sender takes the equation's rate, RFC 5348's would fall to 2·X_recv (E12, Sec. 4.9).
+    #[test]
+    fn after_a_stall_the_thesis_sender_returns_to_the_expected_rate() {
+        let run = |receive_bound: bool| {
+            let mut s = started(TfrcConfig {
+                receive_bound,
+                ..TfrcConfig::default()
+            });
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            let mut t = 200;
+            for _ in 0..40 {
+                feedback(&mut s, ms(t), 100, 0.01, 10_000_000);
+                t += 100;
+            }
+            let before = s.rate();
+            // 11.23 packets per RTT at p = 1 % (spec 004 §2.2), reached one packet at a time.
+            assert!(close(before, 11.23 * 14_600.0, 5e-4), "{before}");
+            feedback(&mut s, ms(t + 3000), 100, 0.01, 1460 / 3);
+            s.rate() / before
+        };
+        assert!(close(run(false), 1.0, 1e-9));
+        assert!(run(true) < 0.01);
     }
 
     #[test]
     fn increases_are_spread_over_the_next_packets() {
         let mut s = TfrcSender::new(TfrcConfig {
             increase_limit: false,
+            receive_bound: true,
             ..TfrcConfig::default()
         });
         assert!(s.poll_transmit(Time::ZERO).is_some());
