@@ -476,6 +476,50 @@ def test_cov_at_a_timescale_bins_the_series_as_eq_4_4() -> None:
         metrics.cov_at(summary(("tfwc", 1.0)), 0.5)
 
 
+def test_variability_is_eq_4_9_averaged_as_eq_4_10() -> None:
+    # 1 s samples 1, 3, 1, 3 from t0 = 0, δ1 = 1 s, δ2 = 2 s: at 1 s the 2 s window is clipped
+    # to (0, 1] (Eq. 4.1), B1 = B2 = 1, G = 0; at 2, 3 and 4 s B1 is 3, 1, 3 against B2 = 2:
+    # G = 0.5 each. The mean over the four terms is 0.375.
+    t, v = [1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 1.0, 3.0]
+    assert metrics.variability_of(t, v, 0.0, 4.0, 1.0, 2.0) == pytest.approx(0.375)
+    # Scale-free: the same series in other units gives the same G.
+    assert metrics.variability_of(t, [x * 1e6 for x in v], 0.0, 4.0, 1.0, 2.0) == pytest.approx(
+        0.375
+    )
+    # A constant rate has variability 0 (Sec. 4.1.4).
+    assert metrics.variability_of(t, [5.0] * 4, 0.0, 4.0, 1.0, 2.0) == 0.0
+    # Perfect oscillation between 0 and 2·B_f has variability 1 once δ2 spans whole cycles:
+    # a 64 s square wave (Fig. 4.1's 1/64 Hz) against δ2 = 128 s, over 40 000 s (the first
+    # 128 s, where the δ2 window is clipped, pull the mean a little under 1).
+    tt = [0.1 * (i + 1) for i in range(400_000)]
+    sq = [2.0 if (x % 64.0) < 32.0 else 0.0 for x in tt]
+    assert metrics.variability_of(tt, sq, 0.0, 40_000.0, 1.0, 128.0) == pytest.approx(1.0, abs=0.01)
+    with pytest.raises(metrics.MetricError, match="δ1 < δ2"):
+        metrics.variability_of(t, v, 0.0, 4.0, 2.0, 2.0)
+    with pytest.raises(metrics.MetricError, match="not a multiple"):
+        metrics.variability_of(t, v, 0.0, 4.0, 1.5, 3.0)
+
+
+def test_variability_ratio_takes_the_worst_pair_of_table_4_7() -> None:
+    # Flow 0 (TFRC) constant, flow 1 (TCP) alternating 1 and 3 every 10 s: TFRC's G is 0 at
+    # every pair, so the largest ratio is 0. Swapped, TFRC varies where TCP does not: inf.
+    steady, swinging = [2.0] * 600, [1.0] * 100 + [3.0] * 100
+    r = series_run({0: steady, 1: swinging * 3})
+    r.summary["flows"][0]["protocol"] = "tfrc"
+    r.summary["flows"][1]["protocol"] = "tcp-reno"
+    # A 60 s window: the pairs with δ1 = 128 s and 512 s have no term and are left out
+    # (without sim_seconds the window is unbounded and δ1 = 128 s would find no interval).
+    r.summary["sim_seconds"] = 60.0
+    assert metrics.variability_ratio(r, "tfrc", "tcp") == 0.0
+    assert metrics.variability_ratio(r, "tcp", "tfrc") == math.inf
+    with pytest.raises(metrics.MetricError, match="neither"):
+        metrics.variability_ratio(r, "tfrc", "tfrc")
+    del r.summary["sim_seconds"]
+    with pytest.raises(metrics.MetricError, match="no 128 s interval"):
+        metrics.variability_ratio(r, "tfrc", "tcp")
+    assert len(metrics.VARIABILITY_GRID) == 15
+
+
 def test_stall_fraction_counts_the_empty_bins() -> None:
     # Flow 0 delivers nothing in the second and fourth of four 0.5 s bins (one non-zero sample
     # in a bin is enough not to stall): 2/4. Flow 1 never stalls; the mean is 0.25.

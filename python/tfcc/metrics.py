@@ -511,6 +511,109 @@ def stall_fraction(
     return sum(shares) / len(shares)
 
 
+#: 004 Table 4.7: the δ1/δ2 grid of the variability study (seconds). Eq. 4.9 is for δ1 < δ2, so
+#: the diagonal (where G is 0 by definition) is left out: 15 pairs.
+VARIABILITY_GRID: tuple[tuple[float, float], ...] = tuple(
+    (d1, d2)
+    for i, d1 in enumerate((1.0, 2.0, 8.0, 32.0, 128.0, 512.0))
+    for d2 in (2.0, 8.0, 32.0, 128.0, 512.0)[i:]
+)
+
+
+def variability_of(
+    t: Sequence[float], v: Sequence[float], t0: float, t_end: float, d1: float, d2: float
+) -> float:
+    """004 Eq. 4.9-4.10, the average variability ``G_(δ1,δ2)`` of one flow over ``[t0, T]``:
+    ``G(t) = |B_δ1(t) − B_δ2(t)| / B_δ2(t)`` at ``t = t0 + δ1·i``, averaged.
+
+    ``B_δ(t)`` is the throughput over ``(t − δ, t]`` (Eq. 4.1-4.2). Readings, as the spec
+    flags: where ``t − δ < t0``, Eq. 4.1 takes the packets since ``t0`` and Eq. 4.2 would still
+    divide by ``δ``; that would read a flow as slower the younger the window, so the rate is
+    taken over the interval that exists, ``(t0, t]`` (a δ longer than the measurement window
+    then compares with the mean so far, which is how the thesis' 180 s runs can show δ2 = 128
+    and 512 s). ``t0`` is the start of the measurement window, the same symbol as Eq. 4.10's,
+    so no start-up data enters. Eq. 4.10 divides by ``T/δ1`` although it sums ``(T − t0)/δ1``
+    terms; the mean over the terms is used (spec 004 §3.1). Samples where ``B_δ2(t)`` is 0 (the
+    flow delivered nothing in that interval) are skipped: Eq. 4.9 is undefined there.
+
+    ``t``/``v`` are a recorded series (a row's ``t`` ends its interval ``(t − dt, t]``,
+    ``v`` in bit/s); δ1 and δ2 must be whole multiples of the sampling interval."""
+    if len(t) < 2:
+        raise MetricError("a time series needs at least two samples")
+    if not 0 < d1 < d2:
+        raise MetricError(f"variability needs 0 < δ1 < δ2, got {d1:g} and {d2:g}")
+    dt = t[1] - t[0]
+    k1, k2 = round(d1 / dt), round(d2 / dt)
+    for d, k in ((d1, k1), (d2, k2)):
+        if dt <= 0 or k < 1 or abs(k * dt - d) > 0.01 * d:
+            raise MetricError(f"timescale {d:g} s is not a multiple of the {dt:g} s samples")
+    window = [x for ti, x in zip(t, v, strict=True) if ti - dt >= t0 - 1e-9 and ti <= t_end + 1e-9]
+    # cum[j]: bits delivered in the window's first j samples (each sample covers dt seconds).
+    cum = [0.0]
+    for x in window:
+        cum.append(cum[-1] + (0.0 if math.isnan(x) else x) * dt)
+    gs = []
+    for j in range(k1, len(window) + 1, k1):
+        b1 = (cum[j] - cum[j - k1]) / (k1 * dt)
+        lo = max(0, j - k2)
+        b2 = (cum[j] - cum[lo]) / ((j - lo) * dt)
+        if b2 > 0:
+            g = abs(b1 - b2) / b2
+            # Below 1e-9 the difference is the prefix sums' rounding, not the flow.
+            gs.append(g if g > 1e-9 else 0.0)
+    if not gs:
+        raise MetricError(f"no {d1:g} s interval with traffic in the window")
+    return sum(gs) / len(gs)
+
+
+def variability(
+    s: Summary, d1: float, d2: float, flow: int | None = None, protocol: str | None = None
+) -> float:
+    """004 Sec. 4.6.1: the average variability ``G_(δ1,δ2)`` (:func:`variability_of`) of each
+    matching flow over the measurement window, averaged over the flows ("computed for each TFRC
+    and TCP flow and the results were averaged over the number of flows"). Needs a
+    :class:`RunResult`."""
+    if not isinstance(s, RunResult):
+        raise MetricError("variability needs the run's time series (a RunResult)")
+    t0 = float(s.summary.get("measure_from_s", 0.0))
+    t_end = float(s.summary.get("sim_seconds", math.inf))
+    gs = []
+    for fid in _window_flows(s, flow, protocol):
+        t, v = s.flow_column(fid, "throughput_bps")
+        gs.append(variability_of(t, v, t0, t_end, d1, d2))
+    return sum(gs) / len(gs)
+
+
+def variability_ratio(s: Summary, protocol: str, other: str) -> float:
+    """004 Sec. 4.6.1, "For all the experiments and all the δ combinations, TFRC has a lower
+    variability than TCP": the largest ratio ``G_protocol / G_other`` over the pairs of Table
+    4.7 (:data:`VARIABILITY_GRID`) in one run, so a value ≤ 1 means the protocol varies less at
+    every pair (``inf`` where only the protocol varies; a pair where neither varies, as at
+    δ1 = 32 s and δ2 = 128 s in a window of 60 s, has no ratio and is left out). Each side
+    is :func:`variability` (averaged over that protocol's flows). Pairs
+    whose δ1 is longer than the measurement window have no term in Eq. 4.10 (``(T − t0)/δ1 <
+    1``) and are left out: of 004's 120 s windows that leaves the 12 pairs with δ1 ≤ 32 s."""
+    if not isinstance(s, RunResult):
+        raise MetricError("variability_ratio needs the run's time series (a RunResult)")
+    span = float(s.summary.get("sim_seconds", math.inf)) - float(
+        s.summary.get("measure_from_s", 0.0)
+    )
+    worst = None
+    for d1, d2 in VARIABILITY_GRID:
+        if d1 > span + 1e-9:
+            continue
+        theirs = variability(s, d1, d2, protocol=other)
+        mine = variability(s, d1, d2, protocol=protocol)
+        if theirs <= 0:
+            if mine <= 0:
+                continue  # neither varies at this pair (e.g. δ1 ≥ half the window): no ratio
+            return math.inf  # the protocol varies where the other does not
+        worst = max(worst or 0.0, mine / theirs)
+    if worst is None:
+        raise MetricError(f"neither {protocol} nor {other} varies at any pair the window holds")
+    return worst
+
+
 def idle_bandwidth_use(
     s: Summary, capacity_bps: float, link: str = "bottleneck", cbr: str = "cbr"
 ) -> float:
@@ -1091,6 +1194,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "loss_prediction_best_n": loss_prediction_best_n,
     "cov_at": cov_at,
     "stall_fraction": stall_fraction,
+    "variability": variability,
+    "variability_ratio": variability_ratio,
     "idle_bandwidth_use": idle_bandwidth_use,
     "refill_time": refill_time,
     "timeouts": timeouts,
