@@ -412,6 +412,7 @@ def test_figures_are_drawn_as_png_beside_the_table(tmp_path: Path) -> None:
     _, claims, figures = reproduce.load_all(str(path))
     assert [f.id for f in figures] == ["fig"]
     assert figures[0].smooth_s() == 1.0
+    assert figures[0].after_s() == 0.0
     short = claims[0]
     short.set = ["duration=20s", "measure_from=5s"]
     title, out = reproduce.run(str(path))
@@ -426,11 +427,25 @@ def test_figures_are_drawn_as_png_beside_the_table(tmp_path: Path) -> None:
     assert width > 0 and height > 0
 
 
+def test_a_figure_draws_from_its_after_time() -> None:
+    # Samples every 0.5 s from 0.5 to 5 s; after = "2s" keeps those at 2 s and later.
+    t = [0.5 * (i + 1) for i in range(10)]
+    run = metrics.RunResult(
+        {"flows": [{"id": 0, "protocol": "tfrc"}]},
+        {"t": t, "flow": [0] * 10, "throughput_bps": [8000.0] * 10},
+    )
+    fig = reproduce.Figure(id="f", title="t", scenario=Path("x"), after="2s")
+    (panel,) = reproduce.figure_panels(fig, run)
+    (_, xs, _) = panel["lines"][0]
+    assert xs == t[3:]
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
         (lambda t: t.replace('plot = ["throughput", "rate"]', 'plot = ["speed"]'), "unknown panel"),
         (lambda t: t.replace('smooth = "1s"', 'smooth = "fast"'), "smooth must be"),
+        (lambda t: t.replace('smooth = "1s"', 'after = "-2s"'), "after must be"),
         (lambda t: t.replace('title = "a figure"\n', ""), "missing title"),
     ],
 )

@@ -52,6 +52,7 @@ to)::
                                   # available, oracle
     flows = [0, 1, 2]             # optional: only these flow ids
     smooth = "1s"                 # optional: average the samples over this window
+    after = "80s"                 # optional: draw only from this time on
 
 The drawing is the Rust renderer (``tfcc._core.plot_panels``, as for ``tfcc run``), so no
 matplotlib is imported.
@@ -219,21 +220,31 @@ class Figure:
     plot: list[str] = field(default_factory=lambda: ["throughput"])
     flows: list[int] | None = None
     smooth: str | None = None
+    after: str | None = None
 
     def smooth_s(self) -> float:
         """The smoothing window in seconds (0 for none), from ``"500ms"``/``"2s"``."""
-        if not self.smooth:
-            return 0.0
-        text = self.smooth.strip()
-        for unit, scale in (("ms", 1e-3), ("s", 1.0)):
-            if text.endswith(unit):
-                try:
-                    value = float(text[: -len(unit)])
-                except ValueError:
-                    break
-                if value >= 0:
-                    return value * scale
-        raise ValueError(f'smooth must be a duration like "1s" or "500ms", got {text!r}')
+        return _figure_seconds("smooth", self.smooth)
+
+    def after_s(self) -> float:
+        """The time from which the figure draws (0 for the whole run)."""
+        return _figure_seconds("after", self.after)
+
+
+def _figure_seconds(key: str, text: str | None) -> float:
+    """A figure's duration key in seconds (0 when absent), from ``"500ms"``/``"2s"``."""
+    if not text:
+        return 0.0
+    text = text.strip()
+    for unit, scale in (("ms", 1e-3), ("s", 1.0)):
+        if text.endswith(unit):
+            try:
+                value = float(text[: -len(unit)])
+            except ValueError:
+                break
+            if value >= 0:
+                return value * scale
+    raise ValueError(f'{key} must be a duration like "1s" or "500ms", got {text!r}')
 
 
 @dataclass
@@ -267,6 +278,7 @@ def _figures(path: Path, doc: Mapping[str, Any]) -> list[Figure]:
         try:
             fig = Figure(**f)
             fig.smooth_s()
+            fig.after_s()
         except (TypeError, ValueError) as e:
             raise ClaimFileError(f"{where}: {e}") from None
         unknown = [p for p in fig.plot if p not in PANELS]
@@ -730,7 +742,12 @@ def figure_panels(fig: Figure, run: RunResult) -> list[dict[str, Any]]:
             except MetricError:
                 continue
             t, v = _smooth(t, v, fig.smooth_s())
-            pts = [(x, y * scale) for x, y in zip(t, v, strict=True) if not math.isnan(y)]
+            after = fig.after_s()
+            pts = [
+                (x, y * scale)
+                for x, y in zip(t, v, strict=True)
+                if not math.isnan(y) and x >= after - 1e-9
+            ]
             if pts:
                 lines.append(
                     (f"{fid} {labels.get(fid, '')}", [x for x, _ in pts], [y for _, y in pts])
