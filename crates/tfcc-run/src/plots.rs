@@ -67,10 +67,14 @@ fn load_font(path: Option<&Path>) -> bool {
     })
 }
 
-fn bounds(panel: &Panel) -> (f64, f64, f64) {
-    let (mut xmax, mut ymin, mut ymax) = (0.0f64, 0.0f64, 0.0f64);
+/// The panel's axes: `(xmin, xmax, ymin, ymax)`. The time axis starts at 0 unless the lines
+/// start later than a tenth of the way in (a figure drawn from some time on, `after` in a claim
+/// file's `[[figures]]`), where it starts at their first sample.
+fn bounds(panel: &Panel) -> (f64, f64, f64, f64) {
+    let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::INFINITY, 0.0f64, 0.0f64, 0.0f64);
     for (_, xs, ys) in &panel.lines {
         for &x in xs.iter().filter(|x| x.is_finite()) {
+            xmin = xmin.min(x);
             xmax = xmax.max(x);
         }
         for &y in ys.iter().filter(|y| y.is_finite()) {
@@ -84,7 +88,12 @@ fn bounds(panel: &Panel) -> (f64, f64, f64) {
     if ymax <= ymin {
         ymax = ymin + 1.0;
     }
-    (xmax, ymin, ymax * 1.05)
+    let xmin = if xmin.is_finite() && xmin > 0.1 * xmax && xmin < xmax {
+        xmin
+    } else {
+        0.0
+    };
+    (xmin, xmax, ymin, ymax * 1.05)
 }
 
 fn draw(
@@ -136,13 +145,13 @@ fn draw_into(
     };
     let areas = root.split_evenly((panels.len().max(1), 1));
     for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
-        let (xmax, ymin, ymax) = bounds(panel);
+        let (xmin, xmax, ymin, ymax) = bounds(panel);
         let last = i + 1 == panels.len();
         let mut chart = ChartBuilder::on(area)
             .margin(8)
             .x_label_area_size(if text && last { 32 } else { 8 })
             .y_label_area_size(if text { 56 } else { 8 })
-            .build_cartesian_2d(0f64..xmax, ymin..ymax)?;
+            .build_cartesian_2d(xmin..xmax, ymin..ymax)?;
         let mut mesh = chart.configure_mesh();
         mesh.light_line_style(WHITE.mix(0.0));
         if text {
@@ -399,6 +408,22 @@ mod tests {
         let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
         run
+    }
+
+    #[test]
+    fn the_time_axis_starts_at_zero_unless_the_lines_start_late() {
+        let panel = |xs: Vec<f64>| Panel {
+            ylabel: "y".into(),
+            lines: vec![("a".into(), xs.clone(), vec![1.0; xs.len()])],
+            styles: Vec::new(),
+        };
+        // A run's series from its first sampling interval: the axis from 0.
+        assert_eq!(bounds(&panel(vec![0.1, 50.0, 100.0])).0, 0.0);
+        // A figure drawn from 80 s of 120 s: the axis from the first sample.
+        assert_eq!(bounds(&panel(vec![80.0, 100.0, 120.0])).0, 80.0);
+        // No lines: 0 to 1.
+        let (xmin, xmax, ..) = bounds(&panel(Vec::new()));
+        assert_eq!((xmin, xmax), (0.0, 1.0));
     }
 
     #[test]
