@@ -50,7 +50,9 @@ pub struct FlowEntry {
     pub mean_rtt_s: Option<f64>,
     pub cov: Option<f64>,
     pub retransmits: u64,
-    /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries).
+    /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries), every
+    /// expiry whatever its outcome: TCP's include those whose retransmission's fate is unknown
+    /// at the end of the run, which are neither spurious nor loss events.
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious (TCP: the original segment arrived, nothing was
     /// lost); they are not loss events and `loss_event_rate` leaves them out. 0 where the
