@@ -783,6 +783,45 @@ def test_the_cli_updates_a_page_and_refuses_one_without_markers(tmp_path: Path) 
     assert page.read_bytes().decode() == text
 
 
+def test_a_run_that_reuses_runs_says_so_and_keeps_their_original_wall_time(
+    tmp_path: Path,
+) -> None:
+    """With ``--runs DIR`` a second command reads the first one's runs back in a fraction of
+    their time: its run.json and page line say the runs were reused and how long they took when
+    they were made, beside the command's own wall time."""
+    import json
+    import subprocess
+    import sys
+
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    path = write(tmp_path, CLAIMS)
+
+    def cli(out: str) -> dict:
+        r = subprocess.run(
+            [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--runs",
+             str(tmp_path / "runs"), "--out", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert r.returncode in (0, 1), r.stderr
+        return json.loads((tmp_path / out / "run.json").read_text())
+
+    first, second = cli("first"), cli("second")
+    # claims a and b need seeds 1 and 2 of x.toml: 2 runs
+    assert (first["runs_total"], first["runs_reused"]) == (2, 0)
+    assert first["runs_wall_s"] > 0
+    assert (second["runs_total"], second["runs_reused"]) == (2, 2)
+    assert second["runs_wall_s"] == pytest.approx(first["runs_wall_s"])
+    assert second["wall_s"] > 0
+    info, _ = reproduce.read_run(tmp_path / "second")
+    assert "(2 of 2 runs reused, made in " in info.describe()
+    fresh, _ = reproduce.read_run(tmp_path / "first")
+    assert "reused" not in fresh.describe()
+
+
 def test_the_counts_table_comes_from_full_runs_and_the_quick_flags(tmp_path: Path) -> None:
     import subprocess
     import sys

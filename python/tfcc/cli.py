@@ -326,6 +326,9 @@ def reproduce(
         wall_s=time.monotonic() - t0,
         backend=backend,
     )
+    if isinstance(runner, sw.ClaimRuns):
+        info.runs_total, info.runs_reused = runner.total, runner.reused
+        info.runs_wall_s = runner.runs_wall_s
     if out is not None:
         rep.write_results(Path(out), title, outcomes, figures, info=info)
     if update_doc is not None:
