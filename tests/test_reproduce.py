@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -842,6 +843,45 @@ def test_the_cli_updates_a_page_and_refuses_one_without_markers(tmp_path: Path) 
     assert page.read_bytes().decode() == text
 
 
+def test_a_run_that_reuses_runs_says_so_and_keeps_their_original_wall_time(
+    tmp_path: Path,
+) -> None:
+    """With ``--runs DIR`` a second command reads the first one's runs back in a fraction of
+    their time: its run.json and page line say the runs were reused and how long they took when
+    they were made, beside the command's own wall time."""
+    import json
+    import subprocess
+    import sys
+
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    path = write(tmp_path, CLAIMS)
+
+    def cli(out: str) -> dict:
+        r = subprocess.run(
+            [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--runs",
+             str(tmp_path / "runs"), "--out", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert r.returncode in (0, 1), r.stderr
+        return json.loads((tmp_path / out / "run.json").read_text())
+
+    first, second = cli("first"), cli("second")
+    # claims a and b need seeds 1 and 2 of x.toml: 2 runs
+    assert (first["runs_total"], first["runs_reused"]) == (2, 0)
+    assert first["runs_wall_s"] > 0
+    assert (second["runs_total"], second["runs_reused"]) == (2, 2)
+    assert second["runs_wall_s"] == pytest.approx(first["runs_wall_s"])
+    assert second["wall_s"] > 0
+    info, _ = reproduce.read_run(tmp_path / "second")
+    assert "(2 of 2 runs reused, made in " in info.describe()
+    fresh, _ = reproduce.read_run(tmp_path / "first")
+    assert "reused" not in fresh.describe()
+
+
 def test_the_counts_table_comes_from_full_runs_and_the_quick_flags(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -999,6 +1039,55 @@ def test_a_stand_in_outside_the_bound_fails_the_quick_design(tmp_path: Path) -> 
     # the page tables read back from results.json keep the key
     back = reproduce.outcomes_from_json(rows)
     assert back[1].claim.stands_for == "full"
+
+
+def test_the_quick_precision_lines_are_readable_at_80_columns(tmp_path: Path) -> None:
+    """The CLI's loss-of-precision lines (a full run holds the stand-ins beside their full
+    claims) at 80 columns: each stand-in's id, its full claim's id, z and the verdict on one
+    line, nothing wider than the terminal, the note indented under its row. With the
+    longest ids of the claim files (taxonomy's e21-tfrcp-cov-cv1) they wrapped mid-line."""
+    import os
+    import subprocess
+    import sys
+
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    text = STAND_IN.replace('"full', '"e21-tfrcp-cov-cv1').replace(
+        'set = ["duration=600s", "measure_from=100s"]', 'set = ["duration=2s"]'
+    )
+    path = write(tmp_path, text)
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--runs", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert r.returncode in (0, 1), r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, r.stdout
+    (head,) = [i for i, line in enumerate(lines) if "loss of precision of --quick" in line]
+    (row,) = [line for line in lines[head:] if "e21-tfrcp-cov-cv1-quick " in line]
+    assert "e21-tfrcp-cov-cv1 " in row.replace("e21-tfrcp-cov-cv1-quick", "")
+    assert re.search(r" [+-]\d+\.\d\d +\d", row), r.stdout  # z, then the stated spread
+    assert any(v in row for v in ("within", "QUICK DESIGN FAILS", "untested")), r.stdout
+    # a failing stand-in's row, and its long note wrapped under it, indented
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tfcc.cli import show_quick_pairs
+
+    long_ids = STAND_IN.replace('"full', '"e21-tfrcp-cov-cv1')
+    (pair,) = reproduce.quick_pairs(stand_in_run(tmp_path, 170.0, text=long_ids))
+    buf = StringIO()
+    show_quick_pairs(Console(file=buf, width=80, color_system=None), [pair])
+    shown = buf.getvalue().splitlines()
+    assert max(len(line) for line in shown) <= 80, buf.getvalue()
+    assert "+3.59" in shown[2] and "QUICK DESIGN FAILS" in shown[2], buf.getvalue()
+    assert shown[3].startswith("    e21-tfrcp-cov-cv1-quick: quick design fails"), buf.getvalue()
+    assert len(shown) > 4 and all(line.startswith("    ") for line in shown[3:]), buf.getvalue()
 
 
 def test_a_full_claim_of_one_seed_leaves_the_pair_untested(tmp_path: Path) -> None:

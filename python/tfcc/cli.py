@@ -162,6 +162,36 @@ def _sweep_table(scenario: Path) -> object | None:
     return doc.get("sweep")
 
 
+def show_quick_pairs(console: Any, pairs: list[Any]) -> None:
+    """Print the loss of precision of ``--quick`` (:func:`tfcc.reproduce.quick_pairs`) so that
+    it reads at 80 columns: a heading, one borderless table row per stand-in (its id, its full
+    claim's, ``z``, the stated spread and the verdict, the columns that carry numbers never
+    wrapped) and each row's note, if any, below the table under the stand-in's id, indented."""
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    bound = pairs[0].bound
+    console.print(
+        f"loss of precision of --quick (within: |z| ≤ {bound:g} against the full claim)",
+        highlight=False,
+    )
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    table.add_column("stand-in", overflow="fold")
+    table.add_column("full claim", overflow="fold")
+    table.add_column("z", justify="right", no_wrap=True)
+    table.add_column("spread", justify="right", no_wrap=True)
+    table.add_column("result", no_wrap=True)
+    verdict = {True: "[green]within[/]", False: "[red]QUICK DESIGN FAILS[/]", None: "untested"}
+    for p in pairs:
+        z = "—" if p.z is None else f"{p.z:+.2f}"
+        table.add_row(p.quick, p.full, z, f"{p.spread:.3g}×", verdict[p.ok])
+    console.print(table, highlight=False)
+    for p in pairs:
+        if p.note:
+            console.print(Padding(Text(f"{p.quick}: {p.note}"), (0, 0, 0, 4)))
+
+
 @app.command()
 def reproduce(
     name: Annotated[str, typer.Argument(help="Reproduction name (e.g. tfrc) or claim-file path.")],
@@ -310,14 +340,8 @@ def reproduce(
     console.print(table)
     # a full run holds the quick stand-ins beside their full claims: the stated precision's test
     pairs = rep.quick_pairs(outcomes)
-    for p in pairs:
-        z = "" if p.z is None else f"z = {p.z:+.2f}, "
-        verdict = {True: "[green]within[/]", False: "[red]QUICK DESIGN FAILS[/]", None: "untested"}
-        console.print(
-            f"loss of precision of --quick: {verdict[p.ok]}  {p.quick} vs {p.full}: "
-            f"{z}stated spread {p.spread:.3g}×" + (f"; {p.note}" if p.note else ""),
-            highlight=False,
-        )
+    if pairs:
+        show_quick_pairs(console, pairs)
     info = rep.RunInfo(
         name=name,
         quick=quick,
@@ -326,6 +350,9 @@ def reproduce(
         wall_s=time.monotonic() - t0,
         backend=backend,
     )
+    if isinstance(runner, sw.ClaimRuns):
+        info.runs_total, info.runs_reused = runner.total, runner.reused
+        info.runs_wall_s = runner.runs_wall_s
     if out is not None:
         rep.write_results(Path(out), title, outcomes, figures, info=info)
     if update_doc is not None:

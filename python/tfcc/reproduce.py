@@ -870,7 +870,15 @@ class PageError(ValueError):
 @dataclass
 class RunInfo:
     """What identifies one ``tfcc reproduce`` run: written as ``run.json`` beside
-    ``results.json`` and as the line above a page's generated table."""
+    ``results.json`` and as the line above a page's generated table.
+
+    ``wall_s`` is this command's wall time, start to end. With ``--runs DIR`` a command reuses
+    the runs an earlier one left there, and its wall time is then mostly reading them back: it
+    says so with ``runs_reused`` (of ``runs_total``, the simulator runs the claims use) and
+    gives ``runs_wall_s``, the wall time those runs took when they were made
+    (:class:`tfcc.sweep.ClaimRuns`; ``None`` when unknown). Both are 0 / ``None`` where no runs
+    directory is involved (``--serial``, the testbed) and in ``run.json`` files written before
+    they existed."""
 
     name: str
     quick: bool
@@ -878,6 +886,9 @@ class RunInfo:
     commit: str
     wall_s: float
     backend: str = "sim"
+    runs_total: int = 0
+    runs_reused: int = 0
+    runs_wall_s: float | None = None
 
     def command(self) -> str:
         flags = " --quick" if self.quick else ""
@@ -887,7 +898,18 @@ class RunInfo:
 
     def describe(self) -> str:
         kind = "`--quick` set" if self.quick else "full set"
-        return f"run {self.started}, commit {self.commit}, {kind}, wall time {_wall(self.wall_s)}"
+        return f"run {self.started}, commit {self.commit}, {kind}, wall time {self.wall()}"
+
+    def wall(self) -> str:
+        """The wall time as the pages show it, saying when runs were reused and how long they
+        took when made: ``4 s (12 of 12 runs reused, made in 1 min 05 s)``."""
+        text = _wall(self.wall_s)
+        if self.runs_reused:
+            made = "made in an unknown time"
+            if self.runs_wall_s is not None:
+                made = f"made in {_wall(self.runs_wall_s)}"
+            text += f" ({self.runs_reused} of {self.runs_total} runs reused, {made})"
+        return text
 
 
 def _wall(seconds: float) -> str:
@@ -1109,7 +1131,7 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
         page = f"{Path(name).stem}.md"
         lines.append(
             f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} "
-            f"| [{page}]({page}) | {info.started}, {info.commit}, {_wall(info.wall_s)} |"
+            f"| [{page}]({page}) | {info.started}, {info.commit}, {info.wall()} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -726,6 +726,56 @@ def _drive(
 # --- reproductions through the same machinery ----------------------------------------------
 
 
+#: The file in each of ``prerun_claims``' sweep directories that keeps, per point id, the wall
+#: time its run took when it was made (:class:`ClaimRuns`).
+RUN_WALL = "run-wall.json"
+
+
+@dataclass
+class ClaimRuns:
+    """The runs :func:`prerun_claims` made or found for a reproduction, and the runner that
+    reads them back (call it as :func:`tfcc.reproduce.run`'s ``runner``).
+
+    ``reused`` of the ``total`` runs were found in the runs directory from an earlier command and
+    not run now. ``runs_wall_s`` is the wall time the ``total`` runs took when they were made:
+    each call of :func:`run` that made some of them charges each point it ran an equal share
+    of its wall time (the pool runs them side by side, so a share is not one run's duration;
+    the shares of one command's points add up to the time it spent running them), kept in each
+    sweep directory's ``run-wall.json`` and read back when the runs are reused. ``None`` when a
+    run's share is unknown (made by an interrupted command, which records none, or by a tfcc
+    older than this record)."""
+
+    dirs: dict[Path, Path]
+    total: int
+    reused: int
+    runs_wall_s: float | None
+
+    def __call__(self, scenario: Path, overrides: list[str], seed: int) -> Any:
+        import pyarrow.parquet as pq
+
+        from tfcc.metrics import RunResult
+
+        d = self.dirs[Path(scenario)]
+        pid = point_id(overrides, seed)
+        run_dir = d / "runs" / pid
+        if not (run_dir / "summary.json").exists():
+            err = d / "failed" / f"{pid}.json"
+            reason = json.loads(err.read_text())["error"] if err.exists() else "no result"
+            raise ValueError(f"seed {seed}: the run failed: {reason}")
+        summary = json.loads((run_dir / "summary.json").read_text())
+        flows = pq.read_table(run_dir / "timeseries.parquet").to_pydict()
+        links = pq.read_table(run_dir / "queues.parquet").to_pydict()
+        return RunResult(summary, flows, links)
+
+
+def _read_run_wall(d: Path) -> dict[str, float]:
+    try:
+        data = json.loads((d / RUN_WALL).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, int | float)}
+
+
 def prerun_claims(
     claims: Sequence[Any],
     out: Path,
@@ -733,12 +783,14 @@ def prerun_claims(
     backend: Backend | None = None,
     on_start: Callable[[int, int], object] | None = None,
     progress: Progress | None = None,
-) -> Callable[[Path, list[str], int], Any]:
+) -> ClaimRuns:
     """Run every (scenario, ``set``, seed) the claims of a reproduction need, in parallel and
     resumably, one sweep directory per scenario under ``out`` (named by the scenario's stem and
     fingerprint, so an edited scenario gets fresh runs); returns a runner for
-    :func:`tfcc.reproduce.run` that reads each run back as a :class:`tfcc.metrics.RunResult`.
-    A point that failed raises ``ValueError`` with its error, which the claim reports."""
+    :func:`tfcc.reproduce.run` that reads each run back as a :class:`tfcc.metrics.RunResult`,
+    and says how many runs were reused and how long they all took when made
+    (:class:`ClaimRuns`). A point that failed raises ``ValueError`` with its error, which the
+    claim reports."""
     by_scenario: dict[Path, dict[str, Point]] = {}
     for c in claims:
         if c.scenario is None:
@@ -753,17 +805,19 @@ def prerun_claims(
         sweep = Sweep(scenario, text, [], sorted({p.seed for p in pts.values()}))
         plans.append((sweep, out / f"{scenario.stem}-{sweep.fingerprint()}", list(pts.values())))
     todo = total = 0
-    from tfcc.store import Store
+    from tfcc.store import Store, _write_json
 
+    done_before: dict[Path, set[str]] = {}
     for _, d, pts in plans:
         if (d / "sweep.json").exists():
             st = Store(d)
             done = st.stored_ids() | {
                 p.id for p in pts if (d / "runs" / p.id / "summary.json").exists()
             }
-            todo += sum(p.id not in done for p in pts)
         else:
-            todo += len(pts)
+            done = set()
+        done_before[d] = done
+        todo += sum(p.id not in done for p in pts)
         total += len(pts)
     if on_start is not None:
         on_start(todo, total - todo)
@@ -782,26 +836,25 @@ def prerun_claims(
             )
             finished += o.ran + o.failed
             failed += o.failed
+            if o.ran + o.failed:
+                share = o.wall_seconds / (o.ran + o.failed)
+                made = {
+                    p.id: share
+                    for p in pts
+                    if p.id not in done_before[d] and (d / "runs" / p.id / "summary.json").exists()
+                }
+                _write_json(d / RUN_WALL, {**_read_run_wall(d), **made})
     finally:
         if own and backend is not None:
             backend.close()
-    dirs = {sweep.scenario: d for sweep, d, _ in plans}
-
-    def runner(scenario: Path, overrides: list[str], seed: int) -> Any:
-        import pyarrow.parquet as pq
-
-        from tfcc.metrics import RunResult
-
-        d = dirs[Path(scenario)]
-        pid = point_id(overrides, seed)
-        run_dir = d / "runs" / pid
-        if not (run_dir / "summary.json").exists():
-            err = d / "failed" / f"{pid}.json"
-            reason = json.loads(err.read_text())["error"] if err.exists() else "no result"
-            raise ValueError(f"seed {seed}: the run failed: {reason}")
-        summary = json.loads((run_dir / "summary.json").read_text())
-        flows = pq.read_table(run_dir / "timeseries.parquet").to_pydict()
-        links = pq.read_table(run_dir / "queues.parquet").to_pydict()
-        return RunResult(summary, flows, links)
-
-    return runner
+    walls: list[float | None] = []
+    for _, d, pts in plans:
+        recorded = _read_run_wall(d)
+        walls.extend(recorded.get(p.id) for p in pts)
+    runs_wall = None if any(w is None for w in walls) else sum(w for w in walls if w is not None)
+    return ClaimRuns(
+        dirs={sweep.scenario: d for sweep, d, _ in plans},
+        total=total,
+        reused=total - todo,
+        runs_wall_s=runs_wall,
+    )

@@ -82,10 +82,12 @@ pub struct Stats {
     pub retransmits: u64,
     /// Loss events seen: window or rate reductions caused by a detected loss. For TCP, fast
     /// retransmits plus retransmission timeouts, less the timeouts found spurious
-    /// ([`Stats::spurious_timeouts`]); a timeout whose outcome is not known yet (no ACK since)
-    /// counts as a loss event until it is.
+    /// ([`Stats::spurious_timeouts`]); a timeout counts once resolved as a loss (the ACK that
+    /// next moves the ACK point shows its retransmission got through), and one whose outcome is
+    /// not known yet (no such ACK since, e.g. at the end of a run) is not a loss event.
     pub loss_events: u64,
-    /// Retransmission or no-feedback timer expiries.
+    /// Retransmission or no-feedback timer expiries, whatever their outcome (TCP's include
+    /// those not resolved yet as a loss or spurious).
     pub timeouts: u64,
     /// Of [`Stats::timeouts`], those found spurious: TCP's retransmission timeouts after which
     /// the ACK that moved past the timed-out segment echoed a send time from before the timeout,

@@ -433,6 +433,44 @@ fn udp_rcvbuf_errors() -> Option<u64> {
     values.split_whitespace().nth(k)?.parse().ok()
 }
 
+/// The retransmission timeouts that namespace `ns`'s TCP senders found spurious so far, as
+/// Linux counts them in `TcpExt:` of /proc/net/netstat: (`TCPLossUndo`, `TCPSpuriousRTOs`).
+/// `TCPLossUndo` counts every loss recovery begun by a timeout and undone because it was
+/// spurious: found by the timestamps (Eifel, RFC 3522, `net.ipv4.tcp_timestamps` is on by
+/// default), by D-SACKs for every retransmission, or by F-RTO (RFC 5682); `TCPSpuriousRTOs`
+/// counts those F-RTO found, and is a part of the first (`tcp_try_undo_loss` adds to both). A
+/// recovery through several backed-off timeouts is undone, and counted, once. Linux keeps the
+/// TCP MIB per network namespace and TCP_INFO has no per-connection count of either, so the
+/// namespace's counts are the finest there are. Read from a thread that enters `ns`; each
+/// `None` if the namespace or the counter is missing.
+pub fn tcp_spurious_rtos(ns: &str) -> (Option<u64>, Option<u64>) {
+    let ns = ns.to_string();
+    thread::spawn(move || {
+        if enter(&ns).is_err() {
+            return (None, None);
+        }
+        let Ok(text) = std::fs::read_to_string("/proc/thread-self/net/netstat") else {
+            return (None, None);
+        };
+        (
+            netstat_counter(&text, "TcpExt", "TCPLossUndo"),
+            netstat_counter(&text, "TcpExt", "TCPSpuriousRTOs"),
+        )
+    })
+    .join()
+    .unwrap_or((None, None))
+}
+
+/// One counter of /proc/net/netstat (or /proc/net/snmp) text: each group is a line of names
+/// (`TcpExt: SyncookiesSent ...`) followed by a line of values with the same prefix.
+fn netstat_counter(text: &str, group: &str, name: &str) -> Option<u64> {
+    let prefix = format!("{group}: ");
+    let mut lines = text.lines().filter(|l| l.starts_with(&prefix));
+    let (names, values) = (lines.next()?, lines.next()?);
+    let k = names.split_whitespace().position(|n| n == name)?;
+    values.split_whitespace().nth(k)?.parse().ok()
+}
+
 /// A tfcc sender's state at one sampling instant (`None` before the flow starts).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderSample {
@@ -449,6 +487,9 @@ pub struct SenderSample {
     /// Loss events the sender has counted so far (window-based protocols; 0 for TFRC, whose
     /// receiver counts them: [`FlowResult::window_loss_events`]).
     pub loss_events: u64,
+    /// Timeouts so far: a tfcc sender's `Stats::timeouts`, kernel TCP's retransmission
+    /// timeouts of the connection (`tcpi_total_rto` of TCP_INFO, Linux 6.7 on; 0 before).
+    pub timeouts: u64,
 }
 
 impl FlowResult {
@@ -683,6 +724,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             rtt: st.rtt,
             packets_sent: st.packets_sent,
             loss_events: st.loss_events,
+            timeouts: st.timeouts,
         });
     }
     advance(&mut s, end)?;
@@ -844,8 +886,9 @@ fn tcp_receiver(
 
 /// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
 /// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
-/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before), as a
-/// [`SenderSample`] (no rate, `p` or loss events).
+/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before) and
+/// retransmission timeouts (`tcpi_total_rto`: every RTO expiry of the connection, Linux 6.7
+/// on, 0 before), as a [`SenderSample`] (no rate, `p` or loss events).
 fn tcp_sample(c: &TcpStream) -> SenderSample {
     // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -865,11 +908,18 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
     // An older kernel fills less of the struct and says how much.
     let has_segs_out = len as usize
         >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_out) + std::mem::size_of::<u32>();
+    let has_total_rto = len as usize
+        >= std::mem::offset_of!(libc::tcp_info, tcpi_total_rto) + std::mem::size_of::<u16>();
     SenderSample {
         rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
         cwnd: Some(f64::from(info.tcpi_snd_cwnd)),
         packets_sent: if has_segs_out {
             u64::from(info.tcpi_data_segs_out)
+        } else {
+            0
+        },
+        timeouts: if has_total_rto {
+            u64::from(info.tcpi_total_rto)
         } else {
             0
         },
@@ -1013,6 +1063,22 @@ fn parse_qdisc(text: &str) -> Option<QdiscSample> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_netstat_counter_is_read_from_its_groups_value_line() {
+        let text = "TcpExt: SyncookiesSent TCPSpuriousRTOs TCPSackRecovery\n\
+                    TcpExt: 0 7 12\n\
+                    IpExt: InNoRoutes TCPSpuriousRTOs\n\
+                    IpExt: 3 99\n";
+        assert_eq!(netstat_counter(text, "TcpExt", "TCPSpuriousRTOs"), Some(7));
+        assert_eq!(netstat_counter(text, "IpExt", "TCPSpuriousRTOs"), Some(99));
+        assert_eq!(netstat_counter(text, "TcpExt", "Nothing"), None);
+        assert_eq!(netstat_counter(text, "MPTcpExt", "TCPSpuriousRTOs"), None);
+        // this kernel's own file has the counter
+        if let Ok(own) = std::fs::read_to_string("/proc/net/netstat") {
+            assert!(netstat_counter(&own, "TcpExt", "TCPSpuriousRTOs").is_some());
+        }
+    }
 
     #[test]
     fn qdisc_counters_and_backlog_are_read_from_tc_output() {

@@ -27,6 +27,33 @@ pub struct Summary {
     /// `access-gateway` scenarios only: the web workload's report (docs/scenarios.md, Outputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<crate::web::WebSection>,
+    /// `--backend testbed` only: what the kernel counts per network namespace, not per flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub testbed: Option<TestbedSection>,
+}
+
+/// The testbed's namespace-level counters (`--backend testbed`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TestbedSection {
+    /// Per namespace that sends kernel-TCP data: the timeouts its TCP senders found spurious
+    /// in the measurement window (tfcc_net::testbed::tcp_spurious_rtos).
+    pub tcp_spurious_rtos: Vec<NamespaceRtos>,
+}
+
+/// One namespace's spurious retransmission timeouts over the measurement window, as the kernel
+/// counts them (differences of its `TcpExt:` counters from the window's start to its end).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct NamespaceRtos {
+    /// `senders` (the forward flows' senders) or `receivers` (the reverse flows' senders).
+    pub namespace: String,
+    /// The kernel-TCP flows sending from it (flow ids): with one, `loss_undos` is that flow's
+    /// `spurious_timeouts`; with several, it is their total and no flow has its own.
+    pub flows: Vec<u32>,
+    /// `TCPLossUndo`: timeout recoveries undone as spurious (timestamps, D-SACK or F-RTO; one
+    /// per recovery, however many backed-off timeouts it took); `None` if not read.
+    pub loss_undos: Option<u64>,
+    /// `TCPSpuriousRTOs`: of `loss_undos`, those F-RTO found; `None` if not read.
+    pub spurious_rtos: Option<u64>,
 }
 
 /// One flow's results in the measurement window (see `tfcc_sim::FlowSummary`).
@@ -50,13 +77,18 @@ pub struct FlowEntry {
     pub mean_rtt_s: Option<f64>,
     pub cov: Option<f64>,
     pub retransmits: u64,
-    /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries).
+    /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries), every
+    /// expiry whatever its outcome: TCP's include those whose retransmission's fate is unknown
+    /// at the end of the run, which are neither spurious nor loss events.
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious (TCP: the original segment arrived, nothing was
     /// lost); they are not loss events and `loss_event_rate` leaves them out. 0 where the
-    /// sender cannot tell. Always written.
+    /// sender cannot tell. On the testbed a kernel-TCP flow has its namespace's count
+    /// (`loss_undos` of `testbed.tcp_spurious_rtos`: the kernel counts them per network
+    /// namespace only) when it is the only kernel-TCP sender there, and `null` when several
+    /// share the namespace, rather than a 0 that would say none was spurious. Always written.
     #[serde(default)]
-    pub spurious_timeouts: u64,
+    pub spurious_timeouts: Option<u64>,
     /// The receiver's: WARC's fluid-based timeout phases (003 Sec. 3.2.2.3); 0 for receivers
     /// that emulate none. Always written, so every flow row of a sweep's store has the column.
     #[serde(default)]
@@ -251,7 +283,7 @@ impl Summary {
                     cov: f.cov.and_then(finite),
                     retransmits: f.retransmits,
                     timeouts: f.timeouts,
-                    spurious_timeouts: f.spurious_timeouts,
+                    spurious_timeouts: Some(f.spurious_timeouts),
                     receiver_timeouts: f.receiver_timeouts,
                     ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
                 }
@@ -296,6 +328,7 @@ impl Summary {
             links,
             metrics,
             web: None,
+            testbed: None,
         }
     }
 

@@ -18,9 +18,15 @@
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate and mean RTT come from the endpoints' own statistics, read at the sampling instants
 //! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
-//! smoothed RTT (`TCP_INFO`) at the same instants, and packets sent and the loss event rate are
-//! not collected (0 / null: the kernel counts retransmitted segments, not congestion
-//! responses). No flow has a per-flow count of lost packets.
+//! smoothed RTT (`TCP_INFO`) at the same instants, packets sent and `timeouts` from the
+//! connection's `TCP_INFO` (data segments out, `tcpi_total_rto`) over the window, and the loss
+//! event rate is not collected (null: the kernel counts retransmitted segments, not congestion
+//! responses). The kernel counts spurious timeouts per network namespace only (`TcpExt:
+//! TCPLossUndo`, of which `TCPSpuriousRTOs` are F-RTO's; tfcc_net::testbed::tcp_spurious_rtos),
+//! so they are reported per namespace (`testbed.tcp_spurious_rtos`, read at the window's start
+//! and end) and as a kernel-TCP flow's `spurious_timeouts` only when it is the one kernel-TCP
+//! sender in its namespace (`null` when several share it). No flow has a per-flow count of
+//! lost packets.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -30,8 +36,8 @@ use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
 use tfcc_net::testbed::{
-    flow_port, root_qdisc_samples, run_flows_sampled, Bottleneck, Dumbbell, FlowKind, FlowSpec,
-    QdiscSample, TestbedError, FORWARD_DEV, REVERSE_DEV,
+    flow_port, root_qdisc_samples, run_flows_sampled, tcp_spurious_rtos, Bottleneck, Dumbbell,
+    FlowKind, FlowSpec, QdiscSample, TestbedError, FORWARD_DEV, REVERSE_DEV,
 };
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
@@ -39,7 +45,9 @@ use tfcc_sim::scenario::spec::Direction;
 use tfcc_sim::LinkAction;
 use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
 
-use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, Summary};
+use crate::summary::{
+    is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos, Summary, TestbedSection,
+};
 use crate::{Finished, FlowColumns, LinkColumns, RunError};
 
 fn refuse(path: &Path, msg: String) -> RunError {
@@ -237,9 +245,39 @@ pub fn run(
     // which the receivers wait for the queue to drain, and utilisation came out at 1.02-1.03
     // (0.5 s more transmission over a 20 s window).
     let mut at_end: Option<Directions> = None;
+    // Kernel TCP's spurious timeouts, counted by the kernel per namespace only: read at the
+    // window's start and end in each namespace that sends kernel-TCP data (the senders' for
+    // forward flows, the receivers' for reverse ones), with the flows sending from it.
+    let mut rto_spaces: Vec<(&str, String, Vec<u32>)> = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        if !matches!(f.kind, FlowKind::Tcp(_)) {
+            continue;
+        }
+        let (label, ns) = if f.reverse {
+            ("receivers", bed.receiver_ns())
+        } else {
+            ("senders", bed.sender_ns())
+        };
+        match rto_spaces.iter_mut().find(|s| s.0 == label) {
+            Some(s) => s.2.push(i as u32),
+            None => rto_spaces.push((label, ns, vec![i as u32])),
+        }
+    }
+    type Rtos = Vec<(Option<u64>, Option<u64>)>;
+    let read_rtos = |spaces: &[(&str, String, Vec<u32>)]| -> Rtos {
+        spaces.iter().map(|s| tcp_spurious_rtos(&s.1)).collect()
+    };
+    let mut rtos_at_window: Option<Rtos> = None;
+    let mut rtos_at_end: Option<Rtos> = None;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
         if !keep_going() {
             return Err(TestbedError::Interrupted);
+        }
+        if rtos_at_window.is_none() && elapsed >= measure_from {
+            rtos_at_window = Some(read_rtos(&rto_spaces));
+        }
+        if rtos_at_end.is_none() && elapsed >= duration {
+            rtos_at_end = Some(read_rtos(&rto_spaces));
         }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(Directions::read(&router).unwrap_or_default());
@@ -357,6 +395,34 @@ pub fn run(
         })
         .collect();
     let window = duration - measure_from;
+    let tcp_spurious_rtos: Vec<NamespaceRtos> = rto_spaces
+        .iter()
+        .enumerate()
+        .map(|(k, (label, _, ids))| {
+            let at = |r: &Option<Rtos>| r.as_ref().map_or((None, None), |v| v[k]);
+            let ((undo0, frto0), (undo1, frto1)) = (at(&rtos_at_window), at(&rtos_at_end));
+            let diff = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
+            NamespaceRtos {
+                namespace: label.to_string(),
+                flows: ids.clone(),
+                loss_undos: diff(undo0, undo1),
+                spurious_rtos: diff(frto0, frto1),
+            }
+        })
+        .collect();
+    // A kernel-TCP flow's own count where it is the one kernel-TCP sender of its namespace;
+    // `None` where several share it (their total is in `tcp_spurious_rtos`). 0 for tfcc's UDP
+    // flows, which have no TCP retransmission timer.
+    let spurious_of = |i: usize| -> Option<u64> {
+        match tcp_spurious_rtos
+            .iter()
+            .find(|n| n.flows.contains(&(i as u32)))
+        {
+            Some(n) if n.flows.len() == 1 => n.loss_undos,
+            Some(_) => None,
+            None => Some(0),
+        }
+    };
     let entries: Vec<FlowEntry> = results
         .iter()
         .zip(&built.flow_info)
@@ -391,8 +457,8 @@ pub fn run(
             mean_rtt_s: own.mean_rtt_s,
             cov: None,
             retransmits: 0,
-            timeouts: 0,
-            spurious_timeouts: 0,
+            timeouts: own.timeouts,
+            spurious_timeouts: spurious_of(i),
             receiver_timeouts: 0,
             ptcp: None,
         })
@@ -470,6 +536,7 @@ pub fn run(
             jain_index: jain_index(&goodputs),
         },
         web: None,
+        testbed: Some(TestbedSection { tcp_spurious_rtos }),
     };
     Ok(Finished {
         summary,
@@ -488,6 +555,9 @@ struct EndpointFigures {
     loss_event_rate: Option<f64>,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     mean_rtt_s: Option<f64>,
+    /// Kernel TCP's retransmission timeouts in the window (`tcpi_total_rto`); 0 for tfcc
+    /// flows (their timeouts are not reported by the testbed).
+    timeouts: u64,
 }
 
 /// UDP/IPv4 header bytes the kernel puts on the wire in front of each datagram's payload.
@@ -592,10 +662,11 @@ fn endpoint_figures(
         .collect();
     let mean_rtt_s = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
     if r.sender_counters.is_none() {
-        // Kernel TCP: segments sent, but no loss events to set beside them.
+        // Kernel TCP: segments sent and timeouts, but no loss events to set beside them.
         return EndpointFigures {
             packets_sent,
             mean_rtt_s,
+            timeouts: b.timeouts.saturating_sub(a.timeouts),
             ..EndpointFigures::default()
         };
     }
@@ -607,6 +678,7 @@ fn endpoint_figures(
             0.0
         }),
         mean_rtt_s,
+        timeouts: 0,
     }
 }
 
@@ -769,6 +841,7 @@ mod tests {
             rtt: Some(Dur::from_millis(40 + k)),
             packets_sent: 100 * k,
             loss_events: events,
+            timeouts: k / 2,
             ..SenderSample::default()
         };
         // Ten samples at 1..=10 s; window 4-10 s.
@@ -796,6 +869,8 @@ mod tests {
         r.sender_counters = None;
         let f = endpoint_figures(&r, iv, from, to);
         assert_eq!((f.packets_sent, f.loss_event_rate), (600, None));
+        // and its timeouts in the window (tcpi_total_rto 2 at 4 s, 5 at 10 s)
+        assert_eq!(f.timeouts, 3);
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender.clear();
         assert_eq!(

@@ -202,3 +202,63 @@ extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
 }
+
+/// The bottleneck drops from 10 Mb/s to 10 kb/s at 4 s with its 100-packet queue full: a
+/// packet now takes 1.2 s on the bottleneck, the kernel TCP hears no ACK for longer than its
+/// RTO and times out, retransmitting segments that are still queued, not lost; the ACKs of the
+/// originals (their timestamps older than the retransmission) make it undo the recovery as
+/// spurious. The kernel counts these per namespace only (`TcpExt: TCPLossUndo`, F-RTO's among
+/// them also as `TCPSpuriousRTOs`), and the testbed wrote 0 for every flow. With one
+/// kernel-TCP sender in the senders' namespace the count is the flow's; with two, each flow's
+/// is null and the namespace's total is in `testbed.tcp_spurious_rtos`.
+#[test]
+fn kernel_tcp_spurious_timeouts_come_from_the_senders_namespace() {
+    let scenario = |flows: u32| {
+        format!(
+            r#"
+name = "spurious-rto"
+duration = "9s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = "droptail", limit = 100 }}
+[[flows]]
+protocol = "tcp-reno"
+count = {flows}
+[[events]]
+at = "4s"
+link = "bottleneck"
+rate = "10kbps"
+"#
+        )
+    };
+    let Some((one, _)) = run_on_testbed("spurious-one", &scenario(1)) else {
+        return;
+    };
+    let ns = &one["testbed"]["tcp_spurious_rtos"];
+    let f = &one["flows"][0];
+    eprintln!("one flow: {f}; namespaces {ns}");
+    assert_eq!(ns.as_array().unwrap().len(), 1, "{ns}");
+    assert_eq!(ns[0]["namespace"], "senders");
+    assert_eq!(ns[0]["flows"], serde_json::json!([0]));
+    let undos = ns[0]["loss_undos"].as_u64().unwrap();
+    assert!(
+        undos > 0,
+        "no spurious timeout: the scenario tests nothing; {f}"
+    );
+    assert!(ns[0]["spurious_rtos"].as_u64().unwrap() <= undos, "{ns}");
+    assert_eq!(f["spurious_timeouts"].as_u64(), Some(undos), "{f}");
+    // the connection's own timeouts (TCP_INFO's tcpi_total_rto) hold the spurious ones
+    assert!(f["timeouts"].as_u64().unwrap() >= undos, "{f}");
+    let Some((two, _)) = run_on_testbed("spurious-two", &scenario(2)) else {
+        return;
+    };
+    let ns = &two["testbed"]["tcp_spurious_rtos"];
+    eprintln!("two flows: {}; namespaces {ns}", two["flows"]);
+    assert_eq!(ns[0]["flows"], serde_json::json!([0, 1]));
+    assert!(ns[0]["loss_undos"].as_u64().is_some(), "{ns}");
+    for f in two["flows"].as_array().unwrap() {
+        assert!(f["spurious_timeouts"].is_null(), "{f}");
+        assert!(f["timeouts"].as_u64().is_some(), "{f}");
+    }
+}

@@ -140,8 +140,9 @@ pub struct FlowSummary {
     pub packets_lost: u64,
     /// Loss events per data packet sent in the window: the events the sender counts
     /// (`Stats::loss_events`: TCP's window reductions caused by a detected loss, i.e. fast
-    /// retransmits and retransmission timeouts but not the timeouts found spurious, which
-    /// reduce the window with nothing lost; TFWC's loss events) or, if the sender
+    /// retransmits and the retransmission timeouts resolved as losses, not those found
+    /// spurious, which reduce the window with nothing lost, nor those still unresolved at the
+    /// end of the run, whose retransmission's fate is unknown; TFWC's loss events) or, if the sender
     /// counts none, those the receiver counts (TFRC's and the other equation-based receivers'
     /// loss histories), both over the window. Only for flows that count none on either side
     /// (CBR) is it the receiver's `p` (the sink's loss ratio).
@@ -153,7 +154,8 @@ pub struct FlowSummary {
     pub cov: Option<f64>,
     pub retransmits: u64,
     /// The sender's timeouts in the window (TCP's retransmission timeouts; a rate sender's
-    /// no-feedback timer expiries).
+    /// no-feedback timer expiries): every expiry, whatever its outcome, so TCP's include those
+    /// unresolved at the end of the run (neither loss events nor spurious).
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious (TCP only, `Stats::spurious_timeouts`): the
     /// original segment arrived, nothing was lost, and they are not loss events.

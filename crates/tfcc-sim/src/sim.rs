@@ -899,15 +899,17 @@ impl World {
                 let bytes = f.receiver.delivered_bytes() - m.delivered_bytes;
                 let sent = f.count.sent[0] - m.count.sent[0];
                 let stats_sent = s.packets_sent - m.stats_sent;
-                // Saturating: a TCP timeout counted as a loss event at the mark and found
-                // spurious after it leaves the count lower than at the mark.
-                let loss_events = s.loss_events.saturating_sub(m.loss_events);
+                // A TCP timeout is a loss event from when it is resolved as one
+                // (`TcpSender::loss_events`): one fired before the mark and resolved after it
+                // counts in the window, one unresolved at the end of the run does not count.
+                let loss_events = s.loss_events - m.loss_events;
                 let rs = f.receiver.stats();
                 let packets = stats_sent.max(sent).max(1) as f64;
                 // Loss events per packet sent over the window, counted where the protocol
                 // counts them: by the sender (TCP: window reductions caused by a detected
-                // loss, i.e. fast retransmits and timeouts less the spurious timeouts, see
-                // `Stats::loss_events`; TFWC, ...) or, for equation-based
+                // loss, i.e. fast retransmits and the timeouts resolved as losses, neither the
+                // spurious ones nor those unresolved at the end, see `Stats::loss_events`;
+                // TFWC, ...) or, for equation-based
                 // protocols whose receiver runs the loss history (TFRC, WARC, ...), by the
                 // receiver. A receiver that has counted any event in the run is such a
                 // receiver, and a window without events then gives 0. Only a flow that counts
@@ -1369,6 +1371,40 @@ mod tests {
         assert!(f.timeouts > 0, "no timeout: the scenario tests nothing");
         assert_eq!(f.spurious_timeouts, f.timeouts);
         assert_eq!(f.loss_event_rate, 0.0);
+    }
+
+    /// A TCP flow whose only link goes down 5 s before the end of a lossless run times out
+    /// (every segment in flight is lost, and so is each retransmission) and the run ends with
+    /// the timeouts unresolved: no ACK has told whether the retransmission or the original got
+    /// through. They counted as loss events, so the flow read a loss event rate > 0 from
+    /// timeouts whose fate was unknown. Now they are in `timeouts` but not loss events.
+    #[test]
+    fn a_tcp_timeout_unresolved_at_the_end_of_the_run_is_not_a_loss_event() {
+        let topo = one_link(
+            Rate::from_mbps(2),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(1000)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(20), topo).unwrap();
+        // A window of 10 segments never fills the queue: no drop, no RTT inflation.
+        let tcp = tfcc_core::tcp::TcpConfig {
+            max_window: 10,
+            ..Default::default()
+        };
+        sim.add_flow(FlowSpec::tcp(0, tcp, Time::ZERO, None))
+            .unwrap();
+        sim.add_event(ScheduledEvent {
+            at: Time::from_secs(15),
+            link: 0,
+            action: LinkAction::SetUp(false),
+        })
+        .unwrap();
+        let r = sim.run();
+        let f = &r.summary.flows[0];
+        assert!(f.timeouts > 0, "no timeout: the scenario tests nothing");
+        assert_eq!((f.spurious_timeouts, f.retransmits), (0, f.timeouts));
+        assert_eq!(f.loss_event_rate, 0.0, "{} timeouts", f.timeouts);
     }
 
     #[test]

@@ -162,6 +162,9 @@ pub struct TcpSender {
     /// that moves it tells which of them were spurious ([`Self::spurious_timeouts`]).
     unresolved_timeouts: Vec<Time>,
     spurious_timeouts: u64,
+    /// Timeouts resolved as losses: the ACK that next moved the ACK point showed their
+    /// retransmission, not the original, got through ([`Self::loss_events`]).
+    lost_timeouts: u64,
     acks: u64,
     malformed: u64,
 }
@@ -221,6 +224,7 @@ impl TcpSender {
             timeouts: 0,
             unresolved_timeouts: Vec::new(),
             spurious_timeouts: 0,
+            lost_timeouts: 0,
             acks: 0,
             malformed: 0,
             cfg,
@@ -294,10 +298,21 @@ impl TcpSender {
         self.spurious_timeouts
     }
     /// Loss events: window reductions caused by a detected loss, i.e. fast retransmits plus
-    /// retransmission timeouts less [`Self::spurious_timeouts`]. A timeout not resolved yet
-    /// (no ACK has moved the ACK point since) counts as one until the ACK tells otherwise.
+    /// the retransmission timeouts resolved as losses. A timeout is resolved by the ACK that
+    /// next moves the ACK point (RFC 3522 §3.2's test, see [`Self::spurious_timeouts`]): a
+    /// loss if the copy that got through was sent at or after it, spurious otherwise. Until
+    /// then its retransmission's fate is unknown and it is no loss event, so one still
+    /// unresolved when a run ends never counts (it stays in [`Self::timeouts`], which counts
+    /// every expiry, as neither a loss event nor spurious). The count grows when the loss is
+    /// known, as a fast retransmit's does at the third duplicate ACK, and never falls.
     pub fn loss_events(&self) -> u64 {
-        self.fast_retransmits + self.timeouts - self.spurious_timeouts
+        self.fast_retransmits + self.lost_timeouts
+    }
+    /// Retransmission timeouts whose fate is not known yet: fired since the ACK point last
+    /// moved. `Stats::timeouts` = timeouts resolved as losses + [`Self::spurious_timeouts`] +
+    /// these.
+    pub fn unresolved_timeouts(&self) -> u64 {
+        self.unresolved_timeouts.len() as u64
     }
     /// ACKs received, duplicates included.
     pub fn acks_received(&self) -> u64 {
@@ -939,7 +954,9 @@ impl TcpSender {
                 .unresolved_timeouts
                 .iter()
                 .filter(|&&t| t > ack.ts_echo);
-            self.spurious_timeouts += spurious.count() as u64;
+            let spurious = spurious.count() as u64;
+            self.spurious_timeouts += spurious;
+            self.lost_timeouts += self.unresolved_timeouts.len() as u64 - spurious;
             self.unresolved_timeouts.clear();
         }
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
@@ -1308,7 +1325,13 @@ mod tests {
                 drain(&mut s, now);
                 fired.push(now);
             }
-            assert_eq!((s.stats().timeouts, s.stats().loss_events), (3, 3));
+            // Unresolved: no ACK has told whether a retransmission or the original got
+            // through, so none is a loss event yet (nor spurious).
+            assert_eq!((s.stats().timeouts, s.stats().loss_events), (3, 0));
+            assert_eq!(
+                (s.unresolved_timeouts(), s.stats().spurious_timeouts),
+                (3, 0)
+            );
             // The original segment left before the first timeout (at `t` or earlier).
             let ts = echo_at.map_or(t, |k| fired[k]);
             let a = TcpAck::new((s.highest_ack + 2) as u64, ts);

@@ -207,72 +207,6 @@ pub struct TopologySpec {
     pub reverse_queue: Option<QueueTable>,
 }
 
-/// `reverse_queue = { queue, limit, ... }`: a link's queue without its rate and delay, which
-/// it takes from the link it belongs to. The keys mean what they mean on a link.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QueueTable {
-    #[serde(default)]
-    pub queue: QueueKind,
-    #[serde(default)]
-    pub limit: Option<u32>,
-    #[serde(default, deserialize_with = "opt_bytes")]
-    pub limit_bytes: Option<u64>,
-    #[serde(default, deserialize_with = "opt_bytes_u32")]
-    pub quantum: Option<u32>,
-    #[serde(default)]
-    pub min_th: Option<f64>,
-    #[serde(default)]
-    pub max_th: Option<f64>,
-    #[serde(default)]
-    pub max_p: Option<f64>,
-    #[serde(default)]
-    pub w_q: Option<f64>,
-    #[serde(default)]
-    pub gentle: Option<bool>,
-    #[serde(default)]
-    pub wait: Option<bool>,
-    #[serde(default)]
-    pub bytes: Option<bool>,
-    #[serde(default)]
-    pub queue_in_bytes: Option<bool>,
-    #[serde(default, deserialize_with = "opt_bytes_u32")]
-    pub mean_pktsize: Option<u32>,
-    #[serde(default)]
-    pub target_delay: Option<Dur>,
-    #[serde(default)]
-    pub use_mark_p: Option<bool>,
-}
-
-impl QueueTable {
-    /// The link table of a link with `rate` and `delay` and this queue (no loss model).
-    pub fn on_link(&self, rate: Rate, delay: Dur) -> LinkTable {
-        LinkTable {
-            rate,
-            delay,
-            queue: self.queue,
-            limit: self.limit,
-            limit_bytes: self.limit_bytes,
-            loss: None,
-            quantum: self.quantum,
-            min_th: self.min_th,
-            max_th: self.max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            wait: self.wait,
-            bytes: self.bytes,
-            queue_in_bytes: self.queue_in_bytes,
-            mean_pktsize: self.mean_pktsize,
-            target_delay: self.target_delay,
-            use_mark_p: self.use_mark_p,
-            name: None,
-            from: None,
-            to: None,
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {
@@ -334,56 +268,123 @@ impl<'de> Deserialize<'de> for QueueKind {
     }
 }
 
-/// A link: the bottleneck, a parking-lot hop or a custom link. `name`, `from` and `to` are for
-/// custom links only; the RED keys for `queue = "red"` only.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkTable {
-    pub rate: Rate,
-    pub delay: Dur,
-    #[serde(default)]
-    pub queue: QueueKind,
-    /// Queue limit in packets, ns-2's `limit_` (it counts the packet on the wire).
-    #[serde(default)]
-    pub limit: Option<u32>,
-    /// DropTail limit in bytes instead of packets.
-    #[serde(default, deserialize_with = "opt_bytes")]
-    pub limit_bytes: Option<u64>,
-    #[serde(default)]
-    pub loss: Option<LossTable>,
-    /// `queue = "drr"`: bytes credited to each flow's queue per round (default 1000 B).
-    #[serde(default, deserialize_with = "opt_bytes_u32")]
-    pub quantum: Option<u32>,
-    // RED (queue.rs `RedConfig`; absent keys take ns-2.35's defaults).
-    #[serde(default)]
-    pub min_th: Option<f64>,
-    #[serde(default)]
-    pub max_th: Option<f64>,
-    #[serde(default)]
-    pub max_p: Option<f64>,
-    #[serde(default)]
-    pub w_q: Option<f64>,
-    #[serde(default)]
-    pub gentle: Option<bool>,
-    #[serde(default)]
-    pub wait: Option<bool>,
-    #[serde(default)]
-    pub bytes: Option<bool>,
-    #[serde(default)]
-    pub queue_in_bytes: Option<bool>,
-    #[serde(default, deserialize_with = "opt_bytes_u32")]
-    pub mean_pktsize: Option<u32>,
-    #[serde(default)]
-    pub target_delay: Option<Dur>,
-    #[serde(default)]
-    pub use_mark_p: Option<bool>,
+/// Declares [`LinkTable`] and [`QueueTable`] from one list of keys, so that the queue keys (the
+/// discipline, its limit and its parameters) are written once and mean the same on a link and
+/// in a `reverse_queue`. The keys come in groups: `queue { ... }` for the keys of both tables,
+/// `link { ... }` for a link's own optional keys (its loss model, a custom link's name and
+/// ends), which a `reverse_queue` does not take; `rate` and `delay`, every link's required
+/// keys, open `LinkTable` and are the arguments of [`QueueTable::on_link`].
+///
+/// Why a macro: serde's `flatten` would share the queue keys as a nested struct, but it cannot
+/// be combined with `deny_unknown_fields` (the flattened struct sees no unknown keys, the outer
+/// one sees all of them), and every table of a scenario refuses unknown keys. Here both
+/// structs are plain derives, field by field in the order of the groups, so serde's message
+/// for an unknown key ("unknown field `x`, expected one of `rate`, `delay`, ...") lists each
+/// table's keys in the order they were always listed.
+macro_rules! link_and_queue_tables {
+    // every group placed: the two tables and the conversion
+    (@tables [$($link:tt)*] [$($queue:tt)*] [$($own:ident)*] [$($shared:ident)*]) => {
+        /// A link: the bottleneck, a parking-lot hop or a custom link. `name`, `from` and `to`
+        /// are for custom links only; the RED keys for `queue = "red"` only.
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct LinkTable {
+            pub rate: Rate,
+            pub delay: Dur,
+            $($link)*
+        }
+
+        /// `reverse_queue = { queue, limit, ... }`: a link's queue without its rate and delay,
+        /// which it takes from the link it belongs to. The keys mean what they mean on a link.
+        #[derive(Clone, Debug, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct QueueTable {
+            $($queue)*
+        }
+
+        impl QueueTable {
+            /// The link table of a link with `rate` and `delay` and this queue (no loss model).
+            pub fn on_link(&self, rate: Rate, delay: Dur) -> LinkTable {
+                LinkTable {
+                    rate,
+                    delay,
+                    $($own: None,)*
+                    $($shared: self.$shared,)*
+                }
+            }
+        }
+    };
+    (@tables [$($link:tt)*] [$($queue:tt)*] [$($own:ident)*] [$($shared:ident)*]
+        queue { $($(#[$m:meta])* $f:ident: $t:ty,)* } $($rest:tt)*) => {
+        link_and_queue_tables!(@tables
+            [$($link)* $($(#[$m])* pub $f: $t,)*]
+            [$($queue)* $($(#[$m])* pub $f: $t,)*]
+            [$($own)*] [$($shared)* $($f)*] $($rest)*);
+    };
+    (@tables [$($link:tt)*] [$($queue:tt)*] [$($own:ident)*] [$($shared:ident)*]
+        link { $($(#[$m:meta])* $f:ident: $t:ty,)* } $($rest:tt)*) => {
+        link_and_queue_tables!(@tables
+            [$($link)* $($(#[$m])* pub $f: $t,)*]
+            [$($queue)*]
+            [$($own)* $($f)*] [$($shared)*] $($rest)*);
+    };
+    ($($groups:tt)*) => {
+        link_and_queue_tables!(@tables [] [] [] [] $($groups)*);
+    };
+}
+
+link_and_queue_tables! {
+    queue {
+        #[serde(default)]
+        queue: QueueKind,
+        /// Queue limit in packets, ns-2's `limit_` (it counts the packet on the wire).
+        #[serde(default)]
+        limit: Option<u32>,
+        /// DropTail limit in bytes instead of packets.
+        #[serde(default, deserialize_with = "opt_bytes")]
+        limit_bytes: Option<u64>,
+    }
+    link {
+        #[serde(default)]
+        loss: Option<LossTable>,
+    }
+    queue {
+        /// `queue = "drr"`: bytes credited to each flow's queue per round (default 1000 B).
+        #[serde(default, deserialize_with = "opt_bytes_u32")]
+        quantum: Option<u32>,
+        // RED (queue.rs `RedConfig`; absent keys take ns-2.35's defaults).
+        #[serde(default)]
+        min_th: Option<f64>,
+        #[serde(default)]
+        max_th: Option<f64>,
+        #[serde(default)]
+        max_p: Option<f64>,
+        #[serde(default)]
+        w_q: Option<f64>,
+        #[serde(default)]
+        gentle: Option<bool>,
+        #[serde(default)]
+        wait: Option<bool>,
+        #[serde(default)]
+        bytes: Option<bool>,
+        #[serde(default)]
+        queue_in_bytes: Option<bool>,
+        #[serde(default, deserialize_with = "opt_bytes_u32")]
+        mean_pktsize: Option<u32>,
+        #[serde(default)]
+        target_delay: Option<Dur>,
+        #[serde(default)]
+        use_mark_p: Option<bool>,
+    }
     // custom topologies
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub from: Option<String>,
-    #[serde(default)]
-    pub to: Option<String>,
+    link {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        from: Option<String>,
+        #[serde(default)]
+        to: Option<String>,
+    }
 }
 
 /// `access = { rate, delay, limit }`: per-flow access links of a dumbbell or parking lot.

@@ -1793,3 +1793,41 @@ fn a_queue_written_as_a_table_is_refused_with_what_to_write() {
         "unknown variant `fifo`, expected one of `droptail`, `red`, `drr`",
     );
 }
+
+/// The queue keys are declared once for a link and a `reverse_queue`
+/// (`spec::link_and_queue_tables!`); an unknown key in either table is still refused with
+/// serde's message listing exactly that table's keys, in the order they were always listed.
+#[test]
+fn an_unknown_key_in_a_link_or_a_reverse_queue_lists_that_tables_keys() {
+    const QUEUE_KEYS: &str = "`queue`, `limit`, `limit_bytes`, `quantum`, `min_th`, `max_th`, \
+        `max_p`, `w_q`, `gentle`, `wait`, `bytes`, `queue_in_bytes`, `mean_pktsize`, \
+        `target_delay`, `use_mark_p`";
+    let (k, m) = bad(&two_way(false), &["topology.bottleneck.size=1"]);
+    assert_eq!(k, "topology.bottleneck.size", "{m}");
+    let link_keys = "`rate`, `delay`, `queue`, `limit`, `limit_bytes`, `loss`, `quantum`, \
+        `min_th`, `max_th`, `max_p`, `w_q`, `gentle`, `wait`, `bytes`, `queue_in_bytes`, \
+        `mean_pktsize`, `target_delay`, `use_mark_p`, `name`, `from`, `to`";
+    assert!(
+        m.contains(&format!(
+            "unknown field `size`, expected one of {link_keys}"
+        )),
+        "{m}"
+    );
+    let (k, m) = bad(&two_way(false), &["topology.reverse_queue={ size = 1 }"]);
+    assert_eq!(k, "topology.reverse_queue.size", "{m}");
+    assert!(
+        m.contains(&format!(
+            "unknown field `size`, expected one of {QUEUE_KEYS}"
+        )),
+        "{m}"
+    );
+    // a link's own keys are unknown in a reverse queue, which takes them from its link
+    for key in ["rate", "delay", "loss", "name", "from", "to"] {
+        let (k, m) = bad(
+            &two_way(false),
+            &[&format!("topology.reverse_queue={{ {key} = 1 }}")],
+        );
+        assert_eq!(k, format!("topology.reverse_queue.{key}"), "{m}");
+        assert!(m.contains(&format!("unknown field `{key}`")), "{m}");
+    }
+}
