@@ -302,7 +302,7 @@ impl TcpSender {
     /// next moves the ACK point (RFC 3522 §3.2's test, see [`Self::spurious_timeouts`]): a
     /// loss if the copy that got through was sent at or after it, spurious otherwise. Until
     /// then its retransmission's fate is unknown and it is no loss event, so one still
-    /// unresolved when a run ends never counts (it stays in [`Self::timeouts`], which counts
+    /// unresolved when a run ends never counts (it stays in `Stats::timeouts`, which counts
     /// every expiry, as neither a loss event nor spurious). The count grows when the loss is
     /// known, as a fast retransmit's does at the third duplicate ACK, and never falls.
     pub fn loss_events(&self) -> u64 {
