@@ -40,8 +40,9 @@ struct SendArgs {
     /// Bytes per datagram (TFRC's s).
     #[arg(long, default_value_t = 1460)]
     packet_size: u32,
-    /// Protocol preset: thesis or ns2 [default: TFRC thesis (004), TFWC ns2 (Choi's
-    /// ns-2.34 agent, which ran 002's simulations)]. CBR has none.
+    /// Protocol preset: thesis or ns2, or rfc5348 for TFRC [default: TFRC thesis (004), TFWC
+    /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
+    /// CBR has none.
     #[arg(long)]
     preset: Option<String>,
     /// Local address to bind [default: 0.0.0.0:0, or [::]:0 for an IPv6 receiver].
@@ -58,7 +59,8 @@ struct SendArgs {
     /// What the application has to send: bulk (always backlogged), or video[:RATE[:FPS]], a
     /// codec handing TFRC one frame every 1/FPS s at its real time (RATE default 1Mbps, FPS
     /// 25; GOP 12 with 3x I-frames, frame-size CV 0.2, as the simulator's video source).
-    /// Use --preset rfc5348 for RFC 5348's data-limited rules. tfrc only.
+    /// Use --preset rfc5348 (at both ends) for RFC 5348's data-limited rules: the thesis'
+    /// sender assumes it always has data. tfrc only.
     #[arg(long, default_value = "bulk", value_name = "SOURCE")]
     source: String,
     /// A silent period of the video source, FROM-TO in session time (e.g. 3s-5s); repeat for
@@ -83,8 +85,9 @@ struct RecvArgs {
     /// How long to listen, e.g. 15s.
     #[arg(long, default_value = "15s")]
     duration: String,
-    /// Protocol preset: thesis or ns2 [default: TFRC thesis (004), TFWC ns2 (Choi's
-    /// ns-2.34 agent, which ran 002's simulations)]. CBR has none.
+    /// Protocol preset: thesis or ns2, or rfc5348 for TFRC [default: TFRC thesis (004), TFWC
+    /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
+    /// CBR has none.
     #[arg(long)]
     preset: Option<String>,
     /// Report interval, e.g. 1s.
@@ -164,7 +167,7 @@ fn dur(flag: &str, v: &str) -> Result<Dur, String> {
 fn tfrc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfrcConfig, String> {
     let preset = preset.unwrap_or("thesis");
     let mut cfg = TfrcConfig::preset(preset)
-        .ok_or_else(|| format!("--preset {preset}: unknown (use thesis or ns2)"))?;
+        .ok_or_else(|| format!("--preset {preset}: unknown (use thesis, ns2 or rfc5348)"))?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
     }
@@ -784,6 +787,8 @@ mod tests {
     fn presets_apply_to_tfrc_and_tfwc_and_name_the_flag() {
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--preset", "nope"]);
         assert_eq!(e, "--preset nope: unknown (use thesis or ns2)");
+        let e = send_error(&["127.0.0.1:9", "--protocol", "tfrc", "--preset", "nope"]);
+        assert_eq!(e, "--preset nope: unknown (use thesis, ns2 or rfc5348)");
         let e = recv_error(&[
             "--protocol",
             "cbr",
