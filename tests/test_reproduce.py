@@ -559,6 +559,58 @@ def test_refill_time_waits_from_the_cbr_stop_to_the_refilled_pipe() -> None:
         metrics.refill_time(series_run({0: [1.0] * 8, 1: [1.0] * 8}), capacity_bps=1.0)
 
 
+def test_backoff_time_waits_from_the_cbr_start_to_the_cut_rate() -> None:
+    # 0.1 s samples, a 10 bit/s link. CBR A (flow 1) at 6 bit/s is busy from the interval
+    # (0.2, 0.3]: it starts at 0.2 s; the share it leaves is 4, within 10 % 4.4. Flow 0 is at
+    # or below 4.4 from the interval ending 0.6 s: 0.4 s. CBR B (flow 2) starts at 1.0 s and
+    # flow 0 is cut at the interval ending 1.2 s: 0.2 s. The mean is 0.3 s; index picks one.
+    f0 = [9, 9, 9, 8, 6, 4, 4, 9, 9, 9, 8, 4, 4, 9]
+    ca = [0, 0, 6, 6, 6, 6, 6, 0, 0, 0, 0, 0, 0, 0]
+    cb = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 6, 0]
+    r = series_run({0: f0, 1: ca, 2: cb})
+    r.summary["flows"][1]["protocol"] = "cbr"
+    r.summary["flows"][2]["protocol"] = "cbr"
+    assert metrics.backoff_time(r, capacity_bps=10.0, cbr_bps=6.0) == pytest.approx(0.3)
+    assert metrics.backoff_time(r, 10.0, 6.0, index=0) == pytest.approx(0.4)
+    assert metrics.backoff_time(r, 10.0, 6.0, index=1) == pytest.approx(0.2)
+    # Exactly the share (level 1.0): 4 is reached at the same samples.
+    assert metrics.backoff_time(r, 10.0, 6.0, level=1.0, index=0) == pytest.approx(0.4)
+    # A CBR that starts before the measurement window is left out.
+    r.summary["measure_from_s"] = 0.5
+    assert metrics.backoff_time(r, 10.0, 6.0) == pytest.approx(0.2)
+    with pytest.raises(metrics.MetricError, match="no CBR start number 1"):
+        metrics.backoff_time(r, 10.0, 6.0, index=1)
+    r.summary["measure_from_s"] = 0.0
+    with pytest.raises(metrics.MetricError, match="not cut"):
+        metrics.backoff_time(r, 10.0, 7.0)
+    with pytest.raises(metrics.MetricError, match="no share"):
+        metrics.backoff_time(r, 10.0, 10.0)
+    with pytest.raises(metrics.MetricError, match="no CBR source starts"):
+        metrics.backoff_time(series_run({0: [1.0] * 4, 1: [1.0] * 4}), 10.0, 6.0)
+
+
+def test_flow_throughput_ratio_compares_groups_by_id() -> None:
+    # Flows 0-1 (one path) at 1 and 3, flows 2-3 (another) at 4 and 4: 2 / 4 = 0.5.
+    s = summary(("ttfwc", 1.0), ("ttfwc", 3.0), ("ttfwc", 4.0), ("ttfwc", 4.0))
+    assert metrics.flow_throughput_ratio(s, flows=[0, 1], others=[2, 3]) == pytest.approx(0.5)
+    assert metrics.flow_throughput_ratio(s, flows=[2, 3], others=[0]) == pytest.approx(4.0)
+    with pytest.raises(metrics.MetricError, match="no flow with id 7"):
+        metrics.flow_throughput_ratio(s, flows=[7], others=[0])
+    with pytest.raises(metrics.MetricError, match="at least one"):
+        metrics.flow_throughput_ratio(s, flows=[], others=[0])
+
+
+def test_mean_cwnd_averages_the_window_samples() -> None:
+    # cwnd samples every 0.1 s; the window from 0.2 s keeps the samples ending at 0.3 s and
+    # later: flow 0 (4, 6) → 5, flow 1 (10, 10) → 10; the mean over both is 7.5.
+    r = series_run({0: [1.0] * 4, 1: [1.0] * 4}, start=0.2)
+    r.flow_series["cwnd"] = [2.0, 2.0, 4.0, 6.0, 1.0, 1.0, 10.0, 10.0]
+    assert metrics.mean_cwnd(r, flow=0) == pytest.approx(5.0)
+    assert metrics.mean_cwnd(r) == pytest.approx(7.5)
+    with pytest.raises(metrics.MetricError, match="RunResult"):
+        metrics.mean_cwnd(summary(("tfwc", 1.0)))
+
+
 def test_idle_bandwidth_use_and_link_loss_follow_their_formulas() -> None:
     # 15 Mb/s link, 80 % busy; the CBR delivered 5 Mb/s: the others carried 12 − 5 = 7 Mb/s of
     # the 10 Mb/s the CBR left idle, a use of 0.7.

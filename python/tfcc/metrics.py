@@ -232,6 +232,23 @@ def throughput_ratio(s: Summary, protocol: str, other: str) -> float:
     return (sum(mine) / len(mine)) / denom
 
 
+def flow_throughput_ratio(s: Summary, flows: Sequence[int], others: Sequence[int]) -> float:
+    """Mean per-flow goodput of the flows with ids ``flows`` over that of the flows with ids
+    ``others``: two groups of one protocol told apart by their path, as 000 Sec. 5.2.1 compares
+    the three flows of sender C (varied RTT) with the three of sender A (120 ms), whose
+    throughput the thesis finds "inversely proportional to RTT"."""
+    if not flows or not others:
+        raise MetricError("both flow groups must name at least one flow")
+
+    def mean(ids: Sequence[int]) -> float:
+        return sum(float(_flows(s, flow=int(i))[0]["throughput_bps"]) for i in ids) / len(ids)
+
+    theirs = mean(others)
+    if theirs <= 0:
+        raise MetricError(f"flows {list(others)} delivered nothing")
+    return mean(flows) / theirs
+
+
 def send_rate_ratio(s: Summary, protocol: str, other: str) -> float:
     """Mean per-flow *sending* rate of the ``protocol`` flows over that of the ``other`` flows:
     data packets sent in the measurement window (retransmissions included, packets dropped on
@@ -671,6 +688,85 @@ def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = 
     if not waits:
         raise MetricError("no CBR source stops inside the measurement window")
     return sum(waits) / len(waits)
+
+
+def backoff_time(
+    s: Summary,
+    capacity_bps: float,
+    cbr_bps: float,
+    level: float = 1.1,
+    cbr: str = "cbr",
+    index: int | None = None,
+) -> float:
+    """Seconds the responsive flows take to cut their rate when a CBR source starts, the other
+    half of 002's impulse response (Sec. 4.5, Fig. 4.9: "TFWC's responsiveness is similar to
+    TFRC"; Sec. 6.5.2, Figs. 6.13-6.14: "they cut the rate in a second manner"): for each flow
+    whose protocol starts with ``cbr`` and whose first non-empty sample interval ``(t − dt, t]``
+    lies inside the measurement window, the time from that interval's start ``t − dt`` to the end
+    of the first interval in which the other flows' summed goodput is at most
+    ``level · (capacity_bps − cbr_bps)``, the share the CBR leaves (``level`` 1.1: within 10 %
+    of it). ``cbr_bps`` is the CBR's configured rate. Averaged over those CBR flows, or of the
+    ``index``-th of them in order of start (0 the first; 002 Sec. 6.5.2 compares the first
+    impulse with the second). :class:`MetricError` when no CBR starts in the window or the
+    rate is never cut. Needs a :class:`RunResult`."""
+    if not isinstance(s, RunResult):
+        raise MetricError("backoff_time needs the run's time series (a RunResult)")
+    share = capacity_bps - cbr_bps
+    if share <= 0:
+        raise MetricError("the CBR leaves no share of the capacity")
+    start = float(s.summary.get("measure_from_s", 0.0))
+    flows = [f for f in s.get("flows", []) if not _is_reverse(f)]
+    cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
+    others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
+    if not others:
+        raise MetricError("no responsive flow beside the CBR sources")
+    total: dict[float, float] = {}
+    for fid in others:
+        for ti, v in zip(*s.flow_column(fid, "throughput_bps"), strict=True):
+            total[ti] = total.get(ti, 0.0) + (0.0 if math.isnan(v) else v)
+    times = sorted(total)
+    onsets = []
+    for fid in cbrs:
+        t, v = s.flow_column(fid, "throughput_bps")
+        busy = [ti for ti, x in zip(t, v, strict=True) if x > 0]
+        if not busy or len(t) < 2:
+            continue
+        dt = t[1] - t[0]
+        if busy[0] - dt < start - 1e-9:
+            continue
+        onsets.append((busy[0] - dt, busy[0], fid))
+    onsets.sort()
+    if not onsets:
+        raise MetricError("no CBR source starts inside the measurement window")
+    if index is not None:
+        if not 0 <= index < len(onsets):
+            raise MetricError(f"no CBR start number {index} (the window holds {len(onsets)})")
+        onsets = [onsets[index]]
+    waits = []
+    for t_on, first, fid in onsets:
+        hit = next((ti for ti in times if ti >= first and total[ti] <= level * share), None)
+        if hit is None:
+            raise MetricError(f"the rate was not cut after CBR flow {fid} started")
+        waits.append(hit - t_on)
+    return sum(waits) / len(waits)
+
+
+def mean_cwnd(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Time-averaged congestion window in packets over the measurement window (the mean of the
+    ``cwnd`` samples whose interval ends after ``measure_from``), averaged over the matching
+    flows: 002 Sec. 6.2's check that TFWC's cwnd is about 10 with 1-2 % loss (1/√0.01 = 10),
+    and Eq. 4.5's estimate of the average window. Needs a :class:`RunResult`."""
+    if not isinstance(s, RunResult):
+        raise MetricError("mean_cwnd needs the run's time series (a RunResult)")
+    start = float(s.summary.get("measure_from_s", 0.0))
+    means = []
+    for fid in _window_flows(s, flow, protocol):
+        t, v = s.flow_column(fid, "cwnd")
+        window = [x for ti, x in zip(t, v, strict=True) if ti > start and not math.isnan(x)]
+        if not window:
+            raise MetricError(f"flow {fid}: no cwnd sample in the window")
+        means.append(sum(window) / len(window))
+    return sum(means) / len(means)
 
 
 def timeouts(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
@@ -1186,6 +1282,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "loss_event_rate": loss_event_rate,
     "cov": cov,
     "throughput_ratio": throughput_ratio,
+    "flow_throughput_ratio": flow_throughput_ratio,
     "send_rate_ratio": send_rate_ratio,
     "max_min": max_min,
     "model_ratio": model_ratio,
@@ -1198,6 +1295,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "variability_ratio": variability_ratio,
     "idle_bandwidth_use": idle_bandwidth_use,
     "refill_time": refill_time,
+    "backoff_time": backoff_time,
+    "mean_cwnd": mean_cwnd,
     "timeouts": timeouts,
     "web_class_rate_bps": web_class_rate_bps,
     "web_share_ratio": web_share_ratio,
