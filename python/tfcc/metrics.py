@@ -652,6 +652,24 @@ def idle_bandwidth_use(
     return (utilization(s, link) * capacity_bps - x_cbr) / idle
 
 
+def _cbr_and_responsive_total(
+    s: RunResult, cbr: str
+) -> tuple[list[int], list[float], dict[float, float]]:
+    """The forward CBR flows' ids (protocol starting with ``cbr``) and the other forward flows'
+    summed goodput per sample time: the pipe is the bottleneck's forward direction, which
+    reverse flows' data does not cross."""
+    flows = [f for f in s.get("flows", []) if not _is_reverse(f)]
+    cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
+    others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
+    if not others:
+        raise MetricError("no responsive flow beside the CBR sources")
+    total: dict[float, float] = {}
+    for fid in others:
+        for ti, v in zip(*s.flow_column(fid, "throughput_bps"), strict=True):
+            total[ti] = total.get(ti, 0.0) + (0.0 if math.isnan(v) else v)
+    return cbrs, sorted(total), total
+
+
 def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = "cbr") -> float:
     """Seconds the responsive flows take to refill the pipe after a CBR source stops, 002
     Sec. 4.5 (Fig. 4.9, after Bansal et al.): for each flow whose protocol starts with ``cbr``
@@ -663,17 +681,7 @@ def refill_time(s: Summary, capacity_bps: float, level: float = 0.9, cbr: str = 
     if not isinstance(s, RunResult):
         raise MetricError("refill_time needs the run's time series (a RunResult)")
     start = float(s.summary.get("measure_from_s", 0.0))
-    # The pipe is the bottleneck's forward direction: reverse flows' data does not cross it.
-    flows = [f for f in s.get("flows", []) if not _is_reverse(f)]
-    cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
-    others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
-    if not others:
-        raise MetricError("no responsive flow beside the CBR sources")
-    total: dict[float, float] = {}
-    for fid in others:
-        for ti, v in zip(*s.flow_column(fid, "throughput_bps"), strict=True):
-            total[ti] = total.get(ti, 0.0) + (0.0 if math.isnan(v) else v)
-    times = sorted(total)
+    cbrs, times, total = _cbr_and_responsive_total(s, cbr)
     waits = []
     for fid in cbrs:
         t, v = s.flow_column(fid, "throughput_bps")
@@ -715,16 +723,7 @@ def backoff_time(
     if share <= 0:
         raise MetricError("the CBR leaves no share of the capacity")
     start = float(s.summary.get("measure_from_s", 0.0))
-    flows = [f for f in s.get("flows", []) if not _is_reverse(f)]
-    cbrs = [int(f["id"]) for f in flows if str(f.get("protocol", "")).startswith(cbr)]
-    others = [int(f["id"]) for f in flows if int(f["id"]) not in cbrs]
-    if not others:
-        raise MetricError("no responsive flow beside the CBR sources")
-    total: dict[float, float] = {}
-    for fid in others:
-        for ti, v in zip(*s.flow_column(fid, "throughput_bps"), strict=True):
-            total[ti] = total.get(ti, 0.0) + (0.0 if math.isnan(v) else v)
-    times = sorted(total)
+    cbrs, times, total = _cbr_and_responsive_total(s, cbr)
     onsets = []
     for fid in cbrs:
         t, v = s.flow_column(fid, "throughput_bps")
