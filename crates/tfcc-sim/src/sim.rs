@@ -1442,12 +1442,13 @@ mod tests {
         assert_eq!(thr[8], 4e6);
     }
 
-    #[test]
-    fn a_down_link_drops_arrivals_and_resumes_when_up() {
+    /// A 4 Mb/s CBR of 1000-byte packets over one 8 Mb/s link with a DropTail `limit`, for
+    /// 1 s, with `events` (milliseconds, action) on the link.
+    fn cbr_over_one_link(limit: u32, events: [(u64, LinkAction); 2]) -> RunResult {
         let topo = one_link(
             Rate::from_mbps(8),
             Dur::from_millis(10),
-            QueueSpec::DropTail(QueueLimit::Packets(100)),
+            QueueSpec::DropTail(QueueLimit::Packets(limit)),
             None,
         );
         let mut sim = Simulation::new(cfg(1), topo).unwrap();
@@ -1458,15 +1459,26 @@ mod tests {
             None,
         ))
         .unwrap();
-        for (at, up) in [(300, false), (500, true)] {
+        for (at, action) in events {
             sim.add_event(ScheduledEvent {
                 at: Time::from_millis(at),
                 link: 0,
-                action: LinkAction::SetUp(up),
+                action,
             })
             .unwrap();
         }
-        let r = sim.run();
+        sim.run()
+    }
+
+    #[test]
+    fn a_down_link_drops_arrivals_and_resumes_when_up() {
+        let r = cbr_over_one_link(
+            100,
+            [
+                (300, LinkAction::SetUp(false)),
+                (500, LinkAction::SetUp(true)),
+            ],
+        );
         let l = &r.summary.links[0];
         // Arrivals at 300, 302, ..., 498 ms are refused (the one at 300 ms comes after the
         // event, scheduled first); the one at 500 ms is accepted (the up event comes first).
@@ -1482,29 +1494,13 @@ mod tests {
 
     #[test]
     fn a_stalled_link_holds_arrivals_and_releases_them_as_a_burst() {
-        let topo = one_link(
-            Rate::from_mbps(8),
-            Dur::from_millis(10),
-            QueueSpec::DropTail(QueueLimit::Packets(60)),
-            None,
+        let r = cbr_over_one_link(
+            60,
+            [
+                (300, LinkAction::SetStalled(true)),
+                (500, LinkAction::SetStalled(false)),
+            ],
         );
-        let mut sim = Simulation::new(cfg(1), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(4), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        for (at, stalled) in [(300, true), (500, false)] {
-            sim.add_event(ScheduledEvent {
-                at: Time::from_millis(at),
-                link: 0,
-                action: LinkAction::SetStalled(stalled),
-            })
-            .unwrap();
-        }
-        let r = sim.run();
         let l = &r.summary.links[0];
         // The 100 arrivals of 300-498 ms go to the queue instead of being refused: 59 fit
         // (as ns-2's DropTail, a limit of 60 keeps 59 waiting beside the one on the wire, and
