@@ -16,7 +16,7 @@
 //! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
-//! rate and mean RTT come from the endpoints' own statistics, read at the sampling instants
+//! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
 //! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
 //! smoothed RTT (`TCP_INFO`) at the same instants, packets sent and `timeouts` from the
 //! connection's `TCP_INFO` (data segments out, `tcpi_total_rto`) over the window, and the loss
@@ -555,8 +555,9 @@ struct EndpointFigures {
     loss_event_rate: Option<f64>,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     mean_rtt_s: Option<f64>,
-    /// Kernel TCP's retransmission timeouts in the window (`tcpi_total_rto`); 0 for tfcc
-    /// flows (their timeouts are not reported by the testbed).
+    /// Timeouts in the window: kernel TCP's retransmission timeouts (`tcpi_total_rto`), a tfcc
+    /// sender's `Stats::timeouts` (TFRC's no-feedback expiries, TFWC's timer), as the
+    /// simulator's summary counts them.
     timeouts: u64,
 }
 
@@ -678,7 +679,7 @@ fn endpoint_figures(
             0.0
         }),
         mean_rtt_s,
-        timeouts: 0,
+        timeouts: b.timeouts.saturating_sub(a.timeouts),
     }
 }
 
@@ -859,6 +860,8 @@ mod tests {
         let f = endpoint_figures(&r, iv, from, to);
         assert_eq!(f.packets_sent, 600);
         assert_eq!(f.loss_event_rate, Some(3.0 / 600.0));
+        // A tfcc sender's timeouts in the window (2 at 4 s, 5 at 10 s), as the simulator's.
+        assert_eq!(f.timeouts, 3);
         // RTT samples at 5..=10 s: 45..=50 ms.
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
