@@ -915,7 +915,9 @@ def warc_model(
     - ``"hr_separation"`` (Eq. 3.9): ``b(K)/K``, where ``b(K)`` is the smallest ``m`` at which
       History-Reset decides the responsiveness (Eq. 3.9's second branch, ``N`` losses; Eqs.
       A2.10 and A2.12 as ``responsiveness_losses`` evaluates them), by bisection over ``m`` in
-      [1.01, 50] at ``w``, ``s``, ``k``, ``n``."""
+      [1.01, 50] at ``w``, ``s``, ``k``, ``n``. The RTE branch must need more than ``N`` losses
+      at the bracket's low end (``3s·1.01/(2W) + 4/3 > N``, e.g. ``W < 22.5`` for ``s = 160``,
+      ``N = 12``); otherwise :class:`MetricError` (no boundary)."""
     del run, seed  # deterministic: nothing is simulated
     from tfcc import _core
 

@@ -52,7 +52,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(warc_analysis::warc_cv, m)?)?;
     m.add_function(wrap_pyfunction!(warc_analysis::warc_linear_increase_cv, m)?)?;
-    m.add_function(wrap_pyfunction!(warc_analysis::warc_aggressiveness_rtts, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_aggressiveness_rtts,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(
         warc_analysis::warc_responsiveness_losses,
         m
