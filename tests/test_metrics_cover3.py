@@ -117,3 +117,10 @@ def test_warc_model_hr_separation_is_the_regime_boundary() -> None:
     b = 3.0 * metrics.warc_model(None, seed=1, quantity="hr_separation", w=20.0, k=3.0, n=12)
     assert _core.warc_responsiveness_losses(b * 1.001, 20.0, 160.0, 3.0, 12) == 12.0
     assert _core.warc_responsiveness_losses(b * 0.999, 20.0, 160.0, 3.0, 12) > 12.0
+
+
+def test_warc_model_responsiveness_is_eq_3_9() -> None:
+    # RTE regime: 3sm/(2W) + 4/3 (m = 2, W = 20, s = 160: 25.33); HR regime: N.
+    v = metrics.warc_model(None, seed=1, quantity="responsiveness_losses", m=2.0, w=20.0)
+    assert v == pytest.approx(3 * 160 * 2 / 40 + 4 / 3)
+    assert metrics.warc_model(None, seed=1, quantity="responsiveness_losses", m=8.0) == 12.0

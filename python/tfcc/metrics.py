@@ -912,6 +912,8 @@ def warc_model(
     - ``"aggressiveness_ratio"`` (Fig. 3.5(a)): RTTs for WARC(``s``) to raise its rate ``m``-fold
       from ``w`` (Eq. 3.8) over the RTTs of ``other``: ``"gaimd"`` (``+alpha`` per RTT:
       ``(m − 1)·w/alpha``) or ``"iiad"`` (``+alpha/w`` per RTT: ``(m² − 1)·w²/(2·alpha)``).
+    - ``"responsiveness_losses"`` (Eq. 3.9, Fig. 3.6): ``1/Resp(m)``, the loss events before
+      WARC(``s``, ``k``, ``n``) cuts its rate to ``1/m`` from mean window ``w``.
     - ``"hr_separation"`` (Eq. 3.9): ``b(K)/K``, where ``b(K)`` is the smallest ``m`` at which
       History-Reset decides the responsiveness (Eq. 3.9's second branch, ``N`` losses; Eqs.
       A2.10 and A2.12 as ``responsiveness_losses`` evaluates them), by bisection over ``m`` in
@@ -935,6 +937,8 @@ def warc_model(
         else:
             raise MetricError(f"other must be gaimd or iiad, got {other!r}")
         return mine / theirs
+    if quantity == "responsiveness_losses":
+        return _core.warc_responsiveness_losses(m, w, s, k, n)
     if quantity == "hr_separation":
 
         def by_hr(x: float) -> bool:
