@@ -857,6 +857,15 @@ def normalized_cov(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     return cov(s, protocol=protocol) / theirs
 
 
+def max_normalized_cov(s: Summary, protocols: Sequence[str], tcp: str = "tcp") -> float:
+    """003 App. 1 (Fig. A1.1): the largest :func:`normalized_cov` over ``protocols`` in one run
+    ("Except TFRCP, other schemes do have smoother throughput than TCP (<60% of CV of TCP
+    throughput)": the statement holds for every listed scheme when this is below 0.6)."""
+    if not protocols:
+        raise MetricError("no protocol listed")
+    return max(normalized_cov(s, p, tcp) for p in protocols)
+
+
 def cv_bar_w_of(epochs: Sequence[Sequence[float]]) -> float:
     """003 Eq. 3.7 (after Jin et al.): ``CV̄[w] = √(E[Var[w]]) / E[w]``, where ``w`` is the rate
     in packets per RTT, ``Var[w]`` its (population) variance between two consecutive losses,
@@ -953,6 +962,84 @@ def warc_analysis(
         return _core.warc_hr_false_positive(k, n)
     if quantity == "span_1000_losses":
         return _core.warc_span_of_1000_losses(6.0, 30.0, 0.05, 0.3)
+    raise MetricError(f"unknown quantity {quantity!r}")
+
+
+def _bisect(f: Callable[[float], bool], lo: float, hi: float, steps: int = 80) -> float:
+    """The boundary in ``[lo, hi]`` between ``f`` false (below) and true (above); ``f(lo)`` must
+    be false and ``f(hi)`` true."""
+    if f(lo) or not f(hi):
+        raise MetricError(f"no boundary in [{lo}, {hi}]")
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if f(mid):
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+def warc_model(
+    run: None,
+    *,
+    seed: int,
+    quantity: str,
+    w: float = 20.0,
+    s: float = 160.0,
+    m: float = 2.0,
+    k: float = 3.0,
+    n: int = 12,
+    other: str = "gaimd",
+    alpha: float = 0.2,
+) -> float:
+    """003 Sec. 3.4's analytic results that :func:`warc_analysis` does not cover, computed from
+    ``tfcc_core::warc::analysis`` (a trace claim: no run).
+
+    - ``"normalized_cv"`` (Fig. 3.4): WARC(``s``)'s ``CV̄[w]`` at mean window ``w`` (Eqs.
+      A2.4–A2.8) over TCP's under the same loss model (packets between losses i.i.d.
+      exponential of mean ``2W²/3``; TCP's window grows by 1 per RTT, so its ``CV̄[w]`` is
+      ``linear_increase_cv(1)``, the reading ``a35b-*`` already use).
+    - ``"gaimd_crossover_w"`` (Fig. 3.4): the mean window at which WARC(``s``)'s normalised
+      ``CV̄[w]`` reaches GAIMD's. GAIMD(``alpha``, β) grows linearly at ``alpha`` per RTT, so its
+      normalised ``CV̄[w]`` is ``alpha`` under this model (and ``alpha`` too under Jin et al.'s
+      periodic form, ``β/(√3(2−β))`` over TCP's ``1/(3√3)``, for the TCP-friendly pair
+      ``alpha = 3β/(2−β)``). WARC's grows with ``w``; bisection over ``w`` in [0.5, 10⁴].
+    - ``"aggressiveness_ratio"`` (Fig. 3.5(a)): RTTs for WARC(``s``) to raise its rate ``m``-fold
+      from ``w`` (Eq. 3.8) over the RTTs of ``other``: ``"gaimd"`` (``+alpha`` per RTT:
+      ``(m − 1)·w/alpha``) or ``"iiad"`` (``+alpha/w`` per RTT: ``(m² − 1)·w²/(2·alpha)``).
+    - ``"responsiveness_losses"`` (Eq. 3.9, Fig. 3.6): ``1/Resp(m)``, the loss events before
+      WARC(``s``, ``k``, ``n``) cuts its rate to ``1/m`` from mean window ``w``.
+    - ``"hr_separation"`` (Eq. 3.9): ``b(K)/K``, where ``b(K)`` is the smallest ``m`` at which
+      History-Reset decides the responsiveness (Eq. 3.9's second branch, ``N`` losses; Eqs.
+      A2.10 and A2.12 as ``responsiveness_losses`` evaluates them), by bisection over ``m`` in
+      [1.01, 50] at ``w``, ``s``, ``k``, ``n``. The RTE branch must need more than ``N`` losses
+      at the bracket's low end (``3s·1.01/(2W) + 4/3 > N``, e.g. ``W < 22.5`` for ``s = 160``,
+      ``N = 12``); otherwise :class:`MetricError` (no boundary)."""
+    del run, seed  # deterministic: nothing is simulated
+    from tfcc import _core
+
+    if quantity == "normalized_cv":
+        return _core.warc_cv(w, s) / _core.warc_linear_increase_cv(1.0)
+    if quantity == "gaimd_crossover_w":
+        tcp = _core.warc_linear_increase_cv(1.0)
+        return _bisect(lambda x: _core.warc_cv(x, s) / tcp >= alpha, 0.5, 1.0e4)
+    if quantity == "aggressiveness_ratio":
+        mine = _core.warc_aggressiveness_rtts(m, w, s)
+        if other == "gaimd":
+            theirs = (m - 1.0) * w / alpha
+        elif other == "iiad":
+            theirs = (m * m - 1.0) * w * w / (2.0 * alpha)
+        else:
+            raise MetricError(f"other must be gaimd or iiad, got {other!r}")
+        return mine / theirs
+    if quantity == "responsiveness_losses":
+        return _core.warc_responsiveness_losses(m, w, s, k, n)
+    if quantity == "hr_separation":
+
+        def by_hr(x: float) -> bool:
+            return _core.warc_responsiveness_losses(x, w, s, k, n) <= n + 1e-9
+
+        return _bisect(by_hr, 1.01, 50.0) / k
     raise MetricError(f"unknown quantity {quantity!r}")
 
 
@@ -1091,6 +1178,41 @@ def slot_success_pct(
     if not bins:
         raise MetricError(f"no {slot} s slot in the measurement window")
     return 100.0 * sum(1 for b in bins if b >= bw_bps) / len(bins)
+
+
+def ptcp_slot_ratio(
+    s: Summary,
+    stat: str = "max",
+    t0: float = 0.0,
+    t1: float = float("inf"),
+    skip: int = 0,
+    flow: int | None = None,
+    protocol: str = "ptcp",
+) -> float:
+    """A PTCP flow's evaluation-slot throughputs over its ``bw`` (001 Figs. 15(b), 16, 18):
+    ``max``, ``min`` or ``mean`` of ``throughput/bw`` over its own evaluation slots that start
+    in ``[t0, t1)``, after leaving out the first ``skip`` of them (start-up), or ``pct``, the
+    percentage of those slots with ``throughput ≥ bw`` (:func:`slot_success_pct` in a window).
+    Fig. 16's "does not obtain more than the required throughput in 0-20 seconds" is ``max``
+    over 0-20 s."""
+    f = _flows(s, flow, protocol)[0]
+    p = f.get("ptcp")
+    if not p:
+        raise MetricError("the flow is not a PTCP flow")
+    bw = float(p["bw_bps"])
+    slots = [e for e in p["eval_slots"] if t0 - 1e-9 <= float(e["start_s"]) < t1][skip:]
+    if not slots:
+        raise MetricError(f"no evaluation slot starts in [{t0}, {t1})")
+    r = [float(e["throughput_bps"]) / bw for e in slots]
+    if stat == "max":
+        return max(r)
+    if stat == "min":
+        return min(r)
+    if stat == "mean":
+        return sum(r) / len(r)
+    if stat == "pct":
+        return 100.0 * sum(1 for x in r if x >= 1.0) / len(r)
+    raise MetricError(f"unknown stat {stat!r} (max, min, mean, pct)")
 
 
 def ptcp_series_stat(
@@ -1242,6 +1364,43 @@ def web_service_s(s: Summary) -> float:
     return total / n
 
 
+def web_queueing_ratio(s: Summary, cls: int, ref: int) -> float:
+    """Mean queueing time ``T_q`` (003 Definition 4.2: gateway arrival to the request's release)
+    of class ``cls`` over that of class ``ref``, over the transactions that arrived in the
+    latency window (003 Sec. 4.5.3, Fig. 4.11: "the three classes in MSF-RS experience the
+    different user-perceived latencies, mainly caused from different queuing time since they
+    have different weights")."""
+    mine = _web_class(s, cls).get("mean_queued_s")
+    theirs = _web_class(s, ref).get("mean_queued_s")
+    if mine is None or theirs is None:
+        raise MetricError("no transaction finished in the latency window")
+    if float(theirs) <= 0:
+        raise MetricError(f"class {ref} never queued")
+    return float(mine) / float(theirs)
+
+
+def msfrs_analysis(
+    run: None, *, seed: int, quantity: str, w_plus: int = 10, m: int = 20, m_max: int = 500
+) -> float:
+    """003 Sec. 4.4.1, Eqs. 4.4–4.6 (Fig. 4.5), from ``tfcc_core::msfrs::analysis`` (a trace
+    claim: no run). ``"ratio"``: mean ``T_a`` under MSF-RS over that under an ordinary gateway
+    for a batch of ``m`` equal responses at window ``w_plus``; ``"max_ratio"``: the largest such
+    ratio over every ``m`` in ``1..=m_max`` and ``w_plus`` in ``1..=w_plus`` (Fig. 4.5: "the
+    ratio is smaller than 1 always")."""
+    del run, seed  # deterministic: nothing is simulated
+    from tfcc import _core
+
+    if quantity == "ratio":
+        return _core.msfrs_active_time_ratio(m, w_plus)
+    if quantity == "max_ratio":
+        return max(
+            _core.msfrs_active_time_ratio(mm, wp)
+            for wp in range(1, w_plus + 1)
+            for mm in range(1, m_max + 1)
+        )
+    raise MetricError(f"unknown quantity {quantity!r}")
+
+
 def _windows(s: Summary, from_s: float, to_s: float) -> list[Mapping[str, Any]]:
     w = [x for x in _web(s).get("windows", []) if from_s < float(x["t"]) <= to_s]
     if not w:
@@ -1319,4 +1478,9 @@ METRICS: dict[str, Callable[..., float]] = {
     "ptcp_series_stat": ptcp_series_stat,
     "estimator_error": estimator_error,
     "warc_analysis": warc_analysis,
+    "warc_model": warc_model,
+    "max_normalized_cov": max_normalized_cov,
+    "ptcp_slot_ratio": ptcp_slot_ratio,
+    "web_queueing_ratio": web_queueing_ratio,
+    "msfrs_analysis": msfrs_analysis,
 }

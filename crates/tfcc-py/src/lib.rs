@@ -50,5 +50,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         warc_analysis::warc_span_of_1000_losses,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(warc_analysis::warc_cv, m)?)?;
+    m.add_function(wrap_pyfunction!(warc_analysis::warc_linear_increase_cv, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_aggressiveness_rtts,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        warc_analysis::warc_responsiveness_losses,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(warc_analysis::msfrs_active_time_ratio, m)?)?;
     Ok(())
 }

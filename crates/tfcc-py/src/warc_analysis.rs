@@ -50,3 +50,55 @@ pub fn warc_span_of_1000_losses(w_lo: f64, w_hi: f64, rtt_lo: f64, rtt_hi: f64) 
     }
     Ok(analysis::span_of_1000_losses_s(w_lo, w_hi, rtt_lo, rtt_hi))
 }
+
+/// Fig. 3.4 / Eq. 3.7: WARC(s)'s `CV̄[w]` at mean window `w` (Eqs. A2.4–A2.8, integrated).
+#[pyfunction]
+pub fn warc_cv(w: f64, s: f64) -> PyResult<f64> {
+    positive("w", w)?;
+    positive("s", s)?;
+    Ok(analysis::warc_cv(w, s))
+}
+
+/// `CV̄[w]` of a window growing linearly at `slope` packets per RTT under the same loss model
+/// (TCP: slope 1; GAIMD: its `α`).
+#[pyfunction]
+pub fn warc_linear_increase_cv(slope: f64) -> PyResult<f64> {
+    positive("slope", slope)?;
+    Ok(analysis::linear_increase_cv(slope))
+}
+
+/// Eq. 3.8: RTTs for WARC(s) to raise its rate `m`-fold from a steady mean window `w`.
+#[pyfunction]
+pub fn warc_aggressiveness_rtts(m: f64, w: f64, s: f64) -> PyResult<f64> {
+    if !(m.is_finite() && m > 1.0) {
+        return Err(PyValueError::new_err(format!("m must exceed 1, got {m}")));
+    }
+    positive("w", w)?;
+    positive("s", s)?;
+    Ok(analysis::aggressiveness_rtts(m, w, s))
+}
+
+/// Eq. 3.9: loss events before WARC(s, K, N) cuts its rate to `1/m`, from mean window `w`.
+#[pyfunction]
+pub fn warc_responsiveness_losses(m: f64, w: f64, s: f64, k: f64, n: u32) -> PyResult<f64> {
+    if !(m.is_finite() && m > 1.0) {
+        return Err(PyValueError::new_err(format!("m must exceed 1, got {m}")));
+    }
+    positive("w", w)?;
+    positive("s", s)?;
+    positive("k", k)?;
+    if n == 0 {
+        return Err(PyValueError::new_err("n must be at least 1"));
+    }
+    Ok(analysis::responsiveness_losses(m, w, s, k, n))
+}
+
+/// 003 Eqs. 4.4–4.6, Fig. 4.5: mean `T_a` under MSF-RS over that under an ordinary gateway for
+/// a batch of `m` equal responses and a fixed window `w_plus`.
+#[pyfunction]
+pub fn msfrs_active_time_ratio(m: u64, w_plus: u64) -> PyResult<f64> {
+    if m == 0 || w_plus == 0 {
+        return Err(PyValueError::new_err("m and w_plus must be at least 1"));
+    }
+    Ok(tfcc_core::msfrs::analysis::active_time_ratio(m, w_plus))
+}
