@@ -1227,12 +1227,24 @@ mod tests {
     /// `every` dropped, periodically or (`random`) at pseudo-random places; returns the sender
     /// after `steps` deliveries.
     fn closed_loop(tp: f64, every: u64, random: bool, steps: u64) -> crate::tcp::TcpSender {
+        closed_loop_with(TtfwcConfig::with_tp(tp), None, every, random, steps)
+    }
+
+    /// [`closed_loop`] with a TTFWC configuration and the sink's delayed-ACK interval.
+    fn closed_loop_with(
+        tt: TtfwcConfig,
+        delayed_ack: Option<Dur>,
+        every: u64,
+        random: bool,
+        steps: u64,
+    ) -> crate::tcp::TcpSender {
         use crate::endpoint::Endpoint;
         use crate::packet::Header;
         use crate::tcp::{Congestion, TcpConfig, TcpSender, TcpSink};
         let cfg = TcpConfig {
-            congestion: Congestion::Ttfwc(TtfwcConfig::with_tp(tp)),
+            congestion: Congestion::Ttfwc(tt),
             max_window: 40,
+            delayed_ack,
             ..TcpConfig::default()
         };
         let (mut s, mut k) = (TcpSender::new(cfg.clone()), TcpSink::new(&cfg));
@@ -1301,6 +1313,33 @@ mod tests {
         );
         let s0 = closed_loop(0.0, 100, true, 60_000);
         assert_eq!(s0.ttfwc().unwrap().boosts(), 0);
+    }
+
+    /// Through the real sender with a delayed-ACK sink (one ACK per two segments) and a
+    /// periodic loss of 1 in 100: the packet count closes intervals of about 100 packets as
+    /// without delayed ACKs, the kernel's ACK-event count (`count_unit = "ack-events"`) about
+    /// half as many, and its equation window is then about W(1/50) = 7.3 instead of
+    /// W(1/100) = 11.2 (spec 000 §2.1).
+    #[test]
+    fn ack_events_halve_the_intervals_with_delayed_acks() {
+        let delack = Some(Dur::from_millis(100));
+        let run = |count_unit| {
+            let tt = TtfwcConfig {
+                count_unit,
+                ..TtfwcConfig::with_tp(0.0)
+            };
+            let s = closed_loop_with(tt, delack, 100, false, 60_000);
+            let t = s.ttfwc().unwrap();
+            assert!(t.loss_events() > 200, "{}", t.loss_events());
+            (t.history().closed_average().unwrap(), t.equation_window())
+        };
+        let (ali_p, w_p) = run(CountUnit::Packets);
+        let (ali_a, w_a) = run(CountUnit::AckEvents);
+        eprintln!("packets: ALI {ali_p} W {w_p}; ack events: ALI {ali_a} W {w_a}");
+        assert!((95.0..=105.0).contains(&ali_p), "{ali_p}");
+        assert!((45.0..=60.0).contains(&ali_a), "{ali_a}");
+        assert!((9.5..=12.5).contains(&w_p), "{w_p}");
+        assert!((6.0..=8.5).contains(&w_a), "{w_a}");
     }
 
     /// 002's jitter (Sec. 3.2.7): after the first loss (ALI 82.15) about one ACK in ten is
