@@ -49,5 +49,5 @@ pub use ptcp::{
 };
 pub use sender::TcpSender;
 pub use sink::TcpSink;
-pub use ttfwc::{AliUpdate, EpsBase, Ttfwc, TtfwcConfig};
+pub use ttfwc::{AliUpdate, CountUnit, EpsBase, Ttfwc, TtfwcConfig};
 pub use wire::{SackBlock, TcpAck, TcpData, WireError, MAX_SACK_BLOCKS};

@@ -51,6 +51,10 @@
 //! midpoint) and the boost (the first packet of the increasing period) fire on the first
 //! packet at or past their point, once per epoch.
 //!
+//! [`TtfwcConfig::count_unit`] `= "ack-events"` counts as the kernel does instead, one per ACK
+//! ([`CountUnit::AckEvents`]); with per-segment ACKs the two differ only at an ACK that covers
+//! several segments (the one ending a recovery, one after a lost ACK).
+//!
 //! # Exact versus approximate ALI
 //!
 //! The loss history is always the shared [`LossHistory`] (`AliConfig::ttfwc`), which gives the
@@ -113,6 +117,34 @@ pub enum EpsBase {
     EquationWindowLessBoost,
 }
 
+/// What one step of the open interval `I0` is (spec 000 §2.6 "Units", §6 item 11: "pick one and
+/// record it").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CountUnit {
+    /// Packets newly acknowledged (the thesis' definition of a loss interval, 000 Sec. 2.2,
+    /// "the number of packets successfully arriving at the receiver"). With one ACK per
+    /// segment, as the theses' ns-2 sink sends, this is the same as [`CountUnit::AckEvents`].
+    #[default]
+    Packets,
+    /// One per ACK that reaches the hook, as the Linux module counts: `li_length[0]++` once per
+    /// `ttfwc_cong_avoid` call (000 Fig. 4.4 lines 10 and 27; spec 000 §2.4), whatever the ACK
+    /// covers. The open interval and its flat/increasing test against `li_dif`, the 6/3 cadence
+    /// (`count % 6`, `count % 3`), the shadow Reno counter (`snd_cwnd_cnt`, lines 20–24) and the
+    /// loss intervals closed into the history are all in ACK events, as the kernel's
+    /// `li_length[]` is. The equation takes the ALI so counted as it is, as the printed code
+    /// does (`ttfwc_calc_x(ttfwc_invert_imean(li_mean))`, Fig. 4.4 lines 38–39 and Fig. 4.5
+    /// line 23: no packets-per-ACK factor anywhere), and the first loss seeds the history with
+    /// the equation's pseudo-interval (`pseudo_li_calc`, Fig. 4.5 line 13) unconverted. With
+    /// delayed ACKs (about two packets per ACK event) every closed interval is about half its
+    /// packet count, `p = 1/ALI` about twice the packet loss event rate, and the window about
+    /// `W(2p) ≈ W(p)/√2`: Eq. 2.1's first term `1/√(2p'/3)` at `p' = 2p` is Padhye's `b = 2`
+    /// term `1/√(2bp/3)` (delayed-ACK Reno), so to first order the kernel's module is
+    /// TCP-friendly to a delayed-ACK Reno; the timeout term differs (it sees `2p`, not `p`).
+    /// The flat period lasts `li_dif` ACK events, twice as many packets.
+    AckEvents,
+}
+
 /// TTFWC's parameters. Every default is the thesis' (000) value.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -133,8 +165,8 @@ pub struct TtfwcConfig {
     pub history_responsive: usize,
     /// Exact or approximate ALI growth between loss events (000 Sec. 4.1).
     pub ali: AliUpdate,
-    /// Smooth mode: packets of the increasing period per +1 of the approximate ALI (000 Fig.
-    /// 4.4, `count % 6`).
+    /// Smooth mode: packets (or ACK events, [`TtfwcConfig::count_unit`]) of the increasing
+    /// period per +1 of the approximate ALI (000 Fig. 4.4, `count % 6`).
     pub cadence_smooth: u32,
     /// Responsive mode: packets per +1 of the approximate ALI (000 Fig. 4.4, `count % 3`).
     pub cadence_responsive: u32,
@@ -162,6 +194,9 @@ pub struct TtfwcConfig {
     /// the same. Text and code disagree; the text's definition is kept (module doc), `false`
     /// is the kernel's count.
     pub count_recovery: bool,
+    /// What the open interval counts ([`CountUnit`]): packets (the default, the thesis' text)
+    /// or ACK events (the Linux module, spec 000 §2.6, §6 item 11).
+    pub count_unit: CountUnit,
     /// Below this window the sender runs Reno (000 Sec. 3.4): a loss at a smaller cwnd leaves
     /// the history alone, an equation window at or below it switches the increase to Reno's.
     pub reno_below: f64,
@@ -197,6 +232,7 @@ impl Default for TtfwcConfig {
             eps_base: EpsBase::EquationWindow, // 000 Fig. 4.6 line 12
             integer_windows: true,             // 000 Figs. 4.2-4.6, u32 windows
             count_recovery: true,              // 000 Sec. 2.2
+            count_unit: CountUnit::Packets,    // 000 Sec. 2.2
             reno_below: 2.0,                   // 000 Sec. 3.4
             jitter: true,                      // the ns-2 model, module doc
             jitter_probability: 0.1,           // 002 Sec. 3.2.7
@@ -224,6 +260,7 @@ impl TtfwcConfig {
         "eps_base",
         "integer_windows",
         "count_recovery",
+        "count_unit",
         "reno_below",
         "jitter",
         "jitter_probability",
@@ -549,7 +586,7 @@ impl Ttfwc {
     /// for an ACK that newly acknowledged `acked` packets outside recovery. The window may grow
     /// by the boost once per epoch, and otherwise by at most one packet per ACK.
     pub fn cong_avoid(&mut self, acked: u64, cwnd: f64, ssthresh: f64) -> Increase {
-        let acked = acked.max(1);
+        let acked = self.steps(acked);
         if self.events == 0 || self.is_reno || cwnd < ssthresh {
             // Before the first loss, in Reno mode, and in slow start after a timeout: Reno, the
             // open interval still counting (Fig. 4.4 line 10).
@@ -617,11 +654,22 @@ impl Ttfwc {
 
     /// Packets acknowledged by ACKs that do not reach [`Self::cong_avoid`] (during or at the
     /// end of a loss recovery): they lengthen the open interval, nothing else.
+    /// With [`CountUnit::AckEvents`] such an ACK counts one, as it would in `cong_avoid`.
     pub fn on_recovery_acked(&mut self, acked: u64) {
-        if !self.cfg.count_recovery {
+        if !self.cfg.count_recovery || acked == 0 {
             return;
         }
-        self.lh.on_packets(acked);
+        let n = self.steps(acked);
+        self.lh.on_packets(n);
+    }
+
+    /// The steps of the open interval an ACK that newly acknowledged `acked` packets makes
+    /// ([`CountUnit`]): `acked` (at least 1), or 1 per ACK event.
+    fn steps(&self, acked: u64) -> u64 {
+        match self.cfg.count_unit {
+            CountUnit::Packets => acked.max(1),
+            CountUnit::AckEvents => 1,
+        }
     }
 
     /// The loss-event hook (`ttfwc_recalc_ssthresh`, 000 Figs 4.5–4.6, fixed per spec 000 §2.5
@@ -816,6 +864,109 @@ mod tests {
         assert!(w.iter().all(|&c| c == 10.0));
         assert_eq!(acks(&mut t, 1, 10.0), [11.0]);
         assert_eq!(t.ali(), 83.0);
+    }
+
+    /// Feeds `n` ACKs of `per` packets each at a steady window, returning the window after each.
+    fn acks_of(t: &mut Ttfwc, n: usize, per: u64, cwnd: f64) -> Vec<f64> {
+        let mut c = cwnd;
+        (0..n)
+            .map(|_| {
+                match t.cong_avoid(per, c, cwnd.floor()) {
+                    Increase::Set(x) => c = x,
+                    Increase::Reno => panic!("Reno increase in the TTFWC phase"),
+                }
+                c
+            })
+            .collect()
+    }
+
+    fn ack_events(tp: f64) -> TtfwcConfig {
+        TtfwcConfig {
+            count_unit: CountUnit::AckEvents,
+            ..real(tp)
+        }
+    }
+
+    /// `count_unit = "ack-events"` (the kernel's `li_length[0]++` per `cong_avoid` call, spec
+    /// 000 §2.6) with one ACK per two packets (delayed ACKs): the first loss at 20 seeds the
+    /// same pseudo-interval, 82.15, unconverted (`pseudo_li_calc`, Fig. 4.5 line 13), and
+    /// `li_dif` = 82; the flat period is then 81 ACKs, 162 packets, twice the 81 packets of
+    /// the packet count (which crosses 82 inside its 41st ACK); the cadence of 6 is 6 ACKs, so
+    /// the window reaches 11 at the 87th ACK (ALI 83.15), where the packet count gets there
+    /// at the 44th (the 6th packet of the increasing period, I0 = 88, falls in ACK 44).
+    #[test]
+    fn ack_events_make_the_flat_period_twice_as_long_with_delayed_acks() {
+        let mut t = Ttfwc::new(ack_events(0.4));
+        t.ssthresh(20.0);
+        assert!((t.ali() - 82.15).abs() < 0.01, "{}", t.ali());
+        assert_eq!(t.li_dif(), 82);
+        let w = acks_of(&mut t, 81 + 5, 2, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
+        assert_eq!(t.history().open_interval(), 1 + 86);
+        assert_eq!(acks_of(&mut t, 1, 2, 10.0), [11.0]);
+        assert!((t.ali() - 83.15).abs() < 0.01);
+        // The cadence: five more ACKs at 11 (W(1/84.15) = 10.1 < 11), as per packet above.
+        let w = acks_of(&mut t, 12, 2, 11.0);
+        assert!(w.iter().all(|&c| c == 11.0), "{w:?}");
+
+        let mut p = Ttfwc::new(real(0.4));
+        p.ssthresh(20.0);
+        let w = acks_of(&mut p, 43, 2, 10.0);
+        assert!(w.iter().all(|&c| c == 10.0), "{w:?}");
+        assert_eq!(acks_of(&mut p, 1, 2, 10.0), [11.0]);
+        assert!((p.ali() - 83.15).abs() < 0.01);
+    }
+
+    /// With ACK events the loss interval closed into the history is in ACKs, as the kernel's
+    /// `li_length[]`: 69 two-packet ACKs after the first loss close an interval of 70 (139 in
+    /// packets), the shadow is set at the midpoint (41 ACKs) and gains one every `reno_cwnd + 1`
+    /// ACKs (12 at the loss), and the equation takes the ALI in ACKs as it is (Fig. 4.5 line
+    /// 23): ALI 76.08, W = 9.547, the numbers of `second_loss` with one packet per ACK. The
+    /// packet count sees 139 and ALI 110.6.
+    #[test]
+    fn ack_events_close_intervals_in_acks_and_feed_them_to_the_equation() {
+        let mut t = Ttfwc::new(ack_events(0.9));
+        t.ssthresh(20.0);
+        acks_of(&mut t, 40, 2, 10.0);
+        assert_eq!(t.reno_shadow(), 0.0);
+        acks_of(&mut t, 29, 2, 10.0);
+        assert_eq!(t.reno_shadow(), 12.0);
+        let th = t.ssthresh(10.0);
+        assert!((th - 9.5467).abs() < 1e-3, "{th}");
+        assert_eq!(t.history().closed_intervals().next(), Some(70.0));
+        assert!((t.alpha() - 3.1920).abs() < 1e-3, "{}", t.alpha());
+        let r = second_loss(real(0.9));
+        assert_eq!(r.equation_window(), t.equation_window());
+        assert_eq!(r.alpha(), t.alpha());
+
+        let mut p = Ttfwc::new(real(0.9));
+        p.ssthresh(20.0);
+        acks_of(&mut p, 69, 2, 10.0);
+        p.ssthresh(10.0);
+        assert_eq!(p.history().closed_intervals().next(), Some(139.0));
+        assert!((p.ali() - 110.6).abs() < 0.1, "{}", p.ali());
+    }
+
+    /// A recovery ACK counts one ACK event whatever it covers (with `count_recovery`), its
+    /// packets with the packet count; none with `count_recovery = false`.
+    #[test]
+    fn recovery_acks_count_one_event_each() {
+        for (unit, expect) in [(CountUnit::AckEvents, 2), (CountUnit::Packets, 1 + 7)] {
+            let mut t = Ttfwc::new(TtfwcConfig {
+                count_unit: unit,
+                ..real(0.4)
+            });
+            t.ssthresh(20.0);
+            t.on_recovery_acked(7);
+            assert_eq!(t.history().open_interval(), expect, "{unit:?}");
+        }
+        let mut t = Ttfwc::new(TtfwcConfig {
+            count_recovery: false,
+            ..ack_events(0.4)
+        });
+        t.ssthresh(20.0);
+        t.on_recovery_acked(7);
+        assert_eq!(t.history().open_interval(), 1);
     }
 
     /// A second loss after 69 more packets (interval 70) with the shadow set at the midpoint
@@ -1076,12 +1227,24 @@ mod tests {
     /// `every` dropped, periodically or (`random`) at pseudo-random places; returns the sender
     /// after `steps` deliveries.
     fn closed_loop(tp: f64, every: u64, random: bool, steps: u64) -> crate::tcp::TcpSender {
+        closed_loop_with(TtfwcConfig::with_tp(tp), None, every, random, steps)
+    }
+
+    /// [`closed_loop`] with a TTFWC configuration and the sink's delayed-ACK interval.
+    fn closed_loop_with(
+        tt: TtfwcConfig,
+        delayed_ack: Option<Dur>,
+        every: u64,
+        random: bool,
+        steps: u64,
+    ) -> crate::tcp::TcpSender {
         use crate::endpoint::Endpoint;
         use crate::packet::Header;
         use crate::tcp::{Congestion, TcpConfig, TcpSender, TcpSink};
         let cfg = TcpConfig {
-            congestion: Congestion::Ttfwc(TtfwcConfig::with_tp(tp)),
+            congestion: Congestion::Ttfwc(tt),
             max_window: 40,
+            delayed_ack,
             ..TcpConfig::default()
         };
         let (mut s, mut k) = (TcpSender::new(cfg.clone()), TcpSink::new(&cfg));
@@ -1150,6 +1313,33 @@ mod tests {
         );
         let s0 = closed_loop(0.0, 100, true, 60_000);
         assert_eq!(s0.ttfwc().unwrap().boosts(), 0);
+    }
+
+    /// Through the real sender with a delayed-ACK sink (one ACK per two segments) and a
+    /// periodic loss of 1 in 100: the packet count closes intervals of about 100 packets as
+    /// without delayed ACKs, the kernel's ACK-event count (`count_unit = "ack-events"`) about
+    /// half as many, and its equation window is then about W(1/50) = 7.3 instead of
+    /// W(1/100) = 11.2 (spec 000 §2.1).
+    #[test]
+    fn ack_events_halve_the_intervals_with_delayed_acks() {
+        let delack = Some(Dur::from_millis(100));
+        let run = |count_unit| {
+            let tt = TtfwcConfig {
+                count_unit,
+                ..TtfwcConfig::with_tp(0.0)
+            };
+            let s = closed_loop_with(tt, delack, 100, false, 60_000);
+            let t = s.ttfwc().unwrap();
+            assert!(t.loss_events() > 200, "{}", t.loss_events());
+            (t.history().closed_average().unwrap(), t.equation_window())
+        };
+        let (ali_p, w_p) = run(CountUnit::Packets);
+        let (ali_a, w_a) = run(CountUnit::AckEvents);
+        eprintln!("packets: ALI {ali_p} W {w_p}; ack events: ALI {ali_a} W {w_a}");
+        assert!((95.0..=105.0).contains(&ali_p), "{ali_p}");
+        assert!((45.0..=60.0).contains(&ali_a), "{ali_a}");
+        assert!((9.5..=12.5).contains(&w_p), "{w_p}");
+        assert!((6.0..=8.5).contains(&w_a), "{w_a}");
     }
 
     /// 002's jitter (Sec. 3.2.7): after the first loss (ALI 82.15) about one ACK in ten is
