@@ -345,13 +345,14 @@ impl FlowSpec {
 
     /// A bulk TCP flow (ns-2 `Application/FTP` over `Agent/TCP/{Reno,Newreno,Sack1}` into the
     /// matching sink); the protocol name (`tcp-reno`, `tcp-newreno`, `tcp-sack`) follows
-    /// `cfg.variant`, or is `ttfwc` (000) or `ptcp` (001) with that congestion control. The sender starts with
+    /// `cfg.variant`, or is `ttfwc` (000), `ptcp` (001) or `tcp-cubic` (RFC 9438) with that congestion control. The sender starts with
     /// the SYN at `start`.
     pub fn tcp(route: usize, cfg: TcpConfig, start: Time, stop: Option<Time>) -> FlowSpec {
         let protocol = match &cfg.congestion {
             tfcc_core::tcp::Congestion::Reno => cfg.variant.name(),
             tfcc_core::tcp::Congestion::Ttfwc(_) => "ttfwc",
             tfcc_core::tcp::Congestion::Ptcp(_) => "ptcp",
+            tfcc_core::tcp::Congestion::Cubic(_) => "tcp-cubic",
             c => c.friendly_rule().map_or("tcp", |r| r.name()),
         };
         FlowSpec {

@@ -69,6 +69,8 @@ pub enum Congestion {
     Aiadh(super::friendly::AiadhConfig),
     /// Predictable-throughput TCP (001): Reno's rules with the target-driven increase `k`.
     Ptcp(super::ptcp::PtcpConfig),
+    /// CUBIC (RFC 9438), [`super::cubic`]: the cubic increase, β = 0.7 decrease.
+    Cubic(super::cubic::CubicConfig),
 }
 
 impl Congestion {
@@ -76,7 +78,10 @@ impl Congestion {
     pub fn friendly_rule(&self) -> Option<super::friendly::Rule> {
         use super::friendly::Rule;
         match self {
-            Congestion::Reno | Congestion::Ttfwc(_) | Congestion::Ptcp(_) => None,
+            Congestion::Reno
+            | Congestion::Ttfwc(_)
+            | Congestion::Ptcp(_)
+            | Congestion::Cubic(_) => None,
             Congestion::Gaimd(c) => Some(Rule::Gaimd(c.clone())),
             Congestion::Binomial(c) => Some(Rule::Binomial(c.clone())),
             Congestion::Simd(c) => Some(Rule::Simd(c.clone())),
@@ -294,6 +299,9 @@ impl TcpConfig {
         }
         if let Congestion::Ptcp(p) = &self.congestion {
             p.validate().map_err(|e| format!("congestion.ptcp.{e}"))?;
+        }
+        if let Congestion::Cubic(c) = &self.congestion {
+            c.validate().map_err(|e| format!("congestion.cubic.{e}"))?;
         }
         self.rtt.validate().map_err(|e| e.to_string())
     }

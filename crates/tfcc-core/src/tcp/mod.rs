@@ -12,6 +12,7 @@
 //! - `scoreboard` (private): the Sack1 sender's record of SACKed segments;
 //! - [`ttfwc`]: TTFWC (000), a congestion control the sender can run instead of Reno's
 //!   increase and decrease ([`TcpConfig::congestion`]);
+//! - [`cubic`]: CUBIC (RFC 9438) as a congestion control, for 000's CUBIC comparisons;
 //! - [`friendly`]: 003's window-based TCP-friendly schemes (GAIMD, IIAD, SQRT, SIMD, AIAD/H)
 //!   as congestion controls;
 //! - [`ptcp`]: predictable-throughput TCP (001), the target-driven increase `cwnd += k/cwnd`;
@@ -31,6 +32,7 @@
 
 pub mod aggregate;
 pub mod config;
+pub mod cubic;
 pub mod friendly;
 pub mod imtcp;
 pub mod path;
@@ -42,6 +44,7 @@ pub mod ttfwc;
 pub mod wire;
 
 pub use config::{Congestion, TcpConfig, Variant};
+pub use cubic::{Cubic, CubicConfig};
 pub use friendly::{AiadhConfig, BinomialConfig, Friendly, GaimdConfig, Rule, SimdConfig};
 pub use path::{PathEstimator, PathOracle, PathSource};
 pub use ptcp::{

@@ -49,6 +49,7 @@
 use std::collections::VecDeque;
 
 use super::config::{Congestion, TcpConfig, Variant};
+use super::cubic::Cubic;
 use super::friendly::Friendly;
 use super::ptcp::PtcpSender;
 use super::scoreboard::ScoreBoard;
@@ -148,6 +149,8 @@ pub struct TcpSender {
     friendly: Option<Friendly>,
     /// PTCP's target-driven increase and its path estimator ([`TcpConfig::congestion`]).
     ptcp: Option<Box<PtcpSender>>,
+    /// CUBIC's increase and decrease (RFC 9438, [`TcpConfig::congestion`]).
+    cubic: Option<Cubic>,
 
     started: bool,
     send_pending: bool,
@@ -214,6 +217,10 @@ impl TcpSender {
                 _ => None,
             },
             friendly: cfg.congestion.friendly_rule().map(Friendly::new),
+            cubic: match &cfg.congestion {
+                Congestion::Cubic(c) => Some(Cubic::new(c.clone())),
+                _ => None,
+            },
             started: false,
             send_pending: false,
             out: VecDeque::with_capacity(64),
@@ -469,6 +476,9 @@ impl TcpSender {
         }
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
+        } else if let Some(c) = &mut self.cubic {
+            // RFC 9438 §4.2-4.5 in congestion avoidance; slow start stays Reno's (§4.10).
+            self.cwnd = c.on_ack(now, acked, self.cwnd, self.rtt.srtt());
         } else if let Some(f) = &mut self.friendly {
             self.cwnd = f.on_ack(acked, self.cwnd);
         } else {
@@ -537,6 +547,18 @@ impl TcpSender {
                 CwndCut::Restart => 1.0,
             }
             .max(1.0);
+            self.first_decrease = false;
+            return;
+        }
+        if let Some(c) = &mut self.cubic {
+            // RFC 9438 §4.6-4.8: ssthresh = β_cubic·w (whole segments, at least 2, as ns-2
+            // keeps it), cwnd = β_cubic·w on a fast retransmit, 1 on a timeout.
+            let (th, cwnd) = match cut {
+                CwndCut::Half => c.on_loss(w),
+                CwndCut::Restart => (c.on_timeout(w), 1.0),
+            };
+            self.ssthresh = (th as i64).max(2);
+            self.cwnd = round(cwnd).max(1.0);
             self.first_decrease = false;
             return;
         }

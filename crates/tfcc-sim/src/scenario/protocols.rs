@@ -22,7 +22,9 @@
 use crate::flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use tfcc_core::tcp::{BinomialConfig, Congestion, PtcpConfig, TcpConfig, TtfwcConfig, Variant};
+use tfcc_core::tcp::{
+    BinomialConfig, Congestion, CubicConfig, PtcpConfig, TcpConfig, TtfwcConfig, Variant,
+};
 use tfcc_core::tear::{Tear, TearConfig};
 use tfcc_core::tfrc::TfrcConfig;
 use tfcc_core::tfrcp::{Tfrcp, TfrcpConfig};
@@ -37,6 +39,7 @@ pub const AVAILABLE: &[&str] = &[
     "tcp-reno",
     "tcp-newreno",
     "tcp-sack",
+    "tcp-cubic",
     "tfrc",
     "tfwc",
     "ttfwc",
@@ -54,7 +57,7 @@ pub const AVAILABLE: &[&str] = &[
 
 /// Protocols of the scenario format (DESIGN.md) that are not in this build yet: refused with
 /// "not implemented yet" rather than "unknown". Remove a name when its arm lands in [`build`].
-pub const PLANNED: &[&str] = &["tcp-cubic"];
+pub const PLANNED: &[&str] = &[];
 
 /// Why a flow group's protocol could not be built. Messages name the key inside the flow
 /// table (`params.tp`, `rate`) so the scenario layer can prefix the group's path.
@@ -64,22 +67,11 @@ pub enum ProtocolError {
     #[error("unknown protocol `{name}` (known: {known})")]
     Unknown { name: String, known: String },
     /// A name of the scenario format that this build does not implement.
-    #[error("protocol `{0}` is not implemented yet in the simulator{hint} (available: {avail})", hint = testbed_hint(.0), avail = AVAILABLE.join(", "))]
+    #[error("protocol `{0}` is not implemented yet in the simulator (available: {avail})", avail = AVAILABLE.join(", "))]
     NotImplemented(String),
     /// A parameter is missing, unknown or has a bad value; `key` is relative to the flow table.
     #[error("{key}: {message}")]
     Param { key: String, message: String },
-}
-
-/// Where a planned name runs elsewhere: the testbed's flows `tcp-cubic` and `tcp-reno` are
-/// the Linux kernel's own (README, "On a real network"), so a testbed scenario fails `tfcc check`
-/// and the simulator with a pointer there rather than a bare "not in this build".
-fn testbed_hint(name: &str) -> &'static str {
-    if name == "tcp-cubic" {
-        "; the testbed runs it as Linux's own CUBIC (`tfcc run --backend testbed`, as root)"
-    } else {
-        ""
-    }
 }
 
 impl ProtocolError {
@@ -238,6 +230,19 @@ pub fn build(
             }
             let mut cfg = tcp_underneath("ttfwc", &tcp, common)?;
             cfg.congestion = Congestion::Ttfwc(tt);
+            cfg.validate().map_err(invalid)?;
+            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+        }
+        "tcp-cubic" => {
+            // One flat table, as for TTFWC: CUBIC's keys (`c`, `beta`, `alpha`,
+            // `fast_convergence`, ...) configure the congestion control (RFC 9438,
+            // tfcc_core::tcp::cubic), the others the TCP underneath. Loss recovery is SACK
+            // unless `variant` says otherwise: the CUBIC that 000 compares against is Linux's
+            // (Sec. 5.2), whose stack recovers with SACK.
+            let (own, tcp) = split_params(params, CubicConfig::FIELDS);
+            let cc = validated(&own, CubicConfig::validate)?;
+            let mut cfg = tcp_underneath("tcp-cubic", &tcp, common)?;
+            cfg.congestion = Congestion::Cubic(cc);
             cfg.validate().map_err(invalid)?;
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }

@@ -670,18 +670,36 @@ fn an_unknown_protocol_lists_the_known_ones() {
 }
 
 #[test]
-fn a_planned_protocol_is_not_implemented_yet_rather_than_unknown() {
+fn tcp_cubic_builds_a_cubic_sender_with_its_own_and_the_tcp_keys() {
+    use crate::flow::SenderImpl;
+    let text = BASE.replace("rate = \"1Mbps\"", "");
+    let b = ok_with(
+        &text,
+        &[
+            "flows.0.protocol=tcp-cubic",
+            "flows.0.params={ beta = 0.8, fast_convergence = false, max_window = 300 }",
+        ],
+    );
+    assert_eq!(b.flows[0].protocol, "tcp-cubic");
+    let SenderImpl::Tcp(s) = &b.flows[0].sender else {
+        panic!("tcp-cubic is a TCP sender");
+    };
+    let cfg = s.config();
+    assert_eq!(cfg.variant, tfcc_core::tcp::Variant::Sack);
+    assert_eq!(cfg.max_window, 300);
+    let tfcc_core::tcp::Congestion::Cubic(c) = &cfg.congestion else {
+        panic!("CUBIC congestion control");
+    };
+    assert_eq!((c.beta, c.fast_convergence, c.c), (0.8, false, 0.4));
     let (k, m) = bad(
-        &BASE.replace("rate = \"1Mbps\"", ""),
-        &["flows.0.protocol=tcp-cubic"],
+        &text,
+        &[
+            "flows.0.protocol=tcp-cubic",
+            "flows.0.params={ beta = 1.5 }",
+        ],
     );
-    assert_eq!(k, "flows[0].protocol");
-    assert!(m.contains("`tcp-cubic` is not implemented yet"), "{m}");
-    // a file of the README's testbed example is pointed to the testbed
-    assert!(
-        m.contains("in the simulator; the testbed runs it as Linux's own CUBIC (`tfcc run --backend testbed`, as root)"),
-        "{m}"
-    );
+    assert_eq!(k, "flows[0].params.beta");
+    assert!(m.contains("(0, 1)"), "{m}");
 }
 
 #[test]
