@@ -11,9 +11,10 @@
 //! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
 //! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
 //! NewReno and SACK recovery built in), flow start times, TFWC's packet size as the
-//! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` is still planned in the
-//! simulator, which refuses it; here it is read as Reno for building the scenario and run as
-//! the kernel's CUBIC. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
+//! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` runs in the simulator as RFC 9438's
+//! CUBIC (tfcc_core::tcp::cubic) and here as the kernel's, whose constants are the RFC's
+//! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on), so
+//! a `tcp-cubic` flow whose `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
@@ -64,7 +65,7 @@ pub fn run(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Finished, RunError> {
     let wall = Instant::now();
-    let (built, cubic) = load_with_cubic(path, overrides, seed)?;
+    let built = load(path, overrides, seed)?;
     let link = built
         .topology
         .links
@@ -169,7 +170,10 @@ pub fn run(
                 counted.push((i, sim, here));
                 FlowKind::Tfwc(cfg)
             }
-            _ if cubic.contains(&built.flow_info[i].group) => FlowKind::Tcp("cubic".into()),
+            (SenderImpl::Tcp(s), "tcp-cubic") => {
+                kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                FlowKind::Tcp("cubic".into())
+            }
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
@@ -428,26 +432,14 @@ pub fn run(
         .zip(&built.flow_info)
         .enumerate()
         .map(|(i, (r, info))| {
-            let cub = cubic.contains(&info.group);
-            (i, r, info, cub)
-        })
-        .map(|(i, r, info, cub)| {
             let own = endpoint_figures(r, interval, measure_from, duration);
-            (i, r, info, cub, own)
+            (i, r, info, own)
         })
-        .map(|(i, r, info, cub, own)| FlowEntry {
+        .map(|(i, r, info, own)| FlowEntry {
             id: i as u32,
-            label: Some(if cub && info.label == info.protocol {
-                "tcp-cubic".into()
-            } else {
-                info.label.clone()
-            }),
+            label: Some(info.label.clone()),
             group: Some(info.group),
-            protocol: if cub {
-                "tcp-cubic".into()
-            } else {
-                info.protocol.clone()
-            },
+            protocol: info.protocol.clone(),
             direction: info.direction.as_str().into(),
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
@@ -683,65 +675,37 @@ fn endpoint_figures(
     }
 }
 
-/// Checks that the scenario loads for the testbed (`tcp-cubic` accepted), without running it.
+/// Checks that the scenario loads for the testbed, without running it.
 pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
-    load_with_cubic(path, overrides, None).map(drop)
+    load(path, overrides, None).map(drop)
 }
 
-/// Loads the scenario with every `tcp-cubic` flow entry read as `tcp-reno` (the simulator
-/// refuses CUBIC as planned, but the testbed runs the kernel's), returning the indices of those
-/// `[[flows]]` entries.
-fn load_with_cubic(
-    path: &Path,
-    overrides: &[String],
-    seed: Option<u64>,
-) -> Result<(scenario::Built, Vec<usize>), RunError> {
-    let scen = |e: String| RunError::Scenario(format!("{}: {e}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| scen(e.to_string()))?;
-    let mut table: toml::Table = toml::from_str(&text).map_err(|e| scen(e.to_string()))?;
-    let mut cubic = Vec::new();
-    if let Some(toml::Value::Array(flows)) = table.get_mut("flows") {
-        for (k, f) in flows.iter_mut().enumerate() {
-            if let Some(p) = f.get_mut("protocol") {
-                if p.as_str() == Some("tcp-cubic") {
-                    *p = toml::Value::String("tcp-reno".into());
-                    cubic.push(k);
-                }
-            }
-        }
-    }
-    let mut set = Vec::with_capacity(overrides.len());
-    for o in overrides {
-        // `flows.K.protocol=tcp-cubic`
-        let k = o
-            .strip_suffix(".protocol=tcp-cubic")
-            .and_then(|h| h.strip_prefix("flows."))
-            .and_then(|k| k.parse::<usize>().ok());
-        match k {
-            Some(k) => {
-                cubic.push(k);
-                set.push(format!("flows.{k}.protocol=tcp-reno"));
-            }
-            None => {
-                if let Some(k) = o
-                    .strip_prefix("flows.")
-                    .and_then(|r| r.split_once(".protocol="))
-                    .and_then(|(k, _)| k.parse::<usize>().ok())
-                {
-                    cubic.retain(|&c| c != k);
-                }
-                set.push(o.clone());
-            }
-        }
-    }
+/// Loads the scenario as the simulator does (`tcp-cubic` flows are the simulator's CUBIC there
+/// and the kernel's here).
+fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario::Built, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "scenario".into());
-    let text = toml::to_string(&table).map_err(|e| scen(e.to_string()))?;
-    let built = scenario::load_str(&text, &path.display().to_string(), &stem, &set, seed)
-        .map_err(|e| RunError::Scenario(e.to_string()))?;
-    Ok((built, cubic))
+    scenario::load_str(&text, &path.display().to_string(), &stem, overrides, seed)
+        .map_err(|e| RunError::Scenario(e.to_string()))
+}
+
+/// The kernel's CUBIC has RFC 9438's constants and no knobs for them (Linux `tcp_cubic.c`:
+/// `beta` 717/1024, `bic_scale` 41 for C = 0.4, `fast_convergence` 1, `tcp_friendliness` 1):
+/// a `tcp-cubic` flow that sets other values would not run what it says.
+fn kernel_cubic(cfg: &tfcc_core::tcp::TcpConfig) -> Result<(), String> {
+    match &cfg.congestion {
+        tfcc_core::tcp::Congestion::Cubic(c) if *c == tfcc_core::tcp::CubicConfig::default() => {
+            Ok(())
+        }
+        tfcc_core::tcp::Congestion::Cubic(c) => Err(format!(
+            "the kernel's CUBIC has RFC 9438's constants; params {c:?} are not supported"
+        )),
+        _ => Err("a tcp-cubic flow without CUBIC congestion control".into()),
+    }
 }
 
 /// Per-flow goodput per sampling interval, from the receivers' delivered bytes.
@@ -834,6 +798,41 @@ fn capacity_bits(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tcp_cubic_flows_load_as_cubic_and_the_kernel_takes_only_rfc_constants() {
+        use tfcc_core::tcp::{Congestion, CubicConfig, TcpConfig};
+        let dir = std::env::temp_dir().join(format!("tfcc-cubic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(
+            &path,
+            "duration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"10Mbps\", delay = \"10ms\", limit = 50 }\n\
+             [[flows]]\nprotocol = \"tcp-cubic\"\n[[flows]]\nprotocol = \"tcp-reno\"\n",
+        )
+        .unwrap();
+        let built = load(&path, &[], None).unwrap();
+        assert_eq!(built.flow_info[0].protocol, "tcp-cubic");
+        let SenderImpl::Tcp(s) = &built.flows[0].sender else {
+            panic!("a TCP sender");
+        };
+        assert_eq!(kernel_cubic(s.config()), Ok(()));
+        // An override makes the Reno flow CUBIC too, and CUBIC params are refused.
+        let built = load(&path, &["flows.1.protocol=tcp-cubic".into()], None).unwrap();
+        assert_eq!(built.flow_info[1].protocol, "tcp-cubic");
+        let mut cfg = TcpConfig {
+            congestion: Congestion::Cubic(CubicConfig {
+                beta: 0.8,
+                ..CubicConfig::default()
+            }),
+            ..TcpConfig::default()
+        };
+        assert!(kernel_cubic(&cfg).unwrap_err().contains("RFC 9438"));
+        cfg.congestion = Congestion::Reno;
+        assert!(kernel_cubic(&cfg).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn endpoint_figures_cover_the_window_and_prefer_the_senders_loss_events() {
