@@ -583,6 +583,26 @@ def variability_of(
     return sum(gs) / len(gs)
 
 
+def _variability_series(
+    s: Summary, what: str, flow: int | None = None, protocol: str | None = None
+) -> tuple[list[tuple[list[float], list[float]]], float, float]:
+    """The matching flows' throughput series and the window ``(t0, T)`` the variability metrics
+    read, each flow's column fetched once (a run's series holds every flow's rows)."""
+    if not isinstance(s, RunResult):
+        raise MetricError(f"{what} needs the run's time series (a RunResult)")
+    t0 = float(s.summary.get("measure_from_s", 0.0))
+    t_end = float(s.summary.get("sim_seconds", math.inf))
+    series = [s.flow_column(fid, "throughput_bps") for fid in _window_flows(s, flow, protocol)]
+    return series, t0, t_end
+
+
+def _mean_variability(
+    series: list[tuple[list[float], list[float]]], t0: float, t_end: float, d1: float, d2: float
+) -> float:
+    gs = [variability_of(t, v, t0, t_end, d1, d2) for t, v in series]
+    return sum(gs) / len(gs)
+
+
 def variability(
     s: Summary, d1: float, d2: float, flow: int | None = None, protocol: str | None = None
 ) -> float:
@@ -590,15 +610,8 @@ def variability(
     matching flow over the measurement window, averaged over the flows ("computed for each TFRC
     and TCP flow and the results were averaged over the number of flows"). Needs a
     :class:`RunResult`."""
-    if not isinstance(s, RunResult):
-        raise MetricError("variability needs the run's time series (a RunResult)")
-    t0 = float(s.summary.get("measure_from_s", 0.0))
-    t_end = float(s.summary.get("sim_seconds", math.inf))
-    gs = []
-    for fid in _window_flows(s, flow, protocol):
-        t, v = s.flow_column(fid, "throughput_bps")
-        gs.append(variability_of(t, v, t0, t_end, d1, d2))
-    return sum(gs) / len(gs)
+    series, t0, t_end = _variability_series(s, "variability", flow, protocol)
+    return _mean_variability(series, t0, t_end, d1, d2)
 
 
 def variability_ratio(s: Summary, protocol: str, other: str) -> float:
@@ -610,17 +623,14 @@ def variability_ratio(s: Summary, protocol: str, other: str) -> float:
     is :func:`variability` (averaged over that protocol's flows). Pairs
     whose δ1 is longer than the measurement window have no term in Eq. 4.10 (``(T − t0)/δ1 <
     1``) and are left out: of 004's 120 s windows that leaves the 12 pairs with δ1 ≤ 32 s."""
-    if not isinstance(s, RunResult):
-        raise MetricError("variability_ratio needs the run's time series (a RunResult)")
-    span = float(s.summary.get("sim_seconds", math.inf)) - float(
-        s.summary.get("measure_from_s", 0.0)
-    )
+    mine_s, t0, t_end = _variability_series(s, "variability_ratio", protocol=protocol)
+    theirs_s, _, _ = _variability_series(s, "variability_ratio", protocol=other)
     worst = None
     for d1, d2 in VARIABILITY_GRID:
-        if d1 > span + 1e-9:
+        if d1 > t_end - t0 + 1e-9:
             continue
-        theirs = variability(s, d1, d2, protocol=other)
-        mine = variability(s, d1, d2, protocol=protocol)
+        theirs = _mean_variability(theirs_s, t0, t_end, d1, d2)
+        mine = _mean_variability(mine_s, t0, t_end, d1, d2)
         if theirs <= 0:
             if mine <= 0:
                 continue  # neither varies at this pair (e.g. δ1 ≥ half the window): no ratio
