@@ -107,6 +107,11 @@ impl CubicConfig {
 }
 
 /// The congestion-avoidance stage in progress (RFC 9438 §4.2, "epoch").
+/// `K = ∛((W_max − cwnd_epoch)/C)` (RFC 9438 §4.2), 0 from `W_max` up.
+fn k_of(c: f64, w_max: f64, cwnd_epoch: f64) -> f64 {
+    ((w_max - cwnd_epoch).max(0.0) / c).cbrt()
+}
+
 #[derive(Clone, Debug, PartialEq)]
 struct Epoch {
     /// `t_epoch`.
@@ -161,7 +166,7 @@ impl Cubic {
     /// `K = ∛((W_max − cwnd_epoch)/C)` (RFC 9438 §4.2, Figure 2), 0 when the stage starts at
     /// or above `W_max`.
     pub fn k_for(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
-        ((w_max - cwnd_epoch).max(0.0) / self.cfg.c).cbrt()
+        k_of(self.cfg.c, w_max, cwnd_epoch)
     }
 
     /// `W_cubic(t)` of the stage in progress, `t` seconds after it began (RFC 9438 Figure 1).
@@ -175,37 +180,39 @@ impl Cubic {
     /// at `now`, with the smoothed RTT `srtt` (none yet: 0). Returns the new cwnd.
     pub fn on_ack(&mut self, now: Time, acked: u64, cwnd: f64, srtt: Option<Dur>) -> f64 {
         let cwnd = cwnd.max(1.0);
-        if self.epoch.is_none() {
-            // A new stage begins (§4.2; §4.8 after a timeout).
-            let (k, w_max) = if self.after_timeout || self.w_max <= cwnd {
-                (0.0, cwnd)
-            } else {
-                (self.k_for(self.w_max, cwnd), self.w_max)
-            };
-            self.after_timeout = false;
-            self.epoch = Some(Epoch {
-                start: now,
-                k,
-                w_max,
-                w_est: cwnd,
-            });
-        }
-        let t = now.saturating_since(self.epoch.as_ref().expect("set").start);
-        let t = t.as_secs_f64();
+        let (c, alpha_cubic) = (self.cfg.c, self.cfg.alpha());
+        let e = match &mut self.epoch {
+            Some(e) => e,
+            slot @ None => {
+                // A new stage begins (§4.2; §4.8 after a timeout).
+                let (k, w_max) = if self.after_timeout || self.w_max <= cwnd {
+                    (0.0, cwnd)
+                } else {
+                    (k_of(c, self.w_max, cwnd), self.w_max)
+                };
+                self.after_timeout = false;
+                slot.insert(Epoch {
+                    start: now,
+                    k,
+                    w_max,
+                    w_est: cwnd,
+                })
+            }
+        };
+        let w_cubic = |t: f64| c * (t - e.k).powi(3) + e.w_max;
+        let t = now.saturating_since(e.start).as_secs_f64();
         let rtt = srtt.map_or(0.0, |d| d.as_secs_f64());
-        let w_now = self.w_cubic(t).expect("epoch");
-        let w_next = self.w_cubic(t + rtt).expect("epoch");
+        let (w_now, w_next) = (w_cubic(t), w_cubic(t + rtt));
         // §4.2: the target for the next RTT, within [cwnd, 1.5·cwnd].
         let target = w_next.clamp(cwnd, self.cfg.max_target_growth * cwnd);
         let mut next = cwnd + (target - cwnd) / cwnd;
         if self.cfg.reno_friendly {
             // §4.3: W_est grows by α_cubic per RTT, by 1 once it reached cwnd_prior.
-            let alpha = if self.epoch.as_ref().expect("epoch").w_est >= self.cwnd_prior {
+            let alpha = if e.w_est >= self.cwnd_prior {
                 1.0
             } else {
-                self.cfg.alpha()
+                alpha_cubic
             };
-            let e = self.epoch.as_mut().expect("epoch");
             e.w_est += alpha * acked as f64 / cwnd;
             if w_now < e.w_est {
                 next = e.w_est;
