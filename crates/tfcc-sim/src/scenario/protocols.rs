@@ -221,17 +221,22 @@ pub fn build(
             // One flat table: TTFWC's own keys (`tp`, `ali`, ...) configure the congestion
             // control, every other key the TCP underneath (a SACK TCP unless `variant` says
             // otherwise, as the thesis' ns-2 agents, 000 §3.1).
-            let (own, tcp) = split_params(params, TtfwcConfig::FIELDS);
-            let mut tt = validated(&own, TtfwcConfig::validate)?;
-            if !own.contains_key("seed") {
-                // The cwnd jitter's draws, one stream per flow (as TFWC's above).
-                tt.seed =
-                    crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
-            }
-            let mut cfg = tcp_underneath("ttfwc", &tcp, common)?;
-            cfg.congestion = Congestion::Ttfwc(tt);
-            cfg.validate().map_err(invalid)?;
-            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+            tcp_with_congestion(
+                protocol,
+                params,
+                TtfwcConfig::FIELDS,
+                common,
+                TtfwcConfig::validate,
+                |mut tt: TtfwcConfig, own| {
+                    if !own.contains_key("seed") {
+                        // The cwnd jitter's draws, one stream per flow (as TFWC's above).
+                        tt.seed = crate::rng::splitmix64(
+                            common.seed ^ crate::rng::splitmix64(common.id as u64),
+                        );
+                    }
+                    Congestion::Ttfwc(tt)
+                },
+            )
         }
         "tcp-cubic" => {
             // One flat table, as for TTFWC: CUBIC's keys (`c`, `beta`, `alpha`,
@@ -239,12 +244,14 @@ pub fn build(
             // tfcc_core::tcp::cubic), the others the TCP underneath. Loss recovery is SACK
             // unless `variant` says otherwise: the CUBIC that 000 compares against is Linux's
             // (Sec. 5.2), whose stack recovers with SACK.
-            let (own, tcp) = split_params(params, CubicConfig::FIELDS);
-            let cc = validated(&own, CubicConfig::validate)?;
-            let mut cfg = tcp_underneath("tcp-cubic", &tcp, common)?;
-            cfg.congestion = Congestion::Cubic(cc);
-            cfg.validate().map_err(invalid)?;
-            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+            tcp_with_congestion(
+                protocol,
+                params,
+                CubicConfig::FIELDS,
+                common,
+                CubicConfig::validate,
+                |cc, _| Congestion::Cubic(cc),
+            )
         }
         "warc" | "tear" | "tfrcp" => rate_flow(protocol, params, common),
         "gaimd" | "iiad" | "sqrt" | "simd" | "aiadh" => window_flow(protocol, params, common),
@@ -256,12 +263,14 @@ pub fn build(
             // whose stack recovers with SACK; the ns-2 agent of Sec. 3 is not named. With
             // ns-2's plain Reno recovery the bursts Eq. 4 allows end in timeouts (E2 with 30
             // Reno flows: 74 timeouts, 3.1 Mb/s, 7 % of slots; with SACK: none, 20 Mb/s, 59 %).
-            let (own, tcp) = split_params(params, PtcpConfig::FIELDS);
-            let pc = validated(&own, PtcpConfig::validate)?;
-            let mut cfg = tcp_underneath("ptcp", &tcp, common)?;
-            cfg.congestion = Congestion::Ptcp(pc);
-            cfg.validate().map_err(invalid)?;
-            Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+            tcp_with_congestion(
+                protocol,
+                params,
+                PtcpConfig::FIELDS,
+                common,
+                PtcpConfig::validate,
+                |pc, _| Congestion::Ptcp(pc),
+            )
         }
         "web" => {
             // SURGE web traffic (001 Sec. 3.2, Table 1): SURGE's keys configure the user, the
@@ -300,6 +309,24 @@ pub fn build(
 }
 
 /// Splits a flat `params` table: the keys in `own` (a scheme's own fields), and the rest.
+/// A TCP flow whose congestion control reads its own keys (`fields`) from the flow's one flat
+/// `params` table, every other key configuring the TCP underneath (TTFWC, CUBIC, PTCP).
+fn tcp_with_congestion<C: DeserializeOwned>(
+    protocol: &str,
+    params: &toml::Table,
+    fields: &[&str],
+    common: &FlowCommon,
+    validate: impl FnOnce(&C) -> Result<(), String>,
+    congestion: impl FnOnce(C, &toml::Table) -> Congestion,
+) -> Result<FlowSpec, ProtocolError> {
+    let (own, tcp) = split_params(params, fields);
+    let cc = validated(&own, validate)?;
+    let mut cfg = tcp_underneath(protocol, &tcp, common)?;
+    cfg.congestion = congestion(cc, &own);
+    cfg.validate().map_err(invalid)?;
+    Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
+}
+
 fn split_params(params: &toml::Table, own: &[&str]) -> (toml::Table, toml::Table) {
     params
         .iter()
