@@ -886,7 +886,7 @@ impl WebGateway {
                     let _ = m.on_response_end(now, w.class, w.user);
                 }
             }
-            self.to_client(
+            self.send_to_client(
                 now,
                 Pending {
                     start: 0,
@@ -907,7 +907,7 @@ impl WebGateway {
 
     /// The proxy sends the whole response `p` to its client from `now`, after those already
     /// on the client's link: serialisation at the link's rate, then its delay.
-    fn to_client(&mut self, now: Time, p: Pending) {
+    fn send_to_client(&mut self, now: Time, p: Pending) {
         let (rate, delay) = self.client_hop;
         let wire = p.bytes.div_ceil(self.wire.1) * self.wire.0;
         let free = &mut self.client_free[p.user as usize];
@@ -982,7 +982,7 @@ impl WebGateway {
                     if let Gate::Msfrs(m) = &mut self.gate {
                         let _ = m.on_response_end(now, p.class, p.user);
                     }
-                    self.to_client(now, p);
+                    self.send_to_client(now, p);
                     if p.leader {
                         self.answer_waiters(now, p);
                     }
