@@ -21,6 +21,8 @@
 //!   ACKs, so queuing there is negligible; 003 assumes the uplink is not a bottleneck);
 //! - response bytes count at the gateway when they reach the client (2 ms later, at 10 Mb/s);
 //! - exceptive downlink traffic (on/off CBR to a host of no class, §4.6 type 3) counts in U only.
+//! - ns-2's `HTTP/Cache` merges a request for a page it has a request pending for; that is an
+//!   opt-in option here ([`MergePending`], off by default; docs/reproductions/msfrs.md).
 //!
 //! [`WebGateway`] is the runtime the simulator drives ([`crate::sim::Simulation::set_web`]);
 //! [`AccessGatewaySpec::build`] then [`AccessGateway::into_simulation`] set a run up.
