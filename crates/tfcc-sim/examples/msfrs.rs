@@ -1,6 +1,6 @@
 //! The MSF-RS experiments of 003 §4.5–4.6 (M1–M6) on the access-gateway simulation, printed as
 //! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]
-//! [--tcp ns-2.35]`.
+//! [--tcp ns-2.35] [--per-server] [--merge at-arrival|at-release] [--m1] [--m2] [--m2-claim]`.
 //!
 //! The detailed tables of docs/reproductions/msfrs.md come from this program; the pass/fail
 //! claims are `tfcc reproduce msfrs` (scenarios/reproduce/msfrs.toml, on the scenario files
@@ -9,7 +9,9 @@
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::scenario::protocols::TcpDefaults;
-use tfcc_sim::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass, WebReport};
+use tfcc_sim::web::{
+    AccessGatewaySpec, Connections, GatewayKind, MergePending, WebClass, WebReport,
+};
 use tfcc_sim::{CbrConfig, RunResult, SimConfig};
 
 fn run(
@@ -99,14 +101,64 @@ fn m2(base: &AccessGatewaySpec, secs: u64, seed: u64, par: u32, think: u64, thin
                 .map(|c| w.latency(Some(c), from, to).active)
                 .collect();
             println!(
-                "{name}: T_a {:.2} (T_q {:.2}, T_s {:.2}), n = {}, per class {:.2} / {:.2} / {:.2}; unfinished {} of {}; util {:.4}; drops {}",
+                "{name}: T_a {:.2} (T_q {:.2}, T_s {:.2}), n = {}, per class {:.2} / {:.2} / {:.2}; unfinished {} of {}; util {:.4}; drops {}; {}",
                 all.active, all.queued, all.service, all.count, per[0], per[1], per[2],
-                w.unfinished, w.requests, access_util(&r), access_drops(&r)
+                w.unfinished, w.requests, access_util(&r), access_drops(&r), transfers(&w)
             );
-            lat.push(all.active);
+            lat.push((all.active, all.service));
         }
-        println!("reduction {:.1} %", (1.0 - lat[0] / lat[1]) * 100.0);
+        println!(
+            "reduction {:.1} %; MSF-RS / plain: T_a {:.3}, T_s {:.3}",
+            (1.0 - lat[0].0 / lat[1].0) * 100.0,
+            lat[0].0 / lat[1].0,
+            lat[0].1 / lat[1].1
+        );
     }
+}
+
+/// Transfers (requests forwarded to a server) per request, and requests merged into another's
+/// transfer ([`MergePending`]).
+fn transfers(w: &WebReport) -> String {
+    format!(
+        "transfers/request {:.3} ({} transfers, {} merged)",
+        w.transfers as f64 / (w.transfers + w.merged).max(1) as f64,
+        w.transfers,
+        w.merged
+    )
+}
+
+/// M2 as the claim runs it (scenarios/reproduce/msfrs.toml, m2-latency-reduction on
+/// scenarios/003-msfrs-m1.toml): M1's load (8 closed-loop threads per client, 1 s think
+/// times), every class active for the 400 s run, the transactions arriving in the first
+/// 200 s phase, each followed to its end.
+fn m2_claim(base: &AccessGatewaySpec, seed: u64) {
+    println!("\n## M2 as the claim runs it: 8 threads x 1000 ms, 400 s, arrivals 0-200 s, seconds");
+    let mut lat = Vec::new();
+    for (name, gw) in [("MSF-RS", msfrs(|_| {})), ("plain", GatewayKind::Plain)] {
+        let spec = AccessGatewaySpec {
+            classes: classes([1000; 3], [vec![], vec![], vec![]], 8),
+            gateway: gw,
+            ..base.clone()
+        };
+        let (r, w) = run(&spec, 400, 0, seed);
+        let all = w.latency(None, Time::ZERO, Time::from_secs(200));
+        println!(
+            "{name}: T_a {:.2} (T_q {:.2}, T_s {:.2}), n = {}; util {:.4}; drops {}; {}",
+            all.active,
+            all.queued,
+            all.service,
+            all.count,
+            access_util(&r),
+            access_drops(&r),
+            transfers(&w)
+        );
+        lat.push((all.active, all.service));
+    }
+    println!(
+        "MSF-RS / plain: T_a {:.4}, T_s {:.4}",
+        lat[0].0 / lat[1].0,
+        lat[0].1 / lat[1].1
+    );
 }
 
 /// M1: four phases of `phase` s (§4.5.2), MSF-RS against the plain gateway.
@@ -181,9 +233,30 @@ fn main() {
         } else {
             Connections::PerPair
         },
+        // `--merge at-arrival|at-release`: ns-2 HTTP/Cache's merging of requests for a
+        // pending page (`MergePending`), off by default.
+        merge_pending: match args
+            .iter()
+            .position(|a| a == "--merge")
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str)
+        {
+            None | Some("off") => MergePending::Off,
+            Some("at-arrival") => MergePending::AtArrival,
+            Some("at-release") => MergePending::AtRelease,
+            Some(other) => panic!("--merge takes off, at-arrival or at-release, not {other}"),
+        },
         ..AccessGatewaySpec::default()
     };
     tcp_defaults.apply(&mut base.tcp);
+    println!(
+        "# merging of requests for a pending page: {:?}",
+        base.merge_pending
+    );
+    if args.iter().any(|a| a == "--m2-claim") {
+        m2_claim(&base, seed);
+        return;
+    }
     println!("# servers' TCP: {tcp_defaults:?} defaults");
     let phase = if quick { 100 } else { 200 };
     // The load. 003 §4.5.1 gives each client exponential inter-request times of mean 5 s, which
@@ -209,6 +282,9 @@ fn main() {
     let only_m2 = args.iter().any(|a| a == "--m2");
     if !only_m2 {
         m1(&base, phase, think, par, seed);
+        if args.iter().any(|a| a == "--m1") {
+            return;
+        }
     }
 
     // M2: latency (§4.5.3), the P1 scenario.

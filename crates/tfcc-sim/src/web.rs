@@ -21,6 +21,8 @@
 //!   ACKs, so queuing there is negligible; 003 assumes the uplink is not a bottleneck);
 //! - response bytes count at the gateway when they reach the client (2 ms later, at 10 Mb/s);
 //! - exceptive downlink traffic (on/off CBR to a host of no class, §4.6 type 3) counts in U only.
+//! - ns-2's `HTTP/Cache` merges a request for a page it has a request pending for; that is an
+//!   opt-in option here ([`MergePending`], off by default; docs/reproductions/msfrs.md).
 //!
 //! [`WebGateway`] is the runtime the simulator drives ([`crate::sim::Simulation::set_web`]);
 //! [`AccessGatewaySpec::build`] then [`AccessGateway::into_simulation`] set a run up.
@@ -87,6 +89,52 @@ pub enum Connections {
     PerServer,
 }
 
+/// Whether the gateway's proxy merges a request for a page it already has a request pending
+/// for (opt-in; [`MergePending::Off`] is the model every claim runs).
+///
+/// ns-2's `HTTP/Cache` (tcl/webcache/http-cache.tcl), which 003 §4.5.1 runs MSF-RS in: its
+/// `get-request` sends a request to `cache-hit` when `exist-page` finds the page stored (the
+/// cache function proper: answer from the stored copy) and to `cache-miss` otherwise.
+/// `cache-miss` appends the client to the page's requester list (`creq_`) and, "if there's a
+/// previous request going on", returns without a second request; only the first goes out by
+/// `send-request`, which marks the page `pending_`. When the response comes back,
+/// `get-response-GET` calls `answer-pending-requests`, which sends the page to every client in
+/// `creq_` (`answer-request-GET`) and clears `creq_` and `pending_`. The merging therefore sits
+/// in the miss path, not in the hit path that "disables the cache function" (§4.5.1) turns off;
+/// whether the thesis kept it is not said. A page is `server:id`, and `PagePool/Math`'s
+/// `gen-pageid` returns 0 ("Single page", webcache/pagepool.cc), so with it every request to
+/// a server is for the same page and the merge key here is the server.
+///
+/// Where MSF-RS sits relative to the merge depends on where the thesis hooked it into
+/// `HTTP/Cache`, which it does not say; both places are offered:
+/// - [`MergePending::AtArrival`]: MSF-RS holds the requests `cache-miss` sends (at
+///   `send-request`), so the merge check comes first: a request for a page whose request is
+///   queued in MSF-RS or in transfer joins it and never enters MSF-RS's queue (not counted in
+///   W). Its `T_q` runs to the first request's release (0 if that was already released).
+/// - [`MergePending::AtRelease`]: MSF-RS holds requests as they reach the proxy
+///   (`get-request`) and hands each released one to the cache logic: a released request for a
+///   page already in transfer joins that transfer; it counts in W from its release until the
+///   shared response is whole at the proxy.
+///
+/// A merged client gets the first request's response (the page's size; the size its own
+/// request drew is dropped) from the proxy once the whole response is there, over its client
+/// link (10 Mb/s, 2 ms, store-and-forward, as [`Connections::PerServer`] delivers every
+/// response). With [`Connections::PerPair`] the first response ends at its own client, and
+/// the copies leave the gateway at that instant (2 ms late; per-pair is not ns-2's layout).
+/// The copies do not cross the access link, so they are not reported to MSF-RS as response
+/// bytes (its Eq. 4.1 counters and its utilisation measurement take one count in
+/// [`tfcc_core::msfrs`]); the report counts them for their users.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MergePending {
+    /// Every request is forwarded to its server (its own transfer).
+    #[default]
+    Off,
+    /// Merge at the gateway arrival, before MSF-RS's queue.
+    AtArrival,
+    /// Merge when MSF-RS releases the request.
+    AtRelease,
+}
+
 /// One class of users.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WebClass {
@@ -132,6 +180,8 @@ pub struct AccessGatewaySpec {
     pub gateway: GatewayKind,
     /// Which connections carry the responses.
     pub connections: Connections,
+    /// ns-2 `HTTP/Cache`'s merging of requests for a pending page (default off).
+    pub merge_pending: MergePending,
     /// Exceptive downlink CBR of no class (§4.6), or `None`.
     pub exceptive: Option<CbrConfig>,
     /// When the exceptive CBR starts (its first on period). Fig. 4.16's CBR stops at 1280 s and
@@ -166,6 +216,7 @@ impl Default for AccessGatewaySpec {
             size_sigma: 1.318,
             gateway: GatewayKind::Msfrs(MsfrsConfig::default()),
             connections: Connections::PerPair,
+            merge_pending: MergePending::Off,
             exceptive: None,
             exceptive_start: Time::ZERO,
             tcp: server_tcp(),
@@ -200,6 +251,35 @@ struct Pending {
     bytes: u64,
     /// The request thread waiting for it.
     thread: u32,
+    /// The page (server) asked for.
+    page: u32,
+    /// The transfer opened the page's pending state ([`MergePending`] on): merged requests
+    /// wait for it.
+    leader: bool,
+    /// A merged request's copy of another request's response, sent by the proxy.
+    merged: bool,
+}
+
+/// A request merged into another one for the same page ([`MergePending`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Waiter {
+    thread: u32,
+    class: usize,
+    user: u32,
+    arrived: Time,
+    /// Release (the end of `T_q`): `None` while the page's first request is queued in MSF-RS.
+    released: Option<Time>,
+}
+
+/// A page's pending state at the proxy ([`MergePending`]).
+#[derive(Clone, Debug, Default)]
+struct PageState {
+    /// A request for the page is pending (queued in MSF-RS with [`MergePending::AtArrival`],
+    /// or in transfer) until its response is whole at the proxy.
+    open: bool,
+    /// [`MergePending::AtArrival`]: when the first request was released.
+    released: Option<Time>,
+    waiters: Vec<Waiter>,
 }
 
 /// A connection slot: the TCP flow between one server and one client (or the gateway).
@@ -256,6 +336,10 @@ pub struct WebReport {
     /// Requests generated, and still queued or outstanding at the end.
     pub requests: u64,
     pub unfinished: u64,
+    /// Requests forwarded to a server (each one response transfer), and requests merged into
+    /// another's transfer ([`MergePending`]).
+    pub transfers: u64,
+    pub merged: u64,
 }
 
 enum Gate {
@@ -271,6 +355,9 @@ pub struct WebGateway {
     threads: Vec<Thread>,
     servers: u32,
     connections: Connections,
+    merge: MergePending,
+    /// Per server: its page's pending state ([`MergePending`]).
+    pages: Vec<PageState>,
     slots: Vec<Slot>,
     /// [`Connections::PerServer`]: each client link's end of serialisation so far, and the
     /// link's rate and delay.
@@ -569,6 +656,8 @@ impl AccessGatewaySpec {
                 threads,
                 servers: self.servers,
                 connections: self.connections,
+                merge: self.merge_pending,
+                pages: vec![PageState::default(); self.servers as usize],
                 slots,
                 client_free: vec![Time::ZERO; n_clients as usize],
                 client_hop: (self.client_rate, self.client_delay),
@@ -684,8 +773,26 @@ impl WebGateway {
             bytes,
             arrived: now,
         };
+        if self.merge == MergePending::AtArrival {
+            // `cache-miss` before MSF-RS: a request for a pending page (queued or in
+            // transfer) joins it and never enters the queue.
+            let page = &mut self.pages[(flow % self.servers) as usize];
+            if page.open {
+                page.waiters.push(Waiter {
+                    thread,
+                    class,
+                    user,
+                    arrived: now,
+                    released: page.released.map(|_| now),
+                });
+                self.report.merged += 1;
+                return;
+            }
+            page.open = true;
+            page.released = None;
+        }
         match &mut self.gate {
-            Gate::Plain => self.forward(now, r),
+            Gate::Plain => self.dispatch(now, r),
             Gate::Msfrs(m) => {
                 // The class index is valid by construction; a refusal would be a bug.
                 let _ = m.on_request(now, class, user, r);
@@ -693,9 +800,44 @@ impl WebGateway {
         }
     }
 
+    /// A request the gateway lets go (at once, or released by MSF-RS) reaches the proxy's
+    /// cache logic ([`MergePending`]): it is forwarded to its server, or, merging at release,
+    /// joins the transfer already pending for its page.
+    fn dispatch(&mut self, now: Time, r: Request) {
+        let page = &mut self.pages[(r.flow % self.servers) as usize];
+        match self.merge {
+            MergePending::Off => {}
+            MergePending::AtArrival => {
+                // The page was opened at arrival; its merged requests' queueing ends now.
+                page.released = Some(now);
+                for w in &mut page.waiters {
+                    w.released.get_or_insert(now);
+                }
+            }
+            MergePending::AtRelease => {
+                if page.open {
+                    page.waiters.push(Waiter {
+                        thread: r.thread,
+                        class: r.class,
+                        user: r.user,
+                        arrived: r.arrived,
+                        released: Some(now),
+                    });
+                    self.report.merged += 1;
+                    return;
+                }
+                page.open = true;
+            }
+        }
+        self.forward(now, r);
+    }
+
     /// A released request leaves for its server; its response is due from the slot.
     fn forward(&mut self, now: Time, r: Request) {
+        self.report.transfers += 1;
         let seg = self.wire.1;
+        let page = r.flow % self.servers;
+        let leader = self.merge != MergePending::Off;
         let slot = &mut self.slots[r.flow as usize];
         let bytes = r.bytes.div_ceil(seg) * seg;
         let start = slot.offered;
@@ -709,6 +851,9 @@ impl WebGateway {
             released: now,
             bytes: r.bytes,
             thread: r.thread,
+            page,
+            leader,
+            merged: false,
         });
         self.seq += 1;
         self.uplink
@@ -724,8 +869,57 @@ impl WebGateway {
                     None => return,
                 },
             };
-            self.forward(now, r);
+            self.dispatch(now, r);
         }
+    }
+
+    /// The response of a page's first request `p` is whole at the proxy at `now`
+    /// (`answer-pending-requests`): every merged request gets a copy over its client link,
+    /// and the page is no longer pending.
+    fn answer_waiters(&mut self, now: Time, p: Pending) {
+        let page = &mut self.pages[p.page as usize];
+        page.open = false;
+        page.released = None;
+        let waiters = std::mem::take(&mut page.waiters);
+        for w in waiters {
+            if self.merge == MergePending::AtRelease {
+                // Released by MSF-RS, so counted in W: it ends with the shared response.
+                if let Gate::Msfrs(m) = &mut self.gate {
+                    let _ = m.on_response_end(now, w.class, w.user);
+                }
+            }
+            self.send_to_client(
+                now,
+                Pending {
+                    start: 0,
+                    target: 0,
+                    class: w.class,
+                    user: w.user,
+                    arrived: w.arrived,
+                    released: w.released.unwrap_or(now),
+                    bytes: p.bytes,
+                    thread: w.thread,
+                    page: p.page,
+                    leader: false,
+                    merged: true,
+                },
+            );
+        }
+    }
+
+    /// The proxy sends the whole response `p` to its client from `now`, after those already
+    /// on the client's link: serialisation at the link's rate, then its delay.
+    fn send_to_client(&mut self, now: Time, p: Pending) {
+        let (rate, delay) = self.client_hop;
+        let wire = p.bytes.div_ceil(self.wire.1) * self.wire.0;
+        let free = &mut self.client_free[p.user as usize];
+        let start = now.max(*free);
+        // Serialisation of `wire` bytes at the client link's rate (nonzero, checked by the
+        // topology), in u128 so a huge response cannot overflow.
+        let ns = u128::from(wire) * 8 * 1_000_000_000 / u128::from(rate.bps().max(1));
+        *free = start + Dur(u64::try_from(ns).unwrap_or(u64::MAX));
+        self.seq += 1;
+        self.deliveries.push(Reverse((*free + delay, self.seq, p)));
     }
 
     /// Whether `flow` is one the gateway watches.
@@ -790,16 +984,10 @@ impl WebGateway {
                     if let Gate::Msfrs(m) = &mut self.gate {
                         let _ = m.on_response_end(now, p.class, p.user);
                     }
-                    let (rate, delay) = self.client_hop;
-                    let wire = p.bytes.div_ceil(self.wire.1) * self.wire.0;
-                    let free = &mut self.client_free[p.user as usize];
-                    let start = now.max(*free);
-                    // Serialisation of `wire` bytes at the client link's rate (nonzero, checked
-                    // by the topology), in u128 so a huge response cannot overflow.
-                    let ns = u128::from(wire) * 8 * 1_000_000_000 / u128::from(rate.bps().max(1));
-                    *free = start + Dur(u64::try_from(ns).unwrap_or(u64::MAX));
-                    self.seq += 1;
-                    self.deliveries.push(Reverse((*free + delay, self.seq, p)));
+                    self.send_to_client(now, p);
+                    if p.leader {
+                        self.answer_waiters(now, p);
+                    }
                 }
             }
         }
@@ -824,6 +1012,17 @@ impl WebGateway {
     /// Response `p` is whole at its client at `now`: the transaction ends, and a closed-loop
     /// thread starts thinking.
     fn complete(&mut self, now: Time, p: Pending) {
+        if p.merged {
+            // A copy from the proxy: the user's bytes, but not the access link's (MSF-RS
+            // counted the transfer it copies).
+            let sec = now.as_nanos() / 1_000_000_000;
+            let row = &mut self.report.class_bytes[p.class];
+            if row.len() <= sec as usize {
+                row.resize(sec as usize + 1, 0);
+            }
+            row[sec as usize] += p.bytes;
+            self.report.user_bytes[p.user as usize] += p.bytes;
+        }
         if let Some(th) = self.threads.get_mut(p.thread as usize) {
             let cl = &self.classes[th.class];
             if cl.parallel > 0 {
@@ -839,9 +1038,14 @@ impl WebGateway {
             queued: p.released.saturating_since(p.arrived),
             service: now.saturating_since(p.released),
         });
-        if self.connections == Connections::PerPair {
+        if self.connections == Connections::PerPair && !p.merged {
             if let Gate::Msfrs(m) = &mut self.gate {
                 let _ = m.on_response_end(now, p.class, p.user);
+            }
+            if p.leader {
+                // Per pair the response passed the gateway on its way to this client; the
+                // merged requests' copies leave now.
+                self.answer_waiters(now, p);
             }
         }
     }
@@ -851,18 +1055,28 @@ impl WebGateway {
         self.offers.drain(..)
     }
 
-    /// The report, with the requests still in the system counted as unfinished.
-    pub fn finish(mut self) -> WebReport {
-        self.report.unfinished = self
-            .slots
+    /// Requests still in the system: queued in MSF-RS, merged into a pending page, in
+    /// transfer, or on a client link.
+    fn in_system(&self) -> u64 {
+        self.slots
             .iter()
             .map(|s| s.pending.len() as u64)
             .sum::<u64>()
             + self.deliveries.len() as u64
+            + self
+                .pages
+                .iter()
+                .map(|p| p.waiters.len() as u64)
+                .sum::<u64>()
             + match &self.gate {
                 Gate::Plain => 0,
                 Gate::Msfrs(m) => m.stats().queued as u64,
-            };
+            }
+    }
+
+    /// The report, with the requests still in the system counted as unfinished.
+    pub fn finish(mut self) -> WebReport {
+        self.report.unfinished = self.in_system();
         self.report
     }
 }
@@ -1133,5 +1347,159 @@ mod tests {
             ..AccessGatewaySpec::default()
         };
         assert!(drr.build(1).is_err());
+    }
+
+    /// A gateway whose clients would not send on their own for weeks (the test places the
+    /// requests), with these connections, gateway and merging.
+    fn placed(connections: Connections, gateway: GatewayKind, merge: MergePending) -> WebGateway {
+        let mut spec = AccessGatewaySpec {
+            connections,
+            gateway,
+            merge_pending: merge,
+            ..AccessGatewaySpec::default()
+        };
+        for c in &mut spec.classes {
+            c.think_time = Dur::from_secs(10_000_000);
+        }
+        spec.build(1).unwrap().gateway
+    }
+
+    fn outstanding(g: &WebGateway) -> (u32, usize) {
+        match &g.gate {
+            Gate::Msfrs(m) => (m.stats().outstanding, m.stats().queued),
+            Gate::Plain => (0, 0),
+        }
+    }
+
+    #[test]
+    fn two_clients_asking_for_a_pending_page_get_one_transfer_and_both_complete_at_its_end() {
+        let t0 = Time::from_secs(1);
+        for merge in [MergePending::AtArrival, MergePending::AtRelease] {
+            for connections in [Connections::PerServer, Connections::PerPair] {
+                let mut g = placed(connections, GatewayKind::Plain, merge);
+                // Client 0 (class 0) then client 11 (class 2) ask server 5 for its one page;
+                // the second request's own size draw (1 kB) is dropped for the page's.
+                let flow = |client: u32| match connections {
+                    Connections::PerServer => 5,
+                    Connections::PerPair => client * 12 + 5,
+                };
+                g.request(t0, flow(0), 0, 0, 0, 20_000);
+                g.request(t0, flow(11), 1, 2, 11, 1_000);
+                g.on_time(t0 + Dur::from_secs(1));
+                let offers: Vec<_> = g.take_offers().collect();
+                assert_eq!(offers, vec![(flow(0), 20_000)], "{merge:?} {connections:?}");
+                assert_eq!((g.report.transfers, g.report.merged), (1, 1));
+                assert_eq!(g.in_system(), 2);
+                // Nothing ends before the one transfer does.
+                let t1 = Time::from_secs(3);
+                g.on_delivered(t1, flow(0), 19_000);
+                g.on_time(t1);
+                assert!(g.report.transactions.is_empty());
+                let t2 = Time::from_secs(4);
+                g.on_delivered(t2, flow(0), 20_000);
+                // The copy leaves the proxy when the response is whole there: 20 segments of
+                // 1040 B at 10 Mb/s, 16.64 ms, then 2 ms; per pair the first client has its
+                // response at once.
+                let hop = Dur::from_micros(16_640) + Dur::from_millis(2);
+                g.on_time(t2 + hop);
+                let mut done: Vec<_> = g
+                    .report
+                    .transactions
+                    .iter()
+                    .map(|t| (t.user, t.bytes, t.arrived + t.queued + t.service))
+                    .collect();
+                done.sort_by_key(|d| d.0);
+                let first_at = match connections {
+                    Connections::PerServer => t2 + hop,
+                    Connections::PerPair => t2,
+                };
+                assert_eq!(
+                    done,
+                    vec![(0, 20_000, first_at), (11, 20_000, t2 + hop)],
+                    "{merge:?} {connections:?}"
+                );
+                assert_eq!(g.report.user_bytes[11], 20_000);
+                assert_eq!(g.in_system(), 0);
+                // The page is no longer pending: the next request is a transfer of its own.
+                g.request(Time::from_secs(5), flow(11), 1, 2, 11, 1_000);
+                g.on_time(Time::from_secs(6));
+                assert_eq!(g.take_offers().count(), 1);
+                assert_eq!((g.report.transfers, g.report.merged), (2, 1));
+            }
+        }
+    }
+
+    #[test]
+    fn merging_at_arrival_skips_msfrs_queue_and_merging_at_release_goes_through_it() {
+        let t0 = Time::from_secs(1);
+        let t1 = t0 + Dur::from_secs(1);
+        let t2 = Time::from_secs(4);
+        let ask = |g: &mut WebGateway| {
+            g.request(t0, 5, 0, 0, 0, 20_000);
+            g.request(t0, 5, 1, 2, 11, 1_000);
+            g.on_time(t1);
+            // The released requests reach server 5.
+            g.on_time(t1 + Dur::from_secs(1));
+        };
+        // W+_0 = 1. At arrival the second request joins the first, which MSF-RS holds; it
+        // never enters the queue nor W, and its T_q ends with the first one's release.
+        let mut g = placed(
+            Connections::PerServer,
+            GatewayKind::Msfrs(MsfrsConfig::default()),
+            MergePending::AtArrival,
+        );
+        ask(&mut g);
+        assert_eq!(g.take_offers().count(), 1);
+        assert_eq!(outstanding(&g), (1, 0));
+        g.on_delivered(t2, 5, 20_000);
+        assert_eq!(outstanding(&g), (0, 0));
+        g.on_time(Time::from_secs(5));
+        assert_eq!(g.report.transactions.len(), 2);
+        assert!(g
+            .report
+            .transactions
+            .iter()
+            .all(|t| t.queued == Dur::from_secs(1)));
+        // At release, with W+ = 1 the second request waits in MSF-RS's queue until the first
+        // response ends; the page is then no longer pending, so it is a transfer of its own.
+        let mut g = placed(
+            Connections::PerServer,
+            GatewayKind::Msfrs(MsfrsConfig::default()),
+            MergePending::AtRelease,
+        );
+        ask(&mut g);
+        assert_eq!(g.take_offers().count(), 1);
+        assert_eq!(outstanding(&g), (1, 1));
+        g.on_delivered(t2, 5, 20_000);
+        g.on_time(t2 + Dur::from_secs(1));
+        assert_eq!(g.take_offers().collect::<Vec<_>>(), vec![(5, 1_000)]);
+        assert_eq!((g.report.transfers, g.report.merged), (2, 0));
+        // With W+ = 2 both are released while the page is pending: one transfer, and W counts
+        // both until the shared response is whole at the proxy.
+        let mut g = placed(
+            Connections::PerServer,
+            GatewayKind::Msfrs(MsfrsConfig {
+                initial_window: 2.0,
+                ..MsfrsConfig::default()
+            }),
+            MergePending::AtRelease,
+        );
+        ask(&mut g);
+        assert_eq!(g.take_offers().count(), 1);
+        assert_eq!((g.report.transfers, g.report.merged), (1, 1));
+        assert_eq!(outstanding(&g), (2, 0));
+        g.on_delivered(t2, 5, 20_000);
+        assert_eq!(outstanding(&g), (0, 0));
+        g.on_time(Time::from_secs(5));
+        assert_eq!(g.report.transactions.len(), 2);
+        // Merging off: two transfers, as before.
+        let mut g = placed(
+            Connections::PerServer,
+            GatewayKind::Plain,
+            MergePending::Off,
+        );
+        ask(&mut g);
+        assert_eq!(g.take_offers().count(), 2);
+        assert_eq!((g.report.transfers, g.report.merged), (2, 0));
     }
 }

@@ -6,10 +6,10 @@
 //! change the named links (`access-down`, `server3-down`, ...) as on any topology.
 
 use super::build::{err, event, BuildError, Built, FlowInfo, WebInfo};
-use super::spec::{ConnectionsName, GatewayName, ScenarioSpec, Spread, WebSpec};
+use super::spec::{ConnectionsName, GatewayName, MergePendingName, ScenarioSpec, Spread, WebSpec};
 use crate::flow::CbrConfig;
 use crate::link::LinkId;
-use crate::web::{AccessGatewaySpec, Connections, GatewayKind, WebClass};
+use crate::web::{AccessGatewaySpec, Connections, GatewayKind, MergePending, WebClass};
 use tfcc_core::msfrs::MsfrsConfig;
 use tfcc_core::{Dur, Time};
 
@@ -154,6 +154,11 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
     g.connections = match web.connections {
         None | Some(ConnectionsName::PerPair) => Connections::PerPair,
         Some(ConnectionsName::PerServer) => Connections::PerServer,
+    };
+    g.merge_pending = match web.merge_pending {
+        None | Some(MergePendingName::Off) => MergePending::Off,
+        Some(MergePendingName::AtArrival) => MergePending::AtArrival,
+        Some(MergePendingName::AtRelease) => MergePending::AtRelease,
     };
     if g.connections == Connections::PerServer && gateway == GatewayName::Drr {
         return err(

@@ -83,6 +83,12 @@ pub struct WebSpec {
     /// responses served in request order (`tfcc_sim::web::Connections`).
     #[serde(default)]
     pub connections: Option<ConnectionsName>,
+    /// ns-2 `HTTP/Cache`'s merging of a request for a page whose request is pending (one
+    /// transfer answers every client that asked; `tfcc_sim::web::MergePending`): `off`
+    /// (default), `at-arrival` (before MSF-RS's queue) or `at-release` (when MSF-RS releases
+    /// the request).
+    #[serde(default)]
+    pub merge_pending: Option<MergePendingName>,
     /// `gateway = "drr"`: bytes per round for weight 1 (default 1000 B, one segment).
     #[serde(default, deserialize_with = "opt_bytes_u32")]
     pub drr_quantum: Option<u32>,
@@ -130,6 +136,14 @@ pub enum GatewayName {
     Msfrs,
     Plain,
     Drr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MergePendingName {
+    Off,
+    AtArrival,
+    AtRelease,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -1345,6 +1345,11 @@ fn bad_web_keys_are_named() {
     // ns-2's HTTP/Cache layout: one connection per server, not per (client, server).
     let per_server = ok_with(WEB, &["web.connections=\"per-server\""]);
     assert_eq!(per_server.flows.len(), 12);
+    // ns-2 HTTP/Cache's merging of requests for a pending page: opt-in, three names.
+    for m in ["off", "at-arrival", "at-release"] {
+        ok_with(WEB, &[&format!("web.merge_pending=\"{m}\"")]);
+    }
+    refused(WEB, &["web.merge_pending=true"], "web.merge_pending", "");
     // [[flows]] and [web] belong to different kinds.
     refused(
         &format!("{WEB}\n[[flows]]\nprotocol = \"cbr\"\n"),
