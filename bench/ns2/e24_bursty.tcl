@@ -23,7 +23,7 @@
 # Measured with a flow monitor on the bottleneck r1 -> r2 (packets that arrive, leave and are
 # dropped there, per flow id) and the sender's own counters, read at each window's ends. Prints
 # one JSON line: the test flow's packets sent (ndatapack_, retransmissions included) and lost
-# (dropped at the bottleneck) in [loss_from, loss_to] = [350, 370] s and in the 6 Mb/s phase
+# (dropped at the bottleneck) in the claims' window [350, 370] s and in the 6 Mb/s phase
 # [200, 350] s, the CBR's drops in the same windows, and the test flow's throughput (payload
 # bits of its bottleneck departures per second) in [100, 200], [200, 350], [340, 350],
 # [350, 370] s and [350, 355] s.
