@@ -19,7 +19,15 @@
 # `headersize_ 0` (1000 B on the wire: the claims' `params = { preset = "ns2", header_size = 0 }`),
 # started by `start` at the drawn time. TFRC's goodput is the sink's `bytes_` (every packet that
 # arrives; TFRC never retransmits), TCP's and GAIMD's the cumulative ACK; TFRC's columns 5-7 are 0.
+# `draws` (default seeded) says where the access delays and start times come from. `seeded`
+# (h-e22's runs, kept so that its tables reproduce): two `new RNG`s seeded with `seed` and
+# `seed` + 1000. MRG32k3a seeded with a small integer gives first draws that are nearly linear in
+# the seed (flow 0's access delay is 4.31, 4.32, 4.34, ... ms for seeds 1, 2, 3, ... in 4.3-40.7,
+# flow 2's 4.82, 5.33, 5.85, ...), so flow 0, a TCP flow, has the shortest RTT of all in every
+# seed. `substream`: the two `new RNG`s as ns-2 creates them (independent streams), each advanced
+# by `seed` - 1 substreams, so the draws of different seeds are independent.
 # Usage: ns e22_lowmux.tcl seed bdelay qlimit dlo dhi [maxwin] [decrease] [increase] [n] [scheme]
+#   [draws]
 # (the one-way reading of 003-e22-lowmux.toml: 1 40 300 5 5 at CV[RTT] = 0, 1 5 300 4.3 40.7
 # at CV[RTT] = 0.42; the RTT reading: 1 20 150 2.5 2.5 and 1 1 150 2.9 21.1)
 set seed [lindex $argv 0]
@@ -32,6 +40,11 @@ set decrease [expr {[llength $argv] > 6 ? [lindex $argv 6] : 0.875}]
 set increase [expr {[llength $argv] > 7 ? [lindex $argv 7] : 0.2}]
 set n [expr {[llength $argv] > 8 ? [lindex $argv 8] : 8}]
 set scheme [expr {[llength $argv] > 9 ? [lindex $argv 9] : "gaimd"}]
+set draws [expr {[llength $argv] > 10 ? [lindex $argv 10] : "seeded"}]
+if {$draws ni {seeded substream}} {
+    puts stderr "draws must be seeded or substream, not $draws"
+    exit 2
+}
 if {$scheme ni {gaimd tfrc}} {
     puts stderr "scheme must be gaimd or tfrc, not $scheme"
     exit 2
@@ -58,9 +71,16 @@ $ns queue-limit $r1 $r2 $qlimit
 set fmon [$ns makeflowmon Fid]
 $ns attach-fmon [$ns link $r1 $r2] $fmon
 set delays [new RNG]
-$delays seed $seed
 set starts [new RNG]
-$starts seed [expr {$seed + 1000}]
+if {$draws eq "seeded"} {
+    $delays seed $seed
+    $starts seed [expr {$seed + 1000}]
+} else {
+    for {set k 1} {$k < $seed} {incr k} {
+        $delays next-substream
+        $starts next-substream
+    }
+}
 for {set i 0} {$i < 2 * $n} {incr i} {
     set d [expr {$dlo + ($dhi - $dlo) * [$delays uniform 0 1]}]
     set delay($i) $d
