@@ -21,7 +21,7 @@ ns-2's access delays and start times are drawn from independent MRG32k3a substre
 (`e22_lowmux.tcl`'s `draws = substream`); `--draws seeded` gives h-e22's seeding, under which
 TCP flow 0 has the shortest RTT of all flows in every seed (see the script).
 
-Usage: `python bench/ns2/e22_loss.py [--scheme tfrc|gaimd] [--case spread|rtt0] [--seeds 1-10]
+Usage: `python bench/ns2/e22_loss.py [--scheme tfrc|gaimd|tear] [--case spread|rtt0] [--seeds 1-10]
 [--side both|ns2|tfcc] [--draws substream|seeded] [--tfcc PATH]` (`--tfcc` defaults to
 `.venv/bin/tfcc`). One ns-2 run
 takes 2-6 s, one tfcc run about 1 s. Findings: docs/reproductions/taxonomy.md, "E2.2's TFRC in
@@ -54,6 +54,8 @@ SPREAD_SET = [
 SCHEME_SET = {
     "tfrc": ["flows.1.protocol=tfrc", 'flows.1.params={ preset = "ns2", header_size = 0 }'],
     "gaimd": ["flows.1.protocol=gaimd"],
+    # tfcc only: TEAR's code is its authors', not in ns-2.35.
+    "tear": ["flows.1.protocol=tear", "flows.1.params={}"],
 }
 
 
@@ -138,6 +140,8 @@ def main() -> None:
     ap.add_argument("--tfcc", default=str(ROOT / ".venv" / "bin" / "tfcc"))
     a = ap.parse_args()
     sides = ["ns2", "tfcc"] if a.side == "both" else [a.side]
+    if a.scheme == "tear" and "ns2" in sides:
+        ap.error("ns-2.35 has no TEAR: use --side tfcc")
     for side in sides:
         values = []
         print(f"{side}, {a.scheme}, {a.case}:")
