@@ -187,7 +187,6 @@ mod tests {
                 seq: 7,
                 timestamp: Time(9),
                 rtt: Dur(3),
-                rtt_sample: Dur(2),
                 rate: 1000,
                 mode: Mode::Slowstart,
             }),

@@ -165,35 +165,6 @@ pub enum NofeedbackRule {
     Rfc5348,
 }
 
-/// Which RTT the receiver groups lost packets into loss events with (a lost packet sent more
-/// than this RTT after the one that started the current event starts a new one).
-///
-/// 004 Sec. 3.4 asks for the current one: "it is important that the receiver uses the current
-/// RTT `t_RTT_cur` and not the smoothed RTT to determine which lost packets form a loss event".
-/// Its header (App. A) has a single RTT field, though, which the receiver also computes the
-/// model's `t_RTO = k·t_RTT` from (Sec. 3.3: "calculated at the receiver"), the smoothed RTT;
-/// what the thesis' receiver grouped with is therefore not determined (spec 004 §2.5 \[Gap\]).
-/// The default stays the smoothed RTT, the RTT all of tfcc's TFRC results so far were
-/// measured with: the sample, tried on the whole of `tfcc reproduce tfrc`, moved most of the
-/// TFRC claims, took two from pass to fail and took E11's 30 s dropout from the thesis'
-/// "about a third of TCP" further away (0.037 to 0.003), each dropped packet of the dropout
-/// becoming its own loss event (docs/reproductions/tfrc.md, "Cable-modem stand-in: why TFRC's
-/// low-multiplexing fairness falls short"). `sample` is the text's reading, for study.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LossEventRtt {
-    /// The sender's smoothed RTT `R` (β = [`TfrcConfig::rtt_beta`]): RFC 5348 §5.2 (the RTT
-    /// the data packets carry, §3.2.1), ns-2's `Agent/TFRCSink` (`rtt_` from the header), and
-    /// tfcc's default.
-    #[default]
-    Smoothed,
-    /// The sender's latest RTT sample from the data header, 004 Sec. 3.4's `t_RTT_cur` (before
-    /// the first sample, the smoothed RTT). While a queue builds (slowstart into a large buffer)
-    /// the smoothed RTT lags the samples several-fold, and the losses of one overflow count as
-    /// several loss events a few packets apart; with it they are one.
-    Sample,
-}
-
 /// TFRC sender and receiver parameters. `Default` is the thesis (004); [`TfrcConfig::ns2`]
 /// is ns-2.35's agent.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -300,9 +271,6 @@ pub struct TfrcConfig {
     /// `t_mbi`, the longest back-off interval: the rate never falls below `s/t_mbi`. 64 s as
     /// RFC 5348 §4.3 (004 has no floor beyond halving).
     pub t_mbi: Dur,
-    /// The RTT loss events are grouped with: the smoothed RTT (default; RFC 5348 §5.2, ns-2)
-    /// or the latest sample (004 Sec. 3.4's text; see [`LossEventRtt`] for why not the default).
-    pub loss_event_rtt: LossEventRtt,
     /// Later packets that may overtake a missing one before it counts as lost: 3 (004 Sec. 3.4).
     /// See [`DetectorConfig::reorder_tolerance`]; RFC 5348's NDUPACK = 3 is 2 here.
     pub reorder_tolerance: u32,
@@ -378,7 +346,6 @@ impl Default for TfrcConfig {
             nofeedback_packets: 8.0,                           // 004 Eq. 3.12
             initial_nofeedback: Dur::from_secs(2),             // RFC 5348 §4.2
             t_mbi: Dur::from_secs(64),                         // RFC 5348 §4.3
-            loss_event_rtt: LossEventRtt::Smoothed,            // RFC 5348 §5.2 (004 [Gap])
             reorder_tolerance: 3,                              // 004 Sec. 3.4
             estimator: EstimatorKind::Ali,                     // 004 Sec. 3.4.1
             history_size: 8,                                   // 004 Sec. 3.4.1

@@ -9,7 +9,7 @@ use crate::loss_history::{AnyEstimator, LossEstimator, PacketOutcome};
 use crate::packet::{Header, Packet};
 use crate::time::{Dur, Time};
 
-use super::config::{LossEventRtt, SeedRule, TfrcConfig};
+use super::config::{SeedRule, TfrcConfig};
 use super::wire::{DataHeader, FeedbackHeader};
 
 /// A TFRC receiver.
@@ -165,18 +165,11 @@ impl TfrcReceiver {
         if !h.rtt.is_zero() {
             self.rtt = h.rtt;
         }
-        // Loss events span the smoothed RTT (RFC 5348 §5.2) or, with `loss_event_rtt =
-        // "sample"`, 004 Sec. 3.4's current RTT; before the sender has a sample, the smoothed
-        // RTT (also zero then).
-        let event_rtt = match self.cfg.loss_event_rtt {
-            LossEventRtt::Sample if !h.rtt_sample.is_zero() => h.rtt_sample,
-            _ => self.rtt,
-        };
         let mut lost = 0u64;
         let mut new_event = false;
         let arrival = self
             .pipeline
-            .on_arrival_with(h.seq, h.timestamp, event_rtt, |j, outcome| {
+            .on_arrival_with(h.seq, h.timestamp, self.rtt, |j, outcome| {
                 if matches!(j, Judgement::Lost { .. } | Judgement::LostRun { .. }) {
                     lost += j.count();
                 }
@@ -338,7 +331,6 @@ mod tests {
                 seq,
                 timestamp: sent,
                 rtt: Dur::from_millis(rtt_ms),
-                rtt_sample: Dur::from_millis(rtt_ms),
                 rate,
                 mode: Mode::CongestionControl,
             }),
@@ -451,56 +443,6 @@ mod tests {
         assert_eq!(r.estimator().loss_events(), 2);
     }
 
-    /// 004 Sec. 3.4: "the receiver uses the current RTT `t_RTT_cur` and not the smoothed RTT
-    /// to determine which lost packets form a loss event". Packets 4 ms apart, a smoothed RTT
-    /// of 100 ms and a latest sample of 400 ms (a queue building faster than the β = 0.05
-    /// average follows): losses at seq 200 and 250 (200 ms apart, 600 ms after the slowstart
-    /// losses) are one event by the sample, two by the smoothed RTT (RFC 5348 §5.2, the
-    /// default: see [`LossEventRtt`]).
-    #[test]
-    fn losses_group_into_events_by_the_latest_rtt_sample_not_the_smoothed_rtt() {
-        let events = |loss_event_rtt| {
-            let mut r = TfrcReceiver::new(TfrcConfig {
-                loss_event_rtt,
-                ..TfrcConfig::default()
-            });
-            let lost = [50u64, 52, 200, 250];
-            for q in (0..300).filter(|q| !lost.contains(q)) {
-                let sent = Time::from_millis(4 * q);
-                let mut pkt = data(q, sent, 100, 365_000);
-                if let Header::TfrcData(h) = &mut pkt.header {
-                    h.rtt_sample = Dur::from_millis(400);
-                }
-                r.on_packet(sent + Dur::from_millis(80), &pkt);
-            }
-            // The seed (ending slowstart at seq 52) is the first event.
-            r.estimator().loss_events() - 1
-        };
-        assert_eq!(events(LossEventRtt::Sample), 1);
-        assert_eq!(events(LossEventRtt::Smoothed), 2);
-        assert_eq!(TfrcConfig::default().loss_event_rtt, LossEventRtt::Smoothed);
-    }
-
-    /// Before the sender has an RTT sample the header's is zero; grouping falls back to the
-    /// smoothed RTT (also zero then, so every lost packet is its own event, as before).
-    #[test]
-    fn a_zero_sample_falls_back_to_the_smoothed_rtt() {
-        let mut r = TfrcReceiver::new(TfrcConfig {
-            loss_event_rtt: LossEventRtt::Sample,
-            ..TfrcConfig::default()
-        });
-        let lost = [50u64, 52, 200, 250];
-        for q in (0..300).filter(|q| !lost.contains(q)) {
-            let sent = Time::from_millis(4 * q);
-            let mut pkt = data(q, sent, 400, 365_000);
-            if let Header::TfrcData(h) = &mut pkt.header {
-                h.rtt_sample = Dur::ZERO;
-            }
-            r.on_packet(sent + Dur::from_millis(80), &pkt);
-        }
-        assert_eq!(r.estimator().loss_events() - 1, 1);
-    }
-
     #[test]
     fn a_loss_after_a_long_quiet_stretch_leaves_p_unchanged() {
         // 004 Sec. 3.4.3: in DEC mode (the open interval already lowers the estimate) a loss
@@ -609,7 +551,6 @@ mod tests {
             seq: 0,
             timestamp: Time::ZERO,
             rtt: Dur::from_millis(10),
-            rtt_sample: Dur::from_millis(10),
             rate: 1,
             mode: Mode::Slowstart,
         };
@@ -653,7 +594,7 @@ mod tests {
             let mut now = Time::ZERO;
             for (seq, ts, rtt, rate, step) in msgs {
                 now = now.saturating_add(Dur(step));
-                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(rtt / 2), rate, mode: Mode::CongestionControl };
+                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rate, mode: Mode::CongestionControl };
                 r.on_packet(now, &Packet { size: S, header: Header::TfrcData(h) });
                 // Time never goes backwards: a deadline is served when the clock reaches it.
                 if let Some(t) = r.next_timeout().filter(|t| *t <= now.saturating_add(Dur(step))) {

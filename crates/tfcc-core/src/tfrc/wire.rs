@@ -76,16 +76,9 @@ pub struct DataHeader {
     pub seq: u64,
     /// Send time, echoed back for the RTT sample (004 Eq. 3.1).
     pub timestamp: Time,
-    /// The sender's smoothed RTT (zero before the first sample): the receiver times its
-    /// feedback by it, seeds the history at it (004 Sec. 3.6.2) and, by default
-    /// ([`super::config::LossEventRtt::Smoothed`], RFC 5348 §5.2), groups losses into events
-    /// with it.
+    /// The sender's smoothed RTT (zero before the first sample): the receiver groups losses into
+    /// events with it (004 Sec. 3.4) and times its feedback by it.
     pub rtt: Dur,
-    /// The sender's latest RTT sample, 004's `t_RTT_cur` (zero before the first sample), which
-    /// the receiver groups losses with under [`super::config::LossEventRtt::Sample`] (004 Sec.
-    /// 3.4). App. A has one RTT field ("16 bits are an adequate size for the RTT sample"),
-    /// which also feeds the receiver's model; spec 004 §2.5 \[Gap\]: carry both.
-    pub rtt_sample: Dur,
     /// The sender's current rate in bytes/s: "for monitoring" in App. A; the receiver also
     /// seeds the history from it (004 Sec. 3.6.2, `b_sst/2`).
     pub rate: u32,
@@ -110,7 +103,7 @@ pub struct FeedbackHeader {
 }
 
 /// Bytes of an encoded data header.
-pub const DATA_LEN: usize = 44;
+pub const DATA_LEN: usize = 36;
 /// Bytes of an encoded feedback header.
 pub const FEEDBACK_LEN: usize = 40;
 
@@ -217,7 +210,6 @@ impl DataHeader {
         w.put(&self.seq.to_be_bytes());
         w.put(&self.timestamp.0.to_be_bytes());
         w.put(&self.rtt.0.to_be_bytes());
-        w.put(&self.rtt_sample.0.to_be_bytes());
         w.put(&self.rate.to_be_bytes());
         w.put(&self.mode.code().to_be_bytes());
         Some(DATA_LEN)
@@ -229,7 +221,6 @@ impl DataHeader {
         let seq = r.u64();
         let timestamp = Time(r.u64());
         let rtt = Dur(r.u64());
-        let rtt_sample = Dur(r.u64());
         let rate = r.u32();
         let code = r.u32();
         let mode = Mode::from_code(code).ok_or(DecodeError::BadMode(code))?;
@@ -237,7 +228,6 @@ impl DataHeader {
             seq,
             timestamp,
             rtt,
-            rtt_sample,
             rate,
             mode,
         })
@@ -297,7 +287,6 @@ mod tests {
             seq: 0x0102,
             timestamp: Time(3),
             rtt: Dur(4),
-            rtt_sample: Dur(6),
             rate: 5,
             mode: Mode::Forced,
         };
@@ -307,16 +296,14 @@ mod tests {
         assert_eq!(&b[4..12], &[0, 0, 0, 0, 0, 0, 1, 2]);
         assert_eq!(b[19], 3);
         assert_eq!(b[27], 4);
-        assert_eq!(b[35], 6);
-        assert_eq!(b[39], 5);
-        assert_eq!(b[43], 4);
+        assert_eq!(b[31], 5);
+        assert_eq!(b[35], 4);
         assert_eq!(h.encode(&mut [0u8; DATA_LEN - 1]), None);
     }
 
     #[test]
     fn errors_name_what_is_wrong() {
-        // Long enough for a data header, so that decoding it as one fails on the type word.
-        let mut b = [0u8; DATA_LEN];
+        let mut b = [0u8; FEEDBACK_LEN];
         let f = FeedbackHeader {
             seq_echo: 1,
             timestamp_echo: Time(2),
@@ -340,20 +327,19 @@ mod tests {
             seq: 0,
             timestamp: Time(0),
             rtt: Dur(0),
-            rtt_sample: Dur(0),
             rate: 0,
             mode: Mode::InitRtt,
         }
         .encode(&mut d)
         .unwrap();
-        d[43] = 3;
+        d[35] = 3;
         assert_eq!(DataHeader::decode(&d), Err(DecodeError::BadMode(3)));
     }
 
     proptest! {
         #[test]
-        fn data_round_trips(seq: u64, ts: u64, rtt: u64, sample: u64, rate: u32, mode in mode()) {
-            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(sample), rate, mode };
+        fn data_round_trips(seq: u64, ts: u64, rtt: u64, rate: u32, mode in mode()) {
+            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rate, mode };
             let mut b = [0u8; DATA_LEN + 8];
             h.encode(&mut b).unwrap();
             prop_assert_eq!(DataHeader::decode(&b), Ok(h));
