@@ -77,7 +77,8 @@ pub struct DataHeader {
     /// Send time, echoed back for the RTT sample (004 Eq. 3.1).
     pub timestamp: Time,
     /// The sender's smoothed RTT (zero before the first sample): the receiver groups losses into
-    /// events with it (004 Sec. 3.4) and times its feedback by it.
+    /// events with it (RFC 5348 §5.2; 004 Sec. 3.4's "current RTT" would be the latest sample,
+    /// see [`crate::loss_events::LossEventGrouper`]) and times its feedback by it.
     pub rtt: Dur,
     /// The sender's current rate in bytes/s: "for monitoring" in App. A; the receiver also
     /// seeds the history from it (004 Sec. 3.6.2, `b_sst/2`).

@@ -1,0 +1,215 @@
+//! Per-event trace of the TFRC flows of any scenario, for TFRC at very low rates (thesis 004's
+//! cable-modem stand-in, `scenarios/004-e3-cable.toml`, where a flow sends well under one packet
+//! per RTT): `cargo run --profile ci -p tfcc-sim --example lowrate_tfrc_trace -- SCENARIO SEED
+//! OUT.csv [KEY=VALUE ...]` (the overrides as `tfcc run --set`).
+//!
+//! One CSV row per event, `t,flow,kind,a,b,c,d,e`, where `kind` is
+//! - `tx`: a data packet sent (`a` sequence number, `b` the sender's mode: 0 Init RTT,
+//!   1 slowstart, 2 congestion control, 3 forced);
+//! - `rx`: a data packet received (`a` sequence number, `b` its send time in s, `c` the RTT in
+//!   its header in s), so a packet sent and never received was dropped;
+//! - `fb`: a report at the sender (`a` reported p, `b` X_recv in B/s, `c` the sender's rate in
+//!   B/s after it, `d` X_calc or -1, `e` the sender's smoothed RTT in s);
+//! - `nfb`: the no-feedback timer fired (`a` the rate after it in B/s, `b` the interval it had
+//!   been armed with, in s);
+//! - `rxp`: the receiver's loss event rate changed (`a` the new p, `b` loss events so far,
+//!   `c` the newest closed interval in packets, `d` closed intervals held, `e` the open one).
+//!
+//! TCP flows run unwrapped. docs/reproductions/tfrc.md (section "Cable-modem stand-in: why
+//! TFRC's low-multiplexing fairness falls short") has what it showed.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+use tfcc_core::loss_history::{AnyEstimator, LossEstimator};
+use tfcc_core::tcp::TcpSender;
+use tfcc_core::tfrc::Mode;
+use tfcc_core::tfrc::{TfrcReceiver, TfrcSender};
+use tfcc_core::{Header, Packet, Time};
+use tfcc_sim::scenario;
+use tfcc_sim::{ReceiverImpl, SenderImpl};
+
+type Log = Arc<Mutex<String>>;
+
+fn row(log: &Log, now: Time, flow: usize, kind: &str, vals: &[f64]) {
+    let mut s = log.lock().expect("log");
+    let _ = write!(s, "{:.6},{flow},{kind}", now.as_secs_f64());
+    for i in 0..5 {
+        match vals.get(i) {
+            Some(v) => {
+                let _ = write!(s, ",{v}");
+            }
+            None => s.push(','),
+        }
+    }
+    s.push('\n');
+}
+
+fn mode_code(m: Mode) -> f64 {
+    match m {
+        Mode::InitRtt => 0.0,
+        Mode::Slowstart => 1.0,
+        Mode::CongestionControl => 2.0,
+        Mode::Forced => 3.0,
+    }
+}
+
+struct TxTrace {
+    inner: Box<TfrcSender>,
+    flow: usize,
+    log: Log,
+}
+
+impl Endpoint for TxTrace {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        self.inner.on_packet(now, pkt);
+        if let Header::TfrcFeedback(f) = &pkt.header {
+            let vals = [
+                f.p,
+                f64::from(f.x_recv),
+                self.inner.rate(),
+                self.inner.x_calc().unwrap_or(-1.0),
+                self.inner.rtt().smoothed_secs().unwrap_or(-1.0),
+            ];
+            row(&self.log, now, self.flow, "fb", &vals);
+        }
+    }
+    fn on_timeout(&mut self, now: Time) {
+        let before = self.inner.stats().timeouts;
+        let armed = self.inner.stats().rto;
+        self.inner.on_timeout(now);
+        if self.inner.stats().timeouts != before {
+            let iv = armed.map_or(-1.0, |d| d.as_secs_f64());
+            row(&self.log, now, self.flow, "nfb", &[self.inner.rate(), iv]);
+        }
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let p = self.inner.poll_transmit(now)?;
+        if let Header::TfrcData(d) = &p.header {
+            row(
+                &self.log,
+                now,
+                self.flow,
+                "tx",
+                &[d.seq as f64, mode_code(d.mode)],
+            );
+        }
+        Some(p)
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        self.inner.next_timeout()
+    }
+    fn stats(&self) -> Stats {
+        self.inner.stats()
+    }
+}
+
+impl Sender for TxTrace {
+    fn on_send_error(&mut self, now: Time) {
+        self.inner.on_send_error(now);
+    }
+    fn offer(&mut self, bytes: Option<u64>) {
+        self.inner.offer(bytes);
+    }
+}
+
+struct RxTrace {
+    inner: TfrcReceiver,
+    flow: usize,
+    log: Log,
+    p: f64,
+}
+
+impl Endpoint for RxTrace {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Header::TfrcData(d) = &pkt.header {
+            let vals = [d.seq as f64, d.timestamp.as_secs_f64(), d.rtt.as_secs_f64()];
+            row(&self.log, now, self.flow, "rx", &vals);
+        }
+        self.inner.on_packet(now, pkt);
+        let p = self.inner.loss_event_rate();
+        if p != self.p {
+            self.p = p;
+            let est = self.inner.estimator();
+            let (newest, held, open) = match est {
+                AnyEstimator::Ali(h) => {
+                    let c: Vec<f64> = h.closed_intervals().collect();
+                    (
+                        c.first().copied().unwrap_or(-1.0),
+                        c.len() as f64,
+                        h.open_interval() as f64,
+                    )
+                }
+                _ => (-1.0, -1.0, -1.0),
+            };
+            let vals = [p, est.loss_events() as f64, newest, held, open];
+            row(&self.log, now, self.flow, "rxp", &vals);
+        }
+    }
+    fn on_timeout(&mut self, now: Time) {
+        self.inner.on_timeout(now);
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        self.inner.poll_transmit(now)
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        self.inner.next_timeout()
+    }
+    fn stats(&self) -> Stats {
+        self.inner.stats()
+    }
+}
+
+impl Receiver for RxTrace {
+    fn delivered_bytes(&self) -> u64 {
+        self.inner.delivered_bytes()
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = PathBuf::from(args.next().expect("SCENARIO"));
+    let seed: u64 = args.next().map_or(1, |s| s.parse().expect("seed"));
+    let out = args
+        .next()
+        .unwrap_or_else(|| "lowrate_tfrc_trace.csv".into());
+    let overrides: Vec<String> = args.collect();
+    let mut built = scenario::load(&path, &overrides, Some(seed)).expect("scenario");
+    let log: Log = Arc::new(Mutex::new(String::from("t,flow,kind,a,b,c,d,e\n")));
+    for (i, f) in built.flows.iter_mut().enumerate() {
+        let placeholder = || SenderImpl::Custom(Box::new(TcpSender::new(Default::default())));
+        f.sender = match std::mem::replace(&mut f.sender, placeholder()) {
+            SenderImpl::Tfrc(s) => SenderImpl::Custom(Box::new(TxTrace {
+                inner: s,
+                flow: i,
+                log: log.clone(),
+            })),
+            other => other,
+        };
+        let sink = || ReceiverImpl::Sink(Default::default());
+        f.receiver = match std::mem::replace(&mut f.receiver, sink()) {
+            ReceiverImpl::Tfrc(r) => ReceiverImpl::Custom(Box::new(RxTrace {
+                inner: *r,
+                flow: i,
+                log: log.clone(),
+                p: 0.0,
+            })),
+            other => other,
+        };
+    }
+    let r = built.into_simulation().expect("simulation").run();
+    std::fs::write(&out, log.lock().expect("log").as_bytes()).expect("write the trace");
+    let bn = &r.summary.links[0];
+    println!(
+        "seed {seed}: {out}; bottleneck: {} queue drops, mean queue {:.1} packets",
+        bn.queue_drops, bn.mean_queue_pkts
+    );
+    for f in &r.summary.flows {
+        println!(
+            "  flow {} {}: {:.0} b/s, timeouts {}",
+            f.id, f.protocol, f.throughput_bps, f.timeouts
+        );
+    }
+}
