@@ -58,8 +58,8 @@ lint: rust-tools install
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests bench scripts
+	$(BIN)/ruff format --check python tests bench scripts
 
 # tfcc-py is tested from Python (pytest), where the extension module is importable.
 rust-test: testbed-tools
@@ -80,5 +80,5 @@ bench: install ns2
 
 fmt:
 	$(CARGO) fmt --all
-	$(BIN)/ruff format python tests
-	$(BIN)/ruff check --fix python tests
+	$(BIN)/ruff format python tests bench scripts
+	$(BIN)/ruff check --fix python tests bench scripts
