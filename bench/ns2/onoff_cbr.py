@@ -11,9 +11,11 @@ from its time series sampled every x (`sample_interval`, which does not change t
 sample lying wholly in one phase. Then, per x, the mean, standard deviation and range over the
 seeds in each simulator.
 
-Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--json FILE]`, XS a comma list of
-half-periods in seconds (default `0.05,0.4,1.6,3.2`), SEEDS e.g. `1-5` (the default) or
-`1,3`. Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35".
+Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--min-rto S] [--json FILE]`, XS a comma
+list of half-periods in seconds (default `0.05,0.4,1.6,3.2`), SEEDS e.g. `1-5` (the default) or
+`1,3`; `--min-rto` sets both simulators' minimum RTO (a diagnostic: the claims run ns-2's
+0.2 s, whose backed-off multiples are multiples of the CBR's period 2x at x = 0.05 and 0.4 s).
+Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35".
 """
 
 from __future__ import annotations
@@ -48,11 +50,13 @@ def ns2_run(x: float, seed: int, timeout: float = 300.0, **extra: Any) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def overrides(x: float) -> list[str]:
-    """The claims' `versus` run at half-period x, sampled once per phase."""
+def overrides(x: float, min_rto: float | None = None) -> list[str]:
+    """The claims' `versus` run at half-period x, sampled once per phase; `min_rto` (seconds)
+    replaces the TCP's 200-ms minimum RTO, a diagnostic only."""
+    params = "{}" if min_rto is None else f'{{ rtt = {{ min_rto = "{min_rto * 1e3:g}ms" }} }}'
     return [
         "flows.0.protocol=tcp-sack",
-        "flows.0.params={}",
+        f"flows.0.params={params}",
         f"flows.1.on={x}s",
         f"flows.1.off={x}s",
         f"flows.1.start={x}s",
@@ -60,9 +64,9 @@ def overrides(x: float) -> list[str]:
     ]
 
 
-def tfcc_run(x: float, seed: int) -> dict:
+def tfcc_run(x: float, seed: int, min_rto: float | None = None) -> dict:
     """tfcc's run in the keys of onoff_cbr.tcl's report (idle use from the claims' metric)."""
-    r = _core.run_scenario(str(SCENARIO), overrides(x), seed, None)
+    r = _core.run_scenario(str(SCENARIO), overrides(x, min_rto), seed, None)
     s = RunResult(r["summary"], r["flow_series"], r["link_series"])
     start = float(s["measure_from_s"])
     end = float(s["sim_seconds"])
@@ -71,9 +75,12 @@ def tfcc_run(x: float, seed: int) -> dict:
         f = s["flows"][fid]
         t, v = s.flow_column(fid, "throughput_bps")
         on, off, n_on, n_off = 0.0, 0.0, 0, 0
+        run, stall = 0.0, 0.0
         for ti, vi in zip(t, v, strict=True):
             if ti <= start + 1e-9 or ti > end + 1e-9:
                 continue
+            run = run + x if vi == 0 else 0.0
+            stall = max(stall, run)
             # The sample covers ((k - 1) x, k x]; the CBR is on in [(2j + 1) x, (2j + 2) x).
             k = round(ti / x)
             if (k - 1) % 2 == 1:
@@ -89,6 +96,7 @@ def tfcc_run(x: float, seed: int) -> dict:
                 "packets_sent": f["packets_sent"],
                 "packets_retransmitted": f["retransmits"],
                 "timeouts": f["timeouts"],
+                "longest_stall_s": stall,
             }
         )
     link = next(li for li in s["links"] if li["name"] == "bottleneck")
@@ -110,7 +118,8 @@ def seeds_arg(text: str) -> list[int]:
 
 def per_run(r: dict) -> dict[str, float]:
     """The numbers compared per run: idle use, both flows' summed goodput per phase (Mb/s),
-    timeouts and retransmissions per flow (mean of the two), bottleneck drops."""
+    timeouts and retransmissions per flow (mean of the two), bottleneck drops, the longer of
+    the two flows' longest stalls (whole phases without a delivery) and Jain's index."""
     f = r["flows"]
     return {
         "idle_use": r["idle_use"],
@@ -119,8 +128,8 @@ def per_run(r: dict) -> dict[str, float]:
         "timeouts": statistics.mean(g["timeouts"] for g in f),
         "rexmit": statistics.mean(g["packets_retransmitted"] for g in f),
         "drops": r["bottleneck_drops"],
-        "jain": sum(g["goodput_bps"] for g in f) ** 2
-        / (2 * sum(g["goodput_bps"] ** 2 for g in f)),
+        "stall_s": max(g["longest_stall_s"] for g in f),
+        "jain": sum(g["goodput_bps"] for g in f) ** 2 / (2 * sum(g["goodput_bps"] ** 2 for g in f)),
     }
 
 
@@ -136,6 +145,12 @@ def main() -> None:
         i = argv.index("--json")
         out = Path(argv[i + 1])
         argv = argv[:i] + argv[i + 2 :]
+    min_rto = None
+    if "--min-rto" in argv:
+        i = argv.index("--min-rto")
+        min_rto = float(argv[i + 1])
+        argv = argv[:i] + argv[i + 2 :]
+    extra = {} if min_rto is None else {"minrto": min_rto}
     xs = [float(v) for v in (argv[0] if argv else "0.05,0.4,1.6,3.2").split(",")]
     seeds = seeds_arg(argv[1] if len(argv) > 1 else "1-5")
     rows = []
@@ -143,8 +158,8 @@ def main() -> None:
     for x in xs:
         table[x] = {"ns2": [], "tfcc": []}
         for seed in seeds:
-            n = ns2_run(x, seed)
-            t = tfcc_run(x, seed)
+            n = ns2_run(x, seed, **extra)
+            t = tfcc_run(x, seed, min_rto)
             rows.append({"x": x, "seed": seed, "ns2": n, "tfcc": t})
             pn, pt = per_run(n), per_run(t)
             table[x]["ns2"].append(pn)
@@ -156,12 +171,22 @@ def main() -> None:
                 f"{'+'.join(str(g['timeouts']) for g in t['flows'])}; on/off Mb/s "
                 f"{pn['on_mbps']:.2f}/{pn['off_mbps']:.2f} / {pt['on_mbps']:.2f}/"
                 f"{pt['off_mbps']:.2f}; drops {pn['drops']} / {pt['drops']}; Jain "
-                f"{pn['jain']:.3f} / {pt['jain']:.3f}",
+                f"{pn['jain']:.3f} / {pt['jain']:.3f}; longest stall s "
+                f"{pn['stall_s']:.1f} / {pt['stall_s']:.1f}",
                 flush=True,
             )
     summary = {}
     for x, sims in table.items():
-        for key in ("idle_use", "timeouts", "rexmit", "on_mbps", "off_mbps", "drops", "jain"):
+        for key in (
+            "idle_use",
+            "timeouts",
+            "rexmit",
+            "on_mbps",
+            "off_mbps",
+            "drops",
+            "jain",
+            "stall_s",
+        ):
             line = []
             for sim, runs in sims.items():
                 vals = [r[key] for r in runs]

@@ -41,12 +41,14 @@
 # (`ndatapack_`), retransmitted (`nrexmitpack_`) and timeouts (`nrexmit_`) in the window, and
 # its payload goodput in the CBR's on and off phases (bytes delivered while the CBR was on or
 # off, over the time it was on or off inside the window; delivery lags a phase by about a round
-# trip, which at x = 0.05 s is a fifth of the phase).
+# trip, which at x = 0.05 s is a fifth of the phase), and the longest stretch of whole phases
+# in which it delivered nothing (`longest_stall_s`, a stall on its retransmission timer to
+# within a phase).
 
 array set P {
     seed 1 x 1.6 duration 200 measure_from 5 rate 15e6 delay 0.004 limit 16
     access_rate 100e6 access_delays {0.0001 0.00015 0.0002} access_limit 10000
-    cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc
+    cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc minrto 0.2
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -56,7 +58,7 @@ foreach arg $argv {
     }
     set P([lindex $kv 0]) [lindex $kv 1]
 }
-foreach k {seed x duration measure_from rate delay limit access_rate access_limit cbr_rate packet_size window} {
+foreach k {seed x duration measure_from rate delay limit access_rate access_limit cbr_rate packet_size window minrto} {
     if {![string is double -strict $P($k)] || $P($k) <= 0} {
         puts stderr "onoff_cbr.tcl: $k must be a positive number, got '$P($k)'"
         exit 2
@@ -140,6 +142,9 @@ proc tfcc_start_ns {seed name lo hi} {
 
 Agent/TCP set packetSize_ $P(packet_size)
 Agent/TCP set window_ $P(window)
+# ns-2.35's default; a diagnostic knob only (an RTO backed off from 0.2 s is a multiple of the
+# CBR's period 2x for x = 0.05 and 0.4 s, see the driver).
+Agent/TCP set minrto_ $P(minrto)
 set rng [new RNG]
 $rng seed $P(seed)
 set tcps {}
@@ -190,7 +195,7 @@ proc counters {} {
 # the last switch go to the phase that just ended.
 set last_t $P(measure_from)
 set last_bytes {}
-array set phase {on,0 0 on,1 0 off,0 0 off,1 0 on,t 0 off,t 0}
+array set phase {on,0 0 on,1 0 off,0 0 off,1 0 on,t 0 off,t 0 run,0 0 run,1 0 stall,0 0 stall,1 0}
 proc cbr_on_at {t} {
     # Whether the CBR is on in [t, next switch): on in [(2k+1)x, (2k+2)x).
     global P
@@ -210,7 +215,12 @@ proc phase_switch {} {
     set which [expr {[cbr_on_at [expr {($last_t + $now) / 2}]] ? "on" : "off"}]
     set b [sink_bytes]
     for {set i 0} {$i < 2} {incr i} {
-        set phase($which,$i) [expr {$phase($which,$i) + [lindex $b $i] - [lindex $last_bytes $i]}]
+        set got [expr {[lindex $b $i] - [lindex $last_bytes $i]}]
+        set phase($which,$i) [expr {$phase($which,$i) + $got}]
+        # The longest run of phases in which the flow delivered nothing (a stall on its
+        # retransmission timer, to within a phase).
+        set phase(run,$i) [expr {$got == 0 ? $phase(run,$i) + $now - $last_t : 0}]
+        set phase(stall,$i) [expr {max($phase(stall,$i), $phase(run,$i))}]
     }
     set phase($which,t) [expr {$phase($which,t) + $now - $last_t}]
     set last_t $now
@@ -252,8 +262,8 @@ proc report {} {
         set g [expr {8.0 * $bytes * $pay / $span}]
         set on [expr {$phase(on,t) > 0 ? 8.0 * $phase(on,$i) * $pay / $phase(on,t) : 0}]
         set off [expr {$phase(off,t) > 0 ? 8.0 * $phase(off,$i) * $pay / $phase(off,t) : 0}]
-        lappend fl [format {{"id": %d, "start_s": %.9f, "goodput_bps": %.1f, "on_goodput_bps": %.1f, "off_goodput_bps": %.1f, "packets_sent": %d, "packets_retransmitted": %d, "timeouts": %d}} \
-            $i [lindex [lindex $tcps $i] 2] $g $on $off $sent $rexmit $rto]
+        lappend fl [format {{"id": %d, "start_s": %.9f, "goodput_bps": %.1f, "on_goodput_bps": %.1f, "off_goodput_bps": %.1f, "packets_sent": %d, "packets_retransmitted": %d, "timeouts": %d, "longest_stall_s": %.3f}} \
+            $i [lindex [lindex $tcps $i] 2] $g $on $off $sent $rexmit $rto $phase(stall,$i)]
     }
     append o "\"flows\": \[[join $fl {, }]\]}"
     puts $o
