@@ -14,6 +14,13 @@ two 3-seed means there), within 0.003 at x = 1.6 s (the same at its spread), and
 per flow within 20 %. Not checked: x = 0.4 s, where a flow that times out at the CBR's onset
 can lock onto it (the RTO backs off from 0.2 s to multiples of the 0.8-s period) and a run's
 outcome hangs on microseconds (the doc's section). The runs take about 8 s.
+
+The check runs on the network those 20 seeds characterised: access delays 0.1, 0.15 and 0.2 ms
+(TCP 0, TCP 1, the CBR; base RTTs 8.4 and 8.6 ms), which the scenario had until 2026-11-26. The
+scenario now has the thesis' 8.4 and 8.8 ms (0.1, 0.2, 0.3 ms), where one flow of most runs
+locks onto the CBR's cycle for tens of seconds in both simulators (Jain 0.59 at x = 1.6 s) and
+3-seed means scatter more; the doc's section has both networks' numbers. This test is about the
+TCP agents agreeing, which the calmer network shows with tighter bounds.
 """
 
 from __future__ import annotations
@@ -35,12 +42,15 @@ onoff = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(onoff)
 
 SEEDS = (1, 2, 3)
+# The network the tolerances were measured on (see the module doc), in each simulator's terms.
+NS2_DELAYS = {"access_delays": "0.0001 0.00015 0.0002"}
+TFCC_DELAYS = ['topology.access.delay=["0.1ms", "0.2ms"]']
 
 
 @pytest.mark.parametrize(("x", "tolerance"), [(0.05, 0.01), (1.6, 0.003)])
 def test_tcp_idle_bandwidth_use_matches_ns2(x: float, tolerance: float) -> None:
-    n = [onoff.ns2_run(x, s) for s in SEEDS]
-    t = [onoff.tfcc_run(x, s) for s in SEEDS]
+    n = [onoff.ns2_run(x, s, **NS2_DELAYS) for s in SEEDS]
+    t = [onoff.tfcc_run(x, s, extra=TFCC_DELAYS) for s in SEEDS]
     n_use = statistics.mean(r["idle_use"] for r in n)
     t_use = statistics.mean(r["idle_use"] for r in t)
     assert t_use == pytest.approx(n_use, abs=tolerance), (n_use, t_use)
@@ -53,7 +63,7 @@ def test_tcp_idle_bandwidth_use_matches_ns2(x: float, tolerance: float) -> None:
 def test_the_script_computes_the_claims_metric() -> None:
     """ns-2's idle use from its counters equals the formula applied to its reported U and
     X_cbr, and the two flows start at tfcc's draws (distinct, inside [0, 1] s)."""
-    r = onoff.ns2_run(1.6, 1)
+    r = onoff.ns2_run(1.6, 1, **NS2_DELAYS)
     c = 15e6
     expected = (r["utilization"] * c - r["cbr_bps"]) / (c - r["cbr_bps"])
     assert r["idle_use"] == pytest.approx(expected, abs=1e-5)

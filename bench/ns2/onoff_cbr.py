@@ -64,9 +64,12 @@ def overrides(x: float, min_rto: float | None = None) -> list[str]:
     ]
 
 
-def tfcc_run(x: float, seed: int, min_rto: float | None = None) -> dict:
-    """tfcc's run in the keys of onoff_cbr.tcl's report (idle use from the claims' metric)."""
-    r = _core.run_scenario(str(SCENARIO), overrides(x, min_rto), seed, None)
+def tfcc_run(
+    x: float, seed: int, min_rto: float | None = None, extra: list[str] | None = None
+) -> dict:
+    """tfcc's run in the keys of onoff_cbr.tcl's report (idle use from the claims' metric);
+    `extra` are further `--set` overrides (e.g. another access-delay spread)."""
+    r = _core.run_scenario(str(SCENARIO), overrides(x, min_rto) + (extra or []), seed, None)
     s = RunResult(r["summary"], r["flow_series"], r["link_series"])
     start = float(s["measure_from_s"])
     end = float(s["sim_seconds"])

@@ -12,10 +12,12 @@
 #   ACKs) a copy, 15 Mb/s, 4 ms, limit 16. tfcc's DropTail limit counts the packet on the wire
 #   as ns-2's does, so the same number is set.
 # - every flow, the CBR source included, has its own access link on each side, 100 Mb/s,
-#   DropTail 10000 both ways. The TOML's `delay = ["0.1ms", "0.2ms"]` is a range spread evenly
+#   DropTail 10000 both ways. The TOML's `delay = ["0.1ms", "0.3ms"]` is a range spread evenly
 #   over *all three* flows of the dumbbell (`DelaySpread::Uniform`, flow i of n at
-#   lo + (hi - lo) i / (n - 1)): TCP 0 at 0.1 ms, TCP 1 at 0.15 ms, the CBR at 0.2 ms (base
-#   RTTs 8.4 and 8.6 ms; the TOML's comment says 8.4 and 8.8).
+#   lo + (hi - lo) i / (n - 1)): TCP 0 at 0.1 ms, TCP 1 at 0.2 ms, the CBR at 0.3 ms (base
+#   RTTs 8.4 and 8.8 ms, 000 Sec. 5.1.1). Until 2026-11-26 the TOML had 0.1-0.2 ms, which put
+#   TCP 1 at 0.15 ms (8.6 ms); the runs in docs/reproductions/ttfwc.md's onoffns2 section
+#   used those delays (`'access_delays=0.0001 0.00015 0.0002'` reproduces them).
 # - TCP: `Agent/TCP/Sack1` -> `Agent/TCPSink/Sack1`, FTP, `packetSize_ 1000` (1040 B on the
 #   wire), `window_ 10000` (tfcc's `max_window` default; ns-2's 20 would cap the flows), every
 #   other parameter ns-2.35's default, which is what tfcc's `TcpConfig::default()` models
@@ -47,7 +49,7 @@
 
 array set P {
     seed 1 x 1.6 duration 200 measure_from 5 rate 15e6 delay 0.004 limit 16
-    access_rate 100e6 access_delays {0.0001 0.00015 0.0002} access_limit 10000
+    access_rate 100e6 access_delays {0.0001 0.0002 0.0003} access_limit 10000
     cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc minrto 0.2
 }
 foreach arg $argv {
