@@ -453,6 +453,7 @@ pub fn run(
             spurious_timeouts: spurious_of(i),
             receiver_timeouts: 0,
             ptcp: None,
+            video: None,
         })
         .collect();
     // θ and Jain over the forward flows, as the simulator's summary (summary.rs).
