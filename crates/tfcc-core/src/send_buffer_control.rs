@@ -179,7 +179,8 @@ impl SendBufferControl {
     pub fn new(cfg: SendBufferConfig) -> SendBufferControl {
         debug_assert!(cfg.validate().is_ok(), "{:?}", cfg.validate());
         SendBufferControl {
-            q: cfg.q_initial.clamp(cfg.q_min.max(1), cfg.q_max.max(1)),
+            // max-then-min rather than `clamp`, which panics on a config that skipped validation.
+            q: cfg.q_initial.max(cfg.q_min).min(cfg.q_max).max(1),
             num: VecDeque::with_capacity(cfg.history),
             num_sum: 0,
             end: None,
@@ -278,7 +279,7 @@ impl SendBufferControl {
         } else {
             self.q.saturating_add(c.step_up_fast)
         };
-        self.q = q.clamp(c.q_min, c.q_max);
+        self.q = q.max(c.q_min).min(c.q_max).max(1);
     }
 }
 
