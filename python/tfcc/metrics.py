@@ -788,6 +788,26 @@ def timeouts(s: Summary, flow: int | None = None, protocol: str | None = None) -
     return sum(float(v) for v in vals) / len(vals)
 
 
+def frame_rate(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Frames per second a video source grabbed (and offered to its sender) over the
+    measurement window, averaged over the matching flows that have a video source (the
+    summary's ``video.frames_grabbed`` over the window's length): 002 Sec. 6.2.1's effective
+    frame rate when Vic's send-buffer coupling (``source.adapt``) skips frames, "resulting in
+    the frame rate of 20 fps" with Fig. 6.7's TFWC. An uncoupled source grabs every frame due,
+    its nominal ``fps`` outside pauses."""
+    window = float(s.get("sim_seconds", 0.0)) - float(s.get("measure_from_s", 0.0))
+    if window <= 0:
+        raise MetricError("the measurement window is empty")
+    rates = [
+        float(f["video"]["frames_grabbed"]) / window
+        for f in _flows(s, flow, protocol)
+        if f.get("video") is not None
+    ]
+    if not rates:
+        raise MetricError("no matching flow has a video source")
+    return sum(rates) / len(rates)
+
+
 def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
     """Packets dropped at a link over packets that arrived at it in the measurement window
     (000 Fig. 5.4's "packet loss rate")."""
@@ -1465,6 +1485,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "refill_time": refill_time,
     "backoff_time": backoff_time,
     "mean_cwnd": mean_cwnd,
+    "frame_rate": frame_rate,
     "timeouts": timeouts,
     "web_class_rate_bps": web_class_rate_bps,
     "web_share_ratio": web_share_ratio,

@@ -27,6 +27,8 @@
 //! `--example tfwc_pair` (window and Ack Vector). `tfcc-net`'s `Session` is the same loop over
 //! a real UDP socket.
 //! Gateway scheduling: [`msfrs`] (003 Ch. 4, MOA + WRC request scheduling).
+//! Media coupling: [`send_buffer_control`] (002 Sec. 6.2 and App. C, Vic's frame skipping and
+//! quantizer control from the send-buffer length).
 
 #![forbid(unsafe_code)]
 
@@ -38,6 +40,7 @@ pub mod msfrs;
 pub mod packet;
 pub mod quantity;
 pub mod rtt;
+pub mod send_buffer_control;
 pub mod tcp;
 pub mod tear;
 #[cfg(test)]

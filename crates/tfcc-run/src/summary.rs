@@ -96,6 +96,22 @@ pub struct FlowEntry {
     /// PTCP flows only (001): the required throughput and every evaluation slot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptcp: Option<PtcpEntry>,
+    /// Flows fed by a video source only: its frames in the measurement window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<VideoEntry>,
+}
+
+/// A video source's frames in the measurement window (`source = { kind = "video", ... }`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VideoEntry {
+    /// The source's nominal frame rate.
+    pub fps: f64,
+    /// Frames due in the window (not in a pause).
+    pub frames_due: u64,
+    /// Of those, frames grabbed; the rest Vic's coupling skipped (002 Algorithm 4).
+    pub frames_grabbed: u64,
+    /// Mean quantizer of the grabbed frames (coupled sources only).
+    pub mean_q: Option<f64>,
 }
 
 /// A PTCP flow's evaluation slots (001 Sec. 3's "slots achieving bw").
@@ -286,6 +302,12 @@ impl Summary {
                     spurious_timeouts: Some(f.spurious_timeouts),
                     receiver_timeouts: f.receiver_timeouts,
                     ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
+                    video: f.video.as_ref().map(|v| VideoEntry {
+                        fps: v.fps,
+                        frames_due: v.frames_due,
+                        frames_grabbed: v.frames_grabbed,
+                        mean_q: v.mean_q.and_then(finite),
+                    }),
                 }
             })
             .collect();

@@ -129,6 +129,17 @@ pub fn run(
             ),
         ));
     }
+    if let Some((flow, _)) = built.videos.iter().find(|(_, v)| v.adapt.is_some()) {
+        // The real-time feed offers every frame; ignoring `adapt` would measure an uncoupled
+        // source under a file that describes a coupled one.
+        return Err(refuse(
+            path,
+            format!(
+                "a video source's send-buffer coupling (`adapt`) runs in the simulator only \
+                 (flow {flow})"
+            ),
+        ));
+    }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
     // Per flow: bytes the simulator counts per packet and bytes the testbed's receiver counts
@@ -453,6 +464,7 @@ pub fn run(
             spurious_timeouts: spurious_of(i),
             receiver_timeouts: 0,
             ptcp: None,
+            video: None,
         })
         .collect();
     // θ and Jain over the forward flows, as the simulator's summary (summary.rs).
@@ -957,6 +969,27 @@ source = { kind = "video" }
             err.contains("runs on TFRC flows only, not on tcp-sack"),
             "{err}"
         );
+    }
+
+    /// Vic's send-buffer coupling of a video source (002 Sec. 6.2) is the simulator's: the
+    /// real-time feed would offer every frame, so the testbed refuses it.
+    #[test]
+    fn a_coupled_video_source_is_refused() {
+        let err = refusal(
+            "video-vic",
+            r#"
+name = "video-vic"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tfrc"
+source = { kind = "video", adapt = "vic" }
+"#,
+            "a TFRC flow with a coupled video source",
+        );
+        assert!(err.contains("runs in the simulator only"), "{err}");
     }
 
     /// A stall (a link that queues arrivals while it does not transmit, 004 E12) has no tc

@@ -269,6 +269,15 @@ impl SenderImpl {
     pub fn offer(&mut self, bytes: Option<u64>) {
         dispatch_sender!(self, s => s.offer(bytes))
     }
+    /// Application bytes the sender still holds (offered, not yet sent): TFRC's and TFWC's
+    /// send buffers. `None` for a bulk source and for the senders that do not tell.
+    pub fn buffered(&self) -> Option<u64> {
+        match self {
+            SenderImpl::Tfrc(s) => s.buffered(),
+            SenderImpl::Tfwc(s) => s.buffered(),
+            _ => None,
+        }
+    }
     /// The TCP sender of a TCP flow or of a web user.
     pub fn tcp(&self) -> Option<&TcpSender> {
         match self {

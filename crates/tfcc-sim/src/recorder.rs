@@ -166,6 +166,23 @@ pub struct FlowSummary {
     pub totals: FlowTotals,
     /// PTCP flows only: their evaluation slots and `s` over the run.
     pub ptcp: Option<PtcpRecord>,
+    /// Flows fed by a video source only: its frames in the window.
+    pub video: Option<VideoRecord>,
+}
+
+/// A video source's frames in the measurement window (`crate::video`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoRecord {
+    /// The source's nominal frame rate (`fps`).
+    pub fps: f64,
+    /// Frames that came due in the window (frames in a pause are not due).
+    pub frames_due: u64,
+    /// Of those, frames grabbed and offered to the sender; the rest the send-buffer coupling
+    /// skipped (002 Algorithm 4).
+    pub frames_grabbed: u64,
+    /// Mean quantizer of the frames grabbed in the window; `None` for an uncoupled source or
+    /// a window without a grabbed frame.
+    pub mean_q: Option<f64>,
 }
 
 /// A link's results in the measurement window.

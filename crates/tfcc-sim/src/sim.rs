@@ -16,10 +16,10 @@ use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
     jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments,
-    PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
+    PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
 };
 use crate::topology::Topology;
-use crate::video::{VideoConfig, VideoSource};
+use crate::video::{VideoConfig, VideoCounts, VideoSource};
 use crate::web::WebGateway;
 use crate::SimError;
 use std::collections::VecDeque;
@@ -352,6 +352,8 @@ struct World {
     oracles: Vec<OracleFeed>,
     /// Video sources and the flow each feeds.
     videos: Vec<(u32, VideoSource)>,
+    /// Each video source's counts at the start of the measurement window.
+    video_marks: Vec<VideoCounts>,
 }
 
 impl World {
@@ -442,6 +444,7 @@ impl World {
             web_offers: Vec::new(),
             oracles,
             videos: Vec::new(),
+            video_marks: Vec::new(),
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -487,6 +490,7 @@ impl World {
                 w.q.schedule(t, Ev::Frame(w.videos.len() as u32));
             }
             w.videos.push((flow, src));
+            w.video_marks.push(VideoCounts::default());
         }
         if !w.oracles.is_empty() {
             w.q.schedule(Time::ZERO, Ev::Oracle);
@@ -525,12 +529,14 @@ impl World {
     fn on_frame(&mut self, now: Time, i: u32) {
         let (flow, src) = &mut self.videos[i as usize];
         let flow = *flow;
-        let bytes = src.take_frame();
-        let next = src.next_time();
         let f = &mut self.flows[flow as usize];
+        // A coupled source asks what the sender still holds (002 Sec. 6.2's send buffer).
+        let frame = src.frame_due(f.sender.buffered());
+        let next = src.next_time();
         if next < f.stop.min(self.end) {
             self.q.schedule(next, Ev::Frame(i));
         }
+        let Some(bytes) = frame else { return };
         f.sender.offer(Some(bytes));
         self.pump(now, flow, Side::Sender);
     }
@@ -818,6 +824,9 @@ impl World {
         for (i, l) in self.links.iter().enumerate() {
             self.link_marks[i] = l.counters(now);
         }
+        for (m, (_, v)) in self.video_marks.iter_mut().zip(&self.videos) {
+            *m = v.counts();
+        }
     }
 
     fn sample(&mut self, now: Time) {
@@ -949,6 +958,7 @@ impl World {
                         feedback_in_flight: in_flight[i][1],
                     },
                     ptcp: ptcp_record(&f.sender),
+                    video: self.video_record(i as u32),
                 }
             })
             .collect();
@@ -1047,6 +1057,23 @@ fn ptcp_of(s: &SenderImpl) -> Option<&tfcc_core::tcp::ptcp::PtcpSender> {
 }
 
 /// A PTCP sender's slots in bit/s of payload.
+impl World {
+    /// Flow `flow`'s video source's frames in the window, if it has one.
+    fn video_record(&self, flow: u32) -> Option<VideoRecord> {
+        let k = self.videos.iter().position(|(f, _)| *f == flow)?;
+        let (_, v) = &self.videos[k];
+        let (c, m) = (v.counts(), self.video_marks[k]);
+        let grabbed = c.frames_grabbed - m.frames_grabbed;
+        Some(VideoRecord {
+            fps: v.config().fps,
+            frames_due: c.frames_due - m.frames_due,
+            frames_grabbed: grabbed,
+            mean_q: (v.control().is_some() && grabbed > 0)
+                .then(|| (c.q_sum - m.q_sum) as f64 / grabbed as f64),
+        })
+    }
+}
+
 fn ptcp_record(s: &SenderImpl) -> Option<PtcpRecord> {
     ptcp_record_of(s.tcp()?)
 }

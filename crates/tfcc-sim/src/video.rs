@@ -11,9 +11,93 @@
 //! multiplicative uniform noise of mean 1 and coefficient of variation `size_cv`. Frames whose
 //! time falls in a pause are not produced (the codec is silent); the frame clock runs on, so
 //! the stream resumes on its grid.
+//!
+//! With [`VideoConfig::adapt`] the codec is Vic's of 002 Sec. 6.2, coupled to the send buffer
+//! by [`tfcc_core::send_buffer_control`]: at each frame time the simulator tells the source
+//! what the sender still holds ([`VideoSource::frame_due`]); a frame Algorithm 4 suspends is
+//! not grabbed (the frame clock and the clip run on, as Vic's file grabber skips a frame of
+//! the sequence), and a grabbed frame's size is scaled from its `q = q_ref` size by the
+//! quantizer Algorithm 5 chose ([`VicCoupling::q_exponent`]).
 
 use crate::rng::SimRng;
+use tfcc_core::send_buffer_control::{FrameDecision, SendBufferConfig, SendBufferControl};
 use tfcc_core::{Rate, Time};
+
+/// Vic's send-buffer coupling of a video source (`source = { ..., adapt = "vic" }`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VicCoupling {
+    /// Algorithms 4 and 5 and the `numAvg` history (002 Sec. 6.2, App. C).
+    pub control: SendBufferConfig,
+    /// The quantizer at which the frames have the source's sizes (`rate`, `gop`, noise): 10,
+    /// Vic's default, the q of the thesis' "approximately 1.5 Mb/s" foreman run (Sec. 6.2.1).
+    pub q_ref: u8,
+    /// The frame-size model, a reading (002 gives none; Fig. 6.8 only shows that bit rate
+    /// falls as q rises): bytes(q) = bytes(q_ref)·(q_ref/q)^q_exponent. 1: bits inversely
+    /// proportional to the quantizer step, MPEG-2 Test Model 5's rate model (Ch. 10: a
+    /// picture's "global complexity" `X = S·Q`, bits times mean quantizer, is what carries over
+    /// from picture to picture), which applies to H.261 because its QUANT is a linear step
+    /// size (2·QUANT) shared by every coefficient (Sec. 6.2.2 fn. 9). With q fixed at `q_ref`
+    /// the model has no effect.
+    pub q_exponent: f64,
+    /// The flow's packet size, bytes: the send buffer's length and a frame's `num[n]` are
+    /// counted in packets of this size, rounded up (the flow's `packet_size`).
+    pub packet_size: u32,
+}
+
+impl Default for VicCoupling {
+    fn default() -> Self {
+        VicCoupling {
+            control: SendBufferConfig::default(),
+            q_ref: 10,       // Sec. 6.2.1: Vic's q = 10
+            q_exponent: 1.0, // TM5's X = S·Q: a reading
+            packet_size: 1000,
+        }
+    }
+}
+
+impl VicCoupling {
+    pub fn validate(&self) -> Result<(), String> {
+        self.control.validate().map_err(|m| format!("adapt: {m}"))?;
+        let c = &self.control;
+        if !(c.q_min..=c.q_max).contains(&self.q_ref) {
+            return Err(format!(
+                "q_ref must be in [q_min, q_max] = [{}, {}], got {}",
+                c.q_min, c.q_max, self.q_ref
+            ));
+        }
+        if !(self.q_exponent.is_finite() && self.q_exponent >= 0.0) {
+            return Err(format!(
+                "q_exponent must be non-negative, got {}",
+                self.q_exponent
+            ));
+        }
+        if self.packet_size == 0 {
+            return Err("packet_size must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// A frame of `bytes` at `q_ref` encoded at `q`.
+    pub fn scaled(&self, bytes: f64, q: u8) -> f64 {
+        bytes * (f64::from(self.q_ref) / f64::from(q.max(1))).powf(self.q_exponent)
+    }
+
+    /// `bytes` in whole packets.
+    pub fn packets(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(u64::from(self.packet_size.max(1)))
+    }
+}
+
+/// A video source's frame counts since it started.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VideoCounts {
+    /// Frames that came due (not in a pause).
+    pub frames_due: u64,
+    /// Of those, frames grabbed and offered to the sender.
+    pub frames_grabbed: u64,
+    /// Sum of the grabbed frames' quantizers (coupled sources only; 0 otherwise).
+    pub q_sum: u64,
+}
 
 /// The video source's parameters (`source = { kind = "video", ... }` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +116,9 @@ pub struct VideoConfig {
     pub size_cv: f64,
     /// `[start, end)` periods, in run time, in which the codec produces nothing.
     pub pauses: Vec<(Time, Time)>,
+    /// Vic's send-buffer coupling (002 Sec. 6.2): `None` (the default) offers every frame at
+    /// its size, whatever the sender still holds.
+    pub adapt: Option<VicCoupling>,
 }
 
 impl Default for VideoConfig {
@@ -43,6 +130,7 @@ impl Default for VideoConfig {
             i_frame_ratio: 3.0,
             size_cv: 0.2,
             pauses: Vec::new(),
+            adapt: None,
         }
     }
 }
@@ -80,6 +168,9 @@ impl VideoConfig {
                 ));
             }
         }
+        if let Some(a) = &self.adapt {
+            a.validate()?;
+        }
         Ok(())
     }
 
@@ -99,18 +190,36 @@ pub struct VideoSource {
     rng: SimRng,
     /// Bytes produced so far.
     produced: u64,
+    /// The coupling's state, with [`VideoConfig::adapt`].
+    control: Option<SendBufferControl>,
+    counts: VideoCounts,
 }
 
 impl VideoSource {
     /// A source whose frame 0 is at `start`, with its own random stream `rng`.
     pub fn new(cfg: VideoConfig, start: Time, rng: SimRng) -> VideoSource {
         VideoSource {
+            control: cfg
+                .adapt
+                .as_ref()
+                .map(|a| SendBufferControl::new(a.control.clone())),
             cfg,
             start,
             k: 0,
             rng,
             produced: 0,
+            counts: VideoCounts::default(),
         }
+    }
+
+    /// Frames due and grabbed so far.
+    pub fn counts(&self) -> VideoCounts {
+        self.counts
+    }
+
+    /// The coupling's state, for a coupled source.
+    pub fn control(&self) -> Option<&SendBufferControl> {
+        self.control.as_ref()
     }
 
     pub fn config(&self) -> &VideoConfig {
@@ -139,8 +248,49 @@ impl VideoSource {
         self.frame_time(self.k)
     }
 
+    /// The frame due at [`Self::next_time`] when the sender still holds `buffered` bytes
+    /// (`None`: it cannot tell, taken as empty): its size in bytes, or `None` if the coupling
+    /// skips it (Algorithm 4). Advances either way. An uncoupled source grabs every frame at
+    /// its size ([`Self::take_frame`]).
+    pub fn frame_due(&mut self, buffered: Option<u64>) -> Option<u64> {
+        let (Some(a), Some(mut ctl)) = (self.cfg.adapt.clone(), self.control.take()) else {
+            return Some(self.take_frame());
+        };
+        let sbuf = a.packets(buffered.unwrap_or(0));
+        let decision = ctl.on_frame_due(sbuf);
+        // The clip's frame is drawn either way, so a skipped frame is that frame of the
+        // sequence missed, and the frames after it are the same whatever was skipped.
+        let raw = self.raw_frame();
+        self.counts.frames_due += 1;
+        let out = match decision {
+            FrameDecision::Skip => None,
+            FrameDecision::Grab { q } => {
+                let bytes = a.scaled(raw, q).round().max(1.0) as u64;
+                let n = a.packets(bytes);
+                // Encoding takes no time here: the buffer at its end is the one at its start
+                // plus the frame (App. C's end(n)).
+                ctl.on_frame_encoded(n, sbuf + n);
+                self.counts.frames_grabbed += 1;
+                self.counts.q_sum += u64::from(q);
+                self.produced += bytes;
+                Some(bytes)
+            }
+        };
+        self.control = Some(ctl);
+        out
+    }
+
     /// The frame due at [`Self::next_time`]: its size in bytes (at least 1); advances.
     pub fn take_frame(&mut self) -> u64 {
+        let bytes = self.raw_frame().round().max(1.0) as u64;
+        self.counts.frames_due += 1;
+        self.counts.frames_grabbed += 1;
+        self.produced += bytes;
+        bytes
+    }
+
+    /// The size the codec gives the frame due at [`Self::next_time`], unrounded; advances.
+    fn raw_frame(&mut self) -> f64 {
         let _ = self.next_time();
         let c = &self.cfg;
         let g = u64::from(c.gop.max(1));
@@ -154,16 +304,23 @@ impl VideoSource {
         };
         let a = 3f64.sqrt() * c.size_cv;
         let noise = 1.0 - a + 2.0 * a * self.rng.uniform();
-        let bytes = (c.mean_frame() * weight * noise).round().max(1.0) as u64;
         self.k += 1;
-        self.produced += bytes;
-        bytes
+        c.mean_frame() * weight * noise
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl VideoConfig {
+        fn with_adapt(mut self, on: bool) -> VideoConfig {
+            if !on {
+                self.adapt = None;
+            }
+            self
+        }
+    }
 
     fn source(cfg: VideoConfig) -> VideoSource {
         VideoSource::new(cfg, Time::from_secs(1), SimRng::named(7, "video"))
@@ -224,6 +381,98 @@ mod tests {
             .all(|&t| t < Time::from_secs(2) || t >= Time::from_secs(7)));
     }
 
+    fn coupled(control: SendBufferConfig) -> VideoConfig {
+        VideoConfig {
+            gop: 1,
+            rate: Rate::from_bps(1_500_000),
+            fps: 30.0,
+            size_cv: 0.0,
+            adapt: Some(VicCoupling {
+                control,
+                ..VicCoupling::default()
+            }),
+            ..VideoConfig::default()
+        }
+    }
+
+    fn fixed_q() -> SendBufferConfig {
+        SendBufferConfig {
+            quantizer_control: false,
+            ..SendBufferConfig::default()
+        }
+    }
+
+    /// Frames of 6250 B are 7 packets of 1000 B; 5 frames are 35 packets. Grabbing stops
+    /// above that and resumes at or below it; the clip runs on under the skipped frames.
+    #[test]
+    fn a_coupled_source_skips_frames_while_the_buffer_holds_over_five() {
+        let mut v = source(coupled(fixed_q()));
+        assert_eq!(v.frame_due(Some(0)), Some(6250));
+        assert_eq!(v.frame_due(Some(35_000)), Some(6250));
+        assert_eq!(v.frame_due(Some(35_001)), None);
+        assert_eq!(v.frame_due(None), Some(6250));
+        let c = v.counts();
+        assert_eq!((c.frames_due, c.frames_grabbed, c.q_sum), (4, 3, 30));
+        assert_eq!(v.produced(), 3 * 6250);
+        // Frame 4 is on the grid after the skipped frame 2.
+        assert_eq!(
+            v.next_time(),
+            Time::from_secs(1) + tfcc_core::Dur::from_secs_f64(4.0 / 30.0)
+        );
+    }
+
+    /// With the size noise on, the grabbed frames are the uncoupled source's frames at the
+    /// same indices: a skip takes its frame's draw with it.
+    #[test]
+    fn skipping_leaves_the_other_frames_as_they_were() {
+        let noisy = |adapt| {
+            VideoConfig {
+                size_cv: 0.2,
+                ..coupled(fixed_q())
+            }
+            .with_adapt(adapt)
+        };
+        let mut plain = source(noisy(false));
+        let mut v = source(noisy(true));
+        let all: Vec<u64> = (0..6).map(|_| plain.take_frame()).collect();
+        let mut got = Vec::new();
+        for k in 0..6 {
+            // Fill the buffer past 5 frames at frames 2 and 3.
+            let buffered = if k == 2 || k == 3 { 10_000_000 } else { 0 };
+            got.push(v.frame_due(Some(buffered)));
+        }
+        assert_eq!(got[2], None);
+        assert_eq!(got[3], None);
+        for k in [0, 1, 4, 5] {
+            assert_eq!(got[k], Some(all[k]), "frame {k}");
+        }
+    }
+
+    /// Algorithm 5 moves q; the frame size follows bytes(q) = bytes(10)·10/q.
+    #[test]
+    fn frame_size_scales_inversely_with_the_quantizer() {
+        let mut v = source(coupled(SendBufferConfig::default()));
+        // First frame at q = 10, numAvg 7; an empty buffer then lowers q by one per frame.
+        assert_eq!(v.frame_due(Some(0)), Some(6250));
+        assert_eq!(v.frame_due(Some(0)), Some(6944)); // q = 9: 6250·10/9
+        assert_eq!(v.frame_due(Some(0)), Some(7813)); // q = 8
+                                                      // A buffer above 3.5·numAvg packets raises q by 2: 8 → 10.
+        assert_eq!(v.frame_due(Some(30_000)), Some(6250));
+        assert_eq!(v.control().unwrap().quantizer(), 10);
+        let c = v.counts();
+        assert_eq!(c.q_sum, 10 + 9 + 8 + 10);
+    }
+
+    #[test]
+    fn an_uncoupled_source_offers_every_frame_whatever_the_buffer() {
+        let mut v = source(VideoConfig::default());
+        for _ in 0..30 {
+            assert!(v.frame_due(Some(u64::MAX / 2)).is_some());
+        }
+        assert!(v.control().is_none());
+        assert_eq!(v.counts().frames_grabbed, 30);
+    }
+
     #[test]
     fn bad_values_are_rejected() {
         let bad = |f: fn(&mut VideoConfig)| {
@@ -239,5 +488,13 @@ mod tests {
         assert!(bad(
             |c| c.pauses = vec![(Time::from_secs(3), Time::from_secs(3))]
         ));
+        assert!(bad(|c| c.adapt = Some(VicCoupling {
+            q_ref: 40,
+            ..VicCoupling::default()
+        })));
+        assert!(bad(|c| c.adapt = Some(VicCoupling {
+            packet_size: 0,
+            ..VicCoupling::default()
+        })));
     }
 }

@@ -216,6 +216,13 @@ impl TfwcSender {
         &self.cfg
     }
 
+    /// Application bytes waiting in the send buffer (offered and not yet sent); `None` for a
+    /// bulk source. A media application reads its send-buffer length here (002 Sec. 6.2's
+    /// `get_sbuf_len()`).
+    pub fn buffered(&self) -> Option<u64> {
+        self.backlog
+    }
+
     /// Slow start, window or rate mode.
     pub fn mode(&self) -> Mode {
         self.mode

@@ -282,7 +282,23 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                     ),
                 );
             }
-            videos.push((id as u32, video(g, src)?));
+            // The send buffer is counted in the sender's packets: TFRC's and TFWC's size.
+            let packet_size = match &flow.sender {
+                crate::SenderImpl::Tfrc(s) => Some(s.config().packet_size),
+                crate::SenderImpl::Tfwc(s) => Some(s.config().packet_size),
+                _ => None,
+            };
+            let v = video(g, src, packet_size.unwrap_or(1000))?;
+            if v.adapt.is_some() && packet_size.is_none() {
+                return err(
+                    format!("flows[{g}].source.adapt"),
+                    format!(
+                        "protocol `{}` does not report its send buffer (tfrc and tfwc do)",
+                        f.protocol
+                    ),
+                );
+            }
+            videos.push((id as u32, v));
         }
         flows.push(flow);
         flow_info.push(FlowInfo {
@@ -326,9 +342,23 @@ fn takes_offers(protocol: &str) -> bool {
     matches!(protocol, "tfrc" | "tfwc" | "ttfwc" | "ptcp") || protocol.starts_with("tcp")
 }
 
-/// `flows[g].source` as a video source.
-fn video(g: usize, s: &super::spec::SourceSpec) -> Result<crate::video::VideoConfig, BuildError> {
+/// `flows[g].source` as a video source; `packet_size` is the flow's.
+fn video(
+    g: usize,
+    s: &super::spec::SourceSpec,
+    packet_size: u32,
+) -> Result<crate::video::VideoConfig, BuildError> {
     let d = crate::video::VideoConfig::default();
+    let adapt = s
+        .adapt
+        .as_ref()
+        .map(|v| vic_coupling(v, packet_size))
+        .transpose()
+        .map_err(|m| BuildError {
+            key: format!("flows[{g}].source.adapt"),
+            message: m,
+        })?
+        .flatten();
     let c = crate::video::VideoConfig {
         fps: s.fps.unwrap_or(d.fps),
         rate: s.rate.unwrap_or(d.rate),
@@ -336,12 +366,68 @@ fn video(g: usize, s: &super::spec::SourceSpec) -> Result<crate::video::VideoCon
         i_frame_ratio: s.i_frame_ratio.unwrap_or(d.i_frame_ratio),
         size_cv: s.size_cv.unwrap_or(d.size_cv),
         pauses: s.pauses.iter().flatten().map(|&[a, b]| (a, b)).collect(),
+        adapt,
     };
     c.validate().map_err(|m| BuildError {
         key: format!("flows[{g}].source"),
         message: m,
     })?;
     Ok(c)
+}
+
+/// `source.adapt`: `"none"`, `"vic"`, or `{ kind = "vic", q_ref, q_exponent, <any
+/// SendBufferConfig field> }`; `None` for no coupling.
+fn vic_coupling(
+    v: &toml::Value,
+    packet_size: u32,
+) -> Result<Option<crate::video::VicCoupling>, String> {
+    let kind_of = |k: &str| match k {
+        "none" => Ok(false),
+        "vic" => Ok(true),
+        other => Err(format!("unknown adapt `{other}` (none, vic)")),
+    };
+    let d = crate::video::VicCoupling {
+        packet_size,
+        ..crate::video::VicCoupling::default()
+    };
+    let mut t = match v {
+        toml::Value::String(k) => {
+            return Ok(kind_of(k)?.then_some(d));
+        }
+        toml::Value::Table(t) => t.clone(),
+        _ => return Err("adapt must be a string or a table".into()),
+    };
+    let kind = match t.remove("kind") {
+        Some(toml::Value::String(k)) => k,
+        _ => return Err("the adapt table needs `kind` (\"vic\" or \"none\")".into()),
+    };
+    if !kind_of(&kind)? {
+        return Ok(None);
+    }
+    let q_ref = match t.remove("q_ref") {
+        None => d.q_ref,
+        Some(toml::Value::Integer(q)) => {
+            u8::try_from(q).map_err(|_| format!("q_ref must be in 1..=255, got {q}"))?
+        }
+        Some(x) => return Err(format!("q_ref must be an integer, got {x}")),
+    };
+    let q_exponent = match t.remove("q_exponent") {
+        None => d.q_exponent,
+        Some(toml::Value::Float(x)) => x,
+        Some(toml::Value::Integer(x)) => x as f64,
+        Some(x) => return Err(format!("q_exponent must be a number, got {x}")),
+    };
+    let control: tfcc_core::send_buffer_control::SendBufferConfig = toml::Value::Table(t)
+        .try_into()
+        .map_err(|e| e.to_string())?;
+    let c = crate::video::VicCoupling {
+        control,
+        q_ref,
+        q_exponent,
+        packet_size,
+    };
+    c.validate()?;
+    Ok(Some(c))
 }
 
 /// A point in the run as the time since its start, printed as the file writes it (`10s`).

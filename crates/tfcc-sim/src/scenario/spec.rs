@@ -523,7 +523,7 @@ pub struct FlowGroupSpec {
     #[serde(default)]
     pub direction: Direction,
     /// An application-limited source feeding the sender instead of a bulk one (issue 5):
-    /// `source = { kind = "video", fps, rate, gop, i_frame_ratio, size_cv, pauses }`.
+    /// `source = { kind = "video", fps, rate, gop, i_frame_ratio, size_cv, pauses, adapt }`.
     #[serde(default)]
     pub source: Option<SourceSpec>,
 }
@@ -566,6 +566,12 @@ pub struct SourceSpec {
     /// `[[start, end], ...]` in run time: the codec is silent in each.
     #[serde(default)]
     pub pauses: Option<Vec<[Time; 2]>>,
+    /// Vic's send-buffer coupling (002 Sec. 6.2): absent or `"none"` offers every frame;
+    /// `"vic"` couples with every default; a table `{ kind = "vic", ... }` sets
+    /// [`crate::video::VicCoupling`]'s `q_ref` and `q_exponent` and any field of
+    /// [`tfcc_core::send_buffer_control::SendBufferConfig`] by name.
+    #[serde(default)]
+    pub adapt: Option<toml::Value>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

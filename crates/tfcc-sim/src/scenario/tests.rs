@@ -8,6 +8,7 @@ use crate::loss_model::{LossModel, LossScope};
 use crate::queue::{QueueLimit, QueueSpec, RedConfig};
 use crate::sim::LinkAction;
 use proptest::prelude::*;
+use tfcc_core::send_buffer_control::SendBufferConfig;
 use tfcc_core::{Dur, Rate, Time};
 
 const BASE: &str = r#"
@@ -1679,6 +1680,89 @@ fn a_video_source_feeds_senders_that_take_offers() {
         .run();
     let got = r.summary.flows[1].throughput_bps;
     assert!((0.8e6..1.05e6).contains(&got), "{got}");
+}
+
+/// `source.adapt` (002 Sec. 6.2): off by default; `"vic"` or a table turns Vic's send-buffer
+/// coupling on for TFWC and TFRC, with the flow's packet size; refused for senders that do not
+/// report their buffer and for bad fields, the key named. A window-limited TFWC flow then skips
+/// frames, and the summary counts the frames grabbed in the window.
+#[test]
+fn a_video_source_can_couple_to_the_send_buffer() {
+    let text = |protocol: &str, source: &str| {
+        format!(
+            "duration = \"20s\"\nmeasure_from = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"10Mbps\", delay = \"39ms\", limit = 50, \
+             loss = {{ model = \"bernoulli\", p = 0.01 }} }}\n\
+             [[flows]]\nprotocol = \"{protocol}\"\npacket_size = \"1000B\"\nsource = {source}\n"
+        )
+    };
+    let src = |adapt: &str| {
+        format!(r#"{{ kind = "video", fps = 30, rate = "1.5Mbps", gop = 1{adapt} }}"#)
+    };
+    assert_eq!(ok(&text("tfwc", &src(""))).videos[0].1.adapt, None);
+    assert_eq!(
+        ok(&text("tfwc", &src(r#", adapt = "none""#))).videos[0]
+            .1
+            .adapt,
+        None
+    );
+    let b = ok(&text("tfwc", &src(r#", adapt = "vic""#)));
+    let a = b.videos[0].1.adapt.clone().unwrap();
+    assert_eq!(a.control, SendBufferConfig::default());
+    assert_eq!((a.q_ref, a.packet_size), (10, 1000));
+    let b = ok(&text(
+        "tfrc",
+        &src(
+            r#", adapt = { kind = "vic", quantizer_control = false, history = 8, q_exponent = 1.5 }"#,
+        ),
+    ));
+    let a = b.videos[0].1.adapt.clone().unwrap();
+    assert!(!a.control.quantizer_control && a.control.frame_rate_control);
+    assert_eq!((a.control.history, a.q_exponent), (8, 1.5));
+    refused(
+        &text("tcp-sack", &src(r#", adapt = "vic""#)),
+        &[],
+        "flows[0].source.adapt",
+        "does not report its send buffer",
+    );
+    refused(
+        &text("tfwc", &src(r#", adapt = "codel""#)),
+        &[],
+        "flows[0].source.adapt",
+        "unknown adapt",
+    );
+    refused(
+        &text(
+            "tfwc",
+            &src(r#", adapt = { kind = "vic", q_initial = 40 }"#),
+        ),
+        &[],
+        "flows[0].source.adapt",
+        "q_initial",
+    );
+    refused(
+        &text("tfwc", &src(r#", adapt = { kind = "vic", limit = 5 }"#)),
+        &[],
+        "flows[0].source.adapt",
+        "limit",
+    );
+    // It runs: with 1 % loss TFWC's window (about 10 packets per 80 ms) is below the 1.5 Mb/s
+    // of 7-packet frames, so the buffer fills and frames are skipped; uncoupled, none is.
+    let run = |adapt: &str| {
+        let r = ok(&text("tfwc", &src(adapt)))
+            .into_simulation()
+            .unwrap()
+            .run();
+        r.summary.flows[0].video.clone().unwrap()
+    };
+    let plain = run("");
+    assert_eq!(plain.frames_due, 450);
+    assert_eq!(plain.frames_grabbed, 450);
+    assert_eq!(plain.mean_q, None);
+    let vic = run(r#", adapt = { kind = "vic", quantizer_control = false }"#);
+    assert_eq!(vic.frames_due, 450);
+    assert!(vic.frames_grabbed < 440, "{vic:?}");
+    assert_eq!(vic.mean_q, Some(10.0));
 }
 
 #[test]
