@@ -25,7 +25,7 @@ def _run(seconds: float, loss_every: int) -> tuple[tfcc.TfrcSender, tfcc.TfrcRec
         deadlines += [q[0][0] for q in (to_rx, to_tx) if q]
         now = min(deadlines)
         while to_rx and to_rx[0][0] <= now:
-            assert rx.on_datagram(now, to_rx.pop(0)[1]) == 36
+            assert rx.on_datagram(now, to_rx.pop(0)[1]) == 44
         while to_tx and to_tx[0][0] <= now:
             assert tx.on_datagram(now, to_tx.pop(0)[1])
         tx.on_timeout(now)

@@ -295,11 +295,10 @@ fn interpolate(lo: (u64, Time), hi: (u64, Time), seq: u64) -> Time {
 /// new event iff it was sent more than one RTT after the packet that started the current
 /// event; otherwise it belongs to that event.
 ///
-/// The RTT is passed per call: TFRC's receiver passes the sender's smoothed RTT from the data
-/// header (RFC 5348 §5.2; 004 Sec. 3.4 asks for "the current RTT `t_RTT_cur` and not the
-/// smoothed RTT", but its header has one RTT field, which also feeds the receiver's model: spec
-/// 004 §2.5 \[Gap\]; docs/reproductions/tfrc.md, "Cable-modem stand-in", measures the latest
-/// sample instead); TFWC uses its SRTT (spec 002 §2.2). Times are send times as 004 and TFWC use them; RFC 5348 §5.2 applies the same rule
+/// The RTT is passed per call: TFRC's receiver passes the sender's latest RTT sample from the
+/// data header under the thesis preset (004 Sec. 3.4: "the current RTT `t_RTT_cur` and not
+/// the smoothed RTT") and its smoothed RTT under `ns2` and `rfc5348` (RFC 5348 §5.2), see
+/// `tfrc::config::LossEventRtt`; TFWC uses its SRTT (spec 002 §2.2). Times are send times as 004 and TFWC use them; RFC 5348 §5.2 applies the same rule
 /// to (interpolated) arrival times, which the grouper accepts just as well.
 #[derive(Clone, Debug, Default)]
 pub struct LossEventGrouper {

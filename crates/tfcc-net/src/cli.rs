@@ -374,7 +374,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let mut c = tfrc_config(a.preset.as_deref(), Some(a.packet_size))?;
             let feed = video.map(|v| {
                 // The frame's bytes ride after tfcc's data header, so that every offered byte
-                // is on the wire once: datagrams of up to packet_size + 36 B, paced as
+                // is on the wire once: datagrams of up to packet_size + 44 B, paced as
                 // packet_size (the header on top, as ns-2's `headersize_`).
                 c.header_size = tfcc_core::tfrc::wire::DATA_LEN as u32;
                 VideoFeed::new(VideoSource::new(
@@ -747,7 +747,7 @@ mod tests {
         let e = send_error(&["127.0.0.1:9", "--packet-size", "70000"]);
         assert!(e.contains("largest UDP payload"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--packet-size", "10"]);
-        assert!(e.contains("smaller than the tfrc header (36 B)"), "{e}");
+        assert!(e.contains("smaller than the tfrc header (44 B)"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--packet-size", "19"]);
         assert!(e.contains("cbr header (20 B)"), "{e}");
     }
@@ -780,7 +780,7 @@ mod tests {
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);
         assert!(e.contains("only tfrc takes"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
-        assert!(e.contains("packet-size + 36 B"), "{e}");
+        assert!(e.contains("packet-size + 44 B"), "{e}");
     }
 
     #[test]

@@ -196,6 +196,7 @@ fn junk_and_strangers_are_dropped_and_counted() {
         seq: 5,
         timestamp: Time(1),
         rtt: Dur(1),
+        rtt_sample: Dur(1),
         rate: 1,
         mode: tfcc_core::tfrc::Mode::CongestionControl,
     };

@@ -29,13 +29,13 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
         pauses: vec![(Time::from_secs(3), Time::from_secs(5))],
         ..VideoConfig::default()
     };
-    // The frame bytes ride after tfcc's 36-byte data header (as `tfcc send --source video`
-    // does; a scenario's `header_size = "64B"`, with UDP/IPv4's 28): the receiver counts the
+    // The frame bytes ride after tfcc's data header (`DATA_LEN`, 44 B), as `tfcc send --source
+    // video` does (a scenario's `header_size = "72B"`, with UDP/IPv4's 28): the receiver counts the
     // payload after it. With the thesis' layout (the header inside packet_size) a frame's tail
     // shorter than the header would go out padded to it.
     let kind = FlowKind::TfrcVideo {
         cfg: TfrcConfig {
-            header_size: 36,
+            header_size: tfcc_core::tfrc::wire::DATA_LEN as u32,
             ..TfrcConfig::rfc5348()
         },
         video: video.clone(),

@@ -3,7 +3,7 @@
 //! a 1 Mb/s, 25 fps video silent from 3 s to 5 s, with RFC 5348's rules (`--preset rfc5348`).
 //!
 //! - Every offered byte is sent once: the sender's summary has offered = sent and nothing left
-//!   in the buffer, and the receiver got exactly those bytes plus tfcc's 36-byte data header
+//!   in the buffer, and the receiver got exactly those bytes plus tfcc's data header (`DATA_LEN`, 44 B)
 //!   per datagram (loopback loses nothing).
 //! - The receiver's goodput is the stream's rate outside the pause.
 //! - When the stream resumes, the allowed rate is at least RFC 5348's `W_init/R` (§4.2
@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 
 const EXE: &str = env!("CARGO_BIN_EXE_tfcc-net");
 /// tfcc's TFRC data header, on top of the frame bytes each datagram carries.
-const HEADER: u64 = 36;
+const HEADER: u64 = tfcc_core::tfrc::wire::DATA_LEN as u64;
 const W_INIT: f64 = 4380.0;
 
 fn free_port() -> u16 {

@@ -6,8 +6,9 @@
 //! One CSV row per event, `t,flow,kind,a,b,c,d,e`, where `kind` is
 //! - `tx`: a data packet sent (`a` sequence number, `b` the sender's mode: 0 Init RTT,
 //!   1 slowstart, 2 congestion control, 3 forced);
-//! - `rx`: a data packet received (`a` sequence number, `b` its send time in s, `c` the RTT in
-//!   its header in s), so a packet sent and never received was dropped;
+//! - `rx`: a data packet received (`a` sequence number, `b` its send time in s, `c` the smoothed
+//!   RTT in its header in s, `d` the latest RTT sample in its header in s), so a packet sent and
+//!   never received was dropped;
 //! - `fb`: a report at the sender (`a` reported p, `b` X_recv in B/s, `c` the sender's rate in
 //!   B/s after it, `d` X_calc or -1, `e` the sender's smoothed RTT in s);
 //! - `nfb`: the no-feedback timer fired (`a` the rate after it in B/s, `b` the interval it had
@@ -125,7 +126,12 @@ struct RxTrace {
 impl Endpoint for RxTrace {
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
         if let Header::TfrcData(d) = &pkt.header {
-            let vals = [d.seq as f64, d.timestamp.as_secs_f64(), d.rtt.as_secs_f64()];
+            let vals = [
+                d.seq as f64,
+                d.timestamp.as_secs_f64(),
+                d.rtt.as_secs_f64(),
+                d.rtt_sample.as_secs_f64(),
+            ];
             row(&self.log, now, self.flow, "rx", &vals);
         }
         self.inner.on_packet(now, pkt);

@@ -412,33 +412,70 @@ fn measure_ns2_preset_like_the_ns2_harness() {
 
 const E11: &str = include_str!("../../../scenarios/004-e11-bandwidth-changes.toml");
 
-/// 004 E11 setup 2 (Table 4.8): after the 30 s dropout (110-140 s) TFRC climbs back slowly
-/// (Sec. 4.8.2), but it keeps sending: every 10 s of the last 40 s delivers TFRC data. Without
-/// the receiver's report timer (`report_timer = false`) seed 3 stalled: the held packets'
-/// 30 s RTT sample made the ISM factor about 8, the one packet sent at 140.6 s arrived less
-/// than an RTT (then 1.7 s) after the last report and was never reported, so no fresh sample
-/// came and the next packet was due 61 s later, after the end of the run.
+/// E11 setup 2 for `seed`, the TFRC flow's `params` extended by `extra` (e.g.
+/// `, loss_event_rtt = "smoothed"`): TFRC's bytes delivered in each 10 s of 140-180 s, and the
+/// loss event rate its sender holds at 150 s.
+fn e11_after_the_dropout(seed: u64, extra: &str) -> (Vec<u64>, f64) {
+    let line = "params = { b = 2, header_size = 28 }";
+    assert!(E11.contains(line), "the TFRC flow's params line moved");
+    let text = E11.replace(
+        line,
+        &format!("params = {{ b = 2, header_size = 28{extra} }}"),
+    );
+    let r = tfcc_sim::scenario::load_str(&text, "e11", "e11", &[], Some(seed))
+        .unwrap()
+        .into_simulation()
+        .unwrap()
+        .run();
+    let tfrc = |t: f64| {
+        r.flow_series
+            .iter()
+            .filter(|s| s.flow == 1 && s.time.as_secs_f64() <= t + 1e-9)
+            .max_by_key(|s| s.time)
+            .expect("samples")
+    };
+    let bins = [140.0, 150.0, 160.0, 170.0]
+        .iter()
+        .map(|&t| tfrc(t + 10.0).delivered_bytes - tfrc(t).delivered_bytes)
+        .collect();
+    (bins, tfrc(150.0).p.expect("TFRC reports p"))
+}
+
+/// 004 E11 setup 2 (Table 4.8), grouping losses with the smoothed RTT (RFC 5348 §5.2, the
+/// `ns2`/`rfc5348` rule): after the 30 s dropout (110-140 s) TFRC climbs back slowly (Sec.
+/// 4.8.2), but it keeps sending: every 10 s of the last 40 s delivers TFRC data. Without the
+/// receiver's report timer (`report_timer = false`) seed 3 stalled: the held packets' 30 s RTT
+/// sample made the ISM factor about 8, the one packet sent at 140.6 s arrived less than an RTT
+/// (then 1.7 s) after the last report and was never reported, so no fresh sample came and the
+/// next packet was due 61 s later, after the end of the run.
 #[test]
 fn e11_tfrc_keeps_sending_after_the_30s_dropout() {
     for seed in [1u64, 2, 3] {
-        let r = tfcc_sim::scenario::load_str(E11, "e11", "e11", &[], Some(seed))
-            .unwrap()
-            .into_simulation()
-            .unwrap()
-            .run();
-        let delivered_at = |t: f64| {
-            r.flow_series
-                .iter()
-                .filter(|s| s.flow == 1 && s.time.as_secs_f64() <= t + 1e-9)
-                .map(|s| s.delivered_bytes)
-                .max()
-                .unwrap_or(0)
-        };
-        let bins: Vec<u64> = [140.0, 150.0, 160.0, 170.0]
-            .iter()
-            .map(|&t| delivered_at(t + 10.0) - delivered_at(t))
-            .collect();
-        println!("E11 seed {seed}: TFRC bytes per 10 s after the dropout {bins:?}");
+        let (bins, p) = e11_after_the_dropout(seed, ", loss_event_rtt = \"smoothed\"");
+        println!("E11 seed {seed}, smoothed RTT: TFRC bytes per 10 s {bins:?}, p at 150 s {p:.3}");
         assert!(bins.iter().all(|&b| b > 0), "seed {seed}: {bins:?}");
+        assert!(p < 0.1, "seed {seed}: p = {p}");
+    }
+}
+
+/// The same dropout under the thesis preset, which groups losses with the sender's latest RTT
+/// sample (004 Sec. 3.4, "the current RTT `t_RTT_cur` and not the smoothed RTT"). The ~250
+/// packets the sender sent into the dropout are judged lost when the fourth packet after it
+/// arrives (143-144 s), whose header carries the path's fresh 0.11 s sample; their send times,
+/// interpolated between the packets on either side of the gap, are 0.12 s apart, so each is
+/// its own loss event (with the 0.17 s sample the lost packets themselves carried, every
+/// second one; with their true send times 68-89 events: docs/reproductions/tfrc.md, "Loss
+/// events grouped by the current RTT"). The n = 8 history then holds intervals of one or two
+/// packets: `p` is above 0.3 at 150 s (0.35 on seeds 1-3), against below 0.1 with the smoothed
+/// RTT (lifted to ~3 s by the held packets' 30 s samples, it puts ~23 lost packets in an
+/// event). The sender, at the equation's rate for that `p` and a ~2.7 s smoothed RTT, is down
+/// to a packet every 10-20 s but still sends: 150-180 s delivers TFRC data on every seed.
+#[test]
+fn e11_the_thesis_rule_makes_each_packet_lost_in_the_30s_dropout_a_loss_event() {
+    for seed in [1u64, 2, 3] {
+        let (bins, p) = e11_after_the_dropout(seed, "");
+        println!("E11 seed {seed}, latest sample: TFRC bytes per 10 s {bins:?}, p at 150 s {p:.3}");
+        assert!(p > 0.3, "seed {seed}: p = {p}");
+        assert!(bins[1..].iter().sum::<u64>() > 0, "seed {seed}: {bins:?}");
     }
 }

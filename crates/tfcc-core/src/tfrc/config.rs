@@ -165,6 +165,40 @@ pub enum NofeedbackRule {
     Rfc5348,
 }
 
+/// Which RTT the receiver groups lost packets into loss events with: a lost packet sent more
+/// than this RTT after the one that started the current event starts a new one (004 Sec. 3.4;
+/// RFC 5348 §5.2).
+///
+/// 004 Sec. 3.4: "In order to accurately render the current network conditions, it is
+/// important that the receiver uses the current RTT `t_RTT_cur` and not the smoothed RTT to
+/// determine which lost packets form a loss event." The thesis preset follows that text
+/// ([`LossEventRtt::Sample`]); `ns2` and `rfc5348` keep the smoothed RTT their sources use.
+/// App. A's header has a single RTT field ("the sender's RTT estimate"), which the receiver
+/// also needs for the model's `t_RTO = k·t_RTT` (Sec. 3.3); spec 004 §2.5 \[Gap\] resolves it
+/// by carrying both, and tfcc's data header does ([`super::wire::DataHeader::rtt_sample`]).
+///
+/// The value used is the one in the header of the arrival that lets the receiver judge the
+/// losses (the `reorder_tolerance + 1`-th packet above the gap), i.e. the sender's latest
+/// sample when it sent that packet. After a long outage that sample was taken after the
+/// outage; docs/reproductions/tfrc.md ("Loss events grouped by the current RTT") traces what
+/// that does to E11's 30 s dropout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossEventRtt {
+    /// The sender's smoothed RTT `R` (β = [`TfrcConfig::rtt_beta`]): RFC 5348 §5.2 (the RTT
+    /// the data packets carry, §3.2.1) and ns-2's `Agent/TFRCSink` (`rtt_` from the header);
+    /// the `ns2` and `rfc5348` presets.
+    Smoothed,
+    /// The sender's latest RTT sample from the data header, 004 Sec. 3.4's `t_RTT_cur` (004
+    /// Eq. 3.1's `t_RTT_sample`, the same value ISM's Eq. 3.19 uses); the thesis preset. Before
+    /// the sender has a sample the header carries zero and the receiver falls back to the
+    /// smoothed RTT, zero too then (every lost packet its own event, as under `Smoothed`).
+    /// While a queue builds (slowstart into a large buffer) the smoothed RTT lags the samples
+    /// several-fold and one overflow's losses count as several events a few packets apart;
+    /// grouped by the sample they are one.
+    Sample,
+}
+
 /// TFRC sender and receiver parameters. `Default` is the thesis (004); [`TfrcConfig::ns2`]
 /// is ns-2.35's agent.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -271,6 +305,10 @@ pub struct TfrcConfig {
     /// `t_mbi`, the longest back-off interval: the rate never falls below `s/t_mbi`. 64 s as
     /// RFC 5348 §4.3 (004 has no floor beyond halving).
     pub t_mbi: Dur,
+    /// The RTT loss events are grouped with: the sender's latest sample (004 Sec. 3.4's
+    /// "current RTT", the thesis preset) or its smoothed RTT (RFC 5348 §5.2, ns-2); see
+    /// [`LossEventRtt`].
+    pub loss_event_rtt: LossEventRtt,
     /// Later packets that may overtake a missing one before it counts as lost: 3 (004 Sec. 3.4).
     /// See [`DetectorConfig::reorder_tolerance`]; RFC 5348's NDUPACK = 3 is 2 here.
     pub reorder_tolerance: u32,
@@ -346,6 +384,7 @@ impl Default for TfrcConfig {
             nofeedback_packets: 8.0,                           // 004 Eq. 3.12
             initial_nofeedback: Dur::from_secs(2),             // RFC 5348 §4.2
             t_mbi: Dur::from_secs(64),                         // RFC 5348 §4.3
+            loss_event_rtt: LossEventRtt::Sample,              // 004 Sec. 3.4
             reorder_tolerance: 3,                              // 004 Sec. 3.4
             estimator: EstimatorKind::Ali,                     // 004 Sec. 3.4.1
             history_size: 8,                                   // 004 Sec. 3.4.1
@@ -424,6 +463,7 @@ impl TfrcConfig {
     /// | `rto_rule` | `4R` | `SRTT + 4·RTTVAR` in 0.1 s ticks | `tcp_tick_ 0.1`, `rtxcur_init_ 6` |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK 3 (RFC 5348 §5.1) |
+    /// | `loss_event_rtt` | latest sample | smoothed | `rtt_` from the data header |
     /// | `discounting` | proportional + remodel | RFC 5348 §5.5, floor 0.5 | `discount_ 1`, `minDiscountRatio_ 0.5` |
     ///
     /// Shared: `df_ 0.95` (β = 0.05), `bval_ 1`, `ca_ 1` (ISM on), `algo_ 1` (ALI), n = 8,
@@ -451,6 +491,7 @@ impl TfrcConfig {
             nofeedback_rtts: 4.0,
             nofeedback_packets: 2.0,
             reorder_tolerance: 2,
+            loss_event_rtt: LossEventRtt::Smoothed,
             discounting: DiscountingKind::Rfc5348,
             d_lim: 0.5,
             ..Self::default()
@@ -473,6 +514,7 @@ impl TfrcConfig {
     /// | `receive_bound` | off | `min(X_Bps, recv_limit)` | §4.3 step 4 |
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | §4.3 step 2 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK = 3, §5.1 |
+    /// | `loss_event_rtt` | latest sample | smoothed | §5.2 (the RTT the data carry, §3.2.1) |
     /// | `discounting` | proportional + remodel | §5.5, floor 0.5 | §5.5 |
     /// | `data_limited` | thesis | rfc5348 | §4.3, §8.2 |
     /// | `nofeedback_rule` | halve `X` | §4.4 | §4.4 |
@@ -492,6 +534,7 @@ impl TfrcConfig {
             nofeedback_rtts: 4.0,
             nofeedback_packets: 2.0,
             reorder_tolerance: 2,
+            loss_event_rtt: LossEventRtt::Smoothed,
             discounting: DiscountingKind::Rfc5348,
             d_lim: 0.5,
             data_limited: DataLimitedRule::Rfc5348,

@@ -4,8 +4,10 @@
 //! - [`TfrcSender`] paces packets at the allowed rate `X`, measures the RTT from echoed
 //!   timestamps (004 Sec. 3.3), slowstarts, follows the equation once losses are reported,
 //!   halves on missing feedback and modulates packet spacing by the RTT (ISM, Sec. 3.6.4);
-//! - [`TfrcReceiver`] detects losses, groups them into loss events, keeps the loss history,
-//!   seeds it after slowstart, measures the receive rate and reports once per RTT;
+//! - [`TfrcReceiver`] detects losses, groups them into loss events (by the sender's latest RTT
+//!   sample in the thesis preset, 004 Sec. 3.4, by its smoothed RTT in `ns2` and `rfc5348`:
+//!   [`config::LossEventRtt`]), keeps the loss history, seeds it after slowstart, measures the
+//!   receive rate and reports once per RTT;
 //! - [`TfrcConfig`] holds every constant; [`wire`] the App. A headers as bytes.
 //!
 //! # Where the equation is evaluated

@@ -9,7 +9,7 @@ use crate::loss_history::{AnyEstimator, LossEstimator, PacketOutcome};
 use crate::packet::{Header, Packet};
 use crate::time::{Dur, Time};
 
-use super::config::{SeedRule, TfrcConfig};
+use super::config::{LossEventRtt, SeedRule, TfrcConfig};
 use super::wire::{DataHeader, FeedbackHeader};
 
 /// A TFRC receiver.
@@ -34,8 +34,11 @@ pub struct TfrcReceiver {
     seeded: bool,
     /// The latest data header and its arrival time, echoed in the next report.
     last: Option<(DataHeader, Time)>,
-    /// The RTT from the latest data header (zero until the sender has one).
+    /// The smoothed RTT from the latest data header (zero until the sender has one).
     rtt: Dur,
+    /// The latest RTT sample from the latest data header that had one (zero until then): 004
+    /// Sec. 3.4's `t_RTT_cur`, for grouping losses under [`LossEventRtt::Sample`].
+    rtt_sample: Dur,
     /// Bytes since the last report, and when that report went (or the first arrival).
     bytes_since: u64,
     since: Option<Time>,
@@ -74,6 +77,7 @@ impl TfrcReceiver {
             seeded: false,
             last: None,
             rtt: Dur::ZERO,
+            rtt_sample: Dur::ZERO,
             bytes_since: 0,
             since: None,
             prev_bytes: 0,
@@ -165,11 +169,23 @@ impl TfrcReceiver {
         if !h.rtt.is_zero() {
             self.rtt = h.rtt;
         }
+        if !h.rtt_sample.is_zero() {
+            self.rtt_sample = h.rtt_sample;
+        }
+        // Loss events span 004 Sec. 3.4's current RTT, the sender's latest sample (thesis), or
+        // its smoothed RTT (`ns2`, `rfc5348`: RFC 5348 §5.2). The losses this arrival lets the
+        // detector judge are grouped with the values in its own header. Before the sender has
+        // a sample both are zero (every lost packet its own event); a header with a smoothed
+        // RTT but no sample (not one tfcc's sender writes) falls back to the smoothed RTT.
+        let event_rtt = match self.cfg.loss_event_rtt {
+            LossEventRtt::Sample if !self.rtt_sample.is_zero() => self.rtt_sample,
+            _ => self.rtt,
+        };
         let mut lost = 0u64;
         let mut new_event = false;
         let arrival = self
             .pipeline
-            .on_arrival_with(h.seq, h.timestamp, self.rtt, |j, outcome| {
+            .on_arrival_with(h.seq, h.timestamp, event_rtt, |j, outcome| {
                 if matches!(j, Judgement::Lost { .. } | Judgement::LostRun { .. }) {
                     lost += j.count();
                 }
@@ -331,6 +347,7 @@ mod tests {
                 seq,
                 timestamp: sent,
                 rtt: Dur::from_millis(rtt_ms),
+                rtt_sample: Dur::from_millis(rtt_ms),
                 rate,
                 mode: Mode::CongestionControl,
             }),
@@ -443,6 +460,102 @@ mod tests {
         assert_eq!(r.estimator().loss_events(), 2);
     }
 
+    /// Feeds `0..300` except `lost`, sent 4 ms apart and arriving 80 ms later, every header
+    /// carrying the smoothed RTT `rtt_ms` and the latest sample `sample_ms`; returns the loss
+    /// events after the first (the one that ends slowstart and seeds the history).
+    fn events_after_the_seed(cfg: TfrcConfig, lost: &[u64], rtt_ms: u64, sample_ms: u64) -> u64 {
+        let mut r = TfrcReceiver::new(TfrcConfig {
+            packet_size: S,
+            header_size: 0,
+            ..cfg
+        });
+        for q in (0..300).filter(|q| !lost.contains(q)) {
+            let sent = Time::from_millis(4 * q);
+            let mut pkt = data(q, sent, rtt_ms, 365_000);
+            if let Header::TfrcData(h) = &mut pkt.header {
+                h.rtt_sample = Dur::from_millis(sample_ms);
+            }
+            r.on_packet(sent + Dur::from_millis(80), &pkt);
+        }
+        assert!(r.seeded());
+        r.estimator().loss_events() - 1
+    }
+
+    /// 004 Sec. 3.4: "it is important that the receiver uses the current RTT `t_RTT_cur` and
+    /// not the smoothed RTT to determine which lost packets form a loss event". Slowstart into
+    /// a buffer: the latest sample (400 ms) is four times the smoothed RTT (100 ms, β = 0.05
+    /// lagging the queue). Losses at seq 200 and 240 are 160 ms apart, more than one smoothed
+    /// RTT and less than one sample: one event under the thesis preset, two under `ns2` and
+    /// `rfc5348`, which group with the smoothed RTT (RFC 5348 §5.2, ns-2's `rtt_`).
+    #[test]
+    fn losses_within_one_sample_but_one_smoothed_rtt_apart_are_one_event_only_in_the_thesis() {
+        let lost = [50u64, 52, 200, 240];
+        assert_eq!(TfrcConfig::default().loss_event_rtt, LossEventRtt::Sample);
+        assert_eq!(
+            events_after_the_seed(TfrcConfig::default(), &lost, 100, 400),
+            1
+        );
+        for cfg in [TfrcConfig::ns2(), TfrcConfig::rfc5348()] {
+            assert_eq!(cfg.loss_event_rtt, LossEventRtt::Smoothed);
+            assert_eq!(events_after_the_seed(cfg, &lost, 100, 400), 2);
+        }
+        // With the sample no larger than the smoothed RTT the presets agree.
+        assert_eq!(
+            events_after_the_seed(TfrcConfig::default(), &lost, 100, 100),
+            2
+        );
+    }
+
+    /// Before the sender has an RTT sample the header's is zero; grouping falls back to the
+    /// smoothed RTT (losses 160 ms apart within its 400 ms: one event) and, with that zero
+    /// too, every lost packet is its own event.
+    #[test]
+    fn a_zero_sample_falls_back_to_the_smoothed_rtt() {
+        let lost = [50u64, 52, 200, 240];
+        assert_eq!(
+            events_after_the_seed(TfrcConfig::default(), &lost, 400, 0),
+            1
+        );
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        for q in (0..100).filter(|q| ![50, 52, 60, 61].contains(q)) {
+            let sent = Time::from_millis(4 * q);
+            r.on_packet(sent + Dur::from_millis(80), &data(q, sent, 0, 365_000));
+        }
+        assert_eq!(r.estimator().loss_events(), 4);
+    }
+
+    /// Losses are judged when the `reorder_tolerance + 1`-th packet above the gap arrives, and
+    /// grouped with the sample in that packet's header: after an outage, a sample taken after
+    /// it, not the one the lost packets carried (E11's 30 s dropout, docs/reproductions/tfrc.md
+    /// "Loss events grouped by the current RTT"). Here 250 packets are lost 120 ms apart: the
+    /// packets before carry a 170 ms sample, the first after the gap one of 30 s (a packet held
+    /// through the outage), the next three the path's 108 ms again: 250 events.
+    #[test]
+    fn losses_after_an_outage_are_grouped_with_the_sample_of_the_packet_that_judges_them() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let send = |r: &mut TfrcReceiver, q: u64, sent_ms: u64, sample_ms: u64| {
+            let sent = Time::from_millis(sent_ms);
+            let mut pkt = data(q, sent, 180, 90_000);
+            if let Header::TfrcData(h) = &mut pkt.header {
+                h.rtt_sample = Dur::from_millis(sample_ms);
+            }
+            r.on_packet(sent + Dur::from_millis(60), &pkt);
+        };
+        // Slowstart ends at seq 52 (the seed, one event), then no loss up to 99.
+        for q in (0..100).filter(|q| *q != 50 && *q != 52) {
+            send(&mut r, q, 15 * q, 170);
+        }
+        assert_eq!(r.estimator().loss_events(), 1);
+        // 100..=349 lost in the outage; 350 was sent 120 ms after each of them in turn.
+        let t0 = 15 * 99;
+        send(&mut r, 350, t0 + 120 * 251, 30_000);
+        assert_eq!(r.estimator().loss_events(), 1, "not judged yet");
+        for (k, q) in (351..=353).enumerate() {
+            send(&mut r, q, t0 + 120 * 251 + 300 * (k as u64 + 1), 108);
+        }
+        assert_eq!(r.estimator().loss_events(), 1 + 250);
+    }
+
     #[test]
     fn a_loss_after_a_long_quiet_stretch_leaves_p_unchanged() {
         // 004 Sec. 3.4.3: in DEC mode (the open interval already lowers the estimate) a loss
@@ -551,6 +664,7 @@ mod tests {
             seq: 0,
             timestamp: Time::ZERO,
             rtt: Dur::from_millis(10),
+            rtt_sample: Dur::from_millis(10),
             rate: 1,
             mode: Mode::Slowstart,
         };
@@ -594,7 +708,7 @@ mod tests {
             let mut now = Time::ZERO;
             for (seq, ts, rtt, rate, step) in msgs {
                 now = now.saturating_add(Dur(step));
-                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rate, mode: Mode::CongestionControl };
+                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(rtt / 2), rate, mode: Mode::CongestionControl };
                 r.on_packet(now, &Packet { size: S, header: Header::TfrcData(h) });
                 // Time never goes backwards: a deadline is served when the clock reaches it.
                 if let Some(t) = r.next_timeout().filter(|t| *t <= now.saturating_add(Dur(step))) {

@@ -623,6 +623,7 @@ impl Endpoint for TfrcSender {
             seq: self.seq,
             timestamp: now,
             rtt: self.rtt.smoothed().unwrap_or(Dur::ZERO),
+            rtt_sample: self.rtt.latest().unwrap_or(Dur::ZERO),
             rate: self.x.clamp(0.0, f64::from(u32::MAX)) as u32,
             mode: self.mode,
         };
@@ -740,6 +741,22 @@ mod tests {
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs()
+    }
+
+    /// The data header carries both RTTs: the smoothed one (the receiver's report timer and
+    /// seed) and the latest sample, 004 Sec. 3.4's `t_RTT_cur` for grouping losses.
+    #[test]
+    fn the_header_carries_the_smoothed_rtt_and_the_latest_sample() {
+        let mut s = started(TfrcConfig::default());
+        feedback(&mut s, ms(300), 300, 0.0, 1460);
+        feedback(&mut s, ms(2000), 1000, 0.0, 1460);
+        let at = s.next_timeout().unwrap();
+        let Header::TfrcData(h) = s.poll_transmit(at).unwrap().header else {
+            panic!("not data")
+        };
+        assert_eq!(h.rtt_sample, Dur::from_millis(1000));
+        // β = 0.05: 0.05·1000 + 0.95·300 = 335 ms.
+        assert!((h.rtt.as_secs_f64() - 0.335).abs() < 1e-6, "{:?}", h.rtt);
     }
 
     #[test]

@@ -7,6 +7,12 @@
 //! - sequence numbers and times are 64 bits, times in nanoseconds, not 32-bit milliseconds: the
 //!   simulator's clock is in nanoseconds and a LAN RTT is below a millisecond; 64-bit sequence
 //!   numbers never wrap, so the receiver needs no unwrapping;
+//! - the data header carries two RTTs, the sender's smoothed RTT and its latest sample, where
+//!   App. A has one field ("the sender's RTT estimate", which the receiver needs for the model
+//!   and for grouping loss events): the model's `t_RTO` is a multiple of the smoothed RTT
+//!   (Sec. 3.3) and Sec. 3.4 groups losses with "the current RTT [...] and not the smoothed
+//!   RTT" (spec 004 §2.5 \[Gap\]: carry both). Every preset sends both; only the thesis preset
+//!   groups with the sample ([`super::config::LossEventRtt`]);
 //! - rates are bytes/s in 32 bits, not KByte/s: 1 KB/s granularity is 5 % of the thesis' own
 //!   20 KB/s result at 10 % loss (Sec. 4.3.2). 32 bits reach 34 Gbit/s and saturate above;
 //! - the feedback carries the loss event rate `p` (an IEEE-754 double) and the receiver's
@@ -76,10 +82,16 @@ pub struct DataHeader {
     pub seq: u64,
     /// Send time, echoed back for the RTT sample (004 Eq. 3.1).
     pub timestamp: Time,
-    /// The sender's smoothed RTT (zero before the first sample): the receiver groups losses into
-    /// events with it (RFC 5348 §5.2; 004 Sec. 3.4's "current RTT" would be the latest sample,
-    /// see [`crate::loss_events::LossEventGrouper`]) and times its feedback by it.
+    /// The sender's smoothed RTT (zero before the first sample): the receiver times its
+    /// feedback by it, seeds the history at it (004 Sec. 3.6.2) and, under
+    /// [`super::config::LossEventRtt::Smoothed`] (`ns2`, `rfc5348`; RFC 5348 §5.2), groups
+    /// losses into events with it.
     pub rtt: Dur,
+    /// The sender's latest RTT sample, 004's `t_RTT_cur` (Eq. 3.1; zero before the first
+    /// sample), which the receiver groups losses with under
+    /// [`super::config::LossEventRtt::Sample`] (the thesis preset, 004 Sec. 3.4). Nanoseconds
+    /// in 64 bits like every time here; any value decodes.
+    pub rtt_sample: Dur,
     /// The sender's current rate in bytes/s: "for monitoring" in App. A; the receiver also
     /// seeds the history from it (004 Sec. 3.6.2, `b_sst/2`).
     pub rate: u32,
@@ -104,11 +116,14 @@ pub struct FeedbackHeader {
 }
 
 /// Bytes of an encoded data header.
-pub const DATA_LEN: usize = 36;
+pub const DATA_LEN: usize = 44;
 /// Bytes of an encoded feedback header.
 pub const FEEDBACK_LEN: usize = 40;
 
-const MAGIC: u32 = 0x5446_0100; // "TF", version 1, type in the low byte
+/// "TF", version 2, type in the low byte. Version 2 added the data header's `rtt_sample` (36 to
+/// 44 bytes); a version-1 peer's headers fail to decode as [`DecodeError::WrongType`] rather
+/// than being misread.
+const MAGIC: u32 = 0x5446_0200;
 const TYPE_DATA: u32 = 1;
 const TYPE_FEEDBACK: u32 = 2;
 
@@ -211,6 +226,7 @@ impl DataHeader {
         w.put(&self.seq.to_be_bytes());
         w.put(&self.timestamp.0.to_be_bytes());
         w.put(&self.rtt.0.to_be_bytes());
+        w.put(&self.rtt_sample.0.to_be_bytes());
         w.put(&self.rate.to_be_bytes());
         w.put(&self.mode.code().to_be_bytes());
         Some(DATA_LEN)
@@ -222,6 +238,7 @@ impl DataHeader {
         let seq = r.u64();
         let timestamp = Time(r.u64());
         let rtt = Dur(r.u64());
+        let rtt_sample = Dur(r.u64());
         let rate = r.u32();
         let code = r.u32();
         let mode = Mode::from_code(code).ok_or(DecodeError::BadMode(code))?;
@@ -229,6 +246,7 @@ impl DataHeader {
             seq,
             timestamp,
             rtt,
+            rtt_sample,
             rate,
             mode,
         })
@@ -288,23 +306,26 @@ mod tests {
             seq: 0x0102,
             timestamp: Time(3),
             rtt: Dur(4),
+            rtt_sample: Dur(6),
             rate: 5,
             mode: Mode::Forced,
         };
         let mut b = [0u8; DATA_LEN];
         assert_eq!(h.encode(&mut b), Some(DATA_LEN));
-        assert_eq!(&b[..4], &[0x54, 0x46, 0x01, 0x01]);
+        assert_eq!(&b[..4], &[0x54, 0x46, 0x02, 0x01]);
         assert_eq!(&b[4..12], &[0, 0, 0, 0, 0, 0, 1, 2]);
         assert_eq!(b[19], 3);
         assert_eq!(b[27], 4);
-        assert_eq!(b[31], 5);
-        assert_eq!(b[35], 4);
+        assert_eq!(b[35], 6);
+        assert_eq!(b[39], 5);
+        assert_eq!(b[43], 4);
         assert_eq!(h.encode(&mut [0u8; DATA_LEN - 1]), None);
     }
 
     #[test]
     fn errors_name_what_is_wrong() {
-        let mut b = [0u8; FEEDBACK_LEN];
+        // Long enough for a data header, so that decoding it as one fails on the type word.
+        let mut b = [0u8; DATA_LEN];
         let f = FeedbackHeader {
             seq_echo: 1,
             timestamp_echo: Time(2),
@@ -328,19 +349,34 @@ mod tests {
             seq: 0,
             timestamp: Time(0),
             rtt: Dur(0),
+            rtt_sample: Dur(0),
             rate: 0,
             mode: Mode::InitRtt,
         }
         .encode(&mut d)
         .unwrap();
-        d[35] = 3;
+        d[43] = 3;
         assert_eq!(DataHeader::decode(&d), Err(DecodeError::BadMode(3)));
+        assert_eq!(
+            DataHeader::decode(&d[..DATA_LEN - 1]),
+            Err(DecodeError::Truncated { need: 44, got: 43 })
+        );
+        // A version-1 data header (36 bytes, no `rtt_sample`) is refused, not misread.
+        let mut v1 = [0u8; DATA_LEN];
+        v1[..4].copy_from_slice(&0x5446_0101u32.to_be_bytes());
+        assert!(matches!(
+            DataHeader::decode(&v1),
+            Err(DecodeError::WrongType {
+                expected: "data",
+                word: 0x5446_0101
+            })
+        ));
     }
 
     proptest! {
         #[test]
-        fn data_round_trips(seq: u64, ts: u64, rtt: u64, rate: u32, mode in mode()) {
-            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rate, mode };
+        fn data_round_trips(seq: u64, ts: u64, rtt: u64, sample: u64, rate: u32, mode in mode()) {
+            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(sample), rate, mode };
             let mut b = [0u8; DATA_LEN + 8];
             h.encode(&mut b).unwrap();
             prop_assert_eq!(DataHeader::decode(&b), Ok(h));

@@ -598,6 +598,7 @@ rto_rule = "ns2-tcp"
 nofeedback_rtts = 4.0
 nofeedback_packets = 2.0
 reorder_tolerance = 2
+loss_event_rtt = "smoothed"
 discounting = "rfc5348"
 d_lim = 0.5
 "#;
@@ -617,6 +618,7 @@ smooth_increase = false
 nofeedback_rtts = 4.0
 nofeedback_packets = 2.0
 reorder_tolerance = 2
+loss_event_rtt = "smoothed"
 discounting = "rfc5348"
 d_lim = 0.5
 data_limited = "rfc5348"
