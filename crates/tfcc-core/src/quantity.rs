@@ -12,7 +12,7 @@ use crate::time::{Dur, Time};
 use crate::units::Rate;
 use core::fmt;
 use serde::de::{self, Deserializer, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 
 /// Why a quantity string could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,6 +196,15 @@ impl<'de> Deserialize<'de> for Dur {
             parse: |s| parse_dur(s).map(|d| d.0),
         })
         .map(Dur)
+    }
+}
+
+/// Written as whole nanoseconds with their unit (`"1500000ns"`), which [`Dur`]'s `Deserialize`
+/// reads back exactly: a configuration serialised and read again is the same configuration
+/// (the scenario loader builds TFRC's `preset = "ns2"` that way).
+impl Serialize for Dur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}ns", self.0))
     }
 }
 

@@ -5,7 +5,7 @@
 //! spec 004 §3.3 E1): a single bottleneck shared with Reno-like TCP. Every field can be
 //! overridden by name from a scenario's `params` table.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::equation::{Equation, EquationError, Model, TimeoutTerm};
@@ -19,7 +19,7 @@ use crate::rtt::{RttConfigError, TcpRttConfig, TfrcRttConfig, DEFAULT_MIN_RTT_SA
 use crate::time::Dur;
 
 /// Which loss-event-rate estimator the receiver runs (004 Sec. 3.4.1 compares all three).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EstimatorKind {
     /// The weighted average loss interval, 004 Eq. 3.6: the thesis' choice.
@@ -33,7 +33,7 @@ pub enum EstimatorKind {
 
 /// History discounting (004 Sec. 3.7; RFC 5348 §5.5), mapped onto
 /// [`crate::loss_history::Discounting`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiscountingKind {
     /// Linear weights only.
@@ -53,7 +53,7 @@ pub enum DiscountingKind {
 }
 
 /// The rate the sender takes when the first feedback gives it an RTT.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InitialWindow {
     /// One packet per RTT: slowstart "starts at 1 packet per RTT" (004 Sec. 3.6.1).
@@ -64,7 +64,7 @@ pub enum InitialWindow {
 }
 
 /// How slowstart bounds its doubling by the receive rate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SlowstartBound {
     /// 004 Eq. 3.14–3.15: `X = X + min(X, X_recv)`, so the rate never exceeds the receive rate
@@ -82,7 +82,7 @@ pub enum SlowstartBound {
 }
 
 /// The rate the first loss interval is computed from when slowstart ends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeedRule {
     /// 004 Sec. 3.6.2: half the sending rate at slowstart exit, `b_sst/2` (the sender carries its
@@ -95,7 +95,7 @@ pub enum SeedRule {
 }
 
 /// How `t_RTO` in the equation is formed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RtoRule {
     /// `t_RTO = max(k·R, rto_floor)` (004 Eq. 3.3, RFC 5348 §3.1), `k` = [`TfrcConfig::rto_factor`].
@@ -110,7 +110,7 @@ pub enum RtoRule {
 }
 
 /// The throughput model, mapped onto [`crate::equation::Model`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// 004 Eq. 2.7 (PFTK) in the RFC 5348 form `3·sqrt(3bp/8)`: the thesis' "complex" model.
@@ -126,7 +126,7 @@ pub enum ModelKind {
 
 /// How the sender treats intervals in which it was data-limited (had less to send than its
 /// allowed rate allows: a codec between frames, a pause).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DataLimitedRule {
     /// 004 is silent (its sender is always backlogged): the bounds that use the receive rate
@@ -147,7 +147,7 @@ pub enum DataLimitedRule {
 }
 
 /// What the no-feedback timer does when it expires.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NofeedbackRule {
     /// Halve the allowed rate `X` (004 Sec. 3.5.2, Eq. 3.12), never below `s/t_mbi`, whether
@@ -182,7 +182,7 @@ pub enum NofeedbackRule {
 /// sample when it sent that packet. After a long outage that sample was taken after the
 /// outage; docs/reproductions/tfrc.md ("Loss events grouped by the current RTT") traces what
 /// that does to E11's 30 s dropout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LossEventRtt {
     /// The sender's smoothed RTT `R` (β = [`TfrcConfig::rtt_beta`]): RFC 5348 §5.2 (the RTT
@@ -201,7 +201,7 @@ pub enum LossEventRtt {
 
 /// TFRC sender and receiver parameters. `Default` is the thesis (004); [`TfrcConfig::ns2`]
 /// is ns-2.35's agent.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TfrcConfig {
     /// Bytes per data packet on the wire, `s`. The thesis matches the competing TCP's segment
@@ -344,7 +344,7 @@ pub struct TfrcConfig {
 }
 
 /// The current-interval rule, mapped onto [`crate::loss_history::OpenInterval`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpenIntervalKind {
     /// Include it only when it lowers the estimate (004 Sec. 3.4.3; RFC 5348 §5.4).
@@ -734,6 +734,26 @@ mod tests {
         assert_eq!(TfrcConfig::preset("ns2"), Some(TfrcConfig::ns2()));
         assert_eq!(TfrcConfig::preset("rfc5348"), Some(TfrcConfig::rfc5348()));
         assert_eq!(TfrcConfig::preset("nope"), None);
+    }
+
+    #[test]
+    fn every_preset_survives_a_round_trip_through_toml() {
+        // The scenario loader builds `preset = "ns2"` and `"rfc5348"` by serialising the
+        // preset and reading it back under the flow's own keys, so the two must be inverse.
+        for name in ["thesis", "ns2", "rfc5348"] {
+            let c = TfrcConfig::preset(name).unwrap();
+            let text = toml::to_string(&c).unwrap();
+            let back: TfrcConfig = toml::from_str(&text).unwrap();
+            assert_eq!(back, c, "{name}: {text}");
+        }
+        let odd = TfrcConfig {
+            rtt_beta: 0.1 + 0.2,
+            min_rtt_sample: Dur::from_nanos(1),
+            t_mbi: Dur::from_nanos(64_000_000_001),
+            ..TfrcConfig::ns2()
+        };
+        let back: TfrcConfig = toml::from_str(&toml::to_string(&odd).unwrap()).unwrap();
+        assert_eq!(back, odd);
     }
 
     #[test]

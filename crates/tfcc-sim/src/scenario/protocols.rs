@@ -581,50 +581,6 @@ pub fn sized(
     Ok(p)
 }
 
-/// `TfrcConfig::ns2()` as `params`, so that `preset = "ns2"` combines with other keys; a test
-/// checks the two agree.
-const TFRC_NS2: &str = r#"
-packet_size = 1000
-header_size = 32
-initial_window = "rfc5348"
-slowstart_bound = "twice-receive-rate"
-slowstart_timer = false
-slowstart_exit_losses = 1
-seed = "receive-rate"
-increase_limit = false
-receive_bound = true
-smooth_increase = false
-rto_rule = "ns2-tcp"
-nofeedback_rtts = 4.0
-nofeedback_packets = 2.0
-reorder_tolerance = 2
-loss_event_rtt = "smoothed"
-discounting = "rfc5348"
-d_lim = 0.5
-"#;
-
-/// `TfrcConfig::rfc5348()` as `params` (the application-limited rules, issue 5); a test checks
-/// the two agree.
-const TFRC_RFC5348: &str = r#"
-rtt_beta = 0.1
-initial_window = "rfc5348"
-slowstart_bound = "rfc5348"
-slowstart_timer = false
-slowstart_exit_losses = 1
-seed = "receive-rate"
-increase_limit = false
-receive_bound = true
-smooth_increase = false
-nofeedback_rtts = 4.0
-nofeedback_packets = 2.0
-reorder_tolerance = 2
-loss_event_rtt = "smoothed"
-discounting = "rfc5348"
-d_lim = 0.5
-data_limited = "rfc5348"
-nofeedback_rule = "rfc5348"
-"#;
-
 /// TFRC's `params` may name a preset (`preset = "thesis"`, the default, `"ns2"` or
 /// `"rfc5348"`, issue 5); the other keys override its fields.
 fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
@@ -633,8 +589,14 @@ fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
         None => {}
         Some(toml::Value::String(s)) if s == "thesis" => {}
         Some(toml::Value::String(s)) if s == "ns2" || s == "rfc5348" => {
-            let table = if s == "ns2" { TFRC_NS2 } else { TFRC_RFC5348 };
-            let base: toml::Table = toml::from_str(table).expect("the preset is valid TOML");
+            // The preset's every field, from the one definition in tfcc-core, under the keys
+            // the flow did not set itself.
+            let preset = TfrcConfig::preset(&s).expect("ns2 and rfc5348 are presets");
+            let toml::Value::Table(base) =
+                toml::Value::try_from(&preset).expect("a TFRC configuration serialises to TOML")
+            else {
+                unreachable!("a struct serialises to a table")
+            };
             for (k, v) in base {
                 p.entry(k).or_insert(v);
             }
