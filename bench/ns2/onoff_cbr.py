@@ -11,10 +11,13 @@ from its time series sampled every x (`sample_interval`, which does not change t
 sample lying wholly in one phase. Then, per x, the mean, standard deviation and range over the
 seeds in each simulator.
 
-Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--min-rto S] [--json FILE]`, XS a comma
-list of half-periods in seconds (default `0.05,0.4,1.6,3.2`), SEEDS e.g. `1-5` (the default) or
-`1,3`; `--min-rto` sets both simulators' minimum RTO (a diagnostic: the claims run ns-2's
-0.2 s, whose backed-off multiples are multiples of the CBR's period 2x at x = 0.05 and 0.4 s).
+Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--min-rto S] [--tick-phase P]
+[--json FILE]`, XS a comma list of half-periods in seconds (default `0.05,0.4,1.6,3.2`),
+SEEDS e.g. `1-5` (the default) or `1,3`; `--min-rto` sets both simulators' minimum RTO (a
+diagnostic: the claims run ns-2's 0.2 s, whose backed-off multiples are multiples of the CBR's
+period 2x at x = 0.05 and 0.4 s); `--tick-phase random` also runs tfcc with
+`rtt.tick_phase = "random"` (ns-2's per-agent tick phase `boot_time_`) and reports it as a
+third simulator, `tfcc-random`.
 Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35".
 """
 
@@ -50,10 +53,16 @@ def ns2_run(x: float, seed: int, timeout: float = 300.0, **extra: Any) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def overrides(x: float, min_rto: float | None = None) -> list[str]:
+def overrides(x: float, min_rto: float | None = None, tick_phase: str | None = None) -> list[str]:
     """The claims' `versus` run at half-period x, sampled once per phase; `min_rto` (seconds)
-    replaces the TCP's 200-ms minimum RTO, a diagnostic only."""
-    params = "{}" if min_rto is None else f'{{ rtt = {{ min_rto = "{min_rto * 1e3:g}ms" }} }}'
+    replaces the TCP's 200-ms minimum RTO, a diagnostic only; `tick_phase` sets the TCPs'
+    `rtt.tick_phase` (`"random"`: ns-2's per-agent `boot_time_` draw)."""
+    rtt = []
+    if min_rto is not None:
+        rtt.append(f'min_rto = "{min_rto * 1e3:g}ms"')
+    if tick_phase is not None:
+        rtt.append(f'tick_phase = "{tick_phase}"')
+    params = f"{{ rtt = {{ {', '.join(rtt)} }} }}" if rtt else "{}"
     return [
         "flows.0.protocol=tcp-sack",
         f"flows.0.params={params}",
@@ -65,11 +74,16 @@ def overrides(x: float, min_rto: float | None = None) -> list[str]:
 
 
 def tfcc_run(
-    x: float, seed: int, min_rto: float | None = None, extra: list[str] | None = None
+    x: float,
+    seed: int,
+    min_rto: float | None = None,
+    extra: list[str] | None = None,
+    tick_phase: str | None = None,
 ) -> dict:
     """tfcc's run in the keys of onoff_cbr.tcl's report (idle use from the claims' metric);
     `extra` are further `--set` overrides (e.g. another access-delay spread)."""
-    r = _core.run_scenario(str(SCENARIO), overrides(x, min_rto) + (extra or []), seed, None)
+    sets = overrides(x, min_rto, tick_phase) + (extra or [])
+    r = _core.run_scenario(str(SCENARIO), sets, seed, None)
     s = RunResult(r["summary"], r["flow_series"], r["link_series"])
     start = float(s["measure_from_s"])
     end = float(s["sim_seconds"])
@@ -153,6 +167,11 @@ def main() -> None:
         i = argv.index("--min-rto")
         min_rto = float(argv[i + 1])
         argv = argv[:i] + argv[i + 2 :]
+    tick_phase = None
+    if "--tick-phase" in argv:
+        i = argv.index("--tick-phase")
+        tick_phase = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
     extra = {} if min_rto is None else {"minrto": min_rto}
     xs = [float(v) for v in (argv[0] if argv else "0.05,0.4,1.6,3.2").split(",")]
     seeds = seeds_arg(argv[1] if len(argv) > 1 else "1-5")
@@ -160,6 +179,8 @@ def main() -> None:
     table: dict[float, dict[str, list[dict[str, float]]]] = {}
     for x in xs:
         table[x] = {"ns2": [], "tfcc": []}
+        if tick_phase is not None:
+            table[x][f"tfcc-{tick_phase}"] = []
         for seed in seeds:
             n = ns2_run(x, seed, **extra)
             t = tfcc_run(x, seed, min_rto)
@@ -167,6 +188,18 @@ def main() -> None:
             pn, pt = per_run(n), per_run(t)
             table[x]["ns2"].append(pn)
             table[x]["tfcc"].append(pt)
+            if tick_phase is not None:
+                tp = tfcc_run(x, seed, min_rto, tick_phase=tick_phase)
+                rows[-1][f"tfcc-{tick_phase}"] = tp
+                pp = per_run(tp)
+                table[x][f"tfcc-{tick_phase}"].append(pp)
+                print(
+                    f"x {x:5} seed {seed}: tfcc with tick_phase {tick_phase}: idle use "
+                    f"{pp['idle_use']:.4f}; timeouts per flow "
+                    f"{'+'.join(str(g['timeouts']) for g in tp['flows'])}; Jain "
+                    f"{pp['jain']:.3f}; longest stall s {pp['stall_s']:.1f}",
+                    flush=True,
+                )
             print(
                 f"x {x:5} seed {seed}: idle use ns-2 {pn['idle_use']:.4f} / tfcc "
                 f"{pt['idle_use']:.4f}; timeouts per flow "

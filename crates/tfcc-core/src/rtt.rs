@@ -236,6 +236,22 @@ pub enum TcpRttMode {
     Rfc6298,
 }
 
+/// Where the sender's tick clock starts ([`TcpRttConfig::tick_phase`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TickPhase {
+    /// Ticks at [`TcpRttConfig::boot_time`] `+ k·tick` (0 unless set): every flow with the same
+    /// `boot_time` counts the same boundaries. The default, tfcc's behaviour before the field.
+    #[default]
+    Fixed,
+    /// ns-2.35's per-agent draw: `TcpAgent::reset` sets `boot_time_ = Random::uniform(tcp_tick_)`
+    /// (`tcp/tcp.cc`), so each agent's ticks lie at an independent phase in `[0, tick)`. The
+    /// simulator replaces `boot_time` with a draw from the flow's own random stream of the run's
+    /// seed ([`TcpRttConfig::resolve_tick_phase`]), so a run stays deterministic; a driver that
+    /// never resolves it keeps `boot_time`.
+    Random,
+}
+
 /// When an armed retransmission timer expires ([`TcpRttConfig::tick_timer`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -307,6 +323,10 @@ pub struct TcpRttConfig {
     /// tick boundaries at different instants; a driver that wants that draws it from the flow's
     /// own RNG stream. Default 0 (deterministic without an RNG).
     pub boot_time: Dur,
+    /// Whether `boot_time` is taken as set ([`TickPhase::Fixed`], the default) or drawn per
+    /// flow as ns-2 draws it ([`TickPhase::Random`]). The theses do not name the phase; ns-2.35
+    /// draws it, so an ns-2-modelled TCP can opt in with `rtt = { tick_phase = "random" }`.
+    pub tick_phase: TickPhase,
     /// Whether the retransmission timer fires only on the ticks of the sender's clock (phase
     /// `boot_time`, period `tick`), as a BSD TCP's does, and by which rule: see [`TickTimer`]
     /// and [`TcpRtt::deadline`]. Default [`TickTimer::Off`] (ns-2's exact timer). 004 does not
@@ -330,12 +350,26 @@ impl Default for TcpRttConfig {
             rttvar_exp: 2,                  // rttvar_exp_ 2
             forget_after_backoff: Some(8),  // rtt_backoff: t_backoff_ > 8
             boot_time: Dur::ZERO,           // boot_time_ (random in ns-2)
+            tick_phase: TickPhase::Fixed,   // boot_time as set; `Random` draws as ns-2
             tick_timer: TickTimer::Off,     // ns-2 schedules the timer at now + rto
         }
     }
 }
 
 impl TcpRttConfig {
+    /// Resolves [`TickPhase::Random`]: `boot_time` becomes `draw(n)`, which must return a
+    /// uniform integer in `0..n` for `n` = the tick in nanoseconds (ns-2's
+    /// `Random::uniform(tcp_tick_)`, here in whole nanoseconds), and the phase becomes
+    /// [`TickPhase::Fixed`] so a second call draws nothing. A fixed phase or a zero tick leaves
+    /// the configuration as it is and never calls `draw`, so the default consumes no draw.
+    pub fn resolve_tick_phase(&mut self, draw: impl FnOnce(u64) -> u64) {
+        if self.tick_phase == TickPhase::Random && !self.tick.is_zero() {
+            let n = self.tick.as_nanos();
+            self.boot_time = Dur(draw(n).min(n - 1));
+            self.tick_phase = TickPhase::Fixed;
+        }
+    }
+
     /// The exact RFC 6298 estimator: no tick quantisation, `G` = 1 ms (an arbitrary fine
     /// granularity), RFC 6298's `min RTO` = 1 s, initial RTO = 1 s, and its suggested 60 s cap.
     pub fn rfc6298() -> Self {
@@ -836,6 +870,48 @@ mod tests {
         assert_eq!(t.last_sample(), Some(Dur::from_millis(10)));
         t.on_sample_sent_at(ms(91), ms(189)); // 93..191 crosses 10 boundaries.
         assert_eq!(t.last_sample(), Some(Dur::from_millis(100)));
+    }
+
+    #[test]
+    fn a_random_tick_phase_is_resolved_once_from_the_draw() {
+        // The default is a fixed phase: nothing is drawn and boot_time stays 0.
+        let mut c = TcpRttConfig::default();
+        c.resolve_tick_phase(|_| panic!("the default draws nothing"));
+        assert_eq!(c, TcpRttConfig::default());
+        // `tick_phase = "random"` deserialises and takes boot_time from the draw in 0..tick.
+        let mut c: TcpRttConfig = toml::from_str("tick_phase = \"random\"").unwrap();
+        assert_eq!(c.tick_phase, TickPhase::Random);
+        let mut asked = 0;
+        c.resolve_tick_phase(|n| {
+            asked = n;
+            3_000_000
+        });
+        assert_eq!(asked, 10_000_000); // the 10-ms tick in ns
+        assert_eq!(c.boot_time, Dur::from_millis(3));
+        assert_eq!(c.tick_phase, TickPhase::Fixed);
+        c.resolve_tick_phase(|_| panic!("resolved once"));
+        // A draw out of range is kept below one tick.
+        let mut c = TcpRttConfig {
+            tick_phase: TickPhase::Random,
+            ..TcpRttConfig::default()
+        };
+        c.resolve_tick_phase(|n| n + 5);
+        assert_eq!(c.boot_time, Dur(9_999_999));
+        // With boot_time 3 ms the sender's clock ticks at real instants 7, 17, 27, ... ms
+        // (ns-2 counts boundaries of `t + boot_time_`): samples count those.
+        let ms = Time::from_millis;
+        let mut t = TcpRtt::new(TcpRttConfig {
+            boot_time: Dur::from_millis(3),
+            ..TcpRttConfig::default()
+        });
+        t.on_sample_sent_at(ms(6), ms(8)); // crosses 7
+        assert_eq!(t.last_sample(), Some(Dur::from_millis(10)));
+        t.on_sample_sent_at(ms(8), ms(16)); // crosses none: clamped to one tick
+        assert_eq!(t.last_sample(), Some(Dur::from_millis(10)));
+        t.on_sample_sent_at(ms(8), ms(27)); // crosses 17 and 27
+        assert_eq!(t.last_sample(), Some(Dur::from_millis(20)));
+        t.on_sample_sent_at(ms(6), ms(37)); // 7, 17, 27, 37
+        assert_eq!(t.last_sample(), Some(Dur::from_millis(40)));
     }
 
     #[test]

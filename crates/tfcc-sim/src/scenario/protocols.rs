@@ -201,6 +201,7 @@ pub fn build(
                 _ => Variant::Sack,
             };
             cfg.validate().map_err(invalid)?;
+            tick_phase(&mut cfg, common);
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
         "tfrc" => {
@@ -294,6 +295,7 @@ pub fn build(
                     .map_err(|e| invalid(format!("congestion.ptcp.{e}")))?;
             }
             cfg.validate().map_err(invalid)?;
+            tick_phase(&mut cfg, common);
             let rng = crate::rng::SimRng::named(common.seed, &format!("flow/{}/surge", common.id));
             let sink = tfcc_core::tcp::TcpSink::new(&cfg);
             let tx = crate::surge::WebSender::new(sc, tfcc_core::tcp::TcpSender::new(cfg), rng);
@@ -342,14 +344,26 @@ fn tcp_underneath(
     common: &FlowCommon,
 ) -> Result<TcpConfig, ProtocolError> {
     let tcp = &common.tcp_defaults.under_tcp(tcp);
-    let cfg: TcpConfig = config_from_params(&sized(tcp, "segment_size", common)?)?;
+    let mut cfg: TcpConfig = config_from_params(&sized(tcp, "segment_size", common)?)?;
     if !matches!(cfg.congestion, Congestion::Reno) {
         return Err(ProtocolError::Param {
             key: "params.congestion".into(),
             message: format!("`{protocol}` sets the congestion control itself"),
         });
     }
+    tick_phase(&mut cfg, common);
     Ok(cfg)
+}
+
+/// Resolves `rtt.tick_phase = "random"` ([`tfcc_core::rtt::TickPhase::Random`]): the TCP's
+/// tick clock starts at a phase drawn uniformly in `[0, tick)` from the flow's own stream
+/// `flow/{id}/tick` of the run's seed, as ns-2.35's `TcpAgent::reset` draws `boot_time_`. The
+/// default fixed phase draws nothing, so runs that do not opt in are unchanged.
+fn tick_phase(cfg: &mut TcpConfig, common: &FlowCommon) {
+    cfg.rtt.resolve_tick_phase(|n| {
+        crate::rng::SimRng::named(common.seed, &format!("flow/{}/tick", common.id))
+            .uniform_u64(0, n - 1)
+    });
 }
 
 /// 003's window-based schemes on a SACK TCP (003 §5: "SACK as the TCP version"): one flat
@@ -724,6 +738,44 @@ mod rate_tests {
             off: None,
             tcp_defaults: TcpDefaults::default(),
         }
+    }
+
+    /// The boot_time of a TCP-based flow built with these params as flow `id` in a run of `seed`.
+    fn boot_time(protocol: &str, params: &str, id: usize, seed: u64) -> Dur {
+        let c = FlowCommon {
+            id,
+            seed,
+            ..common()
+        };
+        let f = build(protocol, &toml::from_str(params).unwrap(), &c).unwrap();
+        let crate::flow::SenderImpl::Tcp(tx) = &f.sender else {
+            panic!("{protocol} is a TCP sender")
+        };
+        assert_eq!(tx.config().rtt.tick_phase, tfcc_core::rtt::TickPhase::Fixed);
+        tx.config().rtt.boot_time
+    }
+
+    #[test]
+    fn a_random_tick_phase_is_drawn_per_flow_from_the_runs_seed() {
+        let random = r#"rtt = { tick_phase = "random" }"#;
+        for protocol in ["tcp-sack", "tcp-reno", "ttfwc", "gaimd"] {
+            // The default: phase 0, as before the field existed.
+            assert_eq!(boot_time(protocol, "", 0, 1), Dur::ZERO, "{protocol}");
+            let b: Vec<Dur> = (0..4)
+                .map(|id| boot_time(protocol, random, id, 1))
+                .collect();
+            // Within one tick, different per flow, and the same again for the same seed.
+            assert!(
+                b.iter().all(|d| *d < Dur::from_millis(10)),
+                "{protocol}: {b:?}"
+            );
+            assert!(b.windows(2).all(|w| w[0] != w[1]), "{protocol}: {b:?}");
+            assert_eq!(b[1], boot_time(protocol, random, 1, 1), "{protocol}");
+            assert_ne!(b[1], boot_time(protocol, random, 1, 2), "{protocol}");
+        }
+        // A fixed boot_time is kept as set.
+        let fixed = r#"rtt = { boot_time = "4ms" }"#;
+        assert_eq!(boot_time("tcp-sack", fixed, 0, 1), Dur::from_millis(4));
     }
 
     #[test]
