@@ -253,16 +253,18 @@ impl VideoSource {
     /// skips it (Algorithm 4). Advances either way. An uncoupled source grabs every frame at
     /// its size ([`Self::take_frame`]).
     pub fn frame_due(&mut self, buffered: Option<u64>) -> Option<u64> {
-        let (Some(a), Some(mut ctl)) = (self.cfg.adapt.clone(), self.control.take()) else {
+        if self.control.is_none() {
             return Some(self.take_frame());
-        };
-        let sbuf = a.packets(buffered.unwrap_or(0));
-        let decision = ctl.on_frame_due(sbuf);
+        }
         // The clip's frame is drawn either way, so a skipped frame is that frame of the
         // sequence missed, and the frames after it are the same whatever was skipped.
         let raw = self.raw_frame();
+        let (Some(a), Some(ctl)) = (&self.cfg.adapt, &mut self.control) else {
+            unreachable!("a source has a controller exactly when its config has `adapt`")
+        };
+        let sbuf = a.packets(buffered.unwrap_or(0));
         self.counts.frames_due += 1;
-        let out = match decision {
+        match ctl.on_frame_due(sbuf) {
             FrameDecision::Skip => None,
             FrameDecision::Grab { q } => {
                 let bytes = a.scaled(raw, q).round().max(1.0) as u64;
@@ -275,9 +277,7 @@ impl VideoSource {
                 self.produced += bytes;
                 Some(bytes)
             }
-        };
-        self.control = Some(ctl);
-        out
+        }
     }
 
     /// The frame due at [`Self::next_time`]: its size in bytes (at least 1); advances.
