@@ -98,40 +98,9 @@ proc pair {snd_class rcv_class fid} {
 set fmon [$ns makeflowmon Fid]
 $ns attach-fmon [$ns link $r1 $r2] $fmon
 
-# tfcc's draw of `flows.0.start = { random = ["0s", "1s"] }` for this seed
-# (crates/tfcc-sim/src/rng.rs: stream "flow/0/start" of the seed, PCG-64 MCG seeded through
-# FNV-1a and SplitMix64, `uniform_u64(0, 1e9)` nanoseconds), so that ns-2 runs the very start
-# phase the claims' tfcc run has. (ns-2's own RNG would not do: a stream seeded with n, or
-# derived from a default stream seeded with n, gives draws linear in n modulo 1.)
-set M64 0xFFFFFFFFFFFFFFFF
-proc splitmix64 {x} {
-    global M64
-    set x [expr {($x + 0x9E3779B97F4A7C15) & $M64}]
-    set x [expr {(($x ^ ($x >> 30)) * 0xBF58476D1CE4E5B9) & $M64}]
-    set x [expr {(($x ^ ($x >> 27)) * 0x94D049BB133111EB) & $M64}]
-    return [expr {$x ^ ($x >> 31)}]
-}
-proc fnv1a {name} {
-    global M64
-    set h 0xCBF29CE484222325
-    foreach c [split $name ""] {
-        scan $c %c b
-        set h [expr {(($h ^ $b) * 0x100000001B3) & $M64}]
-    }
-    return $h
-}
-proc tfcc_start_ns {seed name lo hi} {
-    global M64
-    set a [splitmix64 [expr {$seed ^ [splitmix64 [fnv1a $name]]}]]
-    set b [splitmix64 [expr {$a ^ 0xD1B54A32D192ED03}]]
-    set m128 [expr {(1 << 128) - 1}]
-    set state [expr {($a | ($b << 64)) | 1}]
-    set state [expr {($state * 0x2360ED051FC65DA44385DF649FCCF645) & $m128}]
-    set rot [expr {$state >> 122}]
-    set x [expr {(($state >> 64) ^ $state) & $M64}]
-    set x [expr {(($x >> $rot) | ($x << (64 - $rot))) & $M64}]
-    return [expr {$lo + (($x * ($hi - $lo + 1)) >> 64)}]
-}
+# tfcc's draw of `flows.0.start = { random = ["0s", "1s"] }` for this seed, so that ns-2 runs
+# the very start phase the claims' tfcc run has (tfcc_rng.tcl).
+source [file join [file dirname [info script]] tfcc_rng.tcl]
 if {$P(start) < 0} {
     set P(start) [expr {[tfcc_start_ns $P(seed) flow/0/start 0 1000000000] / 1e9}]
 }

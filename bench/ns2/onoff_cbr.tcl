@@ -109,38 +109,8 @@ proc pair {snd rcv delay fid} {
     $ns connect $snd $rcv
 }
 
-# tfcc's draw of `start = { random = ["0s", "1s"] }` for flow `name`'s stream (crates/tfcc-sim/
-# src/rng.rs: PCG-64 MCG seeded through FNV-1a and SplitMix64, `uniform_u64(lo, hi)` ns), as in
-# e24_bursty.tcl.
-set M64 0xFFFFFFFFFFFFFFFF
-proc splitmix64 {x} {
-    global M64
-    set x [expr {($x + 0x9E3779B97F4A7C15) & $M64}]
-    set x [expr {(($x ^ ($x >> 30)) * 0xBF58476D1CE4E5B9) & $M64}]
-    set x [expr {(($x ^ ($x >> 27)) * 0x94D049BB133111EB) & $M64}]
-    return [expr {$x ^ ($x >> 31)}]
-}
-proc fnv1a {name} {
-    global M64
-    set h 0xCBF29CE484222325
-    foreach c [split $name ""] {
-        scan $c %c b
-        set h [expr {(($h ^ $b) * 0x100000001B3) & $M64}]
-    }
-    return $h
-}
-proc tfcc_start_ns {seed name lo hi} {
-    global M64
-    set a [splitmix64 [expr {$seed ^ [splitmix64 [fnv1a $name]]}]]
-    set b [splitmix64 [expr {$a ^ 0xD1B54A32D192ED03}]]
-    set m128 [expr {(1 << 128) - 1}]
-    set state [expr {($a | ($b << 64)) | 1}]
-    set state [expr {($state * 0x2360ED051FC65DA44385DF649FCCF645) & $m128}]
-    set rot [expr {$state >> 122}]
-    set x [expr {(($state >> 64) ^ $state) & $M64}]
-    set x [expr {(($x >> $rot) | ($x << (64 - $rot))) & $M64}]
-    return [expr {$lo + (($x * ($hi - $lo + 1)) >> 64)}]
-}
+# tfcc's draw of `start = { random = ["0s", "1s"] }` for each flow's stream (tfcc_rng.tcl).
+source [file join [file dirname [info script]] tfcc_rng.tcl]
 
 Agent/TCP set packetSize_ $P(packet_size)
 Agent/TCP set window_ $P(window)
