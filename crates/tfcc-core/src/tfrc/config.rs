@@ -292,7 +292,8 @@ pub struct TfrcConfig {
     pub receive_bound: bool,
     /// Spread each increase over the packets of the next RTT (004 Sec. 3.5.1, Eq. 3.9–3.10;
     /// slowstart likewise, Sec. 3.6.1) instead of taking it when the report arrives (RFC 5348,
-    /// ns-2).
+    /// ns-2). As the thesis says, only while the rate is above one packet per RTT; at or below
+    /// it the increase is taken when the report arrives either way.
     pub smooth_increase: bool,
     /// No-feedback timer, the RTT multiple: `t_nfb = max(a·R, c·s/X)`. The thesis'
     /// `t_dec = d·max(R, s/X)` with `d` in 5…10 (004 Eq. 3.12) gives `a = c = d`; the default is

@@ -375,13 +375,22 @@ impl TfrcSender {
     }
 
     /// Moves the allowed rate to `new`. A decrease is immediate (004 Sec. 3.5.2). An increase
-    /// is immediate too unless [`TfrcConfig::smooth_increase`] is set; then it is spread over
-    /// the packets sent next (004 Sec. 3.5.1): `n_RTT = X·R/(2s) + 1/2` (Eq. 3.9 as printed)
-    /// and `Δb_P = Δb/max(n_RTT, 1)` (Eq. 3.10), never beyond `new`, so the cumulative
-    /// increase per report is at most `Δb` (spec 004 §2.8's note on Eq. 3.9).
+    /// is immediate too unless [`TfrcConfig::smooth_increase`] is set and the rate is above
+    /// one packet per RTT; then it is spread over the packets sent next (004 Sec. 3.5.1):
+    /// `n_RTT = X·R/(2s) + 1/2` (Eq. 3.9 as printed) and `Δb_P = Δb/max(n_RTT, 1)` (Eq.
+    /// 3.10), never beyond `new`, so the cumulative increase per report is at most `Δb` (spec
+    /// 004 §2.8's note on Eq. 3.9).
+    ///
+    /// At or below one packet per RTT (`X ≤ s/R`) the increase is taken when the report
+    /// arrives: "Whenever the sending rate is higher than one packet per RTT, the rate is
+    /// adjusted smoothly by performing a partial increase each time a packet is sent" (Sec.
+    /// 3.5.1; slowstart "likewise", Sec. 3.6.1), and Eq. 3.8 otherwise. Spreading it there
+    /// would hold the increase until the next packet leaves at the old rate: after a collapse
+    /// to 100 B/s that is 12 s later, with every report of a lower `p` in between ignored.
+    /// (Spec 004 §2.8's pseudo-code drops the condition; tfcc followed it until 2026-11-26.)
     fn set_rate(&mut self, new: f64, r: f64) {
         let new = new.max(self.min_rate());
-        if self.cfg.smooth_increase && new > self.x {
+        if self.cfg.smooth_increase && new > self.x && self.x * r > self.s() {
             let n_rtt = self.x * r / (2.0 * self.s()) + 0.5;
             self.climb = new;
             self.climb_step = (new - self.x) / n_rtt.max(1.0);
@@ -1033,8 +1042,8 @@ mod tests {
         assert!(s.poll_transmit(Time::ZERO).is_some());
         feedback(&mut s, ms(100), 100, 0.0, 0);
         feedback(&mut s, ms(200), 100, 0.0001, 73_000);
-        // n_RTT = 14 600·0.1/2920 + 0.5 = 1: the whole step with the next packet.
-        assert!(close(s.rate(), 14_600.0, 1e-9));
+        // 14 600 B/s is one packet per RTT, not above it: the whole step at once (Sec. 3.5.1).
+        assert!(close(s.rate(), 146_000.0, 1e-9));
         assert!(s.poll_transmit(ms(200)).is_some());
         assert!(close(s.rate(), 146_000.0, 1e-9));
         // Up to 2·X_recv = 200 000: n_RTT = 146 000·0.1/2920 + 0.5 = 5.5, so
@@ -1057,6 +1066,32 @@ mod tests {
         // A decrease is immediate.
         feedback(&mut s, t, 100, 0.0001, 50_000);
         assert!(close(s.rate(), 100_000.0, 1e-12));
+    }
+
+    /// 004 Sec. 3.5.1 smooths an increase only "whenever the sending rate is higher than one
+    /// packet per RTT". A sender that collapsed to a few bytes per second (the testbed trace in
+    /// docs/reproductions/tfrc.md: `p` 0.81, `X` 119 B/s) takes the next report's increase at
+    /// once, Eq. 3.8's `min(X + s/R, b_exp)`, and its next packet is due at the new rate.
+    #[test]
+    fn below_one_packet_per_rtt_an_increase_is_taken_when_the_report_arrives() {
+        let cfg = TfrcConfig::default();
+        assert!(cfg.smooth_increase);
+        let mut s = TfrcSender::new(cfg);
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        assert!(s.poll_transmit(ms(100)).is_some());
+        // p = 0.9: the equation's rate is far below one packet per RTT (14 600 B/s here). The
+        // packet already due at 200 ms leaves; the next is not due before 1460/X > 1 s later.
+        feedback(&mut s, ms(200), 100, 0.9, 10_000_000);
+        let low = s.rate();
+        assert!(low < 1_460.0, "{low}");
+        assert!(s.poll_transmit(ms(200)).is_some());
+        assert!(s.poll_transmit(ms(399)).is_none());
+        // A report of p = 1 %: X_calc is 11.23 packets per RTT, so X rises by Δb = s/R at once
+        // (Eq. 3.7-3.8), and a packet is due at once: 1460/X < 0.1 s have passed since the last.
+        feedback(&mut s, ms(400), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), low + 14_600.0, 1e-9), "{}", s.rate());
+        assert!(s.poll_transmit(ms(400)).is_some());
     }
 
     #[test]
