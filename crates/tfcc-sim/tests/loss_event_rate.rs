@@ -1,16 +1,16 @@
 //! The summary's `loss_event_rate` of a flow whose receiver counts the loss events (TFRC,
-//! WARC, TEAR; TFRCP reports its last interval's loss ratio) is a rate in [0, 1]: events per
-//! packet the receiver's loss detector judged in the window (docs/scenarios.md,
-//! `loss_event_rate`). Random small dumbbells with random loss, queue and an optional outage of
-//! the bottleneck, and a mix of those flows with flows whose sender counts the events (TCP,
-//! TFWC, TTFWC, the window schemes GAIMD ... AIAD/H).
+//! WARC, TEAR) is a rate in [0, 1]: events per packet the receiver's loss detector judged in
+//! the window (docs/scenarios.md, `loss_event_rate`). Random small dumbbells with random loss,
+//! queue and an optional outage of the bottleneck, and a mix of those flows with flows whose
+//! sender counts the events (TCP, TFWC, TTFWC, the window schemes GAIMD ... AIAD/H). TFRCP,
+//! whose receiver reports its loss ratio over the run, is checked too.
 //!
 //! Sender-counted rates keep their definition, loss events per data packet sent, and are not
-//! checked here: in a window that starts as a long outage ends, a sender can resolve more
-//! losses of packets it sent before the window than it sends in it. Found by this test with
-//! the sender-counted flows asserted too: TFWC read 1.125 (692 kb/s, 49 ms, 8 packets, outage
-//! 3-12 s, window from 5 s, seed 0) and TCP-SACK 7/6 (628 kb/s, 8 ms, 14 packets, p = 0.082,
-//! outage 6-19 s, window from 19 s).
+//! checked here: in a window that starts during a long outage or as it ends, a sender can
+//! resolve more losses of packets it sent before the window than it sends in it. Found by this
+//! test with the sender-counted flows asserted too: TFWC read 1.125 (692 kb/s, 49 ms, 8
+//! packets, outage 3-12 s, window from 5 s, seed 0) and TCP-SACK 7/6 (628 kb/s, 8 ms, 14
+//! packets, p = 0.082, outage 6-19 s, window from 19 s).
 
 use proptest::prelude::*;
 
