@@ -925,7 +925,7 @@ impl World {
                 //   nor those unresolved at the end, see `Stats::loss_events`; TFWC, ...), per
                 //   data packet sent;
                 // - for equation-based protocols whose receiver runs the loss history (TFRC,
-                //   WARC, TEAR, TFRCP, ...), by the receiver, per data packet its loss detector
+                //   WARC, TEAR), by the receiver, per data packet its loss detector
                 //   judged in the window (`Stats::packets_judged`: received or detected lost).
                 //   The sender's packets sent are counted elsewhere and earlier: after a long
                 //   outage the receiver judges the whole gap lost (each packet an event when
@@ -1326,8 +1326,8 @@ mod tests {
     /// A TFRC flow's `loss_event_rate` counts the receiver's loss events in the window. A
     /// window without loss reads 0, although the receiver's loss history (its `p` at the end)
     /// still remembers the lossy start; a lossy window reads events per packet the receiver
-    /// judged (received or lost), which cannot exceed the packets lost per packet sent by much:
-    /// in steady state the receiver judges about the packets sent, a window's worth shifted.
+    /// judged (received or lost), in steady state about the packets sent, a round trip later:
+    /// not above the packets lost per packet sent, and not far below it.
     #[test]
     fn a_tfrc_flow_reports_the_windows_loss_events_not_the_final_estimate() {
         let run = |loss_off_at: Option<u64>| {
