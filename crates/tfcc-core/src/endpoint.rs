@@ -87,10 +87,10 @@ pub struct Stats {
     /// not known yet (no such ACK since, e.g. at the end of a run) is not a loss event.
     pub loss_events: u64,
     /// Data packets a receiver's loss detector has judged, received or lost
-    /// ([`crate::loss_events::DetectorStats::judged`]): the receivers that count
-    /// [`Stats::loss_events`] themselves (TFRC's, and the round receiver of WARC, TEAR, TFRCP and
-    /// the rate schemes). The denominator of their loss event rate over a window (tfcc-sim's
-    /// summary): the events and the packets they are counted among are then both the
+    /// ([`crate::loss_events::DetectorStats::judged`]): TFRC's receiver and the round receiver
+    /// of WARC, TEAR and TFRCP. For those that count [`Stats::loss_events`] themselves (TFRC,
+    /// WARC, TEAR) the denominator of their loss event rate over a window (tfcc-sim's summary,
+    /// the testbed's): the events and the packets they are counted among are then both the
     /// receiver's, counted at the same place and time, so the rate is at most 1. 0 for senders
     /// and for receivers without a detector.
     pub packets_judged: u64,
