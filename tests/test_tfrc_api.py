@@ -39,6 +39,10 @@ def test_a_pair_settles_at_the_equation_rate() -> None:
     assert st["mode"] == "congestion-control"
     assert abs(rx.p - 0.02) < 1e-9, rx.p
     assert abs(st["rtt"] - 0.05) < 1e-6, st
+    # Every 50th packet lost, each its own loss event, among the packets the receiver judged.
+    r = rx.stats()
+    assert r["packets_judged"] > 0 and st["packets_judged"] == 0
+    assert abs(r["loss_events"] / r["packets_judged"] - 0.02) < 1e-3, r
     # X = f(s, R, p) (004 Eq. 2.7), the Rust example's 175798 B/s.
     expected = tfcc.padhye_rate(s=1200, rtt=st["rtt"], p=rx.p)
     assert abs(tx.rate - expected) <= 1e-6 * expected, (tx.rate, expected)

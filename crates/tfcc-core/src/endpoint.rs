@@ -86,6 +86,14 @@ pub struct Stats {
     /// next moves the ACK point shows its retransmission got through), and one whose outcome is
     /// not known yet (no such ACK since, e.g. at the end of a run) is not a loss event.
     pub loss_events: u64,
+    /// Data packets a receiver's loss detector has judged, received or lost
+    /// ([`crate::loss_events::DetectorStats::judged`]): TFRC's receiver and the round receiver
+    /// of WARC, TEAR and TFRCP. For those that count [`Stats::loss_events`] themselves (TFRC,
+    /// WARC, TEAR) the denominator of their loss event rate over a window (tfcc-sim's summary,
+    /// the testbed's): the events and the packets they are counted among are then both the
+    /// receiver's, counted at the same place and time, so the rate is at most 1. 0 for senders
+    /// and for receivers without a detector.
+    pub packets_judged: u64,
     /// Retransmission or no-feedback timer expiries, whatever their outcome (TCP's include
     /// those not resolved yet as a loss or spurious).
     pub timeouts: u64,

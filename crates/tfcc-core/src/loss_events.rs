@@ -98,6 +98,15 @@ pub struct DetectorStats {
     pub before_start: u64,
     /// Jumps collapsed into one [`Judgement::LostRun`].
     pub lost_runs: u64,
+    /// Packets judged, received or lost: the sequence numbers the detector has passed over,
+    /// each [`Judgement::LostRun`] counted as one packet as the loss history counts it
+    /// ([`DetectorConfig::max_gap`]), so `received + lost` less each run's length plus one.
+    /// The denominator of a receiver's loss event rate over a window (tfcc-sim's summary,
+    /// docs/scenarios.md `loss_event_rate`): every loss event a receiver counts starts at a
+    /// judged lost packet, so its events never exceed its judged packets. Packets not judged
+    /// yet (in flight, or waiting above a gap for `reorder_tolerance + 1` higher arrivals)
+    /// are not counted; late arrivals and duplicates are not judged again.
+    pub judged: u64,
 }
 
 /// How many recently declared lost ranges are remembered to tell a late packet from a
@@ -201,6 +210,7 @@ impl LossDetector {
                 self.waiting.remove(0);
                 self.out.push_back(Pending::Received(seq, sent_at));
                 self.stats.received += 1;
+                self.stats.judged += 1;
                 self.last_received = Some((seq, sent_at));
                 self.next += 1;
                 continue;
@@ -217,6 +227,7 @@ impl LossDetector {
                 let at = interpolate(lo, (seq, sent_at), first);
                 self.out.push_back(Pending::Run(first, last, at));
                 self.stats.lost_runs += 1;
+                self.stats.judged += 1;
             } else {
                 self.out.push_back(Pending::Lost {
                     first,
@@ -224,6 +235,7 @@ impl LossDetector {
                     lo,
                     hi: (seq, sent_at),
                 });
+                self.stats.judged += last - first + 1;
             }
             self.stats.lost += last - first + 1;
             if self.recent_lost.len() == LOST_MEMORY {
@@ -521,6 +533,8 @@ mod tests {
             }
         );
         assert_eq!(js.iter().map(Judgement::count).sum::<u64>(), jump + 4 - 7);
+        // Judged: 7, the run as one packet, and the four above it.
+        assert_eq!(d.stats().judged, 6);
         // Through the pipeline the run is one loss event and one packet.
         let mut p = LossPipeline::new(
             DetectorConfig::default(),
@@ -728,6 +742,8 @@ mod tests {
             prop_assert_eq!((s.received, s.lost), (rec, lost));
             let covered: u64 = judged.iter().map(Judgement::count).sum();
             prop_assert_eq!(rec + lost, covered);
+            // `judged` counts one per judgement: a collapsed run is one packet.
+            prop_assert_eq!(s.judged, judged.len() as u64);
         }
     }
 }

@@ -417,6 +417,10 @@ pub struct FlowResult {
     pub sender_counters: Option<crate::Counters>,
     /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
     pub window_loss_events: Option<u64>,
+    /// Data packets the receiver endpoint's loss detector judged (received or detected lost)
+    /// in the measurement window (tfcc flows; `Stats::packets_judged`, 0 for a receiver without
+    /// a detector): the denominator of a receiver-counted loss event rate.
+    pub window_packets_judged: Option<u64>,
     /// The receiving session's transport counters at its end (tfcc flows).
     pub receiver_counters: Option<crate::Counters>,
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
@@ -778,13 +782,15 @@ fn udp_receiver<R: Receiver>(
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
     let mut before = None;
-    let mut events_before = 0;
+    // The receiver's loss events and judged packets at the window's start.
+    let mut counted_before = (0, 0);
+    let counted = |st: tfcc_core::endpoint::Stats| (st.loss_events, st.packets_judged);
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
         if before.is_none() && t > clk.measure_from {
             s.run_until(at(clk.measure_from))?;
             before = Some(s.delivered_bytes());
-            events_before = s.endpoint().stats().loss_events;
+            counted_before = counted(s.endpoint().stats());
         }
         s.run_until(at(t))?;
         delivered.push(s.delivered_bytes());
@@ -792,18 +798,16 @@ fn udp_receiver<R: Receiver>(
     if before.is_none() {
         s.run_until(at(clk.measure_from))?;
         before = Some(s.delivered_bytes());
-        events_before = s.endpoint().stats().loss_events;
+        counted_before = counted(s.endpoint().stats());
     }
     // The window ends with the run, as in the simulator: bytes delivered while the queue
     // drains afterwards count towards the total only (they had inflated goodput by the
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
-    let window_events = s
-        .endpoint()
-        .stats()
-        .loss_events
-        .saturating_sub(events_before);
+    let (events_end, judged_end) = counted(s.endpoint().stats());
+    let window_events = events_end.saturating_sub(counted_before.0);
+    let window_judged = judged_end.saturating_sub(counted_before.1);
     // Half a second past the sender's end lets the last packets drain from the queue.
     s.run_until(at(clk.duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
@@ -812,6 +816,7 @@ fn udp_receiver<R: Receiver>(
         total_bytes: total,
         delivered,
         window_loss_events: Some(window_events),
+        window_packets_judged: Some(window_judged),
         receiver_counters: Some(s.counters()),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)

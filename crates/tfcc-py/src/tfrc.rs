@@ -41,6 +41,7 @@ fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
     d.set_item("packets_sent", st.packets_sent)?;
     d.set_item("loss_events", st.loss_events)?;
+    d.set_item("packets_judged", st.packets_judged)?;
     d.set_item("timeouts", st.timeouts)?;
     d.set_item("mode", st.mode)?;
     Ok(d)
@@ -143,7 +144,7 @@ impl PyTfrcSender {
     }
 
     /// `rate` (X, bytes/s), `rate_bps` (X, bits/s), `p`, `rtt` (s), `packets_sent`,
-    /// `loss_events`, `timeouts` and `mode`.
+    /// `loss_events`, `packets_judged` (0: the receiver judges), `timeouts` and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         stats_dict(py, &self.ep.stats())
     }
@@ -211,7 +212,9 @@ impl PyTfrcReceiver {
     }
 
     /// `rate` (the receive rate `X_recv`, bytes/s), `rate_bps` (the same in bits/s), `p`, `rtt`
-    /// (the sender's, s), `packets_sent`, `loss_events`, `timeouts` and `mode`.
+    /// (the sender's, s), `packets_sent`, `loss_events`, `packets_judged` (data packets the loss
+    /// detector has judged, received or lost: `loss_events` are counted among them), `timeouts`
+    /// and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         stats_dict(py, &self.ep.stats())
     }

@@ -554,8 +554,10 @@ pub fn run(
 struct EndpointFigures {
     /// Data packets sent: a tfcc sender's count, kernel TCP's data segments from `TCP_INFO`.
     packets_sent: u64,
-    /// Loss events per data packet sent: the sender's count where it keeps one (TFWC), else
-    /// the receiver's (TFRC), as in tfcc_sim::recorder; `None` for kernel TCP.
+    /// Loss events per data packet, counted on one side as in tfcc_sim::recorder: the
+    /// sender's count per data packet sent where it keeps one (TFWC), else the receiver's
+    /// (TFRC) per data packet its loss detector judged in the window, so at most 1; `None` for
+    /// kernel TCP.
     loss_event_rate: Option<f64>,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     mean_rtt_s: Option<f64>,
@@ -653,10 +655,17 @@ fn endpoint_figures(
     let (a, b) = (at(measure_from), at(duration));
     let packets_sent = b.packets_sent.saturating_sub(a.packets_sent);
     let sender_events = b.loss_events.saturating_sub(a.loss_events);
-    let events = if sender_events > 0 {
-        sender_events
+    // The sender's events per packet it sent, or the receiver's per packet it judged (received
+    // or detected lost; docs/scenarios.md, `loss_event_rate`): the receiver judges the packets
+    // lost in a long outage when the path returns, in a window where the sender sent few, and
+    // per packet sent that read 19.75 after 004 E11's 30 s dropout.
+    let (events, packets) = if sender_events > 0 {
+        (sender_events, packets_sent)
     } else {
-        r.window_loss_events.unwrap_or(0)
+        (
+            r.window_loss_events.unwrap_or(0),
+            r.window_packets_judged.unwrap_or(0),
+        )
     };
     let rtts: Vec<f64> = r
         .sender
@@ -677,8 +686,8 @@ fn endpoint_figures(
     }
     EndpointFigures {
         packets_sent,
-        loss_event_rate: Some(if packets_sent > 0 {
-            events as f64 / packets_sent as f64
+        loss_event_rate: Some(if packets > 0 {
+            events as f64 / packets as f64
         } else {
             0.0
         }),
@@ -860,6 +869,7 @@ mod tests {
         let mut r = FlowResult {
             sender: (1..=10).map(|k| sample(k, 0)).collect(),
             window_loss_events: Some(3),
+            window_packets_judged: Some(580),
             sender_counters: Some(tfcc_net::Counters::default()),
             ..FlowResult::default()
         };
@@ -870,13 +880,34 @@ mod tests {
         );
         let f = endpoint_figures(&r, iv, from, to);
         assert_eq!(f.packets_sent, 600);
-        assert_eq!(f.loss_event_rate, Some(3.0 / 600.0));
+        // The receiver's 3 events per packet it judged in the window.
+        assert_eq!(f.loss_event_rate, Some(3.0 / 580.0));
+        // After a long outage the receiver judges the packets lost in it inside a window where
+        // the sender sent few: 79 events among 85 packets judged, 4 sent. Per packet sent that
+        // read 19.75 (004 E11's 30 s dropout on the testbed); per packet judged it is a rate.
+        let mut out = r.clone();
+        out.sender = (1..=10u64)
+            .map(|k| SenderSample {
+                packets_sent: 1000 + k.saturating_sub(6),
+                ..sample(k, 0)
+            })
+            .collect();
+        (out.window_loss_events, out.window_packets_judged) = (Some(79), Some(85));
+        let g = endpoint_figures(&out, iv, from, to);
+        assert_eq!((g.packets_sent, g.loss_event_rate), (4, Some(79.0 / 85.0)));
+        // A receiver-counted flow that judged nothing in the window reads 0.
+        (out.window_loss_events, out.window_packets_judged) = (Some(0), Some(0));
+        assert_eq!(
+            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            Some(0.0)
+        );
         // A tfcc sender's timeouts in the window (2 at 4 s, 5 at 10 s), as the simulator's.
         assert_eq!(f.timeouts, 3);
         // RTT samples at 5..=10 s: 45..=50 ms.
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
         let f = endpoint_figures(&r, iv, from, to);
+        // The sender's 12 events per packet it sent.
         assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
         // Kernel TCP: no transport counters; segments sent (TCP_INFO) and the RTT, no loss
         // event rate.

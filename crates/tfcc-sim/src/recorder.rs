@@ -138,14 +138,16 @@ pub struct FlowSummary {
     /// Data packets dropped anywhere on the forward route in the window (queues, artificial
     /// loss, down links).
     pub packets_lost: u64,
-    /// Loss events per data packet sent in the window: the events the sender counts
-    /// (`Stats::loss_events`: TCP's window reductions caused by a detected loss, i.e. fast
-    /// retransmits and the retransmission timeouts resolved as losses, not those found
-    /// spurious, which reduce the window with nothing lost, nor those still unresolved at the
-    /// end of the run, whose retransmission's fate is unknown; TFWC's loss events) or, if the sender
-    /// counts none, those the receiver counts (TFRC's and the other equation-based receivers'
-    /// loss histories), both over the window. Only for flows that count none on either side
-    /// (CBR) is it the receiver's `p` (the sink's loss ratio).
+    /// Loss events per data packet in the window, counted on the side that counts the loss
+    /// events: the events the sender counts (`Stats::loss_events`: TCP's window reductions
+    /// caused by a detected loss, i.e. fast retransmits and the retransmission timeouts
+    /// resolved as losses, not those found spurious, which reduce the window with nothing
+    /// lost, nor those still unresolved at the end of the run, whose retransmission's fate is
+    /// unknown; TFWC's loss events) per data packet sent or, if the sender counts none, those
+    /// the receiver counts (TFRC's and the other equation-based receivers' loss histories) per
+    /// data packet the receiver judged (received or detected lost, `Stats::packets_judged`),
+    /// both over the window, so at most 1. Only for flows that count none on either side (CBR)
+    /// is it the receiver's `p` (the sink's loss ratio).
     pub loss_event_rate: f64,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     pub mean_rtt_s: Option<f64>,

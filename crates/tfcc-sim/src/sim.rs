@@ -154,6 +154,9 @@ struct FlowMark {
     loss_events: u64,
     /// The receiver's loss-event count (equation-based receivers count them, 004 Sec. 3.4).
     rx_loss_events: u64,
+    /// The packets the receiver's loss detector has judged (`Stats::packets_judged`), the
+    /// denominator of a receiver-counted loss event rate.
+    rx_judged: u64,
     stats_sent: u64,
     retransmits: u64,
     timeouts: u64,
@@ -814,6 +817,7 @@ impl World {
                 count: f.count,
                 loss_events: s.loss_events,
                 rx_loss_events: f.receiver.stats().loss_events,
+                rx_judged: f.receiver.stats().packets_judged,
                 rx_timeouts: f.receiver.stats().timeouts,
                 stats_sent: s.packets_sent,
                 retransmits: s.retransmits,
@@ -914,22 +918,37 @@ impl World {
                 let loss_events = s.loss_events - m.loss_events;
                 let rs = f.receiver.stats();
                 let packets = stats_sent.max(sent).max(1) as f64;
-                // Loss events per packet sent over the window, counted where the protocol
-                // counts them: by the sender (TCP: window reductions caused by a detected
-                // loss, i.e. fast retransmits and the timeouts resolved as losses, neither the
-                // spurious ones nor those unresolved at the end, see `Stats::loss_events`;
-                // TFWC, ...) or, for equation-based
-                // protocols whose receiver runs the loss history (TFRC, WARC, ...), by the
-                // receiver. A receiver that has counted any event in the run is such a
-                // receiver, and a window without events then gives 0. Only a flow that counts
-                // none anywhere (CBR) falls back to the receiver's `p` (the sink's loss ratio).
-                // The receiver's `p` itself is not used for an equation-based flow: it is the
-                // loss history's estimate at the end of the run, one sample, not a window
-                // quantity (docs/scenarios.md, "loss_event_rate").
+                // Loss events per packet over the window, both counted where the protocol
+                // counts its loss events, so that the rate is at most 1:
+                // - by the sender (TCP: window reductions caused by a detected loss, i.e. fast
+                //   retransmits and the timeouts resolved as losses, neither the spurious ones
+                //   nor those unresolved at the end, see `Stats::loss_events`; TFWC, ...), per
+                //   data packet sent;
+                // - for equation-based protocols whose receiver runs the loss history (TFRC,
+                //   WARC, TEAR), by the receiver, per data packet its loss detector
+                //   judged in the window (`Stats::packets_judged`: received or detected lost).
+                //   The sender's packets sent are counted elsewhere and earlier: after a long
+                //   outage the receiver judges the whole gap lost (each packet an event when
+                //   they were sent more than an RTT apart) in a window where the sender sent
+                //   few, and events / sent reached 36 (004 E11's 30-s dropout). Packets not
+                //   judged by the end (in flight, or waiting above a gap for the detector's
+                //   reordering tolerance) count in neither the events nor the packets.
+                // A receiver that has counted any event in the run is such a receiver, and a
+                // window without events then gives 0. Only a flow that counts none anywhere
+                // (CBR) falls back to the receiver's `p` (the sink's loss ratio). The
+                // receiver's `p` itself is not used for an equation-based flow: it is the loss
+                // history's estimate at the end of the run, one sample, not a window quantity
+                // (docs/scenarios.md, "loss_event_rate").
                 let loss_event_rate = if loss_events > 0 {
                     loss_events as f64 / packets
                 } else if rs.loss_events > 0 {
-                    (rs.loss_events - m.rx_loss_events) as f64 / packets
+                    let judged = rs.packets_judged.saturating_sub(m.rx_judged);
+                    let events = rs.loss_events - m.rx_loss_events;
+                    if judged > 0 {
+                        events as f64 / judged as f64
+                    } else {
+                        0.0
+                    }
                 } else {
                     rs.p.unwrap_or(0.0)
                 };
@@ -1306,8 +1325,9 @@ mod tests {
 
     /// A TFRC flow's `loss_event_rate` counts the receiver's loss events in the window. A
     /// window without loss reads 0, although the receiver's loss history (its `p` at the end)
-    /// still remembers the lossy start; a lossy window reads events per packet sent, which
-    /// cannot exceed the packets lost per packet sent.
+    /// still remembers the lossy start; a lossy window reads events per packet the receiver
+    /// judged (received or lost), in steady state about the packets sent, a round trip later:
+    /// not above the packets lost per packet sent, and not far below it.
     #[test]
     fn a_tfrc_flow_reports_the_windows_loss_events_not_the_final_estimate() {
         let run = |loss_off_at: Option<u64>| {

@@ -479,3 +479,38 @@ fn e11_the_thesis_rule_makes_each_packet_lost_in_the_30s_dropout_a_loss_event() 
         assert!(bins[1..].iter().sum::<u64>() > 0, "seed {seed}: {bins:?}");
     }
 }
+
+/// The summary's `loss_event_rate` of the TFRC flow after E11's 30 s dropout (thesis preset,
+/// 140-180 s window). The receiver counts the loss events, so the rate counts them per packet
+/// the receiver judged in the window (received or detected lost), not per packet the sender
+/// sent there: the ~250 packets sent into the dropout are judged lost, each its own event (see
+/// the test above), at 143-144 s, inside the window, while the sender, slowed to a packet every
+/// few seconds, sends 6 or 7 in the window. Events per packet sent read 36.0 on seed 1 (252
+/// events, 7 packets), which no loss event rate can; per packet judged it is 252 / 261 = 0.966.
+#[test]
+fn e11_loss_event_rate_after_the_30s_dropout_counts_the_receivers_judged_packets() {
+    for seed in [1u64, 2, 3] {
+        let r = tfcc_sim::scenario::load_str(E11, "e11", "e11", &[], Some(seed))
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run();
+        let f = &r.summary.flows[1];
+        assert_eq!(f.protocol, "tfrc");
+        println!(
+            "E11 seed {seed}: TFRC loss_event_rate {:.4}, {} packets sent in the window",
+            f.loss_event_rate, f.packets_sent
+        );
+        assert!(
+            f.loss_event_rate > 0.9 && f.loss_event_rate <= 1.0,
+            "seed {seed}: {}",
+            f.loss_event_rate
+        );
+        // Per packet sent, the events (over 0.9 of the 250-odd judged) would be far above 1.
+        assert!(f.packets_sent < 30, "seed {seed}: {}", f.packets_sent);
+        if seed == 1 {
+            // 252 events among 261 packets judged; the old rate was 252 / 7 = 36.0.
+            assert_eq!(f.loss_event_rate, 252.0 / 261.0);
+        }
+    }
+}

@@ -312,6 +312,7 @@ impl Endpoint for TfrcReceiver {
             ali: (p > 0.0).then(|| 1.0 / p),
             rtt: (!self.rtt.is_zero()).then_some(self.rtt),
             loss_events: self.pipeline.estimator.loss_events(),
+            packets_judged: self.pipeline.detector.stats().judged,
             rate: Some(self.x_recv),
             mode: if self.seeded {
                 "receiver"

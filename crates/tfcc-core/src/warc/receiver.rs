@@ -210,6 +210,7 @@ impl<E: RoundEstimator> Endpoint for RoundReceiver<E> {
         let mut s = Stats::default();
         self.est.fill_stats(&mut s);
         s.rtt = (!self.rtt.is_zero()).then_some(self.rtt);
+        s.packets_judged = self.detector.stats().judged;
         let seen = self.received + self.lost;
         if seen > 0 {
             s.p = Some(self.lost as f64 / seen as f64);
