@@ -485,8 +485,8 @@ fn e11_the_thesis_rule_makes_each_packet_lost_in_the_30s_dropout_a_loss_event() 
 /// the receiver judged in the window (received or detected lost), not per packet the sender
 /// sent there: the ~250 packets sent into the dropout are judged lost, each its own event (see
 /// the test above), at 143-144 s, inside the window, while the sender, slowed to a packet every
-/// few seconds, sends 6 or 7 in the window. Events per packet sent read 36.0 on seed 1 (252
-/// events, 7 packets), which no loss event rate can; per packet judged it is 252 / 261 = 0.966.
+/// few seconds, sends 6-12 in the window. Events per packet sent read 36.0 on seed 1 (252
+/// events, 7 packets), which no loss event rate can; per packet judged it is 0.940.
 #[test]
 fn e11_loss_event_rate_after_the_30s_dropout_counts_the_receivers_judged_packets() {
     for seed in [1u64, 2, 3] {
@@ -501,16 +501,22 @@ fn e11_loss_event_rate_after_the_30s_dropout_counts_the_receivers_judged_packets
             "E11 seed {seed}: TFRC loss_event_rate {:.4}, {} packets sent in the window",
             f.loss_event_rate, f.packets_sent
         );
+        // At most 1 by construction; most of the judged packets are events (each packet lost
+        // in the dropout is its own, the test above), so per packet sent (a few dozen at most)
+        // the events would be far above 1. Seeds 1-3: 0.940, 0.910, 0.880 (0.966, 0.945,
+        // 0.937 before the at-once increase below one packet per RTT let the sender send
+        // 12-15 packets in the window instead of 6-7).
         assert!(
-            f.loss_event_rate > 0.9 && f.loss_event_rate <= 1.0,
+            f.loss_event_rate > 0.5 && f.loss_event_rate <= 1.0,
             "seed {seed}: {}",
             f.loss_event_rate
         );
-        // Per packet sent, the events (over 0.9 of the 250-odd judged) would be far above 1.
         assert!(f.packets_sent < 30, "seed {seed}: {}", f.packets_sent);
         if seed == 1 {
-            // 252 events among 261 packets judged; the old rate was 252 / 7 = 36.0.
-            assert_eq!(f.loss_event_rate, 252.0 / 261.0);
+            // 110/117 in lowest terms (about 220 events among 234 packets judged, 12 sent in the
+            // window). Before the thesis' at-once increase below one packet per RTT (004 Sec.
+            // 3.5.1, 2026-11-26) it was 252 / 261 = 0.966, and the old rate 252 / 7 = 36.0.
+            assert_eq!(f.loss_event_rate, 110.0 / 117.0);
         }
     }
 }
