@@ -9,11 +9,14 @@ link itself (tfcc_rng.tcl). ns-2's throughput series go through the same metric 
 Only TCP-SACK, GAIMD, IIAD, SQRT and TFRC exist in stock ns-2.35; claims on SIMD, AIAD/H,
 TFRCP, TEAR and WARC are left out, and the ns-2 run holds only the flows the claim reads.
 
-Usage: `python bench/ns2/e2_artloss.py [CLAIM_IDS] [--seeds 1,2] [--precise] [--json FILE]`,
+Usage: `python bench/ns2/e2_artloss.py [CLAIM_IDS] [--seeds 1,2] [--precise] [--same-flows]
+[--json FILE]`,
 CLAIM_IDS a comma list (default: every claim of the two scenarios on those protocols with
 `quick = true`); `--seeds` replaces the claims' seeds; `--precise` is a diagnostic: the exact
 decrease on both sides, ns-2 with precisionReduce_ true (ns-2.35's default) and tfcc's TCP-SACK,
-GAIMD, IIAD and SQRT flows with `precision_reduce = true` (the rest of `ns-2.1b9` kept).
+GAIMD, IIAD and SQRT flows with `precision_reduce = true` (the rest of `ns-2.1b9` kept);
+`--same-flows` starts tfcc's flows of the protocols ns-2.35 lacks 1 ms before the end, so that
+both bottlenecks carry the same flows (`tfcc_overrides`).
 Findings: docs/reproductions/taxonomy.md, "E2.1 and E2.3 in stock ns-2.35".
 """
 
@@ -213,6 +216,27 @@ def ns2_run(
     return Ns2Run(RunResult(summary, series), drops, windows, summary)
 
 
+def tfcc_overrides(
+    scenario: Path, overrides: Sequence[str], *, precise: bool, same_flows: bool
+) -> list[str]:
+    """Overrides for tfcc's side of a diagnostic. `precise`: the exact decrease
+    (`precision_reduce = true`) on the window-based flows ns-2 has, beside ns-2's
+    precisionReduce_ true. `same_flows`: the flows ns-2.35 lacks (SIMD, AIAD/H, TFRCP, TEAR,
+    WARC) start 1 ms before the end, so that tfcc's bottleneck carries the flows of ns-2's run
+    only (in the claims' run all eleven share the 1 Gb/s bottleneck, and their synchronised
+    bursts interleave there)."""
+    entries = tomllib.loads(Path(scenario).read_text())["flows"]
+    end = setup(scenario, overrides).duration
+    extra = []
+    for k, f in enumerate(entries):
+        if f["protocol"] not in NS2_NAME:
+            if same_flows:
+                extra.append(f'flows.{k}.start="{end - 0.001:g}s"')
+        elif precise and f["protocol"] != "tfrc":
+            extra.append(f"flows.{k}.params={{ max_window = 200, precision_reduce = true }}")
+    return extra
+
+
 def ns2_runner(precise: bool = False):
     """A `tfcc.reproduce` runner that answers with ns-2.35's run."""
 
@@ -252,6 +276,7 @@ def main() -> None:
     out = None
     seeds = None
     precise = "--precise" in argv
+    same_flows = "--same-flows" in argv
     if "--json" in argv:
         out = Path(argv[argv.index("--json") + 1])
     if "--seeds" in argv:
@@ -274,17 +299,11 @@ def main() -> None:
 
         return run
 
-    def tfcc_precise(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
-        """tfcc with the exact decrease (precision_reduce = true) on the window-based flows
-        ns-2 has, beside ns-2's `--precise` run."""
-        extra = [
-            f"flows.{k}.params={{ max_window = 200, precision_reduce = true }}"
-            for k, f in enumerate(tomllib.loads(Path(scenario).read_text())["flows"])
-            if f["protocol"] in NS2_NAME and f["protocol"] != "tfrc"
-        ]
+    def tfcc_side(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
+        extra = tfcc_overrides(scenario, overrides, precise=precise, same_flows=same_flows)
         return reproduce.default_runner(scenario, [*overrides, *extra], seed)
 
-    tfcc_runner = cached(tfcc_precise if precise else reproduce.default_runner)
+    tfcc_runner = cached(tfcc_side)
     ns_runner = cached(ns2_runner(precise))
     for c in claims(ids):
         if seeds is not None:
