@@ -231,7 +231,7 @@ def tfcc_overrides(
     for k, f in enumerate(entries):
         if f["protocol"] not in NS2_NAME:
             if same_flows:
-                extra.append(f'flows.{k}.start="{end - 0.001:g}s"')
+                extra.append(f'flows.{k}.start="{end - 0.001:.3f}s"')
         elif precise and f["protocol"] != "tfrc":
             extra.append(f"flows.{k}.params={{ max_window = 200, precision_reduce = true }}")
     return extra
