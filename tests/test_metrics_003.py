@@ -38,6 +38,27 @@ def test_normalized_throughput_and_loss_rate() -> None:
     assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(2.0)
 
 
+def test_the_shortest_rtt_flow_is_named_by_propagation_rtt_and_ties_are_pooled() -> None:
+    s = _summary()
+    # Propagation RTTs name the shortest-RTT flow, not the measured ones: TCP flow 0 (1 %)
+    # and WARC flow 2 (3 %).
+    for f, base in zip(s["flows"], [0.01, 0.02, 0.02, 0.03]):
+        f["base_rtt_s"] = base
+    assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(3.0)
+    # 003 E2.2 at CV[RTT] = 0: every flow of a group is the shortest; their losses and packets
+    # are pooled, (30 + 40) / 2000 over (10 + 20) / 2000.
+    for f in s["flows"]:
+        f["base_rtt_s"] = 0.2
+    assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(70 / 30)
+    # A group in which a flow lacks it (a testbed summary, an older run) falls back to the
+    # least measured RTT: TCP flow 1 (2 %) against the pooled WARC flows (3.5 %).
+    del s["flows"][1]["base_rtt_s"]
+    assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(1.75)
+    for f in s["flows"]:
+        f.pop("base_rtt_s", None)
+    assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(2.0)
+
+
 def test_packets_lost_is_the_mean_per_matching_flow() -> None:
     s = _summary()
     # TCP flows lost 10 and 20 packets, WARC flows 30 and 40; flow 3 alone 40.

@@ -841,23 +841,38 @@ def normalized_throughput(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     return throughput_ratio(s, protocol, tcp)
 
 
-def _loss_ratio(f: Mapping) -> float:
-    sent = float(f.get("packets_sent") or 0)
+def _loss_ratio(flows: list[Mapping]) -> float:
+    sent = sum(float(f.get("packets_sent") or 0) for f in flows)
     if sent <= 0:
-        raise MetricError(f"flow {f.get('id')} sent nothing in the window")
-    return float(f.get("packets_lost") or 0) / sent
+        raise MetricError(f"flow {flows[0].get('id')} sent nothing in the window")
+    return sum(float(f.get("packets_lost") or 0) for f in flows) / sent
 
 
-def _shortest_rtt(flows: list[Mapping]) -> Mapping:
+#: Propagation RTTs closer than this are one RTT (the simulator's delays are whole ns; a
+#: spread set-up's closest pair differs by microseconds).
+_RTT_TIE_S = 1e-9
+
+
+def _shortest_rtt(flows: list[Mapping]) -> list[Mapping]:
+    """The group's shortest-RTT flows: those with the least propagation RTT (``base_rtt_s``,
+    the RTT the set-up gives a flow), all of them when several tie, as at 003 E2.2's CV[RTT] =
+    0, where every flow is "the shortest-RTT flow" and picking one by its measured RTT would
+    pick by queueing noise. Summaries without ``base_rtt_s`` (the testbed's, older runs') fall
+    back to the least measured mean RTT, one flow."""
+    if flows and all(f.get("base_rtt_s") is not None for f in flows):
+        least = min(float(f["base_rtt_s"]) for f in flows)
+        return [f for f in flows if float(f["base_rtt_s"]) - least <= _RTT_TIE_S]
     with_rtt = [f for f in flows if f.get("mean_rtt_s")]
     if not with_rtt:
         raise MetricError("no flow reports an RTT")
-    return min(with_rtt, key=lambda f: float(f["mean_rtt_s"]))
+    return [min(with_rtt, key=lambda f: float(f["mean_rtt_s"]))]
 
 
 def normalized_loss_rate(s: Summary, protocol: str, tcp: str = "tcp") -> float:
     """003 Fig. 2.2(c): the loss rate (packets lost / packets sent) of the scheme's
-    shortest-RTT flow over that of TCP's shortest-RTT flow."""
+    shortest-RTT flow over that of TCP's shortest-RTT flow. Where several flows of a group
+    share the shortest propagation RTT (CV[RTT] = 0) their losses and packets are pooled: the
+    loss rate of "the shortest-RTT flow" is then the group's (see ``_shortest_rtt``)."""
     mine = _loss_ratio(_shortest_rtt(_flows(s, protocol=protocol)))
     theirs = _loss_ratio(_shortest_rtt(_flows(s, protocol=tcp)))
     if theirs <= 0:

@@ -46,7 +46,7 @@ TABLES = ("flows", "links", "runs")  # write order: runs last
 SHADOWED: dict[str, frozenset[str]] = {
     "flows": frozenset(
         "flow label group protocol throughput_bps bytes_delivered packets_sent packets_lost "
-        "loss_event_rate mean_rtt_s cov retransmits timeouts spurious_timeouts "
+        "loss_event_rate mean_rtt_s base_rtt_s cov retransmits timeouts spurious_timeouts "
         "receiver_timeouts".split()
     ),
     "links": frozenset(

@@ -75,6 +75,11 @@ pub struct FlowEntry {
     pub packets_lost: u64,
     pub loss_event_rate: Option<f64>,
     pub mean_rtt_s: Option<f64>,
+    /// The flow's propagation RTT, the delays of its routes' links as configured (the
+    /// simulator's `FlowSummary::base_rtt_s`); `null` on the testbed, whose paths add the
+    /// host's own delays. Older summaries lack it.
+    #[serde(default)]
+    pub base_rtt_s: Option<f64>,
     pub cov: Option<f64>,
     pub retransmits: u64,
     /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries), every
@@ -296,6 +301,7 @@ impl Summary {
                     packets_lost: f.packets_lost,
                     loss_event_rate: finite(f.loss_event_rate),
                     mean_rtt_s: f.mean_rtt_s.and_then(finite),
+                    base_rtt_s: finite(f.base_rtt_s),
                     cov: f.cov.and_then(finite),
                     retransmits: f.retransmits,
                     timeouts: f.timeouts,

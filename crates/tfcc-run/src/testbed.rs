@@ -458,6 +458,7 @@ pub fn run(
             packets_lost: 0,
             loss_event_rate: own.loss_event_rate,
             mean_rtt_s: own.mean_rtt_s,
+            base_rtt_s: None,
             cov: None,
             retransmits: 0,
             timeouts: own.timeouts,

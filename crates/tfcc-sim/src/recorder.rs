@@ -151,6 +151,10 @@ pub struct FlowSummary {
     pub loss_event_rate: f64,
     /// Mean of the sender's smoothed RTT over the samples in the window.
     pub mean_rtt_s: Option<f64>,
+    /// The flow's propagation RTT: the propagation delays of the links on its forward and
+    /// reverse routes as configured at the start, without queueing or transmission time (the
+    /// RTT a set-up assigns a flow, by which 003 E2.2 names the "shortest-RTT flow").
+    pub base_rtt_s: f64,
     /// Coefficient of variation (population standard deviation / mean) of the per-interval
     /// throughput samples lying wholly in the window, at the sampling timescale.
     pub cov: Option<f64>,

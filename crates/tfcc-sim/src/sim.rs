@@ -170,6 +170,10 @@ struct FlowRt {
     sender: SenderImpl,
     receiver: ReceiverImpl,
     route: u32,
+    /// The route's propagation delays, forward and back, as configured at the start (no
+    /// queueing or transmission time): the flow's RTT as a set-up states it (003 E2.2's
+    /// "shortest-RTT flow", ns-2's per-flow link delays).
+    base_rtt: Dur,
     start: Time,
     stop: Time,
     active: bool,
@@ -388,6 +392,14 @@ impl World {
                 sender: f.sender,
                 receiver: f.receiver,
                 route: f.route as u32,
+                base_rtt: {
+                    let r = &topology.routes[f.route];
+                    r.forward
+                        .iter()
+                        .chain(r.reverse.iter())
+                        .map(|&l| topology.links[l as usize].delay)
+                        .fold(Dur::ZERO, |a, d| a + d)
+                },
                 start: f.start,
                 stop: f.stop.unwrap_or(Time::MAX),
                 active: false,
@@ -961,6 +973,7 @@ impl World {
                     packets_lost: f.count.dropped[0] - m.count.dropped[0],
                     loss_event_rate,
                     mean_rtt_s: f.rtt.mean(),
+                    base_rtt_s: f.base_rtt.as_secs_f64(),
                     cov: f.throughput.cov(),
                     retransmits: s.retransmits - m.retransmits,
                     timeouts: s.timeouts - m.timeouts,
