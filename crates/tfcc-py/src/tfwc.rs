@@ -23,7 +23,8 @@ use tfcc_core::{Header, Packet, Stats, Time};
 /// ns-2.34 `Agent/TFWC` that ran 002's Ch. 3-4 simulations and what `tfcc send` runs; `thesis`
 /// is `TfwcConfig::thesis()`, 002's text where it differs from that code (8 TFRC-weighted loss
 /// intervals, Sec. 3.2.2; nearest rounding with a floor of 1, App. A.2.2; hybrid mode below 2
-/// packets, Sec. 3.3.2; the jitter rules of Sec. 3.3.3; the doubling back-off of Sec. 3.2.5).
+/// packets, Sec. 3.3.2, paced by footnote 6's interval as printed; the jitter rules of
+/// Sec. 3.3.3; the doubling back-off of Sec. 3.2.5).
 fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcConfig> {
     let mut cfg = match preset {
         "ns2" | "default" => TfwcConfig::default(),

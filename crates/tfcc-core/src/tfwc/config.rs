@@ -130,6 +130,15 @@ pub struct TfwcConfig {
     /// Choi's ns-2.34 `new_rto` multiplies by 0.8 because TFWC "got less throughput than TCP"
     /// (spec 002 §2.8 \[X\]). The default is the ns-2.34 code's 0.8.
     pub rate_mode_scale: f64,
+    /// Multiply the rate-mode interval by TFRC's delay factor `sqrt(R)/M` (the latest RTT
+    /// sample's root over the EWMA of the roots, gain 0.1), as Choi's ns-2.34 `new_rto` does
+    /// (spec 002 §2.8 \[X\]). 002's text gives the interval itself, footnote 6 of Sec. 3.2.5:
+    /// "ipi = t_RTT·sqrt(2p/3) + t_RTO·(3·sqrt(3p/8))·p·(1 + 32p²)", with no such factor (the
+    /// delay-based adjustment appears only in Sec. 2.4's description of TFRC, and there as a
+    /// factor on the *rate*); Sec. 3.3.2's "TFRC-like" names the pacing, not this term. So
+    /// [`TfwcConfig::thesis`] sets false (mechanism audit of 2026-11-26, tfwcaudit); the
+    /// default is the ns-2.34 code's true.
+    pub rate_mode_delay_scaling: bool,
     /// cwnd jitter (002 Sec. 3.3.3): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
     pub jitter: bool,
@@ -192,6 +201,7 @@ impl Default for TfwcConfig {
             rounding: Rounding::Floor,
             min_window: 0,
             rate_mode_scale: 0.8,
+            rate_mode_delay_scaling: true,
             jitter: true,
             jitter_rule: JitterRule::Ns2,
             jitter_force: true,
@@ -212,8 +222,8 @@ impl Default for TfwcConfig {
 impl TfwcConfig {
     /// The TFWC of 002's text where it differs from Choi's ns-2.34 code: 8 loss intervals
     /// with TFRC's weights (Sec. 3.2.2), the window rounded to the nearest integer and at
-    /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.3.2) without the 0.8
-    /// factor (footnote 6), the jitter's disabling rules and forced inflation (Sec. 3.3.3),
+    /// least 1 (App. A.2.2), the hybrid mode below 2 packets (Sec. 3.3.2) with footnote 6's
+    /// interval as printed (neither the 0.8 factor nor the `sqrt(R)/M` delay scaling), the jitter's disabling rules and forced inflation (Sec. 3.3.3),
     /// the doubling back-off (Sec. 3.2.5, Algorithm 1), and, where the text is silent, the
     /// RFC 6298 estimator of the RFC 2988 it cites with Vic's 0.2 s floor under the RTO.
     pub fn thesis() -> Self {
@@ -224,6 +234,7 @@ impl TfwcConfig {
             min_window: 1,
             rate_threshold: 2.0,
             rate_mode_scale: 1.0,
+            rate_mode_delay_scaling: false,
             jitter_rule: JitterRule::Thesis,
             timer_backoff: true,
             rtt_estimator: RttEstimator::Rfc6298,

@@ -424,8 +424,10 @@ impl TfwcSender {
         }
     }
 
-    /// Footnote 6 of 002 with Choi's delay scaling: the equation interval `s/X(p, R, t0)` at the
-    /// latest RTT sample, scaled by `sqrt(R)/M` (spec 002 §2.8 [X]).
+    /// Footnote 6 of 002: the equation interval `s/X(p, R, t0)` at the latest RTT sample,
+    /// scaled by `sqrt(R)/M` when [`TfwcConfig::rate_mode_delay_scaling`] is on (Choi's code,
+    /// spec 002 §2.8 [X]; off in the thesis preset, whose footnote 6 prints no such factor)
+    /// and by [`TfwcConfig::rate_mode_scale`].
     fn rate_interval(&self) -> Dur {
         let p = self.history.loss_event_rate().unwrap_or(1.0);
         let r = self
@@ -440,7 +442,12 @@ impl TfwcSender {
         if x.is_nan() || x <= 0.0 {
             return self.cfg.max_rto;
         }
-        let ipi = s / x * self.delay.ism_factor() * self.cfg.rate_mode_scale;
+        let delay = if self.cfg.rate_mode_delay_scaling {
+            self.delay.ism_factor()
+        } else {
+            1.0
+        };
+        let ipi = s / x * delay * self.cfg.rate_mode_scale;
         Dur::from_secs_f64(ipi).min(self.cfg.max_rto)
     }
 
@@ -615,6 +622,38 @@ impl Sender for TfwcSender {
 #[cfg(test)]
 mod tests {
     use super::Ns2Rtt;
+
+    /// 002 Sec. 3.2.5, footnote 6: in the rate-driven mode the thesis preset's packet interval
+    /// is `t_RTT·sqrt(2p/3) + t_RTO·3·sqrt(3p/8)·p·(1 + 32p²)` as printed, not multiplied by
+    /// TFRC's `sqrt(R)/M` (Choi's code, which the default keeps with its 0.8). The RTT jumps
+    /// from 0.1 s to 0.4 s so that `sqrt(R)/M` is about 1.82, far from 1.
+    #[test]
+    fn thesis_rate_interval_is_footnote_6_as_printed() {
+        use super::{TfwcConfig, TfwcSender};
+        use crate::loss_history::LossEstimator;
+        use crate::time::{Dur, Time};
+        for (cfg, thesis) in [(TfwcConfig::thesis(), true), (TfwcConfig::default(), false)] {
+            let mut tx = TfwcSender::new(cfg, Time::ZERO);
+            tx.history.on_loss_event();
+            tx.history.seed(5.0);
+            for ms in [100, 400] {
+                tx.delay.on_sample(Dur::from_millis(ms));
+                tx.rtt.on_sample(Dur::from_millis(ms));
+            }
+            let p = tx.history.loss_event_rate().unwrap();
+            let (r, t0) = (0.4, tx.rtt.base_rto().as_secs_f64());
+            let ipi = r * (2.0 * p / 3.0).sqrt()
+                + t0 * 3.0 * (3.0 * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p);
+            let ism = tx.delay.ism_factor();
+            assert!(ism > 1.8, "{ism}");
+            let want = if thesis { ipi } else { ipi * ism * 0.8 };
+            let got = tx.rate_interval().as_secs_f64();
+            assert!(
+                (got - want).abs() < 1e-6,
+                "thesis {thesis}: {got} against {want}"
+            );
+        }
+    }
 
     /// Choi's ns-2.34 `update_rtt()` by hand: first sample 0.1 s gives SRTT 0.1, RTTVAR 0.05,
     /// RTO 0.3; a second of 0.2 s gives SRTT 0.11, RTTVAR 0.05 + 0.25·(0.09 − 0.05) = 0.06,
