@@ -42,7 +42,7 @@ def test_the_shortest_rtt_flow_is_named_by_propagation_rtt_and_ties_are_pooled()
     s = _summary()
     # Propagation RTTs name the shortest-RTT flow, not the measured ones: TCP flow 0 (1 %)
     # and WARC flow 2 (3 %).
-    for f, base in zip(s["flows"], [0.01, 0.02, 0.02, 0.03]):
+    for f, base in zip(s["flows"], [0.01, 0.02, 0.02, 0.03], strict=True):
         f["base_rtt_s"] = base
     assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(3.0)
     # 003 E2.2 at CV[RTT] = 0: every flow of a group is the shortest; their losses and packets
