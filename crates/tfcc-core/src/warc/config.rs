@@ -19,23 +19,31 @@ pub enum FtoBackoff {
     PseudoCode,
 }
 
-/// Which losses in the fluid timeout phase back it off (Sec. 3.2.2.3: "a further loss during
-/// the Timeout phase models back-off").
+/// Which losses in the fluid timeout phase back it off (003 Sec. 3.2.2.3: "another variable C is
+/// employed to record the times that packet losses occur during the phase. If another loss
+/// occurs during the phase (C > 0), WARC will regard the loss as the second timeout event";
+/// Fig. 3.3's `LossHandler` backs off on every call with `I > 0`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FtoLoss {
+    /// Every loss event in the phase backs it off, as the text and Fig. 3.3 both state. The
+    /// default since the mechanism audit of 2026-11-26 (warcaudit): the text is explicit, and
+    /// a "loss" is a loss event (footnote 1: "the term 'event' is ignored in this work"), so
+    /// losses within one RTT back the phase off once. WARC's sender keeps sending at the
+    /// averaged rate during the phase, so a flow at R packets per RTT meets more losses in a
+    /// phase than a TCP sending one packet per RTO would; the text accepts that (the phase's
+    /// purpose, Sec. 3.2.2.3, is to keep WARC from "grabbing too much bandwidth ... under heavy
+    /// packet loss conditions").
+    #[default]
+    Any,
     /// Only the loss of the emulated retransmission: the first packet judged after entering the
     /// phase or after each back-off stands for TCP's one packet per RTO; if it arrives, later
-    /// losses in the phase are not back-offs. The default. WARC's sender keeps sending at the
-    /// averaged rate during the phase, so with [`FtoLoss::Any`] a flow at R packets per RTT
-    /// sees a loss event in most rounds of a long phase, each doubling it: measured on a 1 %
-    /// Bernoulli path (R ≈ 10), the phase escalated to `C = 6` and the rate fell to
-    /// 1/(u·64) packets per RTT for over a minute. TCP sends one packet per RTO in a timeout,
-    /// so it meets loss once per RTO with probability p.
-    #[default]
+    /// losses in the phase are not back-offs. A departure from the text, the default until
+    /// 2026-11-26 (warcaudit), kept as an option: TCP sends one packet per RTO in a timeout, so
+    /// it meets loss once per RTO with probability p, and with [`FtoLoss::Any`] a 1 % Bernoulli
+    /// path (R ≈ 10) escalated the phase to `C = 6` and held the rate at 1/(u·64) packets per
+    /// RTT for over a minute (measured when the module was written).
     Retransmission,
-    /// Fig. 3.3 literally: every loss event in the phase.
-    Any,
 }
 
 /// How a loss enters the window history (spec 003 §3.5, "double insertion").
@@ -99,7 +107,12 @@ pub struct WarcConfig {
     pub hr_requires_full: bool,
     /// Which loss events History-Reset's inter-loss times count; see [`HrLosses`].
     pub hr_losses: HrLosses,
-    /// The one-RTT reduction on (Sec. 3.2.2.2); off is "WARC w/o one-RTT reduction".
+    /// The one-RTT reduction on (Sec. 3.2.2.2); off is "WARC w/o one-RTT reduction". Only a
+    /// loss that halves the emulated window triggers it: Fig. 3.3 sets `HasLoss` in the
+    /// `w >= 3` branch alone, so a loss that enters the fluid timeout (or backs it off) is not
+    /// followed by a reduced report. Sec. 3.2.2.2's "When detecting a loss, the receiver of
+    /// WARC will acknowledge the sender to temporarily reduce the transmission rate" names no
+    /// exception; the thesis states both, and this follows the pseudo-code.
     pub one_rtt_reduction: bool,
     /// The reduction factor: the report after a loss is `reduction × R`, 7/8. The text says 7/8
     /// of the *received* rate, Fig. 3.3 sends `Ack(R × 7/8)`; this follows the pseudo-code.
@@ -154,7 +167,7 @@ impl Default for WarcConfig {
             timeout_window: 3.0,        // Sec. 3.2.2.3
             max_backoff: 6,             // Fig. 3.3
             fto_backoff: FtoBackoff::Text,
-            fto_loss: FtoLoss::Retransmission,
+            fto_loss: FtoLoss::Any, // Sec. 3.2.2.3, Fig. 3.3
             loss_insertion: LossInsertion::Once,
             initial_window: 2.0, // ns-2 windowInit_
             min_window: 1.0,
@@ -213,7 +226,9 @@ impl WarcConfig {
 }
 
 /// The rate-paced sender of WARC, TEAR and TFRCP: it sends at the rate its receiver reports,
-/// in packets per RTT (003 Sec. 3.2.1: "the inter-packet gap = RTT/R").
+/// in packets per RTT (003 Sec. 3.2.1: "The sender sends data packets at the rate periodically
+/// assigned by the receiver", "packet/RTT is used as the unit of rate"), one packet every
+/// SRTT/R.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RateSenderConfig {

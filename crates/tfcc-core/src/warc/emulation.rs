@@ -416,8 +416,12 @@ mod tests {
     /// with the emulated retransmission getting through and `u = 7` (E3.5's 1-s RTO over a
     /// 0.16-s RTT). Returns the estimator, the rate before the change and the loss events after
     /// it until History-Reset first removes windows.
-    fn losses_until_reset(hr_losses: HrLosses) -> (Warc, f64, u32) {
-        let mut w = Warc::new(WarcConfig { hr_losses, ..cfg() });
+    fn losses_until_reset(hr_losses: HrLosses, fto_loss: FtoLoss) -> (Warc, f64, u32) {
+        let mut w = Warc::new(WarcConfig {
+            hr_losses,
+            fto_loss,
+            ..cfg()
+        });
         periodic(&mut w, 2050, 100);
         assert_eq!(w.history_resets(), 0);
         let before = w.rate();
@@ -443,15 +447,23 @@ mod tests {
         // HistoryReset(61) keeps the last epoch's 50 windows and the 11 since; after the 13th
         // S(N) = 12 and only the windows since the change are left. The timeout phase (entered
         // at the 7th loss, after six halvings from w ≈ 149) does not stop the count.
-        let (mut w, before, every) = losses_until_reset(HrLosses::Every);
+        let (mut w, before, every) = losses_until_reset(HrLosses::Every, FtoLoss::Any);
         assert_eq!(every, 12);
         assert!(w.rate() < 0.75 * before, "{} vs {before}", w.rate());
         loss_round(&mut w);
         assert_eq!(w.history_resets(), 2);
         assert!(w.rate() < 0.1 * before, "{} vs {before}", w.rate());
-        // Fig. 3.3 literally: a loss in the timeout phase does not enter Q_x, so after the
-        // 7 normal-phase intervals each further one costs a whole u-round phase.
-        let (_, _, normal) = losses_until_reset(HrLosses::NormalPhase);
+        // The same with only the emulated retransmission's loss backing the phase off.
+        let (_, _, rtx) = losses_until_reset(HrLosses::Every, FtoLoss::Retransmission);
+        assert_eq!(rtx, 12);
+        // Fig. 3.3 literally: a loss in the timeout phase does not enter Q_x. With every loss
+        // in the phase backing it off (the default), the phase grows by u·2^C per round and
+        // never ends while a loss comes every round, so no further interval is recorded;
+        // with only the retransmission's loss backing off (the default before warcaudit),
+        // after the 7 normal-phase intervals each further one costs a whole u-round phase.
+        let (_, _, normal) = losses_until_reset(HrLosses::NormalPhase, FtoLoss::Any);
+        assert_eq!(normal, 200, "no reset within 200 losses");
+        let (_, _, normal) = losses_until_reset(HrLosses::NormalPhase, FtoLoss::Retransmission);
         assert_eq!(normal, 42);
     }
 
@@ -504,24 +516,43 @@ mod tests {
     }
 
     #[test]
-    fn in_the_timeout_phase_only_the_emulated_retransmission_backs_off() {
+    fn in_the_timeout_phase_another_loss_backs_off_even_after_an_arrival() {
+        // Sec. 3.2.2.3: "If another loss occurs during the phase (C > 0), WARC will regard the
+        // loss as the second timeout event" (Fig. 3.3 alike), whether or not a packet got
+        // through since the phase began. The default until warcaudit backed off only on the
+        // loss of the emulated retransmission and left w at 1/u here.
         let mut w = Warc::new(WarcConfig {
             initial_window: 2.0,
             ..cfg()
         });
+        assert_eq!(w.config().fto_loss, FtoLoss::Any);
         w.on_loss_event(4);
-        w.on_packet_received(); // the retransmission got through
+        w.on_packet_received();
         w.on_loss_event(4);
-        assert_eq!(w.window(), 0.25, "no back-off");
-        let mut any = Warc::new(WarcConfig {
+        assert_eq!(w.window(), 0.125, "w = 1/(u·2^1)");
+        w.on_packet_received();
+        w.on_loss_event(4);
+        assert_eq!(w.window(), 1.0 / 16.0, "w = 1/(u·2^2)");
+        // I: 4, + 8, + 16 rounds.
+        let mut rounds = 0;
+        while w.in_timeout() {
+            w.on_round();
+            rounds += 1;
+        }
+        assert_eq!(rounds, 28);
+
+        // The option: only the emulated retransmission's loss backs off.
+        let mut rtx = Warc::new(WarcConfig {
             initial_window: 2.0,
-            fto_loss: FtoLoss::Any,
+            fto_loss: FtoLoss::Retransmission,
             ..cfg()
         });
-        any.on_loss_event(4);
-        any.on_packet_received();
-        any.on_loss_event(4);
-        assert_eq!(any.window(), 0.125, "Fig. 3.3: every loss backs off");
+        rtx.on_loss_event(4);
+        rtx.on_loss_event(4);
+        assert_eq!(rtx.window(), 0.125, "the retransmission lost: back-off");
+        rtx.on_packet_received(); // the retransmission got through
+        rtx.on_loss_event(4);
+        assert_eq!(rtx.window(), 0.125, "no back-off");
     }
 
     #[test]

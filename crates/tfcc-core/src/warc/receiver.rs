@@ -1,16 +1,18 @@
 //! The receiver of the receiver-driven rate schemes: loss detection and grouping (the shared
 //! [`crate::loss_events`]), rounds of one RTT, and a report of the estimator's rate at the end
-//! of each round (003 Sec. 3.2.1: "each RTT it computes the rate and reports it to the
-//! sender"). The estimator ([`RoundEstimator`]) is WARC's [`super::Warc`], TEAR's or TFRCP's.
+//! of each round (003 Sec. 3.2.1: "the receiver averages the latest s CWNDs to get the new
+//! transmission rate and reports the rate to the sender, where the averaging and reporting are
+//! repeated per RTT"). The estimator ([`RoundEstimator`]) is WARC's [`super::Warc`], TEAR's or
+//! TFRCP's.
 //!
 //! Rounds are timed with the SRTT the sender carries in each data packet, and they tick whether
-//! or not a packet arrived in them: the thesis' time unit is the RTT (Sec. 3.2.1, "time is cut
-//! into rounds of 1 RTT"), and a fluid timeout of `u` rounds must end after `u` RTTs even when
-//! the rate is below one packet per RTT (pausing the rounds instead deadlocks: the small
-//! windows of the timeout phase keep the rate low, so the phase never counts down). Rounds stop
-//! once nothing has arrived for `idle_limit` (the sender has stopped), and restart with the next
-//! arrival. Before the sender has an RTT sample (header RTT 0) each arrival is answered at once
-//! so that it gets one.
+//! or not a packet arrived in them: the thesis' time unit is the RTT (Sec. 3.2.1, "the real
+//! time t is separated by RTT into multiple rounds"), and a fluid timeout of `u` rounds must end
+//! after `u` RTTs even when the rate is below one packet per RTT (pausing the rounds instead
+//! deadlocks: the small windows of the timeout phase keep the rate low, so the phase never
+//! counts down). Rounds stop once nothing has arrived for `idle_limit` (the sender has
+//! stopped), and restart with the next arrival. Before the sender has an RTT sample (header
+//! RTT 0) each arrival is answered at once so that it gets one.
 
 use super::wire::FeedbackHeader;
 use crate::endpoint::{Endpoint, Receiver, Stats};
