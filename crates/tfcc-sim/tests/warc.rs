@@ -15,9 +15,10 @@ use common::{dumbbell, lossy_link, simulation, Bottleneck};
 enum Scheme {
     Tcp,
     Warc,
-    /// WARC whose fluid timeout backs off only on the emulated retransmission's loss
-    /// ([`FtoLoss::Retransmission`], the default before the 2026-11-26 mechanism audit).
-    WarcRtx,
+    /// WARC whose fluid timeout backs off on every loss in the phase ([`FtoLoss::Any`], the
+    /// literal reading of 003 Sec. 3.2.2.3; the default backs off on the emulated
+    /// retransmission's loss).
+    WarcAny,
     Tear,
     Tfrcp,
 }
@@ -28,8 +29,8 @@ fn spec(s: Scheme, route: usize, start: Time) -> FlowSpec {
             return FlowSpec::tcp(route, TcpConfig::with_variant(Variant::Sack), start, None)
         }
         Scheme::Warc => AnyRateEstimator::Warc(Warc::new(WarcConfig::default())),
-        Scheme::WarcRtx => AnyRateEstimator::Warc(Warc::new(WarcConfig {
-            fto_loss: FtoLoss::Retransmission,
+        Scheme::WarcAny => AnyRateEstimator::Warc(Warc::new(WarcConfig {
+            fto_loss: FtoLoss::Any,
             ..WarcConfig::default()
         })),
         Scheme::Tear => AnyRateEstimator::Tear(Tear::new(TearConfig::default())),
@@ -90,18 +91,18 @@ fn tfrcp_runs_and_oscillates_below_the_link_rate() {
 /// round, so its window settles where `1 = p·R·W/2` with `R = W`: `R = √(2/p)` = 14.1 packets
 /// per RTT, against TCP's `√(3/(2p))` ≈ 12.2; the expected ratio is 2/√3 = 1.15 while the
 /// fluid timeout does not escalate. That holds with only the emulated retransmission's loss
-/// backing the timeout phase off: measured 1.163. With the text's rule (the default since the
-/// mechanism audit, Sec. 3.2.2.3: every further loss in the phase backs it off) the sender
-/// keeps sending at the averaged rate in the phase, meets more losses there and the phase
-/// escalates: measured 0.935, so it can only be below. (Under time-based loss, where the loss
+/// backing the timeout phase off (the default): measured 1.163. With the sentence of Sec.
+/// 3.2.2.3 read literally (`fto_loss = "any"`: every further loss in the phase backs it off)
+/// the sender keeps sending at the averaged rate in the phase, meets more losses there and
+/// the phase escalates: measured 0.935, so it can only be below. (Under time-based loss, where the loss
 /// instants do not depend on the sender, the ratio is 1: see the interval-loss test.)
 #[test]
 fn under_random_loss_warc_takes_what_tcp_takes() {
     let b = bottleneck(100, 1000, 0.01);
     let tput = |s| run(&b, &[s], 300, 3).0.flows[0].throughput_bps;
     let tcp = tput(Scheme::Tcp);
-    let rtx = tput(Scheme::WarcRtx);
-    let warc = tput(Scheme::Warc);
+    let rtx = tput(Scheme::Warc);
+    let warc = tput(Scheme::WarcAny);
     println!(
         "tcp {tcp:.0} b/s, warc {warc:.0} b/s ({:.3}), warc (retransmission back-off) {rtx:.0} \
          b/s ({:.3})",
@@ -118,16 +119,16 @@ fn under_random_loss_warc_takes_what_tcp_takes() {
 
 /// WARC's fluid-based timeouts (003 Sec. 3.2.2.3) are its receiver's: under heavy random loss
 /// the summary's `receiver_timeouts` counts them, and the sender's `timeouts` (no-feedback
-/// expiries) stay apart; a TCP flow's receiver counts none. Run with only the emulated
-/// retransmission's loss backing the phase off, so that the flow enters the phase again and
-/// again: with the default (every loss in the phase backs it off, the text's rule) the flow at
+/// expiries) stay apart; a TCP flow's receiver counts none. Run with the default, only the
+/// emulated retransmission's loss backing the phase off, so that the flow enters the phase
+/// again and again: with `fto_loss = "any"` (every loss in the phase backs it off) the flow at
 /// 10 % loss does not leave the phase once in it (the phase grows by u·2^C per loss, C up to 6,
 /// faster than it counts down): measured, the summary's window counts 0 entries and the flow
 /// sends 6 packets (417 b/s).
 #[test]
 fn the_summary_counts_warcs_fluid_timeouts_at_the_receiver() {
     let b = bottleneck(100, 1000, 0.1);
-    let warc = run(&b, &[Scheme::WarcRtx], 120, 4).0.flows[0].clone();
+    let warc = run(&b, &[Scheme::Warc], 120, 4).0.flows[0].clone();
     let tcp = run(&b, &[Scheme::Tcp], 120, 4).0.flows[0].clone();
     println!(
         "warc: receiver {} sender {}; tcp: receiver {} sender {}",

@@ -457,9 +457,9 @@ mod tests {
         let (_, _, rtx) = losses_until_reset(HrLosses::Every, FtoLoss::Retransmission);
         assert_eq!(rtx, 12);
         // Fig. 3.3 literally: a loss in the timeout phase does not enter Q_x. With every loss
-        // in the phase backing it off (the default), the phase grows by u·2^C per round and
-        // never ends while a loss comes every round, so no further interval is recorded;
-        // with only the retransmission's loss backing off (the default before warcaudit),
+        // in the phase backing it off (`any`), the phase grows by u·2^C per round and never
+        // ends while a loss comes every round, so no further interval is recorded; with only
+        // the retransmission's loss backing off (the default),
         // after the 7 normal-phase intervals each further one costs a whole u-round phase.
         let (_, _, normal) = losses_until_reset(HrLosses::NormalPhase, FtoLoss::Any);
         assert_eq!(normal, 200, "no reset within 200 losses");
@@ -517,15 +517,16 @@ mod tests {
 
     #[test]
     fn in_the_timeout_phase_another_loss_backs_off_even_after_an_arrival() {
-        // Sec. 3.2.2.3: "If another loss occurs during the phase (C > 0), WARC will regard the
-        // loss as the second timeout event" (Fig. 3.3 alike), whether or not a packet got
-        // through since the phase began. The default until warcaudit backed off only on the
-        // loss of the emulated retransmission and left w at 1/u here.
+        // Sec. 3.2.2.3 read literally (`fto_loss = "any"`): "If another loss occurs during the
+        // phase (C > 0), WARC will regard the loss as the second timeout event" (Fig. 3.3
+        // alike), whether or not a packet got through since the phase began. The default
+        // (`retransmission`, below) backs off only on the emulated retransmission's loss.
         let mut w = Warc::new(WarcConfig {
             initial_window: 2.0,
+            fto_loss: FtoLoss::Any,
             ..cfg()
         });
-        assert_eq!(w.config().fto_loss, FtoLoss::Any);
+        assert_eq!(WarcConfig::default().fto_loss, FtoLoss::Retransmission);
         w.on_loss_event(4);
         w.on_packet_received();
         w.on_loss_event(4);
@@ -541,7 +542,7 @@ mod tests {
         }
         assert_eq!(rounds, 28);
 
-        // The option: only the emulated retransmission's loss backs off.
+        // The default: only the emulated retransmission's loss backs off.
         let mut rtx = Warc::new(WarcConfig {
             initial_window: 2.0,
             fto_loss: FtoLoss::Retransmission,
