@@ -270,6 +270,17 @@ pub struct TfrcConfig {
     /// next one arrives, which at a very low rate can be a minute later (004 E11's 30 s dropout
     /// showed it: no report, no fresh RTT sample, and a stale ISM factor held the sender).
     pub report_timer: bool,
+    /// Also report at once whenever a new loss event is detected after slowstart (RFC 5348
+    /// §6.1, ns-2's `TFRCSink`), on top of the reports once per RTT. Off in the thesis preset:
+    /// 004 Sec. 3.1 sends reports "once per RTT since this is the delay of the control system.
+    /// It takes half an RTT until the receiver experiences the changes in the sending rate and
+    /// another half RTT until the sender receives a report reflecting the altered network
+    /// conditions", and names one report sent early, at slowstart's end: "As soon as the
+    /// receiver encounters the *second* lost packet, a report is immediately sent back to the
+    /// sender" (Sec. 3.6.1). A later loss event is reported with the next report, at most one
+    /// RTT after the last. (tfcc reported every new loss event at once in every preset until
+    /// 2026-11-26, tfrcaudit.) On in `ns2` and `rfc5348`.
+    pub report_on_loss_event: bool,
     /// Lost packets the receiver must see before it ends slowstart and seeds the history: 2 in
     /// the thesis ("the first loss is ignored", 004 Sec. 3.6.1), 1 in RFC 5348 §6.3.1 and ns-2.
     pub slowstart_exit_losses: u32,
@@ -376,6 +387,7 @@ impl Default for TfrcConfig {
             slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
             slowstart_timer: true,                             // 004 Eq. 3.16
             report_timer: true,                                // 004 Sec. 3.1, RFC 5348 §6.2
+            report_on_loss_event: false,                       // 004 Sec. 3.1, 3.6.1
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
@@ -457,6 +469,7 @@ impl TfrcConfig {
     /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, 2·X_recv)` | `ssmult_ 2` |
     /// | `slowstart_exit_losses` | 2 | 1 | first loss ends slowstart |
     /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
+    /// | `report_on_loss_event` | off (once per RTT) | on | report on a new loss event |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit` | on | off | RFC 5348 rule |
     /// | `receive_bound` | off | `min(X_calc, 2·X_recv)` | `maxrate_ = 2·rcvrate` |
@@ -483,6 +496,7 @@ impl TfrcConfig {
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::TwiceReceiveRate,
             slowstart_timer: false,
+            report_on_loss_event: true,
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,
@@ -509,6 +523,7 @@ impl TfrcConfig {
     /// | `initial_window` | 1 packet/RTT | `min(4s, max(2s, 4380 B))` | §4.2 |
     /// | `slowstart_bound` | `X + min(X, X_recv)` | `max(min(2X, recv_limit), W_init/R)` | §4.3 |
     /// | `slowstart_timer` | on | off | — |
+    /// | `report_on_loss_event` | off | on | §6.1 |
     /// | `slowstart_exit_losses` | 2 | 1 | §6.3.1 |
     /// | `seed` | `b_sst/2` | receive rate | §6.3.1 |
     /// | `increase_limit`, `smooth_increase` | on | off | §4.3 |
@@ -527,6 +542,7 @@ impl TfrcConfig {
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::Rfc5348,
             slowstart_timer: false,
+            report_on_loss_event: true,
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
             increase_limit: false,

@@ -21,7 +21,8 @@ use super::wire::{DataHeader, FeedbackHeader};
 /// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
 /// - when at least one RTT (the sender's, from the header) has passed since the last report;
 /// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
-///   and on every later new loss event (RFC 5348 §6.1);
+///   and, with [`TfrcConfig::report_on_loss_event`] (RFC 5348 §6.1; not the thesis, whose
+///   reports go once per RTT, 004 Sec. 3.1), on every later new loss event;
 /// - with [`TfrcConfig::report_timer`], from its timer one RTT after the last report if a
 ///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2).
 #[derive(Clone, Debug)]
@@ -227,7 +228,7 @@ impl TfrcReceiver {
                 self.seed(now);
                 report_now = true;
             }
-        } else if new_event {
+        } else if new_event && self.cfg.report_on_loss_event {
             report_now = true;
         }
         if let Some(t) = self.last_report {
@@ -450,13 +451,36 @@ mod tests {
     }
 
     #[test]
-    fn a_new_loss_event_is_reported_at_once_and_raises_p() {
+    fn with_report_on_loss_event_a_new_loss_event_is_reported_at_once_and_raises_p() {
         // The seed at R = 0.1 s is ≈ 126 packets (spec 004 §2.10); a loss event 50 packets
-        // later (two RTTs) closes a short interval in INC mode and raises p.
-        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        // later (two RTTs) closes a short interval in INC mode and raises p. RFC 5348 §6.1
+        // (the `ns2` and `rfc5348` presets) reports it when it is judged, at seq 104.
+        let mut r = TfrcReceiver::new(TfrcConfig {
+            report_on_loss_event: true,
+            ..TfrcConfig::default()
+        });
         let lost = [50u64, 52, 100];
         let reports = feed(&mut r, (0..200).filter(|q| !lost.contains(q)), 100, 365_000);
         let i = reports.iter().position(|(q, _)| *q == 104).unwrap();
+        assert!(reports[i].1.p > reports[i - 1].1.p);
+        assert_eq!(r.estimator().loss_events(), 2);
+        assert!(TfrcConfig::ns2().report_on_loss_event);
+        assert!(TfrcConfig::rfc5348().report_on_loss_event);
+    }
+
+    /// 004 Sec. 3.1: reports go "once per RTT since this is the delay of the control system";
+    /// the only early report the thesis names is slowstart's end (Sec. 3.6.1). The same loss
+    /// event as above is judged at seq 104 but reported with the next report of the once-per-RTT
+    /// schedule (25 packets of 4 ms each from the seed's early report at 56: 81, 106), which
+    /// carries the raised p. Fails on the rule before 2026-11-26 (a report at 104).
+    #[test]
+    fn the_thesis_receiver_reports_a_new_loss_event_with_the_next_report_once_per_rtt() {
+        let mut r = TfrcReceiver::new(TfrcConfig::default());
+        let lost = [50u64, 52, 100];
+        let reports = feed(&mut r, (0..200).filter(|q| !lost.contains(q)), 100, 365_000);
+        let at: Vec<u64> = reports.iter().map(|(q, _)| *q).collect();
+        assert_eq!(at, [0, 25, 51, 56, 81, 106, 131, 156, 181], "{at:?}");
+        let i = at.iter().position(|&q| q == 106).unwrap();
         assert!(reports[i].1.p > reports[i - 1].1.p);
         assert_eq!(r.estimator().loss_events(), 2);
     }
@@ -564,7 +588,10 @@ mod tests {
         let mut r = TfrcReceiver::new(TfrcConfig::default());
         let lost = [50u64, 52, 300];
         let reports = feed(&mut r, (0..400).filter(|q| !lost.contains(q)), 100, 365_000);
-        let i = reports.iter().position(|(q, _)| *q == 304).unwrap();
+        // The event is judged at seq 304 and reported with the next report of the once-per-RTT
+        // schedule (306; 004 Sec. 3.1), the one before it being the report at 281.
+        let i = reports.iter().position(|(q, _)| *q >= 304).unwrap();
+        assert_eq!((reports[i - 1].0, reports[i].0), (281, 306));
         let (before, after) = (reports[i - 1].1.p, reports[i].1.p);
         assert!(after <= before * (1.0 + 1e-9), "{before} -> {after}");
     }

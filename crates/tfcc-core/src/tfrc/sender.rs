@@ -377,9 +377,21 @@ impl TfrcSender {
     /// Moves the allowed rate to `new`. A decrease is immediate (004 Sec. 3.5.2). An increase
     /// is immediate too unless [`TfrcConfig::smooth_increase`] is set and the rate is above
     /// one packet per RTT; then it is spread over the packets sent next (004 Sec. 3.5.1):
-    /// `n_RTT = X·R/(2s) + 1/2` (Eq. 3.9 as printed) and `Δb_P = Δb/max(n_RTT, 1)` (Eq.
-    /// 3.10), never beyond `new`, so the cumulative increase per report is at most `Δb` (spec
-    /// 004 §2.8's note on Eq. 3.9).
+    /// `n_RTT = (X + Δb)/2 · R/s` (Eq. 3.9 as printed) and `Δb_P = Δb/max(n_RTT, 1)` (Eq.
+    /// 3.10), each packet adding `Δb_P` until `new` is reached, so the cumulative increase per
+    /// report is at most `Δb` (spec 004 §2.8's note on Eq. 3.9).
+    ///
+    /// `delta_b` is the `Δb` of the rule in force, which Eq. 3.9 and 3.10 are written in:
+    /// `s/R` in congestion control (Eq. 3.7, where Eq. 3.9 becomes `X·R/(2s) + 1/2`) and
+    /// slowstart's `min(b_act, b_rep)` (Eq. 3.14; "Like normal rate increase, slowstart
+    /// increase is done smoothly by adjusting the inter-packet spacing over the number of
+    /// packets sent during the next RTT", Sec. 3.6.1), where `n_RTT` is about the packets of
+    /// one RTT at the current rate. `step_of` is what `Δb_P` divides: `Δb` itself under the
+    /// thesis' rules ("the total increase `Δb` over the number of packets `n_RTT`", so a
+    /// target `b_exp` less than `Δb` above `X` is reached in fewer packets), or the whole step
+    /// `new − X` with [`TfrcConfig::increase_limit`] off. Until 2026-11-26 (tfrcaudit) tfcc
+    /// used the congestion-control `n_RTT` in slowstart too, which spread each doubling over
+    /// about half the packets of an RTT, and divided `new − X` rather than `Δb`.
     ///
     /// At or below one packet per RTT (`X ≤ s/R`) the increase is taken when the report
     /// arrives: "Whenever the sending rate is higher than one packet per RTT, the rate is
@@ -388,12 +400,20 @@ impl TfrcSender {
     /// would hold the increase until the next packet leaves at the old rate: after a collapse
     /// to 100 B/s that is 12 s later, with every report of a lower `p` in between ignored.
     /// (Spec 004 §2.8's pseudo-code drops the condition; tfcc followed it until 2026-11-26.)
-    fn set_rate(&mut self, new: f64, r: f64) {
+    ///
+    /// Eq. 3.11's `b_max = b_act + 2Δb` (renewed at each report) is not kept: the climb stops
+    /// at `new ≤ X + Δb` set by the last report, so it can never reach `b_max`. The text is
+    /// not consistent here: with Eq. 3.9 as printed the per-packet steps add about `2Δb` per
+    /// RTT, which `b_max` would stop "after one RTT", against Eq. 3.7's "at most one packet
+    /// per RTT over a time interval of one RTT"; tfcc keeps Eq. 3.7. So a single lost report
+    /// stalls the increase after `Δb` until the next report, where the thesis says `b_max`
+    /// "has no effect [...] if a report is lost".
+    fn set_rate(&mut self, new: f64, r: f64, delta_b: f64, step_of: f64) {
         let new = new.max(self.min_rate());
         if self.cfg.smooth_increase && new > self.x && self.x * r > self.s() {
-            let n_rtt = self.x * r / (2.0 * self.s()) + 0.5;
+            let n_rtt = (self.x + delta_b) / 2.0 * r / self.s();
             self.climb = new;
-            self.climb_step = (new - self.x) / n_rtt.max(1.0);
+            self.climb_step = step_of / n_rtt.max(1.0);
         } else {
             self.x = new;
             self.climb = new;
@@ -481,8 +501,10 @@ impl TfrcSender {
                         // RFC 5348 §4.3 step 4: the floor is the initial rate.
                         SlowstartBound::Rfc5348 => (2.0 * self.x).min(2.0 * rx).max(initial),
                     };
-                    // 004 Sec. 3.6.1: smoothed like the congestion-control increase.
-                    self.set_rate(doubled, r);
+                    // 004 Sec. 3.6.1: smoothed like the congestion-control increase, with
+                    // slowstart's Δb (Eq. 3.14: the step the bound left, `doubled − X`).
+                    let delta_b = (doubled - self.x).max(0.0);
+                    self.set_rate(doubled, r, delta_b, delta_b);
                     self.last_double = Some(now);
                     self.double_rtt = r;
                 }
@@ -510,11 +532,18 @@ impl TfrcSender {
             } else {
                 x_calc
             };
-            if self.cfg.increase_limit && target > self.x {
-                // 004 Eq. 3.7–3.8: at most one more packet per RTT.
-                target = target.min(self.x + s / r);
-            }
-            self.set_rate(target, r);
+            // 004 Eq. 3.7: Δb = s/R.
+            let delta_b = s / r;
+            let step_of = if self.cfg.increase_limit {
+                if target > self.x {
+                    // 004 Eq. 3.8: at most one more packet per RTT.
+                    target = target.min(self.x + delta_b);
+                }
+                delta_b
+            } else {
+                (target - self.x).max(0.0)
+            };
+            self.set_rate(target, r, delta_b, step_of);
         }
         self.arm_nofeedback(now);
         self.slowstart_at = match (self.mode, self.rtt.latest()) {
@@ -1066,6 +1095,70 @@ mod tests {
         // A decrease is immediate.
         feedback(&mut s, t, 100, 0.0001, 50_000);
         assert!(close(s.rate(), 100_000.0, 1e-12));
+    }
+
+    /// Polls the packets due from `t` on, `n` of them, and returns the rate after each.
+    fn rates_after_packets(s: &mut TfrcSender, mut t: Time, n: usize) -> Vec<f64> {
+        let mut rates = Vec::new();
+        for _ in 0..n {
+            t = s.next_timeout().unwrap().max(t);
+            assert!(s.poll_transmit(t).is_some());
+            rates.push(s.rate());
+        }
+        rates
+    }
+
+    /// 004 Sec. 3.6.1: "Like normal rate increase, slowstart increase is done smoothly by
+    /// adjusting the inter-packet spacing over the number of packets sent during the next
+    /// RTT." Eq. 3.9 with slowstart's `Δb = min(b_act, b_rep)` (Eq. 3.14) gives `n_RTT =
+    /// (X + Δb)/2 · R/s`: doubling 58 400 B/s at R = 0.1 s is `n_RTT = 4` steps of 14 600 B/s.
+    /// The congestion-control form `X·R/(2s) + 1/2` (2.5 steps of 23 360 B/s, the rule before
+    /// 2026-11-26) would reach 116 800 with the 3rd packet.
+    #[test]
+    fn slowstart_spreads_a_doubling_over_the_packets_of_one_rtt() {
+        let mut s = TfrcSender::new(TfrcConfig::default());
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        feedback(&mut s, ms(100), 100, 0.0, 10_000_000);
+        assert!(close(s.rate(), 14_600.0, 1e-12)); // one packet per RTT
+        feedback(&mut s, ms(200), 100, 0.0, 10_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-12)); // from one packet per RTT: at once
+        feedback(&mut s, ms(300), 100, 0.0, 10_000_000);
+        // n_RTT = (29 200 + 29 200)/2 · 0.1/1460 = 2 steps of 14 600.
+        let rates = rates_after_packets(&mut s, ms(300), 2);
+        assert!(close(rates[0], 43_800.0, 1e-12), "{rates:?}");
+        assert!(close(rates[1], 58_400.0, 1e-12), "{rates:?}");
+        feedback(&mut s, ms(400), 100, 0.0, 10_000_000);
+        assert_eq!(s.mode(), Mode::Slowstart);
+        let rates = rates_after_packets(&mut s, ms(400), 5);
+        let want = [73_000.0, 87_600.0, 102_200.0, 116_800.0, 116_800.0];
+        for (got, want) in rates.iter().zip(want) {
+            assert!(close(*got, want, 1e-12), "{rates:?}");
+        }
+    }
+
+    /// 004 Eq. 3.10: `Δb_P = Δb/max(n_RTT, 1)`, "the total increase `Δb` over the number of
+    /// packets `n_RTT`", with `b_act = min(b_act + Δb, b_exp)` (Eq. 3.8). When `b_exp` is only
+    /// `Δb/2` above the rate, the steps are still `Δb/n_RTT` and reach it sooner: from 29 200
+    /// B/s at R = 0.1 s, `n_RTT = 1.5` and one step of 9 733 B/s reaches 36 500. Dividing the
+    /// step actually taken (7 300, the rule before 2026-11-26) would take two packets.
+    #[test]
+    fn a_partial_increase_is_delta_b_over_n_rtt_capped_by_the_expected_rate() {
+        let cfg = TfrcConfig::default();
+        let eq = cfg.equation();
+        let mut s = TfrcSender::new(cfg);
+        assert!(s.poll_transmit(Time::ZERO).is_some());
+        feedback(&mut s, ms(100), 100, 0.0, 10_000_000);
+        // p = 1 %: X_calc is 11.23 packets per RTT, so X rises by Δb = 14 600 at once (X was
+        // one packet per RTT).
+        feedback(&mut s, ms(200), 100, 0.01, 10_000_000);
+        assert!(close(s.rate(), 29_200.0, 1e-12));
+        let p = eq.loss_for_rate(1460, Dur::from_millis(100), 36_500.0);
+        feedback(&mut s, ms(300), 100, p, 10_000_000);
+        let target = s.x_calc().unwrap();
+        assert!(close(target, 36_500.0, 1e-6), "{target}");
+        let rates = rates_after_packets(&mut s, ms(300), 2);
+        assert!(close(rates[0], target, 1e-12), "{rates:?}");
+        assert!(close(rates[1], target, 1e-12), "{rates:?}");
     }
 
     /// 004 Sec. 3.5.1 smooths an increase only "whenever the sending rate is higher than one
