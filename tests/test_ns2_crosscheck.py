@@ -7,21 +7,12 @@ where the two disagree, the reason belongs in bench/ns2/README.md and the case s
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from bench_module import bench_module
 from tfcc.ns2 import have_ns2
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "bench" / "compare.py")
-assert _spec and _spec.loader
-compare = importlib.util.module_from_spec(_spec)
-# dataclasses look their module up in sys.modules while the class body is processed.
-sys.modules[_spec.name] = compare
-_spec.loader.exec_module(compare)
+compare = bench_module("compare.py", "bench_compare")
 
 pytestmark = pytest.mark.skipif(not have_ns2(), reason="ns-2 missing: make ns2")
 

@@ -21,24 +21,18 @@ The two runs of seeds 1-3 take about 6 s.
 
 from __future__ import annotations
 
-import importlib.util
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from bench_module import bench_module
 from tfcc.ns2 import have_ns2
 from tfcc.run import run
 
 pytestmark = pytest.mark.skipif(not have_ns2(), reason="ns-2 missing: make ns2")
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "e24_bursty", ROOT / "bench" / "ns2" / "e24_bursty.py"
-)
-assert _spec is not None and _spec.loader is not None
-e24 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(e24)
+e24 = bench_module("ns2/e24_bursty.py", "e24_bursty")
 
 
 def _lost_sent(seed: int, start: str) -> tuple[int, int]:

@@ -24,25 +24,18 @@ floating-point exception (SIGFPE) at 4.9 s. The two runs take about 15 s.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from bench_module import bench_module
 from tfcc import reproduce
 from tfcc.ns2 import have_ns2
 
 pytestmark = pytest.mark.skipif(not have_ns2(), reason="ns-2 missing: make ns2")
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "e2_artloss", ROOT / "bench" / "ns2" / "e2_artloss.py"
-)
-assert _spec is not None and _spec.loader is not None
-e2 = importlib.util.module_from_spec(_spec)
-sys.modules["e2_artloss"] = e2  # its dataclasses look their module up
-_spec.loader.exec_module(e2)
+e2 = bench_module("ns2/e2_artloss.py", "e2_artloss")
 
 E21 = ROOT / "scenarios" / "003-e21-nonperiodic.toml"
 E23 = ROOT / "scenarios" / "003-e23-twostate.toml"

@@ -25,21 +25,16 @@ TCP agents agreeing, which the calmer network shows with tighter bounds.
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
-from pathlib import Path
 
 import pytest
 
+from bench_module import bench_module
 from tfcc.ns2 import have_ns2
 
 pytestmark = pytest.mark.skipif(not have_ns2(), reason="ns-2 missing: make ns2")
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("onoff_cbr", ROOT / "bench" / "ns2" / "onoff_cbr.py")
-assert _spec is not None and _spec.loader is not None
-onoff = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(onoff)
+onoff = bench_module("ns2/onoff_cbr.py", "onoff_cbr")
 
 SEEDS = (1, 2, 3)
 # The network the tolerances were measured on (see the module doc), in each simulator's terms.

@@ -35,19 +35,8 @@ array set P {
     start       -1
     tfrc_header 0
 }
-foreach arg $argv {
-    set eq [string first = $arg]
-    if {$eq < 1} {
-        puts stderr "e24_bursty.tcl: argument '$arg' is not key=value"
-        exit 2
-    }
-    set key [string range $arg 0 [expr {$eq - 1}]]
-    if {![info exists P($key)]} {
-        puts stderr "e24_bursty.tcl: unknown key '$key'"
-        exit 2
-    }
-    set P($key) [string range $arg [expr {$eq + 1}] end]
-}
+source [file join [file dirname [info script]] kv_args.tcl]
+kv_args e24_bursty.tcl $argv
 if {[lsearch -exact {tfrc gaimd sack} $P(protocol)] < 0} {
     puts stderr "e24_bursty.tcl: protocol must be tfrc, gaimd or sack"
     exit 2

@@ -47,19 +47,8 @@ array set P {
     precise  0
     cwnd     0
 }
-foreach arg $argv {
-    set eq [string first = $arg]
-    if {$eq < 1} {
-        puts stderr "e2_artloss.tcl: argument '$arg' is not key=value"
-        exit 2
-    }
-    set key [string range $arg 0 [expr {$eq - 1}]]
-    if {![info exists P($key)]} {
-        puts stderr "e2_artloss.tcl: unknown key '$key'"
-        exit 2
-    }
-    set P($key) [string range $arg [expr {$eq + 1}] end]
-}
+source [file join [file dirname [info script]] kv_args.tcl]
+kv_args e2_artloss.tcl $argv
 set flows {}
 foreach f [split $P(flows) ,] {
     lassign [split $f :] idx proto

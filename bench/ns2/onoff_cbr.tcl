@@ -52,14 +52,8 @@ array set P {
     access_rate 100e6 access_delays {0.0001 0.0002 0.0003} access_limit 10000
     cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc minrto 0.2
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2 || ![info exists P([lindex $kv 0])]} {
-        puts stderr "onoff_cbr.tcl: bad argument '$arg' (key=value; known keys: [lsort [array names P]])"
-        exit 2
-    }
-    set P([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] kv_args.tcl]
+kv_args onoff_cbr.tcl $argv
 foreach k {seed x duration measure_from rate delay limit access_rate access_limit cbr_rate packet_size window minrto} {
     if {![string is double -strict $P($k)] || $P($k) <= 0} {
         puts stderr "onoff_cbr.tcl: $k must be a positive number, got '$P($k)'"
