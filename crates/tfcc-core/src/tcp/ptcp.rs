@@ -83,6 +83,10 @@
 //!   control slot that missed its target while Eq. 4 was in force halves `s` from the next
 //!   control slot; an evaluation slot whose every control slot met its target under Eq. 3,
 //!   ending with `cwnd ≥ bw·srtt`, doubles `s` for the next evaluation slot; `s_min ≤ s ≤ e`.
+//!   The text's test is `cwnd ≥ bw·srtt_i` without saying at which moment or which control
+//!   slot's `i`: it is made on the ACK that closes the evaluation slot, with that ACK's `cwnd`
+//!   and the sender's sRTT then, which is `srtt_i` of the control slot that ACK opens (the
+//!   first of the next evaluation slot, whose `s` the test decides).
 //!
 //! Units: `bw`, `tput`, `g`, `A` and `P` are packets per second, windows packets. `bw` counts
 //! payload (the thesis' 20 Mb/s is 2500 pkt/s of 1000 B segments, spec 001 §2.1); `A` and `P`
