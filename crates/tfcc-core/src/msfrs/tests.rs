@@ -120,6 +120,70 @@ fn bad_events_are_refused_without_changing_state() {
     assert_eq!((s.arrived, s.outstanding, s.refused), (0, 0, 3));
 }
 
+/// 003 §4.3.1: "once the idle class becomes busy, its SC is updated to the minimal SC among all
+/// active classes", unconditionally: a class that had received more than the others before it
+/// went idle comes back *down* to the minimum, not only up (mechanism audit, msfrsaudit).
+#[test]
+fn returning_idle_class_takes_the_minimum_even_from_above() {
+    let mut m = Msfrs::new(&fixed_window(&[1.0, 1.0], 4.0), Time::ZERO).unwrap();
+    m.on_request(Time::ZERO, 0, 0, 1).unwrap();
+    m.on_request(Time::ZERO, 1, 1, 2).unwrap();
+    assert_eq!(drain(&mut m, Time::ZERO).len(), 2);
+    m.on_response_bytes(Time::from_secs(1), 0, 9000).unwrap();
+    m.on_response_bytes(Time::from_secs(1), 1, 2000).unwrap();
+    m.on_response_end(Time::from_secs(1), 0, 0).unwrap();
+    // Class 0 is idle with SC 9000; class 1 is active (its response is outstanding), SC 2000.
+    assert_eq!(m.class_stats(0).unwrap().users, 0);
+    m.on_request(Time::from_secs(2), 0, 0, 3).unwrap();
+    assert_eq!(m.class_stats(0).unwrap().service, 2000.0);
+}
+
+/// Fig. 4.4: the SC update of Eq. 4.1 comes before `UC_i − 1` for the data holding a
+/// response's tail, so the leaving user's last bytes are still divided by its class' `UC`
+/// including that user; the next class bytes are divided by the smaller `UC`.
+#[test]
+fn a_response_tail_is_credited_before_its_user_leaves() {
+    let mut m = Msfrs::new(&fixed_window(&[2.0], 4.0), Time::ZERO).unwrap();
+    m.on_request(Time::ZERO, 0, 0, 1).unwrap();
+    m.on_request(Time::ZERO, 0, 1, 2).unwrap();
+    assert_eq!(drain(&mut m, Time::ZERO).len(), 2);
+    m.on_response_bytes(Time::from_secs(1), 0, 1000).unwrap();
+    m.on_response_end(Time::from_secs(1), 0, 0).unwrap();
+    // 1000/(w 2 · UC 2) = 250.
+    assert_eq!(m.class_stats(0).unwrap().service, 250.0);
+    assert_eq!(m.class_stats(0).unwrap().users, 1);
+    m.on_response_bytes(Time::from_secs(2), 0, 1000).unwrap();
+    // + 1000/(2 · 1) = 500.
+    assert_eq!(m.class_stats(0).unwrap().service, 750.0);
+}
+
+/// 003 §4.6: class-attributed traffic no request asked for (type 2) is "accumulated into the SC
+/// of the class", and counts in U as the downlink responses it is; traffic of no class
+/// (type 3) is "considered as response traffic, when WRC monitors the utilization" only: no SC
+/// moves.
+#[test]
+fn exceptive_traffic_counts_where_section_4_6_says() {
+    let cfg = MsfrsConfig {
+        weights: vec![1.0, 1.0],
+        capacity: Rate::from_mbps(1),
+        update_interval: Dur::from_secs(1),
+        ..MsfrsConfig::default()
+    };
+    let mut m = Msfrs::new(&cfg, Time::ZERO).unwrap();
+    m.on_request(Time::ZERO, 0, 0, 1).unwrap();
+    assert_eq!(drain(&mut m, Time::ZERO).len(), 1);
+    m.on_unclassified_bytes(Time::from_millis(100), 25_000);
+    assert_eq!(m.class_stats(0).unwrap().service, 0.0);
+    assert_eq!(m.class_stats(1).unwrap().service, 0.0);
+    // Type 2 for the active class 0: SC and U.
+    m.on_response_bytes(Time::from_millis(200), 0, 25_000)
+        .unwrap();
+    assert_eq!(m.class_stats(0).unwrap().service, 25_000.0);
+    let u = m.on_timeout(Time::from_secs(1)).unwrap();
+    // (25 000 + 25 000) B · 8 / 1 Mb/s = 40 %.
+    assert!((u.utilization - 0.4).abs() < 1e-12);
+}
+
 #[test]
 fn unclassified_traffic_shrinks_the_window_and_its_end_regrows_it() {
     // §4.6 type 3: counted in U only. A full window of 10 at 1 Mb/s; CBR adds 50 % of C.

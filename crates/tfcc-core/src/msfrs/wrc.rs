@@ -129,6 +129,11 @@ impl Wrc {
 
     /// Closes every interval that has ended by `now` (Eq. 4.2–4.3) and returns the last one
     /// closed, or `None` if none had ended (an early call is a no-op).
+    ///
+    /// 003 §4.3.2: "once U_k is changed, WRC updates W+ by the equation" (4.3). Read as "each
+    /// time a new U_k is measured", i.e. at the end of every interval T (Eq. 4.2 defines `U_k`
+    /// per interval and Eq. 4.3 indexes W+ by the same k), not "only when the value of U_k
+    /// differs from U_{k−1}": an equal U_k ≠ U+ would then leave a wrong W+ standing.
     pub fn on_timeout(&mut self, now: Time, waiting: bool) -> Option<WindowUpdate> {
         let mut closed = None;
         while now >= self.next_update {
