@@ -17,37 +17,25 @@
 //! The analysis (drops per flow, queue or random, per TCP window, fast recoveries against
 //! timeouts) is `scripts/e10_setup3_trace.py`; docs/reproductions/tfrc.md has the findings.
 
-use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
-use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+use tfcc_core::endpoint::{Endpoint, Receiver};
 use tfcc_core::tcp::TcpSender;
 use tfcc_core::tfrc::{TfrcReceiver, TfrcSender};
 use tfcc_core::{Header, Packet, Time};
 use tfcc_sim::scenario;
 use tfcc_sim::{ReceiverImpl, SenderImpl};
 
-type Log = Arc<Mutex<String>>;
+mod trace;
+use trace::{Log, Tap, Traced};
 
 /// Rows before this are not written (the trace is about 75-125 s).
 const FROM: Time = Time::from_secs(70);
 
 fn row(log: &Log, now: Time, flow: usize, kind: &str, vals: &[f64]) {
-    if now < FROM {
-        return;
+    if now >= FROM {
+        trace::row(log, now, flow, kind, vals);
     }
-    let mut s = log.lock().expect("log");
-    let _ = write!(s, "{:.6},{flow},{kind}", now.as_secs_f64());
-    for i in 0..5 {
-        match vals.get(i) {
-            Some(v) => {
-                let _ = write!(s, ",{v}");
-            }
-            None => s.push(','),
-        }
-    }
-    s.push('\n');
 }
 
 fn data_seq(p: &Packet) -> Option<(u64, f64, bool)> {
@@ -58,22 +46,21 @@ fn data_seq(p: &Packet) -> Option<(u64, f64, bool)> {
     }
 }
 
-struct TcpTrace {
-    inner: TcpSender,
+struct TcpTap {
     flow: usize,
     log: Log,
     last: (f64, u64, bool, u64, u64),
 }
 
-impl TcpTrace {
-    fn state(&mut self, now: Time) {
-        let st = self.inner.stats();
+impl TcpTap {
+    fn state(&mut self, inner: &TcpSender, now: Time) {
+        let st = inner.stats();
         let s = (
-            self.inner.cwnd(),
-            self.inner.ssthresh(),
-            self.inner.in_recovery(),
+            inner.cwnd(),
+            inner.ssthresh(),
+            inner.in_recovery(),
             st.timeouts,
-            self.inner.fast_retransmits(),
+            inner.fast_retransmits(),
         );
         if s != self.last {
             self.last = s;
@@ -89,101 +76,56 @@ impl TcpTrace {
     }
 }
 
-impl Endpoint for TcpTrace {
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        self.inner.on_packet(now, pkt);
-        self.state(now);
+impl Tap<TcpSender> for TcpTap {
+    fn after_packet(&mut self, inner: &TcpSender, now: Time, _pkt: &Packet) {
+        self.state(inner, now);
     }
-    fn on_timeout(&mut self, now: Time) {
-        self.inner.on_timeout(now);
-        self.state(now);
+    fn after_timeout(&mut self, inner: &TcpSender, now: Time) {
+        self.state(inner, now);
     }
-    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        let p = self.inner.poll_transmit(now)?;
-        if let Some((seq, _, rexmit)) = data_seq(&p) {
-            row(
-                &self.log,
-                now,
-                self.flow,
-                "tx",
-                &[seq as f64, f64::from(u8::from(rexmit))],
-            );
+    fn sent(&mut self, _inner: &TcpSender, now: Time, p: &Packet) {
+        if let Some((seq, _, rexmit)) = data_seq(p) {
+            let vals = [seq as f64, f64::from(u8::from(rexmit))];
+            row(&self.log, now, self.flow, "tx", &vals);
         }
-        Some(p)
-    }
-    fn next_timeout(&self) -> Option<Time> {
-        self.inner.next_timeout()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
     }
 }
 
-impl Sender for TcpTrace {
-    fn on_send_error(&mut self, now: Time) {
-        self.inner.on_send_error(now);
-    }
-    fn offer(&mut self, bytes: Option<u64>) {
-        self.inner.offer(bytes);
-    }
-}
-
-struct TfrcTrace {
-    inner: Box<TfrcSender>,
+struct TfrcTap {
     flow: usize,
     log: Log,
     rate: f64,
 }
 
-impl Endpoint for TfrcTrace {
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        self.inner.on_packet(now, pkt);
-        self.rate = self.inner.rate();
+impl Tap<TfrcSender> for TfrcTap {
+    fn after_packet(&mut self, inner: &TfrcSender, now: Time, pkt: &Packet) {
+        self.rate = inner.rate();
         if let Header::TfrcFeedback(f) = &pkt.header {
-            let srtt = self.inner.rtt().smoothed_secs().unwrap_or(-1.0);
+            let srtt = inner.rtt().smoothed_secs().unwrap_or(-1.0);
             let vals = [
                 f.p,
                 f64::from(f.x_recv),
                 self.rate,
-                self.inner.x_calc().unwrap_or(-1.0),
+                inner.x_calc().unwrap_or(-1.0),
                 srtt,
             ];
             row(&self.log, now, self.flow, "fb", &vals);
         }
     }
-    fn on_timeout(&mut self, now: Time) {
-        self.inner.on_timeout(now);
-        if self.inner.rate() != self.rate {
-            self.rate = self.inner.rate();
+    fn after_timeout(&mut self, inner: &TfrcSender, now: Time) {
+        if inner.rate() != self.rate {
+            self.rate = inner.rate();
             row(&self.log, now, self.flow, "rate", &[self.rate]);
         }
     }
-    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        let p = self.inner.poll_transmit(now)?;
-        if let Some((seq, _, _)) = data_seq(&p) {
+    fn sent(&mut self, _inner: &TfrcSender, now: Time, p: &Packet) {
+        if let Some((seq, _, _)) = data_seq(p) {
             row(&self.log, now, self.flow, "tx", &[seq as f64, 0.0]);
         }
-        Some(p)
-    }
-    fn next_timeout(&self) -> Option<Time> {
-        self.inner.next_timeout()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
     }
 }
 
-impl Sender for TfrcTrace {
-    fn on_send_error(&mut self, now: Time) {
-        self.inner.on_send_error(now);
-    }
-    fn offer(&mut self, bytes: Option<u64>) {
-        self.inner.offer(bytes);
-    }
-}
-
-struct RxTrace<R> {
-    inner: R,
+struct RxTap<R> {
     flow: usize,
     log: Log,
     p: f64,
@@ -191,36 +133,19 @@ struct RxTrace<R> {
     tfrc_p: fn(&R) -> Option<f64>,
 }
 
-impl<R: Receiver> Endpoint for RxTrace<R> {
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+impl<R: Receiver> Tap<R> for RxTap<R> {
+    fn before_packet(&mut self, _inner: &R, now: Time, pkt: &Packet) {
         if let Some((seq, ts, _)) = data_seq(pkt) {
             row(&self.log, now, self.flow, "rx", &[seq as f64, ts]);
         }
-        self.inner.on_packet(now, pkt);
-        if let Some(p) = (self.tfrc_p)(&self.inner) {
+    }
+    fn after_packet(&mut self, inner: &R, now: Time, _pkt: &Packet) {
+        if let Some(p) = (self.tfrc_p)(inner) {
             if p != self.p {
                 self.p = p;
                 row(&self.log, now, self.flow, "rxp", &[p]);
             }
         }
-    }
-    fn on_timeout(&mut self, now: Time) {
-        self.inner.on_timeout(now);
-    }
-    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        self.inner.poll_transmit(now)
-    }
-    fn next_timeout(&self) -> Option<Time> {
-        self.inner.next_timeout()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
-    }
-}
-
-impl<R: Receiver> Receiver for RxTrace<R> {
-    fn delivered_bytes(&self) -> u64 {
-        self.inner.delivered_bytes()
     }
 }
 
@@ -233,42 +158,50 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut built = scenario::load(&root.join("004-e10-setup3.toml"), &overrides, Some(seed))
         .expect("scenario");
-    let log: Log = Arc::new(Mutex::new(String::from("t,flow,kind,a,b,c,d,e\n")));
+    let log = trace::new_log();
     for (i, f) in built.flows.iter_mut().enumerate() {
         let placeholder = || SenderImpl::Custom(Box::new(TcpSender::new(Default::default())));
         f.sender = match std::mem::replace(&mut f.sender, placeholder()) {
-            SenderImpl::Tcp(s) => SenderImpl::Custom(Box::new(TcpTrace {
+            SenderImpl::Tcp(s) => SenderImpl::Custom(Box::new(Traced {
                 inner: s,
-                flow: i,
-                log: log.clone(),
-                last: (f64::NAN, 0, false, 0, 0),
+                tap: TcpTap {
+                    flow: i,
+                    log: log.clone(),
+                    last: (f64::NAN, 0, false, 0, 0),
+                },
             })),
             SenderImpl::Tfrc(s) => {
                 let rate = s.rate();
-                SenderImpl::Custom(Box::new(TfrcTrace {
-                    inner: s,
-                    flow: i,
-                    log: log.clone(),
-                    rate,
+                SenderImpl::Custom(Box::new(Traced {
+                    inner: *s,
+                    tap: TfrcTap {
+                        flow: i,
+                        log: log.clone(),
+                        rate,
+                    },
                 }))
             }
             _ => panic!("flow {i}: the trace knows TCP and TFRC senders only"),
         };
         let sink = || ReceiverImpl::Sink(Default::default());
         f.receiver = match std::mem::replace(&mut f.receiver, sink()) {
-            ReceiverImpl::Tcp(r) => ReceiverImpl::Custom(Box::new(RxTrace {
+            ReceiverImpl::Tcp(r) => ReceiverImpl::Custom(Box::new(Traced {
                 inner: r,
-                flow: i,
-                log: log.clone(),
-                p: f64::NAN,
-                tfrc_p: |_| None,
+                tap: RxTap {
+                    flow: i,
+                    log: log.clone(),
+                    p: f64::NAN,
+                    tfrc_p: |_| None,
+                },
             })),
-            ReceiverImpl::Tfrc(r) => ReceiverImpl::Custom(Box::new(RxTrace {
+            ReceiverImpl::Tfrc(r) => ReceiverImpl::Custom(Box::new(Traced {
                 inner: *r,
-                flow: i,
-                log: log.clone(),
-                p: f64::NAN,
-                tfrc_p: |r: &TfrcReceiver| Some(r.loss_event_rate()),
+                tap: RxTap {
+                    flow: i,
+                    log: log.clone(),
+                    p: f64::NAN,
+                    tfrc_p: |r: &TfrcReceiver| Some(r.loss_event_rate()),
+                },
             })),
             _ => panic!("flow {i}: the trace knows TCP and TFRC receivers only"),
         };

@@ -19,11 +19,9 @@
 //! TCP flows run unwrapped. docs/reproductions/tfrc.md (section "Cable-modem stand-in: why
 //! TFRC's low-multiplexing fairness falls short") has what it showed.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
-use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
+use tfcc_core::endpoint::Endpoint;
 use tfcc_core::loss_history::{AnyEstimator, LossEstimator};
 use tfcc_core::tcp::TcpSender;
 use tfcc_core::tfrc::Mode;
@@ -32,21 +30,8 @@ use tfcc_core::{Header, Packet, Time};
 use tfcc_sim::scenario;
 use tfcc_sim::{ReceiverImpl, SenderImpl};
 
-type Log = Arc<Mutex<String>>;
-
-fn row(log: &Log, now: Time, flow: usize, kind: &str, vals: &[f64]) {
-    let mut s = log.lock().expect("log");
-    let _ = write!(s, "{:.6},{flow},{kind}", now.as_secs_f64());
-    for i in 0..5 {
-        match vals.get(i) {
-            Some(v) => {
-                let _ = write!(s, ",{v}");
-            }
-            None => s.push(','),
-        }
-    }
-    s.push('\n');
-}
+mod trace;
+use trace::{row, Log, Tap, Traced};
 
 fn mode_code(m: Mode) -> f64 {
     match m {
@@ -57,74 +42,52 @@ fn mode_code(m: Mode) -> f64 {
     }
 }
 
-struct TxTrace {
-    inner: Box<TfrcSender>,
+struct TxTap {
     flow: usize,
     log: Log,
+    /// The timer's count and interval before it fired.
+    armed: (u64, Option<tfcc_core::Dur>),
 }
 
-impl Endpoint for TxTrace {
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        self.inner.on_packet(now, pkt);
+impl Tap<TfrcSender> for TxTap {
+    fn after_packet(&mut self, inner: &TfrcSender, now: Time, pkt: &Packet) {
         if let Header::TfrcFeedback(f) = &pkt.header {
             let vals = [
                 f.p,
                 f64::from(f.x_recv),
-                self.inner.rate(),
-                self.inner.x_calc().unwrap_or(-1.0),
-                self.inner.rtt().smoothed_secs().unwrap_or(-1.0),
+                inner.rate(),
+                inner.x_calc().unwrap_or(-1.0),
+                inner.rtt().smoothed_secs().unwrap_or(-1.0),
             ];
             row(&self.log, now, self.flow, "fb", &vals);
         }
     }
-    fn on_timeout(&mut self, now: Time) {
-        let before = self.inner.stats().timeouts;
-        let armed = self.inner.stats().rto;
-        self.inner.on_timeout(now);
-        if self.inner.stats().timeouts != before {
-            let iv = armed.map_or(-1.0, |d| d.as_secs_f64());
-            row(&self.log, now, self.flow, "nfb", &[self.inner.rate(), iv]);
+    fn before_timeout(&mut self, inner: &TfrcSender, _now: Time) {
+        let st = inner.stats();
+        self.armed = (st.timeouts, st.rto);
+    }
+    fn after_timeout(&mut self, inner: &TfrcSender, now: Time) {
+        if inner.stats().timeouts != self.armed.0 {
+            let iv = self.armed.1.map_or(-1.0, |d| d.as_secs_f64());
+            row(&self.log, now, self.flow, "nfb", &[inner.rate(), iv]);
         }
     }
-    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        let p = self.inner.poll_transmit(now)?;
+    fn sent(&mut self, _inner: &TfrcSender, now: Time, p: &Packet) {
         if let Header::TfrcData(d) = &p.header {
-            row(
-                &self.log,
-                now,
-                self.flow,
-                "tx",
-                &[d.seq as f64, mode_code(d.mode)],
-            );
+            let vals = [d.seq as f64, mode_code(d.mode)];
+            row(&self.log, now, self.flow, "tx", &vals);
         }
-        Some(p)
-    }
-    fn next_timeout(&self) -> Option<Time> {
-        self.inner.next_timeout()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
     }
 }
 
-impl Sender for TxTrace {
-    fn on_send_error(&mut self, now: Time) {
-        self.inner.on_send_error(now);
-    }
-    fn offer(&mut self, bytes: Option<u64>) {
-        self.inner.offer(bytes);
-    }
-}
-
-struct RxTrace {
-    inner: TfrcReceiver,
+struct RxTap {
     flow: usize,
     log: Log,
     p: f64,
 }
 
-impl Endpoint for RxTrace {
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+impl Tap<TfrcReceiver> for RxTap {
+    fn before_packet(&mut self, _inner: &TfrcReceiver, now: Time, pkt: &Packet) {
         if let Header::TfrcData(d) = &pkt.header {
             let vals = [
                 d.seq as f64,
@@ -134,11 +97,12 @@ impl Endpoint for RxTrace {
             ];
             row(&self.log, now, self.flow, "rx", &vals);
         }
-        self.inner.on_packet(now, pkt);
-        let p = self.inner.loss_event_rate();
+    }
+    fn after_packet(&mut self, inner: &TfrcReceiver, now: Time, _pkt: &Packet) {
+        let p = inner.loss_event_rate();
         if p != self.p {
             self.p = p;
-            let est = self.inner.estimator();
+            let est = inner.estimator();
             let (newest, held, open) = match est {
                 AnyEstimator::Ali(h) => {
                     let c: Vec<f64> = h.closed_intervals().collect();
@@ -154,24 +118,6 @@ impl Endpoint for RxTrace {
             row(&self.log, now, self.flow, "rxp", &vals);
         }
     }
-    fn on_timeout(&mut self, now: Time) {
-        self.inner.on_timeout(now);
-    }
-    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        self.inner.poll_transmit(now)
-    }
-    fn next_timeout(&self) -> Option<Time> {
-        self.inner.next_timeout()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
-    }
-}
-
-impl Receiver for RxTrace {
-    fn delivered_bytes(&self) -> u64 {
-        self.inner.delivered_bytes()
-    }
 }
 
 fn main() {
@@ -183,24 +129,29 @@ fn main() {
         .unwrap_or_else(|| "lowrate_tfrc_trace.csv".into());
     let overrides: Vec<String> = args.collect();
     let mut built = scenario::load(&path, &overrides, Some(seed)).expect("scenario");
-    let log: Log = Arc::new(Mutex::new(String::from("t,flow,kind,a,b,c,d,e\n")));
+    let log = trace::new_log();
     for (i, f) in built.flows.iter_mut().enumerate() {
         let placeholder = || SenderImpl::Custom(Box::new(TcpSender::new(Default::default())));
         f.sender = match std::mem::replace(&mut f.sender, placeholder()) {
-            SenderImpl::Tfrc(s) => SenderImpl::Custom(Box::new(TxTrace {
-                inner: s,
-                flow: i,
-                log: log.clone(),
+            SenderImpl::Tfrc(s) => SenderImpl::Custom(Box::new(Traced {
+                inner: *s,
+                tap: TxTap {
+                    flow: i,
+                    log: log.clone(),
+                    armed: (0, None),
+                },
             })),
             other => other,
         };
         let sink = || ReceiverImpl::Sink(Default::default());
         f.receiver = match std::mem::replace(&mut f.receiver, sink()) {
-            ReceiverImpl::Tfrc(r) => ReceiverImpl::Custom(Box::new(RxTrace {
+            ReceiverImpl::Tfrc(r) => ReceiverImpl::Custom(Box::new(Traced {
                 inner: *r,
-                flow: i,
-                log: log.clone(),
-                p: 0.0,
+                tap: RxTap {
+                    flow: i,
+                    log: log.clone(),
+                    p: 0.0,
+                },
             })),
             other => other,
         };
