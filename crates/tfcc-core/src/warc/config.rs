@@ -91,6 +91,24 @@ pub enum HrLosses {
     NormalPhase,
 }
 
+/// What the one-RTT reduction takes 7/8 of (003 Sec. 3.2.2.2 and Fig. 3.3 disagree).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReductionBasis {
+    /// Fig. 3.3: `UpdateW` sends `Ack(R × 7/8)`, `R` the mean of the last `s` emulated windows
+    /// (Eq. 3.1). The default: the pseudo-code is the only place that states the whole
+    /// per-round procedure, and Sec. 3.2.2's paragraph on `UpdateW` repeats it ("the rate would
+    /// be discounted by 1/8 if a loss has occurred").
+    #[default]
+    Averaged,
+    /// Sec. 3.2.2.2's text: "the receiver of WARC will acknowledge the sender to *temporarily*
+    /// reduce the transmission rate used in the next round to 7/8 of the received rate", the
+    /// received rate being the data packets the receiver judged received in the round that
+    /// just ended (packets per RTT, floored at `min_window`), as the self-clocking of [BBF01]
+    /// the paragraph cites bounds TFRC by the receive rate.
+    Received,
+}
+
 /// WARC's receiver-side estimator (003 Sec. 3.2, Table 3.1).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -118,9 +136,12 @@ pub struct WarcConfig {
     /// WARC will acknowledge the sender to temporarily reduce the transmission rate" names no
     /// exception; the thesis states both, and this follows the pseudo-code.
     pub one_rtt_reduction: bool,
-    /// The reduction factor: the report after a loss is `reduction × R`, 7/8. The text says 7/8
-    /// of the *received* rate, Fig. 3.3 sends `Ack(R × 7/8)`; this follows the pseudo-code.
+    /// The reduction factor: the report after a loss is `reduction` times the rate chosen by
+    /// `reduction_basis`, 7/8 (Sec. 3.2.2.2, Fig. 3.3).
     pub reduction: f64,
+    /// What the reduction is taken of: Fig. 3.3's averaged rate `R` (the default) or the text's
+    /// received rate; see [`ReductionBasis`].
+    pub reduction_basis: ReductionBasis,
     /// The fluid-based timeout on (Sec. 3.2.2.3); off is "WARC w/o TO" (Fig. 3.11).
     pub fluid_timeout: bool,
     /// A loss with `w` below this is a timeout event (Sec. 3.2.2.3: "W < 3").
@@ -159,17 +180,18 @@ pub struct WarcConfig {
 impl Default for WarcConfig {
     fn default() -> Self {
         WarcConfig {
-            s: 160,                     // Table 3.1
-            k: 3.0,                     // Table 3.1
-            n: 12,                      // Table 3.1
-            history_reset: true,        // Sec. 3.2.2.1
-            hr_requires_full: true,     // spec 003 §3.5
-            hr_losses: HrLosses::Every, // Sec. 3.2.2.1, Eq. 3.3
-            one_rtt_reduction: true,    // Sec. 3.2.2.2
-            reduction: 7.0 / 8.0,       // Fig. 3.3
-            fluid_timeout: true,        // Sec. 3.2.2.3
-            timeout_window: 3.0,        // Sec. 3.2.2.3
-            max_backoff: 6,             // Fig. 3.3
+            s: 160,                                    // Table 3.1
+            k: 3.0,                                    // Table 3.1
+            n: 12,                                     // Table 3.1
+            history_reset: true,                       // Sec. 3.2.2.1
+            hr_requires_full: true,                    // spec 003 §3.5
+            hr_losses: HrLosses::Every,                // Sec. 3.2.2.1, Eq. 3.3
+            one_rtt_reduction: true,                   // Sec. 3.2.2.2
+            reduction: 7.0 / 8.0,                      // Fig. 3.3
+            reduction_basis: ReductionBasis::Averaged, // Fig. 3.3 (see ReductionBasis)
+            fluid_timeout: true,                       // Sec. 3.2.2.3
+            timeout_window: 3.0,                       // Sec. 3.2.2.3
+            max_backoff: 6,                            // Fig. 3.3
             fto_backoff: FtoBackoff::Text,
             fto_loss: FtoLoss::Retransmission, // Sec. 3.2.2.3's purpose (see FtoLoss)
             loss_insertion: LossInsertion::Once,

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::config::{FtoBackoff, FtoLoss, HrLosses, LossInsertion, WarcConfig};
+use super::config::{FtoBackoff, FtoLoss, HrLosses, LossInsertion, ReductionBasis, WarcConfig};
 
 /// The emulated TCP state and the window history.
 #[derive(Clone, Debug)]
@@ -30,6 +30,9 @@ pub struct Warc {
     retransmission_pending: bool,
     /// A loss in this round: the next report is reduced (`HasLoss`).
     has_loss: bool,
+    /// Data packets judged received in this round (the received rate of
+    /// [`ReductionBasis::Received`]).
+    round_received: u64,
     /// [`LossInsertion::Once`]: the halved window is this round's value (no increment).
     skip_increment: bool,
     /// `Q_w`, `S_w`: the latest `s` windows and their sum.
@@ -63,6 +66,7 @@ impl Warc {
             backoff: 0,
             retransmission_pending: false,
             has_loss: false,
+            round_received: 0,
             skip_increment: false,
             windows: VecDeque::with_capacity(s + 1),
             window_sum: 0.0,
@@ -114,6 +118,7 @@ impl Warc {
     /// emulated retransmission getting through ([`FtoLoss::Retransmission`]).
     pub fn on_packet_received(&mut self) {
         self.retransmission_pending = false;
+        self.round_received += 1;
     }
 
     /// `UpdateSum(Q_w, S_w, w)`.
@@ -246,11 +251,16 @@ impl Warc {
         self.push_window(self.w);
         self.rate = self.mean_window();
         let report = if self.has_loss && self.cfg.one_rtt_reduction {
-            self.rate * self.cfg.reduction
+            let base = match self.cfg.reduction_basis {
+                ReductionBasis::Averaged => self.rate,
+                ReductionBasis::Received => (self.round_received as f64).max(self.cfg.min_window),
+            };
+            base * self.cfg.reduction
         } else {
             self.rate
         };
         self.has_loss = false;
+        self.round_received = 0;
         report
     }
 }
@@ -315,6 +325,42 @@ mod tests {
         no.on_round();
         no.on_loss_event(1);
         assert_eq!(no.on_round(), 10.0);
+    }
+
+    /// Sec. 3.2.2.2's text: after a loss the next round's rate is 7/8 of what the receiver
+    /// received in the round, not of the averaged `R` (Fig. 3.3's `Ack(R × 7/8)`).
+    #[test]
+    fn the_received_basis_reduces_the_rate_received_in_the_round() {
+        let mut w = Warc::new(WarcConfig {
+            s: 4,
+            initial_window: 20.0,
+            reduction_basis: ReductionBasis::Received,
+            ..cfg()
+        });
+        for _ in 0..4 {
+            for _ in 0..21 {
+                w.on_packet_received();
+            }
+            w.on_round();
+        }
+        // 16 packets got through in the round with the loss: the report is 16 · 7/8 = 14,
+        // where the averaged basis gives 7/8 of the mean window.
+        for _ in 0..16 {
+            w.on_packet_received();
+        }
+        w.on_loss_event(1);
+        let mut other = w.clone();
+        other.cfg.reduction_basis = ReductionBasis::Averaged;
+        let averaged = other.on_round();
+        assert_eq!(w.on_round(), 14.0);
+        assert!((averaged - 7.0 / 8.0 * w.rate()).abs() < 1e-12);
+        assert_ne!(averaged, 14.0);
+        // One round only, and the count starts again: no loss, the averaged rate.
+        w.on_packet_received();
+        assert_eq!(w.on_round(), w.rate());
+        // A loss in a round that received nothing: the floor, one packet per RTT (·7/8).
+        w.on_loss_event(1);
+        assert_eq!(w.on_round(), 7.0 / 8.0);
     }
 
     #[test]

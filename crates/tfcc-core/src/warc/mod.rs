@@ -22,7 +22,9 @@ pub mod receiver;
 pub mod sender;
 pub mod wire;
 
-pub use config::{FtoBackoff, FtoLoss, HrLosses, LossInsertion, RateSenderConfig, WarcConfig};
+pub use config::{
+    FtoBackoff, FtoLoss, HrLosses, LossInsertion, RateSenderConfig, ReductionBasis, WarcConfig,
+};
 pub use emulation::Warc;
 pub use receiver::{AnyRateEstimator, RateReceiver, RoundEstimator, RoundReceiver, WarcReceiver};
 pub use sender::RateSender;
