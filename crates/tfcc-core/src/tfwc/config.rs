@@ -22,6 +22,28 @@ pub enum Rounding {
     Floor,
 }
 
+/// How the first loss seeds the loss history (002 Sec. 3.3.1, Algorithm 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FirstLossSeed {
+    /// Algorithm 2 as printed: `p` is the first point of the grid 10⁻⁵, 2·10⁻⁵, ... whose
+    /// equation window is *below* the halved window ("if win < cwnd then break"), and the seed
+    /// interval is `1/p`. So the seeded window lies just under the halved one: rounded to the
+    /// nearest integer it is the halved window, truncated it is one packet less; above a halved
+    /// window of about 387 packets the grid's first point already qualifies and the seed is
+    /// 100 000 packets. The grid's k-th point is taken as `k·10⁻⁵` exactly, without the rounding
+    /// a float loop accumulates.
+    #[default]
+    Grid,
+    /// Choi's ns-2.34 `pseudo_p` + `pseudo_history`: Algorithm 2's grid, and the interval
+    /// stored as an integer, `history_[1] = (int)(1/p)`, which lowers the seeded window a little
+    /// further.
+    GridTruncated,
+    /// The equation's exact inverse at the halved window (spec 002 §2.7 \[I\]: Algorithm 2
+    /// "without the grid"); the seeded window is the halved one up to a few ulps.
+    Exact,
+}
+
 /// The loss-interval weights of the average loss interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -121,6 +143,9 @@ pub struct TfwcConfig {
     /// Choi's ns-2.34 code truncates (`(int)`), and that code ran the thesis' simulations, so
     /// the default is `floor`.
     pub rounding: Rounding,
+    /// How the first loss seeds the history; see [`FirstLossSeed`]. The default is Choi's
+    /// ns-2.34 code (`grid-truncated`), the thesis preset Algorithm 2 as printed (`grid`).
+    pub first_loss_seed: FirstLossSeed,
     /// The smallest window in packets after rounding. 1 in the thesis' reading (App. A) and
     /// Vic; 0 in Choi's ns-2.34 code, which has no floor in `ctrl_win`: below W = 1 the
     /// window-only sender sends nothing on an Ack Vector and lets a packet out only when its
@@ -139,6 +164,13 @@ pub struct TfwcConfig {
     /// [`TfwcConfig::thesis`] sets false (mechanism audit of 2026-11-26, tfwcaudit); the
     /// default is the ns-2.34 code's true.
     pub rate_mode_delay_scaling: bool,
+    /// Cap the timeout term's factor of the rate-mode interval at 1, PFTK's original
+    /// `min(1, 3·sqrt(3p/8))`, as Choi's ns-2.34 `new_rto` does (spec 002 §2.1, §2.8 \[X\]).
+    /// 002's footnote 6 prints `t_RTO·(3·sqrt(3p/8))·p·(1 + 32p²)` without the cap, so
+    /// [`TfwcConfig::thesis`] sets false; the default is the ns-2.34 code's true. The two differ
+    /// only above `p = 8/27 ≈ 0.30`, where the capped interval is shorter. The window (Eq. 3.4)
+    /// never takes the cap: 002 Eq. 3.2 prints none and neither does Choi's window code.
+    pub rate_mode_pftk_min: bool,
     /// cwnd jitter (002 Sec. 3.3.3): on each Ack Vector inflate the window by one packet with
     /// [`Self::jitter_probability`], and at least once per RTT.
     pub jitter: bool,
@@ -199,9 +231,11 @@ impl Default for TfwcConfig {
             hybrid: true,
             rate_threshold: 2.5,
             rounding: Rounding::Floor,
+            first_loss_seed: FirstLossSeed::GridTruncated,
             min_window: 0,
             rate_mode_scale: 0.8,
             rate_mode_delay_scaling: true,
+            rate_mode_pftk_min: true,
             jitter: true,
             jitter_rule: JitterRule::Ns2,
             jitter_force: true,
@@ -231,10 +265,12 @@ impl TfwcConfig {
             history_size: 8,
             history_weights: HistoryWeights::Tfrc,
             rounding: Rounding::Nearest,
+            first_loss_seed: FirstLossSeed::Grid,
             min_window: 1,
             rate_threshold: 2.0,
             rate_mode_scale: 1.0,
             rate_mode_delay_scaling: false,
+            rate_mode_pftk_min: false,
             jitter_rule: JitterRule::Thesis,
             timer_backoff: true,
             rtt_estimator: RttEstimator::Rfc6298,

@@ -7,9 +7,11 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
-use super::config::{HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig};
+use super::config::{
+    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig,
+};
 use crate::endpoint::{Endpoint, Sender, Stats};
-use crate::equation::Equation;
+use crate::equation::{Equation, TimeoutTerm};
 use crate::loss_events::LossEventGrouper;
 use crate::loss_history::{AliConfig, LossEstimator, LossHistory, PacketOutcome, Weights};
 use crate::packet::{Header, Packet};
@@ -286,15 +288,14 @@ impl TfwcSender {
     }
 
     /// The first loss ends slow start (002 Algorithm 2): halve the window and seed the history
-    /// with the interval whose equation window is the halved one. The thesis searches `p` in
-    /// steps of 10⁻⁵; the equation's exact inverse gives the same seed without the grid
-    /// (spec 002 §2.7 [I]).
+    /// with the interval whose equation window is the halved one, as
+    /// [`TfwcConfig::first_loss_seed`] reads Algorithm 2.
     fn first_loss(&mut self, sent_at: Time) {
         self.cwnd = (self.cwnd / 2).max(1);
-        let p = self.eq.loss_for_window(self.cwnd as f64);
+        let interval = seed_interval(&self.eq, self.cwnd as f64, self.cfg.first_loss_seed);
         self.grouper.force_new_event(sent_at);
         self.history.on_loss_event();
-        self.history.seed(1.0 / p);
+        self.history.seed(interval);
         self.mode = Mode::Window;
         self.stats.loss_events += 1;
     }
@@ -424,7 +425,8 @@ impl TfwcSender {
         }
     }
 
-    /// Footnote 6 of 002: the equation interval `s/X(p, R, t0)` at the latest RTT sample,
+    /// Footnote 6 of 002: the equation interval `s/X(p, R, t0)` at the latest RTT sample (the
+    /// timeout term capped as PFTK's `min(1, ·)` when [`TfwcConfig::rate_mode_pftk_min`] is on),
     /// scaled by `sqrt(R)/M` when [`TfwcConfig::rate_mode_delay_scaling`] is on (Choi's code,
     /// spec 002 §2.8 [X]; off in the thesis preset, whose footnote 6 prints no such factor)
     /// and by [`TfwcConfig::rate_mode_scale`].
@@ -438,7 +440,15 @@ impl TfwcSender {
             .as_secs_f64();
         let t0 = self.rtt.base_rto().as_secs_f64();
         let s = f64::from(self.cfg.packet_size);
-        let x = self.eq.rate_with_rto(s, r, t0, p);
+        let eq = if self.cfg.rate_mode_pftk_min {
+            Equation {
+                timeout_term: TimeoutTerm::PftkMin,
+                ..self.eq
+            }
+        } else {
+            self.eq
+        };
+        let x = eq.rate_with_rto(s, r, t0, p);
         if x.is_nan() || x <= 0.0 {
             return self.cfg.max_rto;
         }
@@ -459,6 +469,32 @@ impl TfwcSender {
     fn window_open(&self) -> bool {
         let base = self.head.map_or(0, |h| h + 1);
         self.next_seq < base + self.cwnd + self.timer_credit
+    }
+}
+
+/// The loss interval Algorithm 2 (002 Sec. 3.3.1) seeds for a halved window `w`.
+pub(crate) fn seed_interval(eq: &Equation, w: f64, how: FirstLossSeed) -> f64 {
+    /// Algorithm 2's step ("increment step size = .00001").
+    const STEP: f64 = 1e-5;
+    let exact = eq.loss_for_window(w);
+    if how == FirstLossSeed::Exact {
+        return 1.0 / exact;
+    }
+    // The first grid point whose window is below `w`: start at the exact inverse's cell and
+    // move to the boundary (a step or two either way absorbs the inverse's rounding).
+    let last = (1.0 / STEP).round() as u64;
+    let mut k = ((exact / STEP).floor() as u64).clamp(1, last);
+    while k > 1 && eq.window((k - 1) as f64 * STEP) < w {
+        k -= 1;
+    }
+    while k < last && eq.window(k as f64 * STEP) >= w {
+        k += 1;
+    }
+    // 1/p as 10⁵/k: exact where k divides 10⁵ (1/(1·10⁻⁵) in floating point is 99 999.99...).
+    let interval = last as f64 / k as f64;
+    match how {
+        FirstLossSeed::GridTruncated => interval.trunc().max(1.0),
+        _ => interval,
     }
 }
 
@@ -651,6 +687,41 @@ mod tests {
             assert!(
                 (got - want).abs() < 1e-6,
                 "thesis {thesis}: {got} against {want}"
+            );
+        }
+    }
+
+    /// Above `p = 8/27` the default (Choi's `new_rto`) caps the timeout term's factor at 1,
+    /// PFTK's `min(1, 3·sqrt(3p/8))`; the thesis preset keeps footnote 6's uncapped factor.
+    /// ALI 2 gives `p = 0.5`, where `3·sqrt(3p/8)` = 1.30.
+    #[test]
+    fn the_default_rate_interval_caps_the_timeout_factor_at_one() {
+        use super::{TfwcConfig, TfwcSender};
+        use crate::loss_history::LossEstimator;
+        use crate::time::{Dur, Time};
+        for (cfg, capped) in [(TfwcConfig::default(), true), (TfwcConfig::thesis(), false)] {
+            let mut tx = TfwcSender::new(cfg, Time::ZERO);
+            tx.history.on_loss_event();
+            tx.history.seed(2.0);
+            tx.delay.on_sample(Dur::from_millis(100));
+            tx.rtt.on_sample(Dur::from_millis(100));
+            let p = tx.history.loss_event_rate().unwrap();
+            assert!((p - 0.5).abs() < 1e-12, "{p}");
+            let factor = 3.0 * (3.0 * p / 8.0).sqrt();
+            assert!(factor > 1.29, "{factor}");
+            let factor = if capped { 1.0 } else { factor };
+            let (r, t0) = (0.1, tx.rtt.base_rto().as_secs_f64());
+            let ipi = r * (2.0 * p / 3.0).sqrt() + t0 * factor * p * (1.0 + 32.0 * p * p);
+            let scale = if capped {
+                tx.delay.ism_factor() * 0.8
+            } else {
+                1.0
+            };
+            let got = tx.rate_interval().as_secs_f64();
+            assert!(
+                (got - ipi * scale).abs() < 1e-6,
+                "capped {capped}: {got} against {}",
+                ipi * scale
             );
         }
     }

@@ -331,3 +331,41 @@ fn an_ack_at_the_send_instant_gives_no_zero_rtt() {
         );
     }
 }
+
+/// 002 Algorithm 2: the seed's `p` is the first point of the 10⁻⁵ grid whose window is below
+/// the halved window, so the seeded window is just under it: the thesis' nearest rounding gives
+/// the halved window back, Choi's truncation one packet less (W(0.0105) ≈ 10 moves by about
+/// 0.006 packets per grid step at a window of 10). Above about 387 packets the grid's first
+/// point already qualifies.
+#[test]
+fn algorithm_2_seeds_the_first_grid_point_below_the_halved_window() {
+    use super::config::FirstLossSeed;
+    use super::sender::seed_interval;
+    let eq = crate::equation::Equation::pftk();
+    for c in 1..=380u32 {
+        let c = f64::from(c);
+        let grid = seed_interval(&eq, c, FirstLossSeed::Grid);
+        let k = (1e5 / grid).round();
+        assert!(
+            (1e5 / grid - k).abs() < 1e-6,
+            "c {c}: 1/p = {grid} off the grid"
+        );
+        assert!(eq.window(1.0 / grid) < c, "c {c}");
+        if k > 1.0 {
+            assert!(
+                eq.window((k - 1.0) * 1e-5) >= c,
+                "c {c}: not the first grid point"
+            );
+        }
+        let truncated = seed_interval(&eq, c, FirstLossSeed::GridTruncated);
+        assert_eq!(truncated, grid.trunc(), "c {c}");
+        let exact = seed_interval(&eq, c, FirstLossSeed::Exact);
+        assert!((eq.window(1.0 / exact) - c).abs() < 1e-6 * c, "c {c}");
+    }
+    for how in [FirstLossSeed::Grid, FirstLossSeed::GridTruncated] {
+        let w = eq.window(1.0 / seed_interval(&eq, 10.0, how));
+        assert_eq!(w.round(), 10.0, "{how:?}: {w}");
+        assert_eq!(w.floor(), 9.0, "{how:?}: {w}");
+        assert_eq!(seed_interval(&eq, 500.0, how), 100_000.0, "{how:?}");
+    }
+}
