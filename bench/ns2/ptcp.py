@@ -9,8 +9,10 @@ evaluation slots meeting bw (the claims' `slot_success_pct`: the flow's own slot
 of goodput for Reno in PTCP's place), the PTCP flow's mean goodput, timeouts, mean k and min /
 mean s (over the 0.1 s samples), the Reno flows' total goodput and the bottleneck's drops.
 
-Usage: `python bench/ns2/ptcp.py [CASES] [--seeds 1,2,3] [--tick 0.001] [--json FILE]`,
-CASES a comma list of the names in `CASES` (default all). Findings: docs/reproductions/ptcp.md,
+Usage: `python bench/ns2/ptcp.py [CASES] [--seeds 1,2,3] [--random-starts] [--tick 0.001]
+[--json FILE]`, CASES a comma list of the names in `CASES` (default all). The scenarios spread
+the Reno starts evenly, so only `--random-starts` (uniform draws in the same ranges, tfcc's
+streams on both sides) makes seeds differ. Findings: docs/reproductions/ptcp.md,
 "PTCP in stock ns-2.35".
 """
 
@@ -55,6 +57,10 @@ CASES: dict[str, Case] = {
         "001-e2-load.toml", ("flows.1.count=30", 'flows.0.params.bw="10Mbps"', ORACLE)
     ),
     "e3-bw20-n30": Case("001-e2-load.toml", (*N30_CAPPED, ORACLE)),
+    # E3 with the thesis' literal cap (maximum cwnd 100 packets, spec 001 §3.1), not a claim.
+    "e3-literal-bw20-n30": Case(
+        "001-e2-load.toml", ("flows.1.count=30", "flows.1.params={ max_window = 100 }", ORACLE)
+    ),
     "e2-reno-bw20-n30": Case(
         "001-e2-load.toml", ("flows.1.count=30", 'flows.0.protocol="tcp-reno"', "flows.0.params={}")
     ),
@@ -83,8 +89,11 @@ def ns2_args(scenario: Path, overrides: Sequence[str], seed: int) -> list[str]:
         if f["protocol"] != "tcp-reno":
             raise ValueError(f"{scenario}: only tcp-reno flows may follow the PTCP flow")
         start = f.get("start", "0s")
+        how = "even"
+        if isinstance(start, dict):
+            start, how = start["random"], "random"
         lo, hi = (start, start) if isinstance(start, str) else start
-        groups.append(f"{int(f.get('count', 1))}:{_seconds(lo):g}:{_seconds(hi):g}")
+        groups.append(f"{int(f.get('count', 1))}:{_seconds(lo):g}:{_seconds(hi):g}:{how}")
         windows.add(int(f.get("params", {}).get("max_window", 10000)))
     if len(windows) > 1:
         raise ValueError(f"{scenario}: the Reno groups' windows differ")
@@ -134,6 +143,19 @@ class Side:
 
 def _mean(v: Sequence[float]) -> float | None:
     return sum(v) / len(v) if v else None
+
+
+def random_starts(case: Case) -> Case:
+    """The case with every Reno group's `[lo, hi]` start spread replaced by uniform draws from
+    the seed's streams (`{ random = [lo, hi] }`), so that seeds differ (the scenarios' spreads
+    are even and the runs have no other randomness)."""
+    doc = tomllib.loads((SCENARIOS / case.scenario).read_text())
+    extra = []
+    for k, f in enumerate(doc["flows"]):
+        if k > 0 and isinstance(f.get("start"), list):
+            lo, hi = f["start"]
+            extra.append(f'flows.{k}.start={{ random = ["{lo}", "{hi}"] }}')
+    return dataclasses.replace(case, overrides=(*case.overrides, *extra))
 
 
 def ns2_side(case: Case, seed: int, tick: float = 0.001) -> tuple[Side, dict[str, Any]]:
@@ -216,6 +238,7 @@ def tfcc_side(case: Case, seed: int) -> tuple[Side, RunResult]:
 def main() -> None:
     argv = sys.argv[1:]
     seeds, tick, out = [1], 0.001, None
+    randomize = "--random-starts" in argv
     for flag in ("--seeds", "--tick", "--json"):
         if flag in argv:
             value = argv[argv.index(flag) + 1]
@@ -233,7 +256,7 @@ def main() -> None:
     names = pos[0].split(",") if pos else list(CASES)
     rows = []
     for name in names:
-        case = CASES[name]
+        case = random_starts(CASES[name]) if randomize else CASES[name]
         for seed in seeds:
             t, _ = tfcc_side(case, seed)
             n, _ = ns2_side(case, seed, tick)

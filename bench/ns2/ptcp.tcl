@@ -46,9 +46,11 @@
 #
 # The Reno flows: `Agent/TCP/Reno` -> `Agent/TCPSink`, window_ `reno_window` (10000 = uncapped;
 # E3's "capped at ~4 Mb/s" reading is tfcc's `max_window = 15`). `groups` lists them as
-# COUNT:LO:HI groups (start uniform in [LO, HI] s), tfcc's flow indices 1.. in order; each start
-# is tfcc's own draw for the seed and flow index (tfcc_rng.tcl, `flow/I/start`). PTCP starts
-# at 0 s.
+# COUNT:LO:HI[:even|random] groups, tfcc's flow indices 1.. in order, started as tfcc's
+# `start = [LO, HI]` spreads them (flow j of n at LO + (HI - LO) j / (n - 1) s, to the
+# nanosecond; one flow in the middle) or, with `random`, at tfcc's own draw for the seed and
+# flow index (`start = { random = [LO, HI] }`, tfcc_rng.tcl, `flow/I/start`). PTCP starts at
+# 0 s. `seed` also seeds ns-2's default RNG (each TCP agent's tcpTick_ clock phase).
 #
 # Output on stdout, one line each: `x T ACKED CWND K S A_BPS TIMEOUTS` every `dt` (payload
 # bytes the PTCP flow got cumulatively acknowledged in (T - dt, T], its cwnd_, the last k, s,
@@ -82,16 +84,18 @@ if {[lsearch -exact {ptcp reno} $P(mode)] < 0} {
 }
 set groups {}
 foreach g [split $P(groups) ,] {
-    lassign [split $g :] n lo hi
+    lassign [split $g :] n lo hi how
+    if {$how eq ""} { set how even }
     if {![string is integer -strict $n] || $n < 0 || ![string is double -strict $lo] ||
-        ![string is double -strict $hi] || $hi < $lo} {
-        puts stderr "ptcp.tcl: bad group '$g' (COUNT:LO:HI)"
+        ![string is double -strict $hi] || $hi < $lo || [lsearch -exact {even random} $how] < 0} {
+        puts stderr "ptcp.tcl: bad group '$g' (COUNT:LO:HI\[:even|random\])"
         exit 2
     }
-    lappend groups [list $n $lo $hi]
+    lappend groups [list $n $lo $hi $how]
 }
 
 set ns [new Simulator]
+$defaultRNG seed $P(seed)
 source [file join [file dirname [info script]] tfcc_rng.tcl]
 Agent/TCP set packetSize_ 1000
 Agent/TCP set window_ 10000
@@ -136,12 +140,19 @@ $ns at 0.0 "$pftp start"
 set renos {}
 set idx 1
 foreach g $groups {
-    lassign $g n lo hi
+    lassign $g n lo hi how
     for {set j 0} {$j < $n} {incr j} {
         lassign [endpoint_pair $idx Agent/TCP/Reno Agent/TCPSink $P(reno_window)] tcp snk ftp
         set lo_ns [expr {wide(round($lo * 1e9))}]
         set hi_ns [expr {wide(round($hi * 1e9))}]
-        set start [expr {[tfcc_start_ns $P(seed) flow/$idx/start $lo_ns $hi_ns] / 1e9}]
+        if {$how eq "random"} {
+            set start_ns [tfcc_start_ns $P(seed) flow/$idx/start $lo_ns $hi_ns]
+        } elseif {$n <= 1} {
+            set start_ns [expr {$lo_ns + ($hi_ns - $lo_ns) / 2}]
+        } else {
+            set start_ns [expr {$lo_ns + ($hi_ns - $lo_ns) * $j / ($n - 1)}]
+        }
+        set start [expr {$start_ns / 1e9}]
         $ns at $start "$ftp start"
         lappend renos $snk
         incr idx
@@ -294,15 +305,15 @@ proc control {} {
     # C(k) is the last k applied (tfcc's `ptcp_k`): it keeps its value through slow start and
     # recoveries, and is 1 while a timeout's losses are repaired.
     set k 1.0
-    if {$C(started) && $cwnd >= [$ptcp set ssthresh_]} {
-        if {$C(cum) >= $C(recover)} {
-            set kbw [eq2 $now $cwnd]
-            set kmax [eq34 $cwnd]
-            set k [expr {min($kbw, $kmax)}]
-            if {$P(kmin)} { set k [expr {max($k, 1.0)}] }
-            set C(ksum) [expr {$C(ksum) + $k}]
-            incr C(kn)
-        }
+    if {$C(started) && $C(cum) < $C(recover)} {
+        if {$acked > 0} { set C(k) 1.0 }
+    } elseif {$C(started) && $cwnd >= [$ptcp set ssthresh_]} {
+        set kbw [eq2 $now $cwnd]
+        set kmax [eq34 $cwnd]
+        set k [expr {min($kbw, $kmax)}]
+        if {$P(kmin)} { set k [expr {max($k, 1.0)}] }
+        set C(ksum) [expr {$C(ksum) + $k}]
+        incr C(kn)
         set C(k) $k
     }
     $ptcp set increase_num_ $k
