@@ -61,6 +61,10 @@ CASES: dict[str, Case] = {
     "e3-literal-bw20-n30": Case(
         "001-e2-load.toml", ("flows.1.count=30", "flows.1.params={ max_window = 100 }", ORACLE)
     ),
+    # Plain Reno in PTCP's place against E3's capped flows (not a claim): the baseline of E3.
+    "e3-reno-bw20-n30": Case(
+        "001-e2-load.toml", (*N30_CAPPED, 'flows.0.protocol="tcp-reno"', "flows.0.params={}")
+    ),
     "e2-reno-bw20-n30": Case(
         "001-e2-load.toml", ("flows.1.count=30", 'flows.0.protocol="tcp-reno"', "flows.0.params={}")
     ),

@@ -193,7 +193,7 @@ if {$P(mode) eq "ptcp"} { $ns at $P(oracle_tick) oracle }
 # ---- the controller (001 Sec. 2.1-2.2.3; module documentation of tfcc's ptcp.rs) ----
 set BW [expr {$P(bw) / 8000.0}]   ;# payload packets per second
 array set C [list started 0 s $P(s_init) last_srtt 0 cum 0 maxseq -1 dup 0 rexmit 0 \
-    recover -1 k 1.0 ksum 0.0 kn 0 sent 0 acked 0 eval_acked 0]
+    recover -1 frecover -1 rxp 0 k 1.0 ksum 0.0 kn 0 sent 0 acked 0 eval_acked 0]
 proc srtt_now {} {
     global ptcp
     return [expr {[$ptcp set srtt_] * [$ptcp set tcpTick_] / 8.0}]
@@ -285,6 +285,14 @@ proc control {} {
         set C(rexmit) $rexmit
         set C(recover) [expr {$maxseq + 1}]
     }
+    # A retransmission without a timeout starts a SACK recovery, which lasts until the
+    # cumulative ACK covers what was sent before it (Sack1's recover_, not bound to Tcl); the
+    # k of its ticks is not recorded, as tfcc computes none (ns-2 does not open the window then).
+    set rxp [$ptcp set nrexmitpack_]
+    if {$rxp > $C(rxp) && $C(cum) >= $C(frecover)} {
+        set C(frecover) [expr {$maxseq + 1}]
+    }
+    set C(rxp) $rxp
     set srtt [srtt_now]
     if {$srtt > 0} { set C(last_srtt) $srtt }
     if {$arrived && $C(last_srtt) > 0} {
@@ -308,13 +316,17 @@ proc control {} {
     if {$C(started) && $C(cum) < $C(recover)} {
         if {$acked > 0} { set C(k) 1.0 }
     } elseif {$C(started) && $cwnd >= [$ptcp set ssthresh_]} {
+        # Computed in a recovery too, so that the first ACKs after it get a k for the window
+        # they meet (tfcc computes k on that first ACK); recorded only outside recoveries.
         set kbw [eq2 $now $cwnd]
         set kmax [eq34 $cwnd]
         set k [expr {min($kbw, $kmax)}]
         if {$P(kmin)} { set k [expr {max($k, 1.0)}] }
-        set C(ksum) [expr {$C(ksum) + $k}]
-        incr C(kn)
-        set C(k) $k
+        if {$C(cum) >= $C(frecover)} {
+            set C(ksum) [expr {$C(ksum) + $k}]
+            incr C(kn)
+            set C(k) $k
+        }
     }
     $ptcp set increase_num_ $k
     if {!$P(kmin) && $cwnd < 2} { $ptcp set cwnd_ 2 }
@@ -340,9 +352,11 @@ proc finish {} {
     set reno 0
     foreach snk $renos { set reno [expr {$reno + [$snk set bytes_] / 1040.0 * 1000}] }
     set kmean [expr {$C(kn) > 0 ? $C(ksum) / $C(kn) : "null"}]
-    puts [format {{"mode": "%s", "ptcp": {"timeouts": %d, "packets_sent": %d, "retransmitted": %d, "acked_payload_bytes": %d, "mean_k_ca_ticks": %s}, "reno_payload_bytes": %.0f, "reno_flows": %d, "bottleneck": {"arrivals_pkts": %d, "drops_pkts": %d}}} \
+    set f [[$fmon classifier] lookup auto 0 0 0]
+    set own_drops [expr {$f eq "" ? 0 : [$f set pdrops_]}]
+    puts [format {{"mode": "%s", "ptcp": {"timeouts": %d, "packets_sent": %d, "retransmitted": %d, "acked_payload_bytes": %d, "mean_k_ca_ticks": %s, "bottleneck_drops": %d}, "reno_payload_bytes": %.0f, "reno_flows": %d, "bottleneck": {"arrivals_pkts": %d, "drops_pkts": %d}}} \
         $P(mode) [$ptcp set nrexmit_] [$ptcp set ndatapack_] [$ptcp set nrexmitpack_] \
-        [expr {([$ptcp set ack_] + 1) * 1000}] $kmean $reno [llength $renos] \
+        [expr {([$ptcp set ack_] + 1) * 1000}] $kmean $own_drops $reno [llength $renos] \
         [$fmon set parrivals_] [$fmon set pdrops_]]
     exit 0
 }
