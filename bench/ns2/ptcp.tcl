@@ -40,6 +40,8 @@
 # Per tick, not per ACK: `increase_num_` set on a tick holds for every ACK until the next one
 # (at 20 Mb/s about 2.4 ACKs per ms), where tfcc recomputes k with each ACK's cwnd; a slot
 # boundary and a timeout are noticed up to one tick late. `tick` is a parameter to check that.
+# The first slot starts on the tick after the SYN's ACK (the first srtt_), one RTT before
+# tfcc's, whose controller sees each ACK before the sender samples its RTT.
 #
 # `mode=reno` runs `Agent/TCP/Reno` -> `Agent/TCPSink` in PTCP's place with no controller (the
 # thesis' "Reno" curve, tfcc's `flows.0.protocol="tcp-reno"`); only the series is printed.
@@ -50,7 +52,8 @@
 # `start = [LO, HI]` spreads them (flow j of n at LO + (HI - LO) j / (n - 1) s, to the
 # nanosecond; one flow in the middle) or, with `random`, at tfcc's own draw for the seed and
 # flow index (`start = { random = [LO, HI] }`, tfcc_rng.tcl, `flow/I/start`). PTCP starts at
-# 0 s. `seed` also seeds ns-2's default RNG (each TCP agent's tcpTick_ clock phase).
+# 0 s. `seed` also seeds ns-2's default RNG, which nothing here draws from: with even starts
+# every seed gives the same run, in ns-2 as in tfcc.
 #
 # Output on stdout, one line each: `x T ACKED CWND K S A_BPS TIMEOUTS` every `dt` (payload
 # bytes the PTCP flow got cumulatively acknowledged in (T - dt, T], its cwnd_, the last k, s,
