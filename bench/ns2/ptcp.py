@@ -4,7 +4,7 @@ Each case is a claim's scenario and `set` lines (scenarios/reproduce/ptcp.toml, 
 estimator): tfcc runs it (`tfcc.reproduce.default_runner`, the claims' own runner) and
 `ptcp.tcl` builds the same network in ns-2.35, with ns-2's Agent/TCP/Sack1 under the same
 controller (Eq. 1 through `increase_num_`, set from a 1 ms tick) and ns-2's Agent/TCP/Reno as
-the Reno flows, started at tfcc's own start draws for the seed. Printed side by side: % of
+the Reno flows, started at the instants tfcc starts them. Printed side by side: % of
 evaluation slots meeting bw (the claims' `slot_success_pct`: the flow's own slots, or 1 s bins
 of goodput for Reno in PTCP's place), the PTCP flow's mean goodput, timeouts, mean k and min /
 mean s (over the 0.1 s samples), the Reno flows' total goodput and the bottleneck's drops.
