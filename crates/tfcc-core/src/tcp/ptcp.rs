@@ -56,7 +56,8 @@
 //!   sent 60.7 % (mean 20.05 Mb/s), acked 62.3 % (20.16 Mb/s). With the `k_max` guard, 4 seeds:
 //!   E2 20 Mb/s 30 flows sent 87.2 %, acked 81.7 %; 40 flows 77.8 %, 66.7 %; E1 76.8 %, 78.6 %.
 //! - **Slot ends.** An evaluation slot ends `e·srtt` after its start and cuts its last control
-//!   slot short ([`PtcpConfig::eval_end`] = `time`), or after whole control slots of `e` RTTs in
+//!   slot short ([`PtcpConfig::eval_end`] = `time`; Eq. 2 then plans that slot over its cut
+//!   length, `ctrl_len / srtt_i` rounds), or after whole control slots of `e` RTTs in
 //!   all (`ctrl_slots`); 001 Sec. 2 gives both clocks ("`t = e·rtt`", "we split an evaluation
 //!   slot into ... control slots") and not which wins when the sRTT moves. Both end on the
 //!   first ACK after the nominal end. Measured with the oracle, `k_max` guard, 4 seeds:
@@ -499,6 +500,10 @@ pub struct Ptcp {
     /// This control slot's length in sRTTs: `s`, or what is left of `e` when that is less
     /// ([`EvalEnd::CtrlSlots`] with an `e` that `s` does not divide).
     s_i: u32,
+    /// This control slot's planned length in units of `srtt_i` as Eq. 2 counts it: `s_i`, or
+    /// less when [`EvalEnd::Time`] cuts the last control slot of an evaluation slot short
+    /// (then `ctrl_len / srtt_i`, real-valued).
+    s_plan: f64,
     ctrl_start: Time,
     ctrl_len: Dur,
     /// `srtt_i`, frozen at the control slot's start, seconds.
@@ -551,6 +556,7 @@ impl Ptcp {
             eval_acked: 0,
             eval_rtts: 0,
             s_i: cfg.s_init,
+            s_plan: f64::from(cfg.s_init),
             ctrl_start: Time::ZERO,
             ctrl_len: Dur::ZERO,
             srtt_i: 0.0,
@@ -672,13 +678,22 @@ impl Ptcp {
                 // The last control slot ends with its evaluation slot, so the carried shortfall
                 // is settled inside the slot the metric judges (e/s slots of s RTTs when s
                 // divides e and the sRTT does not change).
+                // Eq. 2 then plans the packets and rounds of the slot as cut, not of `s`
+                // whole RTTs it does not have.
                 let left = (self.eval_start + self.eval_len).saturating_since(now);
+                let full = srtt.saturating_mul(u64::from(self.s));
                 self.s_i = self.s;
-                self.ctrl_len = srtt.saturating_mul(u64::from(self.s)).min(left);
+                self.ctrl_len = full.min(left);
+                self.s_plan = if self.ctrl_len < full && !srtt.is_zero() {
+                    self.ctrl_len.as_nanos() as f64 / srtt.as_nanos() as f64
+                } else {
+                    f64::from(self.s)
+                };
             }
             EvalEnd::CtrlSlots => {
                 self.s_i = self.s.min(self.cfg.e.saturating_sub(self.eval_rtts)).max(1);
                 self.ctrl_len = srtt.saturating_mul(u64::from(self.s_i));
+                self.s_plan = f64::from(self.s_i);
             }
         }
         self.sent_in_ctrl = 0;
@@ -773,9 +788,10 @@ impl Ptcp {
 
     /// The multi-connection Eq. 2 (001 Sec. 2.3): the packets the aggregate still needs,
     /// `g_i·srtt_i·s − a_j^sum`, split evenly over the `n_pm` active connections, against this
-    /// connection's own `cwnd`. `n_pm = 1` is Eq. 2.
+    /// connection's own `cwnd`. `n_pm = 1` is Eq. 2. `s` is the slot's planned length in sRTTs,
+    /// fractional for a control slot its evaluation slot cuts short ([`EvalEnd::Time`]).
     pub fn eq2_shared(&self, now: Time, cwnd: f64, n_pm: u32) -> f64 {
-        let s = f64::from(self.s_i);
+        let s = self.s_plan;
         let into = now.saturating_since(self.ctrl_start).as_secs_f64();
         let n = if self.srtt_i > 0.0 {
             (into / self.srtt_i).floor()
@@ -1482,6 +1498,42 @@ mod tests {
         assert_eq!(p.eval_slots()[0].end, Time(110 * MS));
         assert_eq!(p.ctrl_slots().len(), 2);
         assert_eq!(p.ctrl_slots()[1].end, Time(110 * MS));
+    }
+
+    /// A control slot cut short by its evaluation slot's end plans Eq. 2 over what is left: the
+    /// packets `g·(cut length)` and `cut length / srtt_i` rounds, not `s` whole RTTs.
+    #[test]
+    fn eq2_plans_a_cut_control_slot_over_its_cut_length() {
+        // e = 8, s = 4: the evaluation slot is 8 × 25 ms = 200 ms. The sRTT is 30 ms from the
+        // second control slot on, which starts at 100 ms and is cut from 120 ms to 100 ms.
+        let mut p = Ptcp::new(
+            PtcpConfig {
+                e: 8,
+                s_init: 4,
+                eq2_reserve: 1,
+                ..PtcpConfig::default()
+            },
+            1000,
+        );
+        let srtt = |ms| Some(Dur::from_millis(ms));
+        p.on_acked(Time::ZERO, 0, srtt(25), 40.0);
+        p.on_acked(Time(100 * MS), 0, srtt(30), 40.0);
+        assert_eq!(p.ctrl_slots().len(), 1);
+        let g = p.g;
+        let plan = 100.0 / 30.0;
+        assert!((p.s_plan - plan).abs() < 1e-9, "{}", p.s_plan);
+        // At the slot's start (n = 0, a = 0): m = plan − 1 = 2.33 rounds for g·0.1 s packets.
+        let m = plan - 1.0;
+        let want = 2.0 * (g * 0.03 * plan - m * 10.0) / (m * (m + 1.0));
+        let got = p.eq2(Time(100 * MS), 10.0);
+        assert!((got - want).abs() < 1e-9, "{got} against {want}");
+        // The uncut plan (3 rounds for g·0.12 s packets) asks for a slower climb: the cut
+        // slot has fewer packets to send but fewer rounds still to send them in.
+        let uncut = 2.0 * (g * 0.03 * 4.0 - 3.0 * 10.0) / (3.0 * 4.0);
+        assert!(
+            (uncut - 95.0).abs() < 1e-9 && got > uncut + 20.0,
+            "{uncut} against {got}"
+        );
     }
 
     #[test]
