@@ -104,7 +104,7 @@ pub enum ReductionBasis {
     /// Sec. 3.2.2.2's text: "the receiver of WARC will acknowledge the sender to *temporarily*
     /// reduce the transmission rate used in the next round to 7/8 of the received rate", the
     /// received rate being the data packets the receiver judged received in the round that
-    /// just ended (packets per RTT, floored at `min_window`), as the self-clocking of [BBF01]
+    /// just ended (packets per RTT, floored at `min_window`), as the self-clocking of \[BBF01\]
     /// the paragraph cites bounds TFRC by the receive rate.
     Received,
 }
