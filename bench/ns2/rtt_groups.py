@@ -21,7 +21,9 @@ flow alone: `--n 1 --n-c 0`).
 
 Usage: `python bench/ns2/rtt_groups.py [--cc CC] [--cc-a CC] [--cc-c CC] [--n N] [--n-c N]
 [--rtt-a MS] [--rtt-c MS] [--rate BPS] [--duration S] [--from S] [--seeds 1-3]
-[--cwnd-every S] [--json FILE]`.
+[--cwnd-every S] [--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; the last sets the
+`params` of tfcc's `tcp-cubic` flows (e.g. the 2.6 kernel's β to tell a version difference from
+a defect).
 Findings: docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
 """
 
@@ -66,7 +68,7 @@ def ns2_run(
     cwnd_every: float = 0.0,
     timeout: float = 1800.0,
 ) -> dict:
-    """One run of rtt_groups.tcl: its JSON line."""
+    """One run of rtt_groups.tcl: its JSON line, goodput in payload Mb/s."""
     ns = find_ns()
     if ns is None:
         raise RuntimeError("no ns-2: make ns2")
@@ -93,6 +95,8 @@ def ns2_run(
     # The Linux agent prints "cmd select_ca ..." on stdout as well: the report is the JSON line.
     line = next(x for x in reversed(out.splitlines()) if x.startswith("{"))
     r = json.loads(line)
+    # TCPSink's bytes_ counts 1500 wire bytes per 1460-byte segment; tfcc's goodput is payload.
+    r["goodput_mbps"] = [g * 1460 / 1500 for g in r["goodput_mbps"]]
     # Compared over the measurement window, as tfcc's summary counts them.
     r["rexmit_share"], r["timeouts"] = r.pop("window_rexmit_share"), r.pop("window_timeouts")
     return r
@@ -111,11 +115,17 @@ def tfcc_run(
     duration: float = 200.0,
     from_s: float = 20.0,
     cwnd_every: float = 0.0,
+    cubic_params: str = "{}",
 ) -> dict:
-    """tfcc's run of 000-testbed.toml in the keys of rtt_groups.tcl's report."""
+    """tfcc's run of 000-testbed.toml in the keys of rtt_groups.tcl's report; `cubic_params`
+    is the `params` table of the `tcp-cubic` groups (e.g. `{ beta = 0.8 }`)."""
+
+    def params(cc: str) -> str:
+        return cubic_params if cc == "cubic" else "{}"
+
     sets = [
         f"flows.0.protocol={TFCC_PROTOCOL[cc_a]}",
-        "flows.0.params={}",
+        f"flows.0.params={params(cc_a)}",
         f"flows.0.count={n}",
         f"topology.links.0.delay={link_delay_s(rtt_a) * 1e3:.6g}ms",
         f"topology.links.1.delay={link_delay_s(rtt_a) * 1e3:.6g}ms",
@@ -136,7 +146,7 @@ def tfcc_run(
         else:
             sets += [
                 f"flows.1.protocol={TFCC_PROTOCOL[cc_c]}",
-                "flows.1.params={}",
+                f"flows.1.params={params(cc_c)}",
                 f"flows.1.count={n_c}",
                 f"topology.links.2.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
                 f"topology.links.3.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
@@ -253,6 +263,7 @@ def main() -> None:
     ap.add_argument("--from", dest="from_s", type=float)
     ap.add_argument("--seeds", default="1-3")
     ap.add_argument("--cwnd-every", type=float, default=0.0)
+    ap.add_argument("--tfcc-cubic-params", default="{}", help="e.g. '{ beta = 0.8 }'")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     kw = {
@@ -274,8 +285,11 @@ def main() -> None:
     )
     rows = []
     for seed in seeds_arg(a.seeds):
-        for sim, run in (("ns-2", ns2_run), ("tfcc", tfcc_run)):
-            r = run(seed=seed, **kw)
+        for sim in ("ns-2", "tfcc"):
+            if sim == "ns-2":
+                r = ns2_run(seed=seed, **kw)
+            else:
+                r = tfcc_run(seed=seed, cubic_params=a.tfcc_cubic_params, **kw)
             g = groups(r, kw["n"])
             rows.append({"seed": seed, "sim": sim, "groups": g, **r})
             print(

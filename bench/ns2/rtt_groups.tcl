@@ -103,27 +103,51 @@ proc sample_cwnd {} {
 }
 if {$P(cwnd_every) > 0} { $ns at 0 sample_cwnd }
 
+# TCPSink's bytes_ is a C int that wraps (at 250 Mb/s after about 70 s; bench/ns2/README.md,
+# quirk 5): each sink's count is read every second and accumulated modulo 2^32 in Tcl.
+set last_bytes {}
+set acc_bytes {}
+foreach f $flows { lappend last_bytes 0; lappend acc_bytes 0 }
+proc accumulate {} {
+    global flows last_bytes acc_bytes
+    set nl {}
+    set na {}
+    foreach f $flows l $last_bytes a $acc_bytes {
+        set cur [[lindex $f 1] set bytes_]
+        lappend na [expr {$a + (($cur - $l) & 0xFFFFFFFF)}]
+        lappend nl $cur
+    }
+    set last_bytes $nl
+    set acc_bytes $na
+}
+proc tick {} {
+    global ns
+    accumulate
+    $ns at [expr {[$ns now] + 1.0}] tick
+}
+$ns at 1.0 tick
 proc mark {} {
-    global flows base
+    global flows base acc_bytes
+    accumulate
     set base {}
-    foreach f $flows {
-        lassign $f tcp sink
-        lappend base [list [$sink set bytes_] [$tcp set ndatapack_] [$tcp set nrexmitpack_] \
-            [$tcp set nrexmit_]]
+    foreach f $flows a $acc_bytes {
+        set tcp [lindex $f 0]
+        lappend base [list $a [$tcp set ndatapack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
     }
 }
 proc report {} {
-    global flows base P agents cwnd_rows
+    global flows base P agents cwnd_rows acc_bytes
+    accumulate
     set span [expr {$P(duration) - $P(from)}]
     set rates {}
     set rexmit {}
     set timeouts {}
     set w_rexmit {}
     set w_timeouts {}
-    foreach f $flows b $base {
+    foreach f $flows b $base a $acc_bytes {
         lassign $f tcp sink
         lassign $b bytes0 sent0 rexmit0 to0
-        lappend rates [expr {([$sink set bytes_] - $bytes0) * 8.0 / $span / 1e6}]
+        lappend rates [expr {($a - $bytes0) * 8.0 / $span / 1e6}]
         lappend rexmit [expr {double([$tcp set nrexmitpack_]) / max(1, [$tcp set ndatapack_])}]
         lappend timeouts [$tcp set nrexmit_]
         lappend w_rexmit [expr {double([$tcp set nrexmitpack_] - $rexmit0) \
