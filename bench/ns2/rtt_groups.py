@@ -17,11 +17,12 @@ reduction the window before it (the peak), the floor after it, their ratio (CUBI
 from the peak back to the peak's window (CUBIC's K when W_max is the peak), the share of the
 regrowth done at half that time (concave growth: above 0.5; RFC 9438's cubic from W_max·β with
 no Reno-friendly region: 7/8) and the time between peaks. `--n-c 0` leaves group C out (one
-flow alone: `--n 1 --n-c 0`).
+flow alone: `--n 1 --n-c 0`); `--start-c S` starts group C S seconds later in both (each flow
+still drawn uniformly over a second).
 
 Usage: `python bench/ns2/rtt_groups.py [--cc CC] [--cc-a CC] [--cc-c CC] [--n N] [--n-c N]
 [--rtt-a MS] [--rtt-c MS] [--rate BPS] [--duration S] [--from S] [--seeds 1-3]
-[--cwnd-every S] [--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; the last sets the
+[--cwnd-every S] [--start-c S] [--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; the last sets the
 `params` of tfcc's `tcp-cubic` flows (e.g. the 2.6 kernel's β to tell a version difference from
 a defect).
 Findings: docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
@@ -66,6 +67,7 @@ def ns2_run(
     duration: float = 200.0,
     from_s: float = 20.0,
     cwnd_every: float = 0.0,
+    start_c: float = 0.0,
     timeout: float = 1800.0,
 ) -> dict:
     """One run of rtt_groups.tcl: its JSON line, goodput in payload Mb/s."""
@@ -84,6 +86,7 @@ def ns2_run(
         "duration": f"{duration:g}",
         "from": f"{from_s:g}",
         "cwnd_every": f"{cwnd_every:g}",
+        "start_c": f"{start_c:g}",
     }
     out = subprocess.run(
         [ns, str(SCRIPT), *(f"{k}={v}" for k, v in args.items())],
@@ -115,6 +118,7 @@ def tfcc_run(
     duration: float = 200.0,
     from_s: float = 20.0,
     cwnd_every: float = 0.0,
+    start_c: float = 0.0,
     cubic_params: str = "{}",
 ) -> dict:
     """tfcc's run of 000-testbed.toml in the keys of rtt_groups.tcl's report; `cubic_params`
@@ -151,6 +155,8 @@ def tfcc_run(
                 f"topology.links.2.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
                 f"topology.links.3.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
             ]
+            if start_c > 0:
+                sets.append(f'flows.1.start={{ random = ["{start_c:g}s", "{start_c + 1:g}s"] }}')
         r = _core.run_scenario(str(scenario), sets, seed, None)
     s = RunResult(r["summary"], r["flow_series"], r["link_series"])
     flows = s["flows"]
@@ -263,6 +269,7 @@ def main() -> None:
     ap.add_argument("--from", dest="from_s", type=float)
     ap.add_argument("--seeds", default="1-3")
     ap.add_argument("--cwnd-every", type=float, default=0.0)
+    ap.add_argument("--start-c", type=float, default=0.0, help="group C starts this much later")
     ap.add_argument("--tfcc-cubic-params", default="{}", help="e.g. '{ beta = 0.8 }'")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -277,6 +284,7 @@ def main() -> None:
         "duration": a.duration,
         "from_s": a.duration / 10 if a.from_s is None else a.from_s,
         "cwnd_every": a.cwnd_every,
+        "start_c": a.start_c,
     }
     print(
         f"A: {kw['n']} x {kw['cc_a']} at {a.rtt_a:g} ms, C: {kw['n_c']} x {kw['cc_c']} at "

@@ -14,7 +14,7 @@
 # DropTail queue of `limit` packets in both directions, receivers B and D on 1 Gb/s, 0.1 ms
 # links behind R; every other queue 10000 packets. `n` flows A -> B and `n_c` flows C -> D
 # (-1: `n`; 0 leaves C out, e.g. for one flow alone), 1460-byte segments, ns-2's per-packet
-# ACKs, window_ large, each started at a uniform time in [0, 1) s.
+# ACKs, window_ large, each started at a uniform time in [0, 1) s (group C's `start_c` s later).
 #
 # The TCP of each group (`cc` for both, `cc_a` / `cc_c` for one group; `-` = `cc`):
 #   sack  Agent/TCP/Sack1 -> Agent/TCPSink/Sack1 (ns-2's own SACK TCP, the default);
@@ -35,7 +35,7 @@
 # sender's `cwnd_` in segments; the Linux agent's integer `snd_cwnd`).
 
 array set P {seed 1 n 3 n_c -1 delay_a 0.0598 delay_c 0.0598 limit 50 rate 10e6 duration 200
-    from 20 cc sack cc_a - cc_c - cwnd_every 0}
+    from 20 cc sack cc_a - cc_c - cwnd_every 0 start_c 0}
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args rtt_groups.tcl $argv
 if {$P(n_c) < 0} { set P(n_c) $P(n) }
@@ -89,7 +89,9 @@ for {set i 0} {$i < $P(n) + $P(n_c)} {incr i} {
     $ns connect $tcp $sink
     set ftp [new Application/FTP]
     $ftp attach-agent $tcp
-    $ns at [$starts uniform 0 1] "$ftp start"
+    set at [$starts uniform 0 1]
+    if {$g eq "c"} { set at [expr {$at + $P(start_c)}] }
+    $ns at $at "$ftp start"
     lappend flows [list $tcp $sink]
 }
 
