@@ -8,7 +8,8 @@ claims' RENO reading), `cubic` as `tcp-cubic` (RFC 9438). Each group's RTT is se
 sender's links as the claims do (link delay RTT/2 − 0.2 ms, the bottleneck and the receiver's
 link adding 0.1 ms each way). Per seed it prints, for each simulator, the goodput of every flow
 and of each group (Mb/s over [from, duration]), Jain's index over all flows (the claims'
-`jain`), the retransmitted share and the timeouts per flow (both over the window).
+`jain`), the retransmitted share, the share of its packets dropped (ns-2: at the bottleneck
+queue, a flow monitor; tfcc: `packets_lost`) and the timeouts per flow (all over the window).
 
 With `--cwnd-every S` both simulators also sample flow 0's congestion window every S seconds
 (ns-2: the sender's `cwnd_`, the Linux agent's integer `snd_cwnd`; tfcc: the `cwnd` column of
@@ -18,13 +19,15 @@ from the peak back to the peak's window (CUBIC's K when W_max is the peak), the 
 regrowth done at half that time (concave growth: above 0.5; RFC 9438's cubic from W_max·β with
 no Reno-friendly region: 7/8) and the time between peaks. `--n-c 0` leaves group C out (one
 flow alone: `--n 1 --n-c 0`); `--start-c S` starts group C S seconds later in both (each flow
-still drawn uniformly over a second).
+still drawn uniformly over a second); `--no-linux-ts` runs ns-2's Linux agents without TCP
+timestamps (`timestamps_`, `ts_echo_rfc1323_` off; on by default, as ns-2's Linux TCP
+documentation sets them).
 
 Usage: `python bench/ns2/rtt_groups.py [--cc CC] [--cc-a CC] [--cc-c CC] [--n N] [--n-c N]
 [--rtt-a MS] [--rtt-c MS] [--rate BPS] [--duration S] [--from S] [--seeds 1-3]
-[--cwnd-every S] [--start-c S] [--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; the last sets the
-`params` of tfcc's `tcp-cubic` flows (e.g. the 2.6 kernel's β to tell a version difference from
-a defect).
+[--cwnd-every S] [--start-c S] [--no-linux-ts] [--tfcc-cubic-params '{ beta = 0.8 }']
+[--json FILE]`; `--tfcc-cubic-params` sets the `params` of tfcc's `tcp-cubic` flows (e.g. the
+2.6 kernel's β, to tell a version difference from a defect).
 Findings: docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
 """
 
@@ -68,6 +71,7 @@ def ns2_run(
     from_s: float = 20.0,
     cwnd_every: float = 0.0,
     start_c: float = 0.0,
+    linux_ts: bool = True,
     timeout: float = 1800.0,
 ) -> dict:
     """One run of rtt_groups.tcl: its JSON line, goodput in payload Mb/s."""
@@ -87,6 +91,7 @@ def ns2_run(
         "from": f"{from_s:g}",
         "cwnd_every": f"{cwnd_every:g}",
         "start_c": f"{start_c:g}",
+        "linux_ts": int(linux_ts),
     }
     out = subprocess.run(
         [ns, str(SCRIPT), *(f"{k}={v}" for k, v in args.items())],
@@ -102,6 +107,7 @@ def ns2_run(
     r["goodput_mbps"] = [g * 1460 / 1500 for g in r["goodput_mbps"]]
     # Compared over the measurement window, as tfcc's summary counts them.
     r["rexmit_share"], r["timeouts"] = r.pop("window_rexmit_share"), r.pop("window_timeouts")
+    r["drop_share"] = r.pop("window_drop_share")
     return r
 
 
@@ -163,6 +169,7 @@ def tfcc_run(
     out: dict = {
         "goodput_mbps": [float(f["throughput_bps"]) / 1e6 for f in flows],
         "rexmit_share": [f["retransmits"] / max(1, f["packets_sent"]) for f in flows],
+        "drop_share": [f["packets_lost"] / max(1, f["packets_sent"]) for f in flows],
         "timeouts": [f["timeouts"] for f in flows],
         "agents": [f["protocol"] for f in flows],
     }
@@ -270,6 +277,9 @@ def main() -> None:
     ap.add_argument("--seeds", default="1-3")
     ap.add_argument("--cwnd-every", type=float, default=0.0)
     ap.add_argument("--start-c", type=float, default=0.0, help="group C starts this much later")
+    ap.add_argument(
+        "--no-linux-ts", action="store_true", help="ns-2's Linux agents without timestamps"
+    )
     ap.add_argument("--tfcc-cubic-params", default="{}", help="e.g. '{ beta = 0.8 }'")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -295,7 +305,7 @@ def main() -> None:
     for seed in seeds_arg(a.seeds):
         for sim in ("ns-2", "tfcc"):
             if sim == "ns-2":
-                r = ns2_run(seed=seed, **kw)
+                r = ns2_run(seed=seed, linux_ts=not a.no_linux_ts, **kw)
             else:
                 r = tfcc_run(seed=seed, cubic_params=a.tfcc_cubic_params, **kw)
             g = groups(r, kw["n"])
@@ -306,6 +316,8 @@ def main() -> None:
                 + " ".join(f"{v:.2f}" for v in r["goodput_mbps"])
                 + "; rexmit % "
                 + " ".join(f"{100 * v:.2f}" for v in r["rexmit_share"])
+                + "; dropped % "
+                + " ".join(f"{100 * v:.2f}" for v in r["drop_share"])
                 + "; timeouts "
                 + " ".join(str(v) for v in r["timeouts"])
             )

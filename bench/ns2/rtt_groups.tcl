@@ -21,7 +21,8 @@
 #   cubic, reno, ...  Agent/TCP/Linux with `select_ca NAME` (ns-2.35's Linux modules: `cubic`
 #         is the kernel's tcp_cubic.c with beta 819/1024, fast_convergence and tcp_friendliness
 #         on, no HyStart; `reno` is tcp_reno's AIMD) -> Agent/TCPSink/Sack1, timestamps on both
-#         sides (`timestamps_`, `ts_echo_rfc1323_`), as ns-2's Linux TCP documentation sets it.
+#         sides (`timestamps_`, `ts_echo_rfc1323_`), as ns-2's Linux TCP documentation sets it;
+#         `linux_ts=0` turns them off (it decides the 120 + 16 ms groups' outcome, ttfwc.md).
 #
 #   ns rtt_groups.tcl seed=1 delay_c=0.0158                 # SACK, 120 ms against 32 ms
 #   ns rtt_groups.tcl cc=cubic seed=1 delay_c=0.0078        # Linux CUBIC, 120 + 16 ms
@@ -30,12 +31,14 @@
 # Output, one JSON line: per flow (A's first) the goodput in Mb/s over [from, duration], the
 # share of its data packets that were retransmissions (`nrexmitpack_ / ndatapack_`) and its
 # timeouts (`nrexmit_`), both over the whole run, the same two over [from, duration]
-# (`window_rexmit_share`, `window_timeouts`) and its agent; with `cwnd_every` > 0 also
+# (`window_rexmit_share`, `window_timeouts`), the share of its packets that arrived at the
+# bottleneck queue and were dropped there over [from, duration] (`window_drop_share`, a flow
+# monitor keyed by fid_) and its agent; with `cwnd_every` > 0 also
 # `cwnd`, rows [t, cwnd of flow 0, flow 1, ...] sampled every `cwnd_every` seconds from 0 (the
 # sender's `cwnd_` in segments; the Linux agent's integer `snd_cwnd`).
 
 array set P {seed 1 n 3 n_c -1 delay_a 0.0598 delay_c 0.0598 limit 50 rate 10e6 duration 200
-    from 20 cc sack cc_a - cc_c - cwnd_every 0 start_c 0}
+    from 20 cc sack cc_a - cc_c - cwnd_every 0 start_c 0 linux_ts 1}
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args rtt_groups.tcl $argv
 if {$P(n_c) < 0} { set P(n_c) $P(n) }
@@ -62,6 +65,16 @@ foreach {x y} {a l c l r b r d} {
     $ns queue-limit $node($y) $node($x) 10000
 }
 
+# Per-flow arrivals and drops at the bottleneck queue L -> R (a flow monitor keyed by fid_).
+set fmon [$ns makeflowmon Fid]
+$ns attach-fmon [$ns link $node(l) $node(r)] $fmon
+proc flow_counts {i} {
+    global fmon
+    set f [[$fmon classifier] lookup auto 0 0 $i]
+    if {$f eq "" || $f eq "-1"} { return {0 0} }
+    return [list [$f set parrivals_] [$f set pdrops_]]
+}
+
 Agent/TCP set packetSize_ 1460
 Agent/TCP set window_ 100000
 set flows {}
@@ -77,9 +90,11 @@ for {set i 0} {$i < $P(n) + $P(n_c)} {incr i} {
         lappend agents "Agent/TCP/Sack1"
     } else {
         set tcp [new Agent/TCP/Linux]
-        $tcp set timestamps_ true
         set sink [new Agent/TCPSink/Sack1]
-        $sink set ts_echo_rfc1323_ true
+        if {$P(linux_ts)} {
+            $tcp set timestamps_ true
+            $sink set ts_echo_rfc1323_ true
+        }
         $ns at 0 "$tcp select_ca $cc"
         lappend agents "Agent/TCP/Linux $cc"
     }
@@ -134,7 +149,8 @@ proc mark {} {
     set base {}
     foreach f $flows a $acc_bytes {
         set tcp [lindex $f 0]
-        lappend base [list $a [$tcp set ndatapack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
+        lappend base [list $a [$tcp set ndatapack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_] \
+            {*}[flow_counts [$tcp set fid_]]]
     }
 }
 proc report {} {
@@ -146,9 +162,12 @@ proc report {} {
     set timeouts {}
     set w_rexmit {}
     set w_timeouts {}
+    set w_drop {}
     foreach f $flows b $base a $acc_bytes {
         lassign $f tcp sink
-        lassign $b bytes0 sent0 rexmit0 to0
+        lassign $b bytes0 sent0 rexmit0 to0 arr0 drop0
+        lassign [flow_counts [$tcp set fid_]] arr drop
+        lappend w_drop [expr {double($drop - $drop0) / max(1, $arr - $arr0)}]
         lappend rates [expr {($a - $bytes0) * 8.0 / $span / 1e6}]
         lappend rexmit [expr {double([$tcp set nrexmitpack_]) / max(1, [$tcp set ndatapack_])}]
         lappend timeouts [$tcp set nrexmit_]
@@ -161,6 +180,7 @@ proc report {} {
     set out "{\"goodput_mbps\": \[[join $rates ", "]\], \"rexmit_share\": \[[join $rexmit ", "]\],\
  \"timeouts\": \[[join $timeouts ", "]\],\
  \"window_rexmit_share\": \[[join $w_rexmit ", "]\], \"window_timeouts\": \[[join $w_timeouts ", "]\],\
+ \"window_drop_share\": \[[join $w_drop ", "]\],\
  \"agents\": \[[join $quoted ", "]\]"
     if {$P(cwnd_every) > 0} { append out ", \"cwnd\": \[[join $cwnd_rows ", "]\]" }
     puts "$out}"
