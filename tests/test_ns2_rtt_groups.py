@@ -3,17 +3,22 @@
 convergence and tcp_friendliness on, no HyStart), run live through
 ``bench/ns2/rtt_groups.py`` on thesis 000's testbed set-up.
 
-Measured 2026-11-26 (docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35"): one flow alone at
-100 Mb/s, 100 ms, 50-packet DropTail follows each side's own equations; ns-2's window falls to
-0.800 of the peak, tfcc's to 0.700 (RFC 9438's β), and with `beta = 0.8` tfcc's sawtooth and
-goodput are ns-2's (93.04 / 92.89 Mb/s, time back to the peak 12.15 / 12.25 s over 30-120 s).
-Six CUBIC flows at one RTT share the link alike in both (Jain 0.983 / 0.996 over seeds 1-2 at
-16 ms). On the mixed-RTT groups of claim 521a-10m-tp09-like-cubic-rtt16 (120 + 16 ms, 10 Mb/s)
-ns-2's Linux agent without TCP timestamps and tfcc with the 2.6 kernel's constants (β 0.8, the
-estimate's α 8/23, no switch to α = 1) give the 16-ms group about 0.3 of the 120-ms group's
-goodput (Jain 0.772 / 0.760 over seeds 1-3). With timestamps on, ns-2's Linux agents (`reno` as
-well as `cubic`) lock the 120-ms group out instead; that is not checked here (the doc's section).
-The runs take about 6 s.
+Measured 2026-11-26 (docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35"):
+- One flow alone at 100 Mb/s, 100 ms, 50-packet DropTail follows each side's own equations.
+  ns-2's window falls to 0.800 of the peak and tfcc's to 0.700 (RFC 9438's β). With
+  `beta = 0.8` tfcc's sawtooth and goodput are ns-2's: 92.84 / 92.89 Mb/s, time back to the
+  peak 12.30 / 12.25 s over 30-120 s. ns-2 runs without timestamps here, so both put 1500 bytes
+  per segment on the wire.
+- Six CUBIC flows at 16 ms share the link alike (Jain 0.983 / 0.995 over seeds 1-2, 60 s),
+  with timestamps and tfcc at 1470-byte segments: 1510 bytes on the wire in both.
+- The mixed-RTT groups of claim 521a-10m-tp09-like-cubic-rtt16 (120 + 16 ms, 10 Mb/s) use
+  tfcc with the 2.6 kernel's constants (β 0.8, the estimate's α 8/23, no switch to α = 1).
+  With 1500 wire bytes (ns-2 without timestamps) the 16-ms group gets about 0.3 of the 120-ms
+  group's goodput in both (Jain 0.772 / 0.760, seeds 1-3). With 1510 (ns-2's timestamps, tfcc
+  at 1470-byte segments) both lock the 120-ms group out (Jain 0.518 / 0.533): a DropTail phase
+  effect of the packet size that both simulators show.
+
+The runs take about 8 s.
 """
 
 from __future__ import annotations
@@ -41,10 +46,11 @@ ONE_FLOW = {
     "from_s": 30.0,
     "cwnd_every": 0.05,
 }
+LINUX26 = "{ beta = 0.8, alpha = 0.348, alpha_one_above_prior = false }"
 
 
 def test_one_cubic_flow_follows_linux_cubic_with_its_beta() -> None:
-    n = rg.ns2_run(**ONE_FLOW)
+    n = rg.ns2_run(linux_ts=False, **ONE_FLOW)
     t = rg.tfcc_run(**ONE_FLOW)
     t8 = rg.tfcc_run(**ONE_FLOW, cubic_params="{ beta = 0.8 }")
     sn, st, st8 = (rg.sawtooth_summary(r["cwnd"], 30.0) for r in (n, t, t8))
@@ -68,7 +74,7 @@ def test_cubic_groups_share_alike_at_one_rtt() -> None:
         "from_s": 10.0,
     }
     n = [rg.ns2_run(seed=s, **kw) for s in (1, 2)]
-    t = [rg.tfcc_run(seed=s, **kw) for s in (1, 2)]
+    t = [rg.tfcc_run(seed=s, packet_size=1470, **kw) for s in (1, 2)]
     jn = statistics.mean(rg.groups(r, 3)["jain"] for r in n)
     jt = statistics.mean(rg.groups(r, 3)["jain"] for r in t)
     assert jn > 0.97 and jt > 0.97, (jn, jt)
@@ -78,11 +84,10 @@ def test_cubic_groups_share_alike_at_one_rtt() -> None:
     assert total_t == pytest.approx(total_n, rel=0.02), (total_n, total_t)
 
 
-def test_cubic_rtt_groups_120_16_agree_with_the_kernel_s_constants_and_no_timestamps() -> None:
+def test_cubic_rtt_groups_120_16_agree_with_the_kernel_s_constants_at_1500_wire_bytes() -> None:
     kw = {"cc_a": "cubic", "cc_c": "cubic", "rtt_a": 120.0, "rtt_c": 16.0}
-    linux26 = "{ beta = 0.8, alpha = 0.348, alpha_one_above_prior = false }"
     n = [rg.groups(rg.ns2_run(seed=s, linux_ts=False, **kw), 3) for s in (1, 2, 3)]
-    t = [rg.groups(rg.tfcc_run(seed=s, cubic_params=linux26, **kw), 3) for s in (1, 2, 3)]
+    t = [rg.groups(rg.tfcc_run(seed=s, cubic_params=LINUX26, **kw), 3) for s in (1, 2, 3)]
     jn = statistics.mean(g["jain"] for g in n)
     jt = statistics.mean(g["jain"] for g in t)
     assert jt == pytest.approx(jn, abs=0.04), (jn, jt)
@@ -91,3 +96,17 @@ def test_cubic_rtt_groups_120_16_agree_with_the_kernel_s_constants_and_no_timest
     ct = statistics.mean(g["c_over_a"] for g in t)
     assert cn < 0.5 and ct < 0.5, (cn, ct)
     assert ct == pytest.approx(cn, abs=0.1), (cn, ct)
+
+
+def test_ten_more_wire_bytes_lock_the_120_ms_group_out_in_both() -> None:
+    kw = {"cc_a": "cubic", "cc_c": "cubic", "rtt_a": 120.0, "rtt_c": 16.0}
+    n = [rg.groups(rg.ns2_run(seed=s, **kw), 3) for s in (1, 2, 3)]
+    t = [
+        rg.groups(rg.tfcc_run(seed=s, cubic_params=LINUX26, packet_size=1470, **kw), 3)
+        for s in (1, 2, 3)
+    ]
+    jn = statistics.mean(g["jain"] for g in n)
+    jt = statistics.mean(g["jain"] for g in t)
+    assert jt == pytest.approx(jn, abs=0.04), (jn, jt)
+    # The 120-ms group gets a few per cent of the 16-ms group's goodput in both.
+    assert all(g["c_over_a"] > 10 for g in n + t), (n, t)

@@ -21,13 +21,16 @@ no Reno-friendly region: 7/8) and the time between peaks. `--n-c 0` leaves group
 flow alone: `--n 1 --n-c 0`); `--start-c S` starts group C S seconds later in both (each flow
 still drawn uniformly over a second); `--no-linux-ts` runs ns-2's Linux agents without TCP
 timestamps (`timestamps_`, `ts_echo_rfc1323_` off; on by default, as ns-2's Linux TCP
-documentation sets them).
+documentation sets them; with them ns-2 puts 10 more bytes on the wire per segment, 1510 instead
+of 1500); `--packet-size B` sets both simulators' payload, `--tfcc-packet-size B` tfcc's alone
+(1470 gives tfcc the 1510 wire bytes of ns-2's Linux agent with timestamps).
 
 Usage: `python bench/ns2/rtt_groups.py [--cc CC] [--cc-a CC] [--cc-c CC] [--n N] [--n-c N]
 [--rtt-a MS] [--rtt-c MS] [--rate BPS] [--duration S] [--from S] [--seeds 1-3]
-[--cwnd-every S] [--start-c S] [--no-linux-ts] [--tfcc-cubic-params '{ beta = 0.8 }']
-[--json FILE]`; `--tfcc-cubic-params` sets the `params` of tfcc's `tcp-cubic` flows (e.g. the
-2.6 kernel's β, to tell a version difference from a defect).
+[--cwnd-every S] [--start-c S] [--no-linux-ts] [--packet-size B] [--tfcc-packet-size B]
+[--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; `--tfcc-cubic-params` sets the `params`
+of tfcc's `tcp-cubic` flows (e.g. the 2.6 kernel's β, to tell a version difference from a
+defect).
 Findings: docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
 """
 
@@ -72,9 +75,11 @@ def ns2_run(
     cwnd_every: float = 0.0,
     start_c: float = 0.0,
     linux_ts: bool = True,
+    packet_size: int = 1460,
     timeout: float = 1800.0,
 ) -> dict:
-    """One run of rtt_groups.tcl: its JSON line, goodput in payload Mb/s."""
+    """One run of rtt_groups.tcl: its JSON line, goodput in payload Mb/s (`wire_bytes` per flow
+    added)."""
     ns = find_ns()
     if ns is None:
         raise RuntimeError("no ns-2: make ns2")
@@ -92,6 +97,7 @@ def ns2_run(
         "cwnd_every": f"{cwnd_every:g}",
         "start_c": f"{start_c:g}",
         "linux_ts": int(linux_ts),
+        "packet_size": packet_size,
     }
     out = subprocess.run(
         [ns, str(SCRIPT), *(f"{k}={v}" for k, v in args.items())],
@@ -103,8 +109,15 @@ def ns2_run(
     # The Linux agent prints "cmd select_ca ..." on stdout as well: the report is the JSON line.
     line = next(x for x in reversed(out.splitlines()) if x.startswith("{"))
     r = json.loads(line)
-    # TCPSink's bytes_ counts 1500 wire bytes per 1460-byte segment; tfcc's goodput is payload.
-    r["goodput_mbps"] = [g * 1460 / 1500 for g in r["goodput_mbps"]]
+    # TCPSink's bytes_ counts wire bytes: the payload, 40 bytes of headers and, for a Linux agent
+    # with timestamps, ns-2's ts_option_size_ of 10. tfcc's goodput is payload.
+    r["wire_bytes"] = [
+        packet_size + 40 + (10 if linux_ts and a.startswith("Agent/TCP/Linux") else 0)
+        for a in r["agents"]
+    ]
+    r["goodput_mbps"] = [
+        g * packet_size / w for g, w in zip(r["goodput_mbps"], r["wire_bytes"], strict=True)
+    ]
     # Compared over the measurement window, as tfcc's summary counts them.
     r["rexmit_share"], r["timeouts"] = r.pop("window_rexmit_share"), r.pop("window_timeouts")
     r["drop_share"] = r.pop("window_drop_share")
@@ -126,6 +139,7 @@ def tfcc_run(
     cwnd_every: float = 0.0,
     start_c: float = 0.0,
     cubic_params: str = "{}",
+    packet_size: int = 1460,
 ) -> dict:
     """tfcc's run of 000-testbed.toml in the keys of rtt_groups.tcl's report; `cubic_params`
     is the `params` table of the `tcp-cubic` groups (e.g. `{ beta = 0.8 }`)."""
@@ -137,6 +151,7 @@ def tfcc_run(
         f"flows.0.protocol={TFCC_PROTOCOL[cc_a]}",
         f"flows.0.params={params(cc_a)}",
         f"flows.0.count={n}",
+        f"flows.0.packet_size={packet_size}B",
         f"topology.links.0.delay={link_delay_s(rtt_a) * 1e3:.6g}ms",
         f"topology.links.1.delay={link_delay_s(rtt_a) * 1e3:.6g}ms",
         f"topology.links.4.rate={rate / 1e6:g}Mbps",
@@ -158,6 +173,7 @@ def tfcc_run(
                 f"flows.1.protocol={TFCC_PROTOCOL[cc_c]}",
                 f"flows.1.params={params(cc_c)}",
                 f"flows.1.count={n_c}",
+                f"flows.1.packet_size={packet_size}B",
                 f"topology.links.2.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
                 f"topology.links.3.delay={link_delay_s(rtt_c) * 1e3:.6g}ms",
             ]
@@ -280,6 +296,10 @@ def main() -> None:
     ap.add_argument(
         "--no-linux-ts", action="store_true", help="ns-2's Linux agents without timestamps"
     )
+    ap.add_argument("--packet-size", type=int, default=1460, help="payload bytes, both sims")
+    ap.add_argument(
+        "--tfcc-packet-size", type=int, help="tfcc's payload bytes (default --packet-size)"
+    )
     ap.add_argument("--tfcc-cubic-params", default="{}", help="e.g. '{ beta = 0.8 }'")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -305,9 +325,14 @@ def main() -> None:
     for seed in seeds_arg(a.seeds):
         for sim in ("ns-2", "tfcc"):
             if sim == "ns-2":
-                r = ns2_run(seed=seed, linux_ts=not a.no_linux_ts, **kw)
+                r = ns2_run(seed=seed, linux_ts=not a.no_linux_ts, packet_size=a.packet_size, **kw)
             else:
-                r = tfcc_run(seed=seed, cubic_params=a.tfcc_cubic_params, **kw)
+                r = tfcc_run(
+                    seed=seed,
+                    cubic_params=a.tfcc_cubic_params,
+                    packet_size=a.tfcc_packet_size or a.packet_size,
+                    **kw,
+                )
             g = groups(r, kw["n"])
             rows.append({"seed": seed, "sim": sim, "groups": g, **r})
             print(

@@ -13,7 +13,8 @@
 # `delay_a` and `delay_c` seconds each way), a `rate` b/s, 0.1 ms bottleneck L -> R with a
 # DropTail queue of `limit` packets in both directions, receivers B and D on 1 Gb/s, 0.1 ms
 # links behind R; every other queue 10000 packets. `n` flows A -> B and `n_c` flows C -> D
-# (-1: `n`; 0 leaves C out, e.g. for one flow alone), 1460-byte segments, ns-2's per-packet
+# (-1: `n`; 0 leaves C out, e.g. for one flow alone), `packet_size`-byte segments (1460, 40
+# bytes of headers on the wire, 50 with the Linux agent's timestamps), ns-2's per-packet
 # ACKs, window_ large, each started at a uniform time in [0, 1) s (group C's `start_c` s later).
 #
 # The TCP of each group (`cc` for both, `cc_a` / `cc_c` for one group; `-` = `cc`):
@@ -22,7 +23,9 @@
 #         is the kernel's tcp_cubic.c with beta 819/1024, fast_convergence and tcp_friendliness
 #         on, no HyStart; `reno` is tcp_reno's AIMD) -> Agent/TCPSink/Sack1, timestamps on both
 #         sides (`timestamps_`, `ts_echo_rfc1323_`), as ns-2's Linux TCP documentation sets it;
-#         `linux_ts=0` turns them off (it decides the 120 + 16 ms groups' outcome, ttfwc.md).
+#         `linux_ts=0` turns them off. ns-2 adds `ts_option_size_` (10 bytes) to every segment
+#         with timestamps: 1510 bytes on the wire instead of 1500, which alone decides the
+#         120 + 16 ms groups' outcome (docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35").
 #
 #   ns rtt_groups.tcl seed=1 delay_c=0.0158                 # SACK, 120 ms against 32 ms
 #   ns rtt_groups.tcl cc=cubic seed=1 delay_c=0.0078        # Linux CUBIC, 120 + 16 ms
@@ -38,7 +41,8 @@
 # sender's `cwnd_` in segments; the Linux agent's integer `snd_cwnd`).
 
 array set P {seed 1 n 3 n_c -1 delay_a 0.0598 delay_c 0.0598 limit 50 rate 10e6 duration 200
-    from 20 cc sack cc_a - cc_c - cwnd_every 0 start_c 0 linux_ts 1}
+    from 20 cc sack cc_a - cc_c - cwnd_every 0 start_c 0 linux_ts 1
+    packet_size 1460}
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args rtt_groups.tcl $argv
 if {$P(n_c) < 0} { set P(n_c) $P(n) }
@@ -75,7 +79,7 @@ proc flow_counts {i} {
     return [list [$f set parrivals_] [$f set pdrops_]]
 }
 
-Agent/TCP set packetSize_ 1460
+Agent/TCP set packetSize_ $P(packet_size)
 Agent/TCP set window_ 100000
 set flows {}
 set agents {}
