@@ -15,7 +15,8 @@
 //! - **Reno-friendly region** (§4.3): `W_est` starts at `cwnd_epoch` and grows by
 //!   `α_cubic·segments_acked/cwnd` per ACK, `α_cubic = 3(1 − β_cubic)/(1 + β_cubic)`, and by 1
 //!   per RTT (α = 1) once `W_est ≥ cwnd_prior`; when `W_cubic(t) < W_est`, cwnd is set to
-//!   `W_est`.
+//!   `W_est`. The switch to α = 1 is RFC 9438's ("SHOULD"); Linux's module (the 2.6 kernels'
+//!   and 3.0's, which thesis 000 ran) keeps α_cubic throughout (`alpha_one_above_prior`).
 //! - **Multiplicative decrease** (§4.6): `ssthresh = cwnd·β_cubic` (at least 2 segments),
 //!   `cwnd = ssthresh`; `cwnd_prior` and `W_max` are the window at the loss.
 //! - **Fast convergence** (§4.7): a loss below the previous `W_max` sets
@@ -50,17 +51,24 @@ pub struct CubicConfig {
     /// The most the target may exceed cwnd per RTT, as a factor of cwnd (RFC 9438 §4.2:
     /// target ≤ 1.5·cwnd).
     pub max_target_growth: f64,
+    /// RFC 9438 §4.3: once `W_est ≥ cwnd_prior` the estimate grows by 1 per RTT (α = 1, "SHOULD",
+    /// on by default). `false` keeps `α_cubic` throughout, as Linux's `tcp_cubic.c` does (its
+    /// `tcp_friendliness` estimate grows by `8/beta_scale` per RTT whatever the window: 8/15 ≈
+    /// 0.53 in Linux 3.0, thesis 000's testbed kernel, 8/23 ≈ 0.35 with the 2.6 kernels' β
+    /// 819/1024 in ns-2.35's `Agent/TCP/Linux`); the thesis is silent, the RFC is the default.
+    pub alpha_one_above_prior: bool,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            c: 0.4,                 // RFC 9438 §5
-            beta: 0.7,              // RFC 9438 §4.6
-            alpha: None,            // RFC 9438 §4.3: 3(1 − β)/(1 + β)
-            fast_convergence: true, // RFC 9438 §4.7
-            reno_friendly: true,    // RFC 9438 §4.3
-            max_target_growth: 1.5, // RFC 9438 §4.2
+            c: 0.4,                      // RFC 9438 §5
+            beta: 0.7,                   // RFC 9438 §4.6
+            alpha: None,                 // RFC 9438 §4.3: 3(1 − β)/(1 + β)
+            fast_convergence: true,      // RFC 9438 §4.7
+            reno_friendly: true,         // RFC 9438 §4.3
+            max_target_growth: 1.5,      // RFC 9438 §4.2
+            alpha_one_above_prior: true, // RFC 9438 §4.3
         }
     }
 }
@@ -75,6 +83,7 @@ impl CubicConfig {
         "fast_convergence",
         "reno_friendly",
         "max_target_growth",
+        "alpha_one_above_prior",
     ];
 
     /// `α_cubic` in use (RFC 9438 §4.3).
@@ -181,6 +190,7 @@ impl Cubic {
     pub fn on_ack(&mut self, now: Time, acked: u64, cwnd: f64, srtt: Option<Dur>) -> f64 {
         let cwnd = cwnd.max(1.0);
         let (c, alpha_cubic) = (self.cfg.c, self.cfg.alpha());
+        let alpha_one = self.cfg.alpha_one_above_prior;
         let e = match &mut self.epoch {
             Some(e) => e,
             slot @ None => {
@@ -208,7 +218,7 @@ impl Cubic {
         let mut next = cwnd + (target - cwnd) / cwnd;
         if self.cfg.reno_friendly {
             // §4.3: W_est grows by α_cubic per RTT, by 1 once it reached cwnd_prior.
-            let alpha = if e.w_est >= self.cwnd_prior {
+            let alpha = if alpha_one && e.w_est >= self.cwnd_prior {
                 1.0
             } else {
                 alpha_cubic
@@ -338,6 +348,36 @@ mod tests {
             w = pure.on_ack(secs(t), 1, w, rtt);
         }
         assert!(w - w0 < 0.1, "cubic alone {}", w - w0);
+    }
+
+    #[test]
+    fn the_estimate_grows_by_one_per_rtt_above_cwnd_prior_unless_linux_s_rule_is_chosen() {
+        // A loss at 10: cwnd 7, cwnd_prior 10. Start the stage at cwnd 10 (as after a reduction
+        // the window reached cwnd_prior again), W_max 10 so K = 0 and W_cubic stays near 10 for
+        // the first 10-ms RTT: the estimate decides the growth.
+        let grow = |alpha_one_above_prior: bool| {
+            let mut c = Cubic::new(CubicConfig {
+                alpha_one_above_prior,
+                ..CubicConfig::default()
+            });
+            c.on_loss(10.0);
+            let rtt = Some(Dur::from_millis(10));
+            let mut cwnd = c.on_ack(secs(0.0), 1, 10.0, rtt);
+            let start = cwnd;
+            let mut now = 0.0;
+            for _ in 0..10 {
+                now += 0.001;
+                cwnd = c.on_ack(secs(now), 1, cwnd, rtt);
+            }
+            cwnd - start
+        };
+        // RFC 9438 §4.3: W_est ≥ cwnd_prior = 10, so α = 1: about one segment per RTT of 10
+        // ACKs (each adds 1/cwnd, and cwnd grows to 11 meanwhile: 0.95).
+        let rfc = grow(true);
+        assert!(rfc > 0.9 && rfc <= 1.0, "RFC: {rfc} per RTT");
+        // Linux keeps α_cubic = 0.529 (0.529 · 10/10.25 with the growing cwnd).
+        let linux = grow(false);
+        assert!(linux > 0.49 && linux <= 0.53, "Linux: {linux} per RTT");
     }
 
     #[test]
