@@ -13,8 +13,10 @@
 //! NewReno and SACK recovery built in), flow start times, TFWC's packet size as the
 //! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` runs in the simulator as RFC 9438's
 //! CUBIC (tfcc_core::tcp::cubic) and here as the kernel's, whose constants are the RFC's
-//! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on), so
-//! a `tcp-cubic` flow whose `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
+//! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on) but
+//! whose Reno-friendly estimate keeps α = 3(1 − β)/(1 + β) throughout, where RFC 9438 §4.3
+//! switches it to 1 (the simulator's `alpha_one_above_prior = false`); a `tcp-cubic` flow whose
+//! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
@@ -716,8 +718,9 @@ fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario
 }
 
 /// The kernel's CUBIC has RFC 9438's constants and no knobs for them (Linux `tcp_cubic.c`:
-/// `beta` 717/1024, `bic_scale` 41 for C = 0.4, `fast_convergence` 1, `tcp_friendliness` 1):
-/// a `tcp-cubic` flow that sets other values would not run what it says.
+/// `beta` 717/1024, `bic_scale` 41 for C = 0.4, `fast_convergence` 1, `tcp_friendliness` 1;
+/// its Reno-friendly α stays 3(1 − β)/(1 + β), without RFC 9438 §4.3's switch to 1): a
+/// `tcp-cubic` flow that sets other values would not run what it says.
 fn kernel_cubic(cfg: &tfcc_core::tcp::TcpConfig) -> Result<(), String> {
     match &cfg.congestion {
         tfcc_core::tcp::Congestion::Cubic(c) if *c == tfcc_core::tcp::CubicConfig::default() => {
