@@ -183,6 +183,17 @@ pub fn run(
                 counted.push((i, sim, here));
                 FlowKind::Tfwc(cfg)
             }
+            // ns-2's send-time randomisation has no kernel counterpart (a real host brings its
+            // own jitter): refused rather than run without it.
+            (SenderImpl::Tcp(s), _) if !s.config().overhead.is_zero() => {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "flow {i}: params.overhead (ns-2's randomised send delay) runs in the \
+                         simulator only; the kernel's TCP has no such setting"
+                    ),
+                ));
+            }
             (SenderImpl::Tcp(s), "tcp-cubic") => {
                 kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
                 FlowKind::Tcp("cubic".into())
@@ -1049,6 +1060,26 @@ stall = true
             "a stall as a dropout",
         );
         assert!(err.contains("a stall"), "{err}");
+    }
+
+    /// ns-2's `overhead_` (a random delay before each send) is refused on a kernel TCP flow.
+    #[test]
+    fn a_tcp_overhead_is_refused() {
+        let err = refusal(
+            "overhead",
+            r#"
+name = "overhead"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tcp-sack"
+params = { overhead = "1ms" }
+"#,
+            "a TCP overhead",
+        );
+        assert!(err.contains("params.overhead"), "{err}");
     }
 
     /// A reverse queue other than DropTail in packets is refused before anything is set up

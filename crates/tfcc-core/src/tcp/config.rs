@@ -143,6 +143,18 @@ pub struct TcpConfig {
     pub decrease_num: f64,
     /// Most segments sent in response to one ACK, 0 for no limit (ns-2 `maxburst_ 0`).
     pub max_burst: u32,
+    /// ns-2's `overhead_` (default 0, off): each time the sender could send new segments on an
+    /// ACK or a timeout it first waits a uniform random time in `[0, overhead)` (ns-2's delayed-
+    /// send timer, `Random::uniform(overhead_)`), then sends everything the window allows at
+    /// once; retransmissions on duplicate ACKs are not delayed. It is the usual ns-2 means of
+    /// breaking the deterministic phase effects of DropTail queues (Floyd and Jacobson, "On
+    /// traffic phase effects in packet-switched gateways", 1992), which a simulated path has
+    /// and a real host's processing jitter does not. The draws come from
+    /// [`TcpConfig::overhead_seed`].
+    pub overhead: Dur,
+    /// Seed of the `overhead` draws; the simulator gives each flow its own (the run's seed and
+    /// the flow's id, stream `flow/{id}/overhead`) unless `params` sets it.
+    pub overhead_seed: u64,
     /// Limited transmit: send a new segment on each of the first two duplicate ACKs if the
     /// window allows cwnd + dupacks (ns-2 `singledup_ 1`; RFC 3042).
     pub limited_transmit: bool,
@@ -207,32 +219,34 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            variant: Variant::Sack,  // the theses' baseline (000 §3.1, 002 Ch. 4, 003 §5)
-            segment_size: 1000,      // packetSize_
-            header_size: 40,         // tcpip_base_hdr_size_
-            ts_option_size: 10,      // ts_option_size_
-            ack_size: 40,            // Agent/TCPSink packetSize_
-            sack_block_size: 8,      // Sacker::append_ack
-            window_init: 2,          // windowInit_
-            max_window: 10_000,      // see the field doc: ns-2's 20 would cap throughput
-            syn: true,               // syn_ with delay_growth_
-            dupack_threshold: 3,     // numdupacks_
-            increase_num: 1.0,       // increase_num_
-            decrease_num: 0.5,       // decrease_num_
-            max_burst: 0,            // maxburst_
-            limited_transmit: true,  // singledup_ 1
-            cwnd_to_ssthresh: false, // slowdown: cwnd_ = halfwin
-            precision_reduce: true,  // precisionReduce_ true
-            bug_fix: true,           // bugFix_
-            timestamps: false,       // timestamps_
-            sack_partial_ack: false, // partial_ack_
+            variant: Variant::Sack, // the theses' baseline (000 §3.1, 002 Ch. 4, 003 §5)
+            segment_size: 1000,     // packetSize_
+            header_size: 40,        // tcpip_base_hdr_size_
+            ts_option_size: 10,     // ts_option_size_
+            ack_size: 40,           // Agent/TCPSink packetSize_
+            sack_block_size: 8,     // Sacker::append_ack
+            window_init: 2,         // windowInit_
+            max_window: 10_000,     // see the field doc: ns-2's 20 would cap throughput
+            syn: true,              // syn_ with delay_growth_
+            dupack_threshold: 3,    // numdupacks_
+            increase_num: 1.0,      // increase_num_
+            decrease_num: 0.5,      // decrease_num_
+            max_burst: 0,           // maxburst_
+            overhead: Dur::ZERO,    // overhead_
+            overhead_seed: 0,
+            limited_transmit: true,                 // singledup_ 1
+            cwnd_to_ssthresh: false,                // slowdown: cwnd_ = halfwin
+            precision_reduce: true,                 // precisionReduce_ true
+            bug_fix: true,                          // bugFix_
+            timestamps: false,                      // timestamps_
+            sack_partial_ack: false,                // partial_ack_
             newreno_partial_window_deflation: true, // partial_window_deflation_ 1
-            newreno_impatient: true, // newreno_changes1_ 1
-            rtt: TcpRttConfig::default(), // tcpTick_, minrto_, rtxcur_init_, maxrto_
-            max_sack_blocks: 3,      // maxSackBlocks_
-            delayed_ack: None,       // Agent/TCPSink (no DelAck)
-            delayed_ack_tick: false, // DelAckSink: interval_ after the held segment
-            congestion: Congestion::Reno, // ns-2's TcpAgent
+            newreno_impatient: true,                // newreno_changes1_ 1
+            rtt: TcpRttConfig::default(),           // tcpTick_, minrto_, rtxcur_init_, maxrto_
+            max_sack_blocks: 3,                     // maxSackBlocks_
+            delayed_ack: None,                      // Agent/TCPSink (no DelAck)
+            delayed_ack_tick: false,                // DelAckSink: interval_ after the held segment
+            congestion: Congestion::Reno,           // ns-2's TcpAgent
         }
     }
 }
@@ -254,6 +268,12 @@ impl TcpConfig {
     /// Checks every field; the message names the first bad one. [`super::TcpSender::new`]
     /// repairs rather than rejects (so it cannot fail), which is why loaders call this.
     pub fn validate(&self) -> Result<(), String> {
+        if self.overhead > Dur::from_secs(10) {
+            return Err(format!(
+                "overhead must be at most 10 s, got {} s",
+                self.overhead.as_secs_f64()
+            ));
+        }
         if self.segment_size == 0 {
             return Err("segment_size must be positive".into());
         }

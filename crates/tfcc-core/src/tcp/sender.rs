@@ -48,6 +48,9 @@
 
 use std::collections::VecDeque;
 
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
 use super::config::{Congestion, TcpConfig, Variant};
 use super::cubic::Cubic;
 use super::friendly::Friendly;
@@ -58,7 +61,7 @@ use super::wire::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::packet::{Header, Packet};
 use crate::rtt::TcpRtt;
-use crate::time::Time;
+use crate::time::{Dur, Time};
 
 /// ns-2's `curseq_` for an unlimited (FTP) source: `TCP_MAXSEQ`, far beyond any run.
 const BULK: i64 = 1 << 62;
@@ -155,6 +158,10 @@ pub struct TcpSender {
     started: bool,
     send_pending: bool,
     out: VecDeque<Packet>,
+    /// ns-2's delayed-send timer ([`TcpConfig::overhead`]): when it expires, everything the
+    /// window allows is sent.
+    delsnd_deadline: Option<Time>,
+    overhead_rng: Pcg64Mcg,
 
     packets_sent: u64,
     bytes_sent: u64,
@@ -224,6 +231,8 @@ impl TcpSender {
             started: false,
             send_pending: false,
             out: VecDeque::with_capacity(64),
+            delsnd_deadline: None,
+            overhead_rng: Pcg64Mcg::seed_from_u64(cfg.overhead_seed),
             packets_sent: 0,
             bytes_sent: 0,
             retransmits: 0,
@@ -627,13 +636,25 @@ impl TcpSender {
     }
 
     fn send_much(&mut self, now: Time, maxburst: u32) {
+        self.send_much_forced(now, maxburst, false);
+    }
+
+    /// ns-2's `send_much(force, ...)`: unforced, it waits for a pending delayed send, and with
+    /// [`TcpConfig::overhead`] it arms one instead of sending; the delayed send is forced.
+    fn send_much_forced(&mut self, now: Time, maxburst: u32, force: bool) {
+        if !force && self.delsnd_deadline.is_some() {
+            return;
+        }
         if self.cfg.variant == Variant::Sack {
-            self.sack_send_much(now, maxburst);
+            self.sack_send_much(now, maxburst, force);
             return;
         }
         let mut win = self.window();
         let mut n = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if !force && self.delay_send(now) {
+                return;
+            }
             let s = self.t_seqno;
             self.output(now, s);
             self.t_seqno += 1;
@@ -643,6 +664,18 @@ impl TcpSender {
                 break;
             }
         }
+    }
+
+    /// With [`TcpConfig::overhead`], arm the delayed send (a uniform draw in `[0, overhead)`,
+    /// ns-2's `delsnd_timer_.resched(Random::uniform(overhead_))`) and tell the caller to stop.
+    fn delay_send(&mut self, now: Time) -> bool {
+        if self.cfg.overhead.is_zero() {
+            return false;
+        }
+        let unit = (self.overhead_rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let wait = unit * self.cfg.overhead.as_nanos() as f64;
+        self.delsnd_deadline = Some(now.saturating_add(Dur(wait as u64)));
+        true
     }
 
     /// The recovery gate shared by the three `dupack_action`s: a fast retransmit is allowed
@@ -865,7 +898,7 @@ impl TcpSender {
         }
     }
 
-    fn sack_send_much(&mut self, now: Time, maxburst: u32) {
+    fn sack_send_much(&mut self, now: Time, maxburst: u32, force: bool) {
         let mut win = self.window();
         let mut n = 0;
         loop {
@@ -876,6 +909,9 @@ impl TcpSender {
             };
             if !open || self.last_ack + 1 >= self.curseq {
                 break;
+            }
+            if !force && self.delay_send(now) {
+                return;
             }
             let xmit = match self.scb.next_retran() {
                 None => {
@@ -1016,6 +1052,10 @@ impl Endpoint for TcpSender {
     }
 
     fn on_timeout(&mut self, now: Time) {
+        if self.delsnd_deadline.is_some_and(|t| now >= t) {
+            self.delsnd_deadline = None;
+            self.send_much_forced(now, self.cfg.max_burst, true);
+        }
         if self.rtx_deadline.is_some_and(|t| now >= t) {
             self.rtx_deadline = None;
             if let Some(p) = &mut self.ptcp {
@@ -1040,10 +1080,10 @@ impl Endpoint for TcpSender {
 
     fn next_timeout(&self) -> Option<Time> {
         let release = self.ptcp.as_ref().and_then(|p| p.next_release());
-        match (self.rtx_deadline, release) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rtx_deadline, release, self.delsnd_deadline]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn stats(&self) -> Stats {
@@ -1157,6 +1197,67 @@ mod tests {
                 return (s, t, out);
             }
         }
+    }
+
+    /// ns-2's `overhead_`: an ACK that opens the window arms the delayed send instead of
+    /// sending; at its deadline (a draw in `[0, overhead)`) every segment the window allows
+    /// leaves at once, and further ACKs in between do not re-arm it. A fast retransmit on the
+    /// third duplicate ACK is not delayed. `overhead = 0` sends at once, as before.
+    #[test]
+    fn overhead_delays_new_sends_by_a_draw_below_it() {
+        for variant in [Variant::Reno, Variant::Sack] {
+            let overhead = Dur::from_millis(10);
+            let cfg = TcpConfig {
+                overhead,
+                overhead_seed: 7,
+                ..TcpConfig::with_variant(variant)
+            };
+            // The same sender without the delay, for the counts.
+            let mut plain = TcpSender::new(TcpConfig::with_variant(variant));
+            let first_plain = seqs(&drain(&mut plain, Time::ZERO));
+            let mut s = TcpSender::new(cfg);
+            // The first poll starts the flow; its send is delayed too.
+            assert!(drain(&mut s, Time::ZERO).is_empty(), "{variant:?}");
+            let first = s.next_timeout().unwrap();
+            assert!(first < Time::ZERO.saturating_add(overhead), "{variant:?}");
+            s.on_timeout(first);
+            let out = seqs(&drain(&mut s, first));
+            assert_eq!(out, first_plain, "{variant:?}");
+            // An ACK opens the window: nothing leaves at the ACK; the delayed send releases
+            // what it opened.
+            let t = first + Dur::from_millis(50);
+            s.on_packet(t, &ack(out[0] + 1, &[]));
+            assert!(drain(&mut s, t).is_empty(), "{variant:?}");
+            let d = s.next_timeout().unwrap();
+            assert!(d >= t && d < t.saturating_add(overhead), "{variant:?}");
+            // Early timer calls do nothing and do not re-arm it.
+            s.on_timeout(t);
+            assert!(drain(&mut s, t).is_empty(), "{variant:?}");
+            assert_eq!(s.next_timeout(), Some(d), "{variant:?}");
+            s.on_timeout(d);
+            plain.on_packet(t, &ack(first_plain[0] + 1, &[]));
+            let want = drain(&mut plain, t).len();
+            assert!(want > 0);
+            assert_eq!(drain(&mut s, d).len(), want, "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn overhead_does_not_delay_a_fast_retransmit() {
+        // Warm up without the delay (the helper drains at each ACK), then turn it on.
+        let (mut s, mut t, out) = warm(Variant::Reno, 8);
+        s.cfg.overhead = Dur::from_millis(10);
+        // Lose the first outstanding segment: three duplicate ACKs retransmit it at once.
+        t += Dur::from_millis(50);
+        // (The first two send new segments at once too: limited transmit is ns-2's
+        // `send_one`, which outputs directly, as the retransmission does.)
+        let lost = out[0];
+        let mut third = Vec::new();
+        for _ in 0..3 {
+            s.on_packet(t, &ack(lost, &[]));
+            third = seqs(&drain(&mut s, t));
+        }
+        assert_eq!(third, vec![lost]);
     }
 
     #[test]

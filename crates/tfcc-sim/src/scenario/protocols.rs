@@ -201,7 +201,7 @@ pub fn build(
                 _ => Variant::Sack,
             };
             cfg.validate().map_err(invalid)?;
-            tick_phase(&mut cfg, common);
+            flow_draws(&mut cfg, common);
             Ok(FlowSpec::tcp(common.route, cfg, common.start, common.stop))
         }
         "tfrc" => {
@@ -295,7 +295,7 @@ pub fn build(
                     .map_err(|e| invalid(format!("congestion.ptcp.{e}")))?;
             }
             cfg.validate().map_err(invalid)?;
-            tick_phase(&mut cfg, common);
+            flow_draws(&mut cfg, common);
             let rng = crate::rng::SimRng::named(common.seed, &format!("flow/{}/surge", common.id));
             let sink = tfcc_core::tcp::TcpSink::new(&cfg);
             let tx = crate::surge::WebSender::new(sc, tfcc_core::tcp::TcpSender::new(cfg), rng);
@@ -351,19 +351,26 @@ fn tcp_underneath(
             message: format!("`{protocol}` sets the congestion control itself"),
         });
     }
-    tick_phase(&mut cfg, common);
+    flow_draws(&mut cfg, common);
     Ok(cfg)
 }
 
-/// Resolves `rtt.tick_phase = "random"` ([`tfcc_core::rtt::TickPhase::Random`]): the TCP's
-/// tick clock starts at a phase drawn uniformly in `[0, tick)` from the flow's own stream
-/// `flow/{id}/tick` of the run's seed, as ns-2.35's `TcpAgent::reset` draws `boot_time_`. The
-/// default fixed phase draws nothing, so runs that do not opt in are unchanged.
-fn tick_phase(cfg: &mut TcpConfig, common: &FlowCommon) {
+/// The TCP's per-flow random draws. Resolves `rtt.tick_phase = "random"`
+/// ([`tfcc_core::rtt::TickPhase::Random`]): the TCP's tick clock starts at a phase drawn
+/// uniformly in `[0, tick)` from the flow's own stream `flow/{id}/tick` of the run's seed, as
+/// ns-2.35's `TcpAgent::reset` draws `boot_time_`; and seeds the [`TcpConfig::overhead`] draws
+/// from the stream `flow/{id}/overhead` unless `params` gave a non-zero `overhead_seed`. The
+/// defaults (a fixed phase, no overhead) draw nothing, so runs that do not opt in are unchanged.
+fn flow_draws(cfg: &mut TcpConfig, common: &FlowCommon) {
     cfg.rtt.resolve_tick_phase(|n| {
         crate::rng::SimRng::named(common.seed, &format!("flow/{}/tick", common.id))
             .uniform_u64(0, n - 1)
     });
+    if cfg.overhead_seed == 0 {
+        cfg.overhead_seed =
+            crate::rng::SimRng::named(common.seed, &format!("flow/{}/overhead", common.id))
+                .uniform_u64(1, u64::MAX);
+    }
 }
 
 /// 003's window-based schemes on a SACK TCP (003 §5: "SACK as the TCP version"): one flat
