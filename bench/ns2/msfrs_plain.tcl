@@ -71,6 +71,10 @@ array set P {
     delack       0.1
     tcp          FullTcp/Sack
     trace        0
+    mode         tfcc
+    merge        0
+    interval     5.0
+    page_age     0
 }
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args msfrs_plain.tcl $argv
@@ -79,6 +83,14 @@ foreach k {seed duration window_end classes clients threads servers access_limit
         puts stderr "msfrs_plain.tcl: $k must be a positive integer, got '$P($k)'"
         exit 2
     }
+}
+if {$P(mode) ni {tfcc stock}} {
+    puts stderr "msfrs_plain.tcl: mode must be tfcc or stock"
+    exit 2
+}
+if {$P(mode) eq "tfcc" && $P(merge)} {
+    puts stderr "msfrs_plain.tcl: mode=tfcc asks for a new page per request, nothing to merge"
+    exit 2
 }
 if {$P(tcp) ni {FullTcp FullTcp/Sack FullTcp/Newreno FullTcp/Tahoe}} {
     puts stderr "msfrs_plain.tcl: tcp must be one of FullTcp FullTcp/Sack FullTcp/Newreno FullTcp/Tahoe"
@@ -142,56 +154,132 @@ for {set c 0} {$c < $nclients} {incr c} {
     $ns queue-limit $gw $cn($c) 50
 }
 
-# The servers' page generator: the size tfcc drew for the request, one page per request.
-Class TfccPages
-TfccPages instproc gen-init-modtime {id} { return 0 }
-TfccPages instproc gen-page {id modtime} {
-    global size_ P
-    # age: no page is modified during the run.
-    return [list size $size_($id) age [expr {10.0 * $P(duration)}] modtime $modtime]
+# The servers' page generator. mode=tfcc: the size tfcc drew for the request, one page per
+# request. mode=stock: PagePool/Math, whose `gen-pageid` is always 0 (one page per server) and
+# whose `gen-page` draws a lognormal size (RandomVariable/LogNormal: exp of a normal of mean avg_
+# and deviation std_); a server keeps a page's size until it modifies the page after its `age`
+# (a constant `page_age`, by default longer than the run: one size per server).
+if {$P(mode) eq "tfcc"} {
+    Class TfccPages
+    TfccPages instproc gen-init-modtime {id} { return 0 }
+    TfccPages instproc gen-page {id modtime} {
+        global size_ P
+        # age: no page is modified during the run.
+        return [list size $size_($id) age [expr {10.0 * $P(duration)}] modtime $modtime]
+    }
+    set pages [new TfccPages]
+} else {
+    # ns-2's own RNG, seeded from tfcc's stream "ns2/msfrs_plain" of the seed (a stream seeded
+    # with n itself gives draws close to linear in n).
+    stream nsseed ns2/msfrs_plain
+    $defaultRNG seed [expr {[tfcc_next_u64 nsseed] % 2147483646 + 1}]
+    set pages [new PagePool/Math]
+    set rsize [new RandomVariable/LogNormal]
+    $rsize set avg_ $P(mu)
+    $rsize set std_ $P(sigma)
+    $pages ranvar-size $rsize
+    set rage [new RandomVariable/Constant]
+    $rage set val_ [expr {$P(page_age) > 0 ? $P(page_age) : 10.0 * $P(duration)}]
+    $pages ranvar-age $rage
 }
-set pages [new TfccPages]
 
 set cache [new Http/Cache $ns $gw]
 for {set s 0} {$s < $P(servers)} {incr s} {
     set srv($s) [new Http/Server $ns $sn($s)]
+    set srv_index($srv($s)) $s
     $srv($s) set-page-generator $pages
     $cache connect $srv($s)
 }
-# Log each request's arrival at the cache and the instant the cache holds its whole response.
+# Log each request's arrival at the cache and the instant the cache holds a page's whole
+# response. The cache never stores a page (`noc`, as for a non-cacheable page), so
+# `exist-page` never finds one: no cache hit. Its miss path is ns-2's own unless merge=0.
+set arrived_in_window 0
 $cache proc get-request {cl type pageid args} {
-    global t_cache_ ns
-    set t_cache_([lindex [split $pageid :] end]) [$ns now]
+    global t_cache_ ns P arrived_in_window
+    set t_cache_($cl,$pageid) [$ns now]
+    if {[$ns now] < $P(window_end)} { incr arrived_in_window }
     eval $self next $cl $type $pageid $args
 }
 $cache proc get-response-GET {server pageid args} {
     global t_atcache_ ns
-    set t_atcache_([lindex [split $pageid :] end]) [$ns now]
-    eval $self next $server $pageid $args
+    set t_atcache_($pageid) [$ns now]
+    eval $self next $server $pageid $args noc 1
+}
+if {!$P(merge)} {
+    # Every request is forwarded, each response answers the oldest requester of its page (the
+    # cache-server connection is one FIFO byte stream and the server answers in order).
+    $cache proc cache-miss {cl type pageid} {
+        $self instvar creq_
+        lappend creq_($pageid) $cl/$type
+        set server [lindex [split $pageid :] 0]
+        $self send-request $server $type $pageid [$self get-reqsize]
+    }
+    $cache proc answer-pending-requests {pageid args} {
+        $self instvar creq_ pending_
+        lassign [split [lindex $creq_($pageid) 0] /] cl type
+        set creq_($pageid) [lrange $creq_($pageid) 1 end]
+        if {[llength $creq_($pageid)] == 0} {
+            unset creq_($pageid)
+            unset pending_($pageid)
+        }
+        eval $self answer-request-$type $cl $pageid $args
+    }
 }
 
 set nreq 0
 set ndone 0
+set dropped_at_client 0
 set results {}
 for {set c 0} {$c < $nclients} {incr c} {
     set cl($c) [new Http/Client $ns $cn($c)]
+    set cl_index($cl($c)) $c
     $cl($c) connect $cache
     set class_of($c) [expr {$c / $P(clients)}]
-    # A completed response: the thread thinks, then issues its next request.
+    # A completed response: log it; mode=tfcc, the thread thinks, then issues its next request.
     $cl($c) proc get-response-GET {server pageid args} {
-        global ns thread_of_ t_send_ t_cache_ t_atcache_ results ndone P req_info_
+        global ns t_cache_ t_atcache_ results ndone P req_info_ cl_index class_of srv_index
+        $self instvar pending_
+        set t_send [lindex $pending_($pageid) 0]
         eval $self next $server $pageid $args
-        set n [lindex [split $pageid :] end]
         set now [$ns now]
-        lassign $req_info_($n) c k s bytes cls
-        lappend results [list $n $cls $c $k $s $bytes $t_send_($n) $t_cache_($n) $t_atcache_($n) $now]
+        set c $cl_index($self)
+        array set data $args
+        if {$P(mode) eq "tfcc"} {
+            set n [lindex [split $pageid :] end]
+            lassign $req_info_($n) c k s bytes cls
+        } else {
+            lassign [list $pageid -1 $srv_index([lindex [split $pageid :] 0]) $data(size) \
+                $class_of($c)] n k s bytes cls
+        }
+        lappend results [list $n $cls $c $k $s $bytes $t_send $t_cache_($self,$pageid) \
+            $t_atcache_($pageid) $now]
         incr ndone
-        think $c $k $now
+        if {$P(mode) eq "tfcc"} { think $c $k $now }
     }
-    for {set k 0} {$k < $P(threads)} {incr k} {
-        stream rng_${c}_$k web/client$c/$k
-        set first [tfcc_exponential rng_${c}_$k $P(think)]
-        $ns at $first "issue $c $k"
+    if {$P(mode) eq "tfcc"} {
+        for {set k 0} {$k < $P(threads)} {incr k} {
+            stream rng_${c}_$k web/client$c/$k
+            set first [tfcc_exponential rng_${c}_$k $P(think)]
+            $ns at $first "issue $c $k"
+        }
+    } else {
+        # ns-2's own request streams: one session per server, the next request an exponential
+        # `interval` after the last whatever happened to it; Http/Client's `send-request` drops a
+        # request for a page still pending (counted here).
+        $cl($c) proc send-request {server type pageid args} {
+            global dropped_at_client nreq
+            $self instvar pending_
+            incr nreq
+            if {[info exists pending_($pageid)]} { incr dropped_at_client }
+            eval $self next $server $type $pageid $args
+        }
+        set iv [new RandomVariable/Exponential]
+        $iv set avg_ $P(interval)
+        $cl($c) set-page-generator $pages
+        $cl($c) set-interval-generator $iv
+        for {set s 0} {$s < $P(servers)} {incr s} {
+            $ns at 0.0 "$cl($c) start-session $cache $srv($s)"
+        }
     }
 }
 
@@ -204,7 +292,7 @@ proc think {c k now} {
 
 # Thread k of client c sends its next request now (tfcc's draws in tfcc's order).
 proc issue {c k} {
-    global ns P nreq srv cache cl size_ t_send_ req_info_ class_of
+    global ns P nreq srv cache cl size_ req_info_ class_of
     upvar #0 rng_${c}_$k r
     set s [uniform_u64 r 0 [expr {$P(servers) - 1}]]
     set u1 [expr {1.0 - [tfcc_uniform r]}]
@@ -215,13 +303,12 @@ proc issue {c k} {
     if {$now >= $P(duration)} { return }
     set n [incr nreq]
     set size_($n) $bytes
-    set t_send_($n) $now
     set req_info_($n) [list $c $k $s $bytes $class_of($c)]
     $cl($c) send-request $cache GET $srv($s):$n
 }
 
 proc finish {} {
-    global ns P qdown qup results nreq ndone server_delays
+    global ns P qdown qup results nreq ndone server_delays dropped_at_client
     set w $P(window_end)
     set sum 0.0; set csum 0.0; set asum 0.0; set cnt 0; set bytes 0
     foreach cls {0 1 2} { set csum_($cls) 0.0; set ccnt_($cls) 0 }
@@ -244,12 +331,8 @@ proc finish {} {
         }
     }
     # Transactions that arrived in the window but did not complete.
-    global t_cache_
-    set open 0
-    foreach n [array names t_cache_] {
-        if {$t_cache_($n) < $w} { incr open }
-    }
-    set open [expr {$open - $cnt}]
+    global arrived_in_window dropped_at_client
+    set open [expr {$arrived_in_window - $cnt}]
     set mean [expr {$cnt ? $sum / $cnt : 0}]
     set lat [lsort -real $lat]
     set med [expr {$cnt ? [lindex $lat [expr {$cnt / 2}]] : 0}]
@@ -259,8 +342,9 @@ proc finish {} {
     }
     set d $P(duration)
     set util [expr {8.0 * [$qdown set bdepartures_] / ($P(access_rate) * $d)}]
-    puts [format {{"tool": "ns-2", "scenario": "msfrs_plain", "seed": %d, "duration": %s, "window_end": %s, "tcp": "%s", "nodelay": %d, "delack": %s, "requests": %d, "completed": %d, "transactions": %d, "unfinished_in_window": %d, "mean_latency_s": %.6f, "median_latency_s": %.6f, "mean_client_latency_s": %.6f, "mean_at_cache_s": %.6f, "class_latency_s": [%s], "mean_bytes": %.1f, "access_down_utilization": %.6f, "access_down_drops": %d, "access_down_departures": %d, "access_up_drops": %d, "window_utilization": %.6f, "server_delays_s": [%s]}} \
-        $P(seed) $d $w $P(tcp) $P(nodelay) $P(delack) $nreq $ndone $cnt $open $mean $med \
+    puts [format {{"tool": "ns-2", "scenario": "msfrs_plain", "mode": "%s", "merge": %d, "seed": %d, "duration": %s, "window_end": %s, "tcp": "%s", "nodelay": %d, "delack": %s, "requests": %d, "dropped_at_client": %d, "completed": %d, "transactions": %d, "unfinished_in_window": %d, "mean_latency_s": %.6f, "median_latency_s": %.6f, "mean_client_latency_s": %.6f, "mean_at_cache_s": %.6f, "class_latency_s": [%s], "mean_bytes": %.1f, "access_down_utilization": %.6f, "access_down_drops": %d, "access_down_departures": %d, "access_up_drops": %d, "window_utilization": %.6f, "server_delays_s": [%s]}} \
+        $P(mode) $P(merge) $P(seed) $d $w $P(tcp) $P(nodelay) $P(delack) $nreq $dropped_at_client \
+        $ndone $cnt $open $mean $med \
         [expr {$cnt ? $csum / $cnt : 0}] [expr {$cnt ? $asum / $cnt : 0}] \
         [join [lmap x $per_class {format %.6f $x}] ", "] [expr {$cnt ? double($bytes) / $cnt : 0}] \
         $util [$qdown set pdrops_] [$qdown set pdepartures_] [$qup set pdrops_] \
