@@ -57,7 +57,16 @@ def run_ns2(seed: int, extra: Sequence[str] = (), timeout: float = 600.0) -> dic
         timeout=timeout,
         check=True,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    report = json.loads(lines[-1])
+    # `trace=1`: one `tx` line per completed transaction, in completion order.
+    keys = ("n", "class", "client", "thread", "server", "bytes", "t_send", "t_cache", "t_at_cache")
+    report["tx"] = [
+        dict(zip((*keys, "t_done"), map(float, line.split()[1:]), strict=True))
+        for line in lines[:-1]
+        if line.startswith("tx ")
+    ]
+    return report
 
 
 def _link(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -92,9 +101,7 @@ def compare(seeds: Sequence[int], ns_args: Sequence[str] = ()) -> list[dict[str,
                 "seed": seed,
                 "ns2_plain": run_ns2(seed, ns_args),
                 "tfcc_plain_per_pair": run_tfcc(seed, plain),
-                "tfcc_plain_per_server": run_tfcc(
-                    seed, [*plain, 'web.connections="per-server"']
-                ),
+                "tfcc_plain_per_server": run_tfcc(seed, [*plain, 'web.connections="per-server"']),
                 "tfcc_msfrs": run_tfcc(seed, []),
             }
         )
@@ -102,9 +109,7 @@ def compare(seeds: Sequence[int], ns_args: Sequence[str] = ()) -> list[dict[str,
 
 
 def print_table(rows: Sequence[Mapping[str, Any]]) -> None:
-    print(
-        "| seed | run | mean T_a (s) | transactions | requests | util access-down | drops |"
-    )
+    print("| seed | run | mean T_a (s) | transactions | requests | util access-down | drops |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         for key in ("ns2_plain", "tfcc_plain_per_pair", "tfcc_plain_per_server", "tfcc_msfrs"):
