@@ -75,6 +75,7 @@ array set P {
     merge        0
     interval     5.0
     page_age     0
+    tcp_defaults ns-2.1b9
 }
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args msfrs_plain.tcl $argv
@@ -83,6 +84,10 @@ foreach k {seed duration window_end classes clients threads servers access_limit
         puts stderr "msfrs_plain.tcl: $k must be a positive integer, got '$P($k)'"
         exit 2
     }
+}
+if {$P(tcp_defaults) ni {ns-2.1b9 ns-2.35}} {
+    puts stderr "msfrs_plain.tcl: tcp_defaults must be ns-2.1b9 or ns-2.35"
+    exit 2
 }
 if {$P(mode) ni {tfcc stock}} {
     puts stderr "msfrs_plain.tcl: mode must be tfcc or stock"
@@ -102,10 +107,12 @@ source [file join [file dirname [info script]] tfcc_rng.tcl]
 
 # ns-2.1b9's Agent/TCP defaults where ns-2.35's differ (003 Sec. 5; tcp_defaults = "ns-2.1b9"),
 # the maximum window (Sec. 4.5.1) and the segment size.
-Agent/TCP set minrto_ 1
-Agent/TCP set precisionReduce_ false
-Agent/TCP set rtxcur_init_ 6.0
-Agent/TCP set maxrto_ 100000
+if {$P(tcp_defaults) eq "ns-2.1b9"} {
+    Agent/TCP set minrto_ 1
+    Agent/TCP set precisionReduce_ false
+    Agent/TCP set rtxcur_init_ 6.0
+    Agent/TCP set maxrto_ 100000
+}
 Agent/TCP set window_ $P(window)
 Agent/TCP/FullTcp set segsize_ $P(segsize)
 Agent/TCP/FullTcp set nodelay_ [expr {$P(nodelay) ? "true" : "false"}]
