@@ -12,8 +12,12 @@ the claim's MSF-RS side. Printed per seed: mean latency of the transactions arri
 [0, 200 s), their count, the requests issued, the access downlink's utilisation over the run and
 its drops.
 
-Usage: `python bench/ns2/msfrs_plain.py [--seeds 1,2,3] [--ns-arg key=value ...] [--json FILE]`
-(`--ns-arg` passes keys to the Tcl script, e.g. `nodelay=1`). Findings:
+`--load backlogged` runs scenarios/003-msfrs-backlogged.toml's load instead (4 threads per client,
+1000 s, transactions arriving in 50-900 s; the third pass's M2 rows in msfrs.md).
+
+Usage: `python bench/ns2/msfrs_plain.py [--seeds 1,2,3] [--load claim|backlogged]
+[--ns-arg key=value ...] [--json FILE]` (`--ns-arg` passes keys to the Tcl script, e.g.
+`nodelay=1`). Findings:
 docs/reproductions/msfrs.md, "M2's plain gateway in stock ns-2.35's web cache".
 """
 
@@ -36,10 +40,16 @@ ROOT = HERE.parent.parent
 CLAIMS = ROOT / "scenarios" / "reproduce" / "msfrs.toml"
 SCRIPT = HERE / "msfrs_plain.tcl"
 CLAIM = "m2-latency-reduction"
+BACKLOGGED = ROOT / "scenarios" / "003-msfrs-backlogged.toml"
+# The Tcl script's keys for the backlogged scenario's load and latency window.
+BACKLOGGED_NS = ["threads=4", "duration=1000", "window_start=50", "window_end=900"]
 
 
-def claim_setup() -> tuple[Path, list[str], list[str]]:
-    """The claim's scenario, its `set` lines and its `versus` (plain gateway) lines."""
+def claim_setup(load: str = "claim") -> tuple[Path, list[str], list[str]]:
+    """The claim's scenario, its `set` lines and its `versus` (plain gateway) lines; for
+    `load="backlogged"` the backlogged scenario with no `set` lines."""
+    if load == "backlogged":
+        return BACKLOGGED, [], ["web.gateway=plain"]
     doc = tomllib.loads(CLAIMS.read_text())
     (c,) = [c for c in doc["claims"] if c["id"] == CLAIM]
     return (CLAIMS.parent / c["scenario"]).resolve(), list(c["set"]), list(c["versus"]["set"])
@@ -74,9 +84,9 @@ def _link(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     return link
 
 
-def run_tfcc(seed: int, extra: Sequence[str]) -> dict[str, Any]:
+def run_tfcc(seed: int, extra: Sequence[str], load: str = "claim") -> dict[str, Any]:
     """tfcc on the claim's scenario with its `set` lines and `extra`."""
-    scenario, claim_set, _ = claim_setup()
+    scenario, claim_set, _ = claim_setup(load)
     s = reproduce.default_runner(scenario, [*claim_set, *extra], seed).summary
     web = s["web"]
     down = _link(s, "access-down")
@@ -90,19 +100,25 @@ def run_tfcc(seed: int, extra: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def compare(seeds: Sequence[int], ns_args: Sequence[str] = ()) -> list[dict[str, Any]]:
+def compare(
+    seeds: Sequence[int], ns_args: Sequence[str] = (), load: str = "claim"
+) -> list[dict[str, Any]]:
     """Per seed: ns-2's plain cache, tfcc's plain gateway per pair and per server, tfcc's
     MSF-RS (the claim's own side)."""
-    _, _, plain = claim_setup()
+    _, _, plain = claim_setup(load)
+    if load == "backlogged":
+        ns_args = [*BACKLOGGED_NS, *ns_args]
     rows = []
     for seed in seeds:
         rows.append(
             {
                 "seed": seed,
                 "ns2_plain": run_ns2(seed, ns_args),
-                "tfcc_plain_per_pair": run_tfcc(seed, plain),
-                "tfcc_plain_per_server": run_tfcc(seed, [*plain, 'web.connections="per-server"']),
-                "tfcc_msfrs": run_tfcc(seed, []),
+                "tfcc_plain_per_pair": run_tfcc(seed, plain, load),
+                "tfcc_plain_per_server": run_tfcc(
+                    seed, [*plain, 'web.connections="per-server"'], load
+                ),
+                "tfcc_msfrs": run_tfcc(seed, [], load),
             }
         )
     return rows
@@ -141,9 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--ns-arg", action="append", default=[], help="key=value for the Tcl script")
+    ap.add_argument("--load", choices=["claim", "backlogged"], default="claim")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    rows = compare([int(s) for s in a.seeds.split(",")], a.ns_arg)
+    rows = compare([int(s) for s in a.seeds.split(",")], a.ns_arg, a.load)
     print_table(rows)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))

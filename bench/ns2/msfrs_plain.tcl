@@ -9,7 +9,8 @@
 # claim's `set` lines): 3 classes x 4 clients, each client 8 closed-loop request threads that
 # think an exponential 1 s after each response, a server drawn uniformly from 12, a lognormal
 # response size (M = 9.357, S = 1.318, bytes rounded); 400 s, the transactions arriving at the
-# cache in [0, 200 s) averaged. The draws are tfcc's own for the seed (tfcc_rng.tcl): thread k of
+# cache in [window_start, window_end) = [0, 200 s) averaged (`threads=4 duration=1000
+# window_start=50 window_end=900` is 003-msfrs-backlogged.toml's load). The draws are tfcc's own for the seed (tfcc_rng.tcl): thread k of
 # client c uses the stream "web/client<c>/<k>" in tfcc's order (first think, then per request:
 # server, two uniforms of the Box-Muller normal, the next think), and the servers' one-way
 # delays come from "web/topology" (servers 0-5 uniform in 5-25 ms, 6-11 in 50-150 ms). So both
@@ -24,7 +25,18 @@
 # would not do, because its `gen-pageid` always returns 0 (one page per server, "Single page")
 # and Http/Server draws a page's size once, at `gen-page`, and keeps it until `modify-page`
 # (after the page's `age`), so every response of a server would repeat one size and every
-# concurrent request to a server would be for one pending page (`mode` below says more).
+# concurrent request to a server would be for one pending page.
+#
+# `mode=stock` is ns-2's own request model instead (a reading of Sec. 4.5.1, no claim's load):
+# each client starts one Http/Client session per server, each asking for its next page an
+# exponential `interval` (5 s) after the last (`send-request` drops a request for a page still
+# pending: `dropped_at_client`), and PagePool/Math serves one lognormal page per server, whose
+# size changes only when the server modifies it after `page_age` s (0: never in the run). The
+# cache stores no page (each response is entered as `noc`, non-cacheable), so there is no hit;
+# `merge=1` keeps its miss-path merging (one transfer answers every client waiting for the
+# page), `merge=0` forwards every request and answers the oldest requester with each response
+# (the cache-server connection is one FIFO stream). ns-2's RNG is seeded from tfcc's stream
+# "ns2/msfrs_plain" of the seed.
 #
 # TCP: Agent/TCP/FullTcp/Sack (Http's TRANSPORT_), segsize_ 1000 (1040 B on the wire), window_
 # 200 on the agents that send responses (Http's `connect` sets window_ 100 on the connecting,
@@ -51,6 +63,7 @@
 array set P {
     seed         1
     duration     400
+    window_start 0
     window_end   200
     classes      3
     clients      4
@@ -84,6 +97,11 @@ foreach k {seed duration window_end classes clients threads servers access_limit
         puts stderr "msfrs_plain.tcl: $k must be a positive integer, got '$P($k)'"
         exit 2
     }
+}
+if {![string is double -strict $P(window_start)] || $P(window_start) < 0 ||
+    $P(window_start) >= $P(window_end) || $P(window_end) > $P(duration)} {
+    puts stderr "msfrs_plain.tcl: need 0 <= window_start < window_end <= duration"
+    exit 2
 }
 if {$P(tcp_defaults) ni {ns-2.1b9 ns-2.35}} {
     puts stderr "msfrs_plain.tcl: tcp_defaults must be ns-2.1b9 or ns-2.35"
@@ -204,7 +222,7 @@ set arrived_in_window 0
 $cache proc get-request {cl type pageid args} {
     global t_cache_ ns P arrived_in_window
     set t_cache_($cl,$pageid) [$ns now]
-    if {[$ns now] < $P(window_end)} { incr arrived_in_window }
+    if {[$ns now] >= $P(window_start) && [$ns now] < $P(window_end)} { incr arrived_in_window }
     eval $self next $cl $type $pageid $args
 }
 $cache proc get-response-GET {server pageid args} {
@@ -323,7 +341,7 @@ proc finish {} {
     foreach r $results {
         lassign $r n cls c k s b ts tc ta td
         if {$P(trace)} { puts "tx $n $cls $c $k $s $b $ts $tc $ta $td" }
-        if {$tc < $w} {
+        if {$tc >= $P(window_start) && $tc < $w} {
             set l [expr {$td - $tc}]
             set sum [expr {$sum + $l}]
             set csum [expr {$csum + $td - $ts}]
@@ -349,17 +367,19 @@ proc finish {} {
     }
     set d $P(duration)
     set util [expr {8.0 * [$qdown set bdepartures_] / ($P(access_rate) * $d)}]
-    puts [format {{"tool": "ns-2", "scenario": "msfrs_plain", "mode": "%s", "merge": %d, "seed": %d, "duration": %s, "window_end": %s, "tcp": "%s", "nodelay": %d, "delack": %s, "requests": %d, "dropped_at_client": %d, "completed": %d, "transactions": %d, "unfinished_in_window": %d, "mean_latency_s": %.6f, "median_latency_s": %.6f, "mean_client_latency_s": %.6f, "mean_at_cache_s": %.6f, "class_latency_s": [%s], "mean_bytes": %.1f, "access_down_utilization": %.6f, "access_down_drops": %d, "access_down_departures": %d, "access_up_drops": %d, "window_utilization": %.6f, "server_delays_s": [%s]}} \
-        $P(mode) $P(merge) $P(seed) $d $w $P(tcp) $P(nodelay) $P(delack) $nreq $dropped_at_client \
+    puts [format {{"tool": "ns-2", "scenario": "msfrs_plain", "mode": "%s", "merge": %d, "seed": %d, "duration": %s, "window_start": %s, "window_end": %s, "tcp": "%s", "nodelay": %d, "delack": %s, "requests": %d, "dropped_at_client": %d, "completed": %d, "transactions": %d, "unfinished_in_window": %d, "mean_latency_s": %.6f, "median_latency_s": %.6f, "mean_client_latency_s": %.6f, "mean_at_cache_s": %.6f, "class_latency_s": [%s], "mean_bytes": %.1f, "access_down_utilization": %.6f, "access_down_drops": %d, "access_down_departures": %d, "access_up_drops": %d, "window_utilization": %.6f, "server_delays_s": [%s]}} \
+        $P(mode) $P(merge) $P(seed) $d $P(window_start) $w $P(tcp) $P(nodelay) $P(delack) $nreq $dropped_at_client \
         $ndone $cnt $open $mean $med \
         [expr {$cnt ? $csum / $cnt : 0}] [expr {$cnt ? $asum / $cnt : 0}] \
         [join [lmap x $per_class {format %.6f $x}] ", "] [expr {$cnt ? double($bytes) / $cnt : 0}] \
         $util [$qdown set pdrops_] [$qdown set pdepartures_] [$qup set pdrops_] \
-        [expr {8.0 * $::win_bytes / ($P(access_rate) * $w)}] \
+        [expr {8.0 * ($::win_bytes - $::win_start_bytes) / ($P(access_rate) * ($w - $P(window_start)))}] \
         [join [lmap x $server_delays {format %.9f $x}] ", "]]
     exit 0
 }
 set win_bytes 0
+set win_start_bytes 0
+$ns at $P(window_start) {set win_start_bytes [$qdown set bdepartures_]}
 $ns at $P(window_end) {set win_bytes [$qdown set bdepartures_]}
 $ns at $P(duration) finish
 $ns run
