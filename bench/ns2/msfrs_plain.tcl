@@ -25,7 +25,9 @@
 # would not do, because its `gen-pageid` always returns 0 (one page per server, "Single page")
 # and Http/Server draws a page's size once, at `gen-page`, and keeps it until `modify-page`
 # (after the page's `age`), so every response of a server would repeat one size and every
-# concurrent request to a server would be for one pending page.
+# concurrent request to a server would be for one pending page. `pad=1` rounds each response up
+# to whole segments, as tfcc's web model offers it (a diagnostic: ns-2's byte stream packs the
+# next response into a partial last segment).
 #
 # `mode=stock` is ns-2's own request model instead (a reading of Sec. 4.5.1, no claim's load):
 # each client starts one Http/Client session per server, each asking for its next page an
@@ -89,6 +91,7 @@ array set P {
     interval     5.0
     page_age     0
     tcp_defaults ns-2.1b9
+    pad          0
 }
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args msfrs_plain.tcl $argv
@@ -190,7 +193,12 @@ if {$P(mode) eq "tfcc"} {
     TfccPages instproc gen-page {id modtime} {
         global size_ P
         # age: no page is modified during the run.
-        return [list size $size_($id) age [expr {10.0 * $P(duration)}] modtime $modtime]
+        set size $size_($id)
+        if {$P(pad)} {
+            # tfcc's web model offers a response as whole segments (ceil(L/1000) of them).
+            set size [expr {(($size + $P(segsize) - 1) / $P(segsize)) * $P(segsize)}]
+        }
+        return [list size $size age [expr {10.0 * $P(duration)}] modtime $modtime]
     }
     set pages [new TfccPages]
 } else {
