@@ -2,7 +2,8 @@
 estimator against Reno, traced", imtcp2).
 
 Runs `trains.tcl` (flow 0 and N Reno flows on the imtcp harness' dumbbell) with equal access
-delays (2.5 ms, the thesis' set-up) and with access delays spread (2.5 ± 2 ms) and reads the
+delays (2.5 ms, the thesis' set-up), with access delays spread (2.5 ± 2 ms) and with equal
+delays and ns-2's `overhead_` (a random 0-0.5 ms delay before each send), and reads the
 bottleneck's enqueue events over [from, to): how many runs of consecutive arrivals flow 0's
 packets form and their mean length, and how many other flows' packets arrive in a 270 µs window
 (a 5-segment stream's span at about 90 Mb/s) opened at a random instant and at one of flow 0's
@@ -74,13 +75,18 @@ def main() -> None:
     ap.add_argument("--window", type=float, default=270.0, help="µs")
     a = ap.parse_args()
     print(
-        "| Reno flows | access delays | flow 0's runs | mean run | other flows' packets in "
-        f"{a.window:.0f} µs: random start (none) | from a flow-0 arrival (none) |"
+        "| Reno flows | access delays (all flows) | flow 0's runs | mean run | "
+        f"other flows' packets in {a.window:.0f} µs: random start (none) | "
+        "from a flow-0 arrival (none) |"
     )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in [int(x) for x in a.n.split(",")]:
-            for spread, label in [(0.0, "2.5 ms"), (2.0, "0.5-4.5 ms")]:
+            for spread, overhead, label in [
+                (0.0, 0.0, "2.5 ms"),
+                (2.0, 0.0, "0.5-4.5 ms"),
+                (0.0, 0.0005, "2.5 ms, `overhead_` 0.5 ms"),
+            ]:
                 tr = Path(tmp) / f"q-{n}-{spread}.tr"
                 subprocess.run(
                     [
@@ -88,6 +94,7 @@ def main() -> None:
                         str(HERE / "trains.tcl"),
                         f"n={n}",
                         f"spread={spread}",
+                        f"overhead={overhead}",
                         f"out={tr}",
                         f"from={a.t0}",
                         f"to={a.t1}",

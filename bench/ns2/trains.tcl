@@ -7,9 +7,11 @@
 # equal RTTs); `spread=S` draws each flow's uniformly from 2.5 ± S ms (ns-2's RNG, `seed`; not
 # tfcc's draws). The bottleneck's queue is traced from `from` to `to` seconds into `out` (ns-2's
 # queue trace: `+` enqueue, `-` dequeue, `d` drop, `r` receive; the flow id is column 8).
-# Usage: ns trains.tcl n=10 spread=0 out=FILE [from=8] [to=9] [seed=7]
+# `overhead=X` sets every agent's `overhead_` (a random 0-X s delay before each send, ns-2's
+# remedy for phase effects; 0 by default).
+# Usage: ns trains.tcl n=10 spread=0 out=FILE [overhead=0] [from=8] [to=9] [seed=7]
 
-array set P {n 10 spread 0 out trains.tr from 8 to 9 seed 7}
+array set P {n 10 spread 0 overhead 0 out trains.tr from 8 to 9 seed 7}
 foreach kv $argv {
     set i [string first = $kv]
     set P([string range $kv 0 [expr {$i - 1}]]) [string range $kv [expr {$i + 1}] end]
@@ -34,6 +36,7 @@ for {set i 0} {$i <= $P(n)} {incr i} {
     $tcp($i) set packetSize_ 1000
     $tcp($i) set window_ 10000
     $tcp($i) set fid_ $i
+    $tcp($i) set overhead_ $P(overhead)
     set snk($i) [new Agent/TCPSink]
     $ns attach-agent $s($i) $tcp($i)
     $ns attach-agent $k($i) $snk($i)
