@@ -1,8 +1,8 @@
 //! The inline (ImTCP) estimator of 001 Sec. 2.2.2 measured on its own: one PTCP flow carrying
 //! the estimator over the thesis' dumbbell (100 Mb/s, 5 ms, 100-packet DropTail; 1 Gb/s, 2.5 ms
 //! access links; 1000 B segments) beside (a) no cross traffic, (b) constant-rate cross traffic
-//! at 25, 50 and 75 % of the capacity, (c) 1, 10 and 40 Reno flows; its `A` and `P` against the
-//! truth.
+//! at 25, 50 and 75 % of the capacity, (c) 1, 10 and 40 Reno flows, with the thesis' equal
+//! access delays and with access delays spread around them; its `A` and `P` against the truth.
 //!
 //! The truth: `P` is the bottleneck's 100 Mb/s; `A` is `P` minus the cross traffic's rate, exact
 //! for (a) and (b) (a CBR source's rate counts whole packets on the wire, the unit of the
@@ -29,7 +29,19 @@ enum Cross {
     CbrMix(f64),
     /// This many TCP Reno flows, all started in the first 100 ms.
     Reno(u32),
+    /// The same, but every flow's access links (the carrier's too) get their own propagation
+    /// delay, drawn uniformly from [`SPREAD_ACCESS`] instead of the thesis' 2.5 ms for all: the
+    /// same mean RTT (20 ms), different RTTs. With equal RTTs the ACK-clocked flows reach the
+    /// bottleneck in trains of their own packets (a phase effect, in ns-2.35 as here) and the
+    /// estimator's streams, made of its flow's own packets, land inside its own train;
+    /// differing RTTs break the trains up (docs/reproductions/ptcp.md, "The inline estimator
+    /// against Reno, traced").
+    RenoSpread(u32),
 }
+
+/// The range the access delays of [`Cross::RenoSpread`] are drawn from (each flow's own draw
+/// from the run's seed): 2.5 ms ± 2 ms, so the propagation RTT spreads over 12-28 ms.
+const SPREAD_ACCESS: &str = r#"{ random = ["0.5ms", "4.5ms"] }"#;
 
 /// The estimating flow: PTCP with `k_min = 1` (the thesis' default, Reno-like when there is
 /// room) or its constant-rate mode (`k_min` off, holding about `bw`).
@@ -69,6 +81,10 @@ fn scenario(cross: Cross, carrier: Carrier) -> String {
             format!(r#"{{ bw = "20Mbps", k_min = false, estimator = "inline"{inline} }}"#)
         }
     };
+    let access_delay = match cross {
+        Cross::RenoSpread(_) => SPREAD_ACCESS,
+        _ => r#""2.5ms""#,
+    };
     let cross = match cross {
         Cross::None => String::new(),
         Cross::Cbr(mbps) => format!("[[flows]]\nprotocol = \"cbr\"\nrate = \"{mbps}Mbps\"\n"),
@@ -80,7 +96,7 @@ fn scenario(cross: Cross, carrier: Carrier) -> String {
                 )
             })
             .collect(),
-        Cross::Reno(n) => {
+        Cross::Reno(n) | Cross::RenoSpread(n) => {
             format!("[[flows]]\nprotocol = \"tcp-reno\"\ncount = {n}\nstart = [\"0s\", \"0.1s\"]\n")
         }
     };
@@ -92,7 +108,7 @@ seed = 1
 [topology]
 kind = "dumbbell"
 bottleneck = {{ rate = "100Mbps", delay = "5ms", queue = "droptail", limit = 100 }}
-access = {{ rate = "1Gbps", delay = "2.5ms", limit = 10000 }}
+access = {{ rate = "1Gbps", delay = {access_delay}, limit = 10000 }}
 [[flows]]
 protocol = "ptcp"
 params = {params}
@@ -124,7 +140,7 @@ fn measure(cross: Cross, carrier: Carrier) -> Report {
             let truth = match cross {
                 Cross::None => CAP,
                 Cross::Cbr(x) | Cross::CbrMix(x) => CAP - x,
-                Cross::Reno(_) => s.ptcp_oracle_a_bps? / 1e6,
+                Cross::Reno(_) | Cross::RenoSpread(_) => s.ptcp_oracle_a_bps? / 1e6,
             };
             Some((a, truth))
         })
@@ -174,6 +190,9 @@ fn harness() {
             Cross::Reno(1),
             Cross::Reno(10),
             Cross::Reno(40),
+            Cross::RenoSpread(1),
+            Cross::RenoSpread(10),
+            Cross::RenoSpread(40),
         ] {
             show(cross, carrier, &measure(cross, carrier));
         }

@@ -924,6 +924,54 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_gathered_one_segment_per_ack_leaves_at_its_paced_gaps() {
+        // A window-limited sender: TCP hands over one new segment per ACK, 83.2 µs apart (its
+        // ACK clock at 12 000 pkt/s). The estimator holds them until the fifth, then releases
+        // the capacity pair back to back and the rest at the sub-range's gaps (9 000, 9 750,
+        // 10 500 pkt/s) counted from that release, not from when the window freed them, and
+        // the delays are taken from the actual release (the imtcp2 trace against Reno: every
+        // segment at its deadline, docs/reproductions/ptcp.md).
+        let mut est = probing_with(1, Trend::Stream);
+        let mut out = VecDeque::new();
+        let start = Time::from_millis(1);
+        let mut sent = Vec::new();
+        for seq in 0..5u64 {
+            let now = start.saturating_add(Dur::from_nanos(83_200 * seq));
+            out.push_back(seg(seq));
+            while let Some(p) = est.poll(now, &mut out) {
+                assert!(matches!(p.header, Header::TcpData(d) if d.seq == sent.len() as u64));
+                sent.push(now);
+            }
+        }
+        let fifth = start.saturating_add(Dur::from_nanos(4 * 83_200));
+        assert_eq!(
+            sent,
+            vec![fifth, fifth],
+            "held until the fifth segment, then the pair"
+        );
+        while let Some(at) = est.next_release() {
+            while let Some(p) = est.poll(at, &mut out) {
+                assert!(matches!(p.header, Header::TcpData(d) if d.seq == sent.len() as u64));
+                sent.push(at);
+            }
+        }
+        assert_eq!(sent.len(), 5);
+        for (k, want) in [(2, 9_000.0), (3, 9_750.0), (4, 10_500.0)] {
+            let gap = sent[k].saturating_since(sent[k - 1]).as_secs_f64();
+            assert!(
+                (1.0 / gap - want).abs() < 1.0,
+                "gap {k}: {} pkt/s",
+                1.0 / gap
+            );
+        }
+        assert_eq!(
+            &est.rel[..5],
+            &sent[..],
+            "delays count from the actual release"
+        );
+    }
+
+    #[test]
     fn retransmissions_bypass_a_forming_stream() {
         let mut est = Imtcp::new(ImtcpConfig::default());
         let mut out = VecDeque::new();
