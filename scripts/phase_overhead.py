@@ -12,7 +12,8 @@ scenarios and defaults are untouched: the overhead is appended to each run's ove
 
 Modes: ``off`` (no overhead, the claims as they are), ``on`` (one service time), ``half``,
 ``tiny`` (1 % of it, a control: a perturbation too small to break the phase effects). The
-environment variable ``SEEDS=1,2,3`` replaces the claims' seeds. Two claims at a time run in
+environment variable ``SEEDS=1,2,3`` replaces the claims' seeds, ``--only REGEX`` keeps the claims
+whose id matches. Two claims at a time run in
 parallel (the machine's 2 cores).
 """
 
@@ -165,9 +166,10 @@ def evaluate(args: tuple[rep.Claim, str]) -> dict[str, Any]:
     }
 
 
-def run(group: str, mode: str, out: Path) -> None:
+def run(group: str, mode: str, out: Path, only: str = "") -> None:
     _, claims = rep.load(group)
     chosen = [c for c in claims if c.scenario and re.search(GROUPS[group], c.scenario.name)]
+    chosen = [c for c in chosen if re.search(only, c.id)]
     with_tcp = [c for c in chosen if any(tcp_flows(c.scenario, ov) for ov, _ in c.runs())]
     if os.environ.get("SEEDS"):
         for c in with_tcp:
@@ -238,13 +240,14 @@ def main() -> None:
     r.add_argument("group", choices=GROUPS)
     r.add_argument("mode", choices=SCALES)
     r.add_argument("out", type=Path)
+    r.add_argument("--only", default="", help="only the claims whose id matches this regex")
     t = sub.add_parser("table")
     t.add_argument("group", choices=GROUPS)
     t.add_argument("--dir", type=Path, default=Path("/tmp/phase"))
     t.add_argument("--prefix", default="")
     a = ap.parse_args()
     if a.cmd == "run":
-        run(a.group, a.mode, a.out)
+        run(a.group, a.mode, a.out, a.only)
     else:
         print(table(a.group, a.dir, a.prefix))
 
