@@ -49,6 +49,7 @@ pub mod tfrc;
 pub mod tfrcp;
 pub mod tfwc;
 pub mod time;
+mod uniform;
 pub mod units;
 pub mod warc;
 

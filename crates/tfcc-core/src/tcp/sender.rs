@@ -48,7 +48,7 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::config::{Congestion, TcpConfig, Variant};
@@ -672,8 +672,8 @@ impl TcpSender {
         if self.cfg.overhead.is_zero() {
             return false;
         }
-        let unit = (self.overhead_rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let wait = unit * self.cfg.overhead.as_nanos() as f64;
+        let wait =
+            crate::uniform::unit(&mut self.overhead_rng) * self.cfg.overhead.as_nanos() as f64;
         self.delsnd_deadline = Some(now.saturating_add(Dur(wait as u64)));
         true
     }
@@ -1199,10 +1199,10 @@ mod tests {
         }
     }
 
-    /// ns-2's `overhead_`: an ACK that opens the window arms the delayed send instead of
-    /// sending; at its deadline (a draw in `[0, overhead)`) every segment the window allows
-    /// leaves at once, and further ACKs in between do not re-arm it. A fast retransmit on the
-    /// third duplicate ACK is not delayed. `overhead = 0` sends at once, as before.
+    /// ns-2's `overhead_`: the flow's start and an ACK that opens the window arm the delayed
+    /// send instead of sending; at its deadline (a draw in `[0, overhead)`) every segment the
+    /// window allows leaves at once (as many as the same sender without the delay sends at the
+    /// ACK), and an early timer call neither sends nor re-arms it.
     #[test]
     fn overhead_delays_new_sends_by_a_draw_below_it() {
         for variant in [Variant::Reno, Variant::Sack] {

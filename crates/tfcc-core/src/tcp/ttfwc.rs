@@ -76,7 +76,7 @@
 //! (`jitter = false` models it). The inflation borrows the next packet (the window is one larger
 //! until the next ACK recomputes it), it never raises the window the equation gives.
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::Deserialize;
 
@@ -535,7 +535,7 @@ impl Ttfwc {
         }
         let allowed = 1.0 / self.ali <= self.cfg.jitter_max_p
             && (self.ali - self.jitter_ali).abs() <= self.cfg.jitter_max_ali_change;
-        let draw = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let draw = crate::uniform::unit(&mut self.rng);
         let mut inflate = allowed && draw < self.cfg.jitter_probability;
         self.jitter_inflated |= inflate;
         if srtt.is_some_and(|r| now.saturating_since(start) > r) {

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
@@ -359,7 +359,7 @@ impl TfwcSender {
 
     /// A uniform draw in [0, 1).
     fn draw(&mut self) -> f64 {
-        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        crate::uniform::unit(&mut self.rng)
     }
 
     /// [`JitterRule::Ns2`]: Choi's ns-2.34 `smoother()` and `force_inflate()`, as described on
@@ -657,7 +657,23 @@ impl Sender for TfwcSender {
 
 #[cfg(test)]
 mod tests {
-    use super::Ns2Rtt;
+    use super::{Ns2Rtt, TfwcConfig, TfwcSender};
+    use crate::loss_history::LossEstimator;
+    use crate::time::{Dur, Time};
+
+    /// A sender after one loss whose history is seeded with the interval `ali`, and RTT
+    /// samples of `rtts_ms`; returns it with its loss event rate.
+    fn after_loss(cfg: TfwcConfig, ali: f64, rtts_ms: &[u64]) -> (TfwcSender, f64) {
+        let mut tx = TfwcSender::new(cfg, Time::ZERO);
+        tx.history.on_loss_event();
+        tx.history.seed(ali);
+        for &ms in rtts_ms {
+            tx.delay.on_sample(Dur::from_millis(ms));
+            tx.rtt.on_sample(Dur::from_millis(ms));
+        }
+        let p = tx.history.loss_event_rate().unwrap();
+        (tx, p)
+    }
 
     /// 002 Sec. 3.2.5, footnote 6: in the rate-driven mode the thesis preset's packet interval
     /// is `t_RTT·sqrt(2p/3) + t_RTO·3·sqrt(3p/8)·p·(1 + 32p²)` as printed, not multiplied by
@@ -665,18 +681,8 @@ mod tests {
     /// from 0.1 s to 0.4 s so that `sqrt(R)/M` is about 1.82, far from 1.
     #[test]
     fn thesis_rate_interval_is_footnote_6_as_printed() {
-        use super::{TfwcConfig, TfwcSender};
-        use crate::loss_history::LossEstimator;
-        use crate::time::{Dur, Time};
         for (cfg, thesis) in [(TfwcConfig::thesis(), true), (TfwcConfig::default(), false)] {
-            let mut tx = TfwcSender::new(cfg, Time::ZERO);
-            tx.history.on_loss_event();
-            tx.history.seed(5.0);
-            for ms in [100, 400] {
-                tx.delay.on_sample(Dur::from_millis(ms));
-                tx.rtt.on_sample(Dur::from_millis(ms));
-            }
-            let p = tx.history.loss_event_rate().unwrap();
+            let (tx, p) = after_loss(cfg, 5.0, &[100, 400]);
             let (r, t0) = (0.4, tx.rtt.base_rto().as_secs_f64());
             let ipi = r * (2.0 * p / 3.0).sqrt()
                 + t0 * 3.0 * (3.0 * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p);
@@ -696,16 +702,8 @@ mod tests {
     /// ALI 2 gives `p = 0.5`, where `3·sqrt(3p/8)` = 1.30.
     #[test]
     fn the_default_rate_interval_caps_the_timeout_factor_at_one() {
-        use super::{TfwcConfig, TfwcSender};
-        use crate::loss_history::LossEstimator;
-        use crate::time::{Dur, Time};
         for (cfg, capped) in [(TfwcConfig::default(), true), (TfwcConfig::thesis(), false)] {
-            let mut tx = TfwcSender::new(cfg, Time::ZERO);
-            tx.history.on_loss_event();
-            tx.history.seed(2.0);
-            tx.delay.on_sample(Dur::from_millis(100));
-            tx.rtt.on_sample(Dur::from_millis(100));
-            let p = tx.history.loss_event_rate().unwrap();
+            let (tx, p) = after_loss(cfg, 2.0, &[100]);
             assert!((p - 0.5).abs() < 1e-12, "{p}");
             let factor = 3.0 * (3.0 * p / 8.0).sqrt();
             assert!(factor > 1.29, "{factor}");

@@ -359,14 +359,15 @@ fn tcp_underneath(
 /// ([`tfcc_core::rtt::TickPhase::Random`]): the TCP's tick clock starts at a phase drawn
 /// uniformly in `[0, tick)` from the flow's own stream `flow/{id}/tick` of the run's seed, as
 /// ns-2.35's `TcpAgent::reset` draws `boot_time_`; and seeds the [`TcpConfig::overhead`] draws
-/// from the stream `flow/{id}/overhead` unless `params` gave a non-zero `overhead_seed`. The
-/// defaults (a fixed phase, no overhead) draw nothing, so runs that do not opt in are unchanged.
+/// from the stream `flow/{id}/overhead` when it is on, unless `params` gave a non-zero
+/// `overhead_seed`. The defaults (a fixed phase, no overhead) draw nothing, so runs that do not
+/// opt in are unchanged.
 fn flow_draws(cfg: &mut TcpConfig, common: &FlowCommon) {
     cfg.rtt.resolve_tick_phase(|n| {
         crate::rng::SimRng::named(common.seed, &format!("flow/{}/tick", common.id))
             .uniform_u64(0, n - 1)
     });
-    if cfg.overhead_seed == 0 {
+    if !cfg.overhead.is_zero() && cfg.overhead_seed == 0 {
         cfg.overhead_seed =
             crate::rng::SimRng::named(common.seed, &format!("flow/{}/overhead", common.id))
                 .uniform_u64(1, u64::MAX);
