@@ -60,10 +60,26 @@ fn tfrc_sender(to: SocketAddr) -> Session<TfrcSender> {
     .unwrap()
 }
 
-#[test]
-fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // 10 Mb/s of 1000-byte datagrams: one every 800 µs for 2 s.
+/// CPU time the hypervisor took from this VM so far (the `steal` column of `/proc/stat`'s `cpu`
+/// line, all CPUs), or `None` where the kernel does not report it.
+fn stolen() -> Option<Dur> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks: u64 = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .nth(8)?
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf reads a constant of the C library and has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then(|| Dur::from_millis(ticks * 1000 / hz as u64))
+}
+
+/// One 2-s CBR run over loopback at 10 Mb/s (1000-byte datagrams, one every 800 µs), checked for
+/// completeness; returns the pacing lateness and gap-error summaries and whether both 99th
+/// percentiles are under a millisecond.
+fn cbr_pacing_run() -> (String, String, bool, bool) {
     let (addr, rx) = spawn_receiver(CbrSink::new, Protocol::Raw, 3);
     let cfg = CbrConfig {
         rate: Rate::from_bps(10_000_000),
@@ -103,33 +119,55 @@ fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
     s.run_until(Time::from_millis(2100)).unwrap();
     let late = s.lateness();
     let gap = s.gap_error();
-    eprintln!("cbr 10 Mb/s pacing lateness: {}", late.summary());
-    eprintln!("cbr 10 Mb/s pacing gap error: {}", gap.summary());
     let (delivered, rc, _) = rx.join().unwrap();
     assert_eq!(s.counters().sent, 2500);
     assert_eq!(late.count(), 2500);
     assert_eq!(rc.received, 2500, "{rc:?}");
     assert_eq!(delivered, 2_500_000);
     assert_eq!(rc.malformed + rc.unexpected + rc.unstamped, 0, "{rc:?}");
-    // Sub-millisecond pacing: the median gap error is microseconds; the 99th percentile stays
-    // below a millisecond even on a shared 2-core VM.
+    // Sub-millisecond pacing: the median lateness is microseconds.
     assert!(
         late.quantile(0.5) < Dur::from_micros(100),
         "{}",
         late.summary()
     );
-    assert!(
-        late.quantile(0.99) < Dur::from_millis(1),
-        "{}",
-        late.summary()
-    );
-    // Issue 11's measure: the error of the 2499 inter-packet gaps, sub-millisecond as well.
+    // Issue 11's measure: the error of the 2499 inter-packet gaps.
     assert_eq!(gap.magnitude().count(), 2499);
-    assert!(
+    (
+        late.summary(),
+        gap.summary(),
+        late.quantile(0.99) < Dur::from_millis(1),
         gap.magnitude().quantile(0.99) < Dur::from_millis(1),
-        "{}",
-        gap.summary()
-    );
+    )
+}
+
+#[test]
+fn cbr_pacing_gaps_are_accurate_to_well_under_a_millisecond() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The 99th percentiles stay below a millisecond even on a shared 2-core VM, unless the
+    // hypervisor takes the CPU away: one stall of ~25 ms makes ~30 of the 2500 packets late
+    // (seen once in CI, SCHED_FIFO or not). A run during which `/proc/stat` counts stolen time
+    // is repeated, at most twice; a run without steal must pass, and the last run must pass
+    // whatever the steal.
+    const RUNS: usize = 3;
+    for run in 1..=RUNS {
+        let before = stolen();
+        let (late, gap, late_ok, gap_ok) = cbr_pacing_run();
+        let steal = stolen().zip(before).map(|(a, b)| a - b);
+        eprintln!("cbr 10 Mb/s pacing lateness: {late}");
+        eprintln!("cbr 10 Mb/s pacing gap error: {gap}");
+        eprintln!("stolen by the hypervisor during the run: {steal:?}");
+        if late_ok && gap_ok {
+            return;
+        }
+        let stole = steal.is_some_and(|d| d > Dur::ZERO);
+        assert!(
+            stole && run < RUNS,
+            "run {run}: pacing 99th percentile not under 1 ms (lateness {late}; gap error {gap}; \
+             stolen {steal:?})"
+        );
+        eprintln!("run {run}: the hypervisor stole CPU time during the run; repeating it");
+    }
 }
 
 #[test]
