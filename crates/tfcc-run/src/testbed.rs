@@ -980,9 +980,15 @@ mod tests {
         assert!(tfwc_on_udp(&tiny).unwrap_err().contains("at least 56 B"));
     }
 
-    /// The error `run` gives for `scenario` (written to a temporary file), which it must refuse
-    /// before setting anything up; `what` names what it would otherwise have run.
-    fn refusal(tag: &str, scenario: &str, what: &str) -> String {
+    /// The error `run` gives for a 5-s scenario named `tag` on a 4 Mb/s, 10 ms DropTail dumbbell
+    /// whose remaining lines (more `[topology]` keys, flows, events) are `rest`, which it must
+    /// refuse before setting anything up; `what` names what it would otherwise have run.
+    fn refusal(tag: &str, rest: &str, what: &str) -> String {
+        let scenario = format!(
+            "name = \"{tag}\"\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"4Mbps\", delay = \"10ms\", queue = \"droptail\", limit = 30 }}\n\
+             {rest}"
+        );
         let path = std::env::temp_dir().join(format!("tfcc-{tag}-{}.toml", std::process::id()));
         std::fs::write(&path, scenario).unwrap();
         let res = run(&path, &[], None, &mut || false);
@@ -1000,11 +1006,6 @@ mod tests {
         let err = refusal(
             "video-tcp",
             r#"
-name = "video-on-tcp"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 [[flows]]
 protocol = "tcp-sack"
 source = { kind = "video" }
@@ -1024,11 +1025,6 @@ source = { kind = "video" }
         let err = refusal(
             "video-vic",
             r#"
-name = "video-vic"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 [[flows]]
 protocol = "tfrc"
 source = { kind = "video", adapt = "vic" }
@@ -1045,11 +1041,6 @@ source = { kind = "video", adapt = "vic" }
         let err = refusal(
             "stall",
             r#"
-name = "stall"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 [[flows]]
 protocol = "tcp-sack"
 [[events]]
@@ -1068,11 +1059,6 @@ stall = true
         let err = refusal(
             "overhead",
             r#"
-name = "overhead"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 [[flows]]
 protocol = "tcp-sack"
 params = { overhead = "1ms" }
@@ -1089,11 +1075,6 @@ params = { overhead = "1ms" }
         let err = refusal(
             "rev-red",
             r#"
-name = "rev-red"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
 reverse_queue = { queue = "red", limit = 50, bytes = false }
 [[flows]]
 protocol = "tcp-sack"
