@@ -30,7 +30,9 @@
 #     min(A + g_i - tput_{i-1}, max(P, A)) srtt_i - cwnd; before the first oracle value k_max =
 #     k_min. A and P from the oracle: P = 100 Mb/s, A = P minus the bytes every other flow
 #     offered to the bottleneck (arrivals, drops included) over the last `oracle_window`
-#     (40 ms), fed every `oracle_tick` (5 ms), in 1040 B packets (tfcc's sim.rs `OracleFeed`).
+#     (40 ms), fed every `oracle_tick` (5 ms), in 1040 B packets, at least 0 (tfcc's sim.rs
+#     `OracleFeed` and path.rs `PathOracle::set`; before 2026-11-27 the harness let A go
+#     negative).
 #     The PTCP flow's own arrivals come from a Fid flow monitor on the bottleneck.
 #   - k = max(k_min, min(k_bw, k_max)) with k_min = 1 (`kmin=1`, Sec. 2.2.2); `kmin=0` leaves
 #     k unbounded below and keeps cwnd_ >= 2 (tfcc's `cwnd_floor`).
@@ -195,7 +197,9 @@ proc oracle {} {
     lassign [lindex $ohist end] t1 tot1 own1
     if {$t1 > $t0} {
         set cross [expr {max(0, ($tot1 - $tot0) - ($own1 - $own0)) * 8.0 / ($t1 - $t0)}]
-        set A_pkts [expr {($RATE - $cross) / ($WIRE * 8.0)}]
+        # Clamped at 0 as tfcc's PathOracle::set does (an available bandwidth is not
+        # negative; the cross traffic offers more than the link while a queue builds).
+        set A_pkts [expr {max(0.0, ($RATE - $cross) / ($WIRE * 8.0))}]
         set have_A 1
     }
     if {$now + $P(oracle_tick) <= $P(duration)} {
