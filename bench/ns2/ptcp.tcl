@@ -61,7 +61,7 @@
 #
 # Output on stdout, one line each: `x T ACKED CWND K S A_BPS TIMEOUTS` every `dt` (payload
 # bytes the PTCP flow got cumulatively acknowledged in (T - dt, T], its cwnd_, the k the last
-# ACKs met (`k_series`, below), s,
+# ACKs met (`k_series`, see the controller), s,
 # the oracle's A in bit/s on the wire, nrexmit_ so far); `e START END TPUT_BPS` per evaluation
 # slot and `c START END S TARGET_BPS TPUT_BPS REGIME` per control slot (with `trace_slots=1`
 # also `t ...`, the inputs of Eq. 2-4 per control slot, see trace_slot); at the end one JSON
@@ -263,6 +263,10 @@ proc roll {now srtt cwnd} {
         set span [expr {$now - $C(eval_start)}]
         set et [expr {$span > 0 ? $C(eval_acked) / $span : 0.0}]
         puts [format "e %.6f %.6f %.1f" $C(eval_start) $now [expr {$et * 8000}]]
+        if {$P(trace_slots)} {
+            puts [format "u %.6f %d %d %.3f %.3f %d" $now $C(s) $C(grow_ok) $cwnd \
+                [expr {$BW * $srtt}] $C(missed_in_eval)]
+        }
         if {$C(grow_ok) && $cwnd >= $BW * $srtt && $C(s) < $P(e)} {
             set C(s) [expr {min($C(s) * 2, $P(e))}]
         }
@@ -276,7 +280,9 @@ proc roll {now srtt cwnd} {
 # TPUT_PPS REGIME A_PPS K_BW K_MAX K MEAN_K CA_ACKS CWND` (the inputs of Eq. 2-4 as they stood at
 # the slot's end: a_j sent and acknowledged in the slot, A in packets per second, the last
 # k_bw, k_max and k computed, MEAN_K the mean k over the slot's congestion-avoidance ACKs
-# outside recoveries, each ACK weighted as one, CA_ACKS their number; `nackpack_` counts them).
+# outside recoveries, each ACK weighted as one, CA_ACKS their number; `nackpack_` counts them),
+# and one per evaluation slot end, `u END S GROW_OK CWND BW_SRTT MISSED` (the s-doubling test's
+# inputs: every control slot met under Eq. 3, cwnd against bw·srtt, any control slot missed).
 proc trace_slot {now cwnd tput} {
     global C A_pkts
     set mk [expr {$C(tk_n) > 0 ? $C(tk_sum) / $C(tk_n) : -1}]
