@@ -10,9 +10,12 @@ of goodput for Reno in PTCP's place), the PTCP flow's mean goodput, timeouts, me
 mean s (over the 0.1 s samples), the Reno flows' total goodput and the bottleneck's drops.
 
 Usage: `python bench/ns2/ptcp.py [CASES] [--seeds 1,2,3] [--random-starts] [--tick 0.001]
-[--json FILE]`, CASES a comma list of the names in `CASES` (default all). The scenarios spread
-the Reno starts evenly, so only `--random-starts` (uniform draws in the same ranges, tfcc's
-streams on both sides) makes seeds differ. Findings: docs/reproductions/ptcp.md,
+[--k-series ack|tick] [--json FILE]`, CASES a comma list of the names in `CASES` (default all).
+The k column is the mean over 0.1 s samples of the k the last congestion-avoidance ACK met, on
+both sides; `--k-series tick` records ns-2's k from every tick instead, also from ticks no ACK
+meets (the harness before 2026-11-27, which inflated ns-2's mean k 1.4-1.9 times). The
+scenarios spread the Reno starts evenly, so only `--random-starts` (uniform draws in the same
+ranges, tfcc's streams on both sides) makes seeds differ. Findings: docs/reproductions/ptcp.md,
 "PTCP in stock ns-2.35".
 """
 
@@ -162,12 +165,16 @@ def random_starts(case: Case) -> Case:
     return dataclasses.replace(case, overrides=(*case.overrides, *extra))
 
 
-def ns2_side(case: Case, seed: int, tick: float = 0.001) -> tuple[Side, dict[str, Any]]:
+def ns2_side(
+    case: Case, seed: int, tick: float = 0.001, k_series: str = "ack"
+) -> tuple[Side, dict[str, Any]]:
     ns = find_ns()
     if ns is None:
         raise RuntimeError("no ns-2: make ns2")
     scenario = SCENARIOS / case.scenario
     args = [ns, str(SCRIPT), *ns2_args(scenario, case.overrides, seed), f"tick={tick:g}"]
+    if dict(a.split("=", 1) for a in args[2:]).get("mode") == "ptcp":
+        args.append(f"k_series={k_series}")
     proc = subprocess.run(args, capture_output=True, text=True, timeout=1800, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"ns-2 failed ({proc.returncode}): {proc.stderr[-500:]}")
@@ -241,21 +248,24 @@ def tfcc_side(case: Case, seed: int) -> tuple[Side, RunResult]:
 
 def main() -> None:
     argv = sys.argv[1:]
-    seeds, tick, out = [1], 0.001, None
+    seeds, tick, out, k_series = [1], 0.001, None, "ack"
     randomize = "--random-starts" in argv
-    for flag in ("--seeds", "--tick", "--json"):
+    valued = ("--seeds", "--tick", "--json", "--k-series")
+    for flag in valued:
         if flag in argv:
             value = argv[argv.index(flag) + 1]
             if flag == "--seeds":
                 seeds = [int(x) for x in value.split(",")]
             elif flag == "--tick":
                 tick = float(value)
+            elif flag == "--k-series":
+                k_series = value
             else:
                 out = Path(value)
     pos = [
         a
         for k, a in enumerate(argv)
-        if not a.startswith("--") and (k == 0 or argv[k - 1] not in ("--seeds", "--tick", "--json"))
+        if not a.startswith("--") and (k == 0 or argv[k - 1] not in valued)
     ]
     names = pos[0].split(",") if pos else list(CASES)
     rows = []
@@ -263,7 +273,7 @@ def main() -> None:
         case = random_starts(CASES[name]) if randomize else CASES[name]
         for seed in seeds:
             t, _ = tfcc_side(case, seed)
-            n, _ = ns2_side(case, seed, tick)
+            n, _ = ns2_side(case, seed, tick, k_series)
             print(f"{name:17} seed {seed}  tfcc    {t.row()}", flush=True)
             print(f"{'':17}         ns-2.35 {n.row()}", flush=True)
             rows.append({"case": name, "seed": seed, "tfcc": vars(t), "ns2": vars(n)})

@@ -20,7 +20,9 @@
 #   - target (Sec. 2.1): g_0 = bw, g_i = bw + (g_{i-1} - tput_{i-1}), reset at each evaluation
 #     slot; throughput = payload segments cumulatively acknowledged / the slot's actual length.
 #   - Eq. 2: k_bw = 2 (g_i srtt_i s - a_j - m cwnd) / (m (m + 1)), m = s - n_j - 2 rounds
-#     (n_j = floor(time into the slot / srtt_i), the prose's (s - 2) RTT horizon), a_j = new
+#     (n_j = floor(time into the slot / srtt_i), the prose's (s - 2) RTT horizon; s is the
+#     slot's planned length in srtt_i, ctrl_len / srtt_i for a slot its evaluation slot cuts
+#     short, tfcc's `s_plan` since 2026-11-26), a_j = new
 #     segments sent in the slot (maxseq_ advance); for m < 1 k_bw = +inf while packets are
 #     still needed, else the m = 1 value (tfcc's `eq2_guard = "k_max"`).
 #   - Eq. 3 / Eq. 4: k_max = A srtt_i - cwnd while every earlier control slot of the evaluation
@@ -28,7 +30,9 @@
 #     min(A + g_i - tput_{i-1}, max(P, A)) srtt_i - cwnd; before the first oracle value k_max =
 #     k_min. A and P from the oracle: P = 100 Mb/s, A = P minus the bytes every other flow
 #     offered to the bottleneck (arrivals, drops included) over the last `oracle_window`
-#     (40 ms), fed every `oracle_tick` (5 ms), in 1040 B packets (tfcc's sim.rs `OracleFeed`).
+#     (40 ms), fed every `oracle_tick` (5 ms), in 1040 B packets, at least 0 (tfcc's sim.rs
+#     `OracleFeed` and path.rs `PathOracle::set`; before 2026-11-27 the harness let A go
+#     negative).
 #     The PTCP flow's own arrivals come from a Fid flow monitor on the bottleneck.
 #   - k = max(k_min, min(k_bw, k_max)) with k_min = 1 (`kmin=1`, Sec. 2.2.2); `kmin=0` leaves
 #     k unbounded below and keeps cwnd_ >= 2 (tfcc's `cwnd_floor`).
@@ -56,10 +60,13 @@
 # every seed gives the same run, in ns-2 as in tfcc.
 #
 # Output on stdout, one line each: `x T ACKED CWND K S A_BPS TIMEOUTS` every `dt` (payload
-# bytes the PTCP flow got cumulatively acknowledged in (T - dt, T], its cwnd_, the last k, s,
+# bytes the PTCP flow got cumulatively acknowledged in (T - dt, T], its cwnd_, the k the last
+# ACKs met (`k_series`, see the controller), s,
 # the oracle's A in bit/s on the wire, nrexmit_ so far); `e START END TPUT_BPS` per evaluation
-# slot and `c START END S TARGET_BPS TPUT_BPS REGIME` per control slot; at the end one JSON line
-# (PTCP: timeouts, packets sent and retransmitted, mean k over congestion-avoidance ticks;
+# slot and `c START END S TARGET_BPS TPUT_BPS REGIME` per control slot (with `trace_slots=1`
+# also `t ...`, the inputs of Eq. 2-4 per control slot, see trace_slot); at the end one JSON
+# line (PTCP: timeouts, packets sent and retransmitted, mean k over the congestion-avoidance
+# ACKs outside recoveries, each ACK with the k set on the tick before it;
 # Reno: payload bytes delivered; bottleneck arrivals and drops).
 # Usage: ns ptcp.tcl key=value ... (keys below)
 
@@ -78,9 +85,15 @@ array set P {
     oracle_tick  0.005
     oracle_window 0.04
     dt           0.1
+    trace_slots  0
+    k_series     ack
 }
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args ptcp.tcl $argv
+if {[lsearch -exact {ack tick} $P(k_series)] < 0} {
+    puts stderr "ptcp.tcl: k_series must be ack or tick, got '$P(k_series)'"
+    exit 2
+}
 if {[lsearch -exact {ptcp reno} $P(mode)] < 0} {
     puts stderr "ptcp.tcl: mode must be ptcp or reno, got '$P(mode)'"
     exit 2
@@ -184,7 +197,9 @@ proc oracle {} {
     lassign [lindex $ohist end] t1 tot1 own1
     if {$t1 > $t0} {
         set cross [expr {max(0, ($tot1 - $tot0) - ($own1 - $own0)) * 8.0 / ($t1 - $t0)}]
-        set A_pkts [expr {($RATE - $cross) / ($WIRE * 8.0)}]
+        # Clamped at 0 as tfcc's PathOracle::set does (an available bandwidth is not
+        # negative; the cross traffic offers more than the link while a queue builds).
+        set A_pkts [expr {max(0.0, ($RATE - $cross) / ($WIRE * 8.0))}]
         set have_A 1
     }
     if {$now + $P(oracle_tick) <= $P(duration)} {
@@ -196,7 +211,8 @@ if {$P(mode) eq "ptcp"} { $ns at $P(oracle_tick) oracle }
 # ---- the controller (001 Sec. 2.1-2.2.3; module documentation of tfcc's ptcp.rs) ----
 set BW [expr {$P(bw) / 8000.0}]   ;# payload packets per second
 array set C [list started 0 s $P(s_init) last_srtt 0 cum 0 maxseq -1 dup 0 rexmit 0 \
-    recover -1 frecover -1 rxp 0 k 1.0 ksum 0.0 kn 0 sent 0 acked 0 eval_acked 0]
+    recover -1 frecover -1 rxp 0 k 1.0 ksum 0.0 kn 0 sent 0 acked 0 eval_acked 0 \
+    nack 0 kbw 0.0 kmax 0.0 tk_sum 0.0 tk_n 0 kset 1.0 krec 0]
 proc srtt_now {} {
     global ptcp
     return [expr {[$ptcp set srtt_] * [$ptcp set tcpTick_] / 8.0}]
@@ -215,8 +231,12 @@ proc start_ctrl {now srtt} {
     set C(ctrl_start) $now
     set C(srtt_i) $srtt
     set left [expr {$C(eval_start) + $C(eval_len) - $now}]
-    set C(ctrl_len) [expr {min($srtt * $C(s), max(0.0, $left))}]
+    set full [expr {$srtt * $C(s)}]
+    set C(ctrl_len) [expr {min($full, max(0.0, $left))}]
     set C(s_i) $C(s)
+    # Eq. 2 plans a control slot its evaluation slot cuts short over its cut length,
+    # ctrl_len / srtt_i rounds (tfcc's `s_plan`); a whole slot over s.
+    set C(s_plan) [expr {$C(ctrl_len) < $full && $srtt > 0 ? $C(ctrl_len) / $srtt : $C(s)}]
     set C(sent) 0
     set C(acked) 0
     set C(regime) [expr {($C(missed_in_eval) || $C(prev_missed)) ? 4 : 3}]
@@ -233,6 +253,7 @@ proc roll {now srtt cwnd} {
     set C(tput_prev) $tput
     puts [format "c %.6f %.6f %d %.1f %.1f eq%d" $C(ctrl_start) $now $C(s_i) \
         [expr {$C(g) * 8000}] [expr {$tput * 8000}] $C(regime)]
+    if {$P(trace_slots)} { trace_slot $now $cwnd $tput }
     if {!$met} {
         set C(missed_in_eval) 1
         if {$C(regime) == 4 && $C(s) > $P(s_min)} { set C(s) [expr {max($C(s) / 2, $P(s_min))}] }
@@ -242,6 +263,10 @@ proc roll {now srtt cwnd} {
         set span [expr {$now - $C(eval_start)}]
         set et [expr {$span > 0 ? $C(eval_acked) / $span : 0.0}]
         puts [format "e %.6f %.6f %.1f" $C(eval_start) $now [expr {$et * 8000}]]
+        if {$P(trace_slots)} {
+            puts [format "u %.6f %d %d %.3f %.3f %d" $now $C(s) $C(grow_ok) $cwnd \
+                [expr {$BW * $srtt}] $C(missed_in_eval)]
+        }
         if {$C(grow_ok) && $cwnd >= $BW * $srtt && $C(s) < $P(e)} {
             set C(s) [expr {min($C(s) * 2, $P(e))}]
         }
@@ -251,9 +276,25 @@ proc roll {now srtt cwnd} {
     }
     start_ctrl $now $srtt
 }
+# `trace_slots=1`: one line per control slot end, `t END START SRTT_I S S_PLAN G_PPS SENT ACKED
+# TPUT_PPS REGIME A_PPS K_BW K_MAX K MEAN_K CA_ACKS CWND` (the inputs of Eq. 2-4 as they stood at
+# the slot's end: a_j sent and acknowledged in the slot, A in packets per second, the last
+# k_bw, k_max and k computed, MEAN_K the mean k over the slot's congestion-avoidance ACKs
+# outside recoveries, each ACK weighted as one, CA_ACKS their number; `nackpack_` counts them),
+# and one per evaluation slot end, `u END S GROW_OK CWND BW_SRTT MISSED` (the s-doubling test's
+# inputs: every control slot met under Eq. 3, cwnd against bw·srtt, any control slot missed).
+proc trace_slot {now cwnd tput} {
+    global C A_pkts
+    set mk [expr {$C(tk_n) > 0 ? $C(tk_sum) / $C(tk_n) : -1}]
+    puts [format "t %.6f %.6f %.6f %d %.4f %.2f %d %d %.2f %d %.2f %.4g %.4g %.4g %.4g %d %.3f" \
+        $now $C(ctrl_start) $C(srtt_i) $C(s_i) $C(s_plan) $C(g) $C(sent) $C(acked) $tput \
+        $C(regime) $A_pkts $C(kbw) $C(kmax) $C(k) $mk $C(tk_n) $cwnd]
+    set C(tk_sum) 0.0
+    set C(tk_n) 0
+}
 proc eq2 {now cwnd} {
     global C
-    set s $C(s_i)
+    set s $C(s_plan)
     set n [expr {floor(($now - $C(ctrl_start)) / $C(srtt_i))}]
     set rounds [expr {$s - $n - 2}]
     set m [expr {max($rounds, 1.0)}]
@@ -278,6 +319,9 @@ proc control {} {
     set dup [$ptcp set dupacks_]
     set rexmit [$ptcp set nrexmit_]
     set cwnd [$ptcp set cwnd_]
+    set nack [$ptcp set nackpack_]
+    set nacks [expr {$nack - $C(nack)}]
+    set C(nack) $nack
     set acked [expr {max(0, $ack + 1 - $C(cum))}]
     set arrived [expr {$acked > 0 || $dup != $C(dup)}]
     set C(cum) [expr {max($C(cum), $ack + 1)}]
@@ -314,8 +358,19 @@ proc control {} {
     # Eq. 1's k for the ACKs until the next tick (congestion avoidance only; ns-2 ignores
     # increase_num_ in slow start and does not open the window in a SACK recovery).
     # C(k) is the last k applied (tfcc's `ptcp_k`): it keeps its value through slow start and
-    # recoveries, and is 1 while a timeout's losses are repaired.
+    # recoveries, and is 1 while a timeout's losses are repaired. With `k_series=ack` it is the
+    # k the ACKs since the last tick met (the increase_num_ set there, when that was Eq. 1's
+    # k), as tfcc's is the k of its last congestion-avoidance ACK; `k_series=tick` (the record
+    # before 2026-11-27) takes every tick's k, also on ticks no ACK meets.
+    if {$C(krec) && $nacks > 0} {
+        set C(ksum) [expr {$C(ksum) + $C(kset) * $nacks}]
+        incr C(kn) $nacks
+        set C(tk_sum) [expr {$C(tk_sum) + $C(kset) * $nacks}]
+        incr C(tk_n) $nacks
+        if {$P(k_series) eq "ack"} { set C(k) $C(kset) }
+    }
     set k 1.0
+    set krec 0
     if {$C(started) && $C(cum) < $C(recover)} {
         if {$acked > 0} { set C(k) 1.0 }
     } elseif {$C(started) && $cwnd >= [$ptcp set ssthresh_]} {
@@ -326,12 +381,15 @@ proc control {} {
         set k [expr {min($kbw, $kmax)}]
         if {$P(kmin)} { set k [expr {max($k, 1.0)}] }
         if {$C(cum) >= $C(frecover)} {
-            set C(ksum) [expr {$C(ksum) + $k}]
-            incr C(kn)
-            set C(k) $k
+            if {$P(k_series) eq "tick"} { set C(k) $k }
+            set C(kbw) $kbw
+            set C(kmax) $kmax
+            set krec 1
         }
     }
     $ptcp set increase_num_ $k
+    set C(kset) $k
+    set C(krec) $krec
     if {!$P(kmin) && $cwnd < 2} { $ptcp set cwnd_ 2 }
     if {$now + $P(tick) <= $P(duration)} { $ns at [expr {$now + $P(tick)}] control }
 }
@@ -357,7 +415,7 @@ proc finish {} {
     set kmean [expr {$C(kn) > 0 ? $C(ksum) / $C(kn) : "null"}]
     set f [[$fmon classifier] lookup auto 0 0 0]
     set own_drops [expr {$f eq "" ? 0 : [$f set pdrops_]}]
-    puts [format {{"mode": "%s", "ptcp": {"timeouts": %d, "packets_sent": %d, "retransmitted": %d, "acked_payload_bytes": %d, "mean_k_ca_ticks": %s, "bottleneck_drops": %d}, "reno_payload_bytes": %.0f, "reno_flows": %d, "bottleneck": {"arrivals_pkts": %d, "drops_pkts": %d}}} \
+    puts [format {{"mode": "%s", "ptcp": {"timeouts": %d, "packets_sent": %d, "retransmitted": %d, "acked_payload_bytes": %d, "mean_k_ca_acks": %s, "bottleneck_drops": %d}, "reno_payload_bytes": %.0f, "reno_flows": %d, "bottleneck": {"arrivals_pkts": %d, "drops_pkts": %d}}} \
         $P(mode) [$ptcp set nrexmit_] [$ptcp set ndatapack_] [$ptcp set nrexmitpack_] \
         [expr {([$ptcp set ack_] + 1) * 1000}] $kmean $own_drops $reno [llength $renos] \
         [$fmon set parrivals_] [$fmon set pdrops_]]
