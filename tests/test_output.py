@@ -68,3 +68,45 @@ def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
         _core.check_writable(tmp_path / "f" / "run")
     with pytest.raises(OutputError, match="exists and is not a directory"):
         _core.check_writable(tmp_path / "f")
+
+
+def test_a_trace_is_written_as_documented_and_only_when_asked(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run(EXAMPLE, out, overrides=SHORT, plots=False)
+    assert not (out / "trace.parquet").exists()
+    traced = [*SHORT, 'trace.links=["bottleneck"]', "trace.from=1.5s"]
+    run(EXAMPLE, out, overrides=traced, plots=False)
+    t = pq.read_table(out / "trace.parquet")
+    assert t.schema.names == [
+        "t",
+        "event",
+        "reason",
+        "link",
+        "flow",
+        "direction",
+        "kind",
+        "seq",
+        "size",
+    ]
+    assert t.schema.field("seq").type == pa.int64() and t.schema.field("seq").nullable
+    assert t.schema.field("reason").nullable
+    rows = t.to_pylist()
+    assert rows and all(r["link"] == "bottleneck" and 1.5 <= r["t"] < 2.0 for r in rows)
+    assert {r["event"] for r in rows} <= {"+", "d", "r"}
+    assert all((r["reason"] is None) == (r["event"] != "d") for r in rows)
+    # The in-memory API returns the same columns, and a sweep's writer takes them back.
+    mem = _core.run_scenario(str(EXAMPLE), traced)
+    assert mem["trace"]["seq"] == t.column("seq").to_pylist()
+    assert "trace" not in _core.run_scenario(str(EXAMPLE), SHORT)
+    from tfcc.run import write_run
+
+    again = tmp_path / "again"
+    write_run(
+        again,
+        mem["summary"],
+        mem["flow_series"],
+        mem["link_series"],
+        plots=False,
+        trace=mem["trace"],
+    )
+    assert pq.read_table(again / "trace.parquet").equals(t)

@@ -709,6 +709,7 @@ def _drive(
                     res["flow_series"],
                     res["link_series"],
                     plots=plots,
+                    trace=res.get("trace"),
                 )
             except Exception as e:
                 res = {**res, "ok": False, "error": f"writing the outputs: {e}", "traceback": ""}

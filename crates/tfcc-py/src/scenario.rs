@@ -108,7 +108,8 @@ pub fn check_scenario<'py>(
 /// (or Ctrl-C) abandons the run. Returns
 /// `{"summary": dict, "flow_series": dict of lists, "link_series": dict of lists}`: the summary
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
-/// `queues.parquet`.
+/// `queues.parquet`; with a `[trace]` in the scenario also `"trace"`, the columns of
+/// `trace.parquet`.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
@@ -125,6 +126,9 @@ pub fn run_scenario<'py>(
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
     out.set_item("flow_series", flow_dict(py, &done.flows)?)?;
     out.set_item("link_series", link_dict(py, &done.links)?)?;
+    if let Some(t) = &done.trace {
+        out.set_item("trace", trace_dict(py, t)?)?;
+    }
     Ok(out)
 }
 
@@ -156,9 +160,11 @@ pub fn run_to_dir<'py>(
 
 /// Write a run's outputs into `out` from Python data, exactly as `tfcc run` writes them: the
 /// summary as `summary.json` text and the two series as dicts of columns (the shapes
-/// `run_scenario` returns). For drivers that simulate elsewhere (a sweep's remote workers).
+/// `run_scenario` returns, and its `trace` when there is one). For drivers that simulate
+/// elsewhere (a sweep's remote workers).
 #[pyfunction]
-#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None))]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, trace = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn write_run(
     py: Python<'_>,
     out: PathBuf,
@@ -167,6 +173,7 @@ pub fn write_run(
     link_series: &Bound<'_, PyDict>,
     plots: bool,
     font: Option<PathBuf>,
+    trace: Option<Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
@@ -201,10 +208,25 @@ pub fn write_run(
         throughput_bps: col(l, "throughput_bps")?,
         drops: col(l, "drops")?,
     };
+    let trace = match &trace {
+        Some(t) => Some(tfcc_run::TraceColumns {
+            t: col(t, "t")?,
+            event: col(t, "event")?,
+            reason: col(t, "reason")?,
+            link: col(t, "link")?,
+            flow: col(t, "flow")?,
+            direction: col(t, "direction")?,
+            kind: col(t, "kind")?,
+            seq: col(t, "seq")?,
+            size: col(t, "size")?,
+        }),
+        None => None,
+    };
     let done = tfcc_run::Finished {
         summary,
         flows,
         links,
+        trace,
     };
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
         .map_err(OutputError::new_err)
@@ -306,6 +328,20 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("ptcp_s", &c.ptcp_s)?;
     d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
     d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
+    Ok(d)
+}
+
+fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t", &c.t)?;
+    d.set_item("event", &c.event)?;
+    d.set_item("reason", &c.reason)?;
+    d.set_item("link", &c.link)?;
+    d.set_item("flow", &c.flow)?;
+    d.set_item("direction", &c.direction)?;
+    d.set_item("kind", &c.kind)?;
+    d.set_item("seq", &c.seq)?;
+    d.set_item("size", &c.size)?;
     Ok(d)
 }
 

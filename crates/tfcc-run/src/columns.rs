@@ -1,7 +1,66 @@
 //! The recorded time series in columns, the shape of `timeseries.parquet` and
-//! `queues.parquet` and of the dict of lists the Python API returns.
+//! `queues.parquet` and of the dict of lists the Python API returns, and the packet trace in
+//! the shape of `trace.parquet`.
 
+use tfcc_sim::trace::PacketTrace;
 use tfcc_sim::{FlowSample, LinkId, LinkSample, LinkSummary};
+
+/// The packet trace ([`tfcc_sim::trace`]), one row per event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceColumns {
+    /// Seconds since the start of the run.
+    pub t: Vec<f64>,
+    /// ns-2's letter: `+` (accepted by the link), `d` (discarded), `r` (reached its far end).
+    pub event: Vec<String>,
+    /// For `d`: `overflow`, `early`, `artificial` or `down`.
+    pub reason: Vec<Option<String>>,
+    pub link: Vec<String>,
+    pub flow: Vec<i64>,
+    /// `forward` (data) or `reverse` (feedback), as the flow's route runs.
+    pub direction: Vec<String>,
+    /// The protocol message (`tcp-data`, `tcp-ack`, `tfrc-data`, ...).
+    pub kind: Vec<String>,
+    /// The message's sequence number where it has one.
+    pub seq: Vec<Option<i64>>,
+    /// Bytes on the wire.
+    pub size: Vec<i64>,
+}
+
+impl TraceColumns {
+    pub fn from_trace(trace: &PacketTrace) -> Self {
+        let r = trace.records();
+        let mut c = TraceColumns {
+            t: Vec::with_capacity(r.len()),
+            event: Vec::with_capacity(r.len()),
+            reason: Vec::with_capacity(r.len()),
+            link: Vec::with_capacity(r.len()),
+            flow: Vec::with_capacity(r.len()),
+            direction: Vec::with_capacity(r.len()),
+            kind: Vec::with_capacity(r.len()),
+            seq: Vec::with_capacity(r.len()),
+            size: Vec::with_capacity(r.len()),
+        };
+        for e in r {
+            c.t.push(e.time.as_secs_f64());
+            c.event.push(e.event.letter().into());
+            c.reason.push(e.event.reason().map(Into::into));
+            c.link.push(trace.link_name(e.link).into());
+            c.flow.push(i64::from(e.flow));
+            c.direction.push(
+                match e.dir {
+                    tfcc_sim::packet_pool::Direction::Forward => "forward",
+                    tfcc_sim::packet_pool::Direction::Reverse => "reverse",
+                }
+                .into(),
+            );
+            c.kind.push(e.kind.into());
+            c.seq
+                .push(e.seq.map(|s| i64::try_from(s).unwrap_or(i64::MAX)));
+            c.size.push(i64::from(e.size));
+        }
+        c
+    }
+}
 
 /// Per flow, per sampling interval (DESIGN.md: throughput, cwnd or rate, p, RTT).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -24,7 +24,7 @@ use std::time::Instant;
 use tfcc_core::Time;
 use tfcc_sim::scenario;
 
-pub use columns::{FlowColumns, LinkColumns};
+pub use columns::{FlowColumns, LinkColumns, TraceColumns};
 pub use summary::Summary;
 
 /// Why a run did not produce results. Each message names the file (and key) concerned.
@@ -55,6 +55,8 @@ pub struct Finished {
     pub summary: Summary,
     pub flows: FlowColumns,
     pub links: LinkColumns,
+    /// The packet trace, when the scenario asked for one (`[trace]`).
+    pub trace: Option<TraceColumns>,
 }
 
 /// A scenario loaded and built into a simulation, ready to run: what `tfcc run` checks before
@@ -137,10 +139,12 @@ impl Prepared {
         let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
         let links =
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
+        let trace = result.trace.as_ref().map(TraceColumns::from_trace);
         Ok(Finished {
             summary,
             flows,
             links,
+            trace,
         })
     }
 }

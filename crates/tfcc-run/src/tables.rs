@@ -15,34 +15,44 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
-use crate::columns::{FlowColumns, LinkColumns};
+use crate::columns::{FlowColumns, LinkColumns, TraceColumns};
 
 /// One column's values.
 enum Col<'a> {
     I64(&'a [i64]),
+    OptI64(&'a [Option<i64>]),
     F64(&'a [f64]),
     OptF64(&'a [Option<f64>]),
     Str(&'a [String]),
+    OptStr(&'a [Option<String>]),
 }
 
 impl Col<'_> {
     fn len(&self) -> usize {
         match self {
             Col::I64(v) => v.len(),
+            Col::OptI64(v) => v.len(),
             Col::F64(v) => v.len(),
             Col::OptF64(v) => v.len(),
             Col::Str(v) => v.len(),
+            Col::OptStr(v) => v.len(),
         }
     }
 
     fn field(&self, name: &str) -> parquet::errors::Result<Type> {
         let (physical, repetition, logical) = match self {
             Col::I64(_) => (Physical::INT64, Repetition::REQUIRED, None),
+            Col::OptI64(_) => (Physical::INT64, Repetition::OPTIONAL, None),
             Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
             Col::OptF64(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
             Col::Str(_) => (
                 Physical::BYTE_ARRAY,
                 Repetition::REQUIRED,
+                Some(LogicalType::String),
+            ),
+            Col::OptStr(_) => (
+                Physical::BYTE_ARRAY,
+                Repetition::OPTIONAL,
                 Some(LogicalType::String),
             ),
         };
@@ -53,8 +63,14 @@ impl Col<'_> {
     }
 }
 
-/// Write `columns` (name, values; all the same length) to `path`.
-fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<(), String> {
+/// Write `columns` (name, values; all the same length) to `path`, dictionary-encoded when
+/// `dictionary` (for columns of a few repeated values, as the trace's).
+fn write(
+    path: &Path,
+    schema_name: &str,
+    columns: &[(&str, Col<'_>)],
+    dictionary: bool,
+) -> Result<(), String> {
     let rows = columns.first().map_or(0, |c| c.1.len());
     if let Some((name, c)) = columns.iter().find(|c| c.1.len() != rows) {
         return Err(format!(
@@ -74,10 +90,12 @@ fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<
         .map_err(fail)?;
     let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     // Dictionary encoding pays off for repeated values; time series are mostly distinct reals,
-    // and its hash tables were a large share of the writer's memory.
+    // and its hash tables were a large share of the writer's memory. The trace's event, link,
+    // direction and kind columns hold a handful of strings each: there it shrinks the file
+    // several times.
     let props = Arc::new(
         WriterProperties::builder()
-            .set_dictionary_enabled(false)
+            .set_dictionary_enabled(dictionary)
             .build(),
     );
     let mut writer = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(fail)?;
@@ -88,16 +106,29 @@ fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<
         };
         match col {
             Col::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
+            Col::OptI64(v) => {
+                let present: Vec<i64> = v.iter().flatten().copied().collect();
+                w.typed::<Int64Type>()
+                    .write_batch(&present, Some(&levels(v)), None)
+            }
             Col::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
             Col::OptF64(v) => {
                 let present: Vec<f64> = v.iter().flatten().copied().collect();
-                let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
                 w.typed::<DoubleType>()
-                    .write_batch(&present, Some(&levels), None)
+                    .write_batch(&present, Some(&levels(v)), None)
             }
             Col::Str(v) => {
                 let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
                 w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+            }
+            Col::OptStr(v) => {
+                let bytes: Vec<ByteArray> = v
+                    .iter()
+                    .flatten()
+                    .map(|s| ByteArray::from(s.as_str()))
+                    .collect();
+                w.typed::<ByteArrayType>()
+                    .write_batch(&bytes, Some(&levels(v)), None)
             }
         }
         .map_err(fail)?;
@@ -106,6 +137,11 @@ fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<
     group.close().map_err(fail)?;
     writer.close().map_err(fail)?;
     Ok(())
+}
+
+/// Definition levels of an optional column: 1 where a value is present.
+fn levels<T>(v: &[Option<T>]) -> Vec<i16> {
+    v.iter().map(|x| i16::from(x.is_some())).collect()
 }
 
 /// `timeseries.parquet`: per flow, per sampling interval.
@@ -127,6 +163,7 @@ pub fn write_flows(path: &Path, c: &FlowColumns) -> Result<(), String> {
             ("ptcp_a_bps", Col::OptF64(&c.ptcp_a_bps)),
             ("ptcp_oracle_a_bps", Col::OptF64(&c.ptcp_oracle_a_bps)),
         ],
+        false,
     )
 }
 
@@ -144,5 +181,26 @@ pub fn write_links(path: &Path, c: &LinkColumns) -> Result<(), String> {
             ("throughput_bps", Col::F64(&c.throughput_bps)),
             ("drops", Col::I64(&c.drops)),
         ],
+        false,
+    )
+}
+
+/// `trace.parquet`: one row per traced packet event.
+pub fn write_trace(path: &Path, c: &TraceColumns) -> Result<(), String> {
+    write(
+        path,
+        "trace",
+        &[
+            ("t", Col::F64(&c.t)),
+            ("event", Col::Str(&c.event)),
+            ("reason", Col::OptStr(&c.reason)),
+            ("link", Col::Str(&c.link)),
+            ("flow", Col::I64(&c.flow)),
+            ("direction", Col::Str(&c.direction)),
+            ("kind", Col::Str(&c.kind)),
+            ("seq", Col::OptI64(&c.seq)),
+            ("size", Col::I64(&c.size)),
+        ],
+        true,
     )
 }

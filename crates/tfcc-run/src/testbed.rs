@@ -115,6 +115,16 @@ pub fn run(
             ),
         ));
     }
+    if built.cfg.trace.is_some() {
+        // The packets cross the kernel's queues, which tfcc does not see one by one; a
+        // capture there is tcpdump's job.
+        return Err(refuse(
+            path,
+            "a packet trace (`[trace]`) is recorded by the simulator only; capture the testbed's \
+             veths with tcpdump instead"
+                .into(),
+        ));
+    }
     let loss = link.loss.clone();
     if let Some((flow, _)) = built
         .videos
@@ -560,6 +570,7 @@ pub fn run(
         summary,
         flows: flow_columns(&results, interval),
         links: link_columns(&queue, interval),
+        trace: None,
     })
 }
 
@@ -1066,6 +1077,17 @@ params = { overhead = "1ms" }
             "a TCP overhead",
         );
         assert!(err.contains("params.overhead"), "{err}");
+    }
+
+    /// A packet trace is the simulator's: refused before anything is set up.
+    #[test]
+    fn a_trace_is_refused() {
+        let err = refusal(
+            "trace",
+            "[[flows]]\nprotocol = \"tcp-sack\"\n[trace]\n",
+            "without the trace",
+        );
+        assert!(err.contains("`[trace]`"), "{err}");
     }
 
     /// A reverse queue other than DropTail in packets is refused before anything is set up

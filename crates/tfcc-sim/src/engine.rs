@@ -93,6 +93,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The earliest pending event, advancing the clock to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = *self.heap.first()?;
         let last = self.heap.pop()?;

@@ -37,6 +37,7 @@ pub mod scenario;
 pub mod sim;
 pub mod surge;
 pub mod topology;
+pub mod trace;
 pub mod video;
 pub mod web;
 

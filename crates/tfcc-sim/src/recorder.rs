@@ -236,6 +236,8 @@ pub struct RunResult {
     /// The access gateway's record of web transactions, when the run had one
     /// ([`crate::sim::Simulation::set_web`]).
     pub web: Option<crate::web::WebReport>,
+    /// The per-packet trace, when the run recorded one (`SimConfig::trace`).
+    pub trace: Option<crate::trace::PacketTrace>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)` (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when all

@@ -19,6 +19,7 @@ use crate::recorder::{
     PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
 };
 use crate::topology::Topology;
+use crate::trace::{PacketTrace, TraceConfig, TraceEvent, TraceRecord};
 use crate::video::{VideoConfig, VideoCounts, VideoSource};
 use crate::web::WebGateway;
 use crate::SimError;
@@ -45,6 +46,8 @@ pub struct SimConfig {
     pub series_links: Option<Vec<LinkId>>,
     /// How often the progress callback is called, in simulated time.
     pub progress_interval: Dur,
+    /// The per-packet trace to record, if any ([`crate::trace`]).
+    pub trace: Option<TraceConfig>,
 }
 
 impl Default for SimConfig {
@@ -57,6 +60,7 @@ impl Default for SimConfig {
             record_series: true,
             series_links: None,
             progress_interval: Dur::from_secs(1),
+            trace: None,
         }
     }
 }
@@ -361,6 +365,8 @@ struct World {
     videos: Vec<(u32, VideoSource)>,
     /// Each video source's counts at the start of the measurement window.
     video_marks: Vec<VideoCounts>,
+    /// The packet trace, when the run records one.
+    trace: Option<Box<PacketTrace>>,
 }
 
 impl World {
@@ -460,6 +466,10 @@ impl World {
             oracles,
             videos: Vec::new(),
             video_marks: Vec::new(),
+            trace: cfg
+                .trace
+                .as_ref()
+                .map(|t| Box::new(PacketTrace::new(t, n_links))),
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -643,12 +653,41 @@ impl World {
             f.oracle_bytes += u64::from(size);
         }
         match self.links[link as usize].arrive(now, id, size, flow) {
-            Ok(w) => self.wake(link, w),
-            Err(_) => {
+            Ok(w) => {
+                if self.trace.is_some() {
+                    self.record(now, link, TraceEvent::Enqueue, id);
+                }
+                self.wake(link, w)
+            }
+            Err(d) => {
+                if self.trace.is_some() {
+                    self.record(now, link, TraceEvent::Drop(d), id);
+                }
                 self.flows[flow as usize].count.dropped[dir_idx(dir)] += 1;
                 self.pool.free(id);
             }
         }
+    }
+
+    /// Add packet `id`'s `event` on `link` to the trace, if the trace wants it.
+    #[cold]
+    fn record(&mut self, now: Time, link: LinkId, event: TraceEvent, id: PacketId) {
+        let Some(trace) = &mut self.trace else { return };
+        if !trace.wants(now, link) {
+            return;
+        }
+        let sp = self.pool.get(id);
+        let (kind, seq) = crate::trace::message(&sp.pkt.header);
+        trace.push(TraceRecord {
+            time: now,
+            event,
+            link,
+            flow: sp.flow,
+            dir: sp.dir,
+            kind,
+            seq,
+            size: sp.pkt.size,
+        });
     }
 
     /// Schedule what a link asked for.
@@ -675,6 +714,9 @@ impl World {
         };
         if let Some(t) = link.pipe_head() {
             self.q.schedule(t, Ev::Arrive(l));
+        }
+        if self.trace.is_some() {
+            self.record(now, l, TraceEvent::Receive, id);
         }
         let sp = self.pool.get_mut(id);
         sp.hop += 1;
@@ -1036,6 +1078,7 @@ impl World {
             flow_series: self.flow_series,
             link_series: self.link_series,
             web: self.web.map(WebGateway::finish),
+            trace: self.trace.map(|t| *t),
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::loss_model::{LossModel, LossScope, LossSpec};
 use crate::queue::{QueueLimit, QueueSpec, RedConfig, NS2_DEFAULT_LIMIT};
 use crate::sim::{LinkAction, ScheduledEvent, SimConfig};
 use crate::topology::{AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, Topology};
+use crate::trace::TraceConfig;
 use std::collections::HashMap;
 use tfcc_core::{Dur, Rate, Time};
 
@@ -321,7 +322,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         .filter(|(_, l)| !l.name.starts_with(ACCESS_PREFIX))
         .map(|(i, _)| i as LinkId)
         .collect();
-    let cfg = sim_config(spec, reported_links.clone());
+    let cfg = sim_config(spec, reported_links.clone(), &topology)?;
     Ok(Built {
         name,
         cfg,
@@ -433,8 +434,16 @@ fn vic_coupling(
 /// A point in the run as the time since its start, printed as the file writes it (`10s`).
 /// The run's configuration from the scenario's top-level keys, recording series for
 /// `series_links` only (every topology kind reports its own choice of links).
-pub(super) fn sim_config(spec: &ScenarioSpec, series_links: Vec<LinkId>) -> SimConfig {
-    SimConfig {
+pub(super) fn sim_config(
+    spec: &ScenarioSpec,
+    series_links: Vec<LinkId>,
+    topo: &Topology,
+) -> Result<SimConfig, BuildError> {
+    let trace = match &spec.trace {
+        Some(t) => Some(trace_config(t, spec, &series_links, topo)?),
+        None => None,
+    };
+    Ok(SimConfig {
         duration: spec.duration,
         measure_from: spec.measure_from,
         seed: spec.seed,
@@ -443,7 +452,82 @@ pub(super) fn sim_config(spec: &ScenarioSpec, series_links: Vec<LinkId>) -> SimC
         series_links: Some(series_links),
         // A hundred progress reports a run, whatever its length.
         progress_interval: Dur((spec.duration.0 / 100).max(1)),
+        trace,
+    })
+}
+
+/// `[trace]` resolved against the topology: every name must be a link of it.
+fn trace_config(
+    t: &super::spec::TraceSpec,
+    spec: &ScenarioSpec,
+    reported: &[LinkId],
+    topo: &Topology,
+) -> Result<TraceConfig, BuildError> {
+    let links = match &t.links {
+        Some(names) => {
+            if names.is_empty() {
+                return err(
+                    "trace.links",
+                    "names no link (leave it out to trace the reported links)",
+                );
+            }
+            let mut links: Vec<(LinkId, String)> = Vec::with_capacity(names.len());
+            for name in names {
+                let Some(id) = topo.link_id(name) else {
+                    return err(
+                        "trace.links",
+                        format!("no link named `{name}` (links: {})", link_names(topo)),
+                    );
+                };
+                if !links.iter().any(|(l, _)| *l == id) {
+                    links.push((id, name.clone()));
+                }
+            }
+            links
+        }
+        None => reported
+            .iter()
+            .map(|&l| (l, topo.links[l as usize].name.clone()))
+            .collect(),
+    };
+    let end = Time::ZERO + spec.duration;
+    let from = t.from.unwrap_or(Time::ZERO);
+    let until = t.until.unwrap_or(end);
+    if until > end {
+        return err(
+            "trace.until",
+            format!(
+                "after the end of the run ({}), got {}",
+                since0(end),
+                since0(until)
+            ),
+        );
     }
+    if from >= until {
+        return err(
+            "trace.from",
+            format!(
+                "must be before trace.until ({}), got {}",
+                since0(until),
+                since0(from)
+            ),
+        );
+    }
+    Ok(TraceConfig { links, from, until })
+}
+
+/// The topology's links by name, access links summarised, for error messages.
+fn link_names(topo: &Topology) -> String {
+    let named: Vec<&str> = topo
+        .links
+        .iter()
+        .map(|l| l.name.as_str())
+        .filter(|n| !n.starts_with(ACCESS_PREFIX))
+        .collect();
+    format!(
+        "{}, and access-src-N / access-dst-N per flow where the topology has them",
+        named.join(", ")
+    )
 }
 
 fn since0(t: Time) -> Dur {
@@ -991,15 +1075,9 @@ pub(super) fn event(
         );
     }
     let Some(link) = topo.link_id(&e.link) else {
-        let named: Vec<&str> = topo
-            .links
-            .iter()
-            .map(|l| l.name.as_str())
-            .filter(|n| !n.starts_with(ACCESS_PREFIX))
-            .collect();
         return err(
             at("link"),
-            format!("no link named `{}` (links: {}, and access-src-N / access-dst-N per flow where the topology has them)", e.link, named.join(", ")),
+            format!("no link named `{}` (links: {})", e.link, link_names(topo)),
         );
     };
     let given = [

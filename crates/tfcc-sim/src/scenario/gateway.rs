@@ -208,7 +208,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         .filter(|(_, l)| REPORTED.contains(&l.name.as_str()))
         .map(|(i, _)| i as LinkId)
         .collect();
-    let cfg = super::build::sim_config(spec, reported_links.clone());
+    let cfg = super::build::sim_config(spec, reported_links.clone(), &built.topology)?;
     Ok(Built {
         name,
         cfg,

@@ -55,6 +55,9 @@ pub struct ScenarioSpec {
     /// `params` still win.
     #[serde(default)]
     pub tcp_defaults: super::protocols::TcpDefaults,
+    /// `[trace]`: a per-packet trace of some links (off when absent).
+    #[serde(default)]
+    pub trace: Option<TraceSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -606,6 +609,22 @@ pub struct EventSpec {
     pub up: Option<bool>,
     #[serde(default)]
     pub stall: Option<bool>,
+}
+
+/// `[trace]`: record every packet's arrival, drop and departure on some links
+/// ([`crate::trace`]); `tfcc run` writes them to `trace.parquet`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// The links to trace by name; absent: the links the run reports (all but the access
+    /// links of a dumbbell or parking lot).
+    #[serde(default)]
+    pub links: Option<Vec<String>>,
+    /// Keep the events at `from ≤ t < until`; the whole run by default.
+    #[serde(default)]
+    pub from: Option<Time>,
+    #[serde(default)]
+    pub until: Option<Time>,
 }
 
 /// A value that is either one quantity for every flow of a group or a `[low, high]` range

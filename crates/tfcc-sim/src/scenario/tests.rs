@@ -1938,3 +1938,46 @@ fn an_unknown_key_in_a_link_or_a_reverse_queue_lists_that_tables_keys() {
         assert!(m.contains(&format!("unknown field `{key}`")), "{m}");
     }
 }
+
+#[test]
+fn a_trace_resolves_its_links_and_window() {
+    let b = ok(&format!("{BASE}\n[trace]\n"));
+    let t = b.cfg.trace.as_ref().unwrap();
+    let names: Vec<&str> = t.links.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["bottleneck", "bottleneck-rev"]);
+    assert_eq!((t.from, t.until), (Time::ZERO, Time::from_secs(10)));
+    let b = ok(&format!(
+        "{BASE}\n[trace]\nlinks = [\"access-src-0\", \"bottleneck\", \"bottleneck\"]\nfrom = \"2s\"\nuntil = \"3s\"\n"
+    ));
+    let t = b.cfg.trace.as_ref().unwrap();
+    let names: Vec<&str> = t.links.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["access-src-0", "bottleneck"]);
+    assert_eq!((t.from, t.until), (Time::from_secs(2), Time::from_secs(3)));
+    assert!(ok(BASE).cfg.trace.is_none());
+    // `--set` reaches it too.
+    let b = ok_with(BASE, &["trace.links=[\"bottleneck\"]"]);
+    assert_eq!(b.cfg.trace.unwrap().links.len(), 1);
+}
+
+#[test]
+fn bad_traces_name_the_key() {
+    let tr = |body: &str| format!("{BASE}\n[trace]\n{body}\n");
+    let (k, m) = bad(&tr("links = [\"nowhere\"]"), &[]);
+    assert_eq!(k, "trace.links");
+    assert!(
+        m.contains("no link named `nowhere`") && m.contains("bottleneck"),
+        "{m}"
+    );
+    let (k, m) = bad(&tr("links = []"), &[]);
+    assert_eq!(k, "trace.links");
+    assert!(m.contains("names no link"), "{m}");
+    let (k, m) = bad(&tr("until = \"11s\""), &[]);
+    assert_eq!(k, "trace.until");
+    assert!(m.contains("after the end of the run (10s)"), "{m}");
+    let (k, m) = bad(&tr("from = \"3s\"\nuntil = \"3s\""), &[]);
+    assert_eq!(k, "trace.from");
+    assert!(m.contains("must be before trace.until (3s)"), "{m}");
+    let (k, m) = bad(&tr("link = [\"bottleneck\"]"), &[]);
+    assert_eq!(k, "trace.link");
+    assert!(m.contains("unknown field `link`"), "{m}");
+}

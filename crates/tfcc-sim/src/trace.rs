@@ -1,0 +1,196 @@
+//! A per-packet event trace of chosen links, what ns-2's `trace-queue` gives an ns-2 user:
+//! every packet that arrives at a traced link (`+`, it joined the queue or went straight on
+//! the wire), every one the link discards (`d`, with why) and every one that reaches the link's
+//! far end (`r`), with the flow, direction, protocol message, sequence number and wire size.
+//! Time series answer "how much"; a question such as "which retransmission was lost, and was
+//! the queue full then" needs the packets themselves.
+//!
+//! Opt-in per scenario (`[trace]`): a run without it pays one test per packet per hop (1.2 %
+//! more instructions on the bench dumbbell, with `EventQueue::pop` kept inline). Records live in
+//! memory until the run ends (56 bytes each here, several times that at the peak of writing
+//! them out as columns: docs/scenarios.md has a measured example), so a long run should narrow
+//! `links` or the `from` / `until` window.
+//!
+//! ns-2 also logs `-` (the start of a transmission). The link hands a packet to the wire
+//! inside its own events, so that point is not traced here; an `r` time is the `-` time plus
+//! the serialisation time and the link's delay, both fixed per link and rate.
+
+use crate::link::{LinkDrop, LinkId};
+use crate::packet_pool::Direction;
+use crate::queue::QueueDrop;
+use tfcc_core::packet::Header;
+use tfcc_core::Time;
+
+/// Which links to trace and when (`[trace]` in a scenario, resolved to link ids).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceConfig {
+    /// The traced links with their names, as the trace file names them.
+    pub links: Vec<(LinkId, String)>,
+    /// Events at `from ≤ t < until` are kept.
+    pub from: Time,
+    pub until: Time,
+}
+
+/// What happened to a packet at a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// Arrived and was accepted: queued, or put on the wire at once (ns-2 `+`).
+    Enqueue,
+    /// Arrived and was discarded (ns-2 `d`).
+    Drop(LinkDrop),
+    /// Reached the far end of the link (ns-2 `r`).
+    Receive,
+}
+
+impl TraceEvent {
+    /// ns-2's event letter.
+    pub fn letter(self) -> &'static str {
+        match self {
+            TraceEvent::Enqueue => "+",
+            TraceEvent::Drop(_) => "d",
+            TraceEvent::Receive => "r",
+        }
+    }
+
+    /// Why a packet was discarded: `overflow` (a full queue, or RED's forced drop), `early`
+    /// (RED's probabilistic drop), `artificial` (the link's loss model) or `down` (a dropout);
+    /// `None` for the other events.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            TraceEvent::Drop(LinkDrop::Queue(QueueDrop::Overflow)) => Some("overflow"),
+            TraceEvent::Drop(LinkDrop::Queue(QueueDrop::Early)) => Some("early"),
+            TraceEvent::Drop(LinkDrop::Artificial) => Some("artificial"),
+            TraceEvent::Drop(LinkDrop::Down) => Some("down"),
+            TraceEvent::Enqueue | TraceEvent::Receive => None,
+        }
+    }
+}
+
+/// One traced event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRecord {
+    pub time: Time,
+    pub event: TraceEvent,
+    pub link: LinkId,
+    pub flow: u32,
+    pub dir: Direction,
+    /// The protocol message, see [`message`].
+    pub kind: &'static str,
+    /// Its sequence number, see [`message`].
+    pub seq: Option<u64>,
+    /// Bytes on the wire.
+    pub size: u32,
+}
+
+/// A packet's protocol message and the sequence number that identifies it: the data packet's
+/// own number (TCP's segment number, TFRC's, TFWC's, WARC's, a raw datagram's), TCP's
+/// cumulative ACK (the next segment expected) and, for TFRC's report, the data packet it
+/// echoes. TFWC's Ack Vector and the rate schemes' reports carry no single number.
+pub fn message(h: &Header) -> (&'static str, Option<u64>) {
+    match h {
+        Header::Raw { seq, .. } => ("raw", Some(*seq)),
+        Header::TcpData(d) => ("tcp-data", Some(d.seq)),
+        Header::TcpAck(a) => ("tcp-ack", Some(a.ack)),
+        Header::TfrcData(d) => ("tfrc-data", Some(d.seq)),
+        Header::TfrcFeedback(f) => ("tfrc-feedback", Some(f.seq_echo)),
+        Header::TfwcData { seq, .. } => ("tfwc-data", Some(*seq)),
+        Header::TfwcAck { .. } => ("tfwc-ack", None),
+        Header::WarcData(d) => ("rate-data", Some(d.seq)),
+        Header::WarcFeedback(_) => ("rate-feedback", None),
+        _ => ("other", None),
+    }
+}
+
+/// The trace being recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketTrace {
+    /// Per link id: its name when traced.
+    names: Vec<Option<String>>,
+    from: Time,
+    until: Time,
+    records: Vec<TraceRecord>,
+}
+
+impl PacketTrace {
+    /// A trace of `cfg` over a topology of `n_links` links.
+    pub fn new(cfg: &TraceConfig, n_links: usize) -> PacketTrace {
+        let mut names = vec![None; n_links];
+        for (id, name) in &cfg.links {
+            if let Some(n) = names.get_mut(*id as usize) {
+                *n = Some(name.clone());
+            }
+        }
+        PacketTrace {
+            names,
+            from: cfg.from,
+            until: cfg.until,
+            records: Vec::new(),
+        }
+    }
+
+    /// Whether an event on `link` at `now` is kept.
+    #[inline]
+    pub fn wants(&self, now: Time, link: LinkId) -> bool {
+        now >= self.from
+            && now < self.until
+            && self.names.get(link as usize).is_some_and(Option::is_some)
+    }
+
+    pub fn push(&mut self, r: TraceRecord) {
+        self.records.push(r);
+    }
+
+    pub fn records(&self) -> &[TraceRecord] {
+        &self.records
+    }
+
+    /// The name of a traced link.
+    pub fn link_name(&self, link: LinkId) -> &str {
+        self.names
+            .get(link as usize)
+            .and_then(Option::as_deref)
+            .unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfcc_core::Dur;
+
+    #[test]
+    fn only_the_chosen_links_in_the_window_are_wanted() {
+        let cfg = TraceConfig {
+            links: vec![(1, "bottleneck".into())],
+            from: Time::ZERO + Dur::from_secs(1),
+            until: Time::ZERO + Dur::from_secs(2),
+        };
+        let t = PacketTrace::new(&cfg, 3);
+        let at = |ms| Time::ZERO + Dur::from_millis(ms);
+        assert!(t.wants(at(1000), 1));
+        assert!(t.wants(at(1999), 1));
+        assert!(!t.wants(at(999), 1));
+        assert!(!t.wants(at(2000), 1));
+        assert!(!t.wants(at(1500), 0));
+        assert!(!t.wants(at(1500), 7));
+        assert_eq!(t.link_name(1), "bottleneck");
+        assert_eq!(t.link_name(0), "");
+    }
+
+    #[test]
+    fn a_record_stays_small() {
+        // The module doc's figure; a trace of a long run holds millions of these.
+        assert!(std::mem::size_of::<TraceRecord>() <= 56);
+    }
+
+    #[test]
+    fn drop_reasons_are_named() {
+        let d = |x| TraceEvent::Drop(x).reason();
+        assert_eq!(d(LinkDrop::Queue(QueueDrop::Overflow)), Some("overflow"));
+        assert_eq!(d(LinkDrop::Queue(QueueDrop::Early)), Some("early"));
+        assert_eq!(d(LinkDrop::Artificial), Some("artificial"));
+        assert_eq!(d(LinkDrop::Down), Some("down"));
+        assert_eq!(TraceEvent::Receive.reason(), None);
+        assert_eq!(TraceEvent::Enqueue.letter(), "+");
+    }
+}

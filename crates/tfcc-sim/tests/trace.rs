@@ -1,0 +1,108 @@
+//! The packet trace (`[trace]`, `tfcc_sim::trace`) against the links' own counters: every
+//! arrival is a `+` or a `d`, every drop has the reason the link counted, every `r` left the
+//! transmitter, and recording a trace changes nothing else in the run.
+
+use tfcc_sim::scenario::load_str;
+use tfcc_sim::trace::{PacketTrace, TraceEvent};
+use tfcc_sim::RunResult;
+
+/// Two TCP-SACK flows, a TFRC flow and a CBR flow on a small DropTail bottleneck with 1 %
+/// artificial loss, which is down from 8 s to 9 s: every kind of drop happens.
+const SCENARIO: &str = r#"
+duration = "12s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "20ms", queue = "droptail", limit = 15, loss = { model = "bernoulli", p = 0.01 } }
+[[flows]]
+protocol = "tcp-sack"
+count = 2
+[[flows]]
+protocol = "tfrc"
+[[flows]]
+protocol = "cbr"
+rate = "300kbps"
+[[events]]
+at = "8s"
+link = "bottleneck"
+up = false
+[[events]]
+at = "9s"
+link = "bottleneck"
+up = true
+"#;
+
+fn run(extra: &str) -> RunResult {
+    let text = format!("{SCENARIO}{extra}");
+    let b = load_str(&text, "t.toml", "t", &[], None).expect("the scenario builds");
+    b.into_simulation().expect("it builds").run()
+}
+
+fn count(t: &PacketTrace, link: &str, pred: impl Fn(TraceEvent) -> bool) -> u64 {
+    t.records()
+        .iter()
+        .filter(|r| t.link_name(r.link) == link && pred(r.event))
+        .count() as u64
+}
+
+#[test]
+fn the_trace_agrees_with_the_link_counters() {
+    let r = run("[trace]\n");
+    let t = r.trace.as_ref().expect("a trace was recorded");
+    assert!(t.records().windows(2).all(|w| w[0].time <= w[1].time));
+    for name in ["bottleneck", "bottleneck-rev"] {
+        let l = r.summary.links.iter().find(|l| l.name == name).unwrap();
+        let is = |e: TraceEvent| move |x: TraceEvent| x == e;
+        let plus = count(t, name, is(TraceEvent::Enqueue));
+        let drops = count(t, name, |e| matches!(e, TraceEvent::Drop(_)));
+        let reason = |why: &str| count(t, name, |e| e.reason() == Some(why));
+        let recv = count(t, name, is(TraceEvent::Receive));
+        assert_eq!(plus + drops, l.arrivals, "{name}");
+        assert_eq!(drops, l.drops, "{name}");
+        assert_eq!(
+            reason("overflow") + reason("early"),
+            l.queue_drops,
+            "{name}"
+        );
+        assert_eq!(reason("artificial"), l.artificial_drops, "{name}");
+        assert_eq!(reason("down"), l.down_drops, "{name}");
+        // What left the transmitter has reached the far end, but for what is still on the
+        // 20 ms wire at the end (2 Mb/s: a few packets).
+        assert!(
+            recv <= l.tx_packets && l.tx_packets - recv < 10,
+            "{name}: {recv} r, {l:?}"
+        );
+    }
+    let b = r
+        .summary
+        .links
+        .iter()
+        .find(|l| l.name == "bottleneck")
+        .unwrap();
+    assert!(
+        b.queue_drops > 0 && b.artificial_drops > 0 && b.down_drops > 0,
+        "{b:?}"
+    );
+    let kinds: std::collections::BTreeSet<&str> = t.records().iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["raw", "tcp-ack", "tcp-data", "tfrc-data", "tfrc-feedback"]
+    );
+}
+
+#[test]
+fn tracing_changes_nothing_else_and_is_deterministic() {
+    let plain = run("");
+    assert!(plain.trace.is_none());
+    let traced = run("[trace]\nlinks = [\"bottleneck\"]\nfrom = \"2s\"\nuntil = \"5s\"\n");
+    assert_eq!(plain.summary.flows, traced.summary.flows);
+    assert_eq!(plain.summary.links, traced.summary.links);
+    assert_eq!(plain.flow_series, traced.flow_series);
+    let t = traced.trace.as_ref().unwrap();
+    assert!(!t.records().is_empty());
+    assert!(t.records().iter().all(|r| {
+        let s = r.time.as_secs_f64();
+        (2.0..5.0).contains(&s) && t.link_name(r.link) == "bottleneck"
+    }));
+    let again = run("[trace]\nlinks = [\"bottleneck\"]\nfrom = \"2s\"\nuntil = \"5s\"\n");
+    assert_eq!(traced.trace, again.trace);
+}
