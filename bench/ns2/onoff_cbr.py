@@ -11,14 +11,17 @@ from its time series sampled every x (`sample_interval`, which does not change t
 sample lying wholly in one phase. Then, per x, the mean, standard deviation and range over the
 seeds in each simulator.
 
-Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--min-rto S] [--tick-phase P]
-[--json FILE]`, XS a comma list of half-periods in seconds (default `0.05,0.4,1.6,3.2`),
-SEEDS e.g. `1-5` (the default) or `1,3`; `--min-rto` sets both simulators' minimum RTO (a
-diagnostic: the claims run ns-2's 0.2 s, whose backed-off multiples are multiples of the CBR's
-period 2x at x = 0.05 and 0.4 s); `--tick-phase random` also runs tfcc with
-`rtt.tick_phase = "random"` (ns-2's per-agent tick phase `boot_time_`) and reports it as a
-third simulator, `tfcc-random`.
-Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35".
+Usage: `python bench/ns2/onoff_cbr.py [XS] [SEEDS] [--min-rto S] [--tick-phase P] [--cbr-exact]
+[--json FILE]`, XS a comma list of half-periods in seconds (default `0.05,0.4,1.6,3.2`), SEEDS
+e.g. `1-5` (the default) or `1,3`; `--min-rto` sets both simulators' minimum RTO (a diagnostic:
+the claims run ns-2's 0.2 s, whose backed-off multiples are multiples of the CBR's period 2x at
+x = 0.05 and 0.4 s); `--tick-phase random` also runs tfcc with `rtt.tick_phase = "random"`
+(ns-2's per-agent tick phase `boot_time_`) and reports it as a third simulator, `tfcc-random`;
+`--cbr-exact` runs ns-2 with `cbr_exact=1` (its CBR stopped 1 us before each off instant, so
+that every on phase sends tfcc's number of packets instead of one more at the off instant
+itself, a diagnostic).
+Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35" and "The
+lock gap on the on/off network".
 """
 
 from __future__ import annotations
@@ -172,7 +175,10 @@ def main() -> None:
         i = argv.index("--tick-phase")
         tick_phase = argv[i + 1]
         argv = argv[:i] + argv[i + 2 :]
-    extra = {} if min_rto is None else {"minrto": min_rto}
+    extra: dict[str, Any] = {} if min_rto is None else {"minrto": min_rto}
+    if "--cbr-exact" in argv:
+        argv.remove("--cbr-exact")
+        extra["cbr_exact"] = 1
     xs = [float(v) for v in (argv[0] if argv else "0.05,0.4,1.6,3.2").split(",")]
     seeds = seeds_arg(argv[1] if len(argv) > 1 else "1-5")
     rows = []

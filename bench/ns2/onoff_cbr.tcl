@@ -32,6 +32,13 @@
 # - CBR: `Agent/UDP` -> `Agent/LossMonitor`, `Application/Traffic/CBR` with `packetSize_ 1000`
 #   (1000 B on the wire, like tfcc's raw CBR packets), `rate_` 10 Mb/s, `random_ 0`; on for x s
 #   from x, off for x s, and so on: on in [(2k+1)x, (2k+2)x).
+#   ns-2's CBR sends a packet at once on `start` and then one every interval, its timer
+#   accumulating the interval in floating point; the packet due at the very instant of `stop`
+#   is sent whenever the rounded sum falls below the stop time (57 of 62 on phases of seed 5 at
+#   x = 1.6 s: 2001 packets where tfcc, counting k with k·interval < x, sends 2000).
+#   `cbr_exact=1` (a diagnostic) stops the CBR 1 us early, so that every on phase sends tfcc's
+#   count; with it the two simulators' packet sequences at the bottleneck agree far longer
+#   (docs/reproductions/ttfwc.md, "The lock gap on the on/off network").
 # - measured over [measure_from, duration] = [5, 200] s.
 #
 #   ns onoff_cbr.tcl seed=1 x=0.05
@@ -50,7 +57,7 @@
 array set P {
     seed 1 x 1.6 duration 200 measure_from 5 rate 15e6 delay 0.004 limit 16
     access_rate 100e6 access_delays {0.0001 0.0002 0.0003} access_limit 10000
-    cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc minrto 0.2
+    cbr_rate 10e6 packet_size 1000 window 10000 starts tfcc minrto 0.2 cbr_exact 0
 }
 source [file join [file dirname [info script]] kv_args.tcl]
 kv_args onoff_cbr.tcl $argv
@@ -70,6 +77,10 @@ if {$P(measure_from) >= $P(duration)} {
 }
 if {[llength $P(access_delays)] != 3} {
     puts stderr "onoff_cbr.tcl: access_delays needs three delays (TCP 0, TCP 1, CBR), got '$P(access_delays)'"
+    exit 2
+}
+if {$P(cbr_exact) ni {0 1}} {
+    puts stderr "onoff_cbr.tcl: cbr_exact must be 0 or 1, got '$P(cbr_exact)'"
     exit 2
 }
 if {$P(starts) ni {tfcc ns2}} {
@@ -139,7 +150,7 @@ $cbr set random_ 0
 $cbr attach-agent $udp
 for {set k 0} {[expr {(2 * $k + 1) * $P(x)}] < $P(duration)} {incr k} {
     $ns at [expr {(2 * $k + 1) * $P(x)}] "$cbr start"
-    $ns at [expr {(2 * $k + 2) * $P(x)}] "$cbr stop"
+    $ns at [expr {(2 * $k + 2) * $P(x) - ($P(cbr_exact) ? 1e-6 : 0)}] "$cbr stop"
 }
 
 # Counters are C ints; at these rates none comes near 2^31 in 200 s (the link's byte count
