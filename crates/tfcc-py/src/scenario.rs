@@ -201,10 +201,13 @@ pub fn write_run(
         throughput_bps: col(l, "throughput_bps")?,
         drops: col(l, "drops")?,
     };
+    // A sweep's workers return the two series only: a run written from them has no
+    // frames.parquet (its video flows' frames are in `tfcc run`'s output).
     let done = tfcc_run::Finished {
         summary,
         flows,
         links,
+        frames: tfcc_run::FrameColumns::default(),
     };
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
         .map_err(OutputError::new_err)

@@ -24,7 +24,7 @@ use std::time::Instant;
 use tfcc_core::Time;
 use tfcc_sim::scenario;
 
-pub use columns::{FlowColumns, LinkColumns};
+pub use columns::{FlowColumns, FrameColumns, LinkColumns};
 pub use summary::Summary;
 
 /// Why a run did not produce results. Each message names the file (and key) concerned.
@@ -55,6 +55,8 @@ pub struct Finished {
     pub summary: Summary,
     pub flows: FlowColumns,
     pub links: LinkColumns,
+    /// Per video flow, per frame slot; empty without a video source (no `frames.parquet`).
+    pub frames: FrameColumns,
 }
 
 /// A scenario loaded and built into a simulation, ready to run: what `tfcc run` checks before
@@ -137,10 +139,12 @@ impl Prepared {
         let flows = FlowColumns::from_samples(std::mem::take(&mut result.flow_series));
         let links =
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
+        let frames = FrameColumns::from_records(&result.frames);
         Ok(Finished {
             summary,
             flows,
             links,
+            frames,
         })
     }
 }

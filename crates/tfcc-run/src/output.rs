@@ -76,7 +76,8 @@ fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
 }
 
 /// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
-/// `timeseries.parquet`, `queues.parquet` and, if `plots`, the PNG charts.
+/// `timeseries.parquet`, `queues.parquet`, `frames.parquet` when the run has a video flow,
+/// and, if `plots`, the PNG charts.
 pub fn write_run(
     out: &Path,
     run: &Finished,
@@ -98,6 +99,9 @@ pub fn write_run(
             .map_err(|e| format!("{shown}: cannot write the results ({e})"))?;
         tables::write_flows(&tmp.join("timeseries.parquet"), &run.flows)?;
         tables::write_links(&tmp.join("queues.parquet"), &run.links)?;
+        if !run.frames.is_empty() {
+            tables::write_frames(&tmp.join("frames.parquet"), &run.frames)?;
+        }
         if plots {
             plots::plot_run(&tmp, &run.summary, &run.flows, &run.links, font)?;
         }

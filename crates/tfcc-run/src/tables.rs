@@ -15,11 +15,12 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
-use crate::columns::{FlowColumns, LinkColumns};
+use crate::columns::{FlowColumns, FrameColumns, LinkColumns};
 
 /// One column's values.
 enum Col<'a> {
     I64(&'a [i64]),
+    OptI64(&'a [Option<i64>]),
     F64(&'a [f64]),
     OptF64(&'a [Option<f64>]),
     Str(&'a [String]),
@@ -29,6 +30,7 @@ impl Col<'_> {
     fn len(&self) -> usize {
         match self {
             Col::I64(v) => v.len(),
+            Col::OptI64(v) => v.len(),
             Col::F64(v) => v.len(),
             Col::OptF64(v) => v.len(),
             Col::Str(v) => v.len(),
@@ -38,6 +40,7 @@ impl Col<'_> {
     fn field(&self, name: &str) -> parquet::errors::Result<Type> {
         let (physical, repetition, logical) = match self {
             Col::I64(_) => (Physical::INT64, Repetition::REQUIRED, None),
+            Col::OptI64(_) => (Physical::INT64, Repetition::OPTIONAL, None),
             Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
             Col::OptF64(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
             Col::Str(_) => (
@@ -88,6 +91,12 @@ fn write(path: &Path, schema_name: &str, columns: &[(&str, Col<'_>)]) -> Result<
         };
         match col {
             Col::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
+            Col::OptI64(v) => {
+                let present: Vec<i64> = v.iter().flatten().copied().collect();
+                let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+                w.typed::<Int64Type>()
+                    .write_batch(&present, Some(&levels), None)
+            }
             Col::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
             Col::OptF64(v) => {
                 let present: Vec<f64> = v.iter().flatten().copied().collect();
@@ -143,6 +152,25 @@ pub fn write_links(path: &Path, c: &LinkColumns) -> Result<(), String> {
             ("queue_bytes", Col::I64(&c.queue_bytes)),
             ("throughput_bps", Col::F64(&c.throughput_bps)),
             ("drops", Col::I64(&c.drops)),
+        ],
+    )
+}
+
+/// `frames.parquet`: per video flow, per frame slot ([`FrameColumns`]).
+pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
+    write(
+        path,
+        "frames",
+        &[
+            ("flow", Col::I64(&c.flow)),
+            ("frame", Col::I64(&c.frame)),
+            ("t", Col::F64(&c.t)),
+            ("grabbed", Col::I64(&c.grabbed)),
+            ("q", Col::OptI64(&c.q)),
+            ("bytes", Col::I64(&c.bytes)),
+            ("packets", Col::I64(&c.packets)),
+            ("delivered", Col::I64(&c.delivered)),
+            ("complete_s", Col::OptF64(&c.complete_s)),
         ],
     )
 }

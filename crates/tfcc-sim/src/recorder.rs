@@ -236,6 +236,9 @@ pub struct RunResult {
     /// The access gateway's record of web transactions, when the run had one
     /// ([`crate::sim::Simulation::set_web`]).
     pub web: Option<crate::web::WebReport>,
+    /// Every frame slot of every video flow, by flow then slot ([`crate::frames`]); empty
+    /// when the run has no video source.
+    pub frames: Vec<crate::frames::FrameRecord>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)` (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when all
