@@ -688,8 +688,9 @@ def video_quality(
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows, from its
-    frames.parquet and the reference clip coded with H.261 at each q (needs ffmpeg)."""
+    """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows (needs ffmpeg).
+
+    From the run's frames.parquet and the reference clip coded with H.261 at each q."""
     import json
 
     from tfcc import video_quality as vq
