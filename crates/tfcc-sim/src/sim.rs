@@ -240,7 +240,9 @@ impl Simulation {
     /// Make flow `flow`'s sender application-limited, fed by a video codec
     /// ([`crate::video`]): from the flow's start it is offered each frame's bytes at the
     /// frame's time (and nothing else), until the flow stops. The sender must implement
-    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP); others ignore the offers.
+    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP, and CBR, which then paces out
+    /// only what it is offered: a video source without congestion control); others ignore the
+    /// offers.
     pub fn add_video(&mut self, flow: u32, cfg: VideoConfig) -> Result<(), SimError> {
         let bad = |reason: String| SimError::InvalidFlow {
             flow: flow as usize,
@@ -249,8 +251,10 @@ impl Simulation {
         if flow as usize >= self.flows.len() {
             return Err(bad("no such flow for the video source".into()));
         }
-        if matches!(self.flows[flow as usize].sender, SenderImpl::Cbr(_)) {
-            return Err(bad("a cbr flow cannot take a video source".into()));
+        if let SenderImpl::Cbr(c) = &self.flows[flow as usize].sender {
+            if c.config().on_off.is_some() {
+                return Err(bad("an on/off cbr flow cannot take a video source".into()));
+            }
         }
         cfg.validate().map_err(bad)?;
         self.videos.push((flow, cfg));

@@ -49,11 +49,14 @@ fn check_counts(frames: &[FrameRecord]) {
 
 #[test]
 fn a_lossless_run_delivers_every_grabbed_frame_whole() {
-    for proto in ["tfwc", "tfrc"] {
-        let r = run(
-            "002-r2-vic-cwnd.toml",
-            &[LOSSLESS, &[&format!("flows.0.protocol = \"{proto}\"")]].concat(),
-        );
+    // cbr: Vic without congestion control, the frames paced out by a 100 Mb/s sender.
+    for proto in ["tfwc", "tfrc", "cbr"] {
+        let protocol = format!("flows.0.protocol = \"{proto}\"");
+        let mut sets = [LOSSLESS, &[protocol.as_str()]].concat();
+        if proto == "cbr" {
+            sets.push("flows.0.rate = \"100Mbps\"");
+        }
+        let r = run("002-r2-vic-cwnd.toml", &sets);
         let frames = &r.frames;
         check_counts(frames);
         // 12 s at 30 fps from t = 0: 360 slots.
