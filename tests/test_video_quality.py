@@ -54,7 +54,8 @@ def coded(tmp_path_factory: pytest.TempPathFactory) -> vq.CodedClip:
             str(clip),
         ]
     )
-    return vq.code_clip(clip, *QCIF, cache=d / "cache")
+    # Laid out as cache_dir() under TFCC_CACHE=d, so the CLI tests find it coded.
+    return vq.code_clip(clip, *QCIF, cache=d / "video")
 
 
 def _gquants(stream: Path) -> set[int]:
