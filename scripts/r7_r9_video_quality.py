@@ -72,6 +72,8 @@ def score(out: Path, clip: vq.CodedClip) -> dict:
     (f,) = vq.run_quality(out, clip, freezes=True)
     qs = [x["q"] for x in r.frames]
     return {
+        "t": [x["t"] for x in r.frames],
+        "psnr_series": [x["psnr_db"] for x in r.frames],
         "psnr": r.mean_psnr_db,
         "psnr_sd": statistics.pstdev(x["psnr_db"] for x in r.frames),
         "psnr_freezes": f.mean_psnr_db,
@@ -82,6 +84,33 @@ def score(out: Path, clip: vq.CodedClip) -> dict:
         "grabbed": r.grabbed / r.slots,
         "mean_q": statistics.fmean(qs),
     }
+
+
+def figure(results: dict[str, list[dict]], path: Path) -> None:
+    """Per-frame PSNR over time of the first seed, one panel per case (Figs. 6.15-6.18)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = [*CASES, "R8"]
+    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 2.2 * len(cases)), sharex=True)
+    for ax, case in zip(axes, cases, strict=True):
+        for proto in PROTOCOLS:
+            runs = results.get(f"{case}/{proto}")
+            if not runs:
+                continue
+            r = runs[0]
+            ax.plot(r["t"], r["psnr_series"], lw=0.6, label=f"{proto} ({r['mbps']:.2f} Mb/s)")
+        title = {"R8": "R8: (b) at 15 fps, q control only"}.get(case, f"R7 ({case})")
+        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_ylabel("PSNR dB")
+        ax.legend(fontsize=7, loc="lower right")
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("time (s), rendered frames of seed 1")
+    fig.tight_layout()
+    fig.savefig(path, dpi=72)
+    plt.close(fig)
 
 
 def main(argv: list[str]) -> int:
@@ -108,6 +137,7 @@ def main(argv: list[str]) -> int:
             results.setdefault(key, []).append(score(out, clip))
         print(key, "done", file=sys.stderr)
     (a.outdir / "r7-r9.json").write_text(json.dumps(results, indent=1))
+    figure(results, a.outdir / "r7-r9-psnr.png")
 
     def mean(key: str, field: str) -> float:
         return statistics.fmean(r[field] for r in results[key])
