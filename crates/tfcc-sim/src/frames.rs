@@ -12,10 +12,11 @@
 //! is complete at the receiver when its last byte has been sent and every packet that carried
 //! its bytes has arrived (the first copy; TFWC and TFRC never retransmit).
 //!
-//! Only senders that report their send buffer ([`crate::flow::SenderImpl::buffered`]: TFWC and
-//! TFRC) can be followed byte by byte; for other senders the frames are recorded with their
-//! grab, q and bytes and no packets (a reading: a TCP flow's video would need its segments'
-//! byte ranges, which no 002 experiment uses).
+//! Only senders that report their send buffer ([`crate::flow::SenderImpl::buffered`]: TFWC,
+//! TFRC and a CBR sender fed by the source, 002 R7's Vic without congestion control) can be
+//! followed byte by byte; for other senders the frames are recorded with their grab, q and bytes
+//! and no packets (a reading: a TCP flow's video would need its segments' byte ranges, which no
+//! 002 experiment uses).
 
 use std::collections::BTreeMap;
 
