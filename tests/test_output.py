@@ -69,6 +69,28 @@ def test_a_video_flow_writes_frames_parquet_and_other_runs_do_not(tmp_path: Path
     assert any(r["complete_s"] is not None for r in rows)
 
 
+def test_frames_written_from_python_series_match_tfcc_run(tmp_path: Path) -> None:
+    # A sweep on a remote cluster writes each run from run_scenario's series (tfcc.run.write_run).
+    from tfcc.run import write_run
+
+    vic = ROOT / "scenarios" / "002-r2-vic-cwnd.toml"
+    sets = ["duration=3s", "measure_from=1s"]
+    run(vic, tmp_path / "direct", overrides=sets, plots=False)
+    res = _core.run_scenario(str(vic), sets)
+    write_run(
+        tmp_path / "remote",
+        res["summary"],
+        res["flow_series"],
+        res["link_series"],
+        plots=False,
+        frame_series=res["frame_series"],
+    )
+    a = pq.read_table(tmp_path / "direct" / "frames.parquet")
+    b = pq.read_table(tmp_path / "remote" / "frames.parquet")
+    assert a.equals(b)
+    assert "frame_series" not in _core.run_scenario(str(EXAMPLE), SHORT)
+
+
 def test_an_unwritable_directory_is_refused_before_running(tmp_path: Path) -> None:
     # /proc refuses new directories even to root; a read-only directory does so for other users.
     with pytest.raises(OutputError, match="not writable"):

@@ -217,7 +217,8 @@ def run_scenario(
     times a run (the GIL is released in between). Returns ``{"summary": dict, "flow_series":
     dict of lists, "link_series": dict of lists}``: the summary is ``summary.json``'s content
     (``metrics`` holds ``fairness_theta`` and ``jain_index``), the series are columnar, one row
-    per flow (or reported link) per sampling interval. Raises :class:`ScenarioError` before
+    per flow (or reported link) per sampling interval; a run with a video flow adds
+    ``"frame_series"``, the columns of ``frames.parquet``. Raises :class:`ScenarioError` before
     running on a bad file.
     """
 
@@ -230,9 +231,10 @@ def run_to_dir(
     progress: Callable[[float, float], object] | None = None,
     font: PathLike[str] | str | None = None,
 ) -> dict[str, Any]:
-    """Run a scenario and write ``summary.json``, ``timeseries.parquet``, ``queues.parquet`` and
-    (``plots``) the PNG charts into ``out`` atomically, as ``tfcc run`` does; returns the
-    summary. Raises :class:`ScenarioError` or :class:`OutputError` before anything runs."""
+    """Run a scenario and write ``summary.json``, ``timeseries.parquet``, ``queues.parquet``,
+    ``frames.parquet`` (a run with a video flow) and (``plots``) the PNG charts into ``out``
+    atomically, as ``tfcc run`` does; returns the summary. Raises :class:`ScenarioError` or
+    :class:`OutputError` before anything runs."""
 
 def check_writable(out: PathLike[str] | str) -> None:
     """Raise :class:`OutputError` if ``out`` cannot be created or replaced."""

@@ -709,6 +709,7 @@ def _drive(
                     res["flow_series"],
                     res["link_series"],
                     plots=plots,
+                    frame_series=res.get("frame_series"),
                 )
             except Exception as e:
                 res = {**res, "ok": False, "error": f"writing the outputs: {e}", "traceback": ""}

@@ -327,8 +327,7 @@ def check_run_dir(run_dir: Path) -> None:
         raise VideoQualityError(f"{run_dir}: not a run's output directory (no summary.json)")
     if not (run_dir / "frames.parquet").is_file():
         raise VideoQualityError(
-            f"{run_dir}: no frames.parquet (the run has no flow with a video source, or a "
-            "sweep's worker wrote it)"
+            f"{run_dir}: no frames.parquet (the run has no flow with a video source)"
         )
 
 

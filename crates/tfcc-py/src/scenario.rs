@@ -108,7 +108,8 @@ pub fn check_scenario<'py>(
 /// (or Ctrl-C) abandons the run. Returns
 /// `{"summary": dict, "flow_series": dict of lists, "link_series": dict of lists}`: the summary
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
-/// `queues.parquet`.
+/// `queues.parquet`; a run with a video flow adds `"frame_series"`, the columns of
+/// `frames.parquet`.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
@@ -125,6 +126,9 @@ pub fn run_scenario<'py>(
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
     out.set_item("flow_series", flow_dict(py, &done.flows)?)?;
     out.set_item("link_series", link_dict(py, &done.links)?)?;
+    if !done.frames.is_empty() {
+        out.set_item("frame_series", frame_dict(py, &done.frames)?)?;
+    }
     Ok(out)
 }
 
@@ -158,7 +162,8 @@ pub fn run_to_dir<'py>(
 /// summary as `summary.json` text and the two series as dicts of columns (the shapes
 /// `run_scenario` returns). For drivers that simulate elsewhere (a sweep's remote workers).
 #[pyfunction]
-#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None))]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn write_run(
     py: Python<'_>,
     out: PathBuf,
@@ -167,6 +172,7 @@ pub fn write_run(
     link_series: &Bound<'_, PyDict>,
     plots: bool,
     font: Option<PathBuf>,
+    frame_series: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
@@ -201,13 +207,25 @@ pub fn write_run(
         throughput_bps: col(l, "throughput_bps")?,
         drops: col(l, "drops")?,
     };
-    // A sweep's workers return the two series only: a run written from them has no
-    // frames.parquet (its video flows' frames are in `tfcc run`'s output).
+    let frames = match frame_series {
+        None => tfcc_run::FrameColumns::default(),
+        Some(fr) => tfcc_run::FrameColumns {
+            flow: col(fr, "flow")?,
+            frame: col(fr, "frame")?,
+            t: col(fr, "t")?,
+            grabbed: col(fr, "grabbed")?,
+            q: col(fr, "q")?,
+            bytes: col(fr, "bytes")?,
+            packets: col(fr, "packets")?,
+            delivered: col(fr, "delivered")?,
+            complete_s: col(fr, "complete_s")?,
+        },
+    };
     let done = tfcc_run::Finished {
         summary,
         flows,
         links,
-        frames: tfcc_run::FrameColumns::default(),
+        frames,
     };
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
         .map_err(OutputError::new_err)
@@ -309,6 +327,20 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("ptcp_s", &c.ptcp_s)?;
     d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
     d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
+    Ok(d)
+}
+
+fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flow", &c.flow)?;
+    d.set_item("frame", &c.frame)?;
+    d.set_item("t", &c.t)?;
+    d.set_item("grabbed", &c.grabbed)?;
+    d.set_item("q", &c.q)?;
+    d.set_item("bytes", &c.bytes)?;
+    d.set_item("packets", &c.packets)?;
+    d.set_item("delivered", &c.delivered)?;
+    d.set_item("complete_s", &c.complete_s)?;
     Ok(d)
 }
 
