@@ -16,7 +16,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
-.PHONY: demo test install rust-tools ns2 chromium testbed-tools lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium ffmpeg testbed-tools lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ ns2:
 chromium:
 	@bash scripts/install-chromium.sh
 
+# ffmpeg with its H.261 encoder and decoder, for `tfcc video-quality` and its tests (002 R7-R9).
+ffmpeg:
+	@bash scripts/install-ffmpeg.sh
+
 # ip, tc and ethtool for the emulated testbed's tests (they run as root only).
 testbed-tools:
 	@bash scripts/install-testbed-tools.sh
@@ -65,7 +69,7 @@ lint: rust-tools install
 rust-test: testbed-tools
 	$(CARGO) test --profile ci --workspace --exclude tfcc-py
 
-py-test: install ns2 chromium
+py-test: install ns2 chromium ffmpeg
 	$(BIN)/pytest -q
 
 test: PROFILE = ci

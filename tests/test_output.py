@@ -48,6 +48,49 @@ def test_parquet_columns_have_the_documented_types(tmp_path: Path) -> None:
     assert flows.column("throughput_bps").to_pylist() == series["throughput_bps"]
 
 
+def test_a_video_flow_writes_frames_parquet_and_other_runs_do_not(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run(EXAMPLE, out, overrides=SHORT, plots=False)
+    assert not (out / "frames.parquet").exists()
+    vic = ROOT / "scenarios" / "002-r2-vic-cwnd.toml"
+    run(vic, out, overrides=["duration=3s", "measure_from=1s"], plots=False)
+    frames = pq.read_table(out / "frames.parquet")
+    names = ["flow", "frame", "t", "grabbed", "q", "bytes", "packets", "delivered", "complete_s"]
+    assert frames.schema.names == names
+    assert frames.schema.field("q").type == pa.int64() and frames.schema.field("q").nullable
+    assert frames.schema.field("complete_s").type == pa.float64()
+    rows = frames.to_pylist()
+    assert len(rows) == 90  # 3 s at 30 fps
+    assert [r["frame"] for r in rows] == list(range(90))
+    assert all(r["delivered"] <= r["packets"] for r in rows)
+    # Algorithm 5 is off in R2: every grabbed frame is at q = 10, a suspended one has none.
+    assert {r["q"] for r in rows if r["grabbed"]} == {10}
+    assert all(r["q"] is None and r["bytes"] == 0 for r in rows if not r["grabbed"])
+    assert any(r["complete_s"] is not None for r in rows)
+
+
+def test_frames_written_from_python_series_match_tfcc_run(tmp_path: Path) -> None:
+    # A sweep on a remote cluster writes each run from run_scenario's series (tfcc.run.write_run).
+    from tfcc.run import write_run
+
+    vic = ROOT / "scenarios" / "002-r2-vic-cwnd.toml"
+    sets = ["duration=3s", "measure_from=1s"]
+    run(vic, tmp_path / "direct", overrides=sets, plots=False)
+    res = _core.run_scenario(str(vic), sets)
+    write_run(
+        tmp_path / "remote",
+        res["summary"],
+        res["flow_series"],
+        res["link_series"],
+        plots=False,
+        frame_series=res["frame_series"],
+    )
+    a = pq.read_table(tmp_path / "direct" / "frames.parquet")
+    b = pq.read_table(tmp_path / "remote" / "frames.parquet")
+    assert a.equals(b)
+    assert "frame_series" not in _core.run_scenario(str(EXAMPLE), SHORT)
+
+
 def test_an_unwritable_directory_is_refused_before_running(tmp_path: Path) -> None:
     # /proc refuses new directories even to root; a read-only directory does so for other users.
     with pytest.raises(OutputError, match="not writable"):

@@ -217,9 +217,10 @@ def run_scenario(
     times a run (the GIL is released in between). Returns ``{"summary": dict, "flow_series":
     dict of lists, "link_series": dict of lists}``: the summary is ``summary.json``'s content
     (``metrics`` holds ``fairness_theta`` and ``jain_index``), the series are columnar, one row
-    per flow (or reported link) per sampling interval; with a ``[trace]`` in the scenario also
-    ``"trace"``, the packet trace's columns (one row per event, as ``trace.parquet``). Raises
-    :class:`ScenarioError` before running on a bad file.
+    per flow (or reported link) per sampling interval; a run with a video flow adds
+    ``"frame_series"``, the columns of ``frames.parquet``, and one with a ``[trace]`` in the
+    scenario ``"trace"``, the packet trace's columns (one row per event, as ``trace.parquet``).
+    Raises :class:`ScenarioError` before running on a bad file.
     """
 
 def run_to_dir(
@@ -232,7 +233,8 @@ def run_to_dir(
     font: PathLike[str] | str | None = None,
 ) -> dict[str, Any]:
     """Run a scenario and write ``summary.json``, ``timeseries.parquet``, ``queues.parquet``,
-    ``trace.parquet`` (with a ``[trace]``) and (``plots``) the PNG charts into ``out``
+    ``frames.parquet`` (a run with a video flow), ``trace.parquet`` (with a ``[trace]``) and
+    (``plots``) the PNG charts into ``out``
     atomically, as ``tfcc run`` does; returns the summary. Raises :class:`ScenarioError` or
     :class:`OutputError` before anything runs."""
 

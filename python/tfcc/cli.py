@@ -645,6 +645,97 @@ def report(
     typer.echo(f"report: {path}")
 
 
+@app.command("video-quality")
+def video_quality(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run's output directory (tfcc run --out).", show_default=False)
+    ],
+    reference: Annotated[
+        Path | None,
+        typer.Option(
+            "--reference",
+            "-r",
+            help="The reference clip, raw YUV 4:2:0 (default: a synthetic CIF clip from "
+            "ffmpeg's lavfi --synthetic source, made once into the cache).",
+            show_default=False,
+        ),
+    ] = None,
+    synthetic: Annotated[
+        str,
+        typer.Option(
+            "--synthetic", help="The lavfi source of the default clip (300 frames, 30 fps)."
+        ),
+    ] = "testsrc2",
+    size: Annotated[str, typer.Option("--size", help="The clip's WIDTHxHEIGHT.")] = "352x288",
+    flow: Annotated[
+        int | None, typer.Option("--flow", help="One video flow (default: every one).")
+    ] = None,
+    freezes: Annotated[
+        bool,
+        typer.Option(
+            "--freezes/--rendered-only",
+            help="Score every frame slot, a skipped or lost frame as the frozen picture on "
+            "screen; or only the frames the receiver rendered (002 Sec. 6.3's reading).",
+        ),
+    ] = False,
+    q_uncoupled: Annotated[
+        int,
+        typer.Option("--q-uncoupled", min=1, max=31, help="The q of a source without adapt."),
+    ] = 10,
+    csv: Annotated[
+        Path | None,
+        typer.Option("--csv", help="Write the per-frame PSNR and MOS to this CSV file."),
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows (needs ffmpeg).
+
+    From the run's frames.parquet and the reference clip coded with H.261 at each q."""
+    import json
+
+    from tfcc import video_quality as vq
+
+    try:
+        width, height = (int(x) for x in size.lower().split("x"))
+    except ValueError:
+        raise _fail(f"--size: WIDTHxHEIGHT, e.g. 352x288, got {size!r}") from None
+    try:
+        vq.check_run_dir(run_dir)
+        if reference is None:
+            reference = vq.cache_dir() / f"{synthetic}-{width}x{height}-300.yuv"
+            if not reference.exists():
+                vq.synthetic_clip(reference, synthetic)
+        elif not reference.is_file():
+            raise _fail(f"--reference: {reference}: no such file")
+        clip = vq.code_clip(reference, width, height)
+        result = vq.run_quality(run_dir, clip, flow=flow, freezes=freezes, q_uncoupled=q_uncoupled)
+    except (vq.VideoQualityError, ValueError, OSError) as e:
+        raise _fail(str(e)) from None
+    if csv is not None:
+        import polars as pl
+
+        rows = [{"flow": f.flow, **fr} for f in result for fr in f.frames]
+        pl.DataFrame(rows).write_csv(csv)
+    if json_:
+        sys.stdout.write(json.dumps([f.as_dict() for f in result]) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{run_dir} on {reference.name} ({result[0].mode} frames)")
+    for c in ["flow", "mean PSNR dB", "MOS 5", "4", "3", "2", "1", "rendered fps", "Mb/s"]:
+        table.add_column(c, justify="right")
+    for f in result:
+        table.add_row(
+            str(f.flow),
+            f"{f.mean_psnr_db:.2f}",
+            *(f"{100 * f.mos[m]:.1f} %" for m in (5, 4, 3, 2, 1)),
+            f"{f.rendered_fps:.1f}",
+            f"{f.throughput_bps / 1e6:.3f}",
+        )
+    Console().print(table)
+
+
 def main() -> None:
     """Console entry point (see :mod:`tfcc.entry`)."""
     from tfcc.entry import main as entry_main

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import bisect
 import math
+import os
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 import tfcc
 from tfcc import _core
@@ -1473,6 +1476,96 @@ def web_utilization(s: Summary, from_s: float, to_s: float) -> float:
     requests suffice)."""
     w = _windows(s, from_s, to_s)
     return sum(float(x["utilization"]) for x in w) / len(w)
+
+
+# Video quality: PSNR and MOS (002 Sec. 6.3, Eqs. 6.1-6.2, Tables 6.2-6.3). These take frames,
+# not a run's summary, and are not in METRICS: a run's frame records and a reference clip meet
+# in ``tfcc.video_quality``.
+
+#: CIF, the picture size of 002's foreman clip (Sec. 6.1: 352x288, 300 frames, 30 fps).
+CIF = (352, 288)
+
+
+def psnr(ref: np.ndarray, img: np.ndarray, peak: float = 255.0) -> float:
+    """Peak signal-to-noise ratio of ``img`` against ``ref`` in dB (002 Eqs. 6.1-6.2):
+    ``PSNR = 10·log10(m² / MSE)`` with ``MSE = (1/XY) Σ_x Σ_y (I(x,y) − Ĩ(x,y))²`` over the
+    X×Y picture and ``m = peak``, 255 for 8-bit samples. The thesis does not name the plane;
+    tfcc takes the luma (Y) plane (spec 002 Sec. 3.2, a reading), so ``ref`` and ``img`` are
+    2-D arrays of the same shape. Identical planes have MSE 0 and give ``+inf`` (no noise);
+    :func:`mos_from_psnr` maps that to 5. An MSE of 1 gives ``10·log10(255²)`` = 48.13 dB.
+    """
+    a = np.asarray(ref)
+    b = np.asarray(img)
+    if a.shape != b.shape:
+        raise ValueError(f"PSNR of planes of different shapes {a.shape} and {b.shape}")
+    if a.size == 0:
+        raise ValueError("PSNR of an empty plane")
+    if not peak > 0:
+        raise ValueError(f"peak must be positive, got {peak}")
+    d = a.astype(np.float64) - b.astype(np.float64)
+    mse = float(np.mean(d * d))
+    if mse == 0.0:
+        return math.inf
+    return 10.0 * math.log10(peak * peak / mse)
+
+
+#: Table 6.3's lower PSNR bounds, dB, of MOS 5, 4, 3 and 2 (below 20 dB: MOS 1).
+MOS_BOUNDS_DB = (37.0, 31.0, 25.0, 20.0)
+
+
+def mos_from_psnr(db: float) -> int:
+    """The mean opinion score (ITU-T P.800's 1-5 scale, 002 Table 6.2) a frame of ``db`` dB
+    PSNR maps to by 002 Table 6.3: > 37 → 5, 31-37 → 4, 25-31 → 3, 20-25 → 2, < 20 → 1.
+
+    The table's two strict ends fix 37 dB (not "> 37": MOS 4) and 20 dB (not "< 20": MOS 2);
+    it is silent on 31 and 25, which two rows each name. tfcc reads every inner row like its
+    first one, as a half-open interval closed above: 37 → 4, 31 → 3, 25 → 2, 20 → 2
+    (a reading; 5 for > 37, 4 for (31, 37], 3 for (25, 31], 2 for [20, 25], 1 below 20).
+    ``+inf`` (identical frames) is 5; NaN raises ``ValueError``."""
+    if math.isnan(db):
+        raise ValueError("MOS of a NaN PSNR")
+    if db > 37.0:
+        return 5
+    if db > 31.0:
+        return 4
+    if db > 25.0:
+        return 3
+    if db >= 20.0:
+        return 2
+    return 1
+
+
+def mos_distribution(dbs: Sequence[float]) -> dict[int, float]:
+    """The share of frames at each MOS 1-5 (002 Fig. 6.19: the distribution of Table 6.3's
+    MOS over the frames of a run), as fractions summing to 1, every score present (0.0 where
+    no frame has it); :class:`MetricError` for no frames."""
+    if len(dbs) == 0:
+        raise MetricError("MOS distribution of no frames")
+    counts = dict.fromkeys(range(1, 6), 0)
+    for db in dbs:
+        counts[mos_from_psnr(float(db))] += 1
+    return {m: c / len(dbs) for m, c in counts.items()}
+
+
+def read_yuv420_luma(
+    path: str | os.PathLike[str], width: int = CIF[0], height: int = CIF[1]
+) -> np.ndarray:
+    """The luma (Y) planes of a raw planar YUV 4:2:0 file (``yuv420p``: per frame ``W·H`` Y
+    bytes, then ``W·H/4`` U and V bytes each, as 002's foreman.yuv and ffmpeg's ``-f rawvideo
+    -pix_fmt yuv420p`` store it), as a read-only ``(frames, height, width)`` uint8 array mapped
+    from the file. ``ValueError`` for odd sizes or a file that is not a whole number of
+    frames."""
+    if width <= 0 or height <= 0 or width % 2 or height % 2:
+        raise ValueError(f"4:2:0 needs even positive width and height, got {width}x{height}")
+    frame = width * height * 3 // 2
+    size = os.path.getsize(path)
+    if size == 0 or size % frame:
+        raise ValueError(
+            f"{path}: {size} bytes is not a whole number of {width}x{height} 4:2:0 frames "
+            f"({frame} bytes each)"
+        )
+    raw = np.memmap(path, dtype=np.uint8, mode="r", shape=(size // frame, frame))
+    return raw[:, : width * height].reshape(size // frame, height, width)
 
 
 METRICS: dict[str, Callable[..., float]] = {

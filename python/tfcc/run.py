@@ -57,11 +57,13 @@ def write_run(
     link_series: Mapping[str, Sequence[Any]],
     *,
     plots: bool = True,
+    frame_series: Mapping[str, Sequence[Any]] | None = None,
     trace: Mapping[str, Sequence[Any]] | None = None,
 ) -> None:
     """Write outputs for a run simulated elsewhere (``run_scenario``'s summary and series,
-    and its packet ``trace`` when the scenario has a ``[trace]``) into ``out``, exactly as
-    ``tfcc run`` does; :class:`OutputError` if it cannot."""
+    its ``frame_series`` when the run has a video flow and its packet ``trace`` when the
+    scenario has a ``[trace]``) into ``out``, exactly as ``tfcc run`` does; :class:`OutputError`
+    if it cannot."""
     _core.write_run(
         Path(out),
         json.dumps(summary),
@@ -69,5 +71,6 @@ def write_run(
         dict(link_series),
         plots,
         font_path() if plots else None,
+        None if frame_series is None else dict(frame_series),
         dict(trace) if trace is not None else None,
     )

@@ -710,6 +710,7 @@ def _drive(
                     res["link_series"],
                     plots=plots,
                     trace=res.get("trace"),
+                    frame_series=res.get("frame_series"),
                 )
             except Exception as e:
                 res = {**res, "ok": False, "error": f"writing the outputs: {e}", "traceback": ""}

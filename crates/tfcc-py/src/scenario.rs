@@ -108,7 +108,8 @@ pub fn check_scenario<'py>(
 /// (or Ctrl-C) abandons the run. Returns
 /// `{"summary": dict, "flow_series": dict of lists, "link_series": dict of lists}`: the summary
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
-/// `queues.parquet`; with a `[trace]` in the scenario also `"trace"`, the columns of
+/// `queues.parquet`; a run with a video flow adds `"frame_series"`, the columns of
+/// `frames.parquet`, and one with a `[trace]` in the scenario `"trace"`, the columns of
 /// `trace.parquet`.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
@@ -126,6 +127,9 @@ pub fn run_scenario<'py>(
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
     out.set_item("flow_series", flow_dict(py, &done.flows)?)?;
     out.set_item("link_series", link_dict(py, &done.links)?)?;
+    if !done.frames.is_empty() {
+        out.set_item("frame_series", frame_dict(py, &done.frames)?)?;
+    }
     if let Some(t) = &done.trace {
         out.set_item("trace", trace_dict(py, t)?)?;
     }
@@ -163,7 +167,7 @@ pub fn run_to_dir<'py>(
 /// `run_scenario` returns, and its `trace` when there is one). For drivers that simulate
 /// elsewhere (a sweep's remote workers).
 #[pyfunction]
-#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, trace = None))]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None, trace = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn write_run(
     py: Python<'_>,
@@ -173,6 +177,7 @@ pub fn write_run(
     link_series: &Bound<'_, PyDict>,
     plots: bool,
     font: Option<PathBuf>,
+    frame_series: Option<&Bound<'_, PyDict>>,
     trace: Option<Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
@@ -208,6 +213,20 @@ pub fn write_run(
         throughput_bps: col(l, "throughput_bps")?,
         drops: col(l, "drops")?,
     };
+    let frames = match frame_series {
+        None => tfcc_run::FrameColumns::default(),
+        Some(fr) => tfcc_run::FrameColumns {
+            flow: col(fr, "flow")?,
+            frame: col(fr, "frame")?,
+            t: col(fr, "t")?,
+            grabbed: col(fr, "grabbed")?,
+            q: col(fr, "q")?,
+            bytes: col(fr, "bytes")?,
+            packets: col(fr, "packets")?,
+            delivered: col(fr, "delivered")?,
+            complete_s: col(fr, "complete_s")?,
+        },
+    };
     let trace = match &trace {
         Some(t) => Some(tfcc_run::TraceColumns {
             t: col(t, "t")?,
@@ -226,6 +245,7 @@ pub fn write_run(
         summary,
         flows,
         links,
+        frames,
         trace,
     };
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
@@ -328,6 +348,20 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("ptcp_s", &c.ptcp_s)?;
     d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
     d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
+    Ok(d)
+}
+
+fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flow", &c.flow)?;
+    d.set_item("frame", &c.frame)?;
+    d.set_item("t", &c.t)?;
+    d.set_item("grabbed", &c.grabbed)?;
+    d.set_item("q", &c.q)?;
+    d.set_item("bytes", &c.bytes)?;
+    d.set_item("packets", &c.packets)?;
+    d.set_item("delivered", &c.delivered)?;
+    d.set_item("complete_s", &c.complete_s)?;
     Ok(d)
 }
 

@@ -2,6 +2,7 @@
 //! `queues.parquet` and of the dict of lists the Python API returns, and the packet trace in
 //! the shape of `trace.parquet`.
 
+use tfcc_sim::frames::FrameRecord;
 use tfcc_sim::trace::PacketTrace;
 use tfcc_sim::{FlowSample, LinkId, LinkSample, LinkSummary};
 
@@ -188,5 +189,48 @@ impl LinkColumns {
             c.drops.push(i64::try_from(s.drops).unwrap_or(i64::MAX));
         }
         c
+    }
+}
+
+/// Per video flow, per frame slot (`frames.parquet`, [`tfcc_sim::frames`]): empty when the run
+/// has no video source.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameColumns {
+    pub flow: Vec<i64>,
+    /// The slot's index on the source's frame grid (from 0 at the flow's start).
+    pub frame: Vec<i64>,
+    /// When the frame came due, seconds.
+    pub t: Vec<f64>,
+    /// 1 grabbed, 0 suspended by Algorithm 4.
+    pub grabbed: Vec<i64>,
+    /// Algorithm 5's quantizer; null when suspended or the source has no q.
+    pub q: Vec<Option<i64>>,
+    pub bytes: Vec<i64>,
+    pub packets: Vec<i64>,
+    pub delivered: Vec<i64>,
+    /// When the receiver held the whole frame, seconds; null if it never did.
+    pub complete_s: Vec<Option<f64>>,
+}
+
+impl FrameColumns {
+    pub fn from_records(records: &[FrameRecord]) -> Self {
+        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        let mut c = FrameColumns::default();
+        for r in records {
+            c.flow.push(i64::from(r.flow));
+            c.frame.push(int(r.index));
+            c.t.push(r.t.as_secs_f64());
+            c.grabbed.push(i64::from(r.grabbed));
+            c.q.push(r.q.map(i64::from));
+            c.bytes.push(int(r.bytes));
+            c.packets.push(int(r.packets));
+            c.delivered.push(int(r.delivered));
+            c.complete_s.push(r.complete_at.map(|t| t.as_secs_f64()));
+        }
+        c
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
     }
 }

@@ -24,7 +24,7 @@ use std::time::Instant;
 use tfcc_core::Time;
 use tfcc_sim::scenario;
 
-pub use columns::{FlowColumns, LinkColumns, TraceColumns};
+pub use columns::{FlowColumns, FrameColumns, LinkColumns, TraceColumns};
 pub use summary::Summary;
 
 /// Why a run did not produce results. Each message names the file (and key) concerned.
@@ -57,6 +57,8 @@ pub struct Finished {
     pub links: LinkColumns,
     /// The packet trace, when the scenario asked for one (`[trace]`).
     pub trace: Option<TraceColumns>,
+    /// Per video flow, per frame slot; empty without a video source (no `frames.parquet`).
+    pub frames: FrameColumns,
 }
 
 /// A scenario loaded and built into a simulation, ready to run: what `tfcc run` checks before
@@ -140,11 +142,13 @@ impl Prepared {
         let links =
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
         let trace = result.trace.as_ref().map(TraceColumns::from_trace);
+        let frames = FrameColumns::from_records(&result.frames);
         Ok(Finished {
             summary,
             flows,
             links,
             trace,
+            frames,
         })
     }
 }

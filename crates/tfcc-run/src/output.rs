@@ -76,8 +76,8 @@ fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
 }
 
 /// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
-/// `timeseries.parquet`, `queues.parquet`, `trace.parquet` when the run recorded a packet
-/// trace and, if `plots`, the PNG charts.
+/// `timeseries.parquet`, `queues.parquet`, `frames.parquet` when the run has a video flow,
+/// `trace.parquet` when it recorded a packet trace and, if `plots`, the PNG charts.
 pub fn write_run(
     out: &Path,
     run: &Finished,
@@ -99,6 +99,9 @@ pub fn write_run(
             .map_err(|e| format!("{shown}: cannot write the results ({e})"))?;
         tables::write_flows(&tmp.join("timeseries.parquet"), &run.flows)?;
         tables::write_links(&tmp.join("queues.parquet"), &run.links)?;
+        if !run.frames.is_empty() {
+            tables::write_frames(&tmp.join("frames.parquet"), &run.frames)?;
+        }
         if let Some(trace) = &run.trace {
             tables::write_trace(&tmp.join("trace.parquet"), trace)?;
         }

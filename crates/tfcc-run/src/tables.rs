@@ -15,7 +15,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
-use crate::columns::{FlowColumns, LinkColumns, TraceColumns};
+use crate::columns::{FlowColumns, FrameColumns, LinkColumns, TraceColumns};
 
 /// One column's values.
 enum Col<'a> {
@@ -202,5 +202,25 @@ pub fn write_trace(path: &Path, c: &TraceColumns) -> Result<(), String> {
             ("size", Col::I64(&c.size)),
         ],
         true,
+    )
+}
+
+/// `frames.parquet`: per video flow, per frame slot ([`FrameColumns`]).
+pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
+    write(
+        path,
+        "frames",
+        &[
+            ("flow", Col::I64(&c.flow)),
+            ("frame", Col::I64(&c.frame)),
+            ("t", Col::F64(&c.t)),
+            ("grabbed", Col::I64(&c.grabbed)),
+            ("q", Col::OptI64(&c.q)),
+            ("bytes", Col::I64(&c.bytes)),
+            ("packets", Col::I64(&c.packets)),
+            ("delivered", Col::I64(&c.delivered)),
+            ("complete_s", Col::OptF64(&c.complete_s)),
+        ],
+        false,
     )
 }

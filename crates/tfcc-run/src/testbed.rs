@@ -571,6 +571,9 @@ pub fn run(
         flows: flow_columns(&results, interval),
         links: link_columns(&queue, interval),
         trace: None,
+        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC
+        // video flows on real sockets and does not match packets to frames).
+        frames: Default::default(),
     })
 }
 

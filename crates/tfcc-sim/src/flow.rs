@@ -56,6 +56,12 @@ pub struct CbrSender {
     next: Option<Time>,
     seq: u64,
     bytes_sent: u64,
+    /// Application bytes offered and not yet sent: `None` sends continuously (a CBR source);
+    /// `Some` sends only while bytes wait, at the configured rate (a video source without
+    /// congestion control, 002 R7's "Vic without CC": [`Sender::offer`]).
+    backlog: Option<u64>,
+    /// The backlog ran dry: the next offered bytes restart the pacing clock.
+    idle: bool,
 }
 
 impl CbrSender {
@@ -68,9 +74,16 @@ impl CbrSender {
             next: None,
             seq: 0,
             bytes_sent: 0,
+            backlog: None,
+            idle: false,
         };
         s.next = s.schedule();
         s
+    }
+
+    /// Application bytes waiting to be sent; `None` for a continuous CBR source.
+    pub fn buffered(&self) -> Option<u64> {
+        self.backlog
     }
 
     pub fn config(&self) -> &CbrConfig {
@@ -101,6 +114,21 @@ impl Endpoint for CbrSender {
     fn on_packet(&mut self, _now: Time, _pkt: &Packet) {}
     fn on_timeout(&mut self, _now: Time) {}
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if let Some(b) = self.backlog {
+            if b == 0 {
+                self.idle = true;
+                return None;
+            }
+            if self.idle {
+                // Restart the clock at the first bytes after a dry spell, but never send
+                // closer to the last packet than the rate allows.
+                self.idle = false;
+                let at = self.next.map_or(now, |t| t.max(now));
+                self.burst_start = at;
+                self.in_burst = 0;
+                self.next = self.schedule();
+            }
+        }
         let t = self.next?;
         if t > now {
             return None;
@@ -110,10 +138,16 @@ impl Endpoint for CbrSender {
         self.bytes_sent += u64::from(self.cfg.packet_size);
         self.in_burst += 1;
         self.next = self.schedule();
+        if let Some(b) = &mut self.backlog {
+            *b = b.saturating_sub(u64::from(self.cfg.packet_size));
+        }
         Some(p)
     }
     fn next_timeout(&self) -> Option<Time> {
-        self.next
+        match self.backlog {
+            Some(0) => None,
+            _ => self.next,
+        }
     }
     fn stats(&self) -> Stats {
         let mut s = Stats::default();
@@ -125,7 +159,21 @@ impl Endpoint for CbrSender {
     }
 }
 
-impl Sender for CbrSender {}
+impl Sender for CbrSender {
+    /// A continuous source until the first offer; then it sends only what it is offered, one
+    /// packet of `packet_size` per `packet_size·8/rate` (a short remainder takes a whole packet,
+    /// as TFWC's sender does).
+    fn offer(&mut self, bytes: Option<u64>) {
+        self.backlog = match (self.backlog, bytes) {
+            (_, None) => None,
+            (Some(b), Some(x)) => Some(b.saturating_add(x)),
+            (None, Some(x)) => {
+                self.idle = true;
+                Some(x)
+            }
+        };
+    }
+}
 
 /// The receiving end of a raw-packet flow: counts what arrives and infers losses from gaps in
 /// the sequence numbers. The whole packet counts as delivered payload (raw packets have no
@@ -269,12 +317,14 @@ impl SenderImpl {
     pub fn offer(&mut self, bytes: Option<u64>) {
         dispatch_sender!(self, s => s.offer(bytes))
     }
-    /// Application bytes the sender still holds (offered, not yet sent): TFRC's and TFWC's
-    /// send buffers. `None` for a bulk source and for the senders that do not tell.
+    /// Application bytes the sender still holds (offered, not yet sent): TFRC's, TFWC's and an
+    /// offered CBR sender's send buffers. `None` for a bulk source and for the senders that do
+    /// not tell.
     pub fn buffered(&self) -> Option<u64> {
         match self {
             SenderImpl::Tfrc(s) => s.buffered(),
             SenderImpl::Tfwc(s) => s.buffered(),
+            SenderImpl::Cbr(s) => s.buffered(),
             _ => None,
         }
     }
@@ -459,6 +509,36 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Offered bytes only, at the rate; a dry spell restarts the clock at the next offer, no
+    /// earlier than one packet time after the last packet.
+    #[test]
+    fn an_offered_cbr_sends_what_it_is_offered_at_its_rate() {
+        let cfg = CbrConfig {
+            rate: Rate::from_mbps(8), // 1000 B: 1 ms apart
+            packet_size: 1000,
+            on_off: None,
+        };
+        let mut s = CbrSender::new(cfg, Time::ZERO, None);
+        s.offer(Some(0));
+        assert_eq!(s.next_timeout(), None);
+        assert!(s.poll_transmit(Time::from_millis(5)).is_none());
+        s.offer(Some(2500)); // three packets, the last one short
+        let first = s
+            .poll_transmit(Time::from_millis(10))
+            .expect("sends at once");
+        assert_eq!(first.size, 1000);
+        assert_eq!(s.buffered(), Some(1500));
+        let rest = drain(&mut s, Time::from_secs(1));
+        assert_eq!(rest, [Time::from_millis(11), Time::from_millis(12)]);
+        assert_eq!(s.buffered(), Some(0));
+        assert_eq!(s.next_timeout(), None);
+        // Offered again 0.5 ms after the last packet: it waits for the 1 ms spacing.
+        s.offer(Some(1000));
+        let t = Time::from_micros(12_500);
+        assert!(s.poll_transmit(t).is_none());
+        assert_eq!(drain(&mut s, Time::from_secs(1)), [Time::from_millis(13)]);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! - [`flow`]: endpoint dispatch and the CBR / on-off CBR source and sink;
 //! - [`recorder`]: time series, summary, metrics;
 //! - [`video`]: an application-limited video source (frames at `fps`, pauses);
+//! - [`frames`]: per-frame records of a video flow (grabbed, q, packets, completion);
 //! - [`web`]: web transactions behind an access gateway (plain or MSF-RS, 003 Ch. 4);
 //! - [`sim`]: the [`Simulation`] API that a scenario fills and runs;
 //! - [`scenario`]: TOML scenario files to a ready [`Simulation`], and the protocol registry.
@@ -27,6 +28,7 @@
 pub mod drr;
 pub mod engine;
 pub mod flow;
+pub mod frames;
 pub mod link;
 pub mod loss_model;
 pub mod packet_pool;

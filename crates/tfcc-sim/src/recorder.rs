@@ -238,6 +238,9 @@ pub struct RunResult {
     pub web: Option<crate::web::WebReport>,
     /// The per-packet trace, when the run recorded one (`SimConfig::trace`).
     pub trace: Option<crate::trace::PacketTrace>,
+    /// Every frame slot of every video flow, by flow then slot ([`crate::frames`]); empty
+    /// when the run has no video source.
+    pub frames: Vec<crate::frames::FrameRecord>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)` (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when all

@@ -11,6 +11,7 @@
 
 use crate::engine::EventQueue;
 use crate::flow::{FlowSpec, ReceiverImpl, SenderImpl};
+use crate::frames::FrameLog;
 use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
@@ -26,7 +27,7 @@ use crate::SimError;
 use std::collections::VecDeque;
 use tfcc_core::tcp::ptcp::Regime;
 use tfcc_core::tcp::{PathSource, TcpSender};
-use tfcc_core::{Dur, Packet, Rate, Time};
+use tfcc_core::{Dur, Header, Packet, Rate, Time};
 
 /// Run-wide settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,7 +244,9 @@ impl Simulation {
     /// Make flow `flow`'s sender application-limited, fed by a video codec
     /// ([`crate::video`]): from the flow's start it is offered each frame's bytes at the
     /// frame's time (and nothing else), until the flow stops. The sender must implement
-    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP); others ignore the offers.
+    /// [`tfcc_core::endpoint::Sender::offer`] (TFRC, TFWC, TCP, and CBR, which then paces out
+    /// only what it is offered: a video source without congestion control); others ignore the
+    /// offers.
     pub fn add_video(&mut self, flow: u32, cfg: VideoConfig) -> Result<(), SimError> {
         let bad = |reason: String| SimError::InvalidFlow {
             flow: flow as usize,
@@ -252,8 +255,10 @@ impl Simulation {
         if flow as usize >= self.flows.len() {
             return Err(bad("no such flow for the video source".into()));
         }
-        if matches!(self.flows[flow as usize].sender, SenderImpl::Cbr(_)) {
-            return Err(bad("a cbr flow cannot take a video source".into()));
+        if let SenderImpl::Cbr(c) = &self.flows[flow as usize].sender {
+            if c.config().on_off.is_some() {
+                return Err(bad("an on/off cbr flow cannot take a video source".into()));
+            }
         }
         cfg.validate().map_err(bad)?;
         self.videos.push((flow, cfg));
@@ -367,6 +372,10 @@ struct World {
     video_marks: Vec<VideoCounts>,
     /// The packet trace, when the run records one.
     trace: Option<Box<PacketTrace>>,
+    /// Each video source's frame records, beside `videos`.
+    frame_logs: Vec<FrameLog>,
+    /// Flow → its index in `frame_logs`; empty when the run has no video (no cost then).
+    frame_log_of: Vec<Option<u32>>,
 }
 
 impl World {
@@ -470,6 +479,8 @@ impl World {
                 .trace
                 .as_ref()
                 .map(|t| Box::new(PacketTrace::new(t, n_links))),
+            frame_logs: Vec::new(),
+            frame_log_of: Vec::new(),
             cfg,
         };
         if let Some(keep) = &w.cfg.series_links {
@@ -514,6 +525,12 @@ impl World {
             if t < f.stop.min(w.end) {
                 w.q.schedule(t, Ev::Frame(w.videos.len() as u32));
             }
+            let tracked = f.sender.buffered().is_some();
+            if w.frame_log_of.is_empty() {
+                w.frame_log_of = vec![None; w.flows.len()];
+            }
+            w.frame_log_of[flow as usize] = Some(w.frame_logs.len() as u32);
+            w.frame_logs.push(FrameLog::new(flow, tracked));
             w.videos.push((flow, src));
             w.video_marks.push(VideoCounts::default());
         }
@@ -556,12 +573,15 @@ impl World {
         let flow = *flow;
         let f = &mut self.flows[flow as usize];
         // A coupled source asks what the sender still holds (002 Sec. 6.2's send buffer).
-        let frame = src.frame_due(f.sender.buffered());
+        let slot = src.frame_slot(f.sender.buffered());
+        self.frame_logs[i as usize].on_slot(&slot);
         let next = src.next_time();
         if next < f.stop.min(self.end) {
             self.q.schedule(next, Ev::Frame(i));
         }
-        let Some(bytes) = frame else { return };
+        let Some((bytes, _)) = slot.grabbed else {
+            return;
+        };
         f.sender.offer(Some(bytes));
         self.pump(now, flow, Side::Sender);
     }
@@ -732,6 +752,11 @@ impl World {
         f.count.delivered[dir_idx(dir)] += 1;
         match dir {
             Direction::Forward => {
+                if let Some(&Some(v)) = self.frame_log_of.get(flow as usize) {
+                    if let Some(seq) = data_seq(&pkt) {
+                        self.frame_logs[v as usize].on_delivered(now, seq);
+                    }
+                }
                 f.receiver.on_packet(now, &pkt);
                 let delivered = match self.web {
                     Some(_) => f.receiver.delivered_bytes(),
@@ -756,6 +781,10 @@ impl World {
 
     /// Drain an endpoint's output, then make sure it will be woken at its next deadline.
     fn pump(&mut self, now: Time, flow: u32, side: Side) {
+        let log = match side {
+            Side::Sender => self.frame_log_of.get(flow as usize).copied().flatten(),
+            Side::Receiver => None,
+        };
         loop {
             let f = &mut self.flows[flow as usize];
             let out = match side {
@@ -763,7 +792,16 @@ impl World {
                     if !f.active {
                         return;
                     }
-                    f.sender.poll_transmit(now).map(|p| (p, Direction::Forward))
+                    let before = f.sender.buffered();
+                    let p = f.sender.poll_transmit(now);
+                    // A video flow: the packet takes what the send buffer shrank by.
+                    if let (Some(v), Some(p), Some(b0)) = (log, &p, before) {
+                        if let Some(seq) = data_seq(p) {
+                            let taken = b0.saturating_sub(f.sender.buffered().unwrap_or(0));
+                            self.frame_logs[v as usize].on_sent(seq, taken);
+                        }
+                    }
+                    p.map(|p| (p, Direction::Forward))
                 }
                 Side::Receiver => f
                     .receiver
@@ -1079,7 +1117,22 @@ impl World {
             link_series: self.link_series,
             web: self.web.map(WebGateway::finish),
             trace: self.trace.map(|t| *t),
+            frames: self
+                .frame_logs
+                .into_iter()
+                .flat_map(FrameLog::into_records)
+                .collect(),
         }
+    }
+}
+
+/// The sequence number of a data packet of the protocols whose send buffer can be followed
+/// ([`crate::frames`]); `None` for any other packet.
+fn data_seq(p: &Packet) -> Option<u64> {
+    match p.header {
+        Header::TfwcData { seq, .. } | Header::Raw { seq, .. } => Some(seq),
+        Header::TfrcData(h) => Some(h.seq),
+        _ => None,
     }
 }
 

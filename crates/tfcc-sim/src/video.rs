@@ -88,6 +88,16 @@ impl VicCoupling {
     }
 }
 
+/// One frame slot of the clip as the source met it: its index on the frame grid (frame `k`
+/// at `start + k/fps`; frames in a pause have no slot), its time, and, if grabbed, its bytes
+/// and the quantizer it was coded at (`None` for an uncoupled source, which has no q).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameSlot {
+    pub index: u64,
+    pub time: Time,
+    pub grabbed: Option<(u64, Option<u8>)>,
+}
+
 /// A video source's frame counts since it started.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VideoCounts {
@@ -253,8 +263,26 @@ impl VideoSource {
     /// skips it (Algorithm 4). Advances either way. An uncoupled source grabs every frame at
     /// its size ([`Self::take_frame`]).
     pub fn frame_due(&mut self, buffered: Option<u64>) -> Option<u64> {
+        self.frame_slot(buffered).grabbed.map(|g| g.0)
+    }
+
+    /// [`Self::frame_due`] with the frame's place on the clip and its quantizer: the slot
+    /// `frames.parquet` records ([`crate::frames`]).
+    pub fn frame_slot(&mut self, buffered: Option<u64>) -> FrameSlot {
+        let time = self.next_time();
+        let index = self.k;
+        let grabbed = self.grab(buffered);
+        FrameSlot {
+            index,
+            time,
+            grabbed,
+        }
+    }
+
+    /// The frame due now: `(bytes, q)`, or `None` if Algorithm 4 suspends it.
+    fn grab(&mut self, buffered: Option<u64>) -> Option<(u64, Option<u8>)> {
         if self.control.is_none() {
-            return Some(self.take_frame());
+            return Some((self.take_frame(), None));
         }
         // The clip's frame is drawn either way, so a skipped frame is that frame of the
         // sequence missed, and the frames after it are the same whatever was skipped.
@@ -275,7 +303,7 @@ impl VideoSource {
                 self.counts.frames_grabbed += 1;
                 self.counts.q_sum += u64::from(q);
                 self.produced += bytes;
-                Some(bytes)
+                Some((bytes, Some(q)))
             }
         }
     }

@@ -277,8 +277,8 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 return err(
                     format!("flows[{g}].source"),
                     format!(
-                        "protocol `{}` has no send buffer to feed (tfrc, tfwc and the TCP \
-                         senders have)",
+                        "protocol `{}` has no send buffer to feed (tfrc, tfwc, the TCP \
+                         senders and cbr have)",
                         f.protocol
                     ),
                 );
@@ -287,6 +287,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             let packet_size = match &flow.sender {
                 crate::SenderImpl::Tfrc(s) => Some(s.config().packet_size),
                 crate::SenderImpl::Tfwc(s) => Some(s.config().packet_size),
+                crate::SenderImpl::Cbr(s) => Some(s.config().packet_size),
                 _ => None,
             };
             let v = video(g, src, packet_size.unwrap_or(1000))?;
@@ -340,7 +341,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
 /// The protocols whose senders take [`tfcc_core::endpoint::Sender::offer`] (so a `source`
 /// can feed them): TFRC, TFWC and the TCP senders.
 fn takes_offers(protocol: &str) -> bool {
-    matches!(protocol, "tfrc" | "tfwc" | "ttfwc" | "ptcp") || protocol.starts_with("tcp")
+    matches!(protocol, "tfrc" | "tfwc" | "ttfwc" | "ptcp" | "cbr") || protocol.starts_with("tcp")
 }
 
 /// `flows[g].source` as a video source; `packet_size` is the flow's.

@@ -1,0 +1,215 @@
+"""``tfcc video-quality``: the reference clip coded with H.261 per q (ffmpeg), PSNR per rendered
+or frozen frame slot of a run's ``frames.parquet``, Table 6.3's MOS (002 Sec. 6.3, R7-R9).
+Skipped without ffmpeg (``make ffmpeg`` installs it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tfcc import video_quality as vq
+from tfcc.metrics import mos_from_psnr, psnr, read_yuv420_luma
+from tfcc.run import run
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None,
+    reason="ffmpeg is not installed (make ffmpeg)",
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+QCIF = (176, 144)  # H.261's small picture: a quick clip
+FRAMES = 8
+
+
+@pytest.fixture(scope="module")
+def coded(tmp_path_factory: pytest.TempPathFactory) -> vq.CodedClip:
+    d = tmp_path_factory.mktemp("clip")
+    clip = d / "clip.yuv"
+    # synthetic_clip makes CIF; a QCIF one the same way, through the module's ffmpeg runner.
+    vq._run(
+        [
+            "ffmpeg",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc2=size={QCIF[0]}x{QCIF[1]}:rate=30",
+            "-frames:v",
+            str(FRAMES),
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "rawvideo",
+            str(clip),
+        ]
+    )
+    # Laid out as cache_dir() under TFCC_CACHE=d, so the CLI tests find it coded.
+    return vq.code_clip(clip, *QCIF, cache=d / "video")
+
+
+def _gquants(stream: Path) -> set[int]:
+    """GQUANT of every GOB header of an H.261 stream (Rec. H.261 Sec. 4.2.2: GBSC, 16 bits
+    0000 0000 0000 0001, then GN, 4 bits, non-zero, then GQUANT, 5 bits)."""
+    bits = "".join(f"{b:08b}" for b in stream.read_bytes())
+    found, i = set(), 0
+    while (i := bits.find("0000000000000001", i)) >= 0:
+        if int(bits[i + 16 : i + 20], 2) != 0:
+            found.add(int(bits[i + 20 : i + 25], 2))
+        i += 16
+    return found
+
+
+def test_each_encode_has_gquant_equal_to_q(coded: vq.CodedClip) -> None:
+    for q in (1, 2, 10, 31):
+        assert _gquants(coded.stream(q)) == {q}
+
+
+def test_coded_bytes_fall_and_psnr_falls_as_q_rises(coded: vq.CodedClip) -> None:
+    assert coded.bytes.shape == coded.psnr.shape == (FRAMES, 31)
+    mean_bytes = coded.bytes.mean(axis=0)
+    mean_db = coded.psnr.mean(axis=0)
+    # From q = 2 up (q = 1 is H.261's special case: levels past ±127 clip, see docs).
+    assert all(np.diff(mean_bytes[1:]) < 0)
+    assert mean_db[1] > mean_db[9] > mean_db[30]
+    # The table's PSNR is the decoded luma's against the reference.
+    ref = read_yuv420_luma(coded.reference, *QCIF)
+    assert coded.psnr[3, 9] == pytest.approx(psnr(ref[3], coded.luma(10)[3]))
+
+
+def test_the_coded_clip_is_cached(coded: vq.CodedClip) -> None:
+    table = coded.directory / "table.npz"
+    before = table.stat().st_mtime_ns
+    again = vq.code_clip(coded.reference, *QCIF, cache=coded.directory.parent)
+    assert again.directory == coded.directory
+    assert table.stat().st_mtime_ns == before
+    assert np.array_equal(again.psnr, coded.psnr)
+
+
+def _run_dir(tmp: Path, rows: list[dict]) -> Path:
+    d = tmp / "run"
+    d.mkdir()
+    summary = {
+        "measure_from_s": 0.0,
+        "sim_seconds": 10.0,
+        "flows": [{"id": 1, "throughput_bps": 2e6}],
+    }
+    (d / "summary.json").write_text(json.dumps(summary))
+    cols = {k: [r[k] for r in rows] for k in rows[0]}
+    pq.write_table(pa.table(cols), d / "frames.parquet")
+    return d
+
+
+def _row(frame: int, grabbed: bool, q: int | None, complete: float | None) -> dict:
+    return {
+        "flow": 1,
+        "frame": frame,
+        "t": frame / 30,
+        "grabbed": int(grabbed),
+        "q": q,
+        "bytes": 5000 if grabbed else 0,
+        "packets": 5 if grabbed else 0,
+        "delivered": 5 if complete is not None else 0,
+        "complete_s": complete,
+    }
+
+
+def test_rendered_frames_and_freezes(coded: vq.CodedClip, tmp_path: Path) -> None:
+    rows = [
+        _row(0, True, 10, 0.1),  # rendered
+        _row(1, True, 12, None),  # lost: frame 0 stays on screen
+        _row(2, False, None, None),  # suspended: still frame 0
+        _row(3, True, 4, 0.2),  # rendered
+        _row(4 + FRAMES, True, 31, 0.3),  # the clip loops: clip frame 4
+    ]
+    d = _run_dir(tmp_path, rows)
+    (only,) = vq.run_quality(d, coded, grace_s=0.0)
+    assert only.mode == "rendered"
+    assert [f["clip_frame"] for f in only.frames] == [0, 3, 4]
+    want = [coded.psnr[0, 9], coded.psnr[3, 3], coded.psnr[4, 30]]
+    assert [f["psnr_db"] for f in only.frames] == pytest.approx(want)
+    assert only.mean_psnr_db == pytest.approx(np.mean(want))
+    assert (only.slots, only.grabbed, only.rendered) == (5, 4, 3)
+    assert [f["mos"] for f in only.frames] == [mos_from_psnr(x) for x in want]
+    assert sum(only.mos.values()) == pytest.approx(1.0)
+    assert only.throughput_bps == 2e6
+
+    (fz,) = vq.run_quality(d, coded, freezes=True, grace_s=0.0)
+    assert [(f["clip_frame"], f["shown"], f["q"]) for f in fz.frames] == [
+        (0, 0, 10),
+        (1, 0, 10),
+        (2, 0, 10),
+        (3, 3, 4),
+        (4, 4, 31),
+    ]
+    ref = read_yuv420_luma(coded.reference, *QCIF)
+    frozen = [psnr(ref[k], coded.luma(10)[0]) for k in (1, 2)]
+    assert [f["psnr_db"] for f in fz.frames[1:3]] == pytest.approx(frozen)
+    # The moving clip: a frozen picture is worse than the frame itself.
+    assert max(frozen) < coded.psnr[0, 9]
+
+
+def test_an_uncoupled_source_is_scored_at_vics_default_q(
+    coded: vq.CodedClip, tmp_path: Path
+) -> None:
+    d = _run_dir(tmp_path, [_row(2, True, None, 0.1)])
+    (f,) = vq.run_quality(d, coded, grace_s=0.0)
+    assert f.frames[0]["q"] == 10
+    (g,) = vq.run_quality(d, coded, grace_s=0.0, q_uncoupled=20)
+    assert g.frames[0]["psnr_db"] == pytest.approx(coded.psnr[2, 19])
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "video-quality", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_cli_end_to_end_on_a_short_vic_run(coded: vq.CodedClip, tmp_path: Path) -> None:
+    out = tmp_path / "r2"
+    run(
+        ROOT / "scenarios" / "002-r2-vic-cwnd.toml",
+        out,
+        overrides=["duration=4s", "measure_from=1s"],
+        plots=False,
+    )
+    env = {"TFCC_CACHE": str(coded.directory.parent.parent)}
+    ref = str(coded.reference)
+    p = _cli(str(out), "--reference", ref, "--size", "176x144", "--json", env=env)
+    assert p.returncode == 0, p.stderr
+    (flow,) = json.loads(p.stdout)
+    assert flow["mode"] == "rendered" and flow["flow"] == 0
+    assert 30 <= flow["mean_psnr_db"] <= 60
+    assert 0 < flow["rendered"] <= flow["grabbed"] <= flow["slots"] == 60
+    csv = tmp_path / "frames.csv"
+    p = _cli(str(out), "-r", ref, "--size", "176x144", "--freezes", "--csv", str(csv), env=env)
+    assert p.returncode == 0, p.stderr
+    assert "freezes" in p.stdout
+    assert csv.read_text().splitlines()[0].startswith("flow,frame,clip_frame,t,shown,q")
+
+
+def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    p = _cli(str(tmp_path))
+    assert p.returncode == 2 and "no summary.json" in p.stderr and "Traceback" not in p.stderr
+    (tmp_path / "summary.json").write_text("{}")
+    p = _cli(str(tmp_path))
+    assert p.returncode == 2 and "no frames.parquet" in p.stderr
+    (tmp_path / "frames.parquet").write_bytes(b"")
+    p = _cli(str(tmp_path), "--reference", str(tmp_path / "none.yuv"))
+    assert p.returncode == 2 and "none.yuv" in p.stderr
+    p = _cli(str(tmp_path), "--size", "big")
+    assert p.returncode == 2 and "--size" in p.stderr
