@@ -56,7 +56,7 @@ def test_a_video_flow_writes_frames_parquet_and_other_runs_do_not(tmp_path: Path
     run(vic, out, overrides=["duration=3s", "measure_from=1s"], plots=False)
     frames = pq.read_table(out / "frames.parquet")
     names = ["flow", "frame", "t", "grabbed", "q", "bytes", "packets", "delivered", "complete_s"]
-    assert frames.schema.names == names
+    assert frames.schema.names == [*names, "sbuf_bytes"]
     assert frames.schema.field("q").type == pa.int64() and frames.schema.field("q").nullable
     assert frames.schema.field("complete_s").type == pa.float64()
     rows = frames.to_pylist()
@@ -67,6 +67,9 @@ def test_a_video_flow_writes_frames_parquet_and_other_runs_do_not(tmp_path: Path
     assert {r["q"] for r in rows if r["grabbed"]} == {10}
     assert all(r["q"] is None and r["bytes"] == 0 for r in rows if not r["grabbed"])
     assert any(r["complete_s"] is not None for r in rows)
+    # TFWC reports its send buffer: what Algorithm 4 read when each frame came due.
+    assert frames.schema.field("sbuf_bytes").type == pa.int64()
+    assert all(r["sbuf_bytes"] is not None and r["sbuf_bytes"] >= 0 for r in rows)
 
 
 def test_frames_written_from_python_series_match_tfcc_run(tmp_path: Path) -> None:

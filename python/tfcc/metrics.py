@@ -30,7 +30,7 @@ class MetricError(ValueError):
 class RunResult(Mapping[str, Any]):
     """One run as metrics see it: the summary (this object reads as the ``summary.json`` dict)
     plus the recorded time series, for metrics over time (CoV at a timescale, convergence,
-    responsiveness) that the summary cannot answer.
+    responsiveness) that the summary cannot answer, and a video run's frame records.
 
     ``flow_series`` and ``link_series`` are columns (name → list), one row per flow (link) per
     sampling interval, the same columns as ``timeseries.parquet`` and ``queues.parquet``.
@@ -38,6 +38,9 @@ class RunResult(Mapping[str, Any]):
     nanosecond count (``tfcc_core::time::nanos_to_secs_f64``: 0.3, 500.0), so a sample on a
     window bound compares equal to the bound and each metric's bound rule (``t0 < t <= t1``
     and the like, in its doc comment) decides alone which side it falls on.
+
+    ``frame_series`` holds the columns of ``frames.parquet`` (one row per video flow per frame
+    slot, docs/scenarios.md), empty for a run without a video source.
     """
 
     def __init__(
@@ -45,10 +48,28 @@ class RunResult(Mapping[str, Any]):
         summary: Mapping[str, Any],
         flow_series: Mapping[str, Sequence[Any]] | None = None,
         link_series: Mapping[str, Sequence[Any]] | None = None,
+        frame_series: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.summary = summary
         self.flow_series = flow_series or {}
         self.link_series = link_series or {}
+        self.frame_series = frame_series or {}
+
+    def frame_rows(self, flow: int) -> list[dict[str, Any]]:
+        """One video flow's frame slots (rows of ``frames.parquet``) in slot order;
+        :class:`MetricError` if the run recorded none for it."""
+        fs = self.frame_series
+        if "flow" not in fs:
+            raise MetricError("the run recorded no frames (no flow has a video source)")
+        names = list(fs)
+        rows = [
+            dict(zip(names, vals, strict=True))
+            for vals in zip(*(fs[n] for n in names), strict=True)
+            if vals[names.index("flow")] == flow
+        ]
+        if not rows:
+            raise MetricError(f"flow {flow} has no video source")
+        return rows
 
     def __getitem__(self, key: str) -> Any:
         return self.summary[key]
@@ -809,6 +830,58 @@ def frame_rate(s: Summary, flow: int | None = None, protocol: str | None = None)
     if not rates:
         raise MetricError("no matching flow has a video source")
     return sum(rates) / len(rates)
+
+
+def _window_frames(s: Summary, flow: int | None, protocol: str | None) -> list[list[dict]]:
+    """Per matching flow with a video source, its frame slots due in the measurement window
+    (``t > measure_from``)."""
+    if not isinstance(s, RunResult):
+        raise MetricError("frame metrics need the run's frame records (a RunResult)")
+    start = float(s.summary.get("measure_from_s", 0.0))
+    out = []
+    for f in _flows(s, flow, protocol):
+        if f.get("video") is None:
+            continue
+        rows = [r for r in s.frame_rows(int(f["id"])) if float(r["t"]) > start]
+        if not rows:
+            raise MetricError(f"flow {f['id']}: no frame slot in the window")
+        out.append(rows)
+    if not out:
+        raise MetricError("no matching flow has a video source")
+    return out
+
+
+def send_buffer_empty_share(
+    s: Summary, flow: int | None = None, protocol: str | None = None
+) -> float:
+    """The share of frame slots in the measurement window at which the sender's send buffer
+    was empty when the frame came due (``frames.parquet``'s ``sbuf_bytes`` = 0), averaged over
+    the matching video flows. The buffer only grows when a frame is offered, so a share of 1
+    means it never held more than the frame being sent: 002 Sec. 6.2.1's "keeping the send
+    buffer length between 0 and the number of packets for that frame" without congestion
+    control (Fig. 6.6), and Sec. 6.2.2's "the send buffer is always empty" on a LAN (Fig. 6.9).
+    ``sbuf_bytes`` is also what Algorithms 4 and 5 read. Needs a :class:`RunResult`."""
+    shares = []
+    for rows in _window_frames(s, flow, protocol):
+        if any(r.get("sbuf_bytes") is None for r in rows):
+            raise MetricError("the sender does not report its send buffer")
+        shares.append(sum(1 for r in rows if int(r["sbuf_bytes"]) == 0) / len(rows))
+    return sum(shares) / len(shares)
+
+
+def packets_per_frame(s: Summary, flow: int | None = None, protocol: str | None = None) -> float:
+    """Mean number of data packets that carried a grabbed frame's bytes (``frames.parquet``'s
+    ``packets``), over the frames grabbed in the measurement window, averaged over the
+    matching video flows: 002 Sec. 6.2.2's "generating more packets per frame" when Algorithm
+    5 lowers q (Fig. 6.9). A packet that carries the tail of one frame and the head of the next
+    counts for both (only when the buffer held both). Needs a :class:`RunResult`."""
+    means = []
+    for rows in _window_frames(s, flow, protocol):
+        grabbed = [int(r["packets"]) for r in rows if int(r["grabbed"])]
+        if not grabbed:
+            raise MetricError("no frame grabbed in the window")
+        means.append(sum(grabbed) / len(grabbed))
+    return sum(means) / len(means)
 
 
 def link_loss_rate(s: Summary, link: str = "bottleneck") -> float:
@@ -1594,6 +1667,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "backoff_time": backoff_time,
     "mean_cwnd": mean_cwnd,
     "frame_rate": frame_rate,
+    "send_buffer_empty_share": send_buffer_empty_share,
+    "packets_per_frame": packets_per_frame,
     "timeouts": timeouts,
     "web_class_rate_bps": web_class_rate_bps,
     "web_share_ratio": web_share_ratio,

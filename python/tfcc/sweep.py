@@ -767,7 +767,9 @@ class ClaimRuns:
         summary = json.loads((run_dir / "summary.json").read_text())
         flows = pq.read_table(run_dir / "timeseries.parquet").to_pydict()
         links = pq.read_table(run_dir / "queues.parquet").to_pydict()
-        return RunResult(summary, flows, links)
+        frames_path = run_dir / "frames.parquet"
+        frames = pq.read_table(frames_path).to_pydict() if frames_path.exists() else None
+        return RunResult(summary, flows, links, frames)
 
 
 def _read_run_wall(d: Path) -> dict[str, float]:

@@ -225,6 +225,7 @@ pub fn write_run(
             packets: col(fr, "packets")?,
             delivered: col(fr, "delivered")?,
             complete_s: col(fr, "complete_s")?,
+            sbuf_bytes: col(fr, "sbuf_bytes")?,
         },
     };
     let trace = match &trace {
@@ -362,6 +363,7 @@ fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Boun
     d.set_item("packets", &c.packets)?;
     d.set_item("delivered", &c.delivered)?;
     d.set_item("complete_s", &c.complete_s)?;
+    d.set_item("sbuf_bytes", &c.sbuf_bytes)?;
     Ok(d)
 }
 

@@ -210,6 +210,9 @@ pub struct FrameColumns {
     pub delivered: Vec<i64>,
     /// When the receiver held the whole frame, seconds; null if it never did.
     pub complete_s: Vec<Option<f64>>,
+    /// Bytes the sender's send buffer held when the frame came due, before it was offered
+    /// (002 Sec. 6.2's `sbuf`); null for a sender that does not report its send buffer.
+    pub sbuf_bytes: Vec<Option<i64>>,
 }
 
 impl FrameColumns {
@@ -226,6 +229,7 @@ impl FrameColumns {
             c.packets.push(int(r.packets));
             c.delivered.push(int(r.delivered));
             c.complete_s.push(r.complete_at.map(|t| t.as_secs_f64()));
+            c.sbuf_bytes.push(r.sbuf_bytes.map(int));
         }
         c
     }

@@ -220,6 +220,7 @@ pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
             ("packets", Col::I64(&c.packets)),
             ("delivered", Col::I64(&c.delivered)),
             ("complete_s", Col::OptF64(&c.complete_s)),
+            ("sbuf_bytes", Col::OptI64(&c.sbuf_bytes)),
         ],
         false,
     )

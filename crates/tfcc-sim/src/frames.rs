@@ -47,6 +47,11 @@ pub struct FrameRecord {
     pub delivered: u64,
     /// When the receiver held every byte of it; `None` if it never did in the run.
     pub complete_at: Option<Time>,
+    /// The bytes the sender's send buffer still held when the frame came due, before this
+    /// frame was offered: the `sbuf` Algorithms 4 and 5 read (002 Sec. 6.2), and the send
+    /// buffer length Figs. 6.6 and 6.9 plot, sampled where it is lowest (it only grows when a
+    /// frame is offered). `None` for a sender that does not report its send buffer.
+    pub sbuf_bytes: Option<u64>,
 }
 
 /// Follows one video flow's frames through its sender and receiver.
@@ -83,8 +88,9 @@ impl FrameLog {
         }
     }
 
-    /// The source produced `slot`.
-    pub fn on_slot(&mut self, slot: &FrameSlot) {
+    /// The source produced `slot` while the sender held `sbuf_bytes` not yet sent (`None`: the
+    /// sender does not tell).
+    pub fn on_slot(&mut self, slot: &FrameSlot, sbuf_bytes: Option<u64>) {
         let (bytes, q) = slot.grabbed.unwrap_or((0, None));
         let rec = self.records.len();
         self.records.push(FrameRecord {
@@ -97,6 +103,7 @@ impl FrameLog {
             packets: 0,
             delivered: 0,
             complete_at: None,
+            sbuf_bytes,
         });
         if slot.grabbed.is_some() && bytes > 0 {
             self.spans.push((self.offered, self.offered + bytes, rec));
@@ -178,11 +185,11 @@ mod tests {
     #[test]
     fn a_packet_across_two_frames_counts_for_both() {
         let mut log = FrameLog::new(0, true);
-        log.on_slot(&slot(0, Some(1500)));
+        log.on_slot(&slot(0, Some(1500)), Some(0));
         log.on_sent(0, 1000);
         log.on_sent(1, 500); // the short tail of frame 0
-        log.on_slot(&slot(1, None)); // suspended
-        log.on_slot(&slot(2, Some(1200)));
+        log.on_slot(&slot(1, None), Some(0)); // suspended
+        log.on_slot(&slot(2, Some(1200)), Some(0));
         log.on_sent(2, 1000);
         log.on_sent(3, 200);
         let r = log.records();
@@ -200,8 +207,13 @@ mod tests {
     #[test]
     fn frames_sharing_a_packet_and_a_loss_in_the_middle() {
         let mut log = FrameLog::new(3, true);
-        log.on_slot(&slot(0, Some(1500)));
-        log.on_slot(&slot(1, Some(1500)));
+        log.on_slot(&slot(0, Some(1500)), Some(0));
+        // Frame 1 comes while all of frame 0 is still in the send buffer.
+        log.on_slot(&slot(1, Some(1500)), Some(1500));
+        assert_eq!(
+            (log.records()[0].sbuf_bytes, log.records()[1].sbuf_bytes),
+            (Some(0), Some(1500))
+        );
         // The buffer holds both frames: the second packet carries both.
         log.on_sent(10, 1000);
         log.on_sent(11, 1000);
@@ -219,7 +231,7 @@ mod tests {
     #[test]
     fn a_frame_is_not_complete_before_its_last_byte_is_sent() {
         let mut log = FrameLog::new(0, true);
-        log.on_slot(&slot(0, Some(3000)));
+        log.on_slot(&slot(0, Some(3000)), None);
         log.on_sent(0, 1000);
         log.on_delivered(Time::from_millis(10), 0);
         assert_eq!(log.records()[0].complete_at, None);
@@ -234,7 +246,7 @@ mod tests {
     #[test]
     fn an_untracked_flow_records_slots_but_no_packets() {
         let mut log = FrameLog::new(0, false);
-        log.on_slot(&slot(0, Some(3000)));
+        log.on_slot(&slot(0, Some(3000)), None);
         log.on_sent(0, 1000);
         log.on_delivered(Time::from_millis(10), 0);
         let r = &log.records()[0];

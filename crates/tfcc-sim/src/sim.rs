@@ -573,8 +573,9 @@ impl World {
         let flow = *flow;
         let f = &mut self.flows[flow as usize];
         // A coupled source asks what the sender still holds (002 Sec. 6.2's send buffer).
-        let slot = src.frame_slot(f.sender.buffered());
-        self.frame_logs[i as usize].on_slot(&slot);
+        let sbuf = f.sender.buffered();
+        let slot = src.frame_slot(sbuf);
+        self.frame_logs[i as usize].on_slot(&slot, sbuf);
         let next = src.next_time();
         if next < f.stop.min(self.end) {
             self.q.schedule(next, Ev::Frame(i));

@@ -71,6 +71,12 @@ fn a_lossless_run_delivers_every_grabbed_frame_whole() {
             assert!(f.complete_at.is_some(), "{proto}: {f:?}");
             assert_eq!(f.delivered, f.packets);
         }
+        // Every slot says what the send buffer held when the frame came due. Vic without
+        // congestion control (002 Fig. 6.6) has sent the frame before the next one comes.
+        assert!(frames.iter().all(|f| f.sbuf_bytes.is_some()), "{proto}");
+        if proto == "cbr" {
+            assert!(frames.iter().all(|f| f.sbuf_bytes == Some(0)), "{proto}");
+        }
     }
 }
 
@@ -99,6 +105,23 @@ fn a_lossy_run_loses_frames_and_the_counts_hold() {
         "whole {whole}, broken {broken}"
     );
     assert!(grabbed.len() < r.frames.len());
+    // `sbuf_bytes` is what Algorithm 4 read: every suspended slot found more than 5 frames of
+    // about 6.25 packets (numAvg rounds each frame up: 7) waiting, and the window of about 10
+    // packets per RTT keeps the buffer from emptying between frames most of the time.
+    for f in r.frames.iter().filter(|f| !f.grabbed) {
+        let sbuf = f.sbuf_bytes.expect("TFWC reports its send buffer");
+        assert!(sbuf > 5 * 6_000, "{f:?}");
+    }
+    let waiting = r
+        .frames
+        .iter()
+        .filter(|f| f.sbuf_bytes.is_some_and(|b| b > 0))
+        .count();
+    assert!(
+        2 * waiting > r.frames.len(),
+        "{waiting} of {}",
+        r.frames.len()
+    );
     // A frame that misses a packet is one whose packets were not all delivered.
     for f in grabbed
         .iter()
