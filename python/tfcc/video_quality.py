@@ -54,6 +54,12 @@ Q_UNCOUPLED = 10
 _CACHE_VERSION = 1
 
 
+#: The protocols whose packets ``frames.parquet`` matches to frames (their senders report their
+#: send buffer, ``crates/tfcc-sim/src/frames.rs``); another protocol's video flow (a TCP) has
+#: its frames recorded with no packets, so none of them ever counts as rendered.
+FOLLOWED_PROTOCOLS = ("tfwc", "tfrc", "cbr")
+
+
 class VideoQualityError(ValueError):
     """The quality of a run cannot be computed (no frames, no ffmpeg, a bad clip); the message
     says why."""
@@ -86,16 +92,33 @@ def cache_dir() -> Path:
     return Path(base) / "tfcc" / "video"
 
 
-def synthetic_clip(path: Path, source: str = "testsrc2", frames: int = 300, fps: int = 30) -> Path:
-    """Write a moving CIF clip as raw YUV 4:2:0 to ``path`` from ffmpeg's lavfi ``source``
-    (``testsrc2``: a moving pattern, colour bars and a counter; ``mandelbrot``: a zoom; any
-    lavfi source that takes ``size`` and ``rate``), ``frames`` frames at ``fps``: foreman's 300
-    at 30 fps by default. Deterministic: the same bytes every time."""
+def synthetic_clip(
+    path: Path,
+    source: str = "testsrc2",
+    frames: int = 300,
+    fps: int = 30,
+    size: tuple[int, int] = CIF,
+) -> Path:
+    """Write a moving clip of ``size`` (width, height; CIF by default) as raw YUV 4:2:0 to
+    ``path`` from ffmpeg's lavfi ``source`` (``testsrc2``: a moving pattern, colour bars and a
+    counter; ``mandelbrot``: a zoom; any lavfi source that takes ``size`` and ``rate``),
+    ``frames`` frames at ``fps``: foreman's 300 at 30 fps by default. Deterministic: the same
+    bytes every time. Written beside ``path`` and renamed into place, so an interrupted or
+    failed call leaves nothing behind."""
     ffmpeg = _ffmpeg()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    w, h = CIF
+    w, h = size
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        _make_clip(ffmpeg, tmp, source, w, h, frames, fps)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _make_clip(ffmpeg: str, tmp: Path, source: str, w: int, h: int, frames: int, fps: int) -> None:
     _run(
         [
             ffmpeg,
@@ -116,8 +139,6 @@ def synthetic_clip(path: Path, source: str = "testsrc2", frames: int = 300, fps:
             str(tmp),
         ]
     )
-    tmp.replace(path)
-    return path
 
 
 @dataclass
@@ -224,8 +245,10 @@ def _packet_sizes(stream: Path) -> list[int]:
     return [int(x) for x in out.decode().split()]
 
 
-def _clip_key(reference: Path) -> str:
-    h = hashlib.sha256()
+def _clip_key(reference: Path, width: int, height: int) -> str:
+    """The cache key of ``reference`` coded as ``width``x``height``: the same bytes read at
+    another size are another clip."""
+    h = hashlib.sha256(f"{width}x{height}/".encode())
     with open(reference, "rb") as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
@@ -243,7 +266,7 @@ def code_clip(
     ffmpeg version: the first call takes a few seconds per q, later ones read the table."""
     reference = Path(reference)
     ref = read_yuv420_luma(reference, width, height)
-    directory = (cache or cache_dir()) / _clip_key(reference)
+    directory = (cache or cache_dir()) / _clip_key(reference, width, height)
     table = directory / "table.npz"
     if table.exists():
         t = np.load(table)
@@ -271,8 +294,11 @@ def code_clip(
         nbytes[:, j] = sizes
         db[:, j] = [psnr(ref[k], dec[k]) for k in range(n)]
     tmp_table = directory / f".table.{os.getpid()}.npz"
-    np.savez(tmp_table, bytes=nbytes, psnr=db)
-    tmp_table.replace(table)
+    try:
+        np.savez(tmp_table, bytes=nbytes, psnr=db)
+        tmp_table.replace(table)
+    finally:
+        tmp_table.unlink(missing_ok=True)
     return CodedClip(reference, directory, width, height, nbytes, db)
 
 
@@ -331,6 +357,25 @@ def check_run_dir(run_dir: Path) -> None:
         )
 
 
+def unfollowed_flows(run_dir: Path) -> dict[int, str]:
+    """The run's video flows whose packets ``frames.parquet`` does not follow (a protocol not
+    in :data:`FOLLOWED_PROTOCOLS`), with their protocol: their frames cannot be scored.
+    :func:`run_quality` leaves them out unless one is asked for by ``flow``."""
+    import pyarrow.parquet as pq
+
+    check_run_dir(run_dir)
+    summary = json.loads((Path(run_dir) / "summary.json").read_text())
+    video = set(
+        pq.read_table(Path(run_dir) / "frames.parquet", columns=["flow"])["flow"].to_pylist()
+    )
+    return {
+        int(f["id"]): str(f["protocol"])
+        for f in summary.get("flows", [])
+        if int(f["id"]) in video
+        and f.get("protocol", FOLLOWED_PROTOCOLS[0]) not in FOLLOWED_PROTOCOLS
+    }
+
+
 def _read_frames(run_dir: Path) -> dict[str, list[Any]]:
     import pyarrow.parquet as pq
 
@@ -351,7 +396,9 @@ def run_quality(
     coded ``clip``. The slots scored are those due in the measurement window and at least
     ``grace_s`` before the run's end (a frame due later may still be on its way). A slot shows
     clip frame ``frame mod N`` (a file grabber looping an N-frame clip). ``q_uncoupled`` is the q
-    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes``."""
+    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes``.
+    The flows of :func:`unfollowed_flows` are left out (an error when ``flow`` names one, or
+    when every video flow is one)."""
     run_dir = Path(run_dir)
     cols = _read_frames(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -365,10 +412,19 @@ def run_quality(
     if q_uncoupled not in Q_RANGE:
         raise VideoQualityError(f"q_uncoupled must be in 1-31, got {q_uncoupled}")
     flows = sorted(set(cols["flow"]))
+    unfollowed = unfollowed_flows(run_dir)
     if flow is not None:
         if flow not in flows:
             raise VideoQualityError(f"flow {flow} has no video source (video flows: {flows})")
         flows = [flow]
+    for fl in flows:
+        if fl in unfollowed and (flow is not None or len(unfollowed) == len(flows)):
+            raise VideoQualityError(
+                f"flow {fl} ({unfollowed[fl]}): frames.parquet does not match its packets to "
+                f"frames (only {', '.join(FOLLOWED_PROTOCOLS)} senders'), so no frame of it "
+                "can be scored"
+            )
+    flows = [fl for fl in flows if fl not in unfollowed]
     thr = {int(f["id"]): float(f.get("throughput_bps", math.nan)) for f in summary["flows"]}
     n = clip.frames
     out = []
