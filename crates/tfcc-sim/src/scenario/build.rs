@@ -505,12 +505,27 @@ fn trace_config(
         );
     }
     if from >= until {
+        // Blame the key the file set: `until = "0s"` alone is not a bad `from`.
+        let show = |t: Time| match since0(t) {
+            d if d == Dur::ZERO => "0s".to_string(),
+            d => d.to_string(),
+        };
+        if t.from.is_none() {
+            return err(
+                "trace.until",
+                format!(
+                    "must be after trace.from ({}, its default), got {}",
+                    show(from),
+                    show(until)
+                ),
+            );
+        }
         return err(
             "trace.from",
             format!(
                 "must be before trace.until ({}), got {}",
-                since0(until),
-                since0(from)
+                show(until),
+                show(from)
             ),
         );
     }

@@ -1977,6 +1977,16 @@ fn bad_traces_name_the_key() {
     let (k, m) = bad(&tr("from = \"3s\"\nuntil = \"3s\""), &[]);
     assert_eq!(k, "trace.from");
     assert!(m.contains("must be before trace.until (3s)"), "{m}");
+    // `until` alone at 0 s was blamed on `from`, which the file does not set, as "0ns".
+    let (k, m) = bad(&tr("until = \"0s\""), &[]);
+    assert_eq!(k, "trace.until");
+    assert!(
+        m.contains("must be after trace.from (0s, its default), got 0s"),
+        "{m}"
+    );
+    let (k, m) = bad(&tr("from = \"0s\"\nuntil = \"0s\""), &[]);
+    assert_eq!(k, "trace.from");
+    assert!(m.contains("must be before trace.until (0s), got 0s"), "{m}");
     let (k, m) = bad(&tr("link = [\"bottleneck\"]"), &[]);
     assert_eq!(k, "trace.link");
     assert!(m.contains("unknown field `link`"), "{m}");
