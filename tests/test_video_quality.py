@@ -208,6 +208,9 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text("{}")
     p = _cli(str(tmp_path))
     assert p.returncode == 2 and "no frames.parquet" in p.stderr
+    (tmp_path / "summary.json").write_text('{"testbed": {"tcp_spurious_rtos": []}}')
+    p = _cli(str(tmp_path))
+    assert p.returncode == 2 and "a testbed run has no frames.parquet" in p.stderr
     (tmp_path / "frames.parquet").write_bytes(b"")
     p = _cli(str(tmp_path), "--reference", str(tmp_path / "none.yuv"))
     assert p.returncode == 2 and "none.yuv" in p.stderr

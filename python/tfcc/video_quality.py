@@ -352,6 +352,15 @@ def check_run_dir(run_dir: Path) -> None:
     if not (run_dir / "summary.json").is_file():
         raise VideoQualityError(f"{run_dir}: not a run's output directory (no summary.json)")
     if not (run_dir / "frames.parquet").is_file():
+        try:
+            testbed = "testbed" in json.loads((run_dir / "summary.json").read_text())
+        except (OSError, ValueError):
+            testbed = False
+        if testbed:
+            raise VideoQualityError(
+                f"{run_dir}: a testbed run has no frames.parquet (frames are followed to the "
+                "receiver in the simulator only: run the scenario without --backend testbed)"
+            )
         raise VideoQualityError(
             f"{run_dir}: no frames.parquet (the run has no flow with a video source)"
         )
