@@ -5,6 +5,7 @@ Skipped without ffmpeg (``make ffmpeg`` installs it)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -287,3 +288,24 @@ def test_cli_csv_errors_and_interrupt_leave_no_partial_files(
     assert err.startswith("interrupted") and "Traceback" not in err
     assert not (tmp_path / "out.csv").exists()
     assert [p for p in cache.rglob(".*")] == []
+
+
+def test_json_output_is_strict_when_a_picture_is_identical() -> None:
+    # A flat clip (`--synthetic color`) codes losslessly: PSNR +inf, which --json printed as
+    # `Infinity`, not JSON.
+    f = vq.FlowQuality(
+        flow=0,
+        mode="rendered",
+        frames=[{"frame": 0, "psnr_db": math.inf, "mos": 5}],
+        mean_psnr_db=math.inf,
+        mos={1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0, 5: 1.0},
+        slots=1,
+        grabbed=1,
+        rendered=1,
+        throughput_bps=1e6,
+        window_s=1.0,
+    )
+    text = vq.to_json([f], with_frames=True)
+    (d,) = json.loads(text, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert d["mean_psnr_db"] is None and d["frames"][0]["psnr_db"] is None
+    assert d["mos"]["5"] == 1.0 and d["rendered_fps"] == 1.0

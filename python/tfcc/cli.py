@@ -687,12 +687,17 @@ def video_quality(
         Path | None,
         typer.Option("--csv", help="Write the per-frame PSNR and MOS to this CSV file."),
     ] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print JSON (an infinite PSNR, a picture identical to its reference, is null).",
+        ),
+    ] = False,
 ) -> None:
     """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows (needs ffmpeg).
 
     From the run's frames.parquet and the reference clip coded with H.261 at each q."""
-    import json
 
     from tfcc import video_quality as vq
 
@@ -741,7 +746,7 @@ def video_quality(
             err=True,
         )
     if json_:
-        sys.stdout.write(json.dumps([f.as_dict() for f in result]) + "\n")
+        sys.stdout.write(vq.to_json(result) + "\n")
         return
     from rich.console import Console
     from rich.table import Table

@@ -345,6 +345,23 @@ class FlowQuality:
         return d
 
 
+def to_json(result: Sequence[FlowQuality], with_frames: bool = False) -> str:
+    """``result`` as strict JSON (``tfcc video-quality --json``): an infinite PSNR (a picture
+    identical to its reference, :func:`tfcc.metrics.psnr`) is ``null``, as JSON has no
+    infinity (Python's ``Infinity`` breaks ``jq`` and other readers)."""
+
+    def finite(x: Any) -> Any:
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: finite(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [finite(v) for v in x]
+        return x
+
+    return json.dumps(finite([f.as_dict(with_frames) for f in result]), allow_nan=False)
+
+
 def check_run_dir(run_dir: Path) -> None:
     """:class:`VideoQualityError` unless ``run_dir`` is a run's outputs with a
     ``frames.parquet`` (cheap: call it before coding a clip)."""
