@@ -217,6 +217,10 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert p.returncode == 2 and "none.yuv" in p.stderr
     p = _cli(str(tmp_path), "--size", "big")
     assert p.returncode == 2 and "--size" in p.stderr
+    # A size H.261 cannot code: refused before a 35 MB clip is made for ffmpeg to reject.
+    p = _cli(str(tmp_path), "--size", "320x240", env={"TFCC_CACHE": str(tmp_path / "c")})
+    assert p.returncode == 2 and "H.261 codes 352x288 (CIF) and 176x144" in p.stderr
+    assert not (tmp_path / "c").exists()
 
 
 def test_synthetic_clip_has_the_size_asked_and_leaves_nothing_when_it_fails(

@@ -705,6 +705,9 @@ def video_quality(
         width, height = (int(x) for x in size.lower().split("x"))
     except ValueError:
         raise _fail(f"--size: WIDTHxHEIGHT, e.g. 352x288, got {size!r}") from None
+    if (width, height) not in vq.H261_SIZES:
+        # Checked before a clip of that size is made and ffmpeg's encoder refuses it.
+        raise _fail(f"--size: H.261 codes 352x288 (CIF) and 176x144 (QCIF) only, got {size}")
     if csv is not None and (csv.is_dir() or not csv.parent.is_dir()):
         raise _fail(f"--csv: {csv}: not a file in an existing directory")
     try:

@@ -48,6 +48,8 @@ from tfcc.metrics import CIF, mos_distribution, mos_from_psnr, psnr, read_yuv420
 
 #: H.261's quantizer range (QUANT/GQUANT, 5 bits): Vic's q (002 Algorithm 5) moves within it.
 Q_RANGE = range(1, 32)
+#: The picture sizes H.261 codes (ITU-T H.261's source formats CIF and QCIF), width by height.
+H261_SIZES = ((352, 288), (176, 144))
 #: The q an uncoupled source's frames are coded at: Vic's default (002 Sec. 6.2.1, q = 10).
 Q_UNCOUPLED = 10
 #: Bump when the cached table's layout or the encoder options change.
