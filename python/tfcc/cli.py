@@ -697,7 +697,10 @@ def video_quality(
 ) -> None:
     """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows (needs ffmpeg).
 
-    From the run's frames.parquet and the reference clip coded with H.261 at each q."""
+    From the run's frames.parquet and the reference clip coded with H.261 at each q.
+
+    The coded clip is cached in $TFCC_CACHE/video, else ~/.cache/tfcc/video (first use: 25 s).
+    """
 
     from tfcc import video_quality as vq
 
