@@ -131,6 +131,12 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         f"({info['reported_links']} in the outputs), "
         f"{_count(info['events'], 'event')}"
     )
+    trace = info.get("trace")
+    if trace is not None:
+        line += (
+            f"; [trace]: {', '.join(trace['links'])} "
+            f"from {trace['from_s']:g} s to {trace['until_s']:g} s"
+        )
     sweep_table = _sweep_table(scenario)
     if sweep_table is not None:
         # the [sweep] table is `tfcc sweep`'s, but a typo in it (or a bad grid value) should
