@@ -199,3 +199,23 @@ protocol = "tcp-sack"
         assert r.returncode == 0, r.stderr
         assert "link bottleneck:" in r.stdout
         assert ("link bottleneck-rev:" in r.stdout) is shown, r.stdout
+
+
+def test_check_says_what_a_trace_will_record(tmp_path) -> None:
+    # `tfcc check` is where a file is checked before running; it said nothing of [trace].
+    f = tmp_path / "s.toml"
+    f.write_text(
+        'duration = "30s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "2Mbps", delay = "10ms" }\n'
+        '[[flows]]\nprotocol = "tcp-sack"\n[trace]\nuntil = "20s"\n'
+    )
+    r = run_cli("check", str(f))
+    assert r.returncode == 0, r.stderr
+    assert "; [trace]: bottleneck, bottleneck-rev from 0 s to 20 s" in r.stdout, r.stdout
+    r = run_cli("check", str(f), "--set", 'trace.links=["access-src-0"]', "--set", "trace.from=5s")
+    assert "; [trace]: access-src-0 from 5 s to 20 s" in r.stdout, r.stdout
+    assert tfcc.check_scenario(f, ["trace.from=5s"])["trace"]["from_s"] == 5.0
+    f.write_text(f.read_text().replace('[trace]\nuntil = "20s"\n', ""))
+    r = run_cli("check", str(f))
+    assert r.returncode == 0 and "[trace]" not in r.stdout
+    assert tfcc.check_scenario(f)["trace"] is None

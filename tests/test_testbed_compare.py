@@ -62,3 +62,23 @@ def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None
     assert by[("bottleneck-rev", "drops")] == (4, 9)
     assert by[("bottleneck", "drops")] == (3, 3)
     assert by[("forward flows", "fairness_theta")] == (0.5, 0.5)
+
+
+def test_a_refused_run_is_one_error_line_naming_the_backend(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # `tfcc compare` on a scenario with a [trace] printed
+    # "error: s.toml [] seed None: error: ...: --backend testbed: a packet trace ...".
+    import pytest
+
+    from tfcc.testbed import TestbedError, run
+
+    s = tmp_path / "s.toml"
+    s.write_text(
+        'duration = "2s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "2Mbps", delay = "10ms" }\n'
+        '[[flows]]\nprotocol = "cbr"\nrate = "1Mbps"\n[trace]\n'
+    )
+    with pytest.raises(TestbedError) as e:
+        run(s, [], None, backend="testbed")
+    msg = str(e.value)
+    assert msg.startswith("s.toml (testbed): ") and "error:" not in msg, msg
+    assert "[trace]" in msg and "None" not in msg and "[]" not in msg, msg

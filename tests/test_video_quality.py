@@ -5,6 +5,7 @@ Skipped without ffmpeg (``make ffmpeg`` installs it)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -208,8 +209,107 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text("{}")
     p = _cli(str(tmp_path))
     assert p.returncode == 2 and "no frames.parquet" in p.stderr
+    (tmp_path / "summary.json").write_text('{"testbed": {"tcp_spurious_rtos": []}}')
+    p = _cli(str(tmp_path))
+    assert p.returncode == 2 and "a testbed run has no frames.parquet" in p.stderr
     (tmp_path / "frames.parquet").write_bytes(b"")
     p = _cli(str(tmp_path), "--reference", str(tmp_path / "none.yuv"))
     assert p.returncode == 2 and "none.yuv" in p.stderr
     p = _cli(str(tmp_path), "--size", "big")
     assert p.returncode == 2 and "--size" in p.stderr
+    # A size H.261 cannot code: refused before a 35 MB clip is made for ffmpeg to reject.
+    p = _cli(str(tmp_path), "--size", "320x240", env={"TFCC_CACHE": str(tmp_path / "c")})
+    assert p.returncode == 2 and "H.261 codes 352x288 (CIF) and 176x144" in p.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_synthetic_clip_has_the_size_asked_and_leaves_nothing_when_it_fails(
+    tmp_path: Path,
+) -> None:
+    # `tfcc video-quality --size 176x144` without --reference made a CIF clip under a QCIF
+    # name (read back as 1200 QCIF frames of garbage).
+    clip = vq.synthetic_clip(tmp_path / "c.yuv", frames=2, size=QCIF)
+    assert clip.stat().st_size == 2 * QCIF[0] * QCIF[1] * 3 // 2
+    with pytest.raises(vq.VideoQualityError):
+        vq.synthetic_clip(tmp_path / "bad.yuv", source="no-such-lavfi-source", frames=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yuv"]
+
+
+def test_the_cache_tells_the_same_bytes_at_two_sizes_apart(tmp_path: Path) -> None:
+    # 4 QCIF frames are 1 CIF frame: the same file coded at either size is another clip.
+    f = tmp_path / "x.yuv"
+    f.write_bytes(bytes(4 * QCIF[0] * QCIF[1] * 3 // 2))
+    assert vq._clip_key(f, *QCIF) != vq._clip_key(f, 352, 288)
+
+
+def test_a_tcp_video_flow_is_left_out_not_fatal(coded: vq.CodedClip, tmp_path: Path) -> None:
+    # A TCP sender's frames have no packets matched (frames.rs): its slots never render, and
+    # the whole command used to fail with "no frame rendered" for the other flows too.
+    rows = [_row(0, True, 10, 0.1), _row(1, True, 10, 0.15)]
+    rows += [{**r, "flow": 2, "packets": 0, "delivered": 0, "complete_s": None} for r in rows]
+    d = _run_dir(tmp_path, rows)
+    summary = json.loads((d / "summary.json").read_text())
+    summary["flows"] = [
+        {"id": 1, "protocol": "tfwc", "throughput_bps": 2e6},
+        {"id": 2, "protocol": "tcp-sack", "throughput_bps": 1e6},
+    ]
+    (d / "summary.json").write_text(json.dumps(summary))
+    assert vq.unfollowed_flows(d) == {2: "tcp-sack"}
+    (only,) = vq.run_quality(d, coded, grace_s=0.0)
+    assert only.flow == 1 and only.rendered == 2
+    with pytest.raises(vq.VideoQualityError, match=r"flow 2 \(tcp-sack\): frames.parquet"):
+        vq.run_quality(d, coded, flow=2, grace_s=0.0)
+
+
+def test_cli_csv_errors_and_interrupt_leave_no_partial_files(
+    coded: vq.CodedClip, tmp_path: Path
+) -> None:
+    d = _run_dir(tmp_path, [_row(k, True, 10, k / 30 + 0.1) for k in range(FRAMES)])
+    env = {"TFCC_CACHE": str(coded.directory.parent.parent)}
+    ref = str(coded.reference)
+    for bad in (tmp_path / "no-dir" / "x.csv", tmp_path):
+        p = _cli(str(d), "-r", ref, "--size", "176x144", "--csv", str(bad), env=env)
+        assert p.returncode == 2 and "--csv" in p.stderr and "Traceback" not in p.stderr
+    p = _cli(str(d), "-r", str(tmp_path), "--size", "176x144", env=env)
+    assert p.returncode == 2 and "not a file" in p.stderr
+    # Ctrl-C while the default clip is being made and coded (a fresh cache): exit 130, one
+    # line, and no temporary file left in the cache or beside the CSV.
+    cache = tmp_path / "cache"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcc.cli", "video-quality", str(d), "--size", "176x144"]
+        + ["--csv", str(tmp_path / "out.csv")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TFCC_CACHE": str(cache)},
+    )
+    import time
+
+    time.sleep(2.0)  # past the imports, into ffmpeg's work (the clip and its coding take ~14 s)
+    proc.send_signal(2)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.startswith("interrupted") and "Traceback" not in err
+    assert not (tmp_path / "out.csv").exists()
+    assert [p for p in cache.rglob(".*")] == []
+
+
+def test_json_output_is_strict_when_a_picture_is_identical() -> None:
+    # A flat clip (`--synthetic color`) codes losslessly: PSNR +inf, which --json printed as
+    # `Infinity`, not JSON.
+    f = vq.FlowQuality(
+        flow=0,
+        mode="rendered",
+        frames=[{"frame": 0, "psnr_db": math.inf, "mos": 5}],
+        mean_psnr_db=math.inf,
+        mos={1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0, 5: 1.0},
+        slots=1,
+        grabbed=1,
+        rendered=1,
+        throughput_bps=1e6,
+        window_s=1.0,
+    )
+    text = vq.to_json([f], with_frames=True)
+    (d,) = json.loads(text, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert d["mean_psnr_db"] is None and d["frames"][0]["psnr_db"] is None
+    assert d["mos"]["5"] == 1.0 and d["rendered_fps"] == 1.0

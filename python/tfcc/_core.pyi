@@ -202,7 +202,8 @@ def check_scenario(
 
     Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
     ``reported_links`` (those the outputs report: all but the per-flow access links),
-    ``events`` and ``groups`` (``[(label, count), ...]``). Raises :class:`ScenarioError`.
+    ``events``, ``groups`` (``[(label, count), ...]``) and ``trace`` (``None``, or with a
+    ``[trace]`` its ``links`` by name, ``from_s`` and ``until_s``). Raises :class:`ScenarioError`.
     """
 
 def run_scenario(

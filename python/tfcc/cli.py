@@ -6,6 +6,7 @@ one precise message on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -130,6 +131,12 @@ def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         f"({info['reported_links']} in the outputs), "
         f"{_count(info['events'], 'event')}"
     )
+    trace = info.get("trace")
+    if trace is not None:
+        line += (
+            f"; [trace]: {', '.join(trace['links'])} "
+            f"from {trace['from_s']:g} s to {trace['until_s']:g} s"
+        )
     sweep_table = _sweep_table(scenario)
     if sweep_table is not None:
         # the [sweep] table is `tfcc sweep`'s, but a typo in it (or a bad grid value) should
@@ -686,12 +693,20 @@ def video_quality(
         Path | None,
         typer.Option("--csv", help="Write the per-frame PSNR and MOS to this CSV file."),
     ] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print JSON (an infinite PSNR, a picture identical to its reference, is null).",
+        ),
+    ] = False,
 ) -> None:
     """PSNR (002 Eqs. 6.1-6.2) and MOS (Table 6.3) of a run's video flows (needs ffmpeg).
 
-    From the run's frames.parquet and the reference clip coded with H.261 at each q."""
-    import json
+    From the run's frames.parquet and the reference clip coded with H.261 at each q.
+
+    The coded clip is cached in $TFCC_CACHE/video, else ~/.cache/tfcc/video (first use: 25 s).
+    """
 
     from tfcc import video_quality as vq
 
@@ -699,25 +714,51 @@ def video_quality(
         width, height = (int(x) for x in size.lower().split("x"))
     except ValueError:
         raise _fail(f"--size: WIDTHxHEIGHT, e.g. 352x288, got {size!r}") from None
+    if (width, height) not in vq.H261_SIZES:
+        # Checked before a clip of that size is made and ffmpeg's encoder refuses it.
+        raise _fail(f"--size: H.261 codes 352x288 (CIF) and 176x144 (QCIF) only, got {size}")
+    if csv is not None and (csv.is_dir() or not csv.parent.is_dir()):
+        raise _fail(f"--csv: {csv}: not a file in an existing directory")
     try:
         vq.check_run_dir(run_dir)
         if reference is None:
             reference = vq.cache_dir() / f"{synthetic}-{width}x{height}-300.yuv"
             if not reference.exists():
-                vq.synthetic_clip(reference, synthetic)
-        elif not reference.is_file():
+                vq.synthetic_clip(reference, synthetic, size=(width, height))
+        elif not reference.exists():
             raise _fail(f"--reference: {reference}: no such file")
+        elif not reference.is_file():
+            raise _fail(f"--reference: {reference}: not a file")
         clip = vq.code_clip(reference, width, height)
+        skipped = {} if flow is not None else vq.unfollowed_flows(run_dir)
         result = vq.run_quality(run_dir, clip, flow=flow, freezes=freezes, q_uncoupled=q_uncoupled)
+        if csv is not None:
+            import polars as pl
+
+            rows = [{"flow": f.flow, **fr} for f in result for fr in f.frames]
+            # Beside the file and renamed into place: an interrupted write leaves no half file.
+            part = csv.with_name(f".{csv.name}.{os.getpid()}")
+            try:
+                pl.DataFrame(rows).write_csv(part)
+                part.replace(csv)
+            finally:
+                part.unlink(missing_ok=True)
     except (vq.VideoQualityError, ValueError, OSError) as e:
         raise _fail(str(e)) from None
-    if csv is not None:
-        import polars as pl
-
-        rows = [{"flow": f.flow, **fr} for f in result for fr in f.frames]
-        pl.DataFrame(rows).write_csv(csv)
+    except KeyboardInterrupt:
+        # typer would exit without a word; the clip and the cache are written whole or not.
+        typer.echo(
+            f"{interrupt_word()}: no output written (the cache keeps whole files only)", err=True
+        )
+        raise typer.Exit(interrupt_status()) from None
+    for fl, proto in skipped.items():
+        typer.echo(
+            f"note: flow {fl} ({proto}) left out: frames.parquet does not match its packets "
+            f"to frames (only {', '.join(vq.FOLLOWED_PROTOCOLS)} senders')",
+            err=True,
+        )
     if json_:
-        sys.stdout.write(json.dumps([f.as_dict() for f in result]) + "\n")
+        sys.stdout.write(vq.to_json(result) + "\n")
         return
     from rich.console import Console
     from rich.table import Table

@@ -63,7 +63,14 @@ def run(
         code, stderr = _run_child(cmd, Path(tmp) / "stderr")
         if code != 0:
             msg = (stderr.strip().splitlines() or ["no message"])[-1]
-            raise TestbedError(f"{scenario.name} {list(overrides)} seed {seed}: {msg}")
+            # The native command's line starts with its own "error: ", which the caller adds.
+            msg = msg.removeprefix("error: ")
+            what = " ".join(
+                [scenario.name, f"({backend})"]
+                + ([f"--set {' '.join(overrides)}"] if overrides else [])
+                + ([f"seed {seed}"] if seed is not None else [])
+            )
+            raise TestbedError(f"{what}: {msg}")
         summary = json.loads((out / "summary.json").read_text())
         flows = pq.read_table(out / "timeseries.parquet").to_pydict()
         links = pq.read_table(out / "queues.parquet").to_pydict()

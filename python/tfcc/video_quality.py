@@ -48,10 +48,18 @@ from tfcc.metrics import CIF, mos_distribution, mos_from_psnr, psnr, read_yuv420
 
 #: H.261's quantizer range (QUANT/GQUANT, 5 bits): Vic's q (002 Algorithm 5) moves within it.
 Q_RANGE = range(1, 32)
+#: The picture sizes H.261 codes (ITU-T H.261's source formats CIF and QCIF), width by height.
+H261_SIZES = ((352, 288), (176, 144))
 #: The q an uncoupled source's frames are coded at: Vic's default (002 Sec. 6.2.1, q = 10).
 Q_UNCOUPLED = 10
 #: Bump when the cached table's layout or the encoder options change.
 _CACHE_VERSION = 1
+
+
+#: The protocols whose packets ``frames.parquet`` matches to frames (their senders report their
+#: send buffer, ``crates/tfcc-sim/src/frames.rs``); another protocol's video flow (a TCP) has
+#: its frames recorded with no packets, so none of them ever counts as rendered.
+FOLLOWED_PROTOCOLS = ("tfwc", "tfrc", "cbr")
 
 
 class VideoQualityError(ValueError):
@@ -86,16 +94,33 @@ def cache_dir() -> Path:
     return Path(base) / "tfcc" / "video"
 
 
-def synthetic_clip(path: Path, source: str = "testsrc2", frames: int = 300, fps: int = 30) -> Path:
-    """Write a moving CIF clip as raw YUV 4:2:0 to ``path`` from ffmpeg's lavfi ``source``
-    (``testsrc2``: a moving pattern, colour bars and a counter; ``mandelbrot``: a zoom; any
-    lavfi source that takes ``size`` and ``rate``), ``frames`` frames at ``fps``: foreman's 300
-    at 30 fps by default. Deterministic: the same bytes every time."""
+def synthetic_clip(
+    path: Path,
+    source: str = "testsrc2",
+    frames: int = 300,
+    fps: int = 30,
+    size: tuple[int, int] = CIF,
+) -> Path:
+    """Write a moving clip of ``size`` (width, height; CIF by default) as raw YUV 4:2:0 to
+    ``path`` from ffmpeg's lavfi ``source`` (``testsrc2``: a moving pattern, colour bars and a
+    counter; ``mandelbrot``: a zoom; any lavfi source that takes ``size`` and ``rate``),
+    ``frames`` frames at ``fps``: foreman's 300 at 30 fps by default. Deterministic: the same
+    bytes every time. Written beside ``path`` and renamed into place, so an interrupted or
+    failed call leaves nothing behind."""
     ffmpeg = _ffmpeg()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    w, h = CIF
+    w, h = size
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        _make_clip(ffmpeg, tmp, source, w, h, frames, fps)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _make_clip(ffmpeg: str, tmp: Path, source: str, w: int, h: int, frames: int, fps: int) -> None:
     _run(
         [
             ffmpeg,
@@ -116,8 +141,6 @@ def synthetic_clip(path: Path, source: str = "testsrc2", frames: int = 300, fps:
             str(tmp),
         ]
     )
-    tmp.replace(path)
-    return path
 
 
 @dataclass
@@ -224,8 +247,10 @@ def _packet_sizes(stream: Path) -> list[int]:
     return [int(x) for x in out.decode().split()]
 
 
-def _clip_key(reference: Path) -> str:
-    h = hashlib.sha256()
+def _clip_key(reference: Path, width: int, height: int) -> str:
+    """The cache key of ``reference`` coded as ``width``x``height``: the same bytes read at
+    another size are another clip."""
+    h = hashlib.sha256(f"{width}x{height}/".encode())
     with open(reference, "rb") as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
@@ -243,7 +268,7 @@ def code_clip(
     ffmpeg version: the first call takes a few seconds per q, later ones read the table."""
     reference = Path(reference)
     ref = read_yuv420_luma(reference, width, height)
-    directory = (cache or cache_dir()) / _clip_key(reference)
+    directory = (cache or cache_dir()) / _clip_key(reference, width, height)
     table = directory / "table.npz"
     if table.exists():
         t = np.load(table)
@@ -271,8 +296,11 @@ def code_clip(
         nbytes[:, j] = sizes
         db[:, j] = [psnr(ref[k], dec[k]) for k in range(n)]
     tmp_table = directory / f".table.{os.getpid()}.npz"
-    np.savez(tmp_table, bytes=nbytes, psnr=db)
-    tmp_table.replace(table)
+    try:
+        np.savez(tmp_table, bytes=nbytes, psnr=db)
+        tmp_table.replace(table)
+    finally:
+        tmp_table.unlink(missing_ok=True)
     return CodedClip(reference, directory, width, height, nbytes, db)
 
 
@@ -319,6 +347,23 @@ class FlowQuality:
         return d
 
 
+def to_json(result: Sequence[FlowQuality], with_frames: bool = False) -> str:
+    """``result`` as strict JSON (``tfcc video-quality --json``): an infinite PSNR (a picture
+    identical to its reference, :func:`tfcc.metrics.psnr`) is ``null``, as JSON has no
+    infinity (Python's ``Infinity`` breaks ``jq`` and other readers)."""
+
+    def finite(x: Any) -> Any:
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: finite(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [finite(v) for v in x]
+        return x
+
+    return json.dumps(finite([f.as_dict(with_frames) for f in result]), allow_nan=False)
+
+
 def check_run_dir(run_dir: Path) -> None:
     """:class:`VideoQualityError` unless ``run_dir`` is a run's outputs with a
     ``frames.parquet`` (cheap: call it before coding a clip)."""
@@ -326,9 +371,37 @@ def check_run_dir(run_dir: Path) -> None:
     if not (run_dir / "summary.json").is_file():
         raise VideoQualityError(f"{run_dir}: not a run's output directory (no summary.json)")
     if not (run_dir / "frames.parquet").is_file():
+        try:
+            testbed = "testbed" in json.loads((run_dir / "summary.json").read_text())
+        except (OSError, ValueError):
+            testbed = False
+        if testbed:
+            raise VideoQualityError(
+                f"{run_dir}: a testbed run has no frames.parquet (frames are followed to the "
+                "receiver in the simulator only: run the scenario without --backend testbed)"
+            )
         raise VideoQualityError(
             f"{run_dir}: no frames.parquet (the run has no flow with a video source)"
         )
+
+
+def unfollowed_flows(run_dir: Path) -> dict[int, str]:
+    """The run's video flows whose packets ``frames.parquet`` does not follow (a protocol not
+    in :data:`FOLLOWED_PROTOCOLS`), with their protocol: their frames cannot be scored.
+    :func:`run_quality` leaves them out unless one is asked for by ``flow``."""
+    import pyarrow.parquet as pq
+
+    check_run_dir(run_dir)
+    summary = json.loads((Path(run_dir) / "summary.json").read_text())
+    video = set(
+        pq.read_table(Path(run_dir) / "frames.parquet", columns=["flow"])["flow"].to_pylist()
+    )
+    return {
+        int(f["id"]): str(f["protocol"])
+        for f in summary.get("flows", [])
+        if int(f["id"]) in video
+        and f.get("protocol", FOLLOWED_PROTOCOLS[0]) not in FOLLOWED_PROTOCOLS
+    }
 
 
 def _read_frames(run_dir: Path) -> dict[str, list[Any]]:
@@ -351,7 +424,9 @@ def run_quality(
     coded ``clip``. The slots scored are those due in the measurement window and at least
     ``grace_s`` before the run's end (a frame due later may still be on its way). A slot shows
     clip frame ``frame mod N`` (a file grabber looping an N-frame clip). ``q_uncoupled`` is the q
-    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes``."""
+    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes``.
+    The flows of :func:`unfollowed_flows` are left out (an error when ``flow`` names one, or
+    when every video flow is one)."""
     run_dir = Path(run_dir)
     cols = _read_frames(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -365,10 +440,19 @@ def run_quality(
     if q_uncoupled not in Q_RANGE:
         raise VideoQualityError(f"q_uncoupled must be in 1-31, got {q_uncoupled}")
     flows = sorted(set(cols["flow"]))
+    unfollowed = unfollowed_flows(run_dir)
     if flow is not None:
         if flow not in flows:
             raise VideoQualityError(f"flow {flow} has no video source (video flows: {flows})")
         flows = [flow]
+    for fl in flows:
+        if fl in unfollowed and (flow is not None or len(unfollowed) == len(flows)):
+            raise VideoQualityError(
+                f"flow {fl} ({unfollowed[fl]}): frames.parquet does not match its packets to "
+                f"frames (only {', '.join(FOLLOWED_PROTOCOLS)} senders'), so no frame of it "
+                "can be scored"
+            )
+    flows = [fl for fl in flows if fl not in unfollowed]
     thr = {int(f["id"]): float(f.get("throughput_bps", math.nan)) for f in summary["flows"]}
     n = clip.frames
     out = []

@@ -67,8 +67,9 @@ fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Buil
 /// Check a scenario without running it (`path` a str or a `pathlib.Path`, `overrides` a list
 /// of `KEY=VALUE` strings as `--set` takes); returns a short description: `scenario`,
 /// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `reported_links` (all but the
-/// per-flow access links), `events` and `groups` (label, count). Raises `ScenarioError`
-/// naming the file and the key.
+/// per-flow access links), `events`, `groups` (label, count) and `trace` (`None`, or with a
+/// `[trace]` its `links` by name, `from_s` and `until_s`). Raises `ScenarioError` naming the
+/// file and the key.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None))]
 pub fn check_scenario<'py>(
@@ -96,6 +97,17 @@ pub fn check_scenario<'py>(
         }
     }
     d.set_item("groups", groups)?;
+    match &b.cfg.trace {
+        None => d.set_item("trace", py.None())?,
+        Some(t) => {
+            let td = PyDict::new(py);
+            let names: Vec<&str> = t.links.iter().map(|(_, n)| n.as_str()).collect();
+            td.set_item("links", names)?;
+            td.set_item("from_s", t.from.as_secs_f64())?;
+            td.set_item("until_s", t.until.as_secs_f64())?;
+            d.set_item("trace", td)?;
+        }
+    }
     // Building the simulation runs the simulator's own checks too.
     b.into_simulation()
         .map_err(|e| ScenarioError::new_err(format!("{}: {e}", path.display())))?;

@@ -32,7 +32,12 @@ up = true
 "#;
 
 fn run(extra: &str) -> RunResult {
-    let text = format!("{SCENARIO}{extra}");
+    run_with("", extra)
+}
+
+/// `top` goes before the scenario's tables (top-level keys), `extra` after them.
+fn run_with(top: &str, extra: &str) -> RunResult {
+    let text = format!("{top}{SCENARIO}{extra}");
     let b = load_str(&text, "t.toml", "t", &[], None).expect("the scenario builds");
     b.into_simulation().expect("it builds").run()
 }
@@ -105,4 +110,72 @@ fn tracing_changes_nothing_else_and_is_deterministic() {
     }));
     let again = run("[trace]\nlinks = [\"bottleneck\"]\nfrom = \"2s\"\nuntil = \"5s\"\n");
     assert_eq!(traced.trace, again.trace);
+}
+
+/// What docs/scenarios.md tells a user to do with the trace: the summary's link counts are the
+/// measurement window's, so they match the rows at `t ≥ measure_from`; every `d` happens on
+/// arrival (a discarded packet has no `+`) and a link is first-in first-out per flow, so the
+/// k-th `+` of a (link, flow, direction, kind, seq) pairs with its k-th `r`, and `r − +` less
+/// the serialisation time and the link's delay is the packet's queueing delay.
+#[test]
+fn the_window_and_the_plus_r_pairing_the_docs_describe_hold() {
+    use std::collections::HashMap;
+    let r = run_with(
+        "measure_from = \"3s\"\n",
+        "[trace]\nlinks = [\"bottleneck\"]\n",
+    );
+    let t = r.trace.as_ref().unwrap();
+    let l = r
+        .summary
+        .links
+        .iter()
+        .find(|l| l.name == "bottleneck")
+        .unwrap();
+    let from3 = |pred: &dyn Fn(TraceEvent) -> bool| {
+        t.records()
+            .iter()
+            .filter(|x| x.time.as_secs_f64() >= 3.0 && pred(x.event))
+            .count() as u64
+    };
+    let plus = from3(&|e| e == TraceEvent::Enqueue);
+    let drops = from3(&|e| matches!(e, TraceEvent::Drop(_)));
+    assert_eq!((plus + drops, drops), (l.arrivals, l.drops), "{l:?}");
+    assert!(count(t, "bottleneck", |e| matches!(e, TraceEvent::Drop(_))) > l.drops);
+
+    // Pair each + with the r of the same packet key, in order.
+    type Key = (u32, bool, &'static str, Option<u64>);
+    let mut waiting: HashMap<Key, std::collections::VecDeque<(f64, u32)>> = HashMap::new();
+    let (mut paired, mut max_q) = (0u64, 0.0f64);
+    for x in t.records() {
+        let key = (
+            x.flow,
+            x.dir == tfcc_sim::packet_pool::Direction::Forward,
+            x.kind,
+            x.seq,
+        );
+        match x.event {
+            TraceEvent::Enqueue => waiting
+                .entry(key)
+                .or_default()
+                .push_back((x.time.as_secs_f64(), x.size)),
+            TraceEvent::Receive => {
+                let (t_in, size) = waiting
+                    .get_mut(&key)
+                    .and_then(|q| q.pop_front())
+                    .expect("every r has its + before it");
+                assert_eq!(size, x.size);
+                // 2 Mb/s, 20 ms: the time on the wire.
+                let q = x.time.as_secs_f64() - t_in - f64::from(size) * 8.0 / 2e6 - 0.020;
+                assert!(q > -1e-9, "{x:?}: queueing delay {q}");
+                max_q = max_q.max(q);
+                paired += 1;
+            }
+            TraceEvent::Drop(_) => {}
+        }
+    }
+    let left: usize = waiting.values().map(|q| q.len()).sum();
+    assert!(left < 20, "{left} + rows without their r at the end");
+    assert!(paired > 1000);
+    // At most the 15-packet queue ahead, plus the 1 s outage.
+    assert!(max_q < 15.0 * 1040.0 * 8.0 / 2e6 + 1.0 + 1e-6, "{max_q}");
 }

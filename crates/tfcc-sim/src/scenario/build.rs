@@ -320,7 +320,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         .links
         .iter()
         .enumerate()
-        .filter(|(_, l)| !l.name.starts_with(ACCESS_PREFIX))
+        .filter(|(_, l)| !is_flow_access_link(&l.name))
         .map(|(i, _)| i as LinkId)
         .collect();
     let cfg = sim_config(spec, reported_links.clone(), &topology)?;
@@ -505,12 +505,27 @@ fn trace_config(
         );
     }
     if from >= until {
+        // Blame the key the file set: `until = "0s"` alone is not a bad `from`.
+        let show = |t: Time| match since0(t) {
+            d if d == Dur::ZERO => "0s".to_string(),
+            d => d.to_string(),
+        };
+        if t.from.is_none() {
+            return err(
+                "trace.until",
+                format!(
+                    "must be after trace.from ({}, its default), got {}",
+                    show(from),
+                    show(until)
+                ),
+            );
+        }
         return err(
             "trace.from",
             format!(
                 "must be before trace.until ({}), got {}",
-                since0(until),
-                since0(from)
+                show(until),
+                show(from)
             ),
         );
     }
@@ -523,12 +538,32 @@ fn link_names(topo: &Topology) -> String {
         .links
         .iter()
         .map(|l| l.name.as_str())
-        .filter(|n| !n.starts_with(ACCESS_PREFIX))
+        .filter(|n| !is_flow_access_link(n))
         .collect();
+    if named.len() == topo.links.len() {
+        return named.join(", ");
+    }
     format!(
-        "{}, and access-src-N / access-dst-N per flow where the topology has them",
+        "{}, and access-src-N / access-dst-N (-rev) per flow",
         named.join(", ")
     )
+}
+
+/// Whether `name` is one of the per-flow access links the dumbbell and the parking lot create
+/// (`access-src-3`, `access-dst-3-rev`: topology.rs), which the outputs leave out. Not the
+/// access-gateway's `access-down` / `access-up`, nor a custom link the file names `access-...`.
+fn is_flow_access_link(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(ACCESS_PREFIX) else {
+        return false;
+    };
+    let Some(rest) = rest
+        .strip_prefix("src-")
+        .or_else(|| rest.strip_prefix("dst-"))
+    else {
+        return false;
+    };
+    let n = rest.strip_suffix("-rev").unwrap_or(rest);
+    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn since0(t: Time) -> Dur {

@@ -1977,7 +1977,62 @@ fn bad_traces_name_the_key() {
     let (k, m) = bad(&tr("from = \"3s\"\nuntil = \"3s\""), &[]);
     assert_eq!(k, "trace.from");
     assert!(m.contains("must be before trace.until (3s)"), "{m}");
+    // `until` alone at 0 s was blamed on `from`, which the file does not set, as "0ns".
+    let (k, m) = bad(&tr("until = \"0s\""), &[]);
+    assert_eq!(k, "trace.until");
+    assert!(
+        m.contains("must be after trace.from (0s, its default), got 0s"),
+        "{m}"
+    );
+    let (k, m) = bad(&tr("from = \"0s\"\nuntil = \"0s\""), &[]);
+    assert_eq!(k, "trace.from");
+    assert!(m.contains("must be before trace.until (0s), got 0s"), "{m}");
     let (k, m) = bad(&tr("link = [\"bottleneck\"]"), &[]);
     assert_eq!(k, "trace.link");
     assert!(m.contains("unknown field `link`"), "{m}");
+}
+
+#[test]
+fn the_list_of_links_in_an_error_hides_only_the_per_flow_access_links() {
+    // The access gateway's own `access-down` / `access-up` (the links it reports) and a custom
+    // link the file names `access-...` were left out as if they were per-flow access links.
+    let (_, m) = bad(&format!("{WEB}\n[trace]\nlinks = [\"x\"]\n"), &[]);
+    assert!(
+        m.contains("access-down, access-up") || m.contains("access-down"),
+        "{m}"
+    );
+    assert!(
+        m.contains("access-up") && !m.contains("access-src-N"),
+        "{m}"
+    );
+    let custom = r#"
+duration = "5s"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "access-core", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "back", from = "b", to = "a", rate = "10Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["a", "b"]
+"#;
+    let b = ok(custom);
+    let names: Vec<&str> = b
+        .reported_links
+        .iter()
+        .map(|&l| b.topology.links[l as usize].name.as_str())
+        .collect();
+    assert_eq!(names, ["access-core", "back"]);
+    let (_, m) = bad(&format!("{custom}[trace]\nlinks = [\"x\"]\n"), &[]);
+    assert!(m.ends_with("(links: access-core, back)"), "{m}");
+    // The dumbbell's own access links are still summarised and still left out.
+    let (_, m) = bad(&format!("{BASE}[trace]\nlinks = [\"x\"]\n"), &[]);
+    assert!(
+        m.contains("bottleneck, bottleneck-rev, and access-src-N"),
+        "{m}"
+    );
+    assert_eq!(ok(BASE).reported_links.len(), 2);
 }
