@@ -82,3 +82,25 @@ def test_a_refused_run_is_one_error_line_naming_the_backend(tmp_path) -> None:  
     msg = str(e.value)
     assert msg.startswith("s.toml (testbed): ") and "error:" not in msg, msg
     assert "[trace]" in msg and "None" not in msg and "[]" not in msg, msg
+
+
+def test_compare_asks_the_testbed_first(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A scenario the testbed refuses must fail before the simulation runs (it used to simulate
+    # first, then print the refusal).
+    from typer.testing import CliRunner
+
+    from tfcc import testbed as tb
+    from tfcc.cli import app
+
+    calls: list[str] = []
+
+    def fake(scenario, overrides, seed, backend="testbed"):  # type: ignore[no-untyped-def]
+        calls.append(backend)
+        raise tb.TestbedError(f"{scenario.name} ({backend}): refused")
+
+    monkeypatch.setattr(tb, "run", fake)
+    s = tmp_path / "s.toml"
+    s.write_text("")
+    res = CliRunner().invoke(app, ["compare", str(s)])
+    assert res.exit_code != 0
+    assert calls == ["testbed"]

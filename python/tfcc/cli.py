@@ -400,8 +400,11 @@ def compare(
 
     overrides = list(set_ or [])
     try:
-        sim = tb.run(scenario, overrides, seed, backend="sim")
+        # The testbed first: what it cannot emulate (a `[trace]`, a stall, RED, ...) is refused
+        # before it sets anything up, so the error comes at once instead of after a simulation
+        # whose table would never be printed. Both read the scenario the same way.
         bed = tb.run(scenario, overrides, seed, backend="testbed")
+        sim = tb.run(scenario, overrides, seed, backend="sim")
     except tb.TestbedError as e:
         raise _fail(str(e)) from None
     except KeyboardInterrupt:
