@@ -793,9 +793,10 @@ impl World {
                     if !f.active {
                         return;
                     }
-                    let before = f.sender.buffered();
+                    // A video flow: the packet takes what the send buffer shrank by. Other
+                    // flows do not ask for the buffer (a dispatch per packet sent).
+                    let before = log.and_then(|_| f.sender.buffered());
                     let p = f.sender.poll_transmit(now);
-                    // A video flow: the packet takes what the send buffer shrank by.
                     if let (Some(v), Some(p), Some(b0)) = (log, &p, before) {
                         if let Some(seq) = data_seq(p) {
                             let taken = b0.saturating_sub(f.sender.buffered().unwrap_or(0));
