@@ -206,14 +206,14 @@ pub fn write_run(
         t: col(f, "t")?,
         throughput_bps: col(f, "throughput_bps")?,
         delivered_bytes: col(f, "delivered_bytes")?,
-        cwnd: col(f, "cwnd")?,
-        rate_bps: col(f, "rate_bps")?,
-        p: col(f, "p")?,
-        rtt_s: col(f, "rtt_s")?,
-        ptcp_k: col(f, "ptcp_k")?,
-        ptcp_s: col(f, "ptcp_s")?,
-        ptcp_a_bps: col(f, "ptcp_a_bps")?,
-        ptcp_oracle_a_bps: col(f, "ptcp_oracle_a_bps")?,
+        cwnd: col::<Vec<Option<f64>>>(f, "cwnd")?.into(),
+        rate_bps: col::<Vec<Option<f64>>>(f, "rate_bps")?.into(),
+        p: col::<Vec<Option<f64>>>(f, "p")?.into(),
+        rtt_s: col::<Vec<Option<f64>>>(f, "rtt_s")?.into(),
+        ptcp_k: col::<Vec<Option<f64>>>(f, "ptcp_k")?.into(),
+        ptcp_s: col::<Vec<Option<f64>>>(f, "ptcp_s")?.into(),
+        ptcp_a_bps: col::<Vec<Option<f64>>>(f, "ptcp_a_bps")?.into(),
+        ptcp_oracle_a_bps: col::<Vec<Option<f64>>>(f, "ptcp_oracle_a_bps")?.into(),
     };
     let l = link_series;
     let links = tfcc_run::LinkColumns {
@@ -353,14 +353,14 @@ fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<
     d.set_item("t", &c.t)?;
     d.set_item("throughput_bps", &c.throughput_bps)?;
     d.set_item("delivered_bytes", &c.delivered_bytes)?;
-    d.set_item("cwnd", &c.cwnd)?;
-    d.set_item("rate_bps", &c.rate_bps)?;
-    d.set_item("p", &c.p)?;
-    d.set_item("rtt_s", &c.rtt_s)?;
-    d.set_item("ptcp_k", &c.ptcp_k)?;
-    d.set_item("ptcp_s", &c.ptcp_s)?;
-    d.set_item("ptcp_a_bps", &c.ptcp_a_bps)?;
-    d.set_item("ptcp_oracle_a_bps", &c.ptcp_oracle_a_bps)?;
+    d.set_item("cwnd", c.cwnd.to_vec())?;
+    d.set_item("rate_bps", c.rate_bps.to_vec())?;
+    d.set_item("p", c.p.to_vec())?;
+    d.set_item("rtt_s", c.rtt_s.to_vec())?;
+    d.set_item("ptcp_k", c.ptcp_k.to_vec())?;
+    d.set_item("ptcp_s", c.ptcp_s.to_vec())?;
+    d.set_item("ptcp_a_bps", c.ptcp_a_bps.to_vec())?;
+    d.set_item("ptcp_oracle_a_bps", c.ptcp_oracle_a_bps.to_vec())?;
     Ok(d)
 }
 

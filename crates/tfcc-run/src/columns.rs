@@ -63,6 +63,85 @@ impl TraceColumns {
     }
 }
 
+/// A column of optional reals stored compactly: the values present, in order, and one
+/// validity bit per row. A `Vec<Option<f64>>` takes 16 bytes a row; this takes 8 where a value
+/// is present and a bit where none is (the PTCP columns of a TCP flow, the rate of a window
+/// sender). It holds the same values: [`OptF64::iter`] gives back exactly what was pushed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OptF64 {
+    values: Vec<f64>,
+    valid: Vec<u64>,
+    len: usize,
+}
+
+impl OptF64 {
+    pub fn push(&mut self, v: Option<f64>) {
+        let (word, bit) = (self.len / 64, self.len % 64);
+        if bit == 0 {
+            self.valid.push(0);
+        }
+        if let Some(x) = v {
+            self.valid[word] |= 1 << bit;
+            self.values.push(x);
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether row `i` holds a value.
+    pub fn is_valid(&self, i: usize) -> bool {
+        i < self.len && self.valid[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The values present, in row order (what a Parquet column chunk stores).
+    pub fn present(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Parquet's definition levels: 1 where a value is present, 0 for a null.
+    pub fn levels(&self) -> Vec<i16> {
+        (0..self.len).map(|i| i16::from(self.is_valid(i))).collect()
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> impl Iterator<Item = Option<f64>> + '_ {
+        let mut k = 0;
+        (0..self.len).map(move |i| {
+            self.is_valid(i).then(|| {
+                k += 1;
+                self.values[k - 1]
+            })
+        })
+    }
+
+    pub fn to_vec(&self) -> Vec<Option<f64>> {
+        self.iter().collect()
+    }
+}
+
+impl FromIterator<Option<f64>> for OptF64 {
+    fn from_iter<I: IntoIterator<Item = Option<f64>>>(it: I) -> Self {
+        let mut c = OptF64::default();
+        for v in it {
+            c.push(v);
+        }
+        c
+    }
+}
+
+impl From<Vec<Option<f64>>> for OptF64 {
+    fn from(v: Vec<Option<f64>>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
 /// Per flow, per sampling interval (DESIGN.md: throughput, cwnd or rate, p, RTT).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowColumns {
@@ -71,71 +150,45 @@ pub struct FlowColumns {
     pub t: Vec<f64>,
     pub throughput_bps: Vec<f64>,
     pub delivered_bytes: Vec<i64>,
-    pub cwnd: Vec<Option<f64>>,
-    pub rate_bps: Vec<Option<f64>>,
-    pub p: Vec<Option<f64>>,
-    pub rtt_s: Vec<Option<f64>>,
+    pub cwnd: OptF64,
+    pub rate_bps: OptF64,
+    pub p: OptF64,
+    pub rtt_s: OptF64,
     /// PTCP (001) only: `k` of Eq. 1 and the control slot length `s` (RTTs).
-    pub ptcp_k: Vec<Option<f64>>,
-    pub ptcp_s: Vec<Option<f64>>,
+    pub ptcp_k: OptF64,
+    pub ptcp_s: OptF64,
     /// PTCP only: `A` as used, and the simulation oracle's `A`, bit/s.
-    pub ptcp_a_bps: Vec<Option<f64>>,
-    pub ptcp_oracle_a_bps: Vec<Option<f64>>,
+    pub ptcp_a_bps: OptF64,
+    pub ptcp_oracle_a_bps: OptF64,
 }
 
 impl FlowColumns {
-    /// The columns of `samples`, consumed as they are converted: the samples are taken from
-    /// the end and their buffer is shrunk every 64 Ki rows, so the run's series are not held
-    /// twice (at 128 flows × 100 s the series are tens of MB, and issue 4 compares peak memory
-    /// with ns-2's).
-    pub fn from_samples(mut samples: Vec<FlowSample>) -> Self {
-        const CHUNK: usize = 1 << 16;
-        let n = samples.len();
-        let mut c = FlowColumns {
-            flow: Vec::with_capacity(n),
-            t: Vec::with_capacity(n),
-            throughput_bps: Vec::with_capacity(n),
-            delivered_bytes: Vec::with_capacity(n),
-            cwnd: Vec::with_capacity(n),
-            rate_bps: Vec::with_capacity(n),
-            p: Vec::with_capacity(n),
-            rtt_s: Vec::with_capacity(n),
-            ptcp_k: Vec::with_capacity(n),
-            ptcp_s: Vec::with_capacity(n),
-            ptcp_a_bps: Vec::with_capacity(n),
-            ptcp_oracle_a_bps: Vec::with_capacity(n),
-        };
-        while let Some(s) = samples.pop() {
-            c.flow.push(i64::from(s.flow));
-            c.t.push(s.time.as_secs_f64());
-            c.throughput_bps.push(s.throughput_bps);
-            c.delivered_bytes
-                .push(i64::try_from(s.delivered_bytes).unwrap_or(i64::MAX));
-            c.cwnd.push(s.cwnd);
-            c.rate_bps.push(s.rate_bps);
-            c.p.push(s.p);
-            c.rtt_s.push(s.rtt_s);
-            c.ptcp_k.push(s.ptcp_k);
-            c.ptcp_s.push(s.ptcp_s);
-            c.ptcp_a_bps.push(s.ptcp_a_bps);
-            c.ptcp_oracle_a_bps.push(s.ptcp_oracle_a_bps);
-            if samples.len() % CHUNK == 0 {
-                samples.shrink_to_fit();
-            }
+    /// The columns of `samples`.
+    pub fn from_samples(samples: &[FlowSample]) -> Self {
+        let mut c = FlowColumns::default();
+        for s in samples {
+            c.push(s);
         }
-        c.flow.reverse();
-        c.t.reverse();
-        c.throughput_bps.reverse();
-        c.delivered_bytes.reverse();
-        c.cwnd.reverse();
-        c.rate_bps.reverse();
-        c.p.reverse();
-        c.rtt_s.reverse();
-        c.ptcp_k.reverse();
-        c.ptcp_s.reverse();
-        c.ptcp_a_bps.reverse();
-        c.ptcp_oracle_a_bps.reverse();
         c
+    }
+
+    /// Append one sample: what [`crate::Prepared::run`] does as the simulator takes them
+    /// ([`tfcc_sim::Simulation::set_flow_sink`]), so a run's series are held once, in this
+    /// form (about 56 bytes a row for a TCP flow, where the simulator's samples take 160).
+    pub fn push(&mut self, s: &FlowSample) {
+        self.flow.push(i64::from(s.flow));
+        self.t.push(s.time.as_secs_f64());
+        self.throughput_bps.push(s.throughput_bps);
+        self.delivered_bytes
+            .push(i64::try_from(s.delivered_bytes).unwrap_or(i64::MAX));
+        self.cwnd.push(s.cwnd);
+        self.rate_bps.push(s.rate_bps);
+        self.p.push(s.p);
+        self.rtt_s.push(s.rtt_s);
+        self.ptcp_k.push(s.ptcp_k);
+        self.ptcp_s.push(s.ptcp_s);
+        self.ptcp_a_bps.push(s.ptcp_a_bps);
+        self.ptcp_oracle_a_bps.push(s.ptcp_oracle_a_bps);
     }
 
     pub fn len(&self) -> usize {
@@ -236,5 +289,51 @@ impl FrameColumns {
 
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compact_column_gives_back_what_was_pushed() {
+        // Across word boundaries, with values and nulls in runs and alone.
+        let v: Vec<Option<f64>> = (0..200)
+            .map(|i| (i % 3 != 0 && i != 64).then(|| f64::from(i) * 0.5))
+            .collect();
+        let c = OptF64::from(v.clone());
+        assert_eq!(c.len(), 200);
+        assert_eq!(c.to_vec(), v);
+        assert_eq!(c.present().len(), v.iter().flatten().count());
+        let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+        assert_eq!(c.levels(), levels);
+        assert!(!c.is_valid(0) && c.is_valid(1) && !c.is_valid(64) && !c.is_valid(200));
+        assert!(OptF64::default().is_empty());
+    }
+
+    #[test]
+    fn a_runs_columns_are_its_samples() {
+        // What `crate::run` collects through the simulator's sink is the series the
+        // simulator would have kept.
+        let dir = std::env::temp_dir().join(format!("tfcc-columns-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.toml");
+        std::fs::write(
+            &path,
+            "name = \"c\"\nduration = \"3s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"10Mbps\", delay = \"10ms\" }\n[[flows]]\n\
+             protocol = \"tcp-sack\"\ncount = 2\n[[flows]]\nprotocol = \"tfrc\"\n",
+        )
+        .unwrap();
+        let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        let kept = tfcc_sim::scenario::load(&path, &[], None)
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run();
+        std::fs::remove_dir_all(dir).unwrap();
+        assert_eq!(run.flows.len(), 3 * 30);
+        assert_eq!(run.flows, FlowColumns::from_samples(&kept.flow_series));
     }
 }

@@ -182,14 +182,14 @@ mod tests {
             t: vec![0.1, 0.2],
             throughput_bps: vec![1e6, 2e6],
             delivered_bytes: vec![1, 2],
-            cwnd: vec![None, Some(4.0)],
-            rate_bps: vec![Some(1e6), None],
-            p: vec![None, None],
-            rtt_s: vec![None, None],
-            ptcp_k: vec![None, None],
-            ptcp_s: vec![None, None],
-            ptcp_a_bps: vec![None, None],
-            ptcp_oracle_a_bps: vec![None, None],
+            cwnd: vec![None, Some(4.0)].into(),
+            rate_bps: vec![Some(1e6), None].into(),
+            p: vec![None, None].into(),
+            rtt_s: vec![None, None].into(),
+            ptcp_k: vec![None, None].into(),
+            ptcp_s: vec![None, None].into(),
+            ptcp_a_bps: vec![None, None].into(),
+            ptcp_oracle_a_bps: vec![None, None].into(),
         };
         write_run(&out, &finished("t", flows.clone()), true, None).unwrap();
         assert!(entries(&out).contains(&"throughput.png".to_string()));

@@ -239,7 +239,7 @@ pub fn plot_panels(
 fn flow_lines(
     summary: &Summary,
     flows: &FlowColumns,
-    column: &[Option<f64>],
+    column: impl IntoIterator<Item = Option<f64>>,
     scale: f64,
 ) -> (Vec<Line>, Vec<usize>) {
     let label = |id: i64| {
@@ -325,8 +325,8 @@ pub fn plot_run(
         written.push(path);
         Ok::<(), String>(())
     };
-    let throughput: Vec<Option<f64>> = flows.throughput_bps.iter().map(|&x| Some(x)).collect();
-    let (tput, styles) = flow_lines(summary, flows, &throughput, 1e-6);
+    let throughput = flows.throughput_bps.iter().map(|&x| Some(x));
+    let (tput, styles) = flow_lines(summary, flows, throughput, 1e-6);
     if !tput.is_empty() {
         let panel = Panel {
             ylabel: "throughput (Mb/s)".into(),
@@ -343,11 +343,11 @@ pub fn plot_run(
     let panels: Vec<Panel> = [
         (
             "cwnd (packets)",
-            flow_lines(summary, flows, &flows.cwnd, 1.0),
+            flow_lines(summary, flows, flows.cwnd.iter(), 1.0),
         ),
         (
             "allowed rate (Mb/s)",
-            flow_lines(summary, flows, &flows.rate_bps, 1e-6),
+            flow_lines(summary, flows, flows.rate_bps.iter(), 1e-6),
         ),
     ]
     .into_iter()
@@ -431,16 +431,16 @@ mod tests {
         // ux3: window.png's cwnd panel (TCP and TFWC only) numbered its lines afresh, so
         // TFWC's flow 2 was green in throughput.png and orange beside TCP's cwnd.
         let run = mixed_run();
-        let tput: Vec<Option<f64>> = run.flows.throughput_bps.iter().map(|&x| Some(x)).collect();
-        let (lines, styles) = flow_lines(&run.summary, &run.flows, &tput, 1e-6);
+        let tput = run.flows.throughput_bps.iter().map(|&x| Some(x));
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, tput, 1e-6);
         let labels: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
         assert_eq!(labels, ["0 tcp-sack", "1 tfrc", "2 tfwc"]);
         assert_eq!(styles, [0, 1, 2]);
-        let (lines, styles) = flow_lines(&run.summary, &run.flows, &run.flows.cwnd, 1.0);
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, run.flows.cwnd.iter(), 1.0);
         let labels: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
         assert_eq!(labels, ["0 tcp-sack", "2 tfwc"]);
         assert_eq!(styles, [0, 2]);
-        let (lines, styles) = flow_lines(&run.summary, &run.flows, &run.flows.rate_bps, 1e-6);
+        let (lines, styles) = flow_lines(&run.summary, &run.flows, run.flows.rate_bps.iter(), 1e-6);
         assert_eq!(lines.len(), 1);
         assert_eq!(styles, [1]);
     }

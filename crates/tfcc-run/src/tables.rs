@@ -15,7 +15,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
-use crate::columns::{FlowColumns, FrameColumns, LinkColumns, TraceColumns};
+use crate::columns::{FlowColumns, FrameColumns, LinkColumns, OptF64, TraceColumns};
 
 /// One column's values.
 enum Col<'a> {
@@ -23,6 +23,8 @@ enum Col<'a> {
     OptI64(&'a [Option<i64>]),
     F64(&'a [f64]),
     OptF64(&'a [Option<f64>]),
+    /// The same column as `OptF64`, stored compactly.
+    Nullable(&'a OptF64),
     Str(&'a [String]),
     OptStr(&'a [Option<String>]),
 }
@@ -34,6 +36,7 @@ impl Col<'_> {
             Col::OptI64(v) => v.len(),
             Col::F64(v) => v.len(),
             Col::OptF64(v) => v.len(),
+            Col::Nullable(v) => v.len(),
             Col::Str(v) => v.len(),
             Col::OptStr(v) => v.len(),
         }
@@ -44,7 +47,7 @@ impl Col<'_> {
             Col::I64(_) => (Physical::INT64, Repetition::REQUIRED, None),
             Col::OptI64(_) => (Physical::INT64, Repetition::OPTIONAL, None),
             Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
-            Col::OptF64(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
+            Col::OptF64(_) | Col::Nullable(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
             Col::Str(_) => (
                 Physical::BYTE_ARRAY,
                 Repetition::REQUIRED,
@@ -117,6 +120,10 @@ fn write(
                 w.typed::<DoubleType>()
                     .write_batch(&present, Some(&levels(v)), None)
             }
+            Col::Nullable(v) => {
+                w.typed::<DoubleType>()
+                    .write_batch(v.present(), Some(&v.levels()), None)
+            }
             Col::Str(v) => {
                 let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
                 w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
@@ -154,14 +161,14 @@ pub fn write_flows(path: &Path, c: &FlowColumns) -> Result<(), String> {
             ("t", Col::F64(&c.t)),
             ("throughput_bps", Col::F64(&c.throughput_bps)),
             ("delivered_bytes", Col::I64(&c.delivered_bytes)),
-            ("cwnd", Col::OptF64(&c.cwnd)),
-            ("rate_bps", Col::OptF64(&c.rate_bps)),
-            ("p", Col::OptF64(&c.p)),
-            ("rtt_s", Col::OptF64(&c.rtt_s)),
-            ("ptcp_k", Col::OptF64(&c.ptcp_k)),
-            ("ptcp_s", Col::OptF64(&c.ptcp_s)),
-            ("ptcp_a_bps", Col::OptF64(&c.ptcp_a_bps)),
-            ("ptcp_oracle_a_bps", Col::OptF64(&c.ptcp_oracle_a_bps)),
+            ("cwnd", Col::Nullable(&c.cwnd)),
+            ("rate_bps", Col::Nullable(&c.rate_bps)),
+            ("p", Col::Nullable(&c.p)),
+            ("rtt_s", Col::Nullable(&c.rtt_s)),
+            ("ptcp_k", Col::Nullable(&c.ptcp_k)),
+            ("ptcp_s", Col::Nullable(&c.ptcp_s)),
+            ("ptcp_a_bps", Col::Nullable(&c.ptcp_a_bps)),
+            ("ptcp_oracle_a_bps", Col::Nullable(&c.ptcp_oracle_a_bps)),
         ],
         false,
     )
