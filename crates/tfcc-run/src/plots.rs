@@ -297,7 +297,9 @@ fn flow_lines<I: Iterator<Item = Option<f64>>>(
     };
     if with_values.len() > MAX_LINES {
         let mut per_label: BTreeMap<i64, String> = BTreeMap::new();
-        let mut groups: BTreeMap<String, BTreeMap<u64, (f64, f64, u32, i64)>> = BTreeMap::new();
+        // As `Groups`, each point also holding the last flow added to it.
+        type Ordered = BTreeMap<String, BTreeMap<u64, (f64, f64, u32, i64)>>;
+        let mut groups: Ordered = BTreeMap::new();
         let mut in_order = true;
         for ((&id, &t), v) in flows.flow.iter().zip(&flows.t).zip(column()) {
             let Some(v) = v else { continue };
