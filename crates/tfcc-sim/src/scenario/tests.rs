@@ -829,7 +829,8 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     );
     refused(
         BASE,
-        &["sample_interval=\"1us\""],
+        // 10 s at 100 ns: 100 million intervals × (1 flow + 2 reported links).
+        &["sample_interval=\"100ns\""],
         "sample_interval",
         "sample less often",
     );
@@ -2035,4 +2036,20 @@ route = ["a", "b"]
         "{m}"
     );
     assert_eq!(ok(BASE).reported_links.len(), 2);
+}
+
+#[test]
+fn the_series_limit_counts_the_recorded_rows_only() {
+    // 1000 flows for an hour at 100 ms are 36 million rows (the dumbbell's 4000 access links
+    // record none); 5000 flows are 180 million, past the limit, unless sampled less often.
+    let hour = ["duration=\"3600s\"", "flows.0.rate=\"1kbps\""];
+    let b = ok_with(BASE, &[&hour[..], &["flows.0.count=1000"]].concat());
+    assert_eq!(b.flows.len(), 1000);
+    let (k, m) = bad(BASE, &[&hour[..], &["flows.0.count=5000"]].concat());
+    assert_eq!(k, "sample_interval", "{m}");
+    assert!(m.contains("5000 flows and 2 reported links"), "{m}");
+    ok_with(
+        BASE,
+        &[&hour[..], &["flows.0.count=5000", "sample_interval=\"1s\""]].concat(),
+    );
 }
