@@ -88,6 +88,20 @@ ROWS: list[Row] = [
         )
         for n in (10, 1000, 5000)
     ),
+    # Toward the 1-hour, 1 Gb/s experiment: 1000 flows on 1 Gb/s for 600 s (the hour is six
+    # times this: about 20 minutes on one core here).
+    Row(
+        "long",
+        "long-1G-600",
+        "1000 TCP-SACK, 1 Gb/s, 600 s, queue 5300",
+        sets=(
+            "duration=600s",
+            "topology.bottleneck.rate=1Gbps",
+            "topology.bottleneck.limit=5300",
+            "flows.0.count=1000",
+            'flows.0.start=["0s", "5s"]',
+        ),
+    ),
     # Protocol families: 10 flows of one protocol on 100 Mb/s for 60 s.
     _proto_row("tcp-sack", "10 TCP-SACK"),
     _proto_row("tcp-cubic", "10 CUBIC"),
@@ -115,7 +129,12 @@ ROWS: list[Row] = [
         "web-1000",
         "001-e6-web with 1000 SURGE users, 600 s",
         scenario=ROOT / "scenarios" / "001-e6-web.toml",
-        sets=("measure_from=0s", "duration=600s", "flows.1.count=1000", 'flows.1.start=["0s", "10s"]'),
+        sets=(
+            "measure_from=0s",
+            "duration=600s",
+            "flows.1.count=1000",
+            'flows.1.start=["0s", "10s"]',
+        ),
     ),
     Row(
         "protocol",
@@ -170,7 +189,9 @@ def measure(row: Row, out: Path) -> dict[str, object]:
         "run_s": s["wall_seconds"],
         "rss_kib": rss,
         "sizes": sizes,
-        "ts_bytes_per_flow_s": sizes.get("timeseries.parquet", 0) / max(1, n_flows) / s["sim_seconds"],
+        "ts_bytes_per_flow_s": sizes.get("timeseries.parquet", 0)
+        / max(1, n_flows)
+        / s["sim_seconds"],
     }
 
 
@@ -178,9 +199,7 @@ def table(rows: list[dict[str, object]]) -> str:
     head = (
         "| row | scenario | sim s | data packets | events | wall s | packets/wall s "
         "| events/wall s | ns/packet | peak RSS MiB | timeseries.parquet | queues.parquet "
-        "| summary.json | ts B/flow/sim s |\n"
-        + "|---" * 14
-        + "|\n"
+        "| summary.json | ts B/flow/sim s |\n" + "|---" * 14 + "|\n"
     )
     lines = []
     for r in rows:
@@ -202,16 +221,12 @@ def _kib(n: int | None) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--axis", action="append", help="duration, rate, flows, protocol")
+    ap.add_argument("--axis", action="append", help="duration, rate, flows, long, protocol")
     ap.add_argument("--row", action="append", help="a row by name, e.g. dur-600")
     ap.add_argument("--json", type=Path, help="also write the raw numbers here")
     ap.add_argument("--list", action="store_true", help="list the rows and stop")
     a = ap.parse_args()
-    rows = [
-        r
-        for r in ROWS
-        if (not a.axis or r.axis in a.axis) and (not a.row or r.name in a.row)
-    ]
+    rows = [r for r in ROWS if (not a.axis or r.axis in a.axis) and (not a.row or r.name in a.row)]
     if a.list:
         for r in rows:
             print(f"{r.axis:9} {r.name:16} {r.what}")
