@@ -1,5 +1,6 @@
-"""The simulator at scale: wall time, events/s, packets/s, peak RSS and output sizes of
-``tfcc run`` along one axis at a time (duration, bottleneck rate, flow count, protocol family).
+"""The simulator at scale: wall time, CPU time, events/s, packets/s, peak RSS and output
+sizes of ``tfcc run`` along one axis at a time (duration, bottleneck rate, flow count, protocol
+family).
 
 Each row is one ``tfcc run`` (the console script, which hands over to the native ``tfcc-run``)
 under GNU time, with its normal outputs but no plots (``--no-plots``; plots are a fixed cost per
@@ -10,10 +11,12 @@ run). Use a release build (``make install``, the default profile), not ``ci``.
     python bench/scale.py --row dur-600        # one row by name (repeatable)
     python bench/scale.py --json out.json      # also the raw numbers
 
-"Packets" are the data packets the senders put on the network over the whole run (every row
-runs with ``measure_from = 0`` so that a summary's ``packets_sent`` covers the run); every data
-packet also costs an ACK (or a feedback packet) and one event per hop each way, which is what
-``events`` counts. Not part of ``make test``: the long rows take a minute each.
+On a shared machine the wall time is what the process waited for, CPU time (user + system)
+what it used: the per-packet figures divide CPU time. "Packets" are the data packets the
+senders put on the network over the whole run (every row runs with ``measure_from = 0`` so
+that a summary's ``packets_sent`` covers the run); every data packet also costs an ACK (or a
+feedback packet) and one event per hop each way, which is what ``events`` counts. Not part of
+``make test``: the long rows take a minute each.
 """
 
 from __future__ import annotations
@@ -153,15 +156,20 @@ ROWS: list[Row] = [
 ]
 
 
-def _gnu_time(stderr: str) -> tuple[float, int]:
-    """Elapsed wall seconds and peak RSS (KiB) from ``/usr/bin/time -v``'s report."""
+def _gnu_time(stderr: str) -> tuple[float, float, int]:
+    """Elapsed wall seconds, CPU seconds (user + system) and peak RSS (KiB) from
+    ``/usr/bin/time -v``'s report."""
     m = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", stderr)
     if not m:
         raise RuntimeError(f"no GNU time report in: {stderr[-2000:]}")
     h, mnt, s = m.groups()
     wall = (int(h) if h else 0) * 3600 + int(mnt) * 60 + float(s)
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1))
-    return wall, rss
+
+    def field(name: str) -> str:
+        return re.search(rf"{name}: ([\d.]+)", stderr).group(1)
+
+    cpu = float(field(r"User time \(seconds\)")) + float(field(r"System time \(seconds\)"))
+    return wall, cpu, int(field(r"Maximum resident set size \(kbytes\)"))
 
 
 def measure(row: Row, out: Path) -> dict[str, object]:
@@ -172,7 +180,7 @@ def measure(row: Row, out: Path) -> dict[str, object]:
     p = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if p.returncode != 0:
         raise RuntimeError(f"{row.name}: {p.stderr[-3000:]}")
-    wall, rss = _gnu_time(p.stderr)
+    wall, cpu, rss = _gnu_time(p.stderr)
     s = json.loads((out / "summary.json").read_text())
     packets = sum(f["packets_sent"] for f in s["flows"])
     sizes = {f.name: f.stat().st_size for f in sorted(out.iterdir()) if f.is_file()}
@@ -186,6 +194,7 @@ def measure(row: Row, out: Path) -> dict[str, object]:
         "events": s["events"],
         "packets": packets,
         "wall_s": wall,
+        "cpu_s": cpu,
         "run_s": s["wall_seconds"],
         "rss_kib": rss,
         "sizes": sizes,
@@ -197,17 +206,17 @@ def measure(row: Row, out: Path) -> dict[str, object]:
 
 def table(rows: list[dict[str, object]]) -> str:
     head = (
-        "| row | scenario | sim s | data packets | events | wall s | packets/wall s "
-        "| events/wall s | ns/packet | peak RSS MiB | timeseries.parquet | queues.parquet "
-        "| summary.json | ts B/flow/sim s |\n" + "|---" * 14 + "|\n"
+        "| row | scenario | sim s | data packets | events | wall s | CPU s | packets/CPU s "
+        "| events/CPU s | CPU ns/packet | peak RSS MiB | timeseries.parquet | queues.parquet "
+        "| summary.json | ts B/flow/sim s |\n" + "|---" * 15 + "|\n"
     )
     lines = []
     for r in rows:
         sz = r["sizes"]
         lines.append(
             f"| {r['row']} | {r['what']} | {r['sim_s']:g} | {r['packets']:,} | {r['events']:,} "
-            f"| {r['wall_s']:.2f} | {r['packets'] / r['wall_s']:,.0f} "
-            f"| {r['events'] / r['wall_s']:,.0f} | {1e9 * r['wall_s'] / max(1, r['packets']):,.0f} "
+            f"| {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['packets'] / r['cpu_s']:,.0f} "
+            f"| {r['events'] / r['cpu_s']:,.0f} | {1e9 * r['cpu_s'] / max(1, r['packets']):,.0f} "
             f"| {r['rss_kib'] / 1024:.0f} | {_kib(sz.get('timeseries.parquet'))} "
             f"| {_kib(sz.get('queues.parquet'))} | {_kib(sz.get('summary.json'))} "
             f"| {r['ts_bytes_per_flow_s']:.1f} |"
@@ -244,7 +253,8 @@ def main() -> int:
                 continue
             results.append(res)
             print(
-                f"{r.name}: {res['packets']:,} packets, {res['wall_s']:.2f} s, "
+                f"{r.name}: {res['packets']:,} packets, {res['wall_s']:.2f} s wall, "
+                f"{res['cpu_s']:.2f} s CPU, "
                 f"{res['rss_kib'] / 1024:.0f} MiB",
                 file=sys.stderr,
                 flush=True,
