@@ -478,7 +478,7 @@ impl World {
             trace: cfg
                 .trace
                 .as_ref()
-                .map(|t| Box::new(PacketTrace::new(t, n_links))),
+                .map(|t| Box::new(PacketTrace::new(t, n_links, Time::ZERO + cfg.duration))),
             frame_logs: Vec::new(),
             frame_log_of: Vec::new(),
             cfg,
