@@ -16,7 +16,7 @@ use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
-    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments,
+    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, Moments,
     PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
 };
 use crate::topology::Topology;
@@ -1098,6 +1098,23 @@ impl World {
                     arrivals: c.arrivals - m.arrivals,
                     tx_packets: c.tx_packets - m.tx_packets,
                     tx_bytes: c.tx_bytes - m.tx_bytes,
+                    totals: {
+                        let raw = l.counters(now);
+                        let peaks = l.peaks();
+                        let q = l.queue();
+                        LinkTotals {
+                            arrivals: raw.arrivals,
+                            dropped: raw.queue_drops() + raw.artificial_drops + raw.down_drops,
+                            waiting: q.len() as u64,
+                            started: raw.tx_packets + u64::from(l.is_busy(now)),
+                            propagating: l.in_transit() as u64,
+                            peak_queue_pkts: peaks.queue_pkts,
+                            peak_queue_bytes: peaks.queue_bytes,
+                            max_packet_bytes: peaks.packet_bytes,
+                            packet_capacity: q.packet_capacity(),
+                            byte_capacity: q.byte_capacity(),
+                        }
+                    },
                 }
             })
             .collect();
