@@ -512,7 +512,12 @@ impl World {
         for (i, e) in w.events.iter().enumerate() {
             w.q.schedule(e.at, Ev::Scheduled(i as u32));
         }
-        w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
+        // Samples strictly before the end are events; the one at the end, if the grid reaches
+        // it, is taken after every event of the run ([`World::run`]).
+        let first_sample = Time::ZERO + w.cfg.sample_interval;
+        if first_sample < w.end {
+            w.q.schedule(first_sample, Ev::Sample);
+        }
         w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
         w.arm_web(Time::ZERO);
         for (flow, vc) in videos {
@@ -621,7 +626,7 @@ impl World {
                 Ev::Sample => {
                     self.sample(now);
                     let next = now + self.cfg.sample_interval;
-                    if next <= self.end {
+                    if next < self.end {
                         self.q.schedule(next, Ev::Sample);
                     }
                 }
@@ -644,6 +649,14 @@ impl World {
                     }
                 }
             }
+        }
+        // The last sample, at the end of the run, after every event there: the run processes
+        // events at `t = end` and the summary counts them, so the series must too (a packet
+        // dropped at exactly the end was in the summary's drops but in no interval's, when
+        // the sample at the end was an event that ran before it).
+        let iv = self.cfg.sample_interval;
+        if self.cfg.duration.as_nanos() % iv.as_nanos() == 0 {
+            self.sample(self.end);
         }
         progress(self.end, self.end)
     }
@@ -1385,6 +1398,35 @@ mod tests {
         assert_eq!(f.packets_lost, 0);
         assert_eq!(f.totals.data_in_flight, 6);
         assert_eq!(r.summary.links[0].tx_packets, 500); // the one sent at 1000 ms is on the wire
+    }
+
+    #[test]
+    fn the_last_sample_counts_what_happens_at_the_end_of_the_run() {
+        // The 16 Mb/s CBR of the test below sends its last packet at exactly 1000 ms, into a
+        // full queue: the summary counts that drop, and so must the last interval of the
+        // series (the sample at the end ran before it, one drop short).
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(10)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(1), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(16), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let r = sim.run();
+        let l = &r.summary.links[0];
+        let series = r.link_series.iter().filter(|s| s.link == 0);
+        assert_eq!(series.clone().count(), 10);
+        assert_eq!(series.clone().map(|s| s.drops).sum::<u64>(), l.drops);
+        let bytes: f64 = series.map(|s| s.throughput_bps * 0.1 / 8.0).sum();
+        assert!((bytes - l.tx_bytes as f64).abs() < 1e-6, "{bytes} {l:?}");
+        assert_eq!(r.flow_series.last().unwrap().time, Time::from_secs(1));
     }
 
     #[test]
