@@ -970,6 +970,14 @@ fn check_run(
             // The documented exception (docs/scenarios.md): a sender-counted rate may exceed 1
             // in a window that begins in an outage, as the sender resolves the losses of
             // packets sent before it; still no more events than packets sent in the run.
+            if p > 1.0 && std::env::var_os("INVARIANTS_STATS").is_some() {
+                eprintln!(
+                    "HIGHRATE {} {p} sent {} in window\n{}",
+                    f.protocol,
+                    f.packets_sent,
+                    scn.toml()
+                );
+            }
             prop_assert!(
                 p * (f.packets_sent.max(1) as f64) <= t.data_sent as f64 + 1e-9,
                 "flow {id} ({}): loss_event_rate {p} over {} packets, {} sent in the run",
@@ -1006,6 +1014,17 @@ fn check_run(
             for e in &pt.eval_slots {
                 finite_nonneg(&format!("flow {id} ptcp slot"), e.throughput_bps)?;
                 prop_assert!(e.start <= e.end);
+                // `met` is `throughput ≥ bw` (both in payload bit/s).
+                let tol = 1e-9 * pt.bw_bps;
+                prop_assert!(
+                    if e.met {
+                        e.throughput_bps >= pt.bw_bps - tol
+                    } else {
+                        e.throughput_bps <= pt.bw_bps + tol
+                    },
+                    "flow {id}: slot {e:?}, bw {}",
+                    pt.bw_bps
+                );
             }
             for c in &pt.ctrl_slots {
                 // A control slot's target carries the previous slot's surplus as well as its
@@ -1024,6 +1043,28 @@ fn check_run(
         }
     }
     prop_assert!(in_flight <= s.peak_packets);
+    for (f, &route) in s.flows.iter().zip(flow_routes) {
+        // The propagation RTT: the configured delays of the links on both routes.
+        let path = &topology.routes[route];
+        let base: u64 = path
+            .forward
+            .iter()
+            .chain(&path.reverse)
+            .map(|&l| topology.links[l as usize].delay.as_nanos())
+            .sum();
+        prop_assert_eq!(f.base_rtt_s, Dur(base).as_secs_f64(), "flow {}", f.id);
+        // One sample per whole interval from the start of the run, the last at or before
+        // the end.
+        let samples = r.flow_series.iter().filter(|x| x.flow == f.id).count() as u64;
+        prop_assert_eq!(
+            samples,
+            scn.duration().as_nanos() / 50_000_000,
+            "flow {}",
+            f.id
+        );
+    }
+    let thr: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
+    prop_assert_eq!(s.jain_index, tfcc_sim::recorder::jain_index(&thr));
     if let Some(j) = s.jain_index {
         prop_assert!(j > 0.0 && j <= 1.0 + 1e-12, "jain {j}");
     } else {
