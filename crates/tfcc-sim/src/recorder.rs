@@ -164,7 +164,10 @@ pub struct FlowSummary {
     /// unresolved at the end of the run (neither loss events nor spurious).
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious (TCP only, `Stats::spurious_timeouts`): the
-    /// original segment arrived, nothing was lost, and they are not loss events.
+    /// original segment arrived, nothing was lost, and they are not loss events. Counted when
+    /// found, as loss events are: a timeout that fired before the window and is found spurious
+    /// in it counts here and not in `timeouts`, so only a window from the start of the run
+    /// keeps `spurious_timeouts ≤ timeouts`.
     pub spurious_timeouts: u64,
     /// The receiver's timeouts in the window: the fluid-based timeout phases WARC's receiver
     /// enters (003 Sec. 3.2.2.3), zero for receivers that emulate none.
