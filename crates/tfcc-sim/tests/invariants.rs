@@ -188,14 +188,16 @@ enum EventAction {
 #[derive(Clone, Debug)]
 struct Scn {
     duration_ms: u64,
+    sample_ms: u64,
     measure_frac: f64,
     seed: u64,
     ns2_1b9: bool,
     topo: Topo,
     groups: Vec<Group>,
     events: Vec<Event>,
-    /// Trace the link with this index among the topology's named links.
-    trace: Option<u32>,
+    /// Trace the link with this index among the topology's named links, from and until
+    /// these fractions of the run.
+    trace: Option<(u32, Option<(f64, f64)>)>,
 }
 
 impl Scn {
@@ -230,8 +232,8 @@ impl Scn {
         let mf = (self.duration().as_nanos() as f64 * self.measure_frac) as u64;
         let _ = writeln!(
             s,
-            "duration = \"{}ms\"\nmeasure_from = \"{mf}ns\"\nsample_interval = \"50ms\"",
-            self.duration_ms
+            "duration = \"{}ms\"\nmeasure_from = \"{mf}ns\"\nsample_interval = \"{}ms\"",
+            self.duration_ms, self.sample_ms
         );
         if self.ns2_1b9 {
             let _ = writeln!(s, "tcp_defaults = \"ns-2.1b9\"");
@@ -379,12 +381,15 @@ impl Scn {
                 self.at(e.at_frac)
             );
         }
-        if let Some(i) = self.trace {
+        if let Some((i, window)) = self.trace {
             let _ = writeln!(
                 s,
                 "[trace]\nlinks = [\"{}\"]",
                 names[i as usize % names.len()]
             );
+            if let Some((a, b)) = window {
+                let _ = writeln!(s, "from = {}\nuntil = {}", self.at(a), self.at(b));
+            }
         }
         s
     }
@@ -729,10 +734,28 @@ fn scenario() -> impl Strategy<Value = Scn> {
         topo(),
         proptest::collection::vec(group(), 1..5),
         proptest::collection::vec(event(4), 0..4),
-        proptest::option::weighted(0.3, 0u32..8),
+        proptest::option::weighted(
+            0.3,
+            (
+                0u32..8,
+                proptest::option::of((0.0f64..0.9, 0.0f64..1.0))
+                    .prop_map(|w| w.map(|(a, f)| (a, a + (1.0 - a) * f.max(0.05)))),
+            ),
+        ),
+        prop_oneof![Just(50u64), Just(10), Just(100), Just(333), Just(1000)],
     )
         .prop_map(
-            |(duration_ms, measure_frac, seed, ns2_1b9, topo, mut groups, events, trace)| {
+            |(
+                duration_ms,
+                measure_frac,
+                seed,
+                ns2_1b9,
+                topo,
+                mut groups,
+                events,
+                trace,
+                sample_ms,
+            )| {
                 if matches!(topo, Topo::Gateway { .. }) {
                     groups.clear();
                 }
@@ -745,6 +768,7 @@ fn scenario() -> impl Strategy<Value = Scn> {
                 });
                 let mut s = Scn {
                     duration_ms,
+                    sample_ms,
                     measure_frac,
                     seed,
                     ns2_1b9,
@@ -802,6 +826,8 @@ impl Scn {
             }
             self.duration_ms = self.duration_ms.min(500);
         }
+        // A sampling interval within the run (a longer one is refused).
+        self.sample_ms = self.sample_ms.min(self.duration_ms);
     }
 }
 
@@ -1056,12 +1082,7 @@ fn check_run(
         // One sample per whole interval from the start of the run, the last at or before
         // the end.
         let samples = r.flow_series.iter().filter(|x| x.flow == f.id).count() as u64;
-        prop_assert_eq!(
-            samples,
-            scn.duration().as_nanos() / 50_000_000,
-            "flow {}",
-            f.id
-        );
+        prop_assert_eq!(samples, scn.duration_ms / scn.sample_ms, "flow {}", f.id);
     }
     let thr: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
     prop_assert_eq!(s.jain_index, tfcc_sim::recorder::jain_index(&thr));
@@ -1131,7 +1152,7 @@ fn check_run(
             "link {name}: {sent} bits sent in the window, capacity {cap_bits}"
         );
     }
-    let iv = Dur::from_millis(50);
+    let iv = Dur::from_millis(scn.sample_ms);
     for ls in &r.link_series {
         let i = ls.link as usize;
         let t = s.links[i].totals;
@@ -1195,7 +1216,7 @@ fn check_run(
     );
 
     // ---- the series add up to the summary (docs/scenarios.md, `queues.parquet`) ----
-    if s.measure_from_s == 0.0 && scn.duration_ms % 50 == 0 {
+    if s.measure_from_s == 0.0 && scn.duration_ms % scn.sample_ms == 0 {
         for (i, l) in s.links.iter().enumerate() {
             let mine = r.link_series.iter().filter(|x| x.link as usize == i);
             if mine.clone().next().is_none() {
@@ -1325,33 +1346,55 @@ fn check_run(
     }
 
     // ---- the trace against the traced link's counters ----
-    if let Some(trace) = &r.trace {
-        let mut traced: Vec<u32> = trace.records().iter().map(|x| x.link).collect();
-        traced.sort_unstable();
-        traced.dedup();
+    prop_assert_eq!(r.trace.is_some(), scn.trace.is_some());
+    if let (Some(trace), Some((i, window))) = (&r.trace, scn.trace) {
+        let names = scn.link_names();
+        let name = &names[i as usize % names.len()];
+        let li = topology.link_id(name).expect("a traced link exists");
         prop_assert!(trace.records().windows(2).all(|w| w[0].time <= w[1].time));
-        for li in traced {
-            let l = &s.links[li as usize];
-            let rows = || trace.records().iter().filter(move |x| x.link == li);
-            let win = || rows().filter(|x| x.time >= mf);
-            let plus = win().filter(|x| x.event == TraceEvent::Enqueue).count() as u64;
-            let drops = win()
-                .filter(|x| matches!(x.event, TraceEvent::Drop(_)))
-                .count() as u64;
-            let reason = |why: &str| win().filter(|x| x.event.reason() == Some(why)).count() as u64;
-            prop_assert_eq!(plus + drops, l.arrivals, "trace of {}", &l.name);
-            prop_assert_eq!(drops, l.drops, "trace of {}", &l.name);
-            prop_assert_eq!(reason("overflow") + reason("early"), l.queue_drops);
-            prop_assert_eq!(reason("early"), l.early_drops);
-            prop_assert_eq!(reason("artificial"), l.artificial_drops);
-            prop_assert_eq!(reason("down"), l.down_drops);
-            let recv = rows().filter(|x| x.event == TraceEvent::Receive).count() as u64;
-            prop_assert_eq!(
-                recv,
-                l.totals.started - l.totals.propagating,
-                "trace of {}: r rows",
-                &l.name
-            );
+        prop_assert!(trace.records().iter().all(|x| x.link == li));
+        let l = &s.links[li as usize];
+        let rows = || trace.records().iter();
+        match window {
+            Some((a, b)) => {
+                // `from <= t < until`, both within the run.
+                let ns = |f: f64| Time((scn.duration().as_nanos() as f64 * f) as u64);
+                let (from, until) = (ns(a), ns(b));
+                prop_assert!(
+                    rows().all(|x| x.time >= from && x.time < until),
+                    "trace rows outside [{from:?}, {until:?})"
+                );
+            }
+            None => {
+                let win = || rows().filter(|x| x.time >= mf);
+                let plus = win().filter(|x| x.event == TraceEvent::Enqueue).count() as u64;
+                let drops = win()
+                    .filter(|x| matches!(x.event, TraceEvent::Drop(_)))
+                    .count() as u64;
+                let reason =
+                    |why: &str| win().filter(|x| x.event.reason() == Some(why)).count() as u64;
+                prop_assert_eq!(plus + drops, l.arrivals, "trace of {}", &l.name);
+                prop_assert_eq!(drops, l.drops, "trace of {}", &l.name);
+                prop_assert_eq!(reason("overflow") + reason("early"), l.queue_drops);
+                prop_assert_eq!(reason("early"), l.early_drops);
+                prop_assert_eq!(reason("artificial"), l.artificial_drops);
+                prop_assert_eq!(reason("down"), l.down_drops);
+                // Over the whole run: every + or d is an arrival, and every packet that left
+                // the transmitter and is no longer on the wire or propagating has its r.
+                let all = |e: &dyn Fn(TraceEvent) -> bool| rows().filter(|x| e(x.event)).count();
+                prop_assert_eq!(
+                    all(&|e| e != TraceEvent::Receive) as u64,
+                    l.totals.arrivals,
+                    "trace of {}: + and d rows over the run",
+                    &l.name
+                );
+                prop_assert_eq!(
+                    all(&|e| e == TraceEvent::Receive) as u64,
+                    l.totals.started - l.totals.propagating,
+                    "trace of {}: r rows",
+                    &l.name
+                );
+            }
         }
     }
     Ok(())
