@@ -145,6 +145,8 @@ enum Topo {
         gateway: &'static str,
         classes: Vec<(u32, u32, u32, u32)>,
         exceptive: Option<u64>,
+        /// More `[web]` keys: connections, merging, server rate, response sizes, MSF-RS rules.
+        extra: String,
     },
 }
 
@@ -293,12 +295,13 @@ impl Scn {
                 gateway,
                 classes,
                 exceptive,
+                extra,
             } => {
                 let _ = writeln!(
                     s,
                     "kind = \"access-gateway\"\naccess = {{ rate = {access_rate_bps}, delay = \
                      \"{access_delay_us}us\", limit = {limit} }}\n[web]\ngateway = \"{gateway}\"\n\
-                     servers = 4\nmsfrs = {{ update_interval = \"500ms\" }}"
+                     servers = 4\n{extra}"
                 );
                 if let Some(r) = exceptive {
                     let _ = writeln!(
@@ -494,9 +497,34 @@ fn topo() -> impl Strategy<Value = Topo> {
             prop_oneof![Just("msfrs"), Just("plain"), Just("drr")],
             proptest::collection::vec((1u32..5, 1u32..3, 50u32..2000, 0u32..3), 1..4),
             proptest::option::of(10_000u64..2_000_000),
+            (
+                prop_oneof![Just("per-pair"), Just("per-server")],
+                prop_oneof![Just("off"), Just("at-arrival"), Just("at-release")],
+                rate(),
+                5.0f64..9.357,
+                prop_oneof![Just("continuous"), Just("nearest")],
+                prop_oneof![Just("at-update"), Just("during-interval")],
+                prop_oneof![Just("below-window"), Just("when-idle")],
+                any::<bool>(),
+            )
+                .prop_map(|(conn, merge, server, mu, rounding, binding, release, per_user)| {
+                    format!(
+                        "connections = \"{conn}\"\nmerge_pending = \"{merge}\"\n\
+                         server_rate = {}\nsize_mu = {mu}\nmsfrs = {{ update_interval = \
+                         \"500ms\", window_rounding = \"{rounding}\", binding = \"{binding}\", \
+                         release = \"{release}\", per_user = {per_user} }}",
+                        server.min(100_000_000)
+                    )
+                }),
         )
             .prop_map(
-                |(access_rate_bps, access_delay_us, limit, gateway, classes, exceptive)| {
+                |(access_rate_bps, access_delay_us, limit, gateway, classes, exceptive, extra)| {
+                    // DRR queues the uplink per class: it needs per-pair connections.
+                    let extra = if gateway == "drr" {
+                        extra.replace("per-server", "per-pair")
+                    } else {
+                        extra
+                    };
                     Topo::Gateway {
                         access_rate_bps,
                         access_delay_us,
@@ -504,6 +532,7 @@ fn topo() -> impl Strategy<Value = Topo> {
                         gateway,
                         classes,
                         exceptive,
+                        extra,
                     }
                 }
             ),
