@@ -571,26 +571,33 @@ fn protocol() -> impl Strategy<Value = (&'static str, String, Option<String>)> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        (any::<bool>(), 1u32..6, any::<bool>()),
     )
-        .prop_map(|(maxw, init, delack, overhead, random_tick)| {
-            let mut p = Vec::new();
-            if let Some(w) = maxw {
-                p.push(format!("max_window = {w}"));
-            }
-            if let Some(i) = init {
-                p.push(format!("window_init = {i}"));
-            }
-            if delack {
-                p.push("delayed_ack = \"100ms\"".to_string());
-            }
-            if overhead {
-                p.push("overhead = \"1ms\"".to_string());
-            }
-            if random_tick {
-                p.push("rtt = { tick_phase = \"random\" }".to_string());
-            }
-            p.join(", ")
-        });
+        .prop_map(
+            |(maxw, init, delack, overhead, random_tick, (ts, dupacks, lt))| {
+                let mut p = vec![
+                    format!("timestamps = {ts}"),
+                    format!("dupack_threshold = {dupacks}"),
+                    format!("limited_transmit = {lt}"),
+                ];
+                if let Some(w) = maxw {
+                    p.push(format!("max_window = {w}"));
+                }
+                if let Some(i) = init {
+                    p.push(format!("window_init = {i}"));
+                }
+                if delack {
+                    p.push("delayed_ack = \"100ms\"".to_string());
+                }
+                if overhead {
+                    p.push("overhead = \"1ms\"".to_string());
+                }
+                if random_tick {
+                    p.push("rtt = { tick_phase = \"random\" }".to_string());
+                }
+                p.join(", ")
+            },
+        );
     let with_video = |name: &'static str, params: BoxedStrategy<String>, adapt: bool| {
         (params, proptest::option::weighted(0.3, video(adapt)))
             .prop_map(move |(p, v)| (name, p, v))
@@ -629,14 +636,30 @@ fn protocol() -> impl Strategy<Value = (&'static str, String, Option<String>)> {
         ),
         plain(
             "ttfwc",
-            (0.0f64..=1.0, any::<bool>())
-                .prop_map(|(tp, exact)| format!(
-                    "tp = {tp}, ali = \"{}\"",
-                    if exact { "exact" } else { "approximate" }
+            (
+                0.0f64..=1.0,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>()
+            )
+                .prop_map(|(tp, exact, integer, acks, reno)| format!(
+                    "tp = {tp}, ali = \"{}\", integer_windows = {integer}, count_unit = \"{}\", \
+                     variant = \"{}\"",
+                    if exact { "exact" } else { "approximate" },
+                    if acks { "ack-events" } else { "packets" },
+                    if reno { "reno" } else { "sack" }
                 ))
                 .boxed()
         ),
-        plain("warc", Just(String::new()).boxed()),
+        plain(
+            "warc",
+            (any::<bool>(), any::<bool>(), any::<bool>())
+                .prop_map(|(hr, one, fto)| format!(
+                    "history_reset = {hr}, one_rtt_reduction = {one}, fluid_timeout = {fto}"
+                ))
+                .boxed()
+        ),
         plain("tear", Just(String::new()).boxed()),
         plain("tfrcp", Just(String::new()).boxed()),
         plain(
@@ -655,12 +678,21 @@ fn protocol() -> impl Strategy<Value = (&'static str, String, Option<String>)> {
         ),
         plain(
             "ptcp",
-            (rate(), any::<bool>(), any::<bool>())
-                .prop_map(|(bw, inline, group)| {
+            (
+                rate(),
+                any::<bool>(),
+                any::<bool>(),
+                2u32..64,
+                any::<bool>(),
+                any::<bool>()
+            )
+                .prop_map(|(bw, inline, group, e, k_min, after)| {
                     let mut s = format!(
-                        "bw = {}, estimator = \"{}\"",
+                        "bw = {}, estimator = \"{}\", e = {e}, s_init = 2, s_min = 2, \
+                         k_min = {k_min}, after_timeout = \"{}\"",
                         bw.max(1),
-                        if inline { "inline" } else { "oracle" }
+                        if inline { "inline" } else { "oracle" },
+                        if after { "ptcp" } else { "reno" }
                     );
                     if group {
                         s.push_str(", group = \"g\"");
