@@ -806,7 +806,7 @@ fn scenario() -> impl Strategy<Value = Scn> {
         proptest::bool::weighted(0.2),
         topo(),
         proptest::collection::vec(group(), 1..5),
-        proptest::collection::vec(event(4), 0..4),
+        proptest::collection::vec(event(4), 0..8),
         proptest::option::weighted(
             0.3,
             (
