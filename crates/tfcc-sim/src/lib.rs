@@ -47,7 +47,9 @@ pub use flow::{CbrConfig, FlowSpec, ReceiverImpl, SenderImpl};
 pub use link::{LinkId, LinkSpec};
 pub use loss_model::{LossModel, LossScope, LossSpec};
 pub use queue::{QueueLimit, QueueSpec, RedConfig};
-pub use recorder::{FlowSample, FlowSummary, LinkSample, LinkSummary, RunResult, RunSummary};
+pub use recorder::{
+    FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, RunResult, RunSummary,
+};
 pub use sim::{FlowSink, LinkAction, ScheduledEvent, SimConfig, Simulation};
 pub use topology::{
     AccessSpec, CustomLink, CustomRoute, DelaySpread, DumbbellSpec, ParkingLotSpec, Route, Topology,

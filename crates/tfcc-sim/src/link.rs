@@ -98,6 +98,18 @@ impl LinkCounters {
     }
 }
 
+/// A link's high-water marks over the whole run: what its queue held at most (waiting packets
+/// and bytes, the packet on the wire excluded, as the limit counts them) and the largest packet
+/// that arrived. They bound what [`crate::queue::Queue::packet_capacity`] and
+/// [`crate::queue::Queue::byte_capacity`] promise, which the simulator-wide invariant test
+/// (`crates/tfcc-sim/tests/invariants.rs`) checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkPeaks {
+    pub queue_pkts: u64,
+    pub queue_bytes: u64,
+    pub packet_bytes: u32,
+}
+
 enum LossState {
     Aggregate(LossProcess),
     PerFlow {
@@ -155,6 +167,8 @@ pub struct Link {
     step: (u64, u32, u64, u64),
     pipe: VecDeque<(Time, PacketId)>,
     counters: LinkCounters,
+    /// High-water marks over the whole run, for invariant checks (not windowed).
+    peaks: LinkPeaks,
     queue_changed_at: Time,
     seed: u64,
     loss_key: u64,
@@ -185,6 +199,7 @@ impl Link {
             step: (0, 0, 0, 0),
             pipe: VecDeque::with_capacity(16),
             counters: LinkCounters::default(),
+            peaks: LinkPeaks::default(),
             queue_changed_at: Time::ZERO,
             seed,
             loss_key: component_key(&format!("loss/{}", spec.name)),
@@ -351,6 +366,7 @@ impl Link {
     ) -> Result<Wake, LinkDrop> {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += u64::from(size);
+        self.peaks.packet_bytes = self.peaks.packet_bytes.max(size);
         if !self.up && !self.stalled {
             self.counters.down_drops += 1;
             return Err(LinkDrop::Down);
@@ -373,6 +389,8 @@ impl Link {
             }
             return Err(LinkDrop::Queue(d));
         }
+        self.peaks.queue_pkts = self.peaks.queue_pkts.max(self.queue.len() as u64);
+        self.peaks.queue_bytes = self.peaks.queue_bytes.max(self.queue.bytes());
         if idle {
             Ok(self.start_next(now))
         } else if !self.tx_done_armed && self.up && self.is_busy(now) {
@@ -465,6 +483,11 @@ impl Link {
     /// Remove the head of the pipe (it reached the next hop at `now`).
     pub fn pipe_pop(&mut self) -> Option<PacketId> {
         self.pipe.pop_front().map(|(_, id)| id)
+    }
+
+    /// The high-water marks of the whole run so far.
+    pub fn peaks(&self) -> LinkPeaks {
+        self.peaks
     }
 
     /// The counters as of `now` (busy time and queue area include the partial current period).

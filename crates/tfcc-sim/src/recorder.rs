@@ -164,7 +164,10 @@ pub struct FlowSummary {
     /// unresolved at the end of the run (neither loss events nor spurious).
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious (TCP only, `Stats::spurious_timeouts`): the
-    /// original segment arrived, nothing was lost, and they are not loss events.
+    /// original segment arrived, nothing was lost, and they are not loss events. Counted when
+    /// found, as loss events are: a timeout that fired before the window and is found spurious
+    /// in it counts here and not in `timeouts`, so only a window from the start of the run
+    /// keeps `spurious_timeouts ≤ timeouts`.
     pub spurious_timeouts: u64,
     /// The receiver's timeouts in the window: the fluid-based timeout phases WARC's receiver
     /// enters (003 Sec. 3.2.2.3), zero for receivers that emulate none.
@@ -209,6 +212,35 @@ pub struct LinkSummary {
     pub arrivals: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
+    pub totals: LinkTotals,
+}
+
+/// Whole-run accounting of one link (not windowed), for invariant checks beside
+/// [`FlowTotals`]: `arrivals = dropped + waiting + started`, where `started` counts every
+/// transmission begun (the one still on the wire at the end included), and the queue's
+/// high-water marks against the limits its discipline promises.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkTotals {
+    pub arrivals: u64,
+    /// Queue, artificial and down drops together.
+    pub dropped: u64,
+    /// Packets waiting in the queue at the end of the run.
+    pub waiting: u64,
+    /// Transmissions started, including one in progress at the end.
+    pub started: u64,
+    /// Of those, packets not yet at the far end: the one on the wire and those propagating.
+    pub propagating: u64,
+    /// Most packets and bytes ever waiting at once (the packet on the wire excluded).
+    pub peak_queue_pkts: u64,
+    pub peak_queue_bytes: u64,
+    /// The largest packet that arrived, bytes on the wire.
+    pub max_packet_bytes: u32,
+    /// What the queue discipline promises never to exceed: waiting packets for a limit in
+    /// packets (`Queue::packet_capacity`), waiting bytes for one in bytes
+    /// (`Queue::byte_capacity`; RED in byte mode admits while below it, so it may hold one
+    /// packet more).
+    pub packet_capacity: Option<u64>,
+    pub byte_capacity: Option<u64>,
 }
 
 /// The end-of-run summary.

@@ -16,7 +16,7 @@ use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
 use crate::recorder::{
-    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, Moments,
+    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, Moments,
     PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
 };
 use crate::topology::Topology;
@@ -497,7 +497,7 @@ impl World {
             trace: cfg
                 .trace
                 .as_ref()
-                .map(|t| Box::new(PacketTrace::new(t, n_links))),
+                .map(|t| Box::new(PacketTrace::new(t, n_links, Time::ZERO + cfg.duration))),
             frame_logs: Vec::new(),
             frame_log_of: Vec::new(),
             flow_sink,
@@ -534,7 +534,12 @@ impl World {
         for (i, e) in w.events.iter().enumerate() {
             w.q.schedule(e.at, Ev::Scheduled(i as u32));
         }
-        w.q.schedule(Time::ZERO + w.cfg.sample_interval, Ev::Sample);
+        // Samples strictly before the end are events; the one at the end, if the grid reaches
+        // it, is taken after every event of the run ([`World::run`]).
+        let first_sample = Time::ZERO + w.cfg.sample_interval;
+        if first_sample < w.end {
+            w.q.schedule(first_sample, Ev::Sample);
+        }
         w.q.schedule(Time::ZERO + w.cfg.progress_interval, Ev::Progress);
         w.arm_web(Time::ZERO);
         for (flow, vc) in videos {
@@ -643,7 +648,7 @@ impl World {
                 Ev::Sample => {
                     self.sample(now);
                     let next = now + self.cfg.sample_interval;
-                    if next <= self.end {
+                    if next < self.end {
                         self.q.schedule(next, Ev::Sample);
                     }
                 }
@@ -666,6 +671,14 @@ impl World {
                     }
                 }
             }
+        }
+        // The last sample, at the end of the run, after every event there: the run processes
+        // events at `t = end` and the summary counts them, so the series must too (a packet
+        // dropped at exactly the end was in the summary's drops but in no interval's, when
+        // the sample at the end was an event that ran before it).
+        let iv = self.cfg.sample_interval;
+        if self.cfg.duration.as_nanos() % iv.as_nanos() == 0 {
+            self.sample(self.end);
         }
         progress(self.end, self.end)
     }
@@ -1124,6 +1137,23 @@ impl World {
                     arrivals: c.arrivals - m.arrivals,
                     tx_packets: c.tx_packets - m.tx_packets,
                     tx_bytes: c.tx_bytes - m.tx_bytes,
+                    totals: {
+                        let raw = l.counters(now);
+                        let peaks = l.peaks();
+                        let q = l.queue();
+                        LinkTotals {
+                            arrivals: raw.arrivals,
+                            dropped: raw.queue_drops() + raw.artificial_drops + raw.down_drops,
+                            waiting: q.len() as u64,
+                            started: raw.tx_packets + u64::from(l.is_busy(now)),
+                            propagating: l.in_transit() as u64,
+                            peak_queue_pkts: peaks.queue_pkts,
+                            peak_queue_bytes: peaks.queue_bytes,
+                            max_packet_bytes: peaks.packet_bytes,
+                            packet_capacity: q.packet_capacity(),
+                            byte_capacity: q.byte_capacity(),
+                        }
+                    },
                 }
             })
             .collect();
@@ -1394,6 +1424,35 @@ mod tests {
         assert_eq!(f.packets_lost, 0);
         assert_eq!(f.totals.data_in_flight, 6);
         assert_eq!(r.summary.links[0].tx_packets, 500); // the one sent at 1000 ms is on the wire
+    }
+
+    #[test]
+    fn the_last_sample_counts_what_happens_at_the_end_of_the_run() {
+        // The 16 Mb/s CBR of the test below sends its last packet at exactly 1000 ms, into a
+        // full queue: the summary counts that drop, and so must the last interval of the
+        // series (the sample at the end ran before it, one drop short).
+        let topo = one_link(
+            Rate::from_mbps(8),
+            Dur::from_millis(10),
+            QueueSpec::DropTail(QueueLimit::Packets(10)),
+            None,
+        );
+        let mut sim = Simulation::new(cfg(1), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(
+            0,
+            cbr(Rate::from_mbps(16), 1000),
+            Time::ZERO,
+            None,
+        ))
+        .unwrap();
+        let r = sim.run();
+        let l = &r.summary.links[0];
+        let series = r.link_series.iter().filter(|s| s.link == 0);
+        assert_eq!(series.clone().count(), 10);
+        assert_eq!(series.clone().map(|s| s.drops).sum::<u64>(), l.drops);
+        let bytes: f64 = series.map(|s| s.throughput_bps * 0.1 / 8.0).sum();
+        assert!((bytes - l.tx_bytes as f64).abs() < 1e-6, "{bytes} {l:?}");
+        assert_eq!(r.flow_series.last().unwrap().time, Time::from_secs(1));
     }
 
     #[test]

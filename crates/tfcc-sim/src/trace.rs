@@ -19,14 +19,15 @@ use crate::link::{LinkDrop, LinkId};
 use crate::packet_pool::Direction;
 use crate::queue::QueueDrop;
 use tfcc_core::packet::Header;
-use tfcc_core::Time;
+use tfcc_core::{Dur, Time};
 
 /// Which links to trace and when (`[trace]` in a scenario, resolved to link ids).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceConfig {
     /// The traced links with their names, as the trace file names them.
     pub links: Vec<(LinkId, String)>,
-    /// Events at `from ≤ t < until` are kept.
+    /// Events at `from ≤ t < until` are kept; an `until` at the end of the run keeps the
+    /// events at the end too (see [`PacketTrace::new`]).
     pub from: Time,
     pub until: Time,
 }
@@ -112,8 +113,13 @@ pub struct PacketTrace {
 }
 
 impl PacketTrace {
-    /// A trace of `cfg` over a topology of `n_links` links.
-    pub fn new(cfg: &TraceConfig, n_links: usize) -> PacketTrace {
+    /// A trace of `cfg` over a topology of `n_links` links, in a run that ends at `end`.
+    ///
+    /// The run processes the events at `t = end` (the last sample, a packet that arrives just
+    /// then) and the summary's counters count them: its window is `[measure_from, end]`. A
+    /// trace whose `until` is the end of the run (the default) keeps them too, so that its rows
+    /// add up to those counters; an earlier `until` stays exclusive.
+    pub fn new(cfg: &TraceConfig, n_links: usize, end: Time) -> PacketTrace {
         let mut names = vec![None; n_links];
         for (id, name) in &cfg.links {
             if let Some(n) = names.get_mut(*id as usize) {
@@ -123,7 +129,11 @@ impl PacketTrace {
         PacketTrace {
             names,
             from: cfg.from,
-            until: cfg.until,
+            until: if cfg.until >= end {
+                end.saturating_add(Dur(1))
+            } else {
+                cfg.until
+            },
             records: Vec::new(),
         }
     }
@@ -156,7 +166,6 @@ impl PacketTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfcc_core::Dur;
 
     #[test]
     fn only_the_chosen_links_in_the_window_are_wanted() {
@@ -165,7 +174,7 @@ mod tests {
             from: Time::ZERO + Dur::from_secs(1),
             until: Time::ZERO + Dur::from_secs(2),
         };
-        let t = PacketTrace::new(&cfg, 3);
+        let t = PacketTrace::new(&cfg, 3, Time::ZERO + Dur::from_secs(10));
         let at = |ms| Time::ZERO + Dur::from_millis(ms);
         assert!(t.wants(at(1000), 1));
         assert!(t.wants(at(1999), 1));
@@ -175,6 +184,20 @@ mod tests {
         assert!(!t.wants(at(1500), 7));
         assert_eq!(t.link_name(1), "bottleneck");
         assert_eq!(t.link_name(0), "");
+    }
+
+    #[test]
+    fn an_until_at_the_end_of_the_run_keeps_the_events_at_the_end() {
+        // The run processes and counts events at t = end; a trace to the end keeps them too.
+        let end = Time::ZERO + Dur::from_secs(2);
+        let cfg = TraceConfig {
+            links: vec![(0, "bottleneck".into())],
+            from: Time::ZERO,
+            until: end,
+        };
+        let t = PacketTrace::new(&cfg, 1, end);
+        assert!(t.wants(end, 0));
+        assert!(!t.wants(end + Dur(1), 0));
     }
 
     #[test]

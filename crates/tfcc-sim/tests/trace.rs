@@ -179,3 +179,37 @@ fn the_window_and_the_plus_r_pairing_the_docs_describe_hold() {
     // At most the 15-packet queue ahead, plus the 1 s outage.
     assert!(max_q < 15.0 * 1040.0 * 8.0 / 2e6 + 1.0 + 1e-6, "{max_q}");
 }
+
+/// A packet that arrives at exactly the end of the run is processed and counted by the link,
+/// so a trace to the end (the default `until`) has its `+` too: a 1 Gb/s CBR of 500-byte
+/// packets (one every 4 µs) started 0.5 ms before the end sends 126 packets, the last at the
+/// end itself (the invariant property test found the trace one row short).
+#[test]
+fn a_trace_to_the_end_of_the_run_keeps_the_packet_arriving_at_the_end() {
+    let text = r#"
+duration = "500ms"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "1Gbps", delay = "0us", limit = 2 },
+  { name = "ba", from = "b", to = "a", rate = "1Gbps", delay = "0us", limit = 2 },
+]
+[[flows]]
+protocol = "cbr"
+start = "499.5ms"
+packet_size = 500
+rate = "1Gbps"
+route = ["a", "b"]
+[trace]
+links = ["ab"]
+"#;
+    let b = load_str(text, "t.toml", "t", &[], None).expect("the scenario builds");
+    let r = b.into_simulation().expect("it builds").run();
+    let t = r.trace.as_ref().unwrap();
+    let l = r.summary.links.iter().find(|l| l.name == "ab").unwrap();
+    assert_eq!(l.arrivals, 126);
+    let rows = count(t, "ab", |e| e != TraceEvent::Receive);
+    assert_eq!(rows, l.arrivals);
+    assert_eq!(t.records().last().unwrap().time.as_secs_f64(), 0.5);
+}
