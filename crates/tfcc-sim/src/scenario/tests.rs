@@ -2036,3 +2036,35 @@ route = ["a", "b"]
     );
     assert_eq!(ok(BASE).reported_links.len(), 2);
 }
+
+// Values at the edges of their ranges (a path longer than the clock, ...): each runs to a
+// sensible end or is refused with the key and the range, never a panic or a hang.
+
+/// The largest whole-second delay the `u64`-nanosecond clock holds is valid on a link, but a
+/// route crossing it twice (there and back) sums past the clock: the base RTT is still
+/// reported, and the run ends with nothing delivered instead of overflowing.
+#[test]
+fn a_path_longer_than_the_clock_runs_and_reports_its_base_rtt() {
+    let text = r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "18446744073s" }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+"#;
+    let r = ok(text).into_simulation().unwrap().run();
+    for f in &r.summary.flows {
+        assert_eq!(f.bytes_delivered, 0);
+        // 2 × 18446744073 s plus four 1 ms access links (there and back).
+        let want = 2.0 * 18_446_744_073.0 + 0.004;
+        assert!(
+            (f.base_rtt_s - want).abs() < 1e-3 * want,
+            "{}",
+            f.base_rtt_s
+        );
+    }
+}
