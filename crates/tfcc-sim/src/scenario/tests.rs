@@ -2068,3 +2068,23 @@ rate = "1Mbps"
         );
     }
 }
+
+/// An `interval` loss model draws every drop instant of the run; a mean of 1 ns over 10 s is
+/// 10^10 of them (the run did not finish in minutes). Refused, on a link and in an event, with
+/// the mean the run allows; 10 ns (10^9 instants) is still accepted.
+#[test]
+fn an_interval_loss_mean_too_short_for_the_run_is_refused() {
+    let tiny = r#"{ model = "interval", mean = "1ns", cv = 0.5 }"#;
+    refused(
+        BASE,
+        &[&format!("topology.bottleneck.loss={tiny}")],
+        "topology.bottleneck.loss.mean",
+        "is 10000000000 drop instants to draw (at most 1000000000: a mean of at least 10ns)",
+    );
+    let event = format!(r#"events=[{{ at = "1s", link = "bottleneck", loss = {tiny} }}]"#);
+    refused(BASE, &[&event], "events[0].loss.mean", "at most 1000000000");
+    ok_with(
+        BASE,
+        &[r#"topology.bottleneck.loss={ model = "interval", mean = "10ns", cv = 0.5 }"#],
+    );
+}
