@@ -48,3 +48,37 @@ def test_extreme_but_valid_equation_inputs_give_finite_answers() -> None:
     assert tfcc.padhye_rate(s=2**32, rtt=1e6, p=1.0) > 0
     assert tfcc.p_from_window(1e300) == 0.0
     assert 0 < tfcc.p_from_window(1e-300) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tfcc.TfrcSender(packet_size=1200),
+        lambda: tfcc.TfrcReceiver(packet_size=1200),
+        lambda: tfcc.TfwcSender(packet_size=1000),
+        lambda: tfcc.TfwcReceiver(packet_size=1000),
+    ],
+)
+@pytest.mark.parametrize("now", [-1, 2**63, 2**64 - 1, 2**64])
+def test_a_now_off_the_clock_is_a_value_error_and_the_endpoint_lives_on(make, now: int) -> None:
+    # Before: TfrcSender.poll_transmit(2**64 - 1) was a Rust panic (add overflow) and every
+    # later call panicked again; -1 an OverflowError that did not name the range.
+    ep = make()
+    with pytest.raises(
+        ValueError, match=r"^now_ns must be nanoseconds .* \[0, 9223372036854775807\]"
+    ):
+        ep.poll_transmit(now)
+    with pytest.raises(ValueError, match=r"^now_ns must be"):
+        ep.on_timeout(now)
+    ep.poll_transmit(1_000_000_000)  # still usable
+
+
+@pytest.mark.parametrize("make", [tfcc.TfrcSender, tfcc.TfwcSender])
+def test_the_last_nanosecond_of_the_clock_and_time_going_backwards_run(make) -> None:
+    ep = make(packet_size=1200)
+    last = 2**63 - 1
+    assert ep.poll_transmit(last - 10**12) is not None
+    ep.on_timeout(last)
+    ep.poll_transmit(last)
+    ep.poll_transmit(5)  # earlier than the last call: taken at the last
+    assert ep.next_timeout() is None or ep.next_timeout() >= 0
