@@ -2088,3 +2088,35 @@ fn an_interval_loss_mean_too_short_for_the_run_is_refused() {
         &[r#"topology.bottleneck.loss={ model = "interval", mean = "10ns", cv = 0.5 }"#],
     );
 }
+
+/// RED's max_th with min_th left automatic: the message said "got 0 < 0" for 0 and "got NaN <
+/// 0" for NaN, comparing against the 0 that stands for "automatic".
+#[test]
+fn a_red_max_th_out_of_range_says_what_it_must_be() {
+    let red = |v: &str| {
+        bad(
+            BASE,
+            &[
+                r#"topology.bottleneck.queue="red""#,
+                &format!("topology.bottleneck.max_th={v}"),
+            ],
+        )
+    };
+    for v in ["0", "nan", "-3", "inf"] {
+        let (k, m) = red(v);
+        assert_eq!(k, "topology.bottleneck");
+        assert!(
+            m.starts_with("max_th must be a positive number of packets, got "),
+            "{m}"
+        );
+    }
+    let (_, m) = bad(
+        BASE,
+        &[
+            r#"topology.bottleneck.queue="red""#,
+            "topology.bottleneck.min_th=20",
+            "topology.bottleneck.max_th=10",
+        ],
+    );
+    assert_eq!(m, "max_th must be >= min_th (20), got 10");
+}
