@@ -2120,3 +2120,38 @@ fn a_red_max_th_out_of_range_says_what_it_must_be() {
     );
     assert_eq!(m, "max_th must be >= min_th (20), got 10");
 }
+
+/// A video frame past 4 GiB: `adapt.q_exponent = 1e30` made one of `u64::MAX` bytes and the
+/// source's byte count overflowed (a panic in the run); a rate of 1e18 bit/s at 25 fps is
+/// 5e15-byte frames. Both refused at `flows[0].source`; 1 Gb/s runs as before.
+#[test]
+fn a_video_frame_past_4_gib_is_refused() {
+    let tfrc = r#"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+[[flows]]
+protocol = "tfrc"
+"#;
+    refused(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", adapt = { kind = "vic", q_exponent = 1e30 } }"#],
+        "flows[0].source",
+        "at most 4294967295 (4 GiB): lower rate or adapt.q_exponent",
+    );
+    refused(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", rate = "1000000000Gbps" }"#],
+        "flows[0].source",
+        "the largest frame would be",
+    );
+    ok_with(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", rate = "1Gbps" }"#],
+    );
+    ok_with(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", adapt = { kind = "vic", q_exponent = 2 } }"#],
+    );
+}
