@@ -2155,3 +2155,52 @@ protocol = "tfrc"
         &[r#"flows.0.source={ kind = "video", adapt = { kind = "vic", q_exponent = 2 } }"#],
     );
 }
+
+/// The access gateway's sizes: connections, request threads, MSF-RS updates and response
+/// sizes past what a run can hold. Before: 100 000 clients or 10^6 servers exhausted the
+/// memory of `tfcc check` itself, `parallel = 4294967295` likewise, `update_interval = "1ns"`
+/// the run's, and `size_mu = 100` or `size_sigma = 100` panicked (byte-count overflow).
+#[test]
+fn access_gateway_values_past_what_a_run_holds_are_refused() {
+    let gw = r#"
+duration = "20s"
+[topology]
+kind = "access-gateway"
+[web]
+[[web.classes]]
+weight = 2
+[[web.classes]]
+weight = 1
+"#;
+    refused(
+        gw,
+        &["web.classes.1.clients=100000"],
+        "web.classes[1].clients",
+        "100004 clients × 12 servers is 1200048 connections, more than the 1000000 flows",
+    );
+    refused(
+        gw,
+        &["web.servers=1000000"],
+        "web.servers",
+        "8000000 connections",
+    );
+    refused(
+        gw,
+        &["web.classes.0.parallel=4294967295"],
+        "web.classes[0].parallel",
+        "request threads in all (clients × parallel), more than 1000000",
+    );
+    refused(
+        gw,
+        &[r#"web.msfrs={ update_interval = "1ns" }"#],
+        "web.msfrs.update_interval",
+        "is 20000000000 updates, each listed in the summary (at most 1000000: an interval of at least 20us)",
+    );
+    refused(gw, &["web.size_mu=100"], "web.size_mu", "at most 22.18");
+    refused(gw, &["web.size_sigma=100"], "web.size_sigma", "at most 4 ");
+    let r = ok_with(gw, &["web.size_mu=22", "web.size_sigma=4"])
+        .into_simulation()
+        .unwrap()
+        .run();
+    assert!(r.web.is_some());
+}
