@@ -452,8 +452,11 @@ pub(super) fn sim_config(
         sample_interval: spec.sample_interval,
         record_series: true,
         series_links: Some(series_links),
-        // A hundred progress reports a run, whatever its length.
-        progress_interval: Dur((spec.duration.0 / 100).max(1)),
+        // A hundred progress reports a run, at most a minute of simulated time apart: the
+        // report is also where a run learns it was cancelled (SIGTERM, Ctrl-C), and at a
+        // hundredth of a 9e9 s run (9e7 s apart) a SIGTERM went unanswered for hours. No run
+        // in `scenarios/` (2500 s at most) reaches the cap, so their event counts stay.
+        progress_interval: Dur((spec.duration.0 / 100).clamp(1, MAX_PROGRESS_INTERVAL.0)),
         trace,
     })
 }
@@ -894,6 +897,9 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
     })?;
     Ok(spec)
 }
+
+/// The longest simulated time between two progress reports of a run (a minute).
+pub const MAX_PROGRESS_INTERVAL: Dur = Dur::from_secs(60);
 
 /// The most drop instants an `interval` loss model may draw over the run, `duration / mean`.
 /// Its process draws every instant, also those that pass with no packet (so the instants keep

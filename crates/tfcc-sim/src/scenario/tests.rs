@@ -2204,3 +2204,20 @@ weight = 1
         .run();
     assert!(r.web.is_some());
 }
+
+/// A run checks for cancellation (SIGTERM, Ctrl-C) at its progress reports; they were a
+/// hundredth of the run apart, 9e7 s of simulated time for a 9e9 s run, and `tfcc run` did
+/// not stop on SIGTERM. Now at most a minute apart; a 100 s run keeps its hundred reports.
+#[test]
+fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
+    let long = ok_with(
+        BASE,
+        &[
+            r#"duration="9000000000s""#,
+            r#"sample_interval="1000000000s""#,
+        ],
+    );
+    assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
+    let short = ok_with(BASE, &[r#"duration="100s""#]);
+    assert_eq!(short.cfg.progress_interval, Dur::from_secs(1));
+}
