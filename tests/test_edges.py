@@ -82,3 +82,17 @@ def test_the_last_nanosecond_of_the_clock_and_time_going_backwards_run(make) -> 
     ep.poll_transmit(last)
     ep.poll_transmit(5)  # earlier than the last call: taken at the last
     assert ep.next_timeout() is None or ep.next_timeout() >= 0
+
+
+@pytest.mark.parametrize(
+    "cls", [tfcc.TfrcSender, tfcc.TfrcReceiver, tfcc.TfwcSender, tfcc.TfwcReceiver]
+)
+@pytest.mark.parametrize("size", [-1, 2**32, 2**64])
+def test_a_packet_size_off_32_bits_is_a_value_error_naming_it(cls, size: int) -> None:
+    # Before: OverflowError "out of range integral type conversion attempted", no name.
+    with pytest.raises(
+        ValueError, match=rf"^packet_size must be whole bytes from 1 to 4294967295, got {size}$"
+    ):
+        cls(packet_size=size)
+    with pytest.raises(ValueError, match="packet_size"):
+        cls(packet_size=0)

@@ -33,6 +33,24 @@ impl<'py> FromPyObject<'py> for NowNs {
     }
 }
 
+/// A `packet_size` argument: whole bytes that fit the core's `u32`, else `ValueError` naming
+/// the range (a negative or 2**32 was an `OverflowError` without the argument's name). Zero
+/// passes here and is refused by the protocol's own check.
+#[derive(Clone, Copy)]
+pub(crate) struct PacketSize(pub(crate) u32);
+
+impl<'py> FromPyObject<'py> for PacketSize {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let v: i128 = ob.extract()?;
+        u32::try_from(v).map(PacketSize).map_err(|_| {
+            PyValueError::new_err(format!(
+                "packet_size must be whole bytes from 1 to {}, got {v}",
+                u32::MAX
+            ))
+        })
+    }
+}
+
 /// A core endpoint driven by the application's clock, integer nanoseconds on any monotonic
 /// clock. Time moves forward only: a call with an earlier `now` than the last is taken at the
 /// last.

@@ -6,7 +6,7 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{datagram_size, Clocked, NowNs};
+use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -59,7 +59,8 @@ pub struct PyTfrcSender {
 impl PyTfrcSender {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfrcSender {
             ep: Clocked::new(CoreSender::new(config(preset, packet_size)?)),
             last_size: 0,
@@ -69,7 +70,11 @@ impl PyTfrcSender {
     /// The data header of the packet due at `now_ns`, or `None` if none is due (or the
     /// offered bytes are all sent). Send it with the payload appended, `last_datagram_size`
     /// bytes in all.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: NowNs) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         self.last_size = pkt.size;
         let Header::TfrcData(h) = pkt.header else {
@@ -160,7 +165,8 @@ pub struct PyTfrcReceiver {
 impl PyTfrcReceiver {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfrcReceiver {
             ep: Clocked::new(CoreReceiver::new(config(preset, packet_size)?)),
         })
@@ -179,7 +185,11 @@ impl PyTfrcReceiver {
     }
 
     /// The report due at `now_ns` as bytes to send back, or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: NowNs) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfrcFeedback(f) = pkt.header else {
             return None;

@@ -8,7 +8,7 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
-use crate::endpoint::{datagram_size, Clocked, NowNs};
+use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -97,7 +97,8 @@ pub struct PyTfwcSender {
 impl PyTfwcSender {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "ns2", seed = 0))]
-    fn new(packet_size: Option<u32>, preset: &str, seed: u64) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str, seed: u64) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfwcSender {
             ep: Clocked::new(CoreSender::new(
                 config(preset, packet_size, seed)?,
@@ -108,7 +109,11 @@ impl PyTfwcSender {
 
     /// The data header (28 bytes) of the packet the window lets out at `now_ns`, or `None`.
     /// Send it with the payload appended, up to `packet_size` bytes in all.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: NowNs) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcData { seq, sent_at, aoa } = pkt.header else {
             return None;
@@ -182,7 +187,8 @@ pub struct PyTfwcReceiver {
 impl PyTfwcReceiver {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "ns2"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfwcReceiver {
             ep: Clocked::new(CoreReceiver::new(&config(preset, packet_size, 0)?)),
         })
@@ -202,7 +208,11 @@ impl PyTfwcReceiver {
     }
 
     /// The Ack Vector owed at `now_ns` as bytes to send back (one per data packet), or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: NowNs) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcAck { vector, echo } = pkt.header else {
             return None;
