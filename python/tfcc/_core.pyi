@@ -37,8 +37,9 @@ class TfrcSender:
     The Rust state machine the simulator and ``tfcc send`` run. Times are integer nanoseconds of
     any monotonic clock (``time.monotonic_ns()``), from 0 to ``2**63 - 1`` (else ``ValueError``;
     an earlier time than the last call's is taken as the last); packets are bytes in ``tfcc
-    send``'s wire form. ``packet_size`` is 1 to ``2**32 - 1`` bytes. Loop: send what ``poll_transmit(now)`` returns (the header; append the payload, up to
-    ``packet_size`` bytes in all) until it returns ``None``, hand every datagram from the
+    send``'s wire form. ``packet_size`` is 1 to ``2**32 - 1`` bytes. Loop: send what
+    ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
+    in all) until it returns ``None``, hand every datagram from the
     receiver to ``on_datagram``, and call ``on_timeout`` when the clock reaches
     ``next_timeout()``. Poll only when a packet is ready to go: a polled header that is not sent
     counts as a loss at the receiver (report a refused send with ``on_send_error``).
