@@ -87,6 +87,18 @@ def test_a_bad_option_value_exits_2_without_a_traceback() -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_demo_refuses_an_infinite_rtt_and_a_packet_size_past_32_bits() -> None:
+    # Before: --rtt-ms inf printed a table of nan and 0.0, --packet-size 1e20 one of 1e17 kbit/s.
+    r = run_cli("demo", "--rtt-ms", "inf")
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: --rtt-ms inf: must be a finite number of milliseconds"
+    r = run_cli("demo", "--packet-size", "4294967296")
+    assert r.returncode == 2
+    assert "--packet-size" in r.stderr and "4294967295" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert run_cli("demo", "--packet-size", "4294967295", "--rtt-ms", "1e300").returncode == 0
+
+
 def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     # The `tfcc send` / `tfcc recv` route (tfcc.entry -> tfcc._core.cli_net -> tfcc-net): a 2 s
     # TFRC flow on loopback, reported by both ends.

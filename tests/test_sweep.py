@@ -67,6 +67,25 @@ def swept(scenario: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 # --- the grid -----------------------------------------------------------------------------
 
 
+def test_a_sweep_past_a_million_points_or_the_largest_seed_is_refused(scenario: Path) -> None:
+    # Before: --seeds 1000000000 built a list of a billion seeds (killed for its memory) and
+    # --seeds 2**64 was a Python OverflowError traceback.
+    with pytest.raises(sw.SweepError, match=r"^--seeds: at most 1000000 seeds, got 1000000000$"):
+        sw.load(scenario, seeds=1_000_000_000)
+    with pytest.raises(sw.SweepError, match="at most 1000000 seeds"):
+        sw.load(scenario, seeds=2**64)
+    with pytest.raises(
+        sw.SweepError,
+        match=r"sweep: 2 × 2 × 2 × 1000000 seeds is 8000000 points, more than 1000000$",
+    ):
+        sw.load(scenario, grid=["topology.bottleneck.limit=10,20"], seeds=1_000_000)
+    with pytest.raises(sw.SweepError, match=r"pass the largest seed, 18446744073709551615"):
+        sw._seeds(3, "--seeds", 2**64 - 2)
+    with pytest.raises(sw.SweepError, match="a seed is at most 18446744073709551615"):
+        sw._seeds([1, 2**64], "sweep.seeds", 1)
+    assert sw._seeds(2, "--seeds", 2**64 - 2) == [2**64 - 2, 2**64 - 1]
+
+
 def test_grid_options_parse_keys_linked_keys_and_values() -> None:
     a = sw.parse_grid_option("topology.bottleneck.rate=1Mbps, 2Mbps")
     assert a.name == "topology.bottleneck.rate"

@@ -7,7 +7,10 @@ from typing import Any
 __version__: str
 
 class Equation:
-    """A TCP throughput model: ``"pftk"`` (Padhye, RFC 5348 form) or ``"simple"``."""
+    """A TCP throughput model: ``"pftk"`` (Padhye, RFC 5348 form) or ``"simple"``.
+
+    ``s``, ``rtt``, ``x`` and ``w`` must be finite and above 0, ``p`` finite and above 0 (above
+    1 counts as 1); anything else raises ``ValueError`` naming the argument."""
 
     def __init__(
         self,
@@ -32,9 +35,11 @@ class TfrcSender:
     """TFRC sender (004, RFC 5348) for an application that owns its UDP socket and clock.
 
     The Rust state machine the simulator and ``tfcc send`` run. Times are integer nanoseconds of
-    any monotonic clock (``time.monotonic_ns()``); packets are bytes in ``tfcc send``'s wire form.
-    Loop: send what ``poll_transmit(now)`` returns (the header; append the payload, up to
-    ``packet_size`` bytes in all) until it returns ``None``, hand every datagram from the
+    any monotonic clock (``time.monotonic_ns()``), from 0 to ``2**63 - 1`` (else ``ValueError``;
+    an earlier time than the last call's is taken as the last); packets are bytes in ``tfcc
+    send``'s wire form. ``packet_size`` is 1 to ``2**32 - 1`` bytes. Loop: send what
+    ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
+    in all) until it returns ``None``, hand every datagram from the
     receiver to ``on_datagram``, and call ``on_timeout`` when the clock reaches
     ``next_timeout()``. Poll only when a packet is ready to go: a polled header that is not sent
     counts as a loss at the receiver (report a refused send with ``on_send_error``).

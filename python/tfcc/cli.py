@@ -44,14 +44,27 @@ def _root(
 @app.command()
 def demo(
     packet_size: Annotated[
-        int, typer.Option("--packet-size", "-s", min=1, help="Packet size s in bytes.")
+        int,
+        typer.Option(
+            "--packet-size",
+            "-s",
+            min=1,
+            max=4294967295,
+            help="Packet size s in bytes (at most 4294967295, as a scenario's packet_size).",
+        ),
     ] = 1000,
     rtt_ms: Annotated[
         float, typer.Option("--rtt-ms", min=0.001, help="Round-trip time R in milliseconds.")
     ] = 100.0,
 ) -> None:
     """Print the TCP throughput-equation table and a worked loss-history example."""
+    import math
+
     from tfcc.demo import run_demo
+
+    # The range check lets inf through; the table would be NaN and 0.0 throughout.
+    if not math.isfinite(rtt_ms):
+        raise _fail(f"--rtt-ms {rtt_ms}: must be a finite number of milliseconds")
 
     run_demo(packet_size=packet_size, rtt_s=rtt_ms / 1000.0)
 

@@ -272,16 +272,34 @@ def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
     return axes
 
 
+#: The most points (grid cases × seeds) a sweep may have. Each point is a run directory and a
+#: row of the store; `--seeds 1000000000` built a list of a billion seeds and the process was
+#: killed for its memory before a message. A million runs of even 0.1 s is 28 hours on one core.
+MAX_POINTS = 1_000_000
+
+#: The largest seed a run takes (`u64`).
+MAX_SEED = 2**64 - 1
+
+
 def _seeds(value: Any, where: str, first: int) -> list[int]:
     if isinstance(value, bool):
         raise SweepError(f"{where}: expected a count or a list of seeds")
     if isinstance(value, int):
         if value < 1:
             raise SweepError(f"{where}: at least one seed")
+        if value > MAX_POINTS:
+            raise SweepError(f"{where}: at most {MAX_POINTS} seeds, got {value}")
+        if first + value - 1 > MAX_SEED:
+            raise SweepError(
+                f"{where}: {value} seeds counting up from the scenario's seed {first} pass the "
+                f"largest seed, {MAX_SEED}"
+            )
         return list(range(first, first + value))
     if isinstance(value, list) and value and all(isinstance(s, int) and s >= 0 for s in value):
         if len(set(value)) != len(value):
             raise SweepError(f"{where}: a seed is listed twice")
+        if max(value) > MAX_SEED:
+            raise SweepError(f"{where}: a seed is at most {MAX_SEED}, got {max(value)}")
         return list(value)
     raise SweepError(f"{where}: expected a count or a list of seeds")
 
@@ -363,6 +381,12 @@ def load(
         if seeds is not None
         else _seeds(table.get("seeds", 1), f"{where}.seeds", first)
     )
+    total = len(seed_list)
+    for axis in axes:
+        total *= len(axis.cases)
+    if total > MAX_POINTS:
+        shape = " × ".join([*(str(len(a.cases)) for a in axes), f"{len(seed_list)} seeds"])
+        raise SweepError(f"{where}: {shape} is {total} points, more than {MAX_POINTS}")
     sweep = Sweep(scenario, text, axes, seed_list, base)
     # Check every case once (not every seed): a typo in the grid fails before anything runs.
     for axis in axes:

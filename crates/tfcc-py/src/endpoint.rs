@@ -5,8 +5,51 @@
 //! generic, so the methods themselves stand once per class, but what they do (clamp the clock,
 //! call the core, convert the time back to nanoseconds) is written here once.
 
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
 use tfcc_core::endpoint::Endpoint;
 use tfcc_core::{Packet, Stats, Time};
+
+/// The latest `now_ns` an endpoint takes: `i64::MAX` nanoseconds, 292 years, the range of
+/// `time.monotonic_ns()`. The endpoints add their timers (an RTO, a no-feedback interval, a
+/// packet gap) to `now` on the `u64` clock; `now_ns = 2**64 - 1` overflowed it, a Rust panic
+/// that poisoned the sender for every later call.
+pub(crate) const MAX_NOW_NS: u64 = i64::MAX as u64;
+
+/// An application's `now_ns` argument, checked on the way in: a whole number of nanoseconds in
+/// `0..=MAX_NOW_NS`, else `ValueError` naming the range.
+#[derive(Clone, Copy)]
+pub(crate) struct NowNs(pub(crate) u64);
+
+impl<'py> FromPyObject<'py> for NowNs {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let v: i128 = ob.extract()?;
+        match u64::try_from(v) {
+            Ok(ns) if ns <= MAX_NOW_NS => Ok(NowNs(ns)),
+            _ => Err(PyValueError::new_err(format!(
+                "now_ns must be nanoseconds of a monotonic clock in [0, {MAX_NOW_NS}] (292 years), got {v}"
+            ))),
+        }
+    }
+}
+
+/// A `packet_size` argument: whole bytes that fit the core's `u32`, else `ValueError` naming
+/// the range (a negative or 2**32 was an `OverflowError` without the argument's name). Zero
+/// passes here and is refused by the protocol's own check.
+#[derive(Clone, Copy)]
+pub(crate) struct PacketSize(pub(crate) u32);
+
+impl<'py> FromPyObject<'py> for PacketSize {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let v: i128 = ob.extract()?;
+        u32::try_from(v).map(PacketSize).map_err(|_| {
+            PyValueError::new_err(format!(
+                "packet_size must be whole bytes from 1 to {}, got {v}",
+                u32::MAX
+            ))
+        })
+    }
+}
 
 /// A core endpoint driven by the application's clock, integer nanoseconds on any monotonic
 /// clock. Time moves forward only: a call with an earlier `now` than the last is taken at the
@@ -25,25 +68,25 @@ impl<E: Endpoint> Clocked<E> {
     }
 
     /// `now_ns` as the endpoint's time, never before the last call's.
-    pub(crate) fn now(&mut self, now_ns: u64) -> Time {
-        self.last = self.last.max(Time(now_ns));
+    pub(crate) fn now(&mut self, now_ns: NowNs) -> Time {
+        self.last = self.last.max(Time(now_ns.0));
         self.last
     }
 
     /// A packet arrived at `now_ns`.
-    pub(crate) fn on_packet(&mut self, now_ns: u64, pkt: &Packet) {
+    pub(crate) fn on_packet(&mut self, now_ns: NowNs, pkt: &Packet) {
         let now = self.now(now_ns);
         self.inner.on_packet(now, pkt);
     }
 
     /// The clock reached `now_ns` (early or twice is harmless).
-    pub(crate) fn on_timeout(&mut self, now_ns: u64) {
+    pub(crate) fn on_timeout(&mut self, now_ns: NowNs) {
         let now = self.now(now_ns);
         self.inner.on_timeout(now);
     }
 
     /// The packet due at `now_ns`, if any.
-    pub(crate) fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+    pub(crate) fn poll_transmit(&mut self, now_ns: NowNs) -> Option<Packet> {
         let now = self.now(now_ns);
         self.inner.poll_transmit(now)
     }

@@ -44,6 +44,33 @@ fn dur(secs: f64, what: &str) -> PyResult<Dur> {
     }
 }
 
+/// `v` must be a finite number above zero: a packet size, an RTT, a rate or a window. The
+/// equation gives 0, infinity or NaN for anything else (`s = -1` was a rate of 0 B/s, `rtt = 0`
+/// an infinite one), which reads as an answer; a `ValueError` names the argument instead.
+fn positive(v: f64, what: &str, unit: &str) -> PyResult<f64> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{what} must be a finite number above 0{unit}, got {v}"
+        )))
+    }
+}
+
+/// A loss event rate: finite and above 0 (at `p = 0` no loss bounds the rate; the equation's
+/// limit is infinite). Above 1 it is taken as 1, as the core does: a sender-counted loss event
+/// rate can exceed 1 in a short window (docs/scenarios.md, `loss_event_rate`), and the metrics
+/// model such flows.
+fn loss_rate(p: f64) -> PyResult<f64> {
+    if p.is_finite() && p > 0.0 {
+        Ok(p)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "p must be a loss event rate above 0 (finite; above 1 counts as 1), got {p}"
+        )))
+    }
+}
+
 #[pymethods]
 impl PyEquation {
     #[new]
@@ -71,23 +98,31 @@ impl PyEquation {
     }
 
     /// The TCP-friendly rate in bytes/s for packet size `s` (bytes), RTT `rtt` (s), loss event rate `p`.
-    fn rate(&self, s: f64, rtt: f64, p: f64) -> f64 {
-        self.inner.rate_secs(s, rtt, p)
+    fn rate(&self, s: f64, rtt: f64, p: f64) -> PyResult<f64> {
+        Ok(self.inner.rate_secs(
+            positive(s, "s", " bytes")?,
+            positive(rtt, "rtt", " seconds")?,
+            loss_rate(p)?,
+        ))
     }
 
     /// The window in packets per RTT, `W = 1/f(p)` (002 Eq. 3.4).
-    fn window(&self, p: f64) -> f64 {
-        self.inner.window(p)
+    fn window(&self, p: f64) -> PyResult<f64> {
+        Ok(self.inner.window(loss_rate(p)?))
     }
 
     /// The loss event rate whose rate is `x` bytes/s (the inverse of `rate`).
-    fn loss_for_rate(&self, s: f64, rtt: f64, x: f64) -> f64 {
-        self.inner.loss_for_rate_secs(s, rtt, x)
+    fn loss_for_rate(&self, s: f64, rtt: f64, x: f64) -> PyResult<f64> {
+        Ok(self.inner.loss_for_rate_secs(
+            positive(s, "s", " bytes")?,
+            positive(rtt, "rtt", " seconds")?,
+            positive(x, "x", " bytes/s")?,
+        ))
     }
 
     /// The loss event rate whose window is `w` packets (the inverse of `window`).
-    fn loss_for_window(&self, w: f64) -> f64 {
-        self.inner.loss_for_window(w)
+    fn loss_for_window(&self, w: f64) -> PyResult<f64> {
+        Ok(self.inner.loss_for_window(positive(w, "w", " packets")?))
     }
 
     fn __repr__(&self) -> String {

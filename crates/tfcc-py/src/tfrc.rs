@@ -6,7 +6,7 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{datagram_size, Clocked};
+use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -59,7 +59,8 @@ pub struct PyTfrcSender {
 impl PyTfrcSender {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfrcSender {
             ep: Clocked::new(CoreSender::new(config(preset, packet_size)?)),
             last_size: 0,
@@ -69,7 +70,11 @@ impl PyTfrcSender {
     /// The data header of the packet due at `now_ns`, or `None` if none is due (or the
     /// offered bytes are all sent). Send it with the payload appended, `last_datagram_size`
     /// bytes in all.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         self.last_size = pkt.size;
         let Header::TfrcData(h) = pkt.header else {
@@ -82,7 +87,7 @@ impl PyTfrcSender {
 
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a TFRC report;
     /// anything else is ignored.
-    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> bool {
+    fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
         // The clock moves to `now_ns` whether or not the datagram is a report.
         self.ep.now(now_ns);
         match FeedbackHeader::decode(datagram) {
@@ -116,13 +121,13 @@ impl PyTfrcSender {
     }
 
     /// The socket refused the packet just polled (a full buffer): TFRC treats it as a loss.
-    fn on_send_error(&mut self, now_ns: u64) {
+    fn on_send_error(&mut self, now_ns: NowNs) {
         let now = self.ep.now(now_ns);
         self.ep.inner.on_send_error(now);
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
-    fn on_timeout(&mut self, now_ns: u64) {
+    fn on_timeout(&mut self, now_ns: NowNs) {
         self.ep.on_timeout(now_ns);
     }
 
@@ -160,7 +165,8 @@ pub struct PyTfrcReceiver {
 impl PyTfrcReceiver {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "thesis"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfrcReceiver {
             ep: Clocked::new(CoreReceiver::new(config(preset, packet_size)?)),
         })
@@ -168,7 +174,7 @@ impl PyTfrcReceiver {
 
     /// A datagram from the sender arrived at `now_ns`. Returns the offset of the payload, or
     /// `None` if it was not a TFRC data packet (ignored).
-    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> Option<usize> {
+    fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
         // The clock moves to `now_ns` whether or not the datagram is data.
         self.ep.now(now_ns);
         let h = DataHeader::decode(datagram).ok()?;
@@ -179,7 +185,11 @@ impl PyTfrcReceiver {
     }
 
     /// The report due at `now_ns` as bytes to send back, or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfrcFeedback(f) = pkt.header else {
             return None;
@@ -190,7 +200,7 @@ impl PyTfrcReceiver {
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
-    fn on_timeout(&mut self, now_ns: u64) {
+    fn on_timeout(&mut self, now_ns: NowNs) {
         self.ep.on_timeout(now_ns);
     }
 

@@ -8,7 +8,7 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
-use crate::endpoint::{datagram_size, Clocked};
+use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -97,7 +97,8 @@ pub struct PyTfwcSender {
 impl PyTfwcSender {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "ns2", seed = 0))]
-    fn new(packet_size: Option<u32>, preset: &str, seed: u64) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str, seed: u64) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfwcSender {
             ep: Clocked::new(CoreSender::new(
                 config(preset, packet_size, seed)?,
@@ -108,7 +109,11 @@ impl PyTfwcSender {
 
     /// The data header (28 bytes) of the packet the window lets out at `now_ns`, or `None`.
     /// Send it with the payload appended, up to `packet_size` bytes in all.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcData { seq, sent_at, aoa } = pkt.header else {
             return None;
@@ -120,7 +125,7 @@ impl PyTfwcSender {
 
     /// An Ack Vector from the receiver arrived at `now_ns`; bytes that are not one raise
     /// `ValueError` saying why.
-    fn on_packet(&mut self, now_ns: u64, data: &[u8]) -> PyResult<()> {
+    fn on_packet(&mut self, now_ns: NowNs, data: &[u8]) -> PyResult<()> {
         let pkt = ack_packet(data).map_err(PyValueError::new_err)?;
         self.ep.on_packet(now_ns, &pkt);
         Ok(())
@@ -128,7 +133,7 @@ impl PyTfwcSender {
 
     /// As `on_packet`, but anything that is not an Ack Vector is ignored and `False` returned,
     /// as the TFRC classes do for a socket on which anything may arrive.
-    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> bool {
+    fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
         // The clock moves to `now_ns` whether or not the datagram is an Ack Vector.
         self.ep.now(now_ns);
         match ack_packet(datagram) {
@@ -141,7 +146,7 @@ impl PyTfwcSender {
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
-    fn on_timeout(&mut self, now_ns: u64) {
+    fn on_timeout(&mut self, now_ns: NowNs) {
         self.ep.on_timeout(now_ns);
     }
 
@@ -182,7 +187,8 @@ pub struct PyTfwcReceiver {
 impl PyTfwcReceiver {
     #[new]
     #[pyo3(signature = (*, packet_size = None, preset = "ns2"))]
-    fn new(packet_size: Option<u32>, preset: &str) -> PyResult<Self> {
+    fn new(packet_size: Option<PacketSize>, preset: &str) -> PyResult<Self> {
+        let packet_size = packet_size.map(|p| p.0);
         Ok(PyTfwcReceiver {
             ep: Clocked::new(CoreReceiver::new(&config(preset, packet_size, 0)?)),
         })
@@ -190,19 +196,23 @@ impl PyTfwcReceiver {
 
     /// A data packet arrived at `now_ns`: returns the offset of the payload (28); bytes that are
     /// not one raise `ValueError` saying why.
-    fn on_packet(&mut self, now_ns: u64, data: &[u8]) -> PyResult<usize> {
+    fn on_packet(&mut self, now_ns: NowNs, data: &[u8]) -> PyResult<usize> {
         let pkt = data_packet(data).map_err(PyValueError::new_err)?;
         self.ep.on_packet(now_ns, &pkt);
         Ok(tfcc_core::tfwc::wire::DATA_LEN)
     }
 
     /// As `on_packet`, but anything that is not TFWC data is ignored and `None` returned.
-    fn on_datagram(&mut self, now_ns: u64, datagram: &[u8]) -> Option<usize> {
+    fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
         self.on_packet(now_ns, datagram).ok()
     }
 
     /// The Ack Vector owed at `now_ns` as bytes to send back (one per data packet), or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>, now_ns: u64) -> Option<Bound<'py, PyBytes>> {
+    fn poll_transmit<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ns: NowNs,
+    ) -> Option<Bound<'py, PyBytes>> {
         let pkt = self.ep.poll_transmit(now_ns)?;
         let Header::TfwcAck { vector, echo } = pkt.header else {
             return None;
@@ -215,7 +225,7 @@ impl PyTfwcReceiver {
     }
 
     /// Nothing is timed at a TFWC receiver; kept so that both ends run the same loop.
-    fn on_timeout(&mut self, now_ns: u64) {
+    fn on_timeout(&mut self, now_ns: NowNs) {
         self.ep.on_timeout(now_ns);
     }
 

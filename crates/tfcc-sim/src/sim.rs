@@ -177,8 +177,10 @@ struct FlowRt {
     route: u32,
     /// The route's propagation delays, forward and back, as configured at the start (no
     /// queueing or transmission time): the flow's RTT as a set-up states it (003 E2.2's
-    /// "shortest-RTT flow", ns-2's per-flow link delays).
-    base_rtt: Dur,
+    /// "shortest-RTT flow", ns-2's per-flow link delays). In nanoseconds as `u128`: every link
+    /// delay fits the clock's `u64` nanoseconds (584 years), but a route's sum of them need not,
+    /// and a path longer than the clock is a valid (if odd) set-up whose packets never arrive.
+    base_rtt_ns: u128,
     start: Time,
     stop: Time,
     active: bool,
@@ -426,13 +428,13 @@ impl World {
                 sender: f.sender,
                 receiver: f.receiver,
                 route: f.route as u32,
-                base_rtt: {
+                base_rtt_ns: {
                     let r = &topology.routes[f.route];
                     r.forward
                         .iter()
                         .chain(r.reverse.iter())
-                        .map(|&l| topology.links[l as usize].delay)
-                        .fold(Dur::ZERO, |a, d| a + d)
+                        .map(|&l| u128::from(topology.links[l as usize].delay.as_nanos()))
+                        .sum()
                 },
                 start: f.start,
                 stop: f.stop.unwrap_or(Time::MAX),
@@ -1094,7 +1096,8 @@ impl World {
                     packets_lost: f.count.dropped[0] - m.count.dropped[0],
                     loss_event_rate,
                     mean_rtt_s: f.rtt.mean(),
-                    base_rtt_s: f.base_rtt.as_secs_f64(),
+                    // As `nanos_to_secs_f64`: `u128 as f64` rounds as `u64 as f64` does.
+                    base_rtt_s: f.base_rtt_ns as f64 / 1e9,
                     cov: f.throughput.cov(),
                     retransmits: s.retransmits - m.retransmits,
                     timeouts: s.timeouts - m.timeouts,

@@ -98,8 +98,15 @@ impl SurgeConfig {
         pos("body_sigma", self.body_sigma)?;
         pos("tail_alpha", self.tail_alpha)?;
         pos("think_alpha", self.think_alpha)?;
-        if self.tail_k == 0 || self.max_file == 0 || self.think_k.is_zero() {
-            return Err("tail_k: sizes and think_k must be positive".into());
+        // One message per key: think_k = 0 and max_file = 0 were blamed on tail_k.
+        if self.tail_k == 0 {
+            return Err("tail_k: must be positive (bytes)".into());
+        }
+        if self.max_file == 0 {
+            return Err("max_file: must be positive (bytes)".into());
+        }
+        if self.think_k.is_zero() {
+            return Err("think_k: must be positive (at least 1ns)".into());
         }
         Ok(())
     }
@@ -240,6 +247,24 @@ impl Sender for WebSender {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zero_scale_names_its_own_key() {
+        let err = |f: fn(&mut SurgeConfig)| {
+            let mut c = SurgeConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert_eq!(err(|c| c.tail_k = 0), "tail_k: must be positive (bytes)");
+        assert_eq!(
+            err(|c| c.max_file = 0),
+            "max_file: must be positive (bytes)"
+        );
+        assert_eq!(
+            err(|c| c.think_k = Dur::ZERO),
+            "think_k: must be positive (at least 1ns)"
+        );
+    }
 
     #[test]
     fn sizes_follow_the_lognormal_body_with_a_pareto_tail() {

@@ -431,8 +431,17 @@ pub fn validate_link(l: &LinkSpec) -> Result<(), SimError> {
                 return Err(bad(format!("min_th must be positive, got {min}")));
             }
             if let Some(max) = c.max_th {
-                if !(max.is_finite() && max > 0.0 && max >= min) {
-                    return Err(bad(format!("max_th must be >= min_th, got {max} < {min}")));
+                // With min_th automatic (`None`, ns-2's `thresh_ 0`) the message must not
+                // compare against the 0 that stands for it ("got 0 < 0").
+                if !(max.is_finite() && max > 0.0) {
+                    return Err(bad(format!(
+                        "max_th must be a positive number of packets, got {max}"
+                    )));
+                }
+                if max < min {
+                    return Err(bad(format!(
+                        "max_th must be >= min_th ({min}), got {max}"
+                    )));
                 }
             }
             if c.mean_pktsize == 0 {

@@ -109,6 +109,12 @@ pub struct VideoCounts {
     pub q_sum: u64,
 }
 
+/// The largest frame a video source may produce: 4 GiB. A frame's bytes are a `u64` count
+/// and the sender's send buffer sums them; `adapt.q_exponent = 1e30` made a frame of
+/// `u64::MAX` bytes and the source's byte count overflowed at the next one (a panic). No codec
+/// makes a frame that size, so the source refuses it instead of clamping it.
+pub const MAX_FRAME_BYTES: u64 = u32::MAX as u64;
+
 /// The video source's parameters (`source = { kind = "video", ... }` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VideoConfig {
@@ -181,7 +187,38 @@ impl VideoConfig {
         if let Some(a) = &self.adapt {
             a.validate()?;
         }
+        let largest = self.largest_frame();
+        if largest > MAX_FRAME_BYTES as f64 {
+            return Err(format!(
+                "the largest frame would be {largest:.3e} bytes (rate/(8·fps) × the I-frame's \
+                 share × the noise's top{}); at most {MAX_FRAME_BYTES} (4 GiB): lower rate{}",
+                if self.adapt.is_some() {
+                    " × (q_ref/q_min)^q_exponent"
+                } else {
+                    ""
+                },
+                if self.adapt.is_some() {
+                    " or adapt.q_exponent"
+                } else {
+                    ""
+                },
+            ));
+        }
         Ok(())
+    }
+
+    /// The largest frame the source can produce, in bytes: the I-frame (or, with
+    /// `i_frame_ratio` below 1, a P-frame) at the noise's top and, coupled, at `q_min`.
+    pub fn largest_frame(&self) -> f64 {
+        let g = f64::from(self.gop.max(1));
+        let w = g / (self.i_frame_ratio + g - 1.0);
+        let weight = w * self.i_frame_ratio.max(1.0);
+        let noise = 1.0 + 3f64.sqrt() * self.size_cv;
+        let scale = self
+            .adapt
+            .as_ref()
+            .map_or(1.0, |a| a.scaled(1.0, a.control.q_min.min(a.q_ref)));
+        self.mean_frame() * weight * noise * scale
     }
 
     /// The mean frame size in bytes, `rate/(8·fps)`.

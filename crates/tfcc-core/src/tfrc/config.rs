@@ -229,7 +229,7 @@ pub struct TfrcConfig {
     /// `R_sample = (t_now − t_recvdata) − t_delay <= 0` undefined; 004 Eq. 3.1 likewise): a
     /// report whose holding delay covers the whole round trip gives a sample raised to this,
     /// never 0. Default 1 µs; see [`crate::rtt::DEFAULT_MIN_RTT_SAMPLE`] for why a floor and
-    /// not a discard, and why this value. Must be > 0.
+    /// not a discard, and why this value. Must be in (0, 60 s] ([`MAX_MIN_RTT_SAMPLE`]).
     pub min_rtt_sample: Dur,
     /// Inter-packet space modulation (004 Sec. 3.6.4, Eq. 3.17–3.20): on in the thesis' final
     /// design and in ns-2 (`ca_ 1`). Off reproduces the "without ISM" runs of E1.
@@ -308,9 +308,12 @@ pub struct TfrcConfig {
     pub smooth_increase: bool,
     /// No-feedback timer, the RTT multiple: `t_nfb = max(a·R, c·s/X)`. The thesis'
     /// `t_dec = d·max(R, s/X)` with `d` in 5…10 (004 Eq. 3.12) gives `a = c = d`; the default is
-    /// `d = 8`, inside the range. RFC 5348 §4.3 uses `a = 4`, `c = 2`.
+    /// `d = 8`, inside the range. RFC 5348 §4.3 uses `a = 4`, `c = 2`. In [1, 1000]
+    /// ([`MAX_NOFEEDBACK_MULTIPLE`]: neither source bounds it; the cap keeps the timer on the
+    /// clock).
     pub nofeedback_rtts: f64,
-    /// No-feedback timer, the packet-interval multiple `c` (see [`Self::nofeedback_rtts`]).
+    /// No-feedback timer, the packet-interval multiple `c` (see [`Self::nofeedback_rtts`]), in
+    /// [1, 1000].
     pub nofeedback_packets: f64,
     /// No-feedback timer before any RTT sample: 2 s (RFC 5348 §4.2; 004 is silent).
     pub initial_nofeedback: Dur,
@@ -434,6 +437,13 @@ pub enum TfrcConfigError {
     #[error("tfrc: {0}")]
     Estimator(#[from] ConfigError),
 }
+
+/// The largest [`TfrcConfig::nofeedback_rtts`] and [`TfrcConfig::nofeedback_packets`]
+/// [`TfrcConfig::validate`] accepts (neither 004 nor RFC 5348 gives an upper bound).
+pub const MAX_NOFEEDBACK_MULTIPLE: f64 = 1000.0;
+
+/// The largest [`TfrcConfig::min_rtt_sample`] [`TfrcConfig::validate`] accepts: one minute.
+pub const MAX_MIN_RTT_SAMPLE: Dur = Dur::from_secs(60);
 
 fn need(
     field: &'static str,
@@ -691,17 +701,28 @@ impl TfrcConfig {
             self.initial_nofeedback.as_secs_f64(),
             !self.initial_nofeedback.is_zero(),
         )?;
+        // The no-feedback timer is `now + max(a·R, c·s/X)`: 004's d is 5..10 and RFC 5348's a
+        // and c 4 and 2, so a cap of 1000 refuses no reading of either while keeping the timer
+        // inside the `u64`-nanosecond clock (`a = 1e30` overflowed it at the first report).
         need(
             "nofeedback_rtts",
-            "finite and >= 1",
+            "in [1, 1000] (004 Eq. 3.12's d is 5..10; RFC 5348's 4)",
             self.nofeedback_rtts,
-            self.nofeedback_rtts.is_finite() && self.nofeedback_rtts >= 1.0,
+            (1.0..=MAX_NOFEEDBACK_MULTIPLE).contains(&self.nofeedback_rtts),
         )?;
         need(
             "nofeedback_packets",
-            "finite and >= 1",
+            "in [1, 1000] (004 Eq. 3.12's d is 5..10; RFC 5348's 2)",
             self.nofeedback_packets,
-            self.nofeedback_packets.is_finite() && self.nofeedback_packets >= 1.0,
+            (1.0..=MAX_NOFEEDBACK_MULTIPLE).contains(&self.nofeedback_packets),
+        )?;
+        // A floor on RTT samples, not an RTT: up to a minute. The no-feedback timer multiplies
+        // it (a floor of 1000000 h overflowed the clock at the first report).
+        need(
+            "min_rtt_sample",
+            "in (0, 60] seconds",
+            self.min_rtt_sample.as_secs_f64(),
+            !self.min_rtt_sample.is_zero() && self.min_rtt_sample <= MAX_MIN_RTT_SAMPLE,
         )?;
         need(
             "slowstart_exit_losses",
@@ -803,6 +824,12 @@ mod tests {
         assert!(bad(|c| c.history_size = 0));
         assert!(bad(|c| c.b = f64::NAN));
         assert!(bad(|c| c.nofeedback_rtts = 0.5));
+        // Multiples and floors that would carry the no-feedback timer past the clock.
+        assert!(bad(|c| c.nofeedback_rtts = 1e30));
+        assert!(bad(|c| c.nofeedback_packets = 1001.0));
+        assert!(bad(|c| c.min_rtt_sample = Dur::from_secs(3_600_000_000)));
+        assert!(!bad(|c| c.nofeedback_rtts = 1000.0));
+        assert!(!bad(|c| c.min_rtt_sample = Dur::from_secs(60)));
         assert!(bad(|c| c.d_lim = 2.0));
         assert!(bad(|c| c.slowstart_exit_losses = 0));
         assert!(bad(|c| c.open_interval = OpenIntervalKind::Never));

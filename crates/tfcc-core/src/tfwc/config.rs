@@ -312,12 +312,47 @@ impl TfwcConfig {
         if !(0.0..=1.0).contains(&self.jitter_probability) {
             return bad("jitter_probability", "must be in [0, 1]");
         }
-        if self.min_rto > self.max_rto || self.initial_rto.is_zero() {
-            return bad("min_rto", "must not exceed max_rto (and initial_rto > 0)");
+        if self.initial_rto.is_zero() {
+            return bad("initial_rto", "must be positive");
+        }
+        // An RTO of 0 expires at the instant it is armed, again and again without time moving
+        // (`max_rto = 0` held a 3 s run at t = 0 while it grew past 10 GB).
+        if self.max_rto.is_zero() {
+            return bad("max_rto", "must be positive (RFC 2988: at least 60 s)");
+        }
+        if self.min_rto > self.max_rto {
+            return Err(format!(
+                "min_rto: must not exceed max_rto ({} s), got {} s",
+                self.max_rto.as_secs_f64(),
+                self.min_rto.as_secs_f64()
+            ));
         }
         if self.margin > 64 {
             return bad("margin", "must be at most 64");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_rto_bound_is_refused_naming_the_field() {
+        let check = |f: fn(&mut TfwcConfig)| {
+            let mut c = TfwcConfig::default();
+            f(&mut c);
+            c.validate()
+        };
+        assert!(check(|_| {}).is_ok());
+        assert!(check(|c| c.max_rto = Dur::ZERO)
+            .unwrap_err()
+            .starts_with("max_rto: must be positive"));
+        assert!(check(|c| c.initial_rto = Dur::ZERO)
+            .unwrap_err()
+            .starts_with("initial_rto: "));
+        let e = check(|c| c.min_rto = Dur::from_secs(61)).unwrap_err();
+        assert_eq!(e, "min_rto: must not exceed max_rto (60 s), got 61 s");
     }
 }

@@ -128,6 +128,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             ),
         );
     }
+    interval_loss_draws(spec)?;
     if spec.topology.kind == TopologyKind::AccessGateway {
         return super::gateway::build(spec, name);
     }
@@ -458,8 +459,11 @@ pub(super) fn sim_config(
         sample_interval: spec.sample_interval,
         record_series: true,
         series_links: Some(series_links),
-        // A hundred progress reports a run, whatever its length.
-        progress_interval: Dur((spec.duration.0 / 100).max(1)),
+        // A hundred progress reports a run, at most a minute of simulated time apart: the
+        // report is also where a run learns it was cancelled (SIGTERM, Ctrl-C), and at a
+        // hundredth of a 9e9 s run (9e7 s apart) a SIGTERM went unanswered for hours. No run
+        // in `scenarios/` (2500 s at most) reaches the cap, so their event counts stay.
+        progress_interval: Dur((spec.duration.0 / 100).clamp(1, MAX_PROGRESS_INTERVAL.0)),
         trace,
     })
 }
@@ -899,6 +903,68 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
         },
     })?;
     Ok(spec)
+}
+
+/// The longest simulated time between two progress reports of a run (a minute).
+pub const MAX_PROGRESS_INTERVAL: Dur = Dur::from_secs(60);
+
+/// The most drop instants an `interval` loss model may draw over the run, `duration / mean`.
+/// Its process draws every instant, also those that pass with no packet (so the instants keep
+/// their distribution), at about 3·10^7 a second: a billion is half a minute of drawing. A
+/// `mean` of 1 ns over 3 s (3·10^9 instants) ran for minutes; a mean below a packet's
+/// transmission time drops nearly every packet, which `bernoulli` with `p = 1` says directly.
+pub const MAX_INTERVAL_LOSS_DRAWS: u64 = 1_000_000_000;
+
+/// Refuse an `interval` loss model (on a link or in an event) whose `mean` is so short against
+/// the run that drawing its instants would take longer than [`MAX_INTERVAL_LOSS_DRAWS`].
+fn interval_loss_draws(spec: &ScenarioSpec) -> Result<(), BuildError> {
+    let t = &spec.topology;
+    let links = t
+        .bottleneck
+        .iter()
+        .map(|l| ("topology.bottleneck".to_string(), l.loss.as_ref()))
+        .chain(
+            t.hops
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, l)| (format!("topology.hops[{i}]"), l.loss.as_ref())),
+        )
+        .chain(
+            t.links
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, l)| (format!("topology.links[{i}]"), l.loss.as_ref())),
+        )
+        .chain(
+            spec.events
+                .iter()
+                .enumerate()
+                .map(|(k, e)| (format!("events[{k}]"), e.loss.as_ref())),
+        );
+    for (path, table) in links {
+        let Some(table) = table else { continue };
+        let (LossKind::Interval, Some(mean)) = (table.model, table.mean) else {
+            continue;
+        };
+        if mean.is_zero() {
+            continue; // the model's own check says "mean > 0"
+        }
+        let draws = spec.duration.as_nanos() / mean.as_nanos();
+        if draws > MAX_INTERVAL_LOSS_DRAWS {
+            return err(
+                format!("{path}.loss.mean"),
+                format!(
+                    "{} over the {} run is {draws} drop instants to draw (at most {MAX_INTERVAL_LOSS_DRAWS}: a mean of at least {}); for a link that loses every packet use {{ model = \"bernoulli\", p = 1 }}",
+                    mean,
+                    spec.duration,
+                    Dur(spec.duration.as_nanos().div_ceil(MAX_INTERVAL_LOSS_DRAWS)),
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A loss table; `None` for `model = "none"`.

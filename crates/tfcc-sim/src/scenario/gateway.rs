@@ -142,6 +142,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             },
         }
     })?;
+    let update_interval = cfg.update_interval;
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,
         GatewayName::Drr => GatewayKind::Drr {
@@ -155,6 +156,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         None | Some(ConnectionsName::PerPair) => Connections::PerPair,
         Some(ConnectionsName::PerServer) => Connections::PerServer,
     };
+    sizes(&g, update_interval, gateway, spec.duration)?;
     g.merge_pending = match web.merge_pending {
         None | Some(MergePendingName::Off) => MergePending::Off,
         Some(MergePendingName::AtArrival) => MergePending::AtArrival,
@@ -229,6 +231,100 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             latency_until: end - latency_exclude_last,
         }),
     })
+}
+
+/// The most MSF-RS updates a run may make: the summary lists every one (`web.windows`);
+/// `update_interval = "1ns"` over 20 s was 2·10^10 of them and the run died for its memory.
+pub const MAX_MSFRS_UPDATES: u64 = 1_000_000;
+
+/// The largest `web.size_mu`: ln(2^32), a median response of 4 GiB. Sizes are whole bytes;
+/// `size_mu = 100` (e^100 bytes) overflowed the byte counts at the first response.
+const MAX_SIZE_MU: f64 = 22.18;
+
+/// The largest `web.size_sigma`: 4, a 99th percentile e^9.3 times the median (the thesis' S
+/// is 1.318). `size_sigma = 100` drew sizes past `u64` bytes and the run panicked.
+const MAX_SIZE_SIGMA: f64 = 4.0;
+
+/// What the gateway's build allocates and what the run records grow with the `[web]` values:
+/// the connections (one TCP-SACK flow per client and server, the scenario's flow limit), the
+/// request threads (`parallel` per client) and MSF-RS updates; and the response sizes, whose
+/// lognormal must stay within whole `u64` bytes. Checked before anything is built: 100 000
+/// clients in a class exhausted the memory of `tfcc check` itself.
+fn sizes(
+    g: &AccessGatewaySpec,
+    update_interval: Dur,
+    gateway: GatewayName,
+    duration: Dur,
+) -> Result<(), BuildError> {
+    let max = super::build::MAX_FLOWS;
+    let clients: u64 = g.classes.iter().map(|c| u64::from(c.clients)).sum();
+    let connections = match g.connections {
+        Connections::PerPair => clients * u64::from(g.servers),
+        Connections::PerServer => u64::from(g.servers),
+    };
+    if connections > max {
+        // Name the servers when they were raised past the thesis' 12, else the largest class.
+        let largest = (0..g.classes.len())
+            .max_by_key(|&i| g.classes[i].clients)
+            .unwrap_or(0);
+        let key = if g.servers > 12 {
+            "web.servers".to_string()
+        } else {
+            format!("web.classes[{largest}].clients")
+        };
+        return err(
+            key,
+            format!(
+                "{clients} clients × {} servers is {connections} connections, more than the {max} flows a scenario may have",
+                g.servers
+            ),
+        );
+    }
+    let threads: u64 = g
+        .classes
+        .iter()
+        .map(|c| u64::from(c.clients) * u64::from(c.parallel.max(1)))
+        .sum();
+    if threads > max {
+        let i = g.classes.iter().position(|c| c.parallel > 0).unwrap_or(0);
+        return err(
+            format!("web.classes[{i}].parallel"),
+            format!("{threads} request threads in all (clients × parallel), more than {max}"),
+        );
+    }
+    if gateway == GatewayName::Msfrs {
+        let t = update_interval.as_nanos().max(1);
+        let updates = duration.as_nanos() / t;
+        if updates > MAX_MSFRS_UPDATES {
+            return err(
+                "web.msfrs.update_interval",
+                format!(
+                    "{} over the {duration} run is {updates} updates, each listed in the summary (at most {MAX_MSFRS_UPDATES}: an interval of at least {})",
+                    update_interval,
+                    Dur(duration.as_nanos().div_ceil(MAX_MSFRS_UPDATES)),
+                ),
+            );
+        }
+    }
+    if g.size_mu > MAX_SIZE_MU {
+        return err(
+            "web.size_mu",
+            format!(
+                "at most {MAX_SIZE_MU} (ln of 4 GiB, the median response), got {}",
+                g.size_mu
+            ),
+        );
+    }
+    if g.size_sigma > MAX_SIZE_SIGMA {
+        return err(
+            "web.size_sigma",
+            format!(
+                "at most {MAX_SIZE_SIGMA} (003's S is 1.318), got {}",
+                g.size_sigma
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// The `[web]` keys other than the gateway's, checked one by one into `g`.

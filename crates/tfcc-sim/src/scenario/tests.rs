@@ -2053,3 +2053,188 @@ fn the_series_limit_counts_the_recorded_rows_only() {
         &[&hour[..], &["flows.0.count=5000", "sample_interval=\"1s\""]].concat(),
     );
 }
+
+// Values at the edges of their ranges (a path longer than the clock, ...): each runs to a
+// sensible end or is refused with the key and the range, never a panic or a hang.
+
+/// The largest whole-second delay the `u64`-nanosecond clock holds is valid on a link, but a
+/// route crossing it twice (there and back) sums past the clock: the base RTT is still
+/// reported, and the run ends with nothing delivered instead of overflowing.
+#[test]
+fn a_path_longer_than_the_clock_runs_and_reports_its_base_rtt() {
+    let text = r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "18446744073s" }
+[[flows]]
+protocol = "tcp-sack"
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+"#;
+    let r = ok(text).into_simulation().unwrap().run();
+    for f in &r.summary.flows {
+        assert_eq!(f.bytes_delivered, 0);
+        // 2 × 18446744073 s plus four 1 ms access links (there and back).
+        let want = 2.0 * 18_446_744_073.0 + 0.004;
+        assert!(
+            (f.base_rtt_s - want).abs() < 1e-3 * want,
+            "{}",
+            f.base_rtt_s
+        );
+    }
+}
+
+/// An `interval` loss model draws every drop instant of the run; a mean of 1 ns over 10 s is
+/// 10^10 of them (the run did not finish in minutes). Refused, on a link and in an event, with
+/// the mean the run allows; 10 ns (10^9 instants) is still accepted.
+#[test]
+fn an_interval_loss_mean_too_short_for_the_run_is_refused() {
+    let tiny = r#"{ model = "interval", mean = "1ns", cv = 0.5 }"#;
+    refused(
+        BASE,
+        &[&format!("topology.bottleneck.loss={tiny}")],
+        "topology.bottleneck.loss.mean",
+        "is 10000000000 drop instants to draw (at most 1000000000: a mean of at least 10ns)",
+    );
+    let event = format!(r#"events=[{{ at = "1s", link = "bottleneck", loss = {tiny} }}]"#);
+    refused(BASE, &[&event], "events[0].loss.mean", "at most 1000000000");
+    ok_with(
+        BASE,
+        &[r#"topology.bottleneck.loss={ model = "interval", mean = "10ns", cv = 0.5 }"#],
+    );
+}
+
+/// RED's max_th with min_th left automatic: the message said "got 0 < 0" for 0 and "got NaN <
+/// 0" for NaN, comparing against the 0 that stands for "automatic".
+#[test]
+fn a_red_max_th_out_of_range_says_what_it_must_be() {
+    let red = |v: &str| {
+        bad(
+            BASE,
+            &[
+                r#"topology.bottleneck.queue="red""#,
+                &format!("topology.bottleneck.max_th={v}"),
+            ],
+        )
+    };
+    for v in ["0", "nan", "-3", "inf"] {
+        let (k, m) = red(v);
+        assert_eq!(k, "topology.bottleneck");
+        assert!(
+            m.starts_with("max_th must be a positive number of packets, got "),
+            "{m}"
+        );
+    }
+    let (_, m) = bad(
+        BASE,
+        &[
+            r#"topology.bottleneck.queue="red""#,
+            "topology.bottleneck.min_th=20",
+            "topology.bottleneck.max_th=10",
+        ],
+    );
+    assert_eq!(m, "max_th must be >= min_th (20), got 10");
+}
+
+/// A video frame past 4 GiB: `adapt.q_exponent = 1e30` made one of `u64::MAX` bytes and the
+/// source's byte count overflowed (a panic in the run); a rate of 1e18 bit/s at 25 fps is
+/// 5e15-byte frames. Both refused at `flows[0].source`; 1 Gb/s runs as before.
+#[test]
+fn a_video_frame_past_4_gib_is_refused() {
+    let tfrc = r#"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+[[flows]]
+protocol = "tfrc"
+"#;
+    refused(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", adapt = { kind = "vic", q_exponent = 1e30 } }"#],
+        "flows[0].source",
+        "at most 4294967295 (4 GiB): lower rate or adapt.q_exponent",
+    );
+    refused(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", rate = "1000000000Gbps" }"#],
+        "flows[0].source",
+        "the largest frame would be",
+    );
+    ok_with(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", rate = "1Gbps" }"#],
+    );
+    ok_with(
+        tfrc,
+        &[r#"flows.0.source={ kind = "video", adapt = { kind = "vic", q_exponent = 2 } }"#],
+    );
+}
+
+/// The access gateway's sizes: connections, request threads, MSF-RS updates and response
+/// sizes past what a run can hold. Before: 100 000 clients or 10^6 servers exhausted the
+/// memory of `tfcc check` itself, `parallel = 4294967295` likewise, `update_interval = "1ns"`
+/// the run's, and `size_mu = 100` or `size_sigma = 100` panicked (byte-count overflow).
+#[test]
+fn access_gateway_values_past_what_a_run_holds_are_refused() {
+    let gw = r#"
+duration = "20s"
+[topology]
+kind = "access-gateway"
+[web]
+[[web.classes]]
+weight = 2
+[[web.classes]]
+weight = 1
+"#;
+    refused(
+        gw,
+        &["web.classes.1.clients=100000"],
+        "web.classes[1].clients",
+        "100004 clients × 12 servers is 1200048 connections, more than the 1000000 flows",
+    );
+    refused(
+        gw,
+        &["web.servers=1000000"],
+        "web.servers",
+        "8000000 connections",
+    );
+    refused(
+        gw,
+        &["web.classes.0.parallel=4294967295"],
+        "web.classes[0].parallel",
+        "request threads in all (clients × parallel), more than 1000000",
+    );
+    refused(
+        gw,
+        &[r#"web.msfrs={ update_interval = "1ns" }"#],
+        "web.msfrs.update_interval",
+        "is 20000000000 updates, each listed in the summary (at most 1000000: an interval of at least 20us)",
+    );
+    refused(gw, &["web.size_mu=100"], "web.size_mu", "at most 22.18");
+    refused(gw, &["web.size_sigma=100"], "web.size_sigma", "at most 4 ");
+    let r = ok_with(gw, &["web.size_mu=22", "web.size_sigma=4"])
+        .into_simulation()
+        .unwrap()
+        .run();
+    assert!(r.web.is_some());
+}
+
+/// A run checks for cancellation (SIGTERM, Ctrl-C) at its progress reports; they were a
+/// hundredth of the run apart, 9e7 s of simulated time for a 9e9 s run, and `tfcc run` did
+/// not stop on SIGTERM. Now at most a minute apart; a 100 s run keeps its hundred reports.
+#[test]
+fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
+    let long = ok_with(
+        BASE,
+        &[
+            r#"duration="9000000000s""#,
+            r#"sample_interval="1000000000s""#,
+        ],
+    );
+    assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
+    let short = ok_with(BASE, &[r#"duration="100s""#]);
+    assert_eq!(short.cfg.progress_interval, Dur::from_secs(1));
+}
