@@ -96,3 +96,10 @@ def test_a_packet_size_off_32_bits_is_a_value_error_naming_it(cls, size: int) ->
         cls(packet_size=size)
     with pytest.raises(ValueError, match="packet_size"):
         cls(packet_size=0)
+
+
+@pytest.mark.parametrize("n", [-1, 0, 1025, 2**64, 2**70])
+def test_a_loss_history_size_outside_its_range_is_a_value_error_naming_n(n: int) -> None:
+    # Before: a negative or past-usize n was pyo3's OverflowError, with no name or range.
+    with pytest.raises(ValueError, match=rf"^loss history size n must be in 1\.\.=1024, got {n}$"):
+        tfcc.LossHistory(n=n)

@@ -54,7 +54,7 @@ impl PyLossHistory {
         first_run = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        n: Option<usize>,
+        n: Option<i128>,
         preset: &str,
         weights: Option<WeightsArg>,
         current_interval: Option<&str>,
@@ -66,7 +66,15 @@ impl PyLossHistory {
     ) -> PyResult<Self> {
         let mut cfg = self::preset(preset)?;
         if let Some(n) = n {
-            cfg.n = n;
+            // Taken as any int so that a negative or huge `n` gets the core's message naming
+            // `n` and its range, not pyo3's nameless OverflowError; past usize it is refused here
+            // with the same words.
+            cfg.n = usize::try_from(n).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "loss history size n must be in 1..={}, got {n}",
+                    tfcc_core::loss_history::MAX_HISTORY
+                ))
+            })?;
         }
         if let Some(w) = weights {
             cfg.weights = match w {
