@@ -238,11 +238,10 @@ pub fn plot_panels(
 /// flows, or the label's among all labels, so that every chart of a run draws a flow alike.
 ///
 /// `column` gives the column's rows afresh on each call. With more than [`MAX_LINES`] flows
-/// the means are summed straight from the rows, without a copy of every flow's points (16
-/// bytes a sample: a tenth of the memory of a 1000-flow hour), as long as each sampling time's
-/// rows come in ascending flow order, as the simulator's and the testbed's do; then every mean
-/// adds its flows in that order, exactly as summing flow by flow does. Rows in another order
-/// take the flow-by-flow way.
+/// the means are summed straight from the rows, in row order, without a copy of every flow's
+/// points (16 bytes a sample: a tenth of the memory of a 1000-flow hour). The simulator and
+/// the testbed write each sampling time's rows in ascending flow order, so a mean adds its
+/// flows in that order.
 fn flow_lines<I: Iterator<Item = Option<f64>>>(
     summary: &Summary,
     flows: &FlowColumns,
@@ -270,63 +269,45 @@ fn flow_lines<I: Iterator<Item = Option<f64>>>(
         .zip(column())
         .filter_map(|(&id, v)| v.map(|_| id))
         .collect();
-    let all_labels: std::collections::BTreeSet<String> =
-        all_ids.iter().map(|&id| label(id)).collect();
-    // Grouped by label: the sum and count at each sampling time (times are exact multiples of
-    // the interval, so their bit patterns serve as keys).
-    type Groups = BTreeMap<String, BTreeMap<u64, (f64, f64, u32)>>;
-    let means = |groups: Groups| -> (Vec<Line>, Vec<usize>) {
-        groups
+    if with_values.len() > MAX_LINES {
+        // One mean line per label, in label order: the sum and count at each sampling time
+        // (times are exact multiples of the interval, so their bit patterns serve as keys).
+        let all_labels: Vec<String> = all_ids
+            .iter()
+            .map(|&id| label(id))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let label_of: BTreeMap<i64, usize> = all_ids
+            .iter()
+            .filter_map(|&id| Some((id, all_labels.binary_search(&label(id)).ok()?)))
+            .collect();
+        let mut groups: Vec<BTreeMap<u64, (f64, f64, u32)>> =
+            vec![BTreeMap::new(); all_labels.len()];
+        for ((id, &t), v) in flows.flow.iter().zip(&flows.t).zip(column()) {
+            let (Some(v), Some(&g)) = (v, label_of.get(id)) else {
+                continue;
+            };
+            let e = groups[g].entry(t.to_bits()).or_insert((t, 0.0, 0));
+            e.1 += v * scale;
+            e.2 += 1;
+        }
+        return groups
             .into_iter()
             .enumerate()
-            .map(|(j, (label, pts))| {
-                let style = rank(
-                    all_labels.len(),
-                    all_labels.iter().position(|l| *l == label),
-                    j,
-                );
+            .filter(|(_, pts)| !pts.is_empty())
+            .enumerate()
+            .map(|(j, (g, pts))| {
+                let style = rank(all_labels.len(), Some(g), j);
                 let mut pts: Vec<(f64, f64)> = pts
                     .into_values()
                     .map(|(x, s, n)| (x, s / f64::from(n)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let (xs, ys) = pts.into_iter().unzip();
-                ((format!("{label} (mean)"), xs, ys), style)
+                ((format!("{} (mean)", all_labels[g]), xs, ys), style)
             })
-            .unzip()
-    };
-    if with_values.len() > MAX_LINES {
-        let mut per_label: BTreeMap<i64, String> = BTreeMap::new();
-        // As `Groups`, each point also holding the last flow added to it.
-        type Ordered = BTreeMap<String, BTreeMap<u64, (f64, f64, u32, i64)>>;
-        let mut groups: Ordered = BTreeMap::new();
-        let mut in_order = true;
-        for ((&id, &t), v) in flows.flow.iter().zip(&flows.t).zip(column()) {
-            let Some(v) = v else { continue };
-            let l = per_label.entry(id).or_insert_with(|| label(id));
-            let g = groups.entry(l.clone()).or_default();
-            let e = g.entry(t.to_bits()).or_insert((t, 0.0, 0, i64::MIN));
-            if id < e.3 {
-                in_order = false;
-                break;
-            }
-            e.1 += v * scale;
-            e.2 += 1;
-            e.3 = id;
-        }
-        if in_order {
-            let groups = groups
-                .into_iter()
-                .map(|(l, pts)| {
-                    let pts = pts
-                        .into_iter()
-                        .map(|(k, (x, s, n, _))| (k, (x, s, n)))
-                        .collect();
-                    (l, pts)
-                })
-                .collect();
-            return means(groups);
-        }
+            .unzip();
     }
     let mut per_flow: BTreeMap<i64, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for ((&id, &t), v) in flows.flow.iter().zip(&flows.t).zip(column()) {
@@ -336,26 +317,14 @@ fn flow_lines<I: Iterator<Item = Option<f64>>>(
             e.1.push(v * scale);
         }
     }
-    if per_flow.len() <= MAX_LINES {
-        return per_flow
-            .into_iter()
-            .enumerate()
-            .map(|(j, (id, (xs, ys)))| {
-                let style = rank(all_ids.len(), all_ids.iter().position(|&x| x == id), j);
-                ((format!("{id} {}", label(id)), xs, ys), style)
-            })
-            .unzip();
-    }
-    let mut groups: Groups = BTreeMap::new();
-    for (id, (xs, ys)) in per_flow {
-        let g = groups.entry(label(id)).or_default();
-        for (x, y) in xs.into_iter().zip(ys) {
-            let e = g.entry(x.to_bits()).or_insert((x, 0.0, 0));
-            e.1 += y;
-            e.2 += 1;
-        }
-    }
-    means(groups)
+    per_flow
+        .into_iter()
+        .enumerate()
+        .map(|(j, (id, (xs, ys)))| {
+            let style = rank(all_ids.len(), all_ids.iter().position(|&x| x == id), j);
+            ((format!("{id} {}", label(id)), xs, ys), style)
+        })
+        .unzip()
 }
 
 /// Write `throughput.png`, `window.png` (cwnd and/or rate) and `queue.png` into `dir`; returns
@@ -500,20 +469,27 @@ mod tests {
     }
 
     #[test]
-    fn means_summed_from_the_rows_equal_the_flow_by_flow_sums() {
-        // 30 flows (past MAX_LINES, 20 of them with a cwnd): the mean line summed row by row (time-major rows, as the
-        // simulator writes them) is bit for bit the one summed flow by flow (the rows reversed
-        // take that way).
+    fn mean_lines_are_the_per_label_means_of_each_sampling_time() {
+        // 30 flows (past MAX_LINES; 20 of them with a cwnd), labelled as the run's flows 0-2
+        // and "" for the rest. In time-major rows of ascending flow ids, as the simulator
+        // writes them, each mean adds its flows in id order: bit for bit the sum below. Rows
+        // in reverse order give the same lines up to rounding.
         let run = mixed_run();
+        let label = |id: i64| {
+            ["tcp-sack", "tfrc", "tfwc"]
+                .get(id as usize)
+                .copied()
+                .unwrap_or("")
+        };
+        let tput = |id: i64, k: u32| 0.1 * (id as f64 + 1.0) * f64::from(k).sqrt();
+        let cwnd = |id: i64, k: u32| (id % 3 != 0).then(|| 1.0 / (id as f64 + f64::from(k)));
         let mut c = FlowColumns::default();
         for k in 1..=50 {
             for id in 0..30i64 {
                 c.flow.push(id);
                 c.t.push(f64::from(k) * 0.1);
-                c.throughput_bps
-                    .push(0.1 * (id as f64 + 1.0) * f64::from(k).sqrt());
-                c.cwnd
-                    .push((id % 3 != 0).then(|| 1.0 / (id as f64 + f64::from(k))));
+                c.throughput_bps.push(tput(id, k));
+                c.cwnd.push(cwnd(id, k));
             }
         }
         let mut rev = FlowColumns::default();
@@ -523,10 +499,33 @@ mod tests {
             rev.throughput_bps.push(c.throughput_bps[i]);
             rev.cwnd.push(c.cwnd.to_vec()[i]);
         }
-        for (a, b) in [
+        let expected = |value: &dyn Fn(i64, u32) -> Option<f64>, scale: f64| -> Vec<Line> {
+            let mut out = Vec::new();
+            for l in ["", "tcp-sack", "tfrc", "tfwc"] {
+                let (mut xs, mut ys) = (Vec::new(), Vec::new());
+                for k in 1..=50 {
+                    let vs: Vec<f64> = (0..30i64)
+                        .filter(|&id| label(id) == l)
+                        .filter_map(|id| value(id, k).map(|v| v * scale))
+                        .collect();
+                    if !vs.is_empty() {
+                        xs.push(f64::from(k) * 0.1);
+                        ys.push(vs.iter().fold(0.0, |a, v| a + v) / vs.len() as f64);
+                    }
+                }
+                if !xs.is_empty() {
+                    out.push((format!("{l} (mean)"), xs, ys));
+                }
+            }
+            out
+        };
+        let cases = [
             (
                 flow_lines(&run.summary, &c, || c.cwnd.iter(), 1.0),
                 flow_lines(&run.summary, &rev, || rev.cwnd.iter(), 1.0),
+                expected(&cwnd, 1.0),
+                // "tcp-sack" (flow 0) has no cwnd here; the styles stay the labels' ranks
+                vec![0, 2, 3],
             ),
             (
                 flow_lines(
@@ -541,22 +540,26 @@ mod tests {
                     || rev.throughput_bps.iter().map(|&x| Some(x)),
                     1e-6,
                 ),
+                expected(&|id, k| Some(tput(id, k)), 1e-6),
+                vec![0, 1, 2, 3],
             ),
-        ] {
-            assert!(
-                a.0.iter().all(|l| l.0.ends_with("(mean)")),
-                "one mean line per label"
-            );
-            let bits = |l: &(Vec<Line>, Vec<usize>)| -> Vec<(String, Vec<u64>, Vec<u64>)> {
-                l.0.iter()
-                    .map(|(n, xs, ys)| {
-                        let b = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect();
-                        (n.clone(), b(xs), b(ys))
-                    })
-                    .collect()
-            };
-            assert_eq!(bits(&a), bits(&b));
-            assert_eq!(a.1, b.1);
+        ];
+        for (in_order, reversed, want, styles) in cases {
+            let bits = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(in_order.0.len(), want.len());
+            for (got, want) in in_order.0.iter().zip(&want) {
+                assert_eq!(got.0, want.0);
+                assert_eq!(bits(&got.1), bits(&want.1), "{}", got.0);
+                assert_eq!(bits(&got.2), bits(&want.2), "{}", got.0);
+            }
+            assert_eq!(in_order.1, styles);
+            assert_eq!(reversed.1, styles);
+            for (a, b) in in_order.0.iter().zip(&reversed.0) {
+                assert_eq!((&a.0, &a.1), (&b.0, &b.1));
+                for (x, y) in a.2.iter().zip(&b.2) {
+                    assert!((x - y).abs() <= 1e-12 * x.abs(), "{}: {x} {y}", a.0);
+                }
+            }
         }
     }
 }
