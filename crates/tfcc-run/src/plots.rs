@@ -493,11 +493,12 @@ mod tests {
             }
         }
         let mut rev = FlowColumns::default();
+        let c_cwnd = c.cwnd.to_vec();
         for i in (0..c.len()).rev() {
             rev.flow.push(c.flow[i]);
             rev.t.push(c.t[i]);
             rev.throughput_bps.push(c.throughput_bps[i]);
-            rev.cwnd.push(c.cwnd.to_vec()[i]);
+            rev.cwnd.push(c_cwnd[i]);
         }
         let expected = |value: &dyn Fn(i64, u32) -> Option<f64>, scale: f64| -> Vec<Line> {
             let mut out = Vec::new();

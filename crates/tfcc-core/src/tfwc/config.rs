@@ -318,7 +318,10 @@ impl TfwcConfig {
         // An RTO of 0 expires at the instant it is armed, again and again without time moving
         // (`max_rto = 0` held a 3 s run at t = 0 while it grew past 10 GB).
         if self.max_rto.is_zero() {
-            return bad("max_rto", "must be positive (RFC 2988: at least 60 s)");
+            return bad(
+                "max_rto",
+                "must be positive (RFC 2988 lets an upper bound be 60 s or more)",
+            );
         }
         if self.min_rto > self.max_rto {
             return Err(format!(
