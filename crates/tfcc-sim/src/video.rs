@@ -210,15 +210,27 @@ impl VideoConfig {
     /// The largest frame the source can produce, in bytes: the I-frame (or, with
     /// `i_frame_ratio` below 1, a P-frame) at the noise's top and, coupled, at `q_min`.
     pub fn largest_frame(&self) -> f64 {
-        let g = f64::from(self.gop.max(1));
-        let w = g / (self.i_frame_ratio + g - 1.0);
-        let weight = w * self.i_frame_ratio.max(1.0);
-        let noise = 1.0 + 3f64.sqrt() * self.size_cv;
+        let (i_weight, weight) = self.frame_weights();
+        let noise = 1.0 + self.noise_span();
         let scale = self
             .adapt
             .as_ref()
             .map_or(1.0, |a| a.scaled(1.0, a.control.q_min.min(a.q_ref)));
-        self.mean_frame() * weight * noise * scale
+        self.mean_frame() * i_weight.max(weight) * noise * scale
+    }
+
+    /// The size weights of a GOP's I-frame and of each of its other frames: one I-frame of
+    /// weight r·w and g − 1 frames of weight w have mean 1 when w = g/(r + g − 1).
+    fn frame_weights(&self) -> (f64, f64) {
+        let g = f64::from(self.gop.max(1));
+        let w = g / (self.i_frame_ratio + g - 1.0);
+        (self.i_frame_ratio * w, w)
+    }
+
+    /// Half the width of the uniform noise on a frame's size, `√3·size_cv`: a uniform on
+    /// `1 ± a` has the CV `a/√3`.
+    fn noise_span(&self) -> f64 {
+        3f64.sqrt() * self.size_cv
     }
 
     /// The mean frame size in bytes, `rate/(8·fps)`.
@@ -358,16 +370,13 @@ impl VideoSource {
     fn raw_frame(&mut self) -> f64 {
         let _ = self.next_time();
         let c = &self.cfg;
-        let g = u64::from(c.gop.max(1));
-        // A GOP of one I-frame of weight r·w and g − 1 frames of weight w has mean 1 when
-        // w = g/(r + g − 1).
-        let w = g as f64 / (c.i_frame_ratio + g as f64 - 1.0);
-        let weight = if self.k % g == 0 {
-            c.i_frame_ratio * w
+        let (i_weight, w) = c.frame_weights();
+        let weight = if self.k % u64::from(c.gop.max(1)) == 0 {
+            i_weight
         } else {
             w
         };
-        let a = 3f64.sqrt() * c.size_cv;
+        let a = c.noise_span();
         let noise = 1.0 - a + 2.0 * a * self.rng.uniform();
         self.k += 1;
         c.mean_frame() * weight * noise
