@@ -138,7 +138,7 @@ def test_a_trace_is_written_as_documented_and_only_when_asked(tmp_path: Path) ->
     assert t.schema.field("reason").nullable
     rows = t.to_pylist()
     assert rows and all(r["link"] == "bottleneck" and 1.5 <= r["t"] < 2.0 for r in rows)
-    assert {r["event"] for r in rows} <= {"+", "d", "r"}
+    assert {r["event"] for r in rows} == {"+", "-", "d", "r"}
     assert all((r["reason"] is None) == (r["event"] != "d") for r in rows)
     # The in-memory API returns the same columns, and a sweep's writer takes them back.
     mem = _core.run_scenario(str(EXAMPLE), traced)
@@ -156,6 +156,18 @@ def test_a_trace_is_written_as_documented_and_only_when_asked(tmp_path: Path) ->
         trace=mem["trace"],
     )
     assert pq.read_table(again / "trace.parquet").equals(t)
+    # A value the simulator never writes is named, and nothing is written.
+    bad = dict(mem["trace"], kind=["tcp"] + mem["trace"]["kind"][1:])
+    with pytest.raises(OutputError, match=r"trace row 0: kind \"tcp\""):
+        write_run(
+            tmp_path / "bad",
+            mem["summary"],
+            mem["flow_series"],
+            mem["link_series"],
+            plots=False,
+            trace=bad,
+        )
+    assert not (tmp_path / "bad").exists()
 
 
 def test_the_trace_recipe_of_the_docs_runs_and_pairs_every_packet(tmp_path: Path) -> None:

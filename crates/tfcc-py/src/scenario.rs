@@ -241,17 +241,20 @@ pub fn write_run(
         },
     };
     let trace = match &trace {
-        Some(t) => Some(tfcc_run::TraceColumns {
-            t: col(t, "t")?,
-            event: col(t, "event")?,
-            reason: col(t, "reason")?,
-            link: col(t, "link")?,
-            flow: col(t, "flow")?,
-            direction: col(t, "direction")?,
-            kind: col(t, "kind")?,
-            seq: col(t, "seq")?,
-            size: col(t, "size")?,
-        }),
+        Some(t) => Some(
+            tfcc_run::TraceColumns::from_columns(
+                &col::<Vec<f64>>(t, "t")?,
+                &col::<Vec<String>>(t, "event")?,
+                &col::<Vec<Option<String>>>(t, "reason")?,
+                &col::<Vec<String>>(t, "link")?,
+                &col::<Vec<i64>>(t, "flow")?,
+                &col::<Vec<String>>(t, "direction")?,
+                &col::<Vec<String>>(t, "kind")?,
+                &col::<Vec<Option<i64>>>(t, "seq")?,
+                &col::<Vec<i64>>(t, "size")?,
+            )
+            .map_err(OutputError::new_err)?,
+        ),
         None => None,
     };
     let done = tfcc_run::Finished {
@@ -380,16 +383,32 @@ fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Boun
 }
 
 fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Bound<'py, PyDict>> {
+    let r = &c.records;
     let d = PyDict::new(py);
-    d.set_item("t", &c.t)?;
-    d.set_item("event", &c.event)?;
-    d.set_item("reason", &c.reason)?;
-    d.set_item("link", &c.link)?;
-    d.set_item("flow", &c.flow)?;
-    d.set_item("direction", &c.direction)?;
-    d.set_item("kind", &c.kind)?;
-    d.set_item("seq", &c.seq)?;
-    d.set_item("size", &c.size)?;
+    let t: Vec<f64> = r.iter().map(|x| x.time.as_secs_f64()).collect();
+    d.set_item("t", t)?;
+    let event: Vec<&str> = r.iter().map(|x| x.event.letter()).collect();
+    d.set_item("event", event)?;
+    let reason: Vec<Option<&str>> = r.iter().map(|x| x.event.reason()).collect();
+    d.set_item("reason", reason)?;
+    let link: Vec<&str> = r.iter().map(|x| c.link_name(x.link)).collect();
+    d.set_item("link", link)?;
+    let flow: Vec<u32> = r.iter().map(|x| x.flow).collect();
+    d.set_item("flow", flow)?;
+    let direction: Vec<&str> = r
+        .iter()
+        .map(|x| tfcc_run::columns::direction_name(x.dir))
+        .collect();
+    d.set_item("direction", direction)?;
+    let kind: Vec<&str> = r.iter().map(|x| x.kind.name()).collect();
+    d.set_item("kind", kind)?;
+    let seq: Vec<Option<i64>> = r
+        .iter()
+        .map(|x| x.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)))
+        .collect();
+    d.set_item("seq", seq)?;
+    let size: Vec<u32> = r.iter().map(|x| x.size).collect();
+    d.set_item("size", size)?;
     Ok(d)
 }
 

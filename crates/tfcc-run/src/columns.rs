@@ -3,63 +3,136 @@
 //! the shape of `trace.parquet`.
 
 use tfcc_sim::frames::FrameRecord;
-use tfcc_sim::trace::PacketTrace;
+use tfcc_sim::link::LinkDrop;
+use tfcc_sim::packet_pool::Direction;
+use tfcc_sim::queue::QueueDrop;
+use tfcc_sim::trace::{Message, PacketTrace, TraceEvent, TraceRecord};
 use tfcc_sim::{FlowSample, LinkId, LinkSample, LinkSummary};
 
-/// The packet trace ([`tfcc_sim::trace`]), one row per event.
+/// The packet trace ([`tfcc_sim::trace`]), one row per event: the simulator's records (32
+/// bytes each) and the names of the traced links. The columns of `trace.parquet` are built from
+/// them a row group at a time when the file is written ([`crate::tables::write_trace`]), so a
+/// trace is held once, compactly.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TraceColumns {
-    /// Seconds since the start of the run.
-    pub t: Vec<f64>,
-    /// ns-2's letter: `+` (accepted by the link), `d` (discarded), `r` (reached its far end).
-    pub event: Vec<String>,
-    /// For `d`: `overflow`, `early`, `artificial` or `down`.
-    pub reason: Vec<Option<String>>,
-    pub link: Vec<String>,
-    pub flow: Vec<i64>,
-    /// `forward` (data) or `reverse` (feedback), as the flow's route runs.
-    pub direction: Vec<String>,
-    /// The protocol message (`tcp-data`, `tcp-ack`, `tfrc-data`, ...).
-    pub kind: Vec<String>,
-    /// The message's sequence number where it has one.
-    pub seq: Vec<Option<i64>>,
-    /// Bytes on the wire.
-    pub size: Vec<i64>,
+    /// By link id: the link's name where it is traced.
+    pub links: Vec<Option<String>>,
+    pub records: Vec<TraceRecord>,
+}
+
+/// The `direction` column's name of a packet's direction.
+pub fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Forward => "forward",
+        Direction::Reverse => "reverse",
+    }
 }
 
 impl TraceColumns {
-    pub fn from_trace(trace: &PacketTrace) -> Self {
-        let r = trace.records();
-        let mut c = TraceColumns {
-            t: Vec::with_capacity(r.len()),
-            event: Vec::with_capacity(r.len()),
-            reason: Vec::with_capacity(r.len()),
-            link: Vec::with_capacity(r.len()),
-            flow: Vec::with_capacity(r.len()),
-            direction: Vec::with_capacity(r.len()),
-            kind: Vec::with_capacity(r.len()),
-            seq: Vec::with_capacity(r.len()),
-            size: Vec::with_capacity(r.len()),
-        };
-        for e in r {
-            c.t.push(e.time.as_secs_f64());
-            c.event.push(e.event.letter().into());
-            c.reason.push(e.event.reason().map(Into::into));
-            c.link.push(trace.link_name(e.link).into());
-            c.flow.push(i64::from(e.flow));
-            c.direction.push(
-                match e.dir {
-                    tfcc_sim::packet_pool::Direction::Forward => "forward",
-                    tfcc_sim::packet_pool::Direction::Reverse => "reverse",
-                }
-                .into(),
-            );
-            c.kind.push(e.kind.into());
-            c.seq
-                .push(e.seq.map(|s| i64::try_from(s).unwrap_or(i64::MAX)));
-            c.size.push(i64::from(e.size));
+    /// The trace's records, taken out of it.
+    pub fn from_trace(mut trace: PacketTrace) -> Self {
+        TraceColumns {
+            links: trace.names().to_vec(),
+            records: trace.take_records(),
         }
-        c
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The name of a traced link.
+    pub fn link_name(&self, link: LinkId) -> &str {
+        self.links
+            .get(link as usize)
+            .and_then(Option::as_deref)
+            .unwrap_or("")
+    }
+
+    /// The trace from the columns of `trace.parquet` (what the Python API hands back to be
+    /// written): every value is checked, and the first that is not one the simulator writes is
+    /// named with its row.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_columns(
+        t: &[f64],
+        event: &[String],
+        reason: &[Option<String>],
+        link: &[String],
+        flow: &[i64],
+        direction: &[String],
+        kind: &[String],
+        seq: &[Option<i64>],
+        size: &[i64],
+    ) -> Result<Self, String> {
+        let n = t.len();
+        let lens = [
+            ("event", event.len()),
+            ("reason", reason.len()),
+            ("link", link.len()),
+            ("flow", flow.len()),
+            ("direction", direction.len()),
+            ("kind", kind.len()),
+            ("seq", seq.len()),
+            ("size", size.len()),
+        ];
+        if let Some((name, len)) = lens.iter().find(|(_, len)| *len != n) {
+            return Err(format!(
+                "trace column {name} has {len} rows where t has {n}"
+            ));
+        }
+        let mut out = TraceColumns::default();
+        let mut ids: std::collections::HashMap<&str, LinkId> = std::collections::HashMap::new();
+        for i in 0..n {
+            let bad = |col: &str, v: &dyn std::fmt::Debug| {
+                format!("trace row {i}: {col} {v:?} is not a value the simulator writes")
+            };
+            let time = (t[i].is_finite() && t[i] >= 0.0)
+                .then(|| tfcc_core::Time::from_secs_f64(t[i]))
+                .ok_or_else(|| bad("t", &t[i]))?;
+            let drop = |r: &Option<String>| match r.as_deref() {
+                Some("overflow") => Some(LinkDrop::Queue(QueueDrop::Overflow)),
+                Some("early") => Some(LinkDrop::Queue(QueueDrop::Early)),
+                Some("artificial") => Some(LinkDrop::Artificial),
+                Some("down") => Some(LinkDrop::Down),
+                _ => None,
+            };
+            let ev = match (event[i].as_str(), reason[i].as_deref()) {
+                ("+", None) => TraceEvent::Enqueue,
+                ("-", None) => TraceEvent::Dequeue,
+                ("r", None) => TraceEvent::Receive,
+                ("d", Some(_)) => {
+                    TraceEvent::Drop(drop(&reason[i]).ok_or_else(|| bad("reason", &reason[i]))?)
+                }
+                ("d", None) => return Err(bad("reason", &reason[i])),
+                ("+" | "-" | "r", Some(_)) => return Err(bad("reason", &reason[i])),
+                _ => return Err(bad("event", &event[i])),
+            };
+            let next = ids.len() as LinkId;
+            let l = *ids.entry(link[i].as_str()).or_insert(next);
+            if l as usize == out.links.len() {
+                out.links.push(Some(link[i].clone()));
+            }
+            let dir = match direction[i].as_str() {
+                "forward" => Direction::Forward,
+                "reverse" => Direction::Reverse,
+                _ => return Err(bad("direction", &direction[i])),
+            };
+            let k = Message::from_name(&kind[i]).ok_or_else(|| bad("kind", &kind[i]))?;
+            let sq = match seq[i] {
+                Some(s) if k.has_seq() => Some(u64::try_from(s).map_err(|_| bad("seq", &seq[i]))?),
+                None if !k.has_seq() => None,
+                _ => return Err(bad("seq", &seq[i])),
+            };
+            let fl = u32::try_from(flow[i]).map_err(|_| bad("flow", &flow[i]))?;
+            let sz = u32::try_from(size[i]).map_err(|_| bad("size", &size[i]))?;
+            out.records
+                .push(TraceRecord::new(time, ev, l, fl, dir, k, sq, sz));
+        }
+        Ok(out)
     }
 }
 
@@ -310,6 +383,151 @@ mod tests {
         assert_eq!(c.levels(), levels);
         assert!(!c.is_valid(0) && c.is_valid(1) && !c.is_valid(64) && !c.is_valid(200));
         assert!(OptF64::default().is_empty());
+    }
+
+    /// A trace of `n` records on two links, every event, message and direction among them.
+    fn trace(n: usize) -> TraceColumns {
+        let events = [
+            TraceEvent::Enqueue,
+            TraceEvent::Dequeue,
+            TraceEvent::Receive,
+            TraceEvent::Drop(LinkDrop::Queue(QueueDrop::Overflow)),
+            TraceEvent::Drop(LinkDrop::Queue(QueueDrop::Early)),
+            TraceEvent::Drop(LinkDrop::Artificial),
+            TraceEvent::Drop(LinkDrop::Down),
+        ];
+        let records = (0..n)
+            .map(|i| {
+                let kind = Message::ALL[i % Message::ALL.len()];
+                let dir = if i % 2 == 0 {
+                    Direction::Forward
+                } else {
+                    Direction::Reverse
+                };
+                TraceRecord::new(
+                    tfcc_core::Time(i as u64 * 1_234_567),
+                    events[i % events.len()],
+                    (i % 2) as LinkId * 3,
+                    (i % 5) as u32,
+                    dir,
+                    kind,
+                    Some(i as u64 * 7),
+                    40 + (i % 1460) as u32,
+                )
+            })
+            .collect();
+        let mut links = vec![None; 4];
+        links[0] = Some("bottleneck".into());
+        links[3] = Some("hop1".into());
+        TraceColumns { links, records }
+    }
+
+    /// The trace's columns as Python sees them: t, event, reason, link, flow, direction, kind,
+    /// seq, size.
+    type Cols = (
+        Vec<f64>,
+        Vec<String>,
+        Vec<Option<String>>,
+        Vec<String>,
+        Vec<i64>,
+        Vec<String>,
+        Vec<String>,
+        Vec<Option<i64>>,
+        Vec<i64>,
+    );
+
+    /// The columns `trace_dict` hands to Python, built the way it builds them.
+    fn as_columns(c: &TraceColumns) -> Cols {
+        let r = &c.records;
+        (
+            r.iter().map(|x| x.time.as_secs_f64()).collect(),
+            r.iter().map(|x| x.event.letter().into()).collect(),
+            r.iter().map(|x| x.event.reason().map(Into::into)).collect(),
+            r.iter().map(|x| c.link_name(x.link).into()).collect(),
+            r.iter().map(|x| i64::from(x.flow)).collect(),
+            r.iter().map(|x| direction_name(x.dir).into()).collect(),
+            r.iter().map(|x| x.kind.name().into()).collect(),
+            r.iter().map(|x| x.seq().map(|s| s as i64)).collect(),
+            r.iter().map(|x| i64::from(x.size)).collect(),
+        )
+    }
+
+    #[test]
+    fn a_trace_comes_back_from_its_columns() {
+        let c = trace(500);
+        let (t, e, re, l, f, d, k, s, z) = as_columns(&c);
+        let back = TraceColumns::from_columns(&t, &e, &re, &l, &f, &d, &k, &s, &z).unwrap();
+        // Link ids are renumbered in order of appearance; everything else is the same.
+        assert_eq!(back.records.len(), 500);
+        assert_eq!(as_columns(&back), as_columns(&c));
+        assert_eq!(back.link_name(back.records[1].link), "hop1");
+    }
+
+    #[test]
+    fn a_trace_column_with_a_value_the_simulator_never_writes_is_named() {
+        let c = trace(20);
+        let cols = as_columns(&c);
+        let check = |edit: &dyn Fn(&mut Cols), want: &str| {
+            let mut x = cols.clone();
+            edit(&mut x);
+            let (t, e, re, l, f, d, k, s, z) = x;
+            let err = TraceColumns::from_columns(&t, &e, &re, &l, &f, &d, &k, &s, &z).unwrap_err();
+            assert!(err.contains(want), "{err}");
+        };
+        check(&|x| x.1[2] = "x".into(), "trace row 2: event \"x\"");
+        check(&|x| x.2[3] = None, "trace row 3: reason None"); // a d without its reason
+        check(&|x| x.2[0] = Some("full".into()), "trace row 0: reason");
+        check(&|x| x.5[4] = "up".into(), "trace row 4: direction");
+        check(&|x| x.6[5] = "tcp".into(), "trace row 5: kind");
+        check(&|x| x.7[1] = None, "trace row 1: seq None"); // tcp-data has a number
+        check(&|x| x.7[1] = Some(-3), "trace row 1: seq Some(-3)");
+        check(&|x| x.4[0] = -1, "trace row 0: flow -1");
+        check(&|x| x.8[0] = 1 << 40, "trace row 0: size");
+        check(&|x| x.0[0] = f64::NAN, "trace row 0: t NaN");
+        check(
+            &|x| drop(x.3.pop()),
+            "trace column link has 19 rows where t has 20",
+        );
+    }
+
+    #[test]
+    fn a_long_trace_is_written_in_row_groups_and_reads_back_whole() {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let n = (1 << 17) * 2 + 5;
+        let c = trace(n);
+        let dir = std::env::temp_dir().join(format!("tfcc-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("trace.parquet");
+        crate::tables::write_trace(&path, &c).unwrap();
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let meta = reader.metadata();
+        assert_eq!(meta.num_row_groups(), 3);
+        assert_eq!(meta.file_metadata().num_rows(), n as i64);
+        let rows: Vec<_> = reader
+            .get_row_iter(None)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let last = rows[n - 1].to_string();
+        let r = &c.records[n - 1];
+        assert!(last.contains(&format!("size: {}", r.size)), "{last}");
+        assert!(
+            last.contains(&format!("kind: \"{}\"", r.kind.name())),
+            "{last}"
+        );
+        // An empty trace still has the schema.
+        crate::tables::write_trace(&path, &TraceColumns::default()).unwrap();
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        assert_eq!(reader.metadata().file_metadata().num_rows(), 0);
+        assert_eq!(
+            reader
+                .metadata()
+                .file_metadata()
+                .schema_descr()
+                .num_columns(),
+            9
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

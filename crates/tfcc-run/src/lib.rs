@@ -149,7 +149,7 @@ impl Prepared {
         let flows = std::mem::take(&mut *columns.lock().expect("flow columns"));
         let links =
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
-        let trace = result.trace.as_ref().map(TraceColumns::from_trace);
+        let trace = result.trace.map(TraceColumns::from_trace);
         let frames = FrameColumns::from_records(&result.frames);
         Ok(Finished {
             summary,

@@ -26,7 +26,9 @@ enum Col<'a> {
     /// The same column as `OptF64`, stored compactly.
     Nullable(&'a OptF64),
     Str(&'a [String]),
-    OptStr(&'a [Option<String>]),
+    /// Strings held elsewhere (the trace's names of links, events and messages).
+    Text(&'a [&'a str]),
+    OptText(&'a [Option<&'a str>]),
 }
 
 impl Col<'_> {
@@ -38,7 +40,8 @@ impl Col<'_> {
             Col::OptF64(v) => v.len(),
             Col::Nullable(v) => v.len(),
             Col::Str(v) => v.len(),
-            Col::OptStr(v) => v.len(),
+            Col::Text(v) => v.len(),
+            Col::OptText(v) => v.len(),
         }
     }
 
@@ -48,12 +51,12 @@ impl Col<'_> {
             Col::OptI64(_) => (Physical::INT64, Repetition::OPTIONAL, None),
             Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
             Col::OptF64(_) | Col::Nullable(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
-            Col::Str(_) => (
+            Col::Str(_) | Col::Text(_) => (
                 Physical::BYTE_ARRAY,
                 Repetition::REQUIRED,
                 Some(LogicalType::String),
             ),
-            Col::OptStr(_) => (
+            Col::OptText(_) => (
                 Physical::BYTE_ARRAY,
                 Repetition::OPTIONAL,
                 Some(LogicalType::String),
@@ -66,84 +69,121 @@ impl Col<'_> {
     }
 }
 
-/// Write `columns` (name, values; all the same length) to `path`, dictionary-encoded when
-/// `dictionary` (for columns of a few repeated values, as the trace's).
+/// Write `columns` (name, values; all the same length) to `path` as one row group,
+/// dictionary-encoded when `dictionary` (for columns of a few repeated values).
 fn write(
     path: &Path,
     schema_name: &str,
     columns: &[(&str, Col<'_>)],
     dictionary: bool,
 ) -> Result<(), String> {
-    let rows = columns.first().map_or(0, |c| c.1.len());
-    if let Some((name, c)) = columns.iter().find(|c| c.1.len() != rows) {
-        return Err(format!(
-            "column {name} has {} rows where the others have {rows}",
-            c.len()
-        ));
+    let mut t = Table::create(path, schema_name, columns, dictionary)?;
+    t.group(columns)?;
+    t.close()
+}
+
+/// A Parquet file being written, one row group at a time.
+struct Table<'p> {
+    path: &'p Path,
+    writer: SerializedFileWriter<File>,
+}
+
+impl<'p> Table<'p> {
+    /// Create `path` with the schema of `columns` (their names and types; the values are not
+    /// written).
+    fn create(
+        path: &'p Path,
+        schema_name: &str,
+        columns: &[(&str, Col<'_>)],
+        dictionary: bool,
+    ) -> Result<Self, String> {
+        let fail = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+        let fields = columns
+            .iter()
+            .map(|(name, c)| c.field(name).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        let schema = Type::group_type_builder(schema_name)
+            .with_fields(fields)
+            .build()
+            .map_err(fail)?;
+        let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Dictionary encoding pays off for repeated values; time series are mostly distinct
+        // reals, and its hash tables were a large share of the writer's memory. The trace's
+        // event, link, direction and kind columns hold a handful of strings each: there it
+        // shrinks the file several times.
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_dictionary_enabled(dictionary)
+                .build(),
+        );
+        let writer = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(fail)?;
+        Ok(Table { path, writer })
     }
-    let fail = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
-    let fields = columns
-        .iter()
-        .map(|(name, c)| c.field(name).map(Arc::new))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(fail)?;
-    let schema = Type::group_type_builder(schema_name)
-        .with_fields(fields)
-        .build()
-        .map_err(fail)?;
-    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // Dictionary encoding pays off for repeated values; time series are mostly distinct reals,
-    // and its hash tables were a large share of the writer's memory. The trace's event, link,
-    // direction and kind columns hold a handful of strings each: there it shrinks the file
-    // several times.
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_dictionary_enabled(dictionary)
-            .build(),
-    );
-    let mut writer = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(fail)?;
-    let mut group = writer.next_row_group().map_err(fail)?;
-    for (_, col) in columns {
-        let Some(mut w) = group.next_column().map_err(fail)? else {
-            break;
-        };
-        match col {
-            Col::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
-            Col::OptI64(v) => {
-                let present: Vec<i64> = v.iter().flatten().copied().collect();
-                w.typed::<Int64Type>()
-                    .write_batch(&present, Some(&levels(v)), None)
-            }
-            Col::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
-            Col::OptF64(v) => {
-                let present: Vec<f64> = v.iter().flatten().copied().collect();
-                w.typed::<DoubleType>()
-                    .write_batch(&present, Some(&levels(v)), None)
-            }
-            Col::Nullable(v) => {
-                w.typed::<DoubleType>()
-                    .write_batch(v.present(), Some(&v.levels()), None)
-            }
-            Col::Str(v) => {
-                let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
-                w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
-            }
-            Col::OptStr(v) => {
-                let bytes: Vec<ByteArray> = v
-                    .iter()
-                    .flatten()
-                    .map(|s| ByteArray::from(s.as_str()))
-                    .collect();
-                w.typed::<ByteArrayType>()
-                    .write_batch(&bytes, Some(&levels(v)), None)
-            }
+
+    /// Append `columns` (in the schema's order, all the same length) as one row group.
+    fn group(&mut self, columns: &[(&str, Col<'_>)]) -> Result<(), String> {
+        let path = self.path;
+        let rows = columns.first().map_or(0, |c| c.1.len());
+        if let Some((name, c)) = columns.iter().find(|c| c.1.len() != rows) {
+            return Err(format!(
+                "column {name} has {} rows where the others have {rows}",
+                c.len()
+            ));
         }
-        .map_err(fail)?;
-        w.close().map_err(fail)?;
+        let fail = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+        let mut group = self.writer.next_row_group().map_err(fail)?;
+        for (_, col) in columns {
+            let Some(mut w) = group.next_column().map_err(fail)? else {
+                break;
+            };
+            match col {
+                Col::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
+                Col::OptI64(v) => {
+                    let present: Vec<i64> = v.iter().flatten().copied().collect();
+                    w.typed::<Int64Type>()
+                        .write_batch(&present, Some(&levels(v)), None)
+                }
+                Col::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
+                Col::OptF64(v) => {
+                    let present: Vec<f64> = v.iter().flatten().copied().collect();
+                    w.typed::<DoubleType>()
+                        .write_batch(&present, Some(&levels(v)), None)
+                }
+                Col::Nullable(v) => {
+                    w.typed::<DoubleType>()
+                        .write_batch(v.present(), Some(&v.levels()), None)
+                }
+                Col::Str(v) => {
+                    let bytes: Vec<ByteArray> =
+                        v.iter().map(|s| ByteArray::from(s.as_str())).collect();
+                    w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+                }
+                Col::Text(v) => {
+                    let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(*s)).collect();
+                    w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+                }
+                Col::OptText(v) => {
+                    let bytes: Vec<ByteArray> =
+                        v.iter().flatten().map(|s| ByteArray::from(*s)).collect();
+                    w.typed::<ByteArrayType>()
+                        .write_batch(&bytes, Some(&levels(v)), None)
+                }
+            }
+            .map_err(fail)?;
+            w.close().map_err(fail)?;
+        }
+        group.close().map_err(fail)?;
+        Ok(())
     }
-    group.close().map_err(fail)?;
-    writer.close().map_err(fail)?;
-    Ok(())
+
+    fn close(self) -> Result<(), String> {
+        let path = self.path;
+        self.writer
+            .close()
+            .map(drop)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
 }
 
 /// Definition levels of an optional column: 1 where a value is present.
@@ -192,24 +232,68 @@ pub fn write_links(path: &Path, c: &LinkColumns) -> Result<(), String> {
     )
 }
 
-/// `trace.parquet`: one row per traced packet event.
+/// Rows per row group of `trace.parquet`: the columns of one group are built at a time, so
+/// writing a trace of any length needs a few tens of megabytes beside its records.
+const TRACE_GROUP_ROWS: usize = 1 << 17;
+
+/// `trace.parquet`: one row per traced packet event, in row groups of 131 072 rows.
 pub fn write_trace(path: &Path, c: &TraceColumns) -> Result<(), String> {
-    write(
-        path,
-        "trace",
-        &[
-            ("t", Col::F64(&c.t)),
-            ("event", Col::Str(&c.event)),
-            ("reason", Col::OptStr(&c.reason)),
-            ("link", Col::Str(&c.link)),
-            ("flow", Col::I64(&c.flow)),
-            ("direction", Col::Str(&c.direction)),
-            ("kind", Col::Str(&c.kind)),
-            ("seq", Col::OptI64(&c.seq)),
-            ("size", Col::I64(&c.size)),
-        ],
-        true,
-    )
+    let mut group = TraceGroup::default();
+    let mut table = Table::create(path, "trace", &group.columns(), true)?;
+    for chunk in c.records.chunks(TRACE_GROUP_ROWS) {
+        group.fill(c, chunk);
+        table.group(&group.columns())?;
+    }
+    if c.records.is_empty() {
+        table.group(&group.columns())?;
+    }
+    table.close()
+}
+
+/// One row group of the trace in columns.
+#[derive(Default)]
+struct TraceGroup<'a> {
+    t: Vec<f64>,
+    event: Vec<&'static str>,
+    reason: Vec<Option<&'static str>>,
+    link: Vec<&'a str>,
+    flow: Vec<i64>,
+    direction: Vec<&'static str>,
+    kind: Vec<&'static str>,
+    seq: Vec<Option<i64>>,
+    size: Vec<i64>,
+}
+
+impl<'a> TraceGroup<'a> {
+    fn fill(&mut self, c: &'a TraceColumns, rows: &[tfcc_sim::trace::TraceRecord]) {
+        *self = TraceGroup::default();
+        for r in rows {
+            self.t.push(r.time.as_secs_f64());
+            self.event.push(r.event.letter());
+            self.reason.push(r.event.reason());
+            self.link.push(c.link_name(r.link));
+            self.flow.push(i64::from(r.flow));
+            self.direction.push(crate::columns::direction_name(r.dir));
+            self.kind.push(r.kind.name());
+            self.seq
+                .push(r.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)));
+            self.size.push(i64::from(r.size));
+        }
+    }
+
+    fn columns(&self) -> [(&'static str, Col<'_>); 9] {
+        [
+            ("t", Col::F64(&self.t)),
+            ("event", Col::Text(&self.event)),
+            ("reason", Col::OptText(&self.reason)),
+            ("link", Col::Text(&self.link)),
+            ("flow", Col::I64(&self.flow)),
+            ("direction", Col::Text(&self.direction)),
+            ("kind", Col::Text(&self.kind)),
+            ("seq", Col::OptI64(&self.seq)),
+            ("size", Col::I64(&self.size)),
+        ]
+    }
 }
 
 /// `frames.parquet`: per video flow, per frame slot ([`FrameColumns`]).

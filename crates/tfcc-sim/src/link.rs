@@ -475,6 +475,16 @@ impl Link {
         self.start_next(now)
     }
 
+    /// How many transmissions have started; a call that starts one moves it by one.
+    pub fn tx_started(&self) -> u64 {
+        self.counters.tx_packets
+    }
+
+    /// The packet whose transmission started last, while it is still in the pipe.
+    pub fn pipe_tail(&self) -> Option<PacketId> {
+        self.pipe.back().map(|(_, id)| *id)
+    }
+
     /// The arrival time of the packet at the head of the pipe.
     pub fn pipe_head(&self) -> Option<Time> {
         self.pipe.front().map(|(t, _)| *t)

@@ -714,6 +714,10 @@ impl World {
             Ok(w) => {
                 if self.trace.is_some() {
                     self.record(now, link, TraceEvent::Enqueue, id);
+                    // On an idle link it went straight on the wire: the last one into the pipe.
+                    if self.links[link as usize].pipe_tail() == Some(id) {
+                        self.record(now, link, TraceEvent::Dequeue, id);
+                    }
                 }
                 self.wake(link, w)
             }
@@ -736,16 +740,28 @@ impl World {
         }
         let sp = self.pool.get(id);
         let (kind, seq) = crate::trace::message(&sp.pkt.header);
-        trace.push(TraceRecord {
-            time: now,
+        trace.push(TraceRecord::new(
+            now,
             event,
             link,
-            flow: sp.flow,
-            dir: sp.dir,
+            sp.flow,
+            sp.dir,
             kind,
             seq,
-            size: sp.pkt.size,
-        });
+            sp.pkt.size,
+        ));
+    }
+
+    /// Trace the `-` of the transmission link `l` started at `now`, if its count of started
+    /// transmissions has moved from `before`.
+    #[cold]
+    fn record_start(&mut self, now: Time, l: LinkId, before: u64) {
+        let link = &self.links[l as usize];
+        if link.tx_started() != before {
+            if let Some(id) = link.pipe_tail() {
+                self.record(now, l, TraceEvent::Dequeue, id);
+            }
+        }
     }
 
     /// Schedule what a link asked for.
@@ -760,7 +776,11 @@ impl World {
     }
 
     fn on_tx_done(&mut self, now: Time, l: LinkId) {
+        let before = self.links[l as usize].tx_started();
         let w = self.links[l as usize].tx_done(now);
+        if self.trace.is_some() {
+            self.record_start(now, l, before);
+        }
         self.wake(l, w);
     }
 
@@ -896,6 +916,7 @@ impl World {
         let e = self.events[i as usize].clone();
         let l = e.link;
         let link = &mut self.links[l as usize];
+        let before = link.tx_started();
         match e.action {
             LinkAction::SetRate(r) => link.set_rate(r),
             LinkAction::SetLoss(loss) => link.set_loss(loss, now),
@@ -907,6 +928,9 @@ impl World {
                 let w = link.set_stalled(stalled, now);
                 self.wake(l, w);
             }
+        }
+        if self.trace.is_some() {
+            self.record_start(now, l, before);
         }
     }
 

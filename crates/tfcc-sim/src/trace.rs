@@ -1,19 +1,15 @@
 //! A per-packet event trace of chosen links, what ns-2's `trace-queue` gives an ns-2 user:
 //! every packet that arrives at a traced link (`+`, it joined the queue or went straight on
-//! the wire), every one the link discards (`d`, with why) and every one that reaches the link's
-//! far end (`r`), with the flow, direction, protocol message, sequence number and wire size.
-//! Time series answer "how much"; a question such as "which retransmission was lost, and was
-//! the queue full then" needs the packets themselves.
+//! the wire), every one whose transmission starts (`-`), every one the link discards (`d`,
+//! with why) and every one that reaches the link's far end (`r`), with the flow, direction,
+//! protocol message, sequence number and wire size. Time series answer "how much"; a question
+//! such as "which retransmission was lost, and was the queue full then" needs the packets
+//! themselves.
 //!
 //! Opt-in per scenario (`[trace]`): a run without it pays one test per packet per hop (1.2 %
 //! more instructions on the bench dumbbell, with `EventQueue::pop` kept inline). Records live in
-//! memory until the run ends (56 bytes each here, several times that at the peak of writing
-//! them out as columns: docs/scenarios.md has a measured example), so a long run should narrow
-//! `links` or the `from` / `until` window.
-//!
-//! ns-2 also logs `-` (the start of a transmission). The link hands a packet to the wire
-//! inside its own events, so that point is not traced here; an `r` time is the `-` time plus
-//! the serialisation time and the link's delay, both fixed per link and rate.
+//! memory until the run ends, 32 bytes each (a traced 1 Gb/s bottleneck makes about a quarter
+//! of a million a second), so a long run should narrow `links` or the `from` / `until` window.
 
 use crate::link::{LinkDrop, LinkId};
 use crate::packet_pool::Direction;
@@ -37,6 +33,9 @@ pub struct TraceConfig {
 pub enum TraceEvent {
     /// Arrived and was accepted: queued, or put on the wire at once (ns-2 `+`).
     Enqueue,
+    /// Its transmission started (ns-2 `-`): at once after its `+` on an idle link, else when
+    /// the packet ahead of it has been serialised (or the link comes back up).
+    Dequeue,
     /// Arrived and was discarded (ns-2 `d`).
     Drop(LinkDrop),
     /// Reached the far end of the link (ns-2 `r`).
@@ -48,6 +47,7 @@ impl TraceEvent {
     pub fn letter(self) -> &'static str {
         match self {
             TraceEvent::Enqueue => "+",
+            TraceEvent::Dequeue => "-",
             TraceEvent::Drop(_) => "d",
             TraceEvent::Receive => "r",
         }
@@ -62,43 +62,138 @@ impl TraceEvent {
             TraceEvent::Drop(LinkDrop::Queue(QueueDrop::Early)) => Some("early"),
             TraceEvent::Drop(LinkDrop::Artificial) => Some("artificial"),
             TraceEvent::Drop(LinkDrop::Down) => Some("down"),
-            TraceEvent::Enqueue | TraceEvent::Receive => None,
+            TraceEvent::Enqueue | TraceEvent::Dequeue | TraceEvent::Receive => None,
         }
     }
 }
 
-/// One traced event.
+/// One traced event. Kept to 32 bytes: a trace of a long run holds millions of them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRecord {
     pub time: Time,
-    pub event: TraceEvent,
-    pub link: LinkId,
+    /// The message's sequence number; meaningful only where [`Message::has_seq`] (see
+    /// [`TraceRecord::seq`]).
+    seq: u64,
     pub flow: u32,
-    pub dir: Direction,
-    /// The protocol message, see [`message`].
-    pub kind: &'static str,
-    /// Its sequence number, see [`message`].
-    pub seq: Option<u64>,
     /// Bytes on the wire.
     pub size: u32,
+    pub link: LinkId,
+    pub event: TraceEvent,
+    pub dir: Direction,
+    /// The protocol message, see [`message`].
+    pub kind: Message,
+}
+
+impl TraceRecord {
+    /// A record of `kind` with sequence number `seq` (ignored, and read back as `None`, for a
+    /// message that carries none).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        time: Time,
+        event: TraceEvent,
+        link: LinkId,
+        flow: u32,
+        dir: Direction,
+        kind: Message,
+        seq: Option<u64>,
+        size: u32,
+    ) -> TraceRecord {
+        TraceRecord {
+            time,
+            seq: if kind.has_seq() { seq.unwrap_or(0) } else { 0 },
+            flow,
+            size,
+            link,
+            event,
+            dir,
+            kind,
+        }
+    }
+
+    /// The sequence number that identifies the message, where its kind has one.
+    pub fn seq(&self) -> Option<u64> {
+        self.kind.has_seq().then_some(self.seq)
+    }
+}
+
+/// The protocol message a traced packet carries, as the trace names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Message {
+    Raw,
+    TcpData,
+    TcpAck,
+    TfrcData,
+    TfrcFeedback,
+    TfwcData,
+    TfwcAck,
+    RateData,
+    RateFeedback,
+    /// A header added to `tfcc_core` after this list (the enum is non-exhaustive).
+    Other,
+}
+
+impl Message {
+    /// Every message, in the order of their names' codes.
+    pub const ALL: [Message; 10] = [
+        Message::Raw,
+        Message::TcpData,
+        Message::TcpAck,
+        Message::TfrcData,
+        Message::TfrcFeedback,
+        Message::TfwcData,
+        Message::TfwcAck,
+        Message::RateData,
+        Message::RateFeedback,
+        Message::Other,
+    ];
+
+    /// The name in the trace's `kind` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Message::Raw => "raw",
+            Message::TcpData => "tcp-data",
+            Message::TcpAck => "tcp-ack",
+            Message::TfrcData => "tfrc-data",
+            Message::TfrcFeedback => "tfrc-feedback",
+            Message::TfwcData => "tfwc-data",
+            Message::TfwcAck => "tfwc-ack",
+            Message::RateData => "rate-data",
+            Message::RateFeedback => "rate-feedback",
+            Message::Other => "other",
+        }
+    }
+
+    /// The message named `name` in a trace's `kind` column.
+    pub fn from_name(name: &str) -> Option<Message> {
+        Message::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the message carries a single sequence number: TFWC's Ack Vector and the rate
+    /// schemes' reports do not.
+    pub fn has_seq(self) -> bool {
+        !matches!(
+            self,
+            Message::TfwcAck | Message::RateFeedback | Message::Other
+        )
+    }
 }
 
 /// A packet's protocol message and the sequence number that identifies it: the data packet's
 /// own number (TCP's segment number, TFRC's, TFWC's, WARC's, a raw datagram's), TCP's
 /// cumulative ACK (the next segment expected) and, for TFRC's report, the data packet it
 /// echoes. TFWC's Ack Vector and the rate schemes' reports carry no single number.
-pub fn message(h: &Header) -> (&'static str, Option<u64>) {
+pub fn message(h: &Header) -> (Message, Option<u64>) {
     match h {
-        Header::Raw { seq, .. } => ("raw", Some(*seq)),
-        Header::TcpData(d) => ("tcp-data", Some(d.seq)),
-        Header::TcpAck(a) => ("tcp-ack", Some(a.ack)),
-        Header::TfrcData(d) => ("tfrc-data", Some(d.seq)),
-        Header::TfrcFeedback(f) => ("tfrc-feedback", Some(f.seq_echo)),
-        Header::TfwcData { seq, .. } => ("tfwc-data", Some(*seq)),
-        Header::TfwcAck { .. } => ("tfwc-ack", None),
-        Header::WarcData(d) => ("rate-data", Some(d.seq)),
-        Header::WarcFeedback(_) => ("rate-feedback", None),
-        _ => ("other", None),
+        Header::Raw { seq, .. } => (Message::Raw, Some(*seq)),
+        Header::TcpData(d) => (Message::TcpData, Some(d.seq)),
+        Header::TcpAck(a) => (Message::TcpAck, Some(a.ack)),
+        Header::TfrcData(d) => (Message::TfrcData, Some(d.seq)),
+        Header::TfrcFeedback(f) => (Message::TfrcFeedback, Some(f.seq_echo)),
+        Header::TfwcData { seq, .. } => (Message::TfwcData, Some(*seq)),
+        Header::TfwcAck { .. } => (Message::TfwcAck, None),
+        Header::WarcData(d) => (Message::RateData, Some(d.seq)),
+        Header::WarcFeedback(_) => (Message::RateFeedback, None),
+        _ => (Message::Other, None),
     }
 }
 
@@ -154,6 +249,16 @@ impl PacketTrace {
         &self.records
     }
 
+    /// The records, leaving the trace empty.
+    pub fn take_records(&mut self) -> Vec<TraceRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Every link's name when traced, by link id.
+    pub fn names(&self) -> &[Option<String>] {
+        &self.names
+    }
+
     /// The name of a traced link.
     pub fn link_name(&self, link: LinkId) -> &str {
         self.names
@@ -203,7 +308,7 @@ mod tests {
     #[test]
     fn a_record_stays_small() {
         // The module doc's figure; a trace of a long run holds millions of these.
-        assert!(std::mem::size_of::<TraceRecord>() <= 56);
+        assert!(std::mem::size_of::<TraceRecord>() <= 32);
     }
 
     #[test]
@@ -215,5 +320,25 @@ mod tests {
         assert_eq!(d(LinkDrop::Down), Some("down"));
         assert_eq!(TraceEvent::Receive.reason(), None);
         assert_eq!(TraceEvent::Enqueue.letter(), "+");
+        assert_eq!(TraceEvent::Dequeue.letter(), "-");
+    }
+
+    #[test]
+    fn messages_round_trip_by_name_and_keep_their_numbers() {
+        for m in Message::ALL {
+            assert_eq!(Message::from_name(m.name()), Some(m));
+            let r = TraceRecord::new(
+                Time::ZERO,
+                TraceEvent::Receive,
+                0,
+                1,
+                Direction::Forward,
+                m,
+                Some(42),
+                100,
+            );
+            assert_eq!(r.seq(), m.has_seq().then_some(42));
+        }
+        assert_eq!(Message::from_name("tcp"), None);
     }
 }

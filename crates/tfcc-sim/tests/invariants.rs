@@ -1450,7 +1450,7 @@ fn check_run(
                 // the transmitter and is no longer on the wire or propagating has its r.
                 let all = |e: &dyn Fn(TraceEvent) -> bool| rows().filter(|x| e(x.event)).count();
                 prop_assert_eq!(
-                    all(&|e| e != TraceEvent::Receive) as u64,
+                    all(&|e| matches!(e, TraceEvent::Enqueue | TraceEvent::Drop(_))) as u64,
                     l.totals.arrivals,
                     "trace of {}: + and d rows over the run",
                     &l.name
@@ -1459,6 +1459,13 @@ fn check_run(
                     all(&|e| e == TraceEvent::Receive) as u64,
                     l.totals.started - l.totals.propagating,
                     "trace of {}: r rows",
+                    &l.name
+                );
+                // Every transmission started has its -.
+                prop_assert_eq!(
+                    all(&|e| e == TraceEvent::Dequeue) as u64,
+                    l.totals.started,
+                    "trace of {}: - rows",
                     &l.name
                 );
             }

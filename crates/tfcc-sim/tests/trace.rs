@@ -61,7 +61,11 @@ fn the_trace_agrees_with_the_link_counters() {
         let drops = count(t, name, |e| matches!(e, TraceEvent::Drop(_)));
         let reason = |why: &str| count(t, name, |e| e.reason() == Some(why));
         let recv = count(t, name, is(TraceEvent::Receive));
+        let starts = count(t, name, is(TraceEvent::Dequeue));
         assert_eq!(plus + drops, l.arrivals, "{name}");
+        // Every transmission the link started has its `-` (`tx_packets` counts those that
+        // ended; the run may end during one).
+        assert_eq!(starts, l.totals.started, "{name}");
         assert_eq!(drops, l.drops, "{name}");
         assert_eq!(
             reason("overflow") + reason("early"),
@@ -87,7 +91,8 @@ fn the_trace_agrees_with_the_link_counters() {
         b.queue_drops > 0 && b.artificial_drops > 0 && b.down_drops > 0,
         "{b:?}"
     );
-    let kinds: std::collections::BTreeSet<&str> = t.records().iter().map(|r| r.kind).collect();
+    let kinds: std::collections::BTreeSet<&str> =
+        t.records().iter().map(|r| r.kind.name()).collect();
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
         ["raw", "tcp-ack", "tcp-data", "tfrc-data", "tfrc-feedback"]
@@ -142,31 +147,45 @@ fn the_window_and_the_plus_r_pairing_the_docs_describe_hold() {
     assert_eq!((plus + drops, drops), (l.arrivals, l.drops), "{l:?}");
     assert!(count(t, "bottleneck", |e| matches!(e, TraceEvent::Drop(_))) > l.drops);
 
-    // Pair each + with the r of the same packet key, in order.
-    type Key = (u32, bool, &'static str, Option<u64>);
-    let mut waiting: HashMap<Key, std::collections::VecDeque<(f64, u32)>> = HashMap::new();
+    // Pair each + with the - and the r of the same packet key, in order.
+    type Key = (u32, bool, tfcc_sim::trace::Message, Option<u64>);
+    type Times = std::collections::VecDeque<(f64, Option<f64>, u32)>;
+    let mut waiting: HashMap<Key, Times> = HashMap::new();
     let (mut paired, mut max_q) = (0u64, 0.0f64);
     for x in t.records() {
         let key = (
             x.flow,
             x.dir == tfcc_sim::packet_pool::Direction::Forward,
             x.kind,
-            x.seq,
+            x.seq(),
         );
+        let now = x.time.as_secs_f64();
         match x.event {
             TraceEvent::Enqueue => waiting
                 .entry(key)
                 .or_default()
-                .push_back((x.time.as_secs_f64(), x.size)),
+                .push_back((now, None, x.size)),
+            TraceEvent::Dequeue => {
+                let e = waiting
+                    .get_mut(&key)
+                    .and_then(|q| q.iter_mut().find(|e| e.1.is_none()))
+                    .expect("every - has its + before it");
+                assert!(e.0 <= now);
+                e.1 = Some(now);
+            }
             TraceEvent::Receive => {
-                let (t_in, size) = waiting
+                let (t_in, t_out, size) = waiting
                     .get_mut(&key)
                     .and_then(|q| q.pop_front())
                     .expect("every r has its + before it");
+                let t_out = t_out.expect("every r has its - before it");
                 assert_eq!(size, x.size);
-                // 2 Mb/s, 20 ms: the time on the wire.
-                let q = x.time.as_secs_f64() - t_in - f64::from(size) * 8.0 / 2e6 - 0.020;
+                // 2 Mb/s, 20 ms: the time on the wire, from the start of the transmission.
+                let wire = f64::from(size) * 8.0 / 2e6 + 0.020;
+                assert!((now - t_out - wire).abs() < 1e-6, "{x:?}: {t_out} to {now}");
+                let q = now - t_in - wire;
                 assert!(q > -1e-9, "{x:?}: queueing delay {q}");
+                assert!((q - (t_out - t_in)).abs() < 1e-6, "{x:?}");
                 max_q = max_q.max(q);
                 paired += 1;
             }
@@ -209,7 +228,9 @@ links = ["ab"]
     let t = r.trace.as_ref().unwrap();
     let l = r.summary.links.iter().find(|l| l.name == "ab").unwrap();
     assert_eq!(l.arrivals, 126);
-    let rows = count(t, "ab", |e| e != TraceEvent::Receive);
+    let rows = count(t, "ab", |e| {
+        !matches!(e, TraceEvent::Receive | TraceEvent::Dequeue)
+    });
     assert_eq!(rows, l.arrivals);
     assert_eq!(t.records().last().unwrap().time.as_secs_f64(), 0.5);
 }
