@@ -96,7 +96,8 @@ SetOpt = Annotated[
 def run(ctx: typer.Context) -> None:
     """Run a scenario in the simulator (`tfcc run --help` for the flags).
 
-    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT."""
+    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT (and
+    frames.parquet, ptcp_slots.parquet or trace.parquet where the run has them)."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
@@ -596,7 +597,8 @@ def query(
     sql: Annotated[
         str,
         typer.Argument(
-            help="SQL over the views runs, flows, links and timeseries.", show_default=False
+            help="SQL over the views runs, flows, links, timeseries and ptcp_slots.",
+            show_default=False,
         ),
     ],
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
