@@ -96,8 +96,9 @@ SetOpt = Annotated[
 def run(ctx: typer.Context) -> None:
     """Run a scenario in the simulator (`tfcc run --help` for the flags).
 
-    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT (and
-    frames.parquet, ptcp_slots.parquet or trace.parquet where the run has them)."""
+    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT.
+
+    With video, PTCP or a [trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
