@@ -40,9 +40,12 @@ def _slot(start: float, mbps: float) -> dict:
     return {"start_s": start, "end_s": start + 1, "throughput_bps": mbps * 1e6}
 
 
-def _ptcp_summary() -> dict:
+def _ptcp_summary() -> metrics.RunResult:
     slots = [_slot(0, 40), _slot(1, 21), _slot(2, 19), _slot(3, 20), _slot(4, 10)]
-    return {"flows": [{"id": 0, "protocol": "ptcp", "ptcp": {"bw_bps": 20e6, "eval_slots": slots}}]}
+    cols = {k: [e[k] for e in slots] for k in slots[0]}
+    cols.update(flow=[0] * len(slots), kind=["eval"] * len(slots))
+    flows = [{"id": 0, "protocol": "ptcp", "ptcp": {"bw_bps": 20e6}}]
+    return metrics.RunResult({"flows": flows}, ptcp_slots=cols)
 
 
 def test_ptcp_slot_ratio_stats_and_window() -> None:

@@ -17,11 +17,22 @@ def _slot(start: float, end: float, mbps: float) -> dict:
     return {"start_s": start, "end_s": end, "throughput_bps": mbps * 1e6, "met": mbps >= 20}
 
 
+EVAL = [_slot(0, 1, 5), _slot(1, 2, 25), _slot(2, 3, 19.9), _slot(3, 4, 20)]
+
+
+def slot_columns(rows: list[dict]) -> dict[str, list]:
+    """``ptcp_slots.parquet``'s columns from rows with ``flow``, ``kind`` and a slot's fields."""
+    names = ["flow", "kind", "start_s", "end_s", "throughput_bps", "met"]
+    return {n: [r.get(n) for r in rows] for n in names}
+
+
 def _run() -> RunResult:
-    ptcp = {
-        "bw_bps": 20e6,
-        "eval_slots": [_slot(0, 1, 5), _slot(1, 2, 25), _slot(2, 3, 19.9), _slot(3, 4, 20)],
-    }
+    ptcp = {"bw_bps": 20e6, "slots": 3, "slots_met": 2}
+    # A control slot of flow 0 and another flow's evaluation slot, which the metric must not
+    # count among flow 0's evaluation slots.
+    rows = [{"flow": 0, "kind": "eval", **e} for e in EVAL]
+    rows.insert(2, {"flow": 0, "kind": "ctrl", "start_s": 1.0, "end_s": 1.5, "throughput_bps": 0.0})
+    rows.append({"flow": 9, "kind": "eval", **_slot(3, 4, 0)})
     summary = {
         "measure_from_s": 1.0,
         "flows": [
@@ -38,7 +49,7 @@ def _run() -> RunResult:
         "ptcp_k": [1.0, 1.0, 1.0, 3.0, 5.0, 1.0, 1.0, 1.0] + [None] * 16,
         "ptcp_s": [16.0, 16.0, 32.0, 32.0, 8.0, 4.0, 2.0, 2.0] + [None] * 16,
     }
-    return RunResult(summary, series)
+    return RunResult(summary, series, ptcp_slots=slot_columns(rows))
 
 
 def test_a_ptcp_flow_is_judged_on_its_own_slots_in_the_window() -> None:
@@ -47,6 +58,19 @@ def test_a_ptcp_flow_is_judged_on_its_own_slots_in_the_window() -> None:
     assert slot_success_pct(r, flow=0) == pytest.approx(200 / 3)
     assert slot_success_pct(r, flow=0, skip=1) == pytest.approx(50.0)
     assert slot_success_pct(r, flow=0, bw_bps=19e6) == pytest.approx(100.0)
+
+
+def test_a_summary_from_before_ptcp_slots_parquet_is_read_from_its_own_slots() -> None:
+    r = _run()
+    old = dict(r.summary)
+    old["flows"] = [{**r.summary["flows"][0], "ptcp": {"bw_bps": 20e6, "eval_slots": EVAL}}]
+    assert slot_success_pct(RunResult(old), flow=0) == pytest.approx(200 / 3)
+
+
+def test_a_ptcp_flow_without_its_slots_is_an_error_not_zero_slots() -> None:
+    r = _run()
+    with pytest.raises(MetricError, match="ptcp_slots.parquet"):
+        slot_success_pct(RunResult(r.summary, r.flow_series), flow=0)
 
 
 def test_other_flows_and_aggregates_use_fixed_slots_of_goodput() -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcc import _core, reproduce
-from tfcc.metrics import RunResult, binned_throughput, slot_success_pct
+from tfcc.metrics import RunResult, binned_throughput, ptcp_slot_rows, slot_success_pct
 from tfcc.ns2 import find_ns
 
 HERE = Path(__file__).resolve().parent
@@ -223,7 +223,7 @@ def tfcc_side(case: Case, seed: int) -> tuple[Side, RunResult]:
     is_ptcp = bool(f0.get("ptcp"))
     if is_ptcp:
         pct = slot_success_pct(r, flow=0, skip=case.skip)
-        nslots = len(f0["ptcp"]["eval_slots"][case.skip :])
+        nslots = len(ptcp_slot_rows(r, f0)[case.skip :])
         k = r.flow_column(0, "ptcp_k")[1]
         s = r.flow_column(0, "ptcp_s")[1]
     else:

@@ -224,8 +224,10 @@ def run_scenario(
     dict of lists, "link_series": dict of lists}``: the summary is ``summary.json``'s content
     (``metrics`` holds ``fairness_theta`` and ``jain_index``), the series are columnar, one row
     per flow (or reported link) per sampling interval; a run with a video flow adds
-    ``"frame_series"``, the columns of ``frames.parquet``, and one with a ``[trace]`` in the
-    scenario ``"trace"``, the packet trace's columns (one row per event, as ``trace.parquet``).
+    ``"frame_series"``, the columns of ``frames.parquet``, one with a PTCP flow
+    ``"ptcp_slots"``, the columns of ``ptcp_slots.parquet`` (one row per evaluation or control
+    slot), and one with a ``[trace]`` in the scenario ``"trace"``, the packet trace's columns
+    (one row per event, as ``trace.parquet``).
     Raises :class:`ScenarioError` before running on a bad file.
     """
 
@@ -239,7 +241,8 @@ def run_to_dir(
     font: PathLike[str] | str | None = None,
 ) -> dict[str, Any]:
     """Run a scenario and write ``summary.json``, ``timeseries.parquet``, ``queues.parquet``,
-    ``frames.parquet`` (a run with a video flow), ``trace.parquet`` (with a ``[trace]``) and
+    ``frames.parquet`` (a run with a video flow), ``ptcp_slots.parquet`` (a run with a PTCP
+    flow), ``trace.parquet`` (with a ``[trace]``) and
     (``plots``) the PNG charts into ``out``
     atomically, as ``tfcc run`` does; returns the summary. Raises :class:`ScenarioError` or
     :class:`OutputError` before anything runs."""

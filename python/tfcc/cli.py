@@ -96,7 +96,9 @@ SetOpt = Annotated[
 def run(ctx: typer.Context) -> None:
     """Run a scenario in the simulator (`tfcc run --help` for the flags).
 
-    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT."""
+    Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT.
+
+    With video, PTCP or a [trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
@@ -596,7 +598,8 @@ def query(
     sql: Annotated[
         str,
         typer.Argument(
-            help="SQL over the views runs, flows, links and timeseries.", show_default=False
+            help="SQL over the views runs, flows, links, timeseries and ptcp_slots.",
+            show_default=False,
         ),
     ],
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,

@@ -40,7 +40,9 @@ class RunResult(Mapping[str, Any]):
     and the like, in its doc comment) decides alone which side it falls on.
 
     ``frame_series`` holds the columns of ``frames.parquet`` (one row per video flow per frame
-    slot, docs/scenarios.md), empty for a run without a video source.
+    slot, docs/scenarios.md), empty for a run without a video source; ``ptcp_slots`` the columns
+    of ``ptcp_slots.parquet`` (one row per PTCP flow per evaluation or control slot), empty for
+    a run without a PTCP flow.
     """
 
     def __init__(
@@ -49,11 +51,13 @@ class RunResult(Mapping[str, Any]):
         flow_series: Mapping[str, Sequence[Any]] | None = None,
         link_series: Mapping[str, Sequence[Any]] | None = None,
         frame_series: Mapping[str, Sequence[Any]] | None = None,
+        ptcp_slots: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.summary = summary
         self.flow_series = flow_series or {}
         self.link_series = link_series or {}
         self.frame_series = frame_series or {}
+        self.ptcp_slots = ptcp_slots or {}
 
     def frame_rows(self, flow: int) -> list[dict[str, Any]]:
         """One video flow's frame slots (rows of ``frames.parquet``) in slot order;
@@ -94,6 +98,32 @@ class RunResult(Mapping[str, Any]):
         if not t:
             raise MetricError(f"no time series for flow {flow}")
         return t, v
+
+
+def ptcp_slot_rows(s: Summary, flow: Mapping[str, Any], kind: str = "eval") -> list[dict[str, Any]]:
+    """One PTCP flow's slots of ``kind`` (``eval`` or ``ctrl``), rows of ``ptcp_slots.parquet``
+    in the order they ended. A summary written before the slots moved out of it (its ``ptcp``
+    entry holds ``eval_slots``) is read as such a run's outputs were: its ``eval_slots`` as
+    rows. :class:`MetricError` if the flow is not a PTCP flow or the run's slots are missing."""
+    p = flow.get("ptcp")
+    if not p:
+        raise MetricError(f"flow {flow.get('id')} is not a PTCP flow")
+    if f"{kind}_slots" in p:  # a summary.json from before ptcp_slots.parquet
+        cuts = [e.get("cuts", [0, 0]) for e in p[f"{kind}_slots"]]
+        return [
+            {**e, "fast_retransmits": c[0], "timeouts": c[1]}
+            for e, c in zip(p[f"{kind}_slots"], cuts, strict=True)
+        ]
+    cols = s.ptcp_slots if isinstance(s, RunResult) else {}
+    if "flow" not in cols:
+        raise MetricError("the run's PTCP slots (ptcp_slots.parquet) are missing")
+    names = list(cols)
+    fid, k = names.index("flow"), names.index("kind")
+    return [
+        dict(zip(names, vals, strict=True))
+        for vals in zip(*(cols[n] for n in names), strict=True)
+        if vals[fid] == flow.get("id") and vals[k] == kind
+    ]
 
 
 def _is_reverse(f: Mapping) -> bool:
@@ -1265,14 +1295,15 @@ def slot_success_pct(
     """Percentage of evaluation slots whose average throughput reaches the required ``bw``,
     001 Sec. 3 (Figs. 7-11, 17): ``100 · #{slots with tput ≥ bw} / #slots``.
 
-    A PTCP flow judges its own evaluation slots (``e`` sRTTs each, recorded in the summary's
-    ``ptcp`` entry; ``bw`` defaults to its own) when ``own_slots``; the first ``skip`` slots that
-    start in the measurement window are left out (the thesis' "after the first few"). Any other
-    flow, or several flows together (an aggregate: their goodputs are summed), is judged over
-    fixed ``slot``-second bins of the recorded goodput, 1 s by default: 32 RTTs of the thesis'
-    dumbbell (001 Sec. 3.1, "32 RTT is about 1 s"). Goodput is what reached the receiver (the
-    PTCP slots count acknowledged segments, the same data one RTT later). ``label`` picks the
-    flows of one scenario label (e.g. 001 E4's "Sender 1" connections, whatever their protocol)."""
+    A PTCP flow judges its own evaluation slots (``e`` sRTTs each, the ``eval`` rows of
+    ``ptcp_slots.parquet``; ``bw`` defaults to the summary's ``ptcp.bw_bps``) when
+    ``own_slots``; the first ``skip`` slots that start in the measurement window are left out
+    (the thesis' "after the first few"). Any other flow, or several flows together (an
+    aggregate: their goodputs are summed), is judged over fixed ``slot``-second bins of the
+    recorded goodput, 1 s by default: 32 RTTs of the thesis' dumbbell (001 Sec. 3.1, "32 RTT is
+    about 1 s"). Goodput is what reached the receiver (the PTCP slots count acknowledged
+    segments, the same data one RTT later). ``label`` picks the flows of one scenario label
+    (e.g. 001 E4's "Sender 1" connections, whatever their protocol)."""
     flows = _flows(s, flow, protocol)
     if label is not None:
         flows = [f for f in flows if f.get("label") == label]
@@ -1282,7 +1313,8 @@ def slot_success_pct(
     if own_slots and len(flows) == 1 and flows[0].get("ptcp"):
         p = flows[0]["ptcp"]
         bw = float(bw_bps if bw_bps is not None else p["bw_bps"])
-        slots = [e for e in p["eval_slots"] if e["start_s"] >= start - 1e-9][skip:]
+        rows = ptcp_slot_rows(s, flows[0])
+        slots = [e for e in rows if e["start_s"] >= start - 1e-9][skip:]
         if not slots:
             raise MetricError("no evaluation slot in the measurement window")
         return 100.0 * sum(1 for e in slots if e["throughput_bps"] >= bw) / len(slots)
@@ -1321,7 +1353,8 @@ def ptcp_slot_ratio(
     if not p:
         raise MetricError("the flow is not a PTCP flow")
     bw = float(p["bw_bps"])
-    slots = [e for e in p["eval_slots"] if t0 - 1e-9 <= float(e["start_s"]) < t1][skip:]
+    rows = ptcp_slot_rows(s, f)
+    slots = [e for e in rows if t0 - 1e-9 <= float(e["start_s"]) < t1][skip:]
     if not slots:
         raise MetricError(f"no evaluation slot starts in [{t0}, {t1})")
     r = [float(e["throughput_bps"]) / bw for e in slots]

@@ -376,11 +376,17 @@ def _check_stand_ins(path: Path, claims: list[Claim]) -> None:
 
 def default_runner(scenario: Path, overrides: list[str], seed: int) -> Mapping[str, Any]:
     """One simulator run as a :class:`~tfcc.metrics.RunResult` (summary, time series and, for a
-    video run, the frame records)."""
+    video run, the frame records, for a PTCP run its slots)."""
     from tfcc import _core
 
     r = _core.run_scenario(str(scenario), overrides, seed, None)
-    return RunResult(r["summary"], r["flow_series"], r["link_series"], r.get("frame_series"))
+    return RunResult(
+        r["summary"],
+        r["flow_series"],
+        r["link_series"],
+        r.get("frame_series"),
+        r.get("ptcp_slots"),
+    )
 
 
 def _measure(

@@ -18,7 +18,8 @@ The three parts of a batch share a name and the ``runs`` part is renamed last: a
 stored only when its ``runs`` row is, and flows/links parts without one are leftovers of a crash,
 removed when the sweep resumes. Run directories are the ground truth: a resumed sweep stores any
 finished run directory that the store lacks (a crash between the two), so nothing is lost or
-stored twice. Views ``runs``, ``flows``, ``links`` and ``timeseries`` answer SQL.
+stored twice. Views ``runs``, ``flows``, ``links``, ``timeseries`` and ``ptcp_slots`` answer
+SQL.
 """
 
 from __future__ import annotations
@@ -342,7 +343,8 @@ def _numeric_axes(con: duckdb.DuckDBPyConnection, body: str, cols: list[str]) ->
 
 def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with views ``runs`` (finished and failed runs, one row
-    each), ``flows``, ``links`` and ``timeseries`` (every run's time series, with run_id).
+    each), ``flows``, ``links``, ``timeseries`` (every run's time series, with run_id) and
+    ``ptcp_slots`` (every run's PTCP evaluation and control slots, with run_id).
     Axes whose values are quantities (``5Mbps``, ``20ms``, counts) sort numerically and come
     with ``<axis>_value`` in SI base units (:func:`_numeric_axes`)."""
     import duckdb
@@ -396,11 +398,16 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
             # what the others can take from it: after a crash, flows parts or run directories
             # may exist before any runs part (and so before any axis column)
             run_cols = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}
-    if any((root / "runs").glob("*/timeseries.parquet")):
+    # Per-run Parquet files, every run's rows with its run_id: the time series, and PTCP's
+    # evaluation and control slots (ptcp_slots.parquet, only in runs with a PTCP flow).
+    for view in ("timeseries", "ptcp_slots"):
+        if not any((root / "runs").glob(f"*/{view}.parquet")):
+            con.execute(f"CREATE VIEW {view} AS {empty}")
+            continue
         series = (
             "SELECT * EXCLUDE (filename), "
-            "regexp_extract(filename, '([^/]+)/timeseries\\.parquet$', 1) AS run_id "
-            f"FROM read_parquet({lit(root / 'runs' / '*' / 'timeseries.parquet')}, "
+            f"regexp_extract(filename, '([^/]+)/{view}\\.parquet$', 1) AS run_id "
+            f"FROM read_parquet({lit(root / 'runs' / '*' / f'{view}.parquet')}, "
             "filename = true, union_by_name = true)"
         )
         # the run's seed and axis values beside each row, as in flows and links (an axis named
@@ -412,17 +419,15 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
             if c in run_cols
         )
         con.execute(
-            f"CREATE VIEW timeseries AS SELECT ts.*{cols} FROM ({series}) ts "
+            f"CREATE VIEW {view} AS SELECT ts.*{cols} FROM ({series}) ts "
             "LEFT JOIN runs r ON ts.run_id = r.run_id"
         )
-    else:
-        con.execute(f"CREATE VIEW timeseries AS {empty}")
     return con
 
 
 def query(root: Path | str, sql: str) -> polars.DataFrame:
-    """Answer ``sql`` over the sweep in ``root`` (views: runs, flows, links, timeseries) as a
-    polars DataFrame."""
+    """Answer ``sql`` over the sweep in ``root`` (views: runs, flows, links, timeseries,
+    ptcp_slots) as a polars DataFrame."""
     import polars as pl
 
     con = connect(root)

@@ -735,6 +735,7 @@ def _drive(
                     plots=plots,
                     trace=res.get("trace"),
                     frame_series=res.get("frame_series"),
+                    ptcp_slots=res.get("ptcp_slots"),
                 )
             except Exception as e:
                 res = {**res, "ok": False, "error": f"writing the outputs: {e}", "traceback": ""}
@@ -793,7 +794,9 @@ class ClaimRuns:
         links = pq.read_table(run_dir / "queues.parquet").to_pydict()
         frames_path = run_dir / "frames.parquet"
         frames = pq.read_table(frames_path).to_pydict() if frames_path.exists() else None
-        return RunResult(summary, flows, links, frames)
+        slots_path = run_dir / "ptcp_slots.parquet"
+        slots = pq.read_table(slots_path).to_pydict() if slots_path.exists() else None
+        return RunResult(summary, flows, links, frames, slots)
 
 
 def _read_run_wall(d: Path) -> dict[str, float]:

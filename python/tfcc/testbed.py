@@ -74,7 +74,10 @@ def run(
         summary = json.loads((out / "summary.json").read_text())
         flows = pq.read_table(out / "timeseries.parquet").to_pydict()
         links = pq.read_table(out / "queues.parquet").to_pydict()
-        return RunResult(summary, flows, links)
+        # a sim-backend run of a PTCP scenario (the testbed refuses PTCP)
+        slots_path = out / "ptcp_slots.parquet"
+        slots = pq.read_table(slots_path).to_pydict() if slots_path.exists() else None
+        return RunResult(summary, flows, links, ptcp_slots=slots)
 
 
 #: How long an interrupted testbed run may take to remove its namespaces before it is killed

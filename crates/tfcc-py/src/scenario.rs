@@ -121,8 +121,8 @@ pub fn check_scenario<'py>(
 /// `{"summary": dict, "flow_series": dict of lists, "link_series": dict of lists}`: the summary
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
 /// `queues.parquet`; a run with a video flow adds `"frame_series"`, the columns of
-/// `frames.parquet`, and one with a `[trace]` in the scenario `"trace"`, the columns of
-/// `trace.parquet`.
+/// `frames.parquet`, one with a PTCP flow `"ptcp_slots"`, the columns of `ptcp_slots.parquet`,
+/// and one with a `[trace]` in the scenario `"trace"`, the columns of `trace.parquet`.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
@@ -141,6 +141,9 @@ pub fn run_scenario<'py>(
     out.set_item("link_series", link_dict(py, &done.links)?)?;
     if !done.frames.is_empty() {
         out.set_item("frame_series", frame_dict(py, &done.frames)?)?;
+    }
+    if let Some(slots) = &done.ptcp_slots {
+        out.set_item("ptcp_slots", ptcp_slot_dict(py, slots)?)?;
     }
     if let Some(t) = &done.trace {
         out.set_item("trace", trace_dict(py, t)?)?;
@@ -176,10 +179,10 @@ pub fn run_to_dir<'py>(
 
 /// Write a run's outputs into `out` from Python data, exactly as `tfcc run` writes them: the
 /// summary as `summary.json` text and the two series as dicts of columns (the shapes
-/// `run_scenario` returns, and its `trace` when there is one). For drivers that simulate
-/// elsewhere (a sweep's remote workers).
+/// `run_scenario` returns, its `ptcp_slots` when the summary has PTCP flows and its `trace`
+/// when there is one). For drivers that simulate elsewhere (a sweep's remote workers).
 #[pyfunction]
-#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None, trace = None))]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None, trace = None, ptcp_slots = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn write_run(
     py: Python<'_>,
@@ -191,6 +194,7 @@ pub fn write_run(
     font: Option<PathBuf>,
     frame_series: Option<&Bound<'_, PyDict>>,
     trace: Option<Bound<'_, PyDict>>,
+    ptcp_slots: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
@@ -257,12 +261,34 @@ pub fn write_run(
         ),
         None => None,
     };
+    let ptcp_slots = match ptcp_slots {
+        None => None,
+        Some(p) => Some(tfcc_run::PtcpSlotColumns {
+            flow: col(p, "flow")?,
+            kind: col(p, "kind")?,
+            start_s: col(p, "start_s")?,
+            end_s: col(p, "end_s")?,
+            throughput_bps: col(p, "throughput_bps")?,
+            met: col(p, "met")?,
+            fast_retransmits: col(p, "fast_retransmits")?,
+            timeouts: col(p, "timeouts")?,
+            s: col(p, "s")?,
+            target_bps: col(p, "target_bps")?,
+            regime: col(p, "regime")?,
+            bound_by: col(p, "bound_by")?,
+            k_bw_acks: col(p, "k_bw_acks")?,
+            k_max_acks: col(p, "k_max_acks")?,
+            k_min_acks: col(p, "k_min_acks")?,
+            k_min_over_k_max: col(p, "k_min_over_k_max")?,
+        }),
+    };
     let done = tfcc_run::Finished {
         summary,
         flows,
         links,
         frames,
         trace,
+        ptcp_slots,
     };
     py.detach(|| tfcc_run::output::write_run(&out, &done, plots, font.as_deref()))
         .map_err(OutputError::new_err)
@@ -379,6 +405,30 @@ fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Boun
     d.set_item("delivered", &c.delivered)?;
     d.set_item("complete_s", &c.complete_s)?;
     d.set_item("sbuf_bytes", &c.sbuf_bytes)?;
+    Ok(d)
+}
+
+fn ptcp_slot_dict<'py>(
+    py: Python<'py>,
+    c: &tfcc_run::PtcpSlotColumns,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flow", &c.flow)?;
+    d.set_item("kind", &c.kind)?;
+    d.set_item("start_s", &c.start_s)?;
+    d.set_item("end_s", &c.end_s)?;
+    d.set_item("throughput_bps", &c.throughput_bps)?;
+    d.set_item("met", &c.met)?;
+    d.set_item("fast_retransmits", &c.fast_retransmits)?;
+    d.set_item("timeouts", &c.timeouts)?;
+    d.set_item("s", &c.s)?;
+    d.set_item("target_bps", &c.target_bps)?;
+    d.set_item("regime", &c.regime)?;
+    d.set_item("bound_by", &c.bound_by)?;
+    d.set_item("k_bw_acks", &c.k_bw_acks)?;
+    d.set_item("k_max_acks", &c.k_max_acks)?;
+    d.set_item("k_min_acks", &c.k_min_acks)?;
+    d.set_item("k_min_over_k_max", &c.k_min_over_k_max)?;
     Ok(d)
 }
 

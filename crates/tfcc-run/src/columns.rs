@@ -1,11 +1,12 @@
 //! The recorded time series in columns, the shape of `timeseries.parquet` and
-//! `queues.parquet` and of the dict of lists the Python API returns, and the packet trace in
-//! the shape of `trace.parquet`.
+//! `queues.parquet` and of the dict of lists the Python API returns, the packet trace in
+//! the shape of `trace.parquet`, and PTCP's slots in the shape of `ptcp_slots.parquet`.
 
 use tfcc_sim::frames::FrameRecord;
 use tfcc_sim::link::LinkDrop;
 use tfcc_sim::packet_pool::Direction;
 use tfcc_sim::queue::QueueDrop;
+use tfcc_sim::recorder::{FlowSummary, PtcpRecord};
 use tfcc_sim::trace::{Message, PacketTrace, TraceEvent, TraceRecord};
 use tfcc_sim::{FlowSample, LinkId, LinkSample, LinkSummary};
 
@@ -365,8 +366,117 @@ impl FrameColumns {
     }
 }
 
+/// Every evaluation and control slot of the run's PTCP flows (001 Secs. 2.1 and 3), one row
+/// each: per flow in id order, its evaluation slots and then its control slots, each in the
+/// order they ended. They were arrays in `summary.json` until a 600 s run with 1000 SURGE
+/// users made that file 47 MB, 96 % of it control slots (docs/scenarios.md, Outputs).
+///
+/// A member of a PTCP aggregate reports the aggregate's slots (001 Sec. 2.3: `bw` is the
+/// sum's), so every member has the same rows under its own id; readers pick one flow.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PtcpSlotColumns {
+    pub flow: Vec<i64>,
+    /// `eval` (the unit of "slots achieving bw") or `ctrl` (a control slot, diagnostics).
+    pub kind: Vec<String>,
+    /// When the slot started and ended, seconds since the start of the run.
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    /// Payload acknowledged in the slot over its length, bit/s.
+    pub throughput_bps: Vec<f64>,
+    /// `eval` rows: `throughput_bps ≥ bw`; null for `ctrl` rows.
+    pub met: Vec<Option<bool>>,
+    /// Window cuts in the slot: fast retransmits and timeouts.
+    pub fast_retransmits: Vec<i64>,
+    pub timeouts: Vec<i64>,
+    /// `ctrl` rows (null for `eval` rows): the slot length in sRTTs, its target `g_i` (bit/s),
+    /// the `k_max` equation in force (`eq3`, `eq4`), the bound that set `k` on most of its
+    /// congestion-avoidance ACKs (`k_bw`, `k_max`, `k_min`; null also when none of its ACKs was
+    /// in congestion avoidance), the ACKs on which each bound set `k`, and of the `k_min` ACKs
+    /// those on which `k_max` was below `k_bw`.
+    pub s: Vec<Option<i64>>,
+    pub target_bps: Vec<Option<f64>>,
+    pub regime: Vec<Option<String>>,
+    pub bound_by: Vec<Option<String>>,
+    pub k_bw_acks: Vec<Option<i64>>,
+    pub k_max_acks: Vec<Option<i64>>,
+    pub k_min_acks: Vec<Option<i64>>,
+    pub k_min_over_k_max: Vec<Option<i64>>,
+}
+
+impl PtcpSlotColumns {
+    /// The slots of the PTCP flows among `flows`; `None` when there is none, so a run without
+    /// PTCP writes no `ptcp_slots.parquet` (a PTCP flow with no finished slot still has its
+    /// file, empty).
+    pub fn from_flows(flows: &[FlowSummary]) -> Option<Self> {
+        let mut c = PtcpSlotColumns::default();
+        let mut any = false;
+        for f in flows {
+            if let Some(r) = &f.ptcp {
+                any = true;
+                c.push_flow(f.id, r);
+            }
+        }
+        any.then_some(c)
+    }
+
+    fn push_flow(&mut self, flow: u32, r: &PtcpRecord) {
+        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        for e in &r.eval_slots {
+            self.push_common(flow, "eval", e.start, e.end, e.throughput_bps, e.cuts);
+            self.met.push(Some(e.met));
+            self.s.push(None);
+            self.target_bps.push(None);
+            self.regime.push(None);
+            self.bound_by.push(None);
+            self.k_bw_acks.push(None);
+            self.k_max_acks.push(None);
+            self.k_min_acks.push(None);
+            self.k_min_over_k_max.push(None);
+        }
+        for c in &r.ctrl_slots {
+            self.push_common(flow, "ctrl", c.start, c.end, c.throughput_bps, c.cuts);
+            self.met.push(None);
+            self.s.push(Some(i64::from(c.s)));
+            self.target_bps.push(Some(c.target_bps));
+            self.regime.push(Some(c.regime.into()));
+            self.bound_by.push(c.bound_by.map(Into::into));
+            self.k_bw_acks.push(Some(int(c.bound_counts[0])));
+            self.k_max_acks.push(Some(int(c.bound_counts[1])));
+            self.k_min_acks.push(Some(int(c.bound_counts[2])));
+            self.k_min_over_k_max.push(Some(int(c.k_min_over_k_max)));
+        }
+    }
+
+    fn push_common(
+        &mut self,
+        flow: u32,
+        kind: &str,
+        start: tfcc_core::Time,
+        end: tfcc_core::Time,
+        throughput_bps: f64,
+        cuts: [u64; 2],
+    ) {
+        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        self.flow.push(i64::from(flow));
+        self.kind.push(kind.into());
+        self.start_s.push(start.as_secs_f64());
+        self.end_s.push(end.as_secs_f64());
+        self.throughput_bps.push(throughput_bps);
+        self.fast_retransmits.push(int(cuts[0]));
+        self.timeouts.push(int(cuts[1]));
+    }
+
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -553,5 +663,98 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
         assert_eq!(run.flows.len(), 3 * 30);
         assert_eq!(run.flows, FlowColumns::from_samples(&kept.flow_series));
+        // No PTCP flow: no slot rows, and so no ptcp_slots.parquet.
+        assert!(run.ptcp_slots.is_none());
+    }
+
+    /// One lone PTCP flow and a two-member aggregate against three Reno flows; bw set so that
+    /// some evaluation slots in the window meet it and some do not.
+    pub(crate) const PTCP_SCENARIO: &str = "name = \"ptcp-slots\"\nduration = \"4s\"\n\
+        measure_from = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
+        bottleneck = { rate = \"20Mbps\", delay = \"10ms\", queue = \"droptail\", limit = 40 }\n\
+        [[flows]]\nprotocol = \"ptcp\"\nparams = { bw = \"8Mbps\", e = 8, s_init = 4 }\n\
+        [[flows]]\nprotocol = \"ptcp\"\ncount = 2\n\
+        params = { bw = \"8Mbps\", e = 8, s_init = 4, group = \"g\" }\n\
+        [[flows]]\nprotocol = \"tcp-reno\"\ncount = 3\n";
+
+    #[test]
+    fn the_slot_rows_are_the_slots_the_simulator_recorded() {
+        let dir = std::env::temp_dir().join(format!("tfcc-ptcp-slots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.toml");
+        std::fs::write(&path, PTCP_SCENARIO).unwrap();
+        let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        let kept = tfcc_sim::scenario::load(&path, &[], None)
+            .unwrap()
+            .into_simulation()
+            .unwrap()
+            .run();
+        std::fs::remove_dir_all(dir).unwrap();
+        let c = run.ptcp_slots.expect("a run with PTCP flows has slot rows");
+        let rows = |flow: i64, kind: &str| -> Vec<usize> {
+            (0..c.len())
+                .filter(|&i| c.flow[i] == flow && c.kind[i] == kind)
+                .collect()
+        };
+        let mut mixed = false;
+        for f in &kept.summary.flows {
+            let (id, entry) = (i64::from(f.id), &run.summary.flows[f.id as usize]);
+            let Some(r) = &f.ptcp else {
+                assert!(rows(id, "eval").is_empty() && rows(id, "ctrl").is_empty());
+                assert!(entry.ptcp.is_none());
+                continue;
+            };
+            let (ev, ct) = (rows(id, "eval"), rows(id, "ctrl"));
+            assert_eq!(ev.len(), r.eval_slots.len(), "flow {id}");
+            assert_eq!(ct.len(), r.ctrl_slots.len(), "flow {id}");
+            assert!(!ev.is_empty() && !ct.is_empty(), "flow {id} recorded slots");
+            for (&i, e) in ev.iter().zip(&r.eval_slots) {
+                assert_eq!(c.start_s[i], e.start.as_secs_f64());
+                assert_eq!(c.end_s[i], e.end.as_secs_f64());
+                assert_eq!(c.throughput_bps[i], e.throughput_bps);
+                assert_eq!(c.met[i], Some(e.met));
+                assert_eq!(
+                    [c.fast_retransmits[i], c.timeouts[i]],
+                    e.cuts.map(|x| x as i64)
+                );
+                assert!(c.s[i].is_none() && c.regime[i].is_none() && c.target_bps[i].is_none());
+            }
+            for (&i, x) in ct.iter().zip(&r.ctrl_slots) {
+                assert_eq!(c.start_s[i], x.start.as_secs_f64());
+                assert_eq!(c.end_s[i], x.end.as_secs_f64());
+                assert_eq!(c.throughput_bps[i], x.throughput_bps);
+                assert_eq!(c.met[i], None);
+                assert_eq!(c.s[i], Some(i64::from(x.s)));
+                assert_eq!(c.target_bps[i], Some(x.target_bps));
+                assert_eq!(c.regime[i].as_deref(), Some(x.regime));
+                assert_eq!(c.bound_by[i].as_deref(), x.bound_by);
+                let counts = [c.k_bw_acks[i], c.k_max_acks[i], c.k_min_acks[i]];
+                assert_eq!(counts, x.bound_counts.map(|n| Some(n as i64)));
+                assert_eq!(c.k_min_over_k_max[i], Some(x.k_min_over_k_max as i64));
+                assert_eq!(
+                    [c.fast_retransmits[i], c.timeouts[i]],
+                    x.cuts.map(|n| n as i64)
+                );
+            }
+            // The summary's aggregate counts the rows that start in the measurement window.
+            let p = entry.ptcp.as_ref().unwrap();
+            let window: Vec<usize> = ev
+                .into_iter()
+                .filter(|&i| c.start_s[i] >= run.summary.measure_from_s)
+                .collect();
+            let met = window.iter().filter(|&&i| c.met[i] == Some(true)).count();
+            assert_eq!((p.slots, p.slots_met), (window.len(), met), "flow {id}");
+            mixed |= met > 0 && met < window.len();
+        }
+        assert!(mixed, "some flow has met and missed slots in the window");
+        // The aggregate's members report its slots, each under its own id.
+        let member = |id: i64| -> Vec<(f64, f64, Option<bool>)> {
+            (0..c.len())
+                .filter(|&i| c.flow[i] == id)
+                .map(|i| (c.start_s[i], c.throughput_bps[i], c.met[i]))
+                .collect()
+        };
+        assert_eq!(member(1), member(2));
+        assert_ne!(member(0), member(1));
     }
 }

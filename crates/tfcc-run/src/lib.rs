@@ -1,5 +1,6 @@
 //! One simulator run, from a scenario file to the output contract of DESIGN.md ("Outputs"):
-//! `summary.json`, `timeseries.parquet`, `queues.parquet` and PNG plots, written atomically.
+//! `summary.json`, `timeseries.parquet`, `queues.parquet` and PNG plots (and, where the run
+//! has them, `frames.parquet`, `ptcp_slots.parquet` and `trace.parquet`), written atomically.
 //!
 //! This is what `tfcc run` executes. Issue 4 times `tfcc run` against ns-2 with set-up and
 //! outputs included, and ns-2 finishes a 100 s two-flow dumbbell in a third of a second: a
@@ -24,7 +25,7 @@ use std::time::Instant;
 use tfcc_core::Time;
 use tfcc_sim::scenario;
 
-pub use columns::{FlowColumns, FrameColumns, LinkColumns, OptF64, TraceColumns};
+pub use columns::{FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, TraceColumns};
 pub use summary::Summary;
 
 /// Why a run did not produce results. Each message names the file (and key) concerned.
@@ -59,6 +60,9 @@ pub struct Finished {
     pub trace: Option<TraceColumns>,
     /// Per video flow, per frame slot; empty without a video source (no `frames.parquet`).
     pub frames: FrameColumns,
+    /// Per PTCP flow, per evaluation and control slot; `None` when the run has no PTCP flow
+    /// (no `ptcp_slots.parquet`).
+    pub ptcp_slots: Option<PtcpSlotColumns>,
 }
 
 /// A scenario loaded and built into a simulation, ready to run: what `tfcc run` checks before
@@ -151,12 +155,14 @@ impl Prepared {
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
         let trace = result.trace.map(TraceColumns::from_trace);
         let frames = FrameColumns::from_records(&result.frames);
+        let ptcp_slots = PtcpSlotColumns::from_flows(&result.summary.flows);
         Ok(Finished {
             summary,
             flows,
             links,
             trace,
             frames,
+            ptcp_slots,
         })
     }
 }

@@ -77,7 +77,8 @@ fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
 
 /// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
 /// `timeseries.parquet`, `queues.parquet`, `frames.parquet` when the run has a video flow,
-/// `trace.parquet` when it recorded a packet trace and, if `plots`, the PNG charts.
+/// `ptcp_slots.parquet` when it has a PTCP flow, `trace.parquet` when it recorded a packet
+/// trace and, if `plots`, the PNG charts.
 pub fn write_run(
     out: &Path,
     run: &Finished,
@@ -86,6 +87,17 @@ pub fn write_run(
 ) -> Result<(), String> {
     check_writable(out)?;
     let shown = out.display();
+    // The summary's PTCP entries count slots that only ptcp_slots.parquet lists: one without
+    // the other (a caller of the Python `write_run` that left the slots out) is refused
+    // before anything is written.
+    let ptcp_flows = run.summary.flows.iter().any(|f| f.ptcp.is_some());
+    if ptcp_flows != run.ptcp_slots.is_some() {
+        return Err(if ptcp_flows {
+            format!("{shown}: the summary has PTCP flows but no PTCP slots were given")
+        } else {
+            format!("{shown}: PTCP slots were given but the summary has no PTCP flow")
+        });
+    }
     let parent = parent_of(out);
     std::fs::create_dir_all(&parent)
         .map_err(|e| format!("{shown}: cannot create {} ({e})", parent.display()))?;
@@ -101,6 +113,9 @@ pub fn write_run(
         tables::write_links(&tmp.join("queues.parquet"), &run.links)?;
         if !run.frames.is_empty() {
             tables::write_frames(&tmp.join("frames.parquet"), &run.frames)?;
+        }
+        if let Some(slots) = &run.ptcp_slots {
+            tables::write_ptcp_slots(&tmp.join("ptcp_slots.parquet"), slots)?;
         }
         if let Some(trace) = &run.trace {
             tables::write_trace(&tmp.join("trace.parquet"), trace)?;
@@ -201,6 +216,42 @@ mod tests {
         let s = std::fs::read_to_string(out.join("summary.json")).unwrap();
         assert!(s.contains("\"scenario\": \"u\""), "{s}");
         assert_eq!(entries(&dir), ["run"], "no temporaries left behind");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_ptcp_run_writes_its_slots_and_a_summary_without_them_is_refused() {
+        let dir = scratch("ptcp");
+        let path = dir.join("s.toml");
+        std::fs::write(&path, crate::columns::tests::PTCP_SCENARIO).unwrap();
+        let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
+        let out = dir.join("run");
+        write_run(&out, &run, false, None).unwrap();
+        assert_eq!(
+            entries(&out),
+            [
+                "ptcp_slots.parquet",
+                "queues.parquet",
+                "summary.json",
+                "timeseries.parquet"
+            ]
+        );
+        let s = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        assert!(
+            s.contains("\"slots_met\"") && !s.contains("eval_slots"),
+            "{s}"
+        );
+        // Slots without their PTCP flows, or PTCP flows without their slots: nothing written.
+        let out2 = dir.join("run2");
+        let mut lost = run.clone();
+        lost.ptcp_slots = None;
+        let e = write_run(&out2, &lost, false, None).unwrap_err();
+        assert!(e.contains("no PTCP slots were given"), "{e}");
+        let mut stray = finished("t", FlowColumns::default());
+        stray.ptcp_slots = run.ptcp_slots.clone();
+        let e = write_run(&out2, &stray, false, None).unwrap_err();
+        assert!(e.contains("no PTCP flow"), "{e}");
+        assert!(!out2.exists());
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -98,7 +98,7 @@ pub struct FlowEntry {
     /// that emulate none. Always written, so every flow row of a sweep's store has the column.
     #[serde(default)]
     pub receiver_timeouts: u64,
-    /// PTCP flows only (001): the required throughput and every evaluation slot.
+    /// PTCP flows only (001): the required throughput and the slots that met it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptcp: Option<PtcpEntry>,
     /// Flows fed by a video source only: its frames in the measurement window.
@@ -119,7 +119,10 @@ pub struct VideoEntry {
     pub mean_q: Option<f64>,
 }
 
-/// A PTCP flow's evaluation slots (001 Sec. 3's "slots achieving bw").
+/// A PTCP flow's requirement and how many evaluation slots met it (001 Sec. 3's "slots
+/// achieving bw"). The slots themselves, evaluation and control, are rows of
+/// `ptcp_slots.parquet` ([`crate::columns::PtcpSlotColumns`]): as arrays here they made most of
+/// a long run's summary (47 of 49 MB, 600 s with 1000 SURGE users).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PtcpEntry {
     /// Required throughput, payload bit/s.
@@ -128,94 +131,26 @@ pub struct PtcpEntry {
     pub estimator: String,
     /// Inline only: measurements of `A` completed.
     pub measurements: u64,
-    /// Evaluation slots that ended inside the measurement window, and how many met `bw`.
+    /// Evaluation slots that started inside the measurement window, and how many met `bw`.
     pub slots: usize,
     pub slots_met: usize,
-    /// Every evaluation slot of the run.
-    pub eval_slots: Vec<PtcpSlotEntry>,
-    /// Every control slot of the run (diagnostics: its target, throughput, `k_max` regime and
-    /// the bound that set `k`).
-    #[serde(default)]
-    pub ctrl_slots: Vec<PtcpCtrlEntry>,
-    /// `[time_s, s]` at the start and at every change of the control slot length.
+    /// `[time_s, s]` at the start and at every change of the control slot length: a few
+    /// entries a run (6 in 600 s of 001-e6-web), kept here rather than as slot rows.
     pub s_changes: Vec<(f64, u32)>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct PtcpSlotEntry {
-    pub start_s: f64,
-    pub end_s: f64,
-    pub throughput_bps: f64,
-    pub met: bool,
-    /// Window cuts in the slot: fast retransmits and timeouts.
-    #[serde(default)]
-    pub cuts: [u64; 2],
-}
-
-/// One control slot (see `tfcc_sim::recorder::PtcpCtrlSlot`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct PtcpCtrlEntry {
-    pub start_s: f64,
-    pub end_s: f64,
-    pub s: u32,
-    pub target_bps: f64,
-    pub throughput_bps: f64,
-    /// `"eq3"` or `"eq4"`.
-    pub regime: String,
-    /// `"k_bw"`, `"k_max"`, `"k_min"`, or `null` when no ACK of the slot was in congestion
-    /// avoidance.
-    pub bound_by: Option<String>,
-    /// ACKs on which `k_bw`, `k_max` and `k_min` set `k`, in that order.
-    pub bound_counts: [u64; 3],
-    /// Of the `k_min` ACKs, those on which `k_max` was below `k_bw`: `k_min` overrode the
-    /// Eq. 3/4 cap rather than Eq. 2 asking for less.
-    #[serde(default)]
-    pub k_min_over_k_max: u64,
-    /// Window cuts in the slot: fast retransmits and timeouts.
-    #[serde(default)]
-    pub cuts: [u64; 2],
 }
 
 impl PtcpEntry {
     fn new(r: &tfcc_sim::recorder::PtcpRecord, measure_from_s: f64) -> PtcpEntry {
-        let eval_slots: Vec<PtcpSlotEntry> = r
+        let window = r
             .eval_slots
             .iter()
-            .map(|e| PtcpSlotEntry {
-                start_s: e.start.as_secs_f64(),
-                end_s: e.end.as_secs_f64(),
-                throughput_bps: e.throughput_bps,
-                met: e.met,
-                cuts: e.cuts,
-            })
-            .collect();
-        let window: Vec<&PtcpSlotEntry> = eval_slots
-            .iter()
-            .filter(|e| e.start_s >= measure_from_s)
-            .collect();
+            .filter(|e| e.start.as_secs_f64() >= measure_from_s);
         PtcpEntry {
             bw_bps: r.bw_bps,
             estimator: r.estimator.to_string(),
             measurements: r.measurements,
-            slots: window.len(),
-            slots_met: window.iter().filter(|e| e.met).count(),
-            eval_slots,
-            ctrl_slots: r
-                .ctrl_slots
-                .iter()
-                .map(|c| PtcpCtrlEntry {
-                    start_s: c.start.as_secs_f64(),
-                    end_s: c.end.as_secs_f64(),
-                    s: c.s,
-                    target_bps: c.target_bps,
-                    throughput_bps: c.throughput_bps,
-                    regime: c.regime.to_string(),
-                    bound_by: c.bound_by.map(str::to_string),
-                    bound_counts: c.bound_counts,
-                    k_min_over_k_max: c.k_min_over_k_max,
-                    cuts: c.cuts,
-                })
-                .collect(),
+            slots: window.clone().count(),
+            slots_met: window.filter(|e| e.met).count(),
             s_changes: r
                 .s_changes
                 .iter()

@@ -574,6 +574,8 @@ pub fn run(
         // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC
         // video flows on real sockets and does not match packets to frames).
         frames: Default::default(),
+        // PTCP is refused on the testbed (`protocol ptcp is not supported yet`, above).
+        ptcp_slots: None,
     })
 }
 
