@@ -66,9 +66,8 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             }
         }
         if let Some(l) = a.limit {
-            if l == 0 {
-                return err("topology.access.limit", "must be at least 1 packet");
-            }
+            // DropTail (or DRR) both ways, counted as everywhere else: 1 admitted nothing.
+            super::build::packet_limit("topology.access.limit", l)?;
             g.access_queue = l;
         }
     }

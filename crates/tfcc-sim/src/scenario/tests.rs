@@ -1511,7 +1511,7 @@ fn reverse_flows_and_reverse_queues_are_refused_where_they_do_not_apply() {
         &two_way(false),
         &["topology.reverse_queue={ limit = 1 }"],
         "topology.reverse_queue.limit",
-        "admits nothing",
+        "must be at least 2 packets, got 1",
     );
     refused(
         &two_way(false),
@@ -2237,4 +2237,232 @@ fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
     assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
     let short = ok_with(BASE, &[r#"duration="100s""#]);
     assert_eq!(short.cfg.progress_interval, Dur::from_secs(1));
+}
+
+/// A DropTail queue limited in bytes refuses an arrival once the bytes waiting plus its size
+/// reach the limit, so a limit at or below a flow's packet refuses every one of them even in an
+/// empty queue: the flow ran with zero throughput and no message. Now refused at the link's
+/// `limit_bytes`, naming the link, the flow and both sizes (the protocols' own wire sizes:
+/// TCP's 40-byte header, TFRC's preset header, TFWC's, CBR's and WARC's exact `packet_size`);
+/// one byte more runs and delivers.
+#[test]
+fn a_byte_limit_that_admits_no_packet_of_a_flow_is_refused_naming_both_sizes() {
+    let cases: [(&str, &str, u32); 7] = [
+        ("tcp-sack", "", 1040),
+        (
+            "ptcp",
+            r#"params = { bw = "1Mbps", estimator = "oracle" }"#,
+            1040,
+        ),
+        ("tfrc", "", 1460),
+        ("tfrc", r#"params = { preset = "ns2" }"#, 1032),
+        ("tfwc", "", 1000),
+        ("cbr", r#"rate = "1Mbps""#, 1000),
+        ("warc", "", 1000),
+    ];
+    for (protocol, extra, wire) in cases {
+        let text = |limit: u32| {
+            format!(
+                "duration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", limit_bytes = {limit} }}\n\
+                 [[flows]]\nprotocol = \"cbr\"\nrate = \"100kbps\"\npacket_size = 100\n\
+                 [[flows]]\nprotocol = \"{protocol}\"\n{extra}\n"
+            )
+        };
+        let (key, m) = bad(&text(wire), &[]);
+        assert_eq!(key, "topology.bottleneck.limit_bytes", "{protocol}: {m}");
+        assert_eq!(
+            m,
+            format!(
+                "{wire} B cannot admit the largest data packet of flow 1 (flows[1], \
+                 `{protocol}`) on link `bottleneck`, {wire} B on the wire: an arrival is refused \
+                 once the bytes waiting plus its size reach the limit; give more than {wire} B"
+            )
+        );
+        let r = ok(&text(wire + 1)).into_simulation().unwrap().run();
+        assert!(
+            r.summary.flows[1].bytes_delivered > 0,
+            "{protocol} with limit_bytes {}: nothing delivered",
+            wire + 1
+        );
+    }
+}
+
+/// The way back too: ACKs and reports cross `bottleneck-rev`, whose queue is
+/// `reverse_queue` (or the bottleneck's copy); a reverse flow's data crosses it, and a custom
+/// or parking-lot link is named by its own table.
+#[test]
+fn a_byte_limit_on_the_way_back_or_on_any_link_names_its_own_table() {
+    // TCP-SACK's ACKs are 40 B, 64 B with three SACK blocks: 41 B let the plain ones through
+    // and both flows stalled at their first loss (0 B delivered from 5 s to 20 s).
+    refused(
+        &two_way(false),
+        &["topology.reverse_queue={ limit_bytes = 41 }"],
+        "topology.reverse_queue.limit_bytes",
+        "41 B cannot admit the largest feedback packet of flow 0 (flows[0], `tcp-sack`) on \
+         link `bottleneck-rev`, 64 B on the wire",
+    );
+    let r = ok_with(
+        &two_way(false),
+        &["topology.reverse_queue={ limit_bytes = 65 }"],
+    )
+    .into_simulation()
+    .unwrap()
+    .run();
+    assert!(r.summary.flows.iter().all(|f| f.bytes_delivered > 0));
+    ok_with(
+        &two_way(false),
+        &[
+            "flows.0.protocol=\"tcp-newreno\"",
+            "topology.reverse_queue={ limit_bytes = 41 }",
+        ],
+    );
+    // Without reverse_queue, bottleneck-rev copies the bottleneck's queue: the reverse flows'
+    // 1040-byte segments do not fit where the forward flows' 940-byte ones do.
+    let copied = two_way(true).replace("reverse_queue = { limit = 50 }\n", "");
+    let bytes_1000 =
+        r#"topology.bottleneck={ rate = "2Mbps", delay = "20ms", limit_bytes = 1000 }"#;
+    refused(
+        &copied,
+        &[bytes_1000],
+        "topology.bottleneck.limit_bytes",
+        "data packet of flow 0 (flows[0], `tcp-sack`) on link `bottleneck`, 1040 B on the wire",
+    );
+    refused(
+        &copied,
+        &[bytes_1000, "flows.0.packet_size=900"],
+        "topology.bottleneck.limit_bytes",
+        "largest data packet of flow 2 (flows[1], `tcp-sack`) on link `bottleneck-rev`",
+    );
+    refused(
+        &two_way(true),
+        &["topology.reverse_queue={ limit_bytes = 1040 }"],
+        "topology.reverse_queue.limit_bytes",
+        "largest data packet of flow 2 (flows[1], `tcp-sack`) on link `bottleneck-rev`",
+    );
+    let lot = r#"
+duration = "5s"
+[topology]
+kind = "parking-lot"
+hops = [{ rate = "10Mbps", delay = "5ms" }, { rate = "10Mbps", delay = "5ms", limit_bytes = "1KB" }]
+[[flows]]
+protocol = "tfwc"
+"#;
+    refused(
+        lot,
+        &[],
+        "topology.hops[1].limit_bytes",
+        "1000 B cannot admit the largest data packet of flow 0 (flows[0], `tfwc`) on link `hop1`",
+    );
+    refused(
+        lot,
+        &[
+            "flows.0.packet_size=960",
+            "flows.0.params={ ack_size = 1000 }",
+        ],
+        "topology.hops[1].limit_bytes",
+        "feedback packet of flow 0 (flows[0], `tfwc`) on link `hop1-rev`, 1000 B on the wire",
+    );
+    let custom = r#"
+duration = "5s"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms", limit_bytes = 64 },
+]
+[[flows]]
+protocol = "tfrc"
+route = ["a", "b"]
+params = { feedback_size = 64 }
+"#;
+    refused(
+        custom,
+        &[],
+        "topology.links[1].limit_bytes",
+        "64 B cannot admit the largest feedback packet of flow 0 (flows[0], `tfrc`) on link `ba`",
+    );
+    ok_with(custom, &["flows.0.params.feedback_size=63"]);
+}
+
+/// A DropTail or DRR `limit` counts the packet on the wire, as ns-2's `limit_` does, and a
+/// packet joins the queue before the link takes it: 1 admits nothing. ns-2.35 takes `limit_ 1`
+/// and drops every packet (a 1.5 Mb/s CBR of 1000-byte packets from 0.1 s to 10 s into a
+/// 1 Mb/s, 10 ms DropTail link: 1857 arrived, 1857 dropped), so 1 is refused everywhere a
+/// packet limit is given, with the minimum; the gateway's access links took 1 and failed later
+/// at the key `web`. On that link limits 2, 3 and 5 drop what ns-2.35 drops, 618, 617 and 615
+/// packets (ns-2 with its CBR attached to the link's node: 1238 sent; here 1856 of its 1857
+/// packets reach the bottleneck by 10 s, the last is still on its access link).
+#[test]
+fn a_packet_limit_below_two_is_refused_with_the_minimum_and_two_drops_what_ns2_drops() {
+    let why = "must be at least 2 packets, got 1: the limit counts the packet on the wire, as \
+               ns-2's limit_ does, so a queue of limit L holds L − 1 waiting and 1 admits no \
+               packet at all (ns-2.35 takes limit_ 1 and drops every packet); 2 is one packet \
+               sent and one waiting";
+    let (k, m) = bad(BASE, &["topology.bottleneck.limit=1"]);
+    assert_eq!((k.as_str(), m.as_str()), ("topology.bottleneck.limit", why));
+    refused(
+        BASE,
+        &["topology.bottleneck.limit=0"],
+        "topology.bottleneck.limit",
+        "got 0",
+    );
+    refused(
+        BASE,
+        &["topology.access.limit=1"],
+        "topology.access.limit",
+        why,
+    );
+    refused(
+        BASE,
+        &["topology.reverse_queue={ limit = 1 }"],
+        "topology.reverse_queue.limit",
+        why,
+    );
+    refused(
+        BASE,
+        &[r#"topology.bottleneck={ rate = "1Mbps", delay = "1ms", queue = "drr", limit = 1 }"#],
+        "topology.bottleneck.limit",
+        why,
+    );
+    let gw = "duration = \"5s\"\n[topology]\nkind = \"access-gateway\"\n[web]\n\
+              [[web.classes]]\nweight = 1\n";
+    refused(
+        gw,
+        &["topology.access.limit=1"],
+        "topology.access.limit",
+        why,
+    );
+    refused(
+        gw,
+        &["topology.access.limit=1", "web.gateway=\"drr\""],
+        "topology.access.limit",
+        why,
+    );
+    ok_with(gw, &["topology.access.limit=2"]);
+
+    let cbr = r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1Mbps", delay = "10ms", limit = 2 }
+[[flows]]
+protocol = "cbr"
+rate = "1.5Mbps"
+start = "0.1s"
+"#;
+    for (limit, ns2_drops) in [(2, 618), (3, 617), (5, 615)] {
+        let r = ok_with(cbr, &[&format!("topology.bottleneck.limit={limit}")])
+            .into_simulation()
+            .unwrap()
+            .run();
+        let bn = r
+            .summary
+            .links
+            .iter()
+            .find(|l| l.name == "bottleneck")
+            .unwrap();
+        assert_eq!((bn.arrivals, bn.drops), (1856, ns2_drops), "limit {limit}");
+    }
 }
