@@ -277,8 +277,19 @@ def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
 #: killed for its memory before a message. A million runs of even 0.1 s is 28 hours on one core.
 MAX_POINTS = 1_000_000
 
-#: The largest seed a run takes (`u64`).
-MAX_SEED = 2**64 - 1
+#: The largest seed a run takes, 2^63 - 1 (`tfcc_sim::scenario::MAX_SEED`): a scenario file's
+#: seed is a TOML integer, and the store's `seed` column is Int64. With 2^64 - 1 here, seeds
+#: counting up past 2^63 - 1 ran every point and then failed writing the store (pyarrow's
+#: OverflowError traceback).
+MAX_SEED = 2**63 - 1
+
+
+def seed_range_error(got: object) -> str:
+    """The words of every refused seed, as the Rust side's (`seed_range_error`)."""
+    return (
+        f"a seed is a whole number from 0 to {MAX_SEED} (a scenario file's seed is a TOML "
+        f"integer), got {got}"
+    )
 
 
 def _seeds(value: Any, where: str, first: int) -> list[int]:
@@ -295,11 +306,12 @@ def _seeds(value: Any, where: str, first: int) -> list[int]:
                 f"largest seed, {MAX_SEED}"
             )
         return list(range(first, first + value))
-    if isinstance(value, list) and value and all(isinstance(s, int) and s >= 0 for s in value):
+    if isinstance(value, list) and value and all(isinstance(s, int) for s in value):
         if len(set(value)) != len(value):
             raise SweepError(f"{where}: a seed is listed twice")
-        if max(value) > MAX_SEED:
-            raise SweepError(f"{where}: a seed is at most {MAX_SEED}, got {max(value)}")
+        for s in value:
+            if isinstance(s, bool) or not 0 <= s <= MAX_SEED:
+                raise SweepError(f"{where}: {seed_range_error(s)}")
         return list(value)
     raise SweepError(f"{where}: expected a count or a list of seeds")
 

@@ -67,9 +67,10 @@ struct SendArgs {
     /// more.
     #[arg(long, value_name = "FROM-TO")]
     pause: Vec<String>,
-    /// Seed of the video source's frame sizes.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's).
+    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed).
+    #[arg(long, default_value = "1", allow_negative_numbers = true)]
+    seed: String,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -359,6 +360,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
     check_packet_size(&a.protocol, a.packet_size)?;
     let every = report_interval(&a.report)?;
+    let seed = tfcc_sim::scenario::parse_seed(&a.seed).map_err(|m| format!("--seed: {m}"))?;
     let to: SocketAddr =
         a.to.to_socket_addrs()
             .map_err(|e| format!("{}: {e}", a.to))?
@@ -395,7 +397,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 VideoFeed::new(VideoSource::new(
                     v,
                     Time::ZERO,
-                    SimRng::named(a.seed, "video"),
+                    SimRng::named(seed, "video"),
                 ))
             });
             let ep = TfrcSender::new(c);

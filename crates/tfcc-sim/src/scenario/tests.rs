@@ -2466,3 +2466,67 @@ start = "0.1s"
         assert_eq!((bn.arrivals, bn.drops), (1856, ns2_drops), "limit {limit}");
     }
 }
+
+/// One seed range, 0 to 2^63 − 1, wherever a seed comes from: a file's `seed` is a TOML
+/// integer, so `--seed` took seeds (up to 2^64 − 1) that no file could hold, and
+/// `--set seed=9223372036854775808` (not a TOML integer, so a string) was "invalid type:
+/// string". The largest seed gives the same run from the file as from `--seed`.
+#[test]
+fn a_seed_is_refused_outside_zero_to_2_63_minus_1_from_the_file_the_flag_or_the_api() {
+    let range = "a seed is a whole number from 0 to 9223372036854775807 (a scenario file's \
+                 seed is a TOML integer), got ";
+    for (set, got) in [
+        ("seed=-1", "-1"),
+        ("seed=9223372036854775808", "9223372036854775808"),
+        ("seed=99999999999999999999999", "99999999999999999999999"),
+    ] {
+        refused(BASE, &[set], "seed", &format!("{range}{got}"));
+    }
+    refused(
+        BASE,
+        &["seed=1.5"],
+        "seed",
+        "invalid type: floating point `1.5`, expected a whole number from 0 to 9223372036854775807",
+    );
+    refused(BASE, &["seed=\"7\""], "seed", "invalid type: string \"7\"");
+    let Err(e) = load_str(BASE, "t.toml", "t", &[], Some(MAX_SEED + 1)) else {
+        panic!("a seed past MAX_SEED was taken");
+    };
+    assert_eq!(e.key.as_deref(), Some("--seed"));
+    assert_eq!(e.message, format!("{range}9223372036854775808"));
+    assert_eq!(parse_seed("9223372036854775807"), Ok(MAX_SEED));
+    assert_eq!(parse_seed("0"), Ok(0));
+    for bad in [
+        "-1",
+        "9223372036854775808",
+        "18446744073709551616",
+        "x",
+        "",
+        "1.5",
+    ] {
+        assert_eq!(parse_seed(bad), Err(format!("{range}{bad}")));
+    }
+    // A random loss process, so that the seed shows in the result.
+    let lossy = "loss = { model = \"bernoulli\", p = 0.05 }";
+    let file = with("seed = 9223372036854775807", "")
+        .replace("delay = \"20ms\"", &format!("delay = \"20ms\", {lossy}"));
+    let run = |b: Built| b.into_simulation().unwrap().run();
+    let from_file = run(ok(&file));
+    let from_flag = load_str(
+        &file.replace("seed = 9223372036854775807", ""),
+        "t.toml",
+        "t",
+        &[],
+        Some(MAX_SEED),
+    )
+    .unwrap();
+    assert_eq!(from_flag.cfg.seed, MAX_SEED);
+    let from_flag = run(from_flag);
+    assert_eq!(from_file.summary, from_flag.summary);
+    assert_eq!(from_file.flow_series, from_flag.flow_series);
+    let other = run(load_str(&file, "t.toml", "t", &[], Some(MAX_SEED - 1)).unwrap());
+    assert_ne!(
+        other.summary.links[0].drops,
+        from_file.summary.links[0].drops
+    );
+}
