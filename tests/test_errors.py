@@ -125,3 +125,31 @@ def test_a_byte_limit_below_a_packet_is_refused_before_the_run(tmp_path: Path) -
         "refused once the bytes waiting plus its size reach the limit; give more than 1000 B",
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("override", ["sweep.seeds=3", "sweep={ seeds = 0 }", "sweep=3"])
+def test_sweep_refuses_a_set_of_its_own_table(tiny: Path, tmp_path: Path, override: str) -> None:
+    # Before: the override reached only the runs (the simulator ignores [sweep]) and the sweep
+    # ran the file's single seed, exit 0.
+    out = tmp_path / "sw"
+    refused(
+        tfcc("sweep", tiny, "--out", out, "--set", override),
+        f"--set {override}: the [sweep] table is read from the file, not changed by --set "
+        "(use --seeds N and --grid KEY=V1,V2 instead)",
+    )
+    assert not out.exists()
+
+
+def test_a_sweep_grid_that_is_not_a_table_is_one_line_in_check_and_sweep(
+    tmp_path: Path,
+) -> None:
+    # Before: `grid = 3` was an AttributeError traceback, exit 1, from both commands.
+    s = tmp_path / "s.toml"
+    s.write_text(TINY + "[sweep]\ngrid = 3\n")
+    message = (
+        f"{s}: sweep.grid: expected a table of axes, e.g. "
+        '[sweep.grid] "topology.bottleneck.rate" = ["1Mbps", "2Mbps"]'
+    )
+    refused(tfcc("check", s), message)
+    refused(tfcc("sweep", s, "--out", tmp_path / "sw"), message)
+    assert not (tmp_path / "sw").exists()

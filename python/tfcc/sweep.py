@@ -229,6 +229,11 @@ def _label(v: Any) -> str:
 
 def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
     """The axes of a ``[sweep.grid]`` table (see the module doc)."""
+    if not isinstance(grid, dict):  # `grid = 3` was an AttributeError traceback
+        raise SweepError(
+            f"{where}: expected a table of axes, e.g. "
+            '[sweep.grid] "topology.bottleneck.rate" = ["1Mbps", "2Mbps"]'
+        )
     axes = []
     for name, spec in grid.items():
         key = f"{where}.{name}"
@@ -332,6 +337,14 @@ def load(
     for what, value in (("grid", grid), ("overrides", overrides)):
         if isinstance(value, str):  # a string is a sequence: one axis per letter
             raise TypeError(f"{what}: a list of strings, not one string (write [{value!r}])")
+    for o in overrides:
+        # The [sweep] table is read from the file below; `--set sweep.seeds=5` reached only
+        # the runs, whose simulator ignores it, and the sweep ran its file's one seed.
+        if o.split("=", 1)[0].strip().split(".", 1)[0] == "sweep":
+            raise SweepError(
+                f"--set {o}: the [sweep] table is read from the file, not changed by --set "
+                "(use --seeds N and --grid KEY=V1,V2 instead)"
+            )
     text = _read_scenario(scenario)
     try:
         # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does
