@@ -298,6 +298,16 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 crate::SenderImpl::Cbr(s) => Some(s.config().packet_size),
                 _ => None,
             };
+            // A pause that starts after the run silences nothing: a mistyped time, refused as
+            // a web class' `active` period after the run is (it was taken without a word).
+            for (k, &[a, _]) in src.pauses.iter().flatten().enumerate() {
+                if a >= end {
+                    return err(
+                        format!("flows[{g}].source.pauses[{k}]"),
+                        format!("starts at {}, after the run ({})", since0(a), spec.duration),
+                    );
+                }
+            }
             let v = video(g, src, packet_size.unwrap_or(1000))?;
             if v.adapt.is_some() && packet_size.is_none() {
                 return err(

@@ -2551,3 +2551,23 @@ fn warc_timeout_window_zero_is_refused_at_its_key_and_max_backoff_zero_runs() {
     );
     ok_with(warc, &["flows.0.params.max_backoff=0"]);
 }
+
+/// A video source's pause that starts at or after the end of the run silences nothing; it was
+/// taken without a word, as a mistyped time would be. Refused as a web class' `active` period
+/// after the run is.
+#[test]
+fn a_video_pause_after_the_run_is_refused_at_its_index() {
+    let video = "duration = \"2s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = { rate = \"1Mbps\", delay = \"10ms\" }\n\
+                 [[flows]]\nprotocol = \"tfrc\"\n";
+    refused(
+        video,
+        &[r#"flows.0.source={ kind = "video", pauses = [["0.5s", "1s"], ["2s", "3s"]] }"#],
+        "flows[0].source.pauses[1]",
+        "starts at 2s, after the run (2s)",
+    );
+    ok_with(
+        video,
+        &[r#"flows.0.source={ kind = "video", pauses = [["1.5s", "3s"]] }"#],
+    );
+}
