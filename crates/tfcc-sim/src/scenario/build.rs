@@ -157,6 +157,10 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         if f.count == 0 {
             return err(at("count"), "must be at least 1");
         }
+        if f.label.as_deref().is_some_and(|l| l.trim().is_empty()) {
+            // The label names the group in the outputs and the plots' legends.
+            return err(at("label"), "must name the group, got \"\"");
+        }
         if f.packet_size == Some(0) {
             return err(at("packet_size"), "must be positive");
         }
@@ -1166,6 +1170,12 @@ fn custom(
         );
     };
     for (i, node) in nodes.iter().enumerate() {
+        if node.trim().is_empty() {
+            return err(
+                format!("topology.nodes[{i}]"),
+                "a node needs a name, got \"\"",
+            );
+        }
         if let Some(j) = nodes[..i].iter().position(|n| n == node) {
             return err(
                 format!("topology.nodes[{i}]"),
@@ -1204,6 +1214,22 @@ fn custom(
             return err(
                 format!("{path}.name"),
                 format!("`{name}` is already the name of topology.links[{j}]"),
+            );
+        }
+        // Outputs and events name links; an empty name was taken, and a name of the per-flow
+        // access links' form (`access-src-0`) left the link out of summary.json and
+        // queues.parquet without a word, as those links are.
+        if name.trim().is_empty() {
+            return err(format!("{path}.name"), "a link needs a name, got \"\"");
+        }
+        if is_flow_access_link(name) {
+            return err(
+                format!("{path}.name"),
+                format!(
+                    "`{name}` has the form of a dumbbell's per-flow access link \
+                     (access-src-N, access-dst-N, -rev), which the outputs leave out; \
+                     name it otherwise"
+                ),
             );
         }
         between.entry((from, to)).or_insert(name);

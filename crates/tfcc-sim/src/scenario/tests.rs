@@ -1855,7 +1855,7 @@ fn type_errors_speak_toml_not_rust() {
         BASE,
         &["seed=-1"],
         "seed",
-        "expected a whole number from 0 up",
+        "a seed is a whole number from 0 to 9223372036854775807",
     );
     refused(
         BASE,
@@ -2570,4 +2570,56 @@ fn a_video_pause_after_the_run_is_refused_at_its_index() {
         video,
         &[r#"flows.0.source={ kind = "video", pauses = [["1.5s", "3s"]] }"#],
     );
+}
+
+/// Names the outputs show: an empty link, node or label was taken, and a custom link named
+/// like a dumbbell's per-flow access link (`access-src-0`) was left out of the summary and
+/// queues.parquet without a word ("2 links (1 in the outputs)").
+#[test]
+fn empty_names_and_a_custom_link_named_as_an_access_link_are_refused() {
+    let cu = r#"
+duration = "2s"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "1Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "1Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "tcp-sack"
+route = ["a", "b"]
+"#;
+    refused(
+        cu,
+        &["topology.links.0.name=\"access-src-0\""],
+        "topology.links[0].name",
+        "`access-src-0` has the form of a dumbbell's per-flow access link",
+    );
+    refused(
+        cu,
+        &["topology.links.1.name=\"access-dst-12-rev\""],
+        "topology.links[1].name",
+        "per-flow access link",
+    );
+    refused(
+        cu,
+        &["topology.links.0.name=\"\""],
+        "topology.links[0].name",
+        "a link needs a name",
+    );
+    refused(
+        cu,
+        &["topology.nodes=[\"a\", \"b\", \" \"]"],
+        "topology.nodes[2]",
+        "a node needs a name",
+    );
+    refused(
+        cu,
+        &["flows.0.label=\"\""],
+        "flows[0].label",
+        "must name the group",
+    );
+    let b = ok_with(cu, &["topology.links.0.name=\"access-up\""]);
+    assert_eq!(b.reported_links.len(), 2);
 }
