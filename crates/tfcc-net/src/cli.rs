@@ -238,7 +238,12 @@ fn video_source(source: &str, pauses: &[String]) -> Result<Option<VideoConfig>, 
                         .map(|d| Time::ZERO + d)
                         .map_err(|e| format!("--pause {p}: {e}"))
                 };
-                c.pauses.push((at(a)?, at(b)?));
+                let (from, to) = (at(a)?, at(b)?);
+                if to <= from {
+                    // named here: VideoConfig's own check blamed `--source`
+                    return Err(format!("--pause {p}: a pause must end after it starts"));
+                }
+                c.pauses.push((from, to));
             }
             c.validate()
                 .map_err(|e| format!("--source {source}: {e}"))?;
@@ -801,8 +806,9 @@ mod tests {
             let e = video_source(src, pauses).unwrap_err();
             assert!(e.contains(msg), "{src}: {e}");
         }
+        // was "--source video: a pause must end after it starts, got [5, 3]"
         let e = video_source("video", &["5s-3s".to_string()]).unwrap_err();
-        assert!(e.contains("a pause must end after it starts"), "{e}");
+        assert_eq!(e, "--pause 5s-3s: a pause must end after it starts");
         let e = video_source("video", &["5s".to_string()]).unwrap_err();
         assert!(e.starts_with("--pause 5s: use FROM-TO"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);

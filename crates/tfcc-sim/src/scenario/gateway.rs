@@ -142,6 +142,16 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         }
     })?;
     let update_interval = cfg.update_interval;
+    // Checked whatever the gateway, as `web.msfrs` is (one file compares the gateways with
+    // `--set web.gateway=...`); 0 was "web: access-gateway: drr needs a positive quantum and
+    // positive weights" at the key `web`, and taken without a word by the other gateways.
+    if web.drr_quantum == Some(0) {
+        return err(
+            "web.drr_quantum",
+            "must be positive: the bytes a class of weight 1 is credited per DRR round \
+             (default 1000 B), got 0",
+        );
+    }
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,
         GatewayName::Drr => GatewayKind::Drr {

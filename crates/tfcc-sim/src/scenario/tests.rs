@@ -1258,7 +1258,12 @@ fn bad_web_keys_are_named() {
         ok_with(WEB, &["web.gateway=drr"]).web_info.unwrap().gateway,
         "drr"
     );
-    refused(WEB, &["web.gateway=drr", "web.drr_quantum=0"], "web", "");
+    refused(
+        WEB,
+        &["web.gateway=drr", "web.drr_quantum=0"],
+        "web.drr_quantum",
+        "must be positive",
+    );
     // ux3: the key is the field's (it was "web.msfrs: msfrs: `target_utilization` must ...")
     refused(
         WEB,
@@ -2622,4 +2627,21 @@ route = ["a", "b"]
     );
     let b = ok_with(cu, &["topology.links.0.name=\"access-up\""]);
     assert_eq!(b.reported_links.len(), 2);
+}
+
+/// `web.drr_quantum = 0` was refused at the key `web` by the DRR gateway and taken by the
+/// others; now at its own key whatever the gateway, as `web.msfrs` is checked.
+#[test]
+fn a_zero_drr_quantum_is_refused_at_its_key_for_every_gateway() {
+    let gw = "duration = \"5s\"\n[topology]\nkind = \"access-gateway\"\n[web]\n\
+              [[web.classes]]\nweight = 1\n";
+    for g in ["msfrs", "plain", "drr"] {
+        refused(
+            gw,
+            &[&format!("web.gateway=\"{g}\""), "web.drr_quantum=0"],
+            "web.drr_quantum",
+            "must be positive",
+        );
+    }
+    ok_with(gw, &["web.gateway=\"drr\"", "web.drr_quantum=1"]);
 }
