@@ -103,3 +103,15 @@ def test_a_loss_history_size_outside_its_range_is_a_value_error_naming_n(n: int)
     # Before: a negative or past-usize n was pyo3's OverflowError, with no name or range.
     with pytest.raises(ValueError, match=rf"^loss history size n must be in 1\.\.=1024, got {n}$"):
         tfcc.LossHistory(n=n)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 2**64])
+def test_a_tfwc_seed_off_its_range_is_a_value_error_naming_it(seed: int) -> None:
+    # Before: -1 and 2**64 were pyo3's OverflowError without the argument's name, and 2**63
+    # was taken though no scenario's params.seed (a TOML integer) can hold it.
+    with pytest.raises(
+        ValueError,
+        match=rf"^seed must be a whole number from 0 to 9223372036854775807, got {seed}$",
+    ):
+        tfcc.TfwcSender(packet_size=1000, seed=seed)
+    tfcc.TfwcSender(packet_size=1000, seed=2**63 - 1)

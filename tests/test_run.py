@@ -331,7 +331,7 @@ def test_one_string_as_overrides_is_named_as_the_mistake(tmp_path: Path) -> None
     with pytest.raises(TypeError, match="overrides: a list of KEY=VALUE strings"):
         tfcc.run_scenario(EXAMPLE, [3])
     # and a bad seed names the argument (was "can't convert negative int to unsigned")
-    for seed in (-1, 2**64, 1.5, "2"):
+    for seed in (-1, 2**63, 2**64, 1.5, "2"):
         with pytest.raises(ValueError, match="seed: a whole number from 0 to"):
             tfcc.run_scenario(EXAMPLE, ["duration=2s", "events.0.at=1s"], seed)
         with pytest.raises(ValueError, match="seed: a whole number from 0 to"):

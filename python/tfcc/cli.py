@@ -412,7 +412,12 @@ def compare(
     from rich.table import Table
 
     from tfcc import testbed as tb
+    from tfcc.sweep import MAX_SEED, seed_range_error
 
+    # Checked here, before anything runs: the testbed run's own `tfcc run --seed` check
+    # answered only after the namespaces were set up, in the words of a subprocess.
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise _fail(f"--seed: {seed_range_error(seed)}")
     overrides = list(set_ or [])
     try:
         # The testbed first: what it cannot emulate (a `[trace]`, a stall, RED, ...) is refused

@@ -229,6 +229,11 @@ def _label(v: Any) -> str:
 
 def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
     """The axes of a ``[sweep.grid]`` table (see the module doc)."""
+    if not isinstance(grid, dict):  # `grid = 3` was an AttributeError traceback
+        raise SweepError(
+            f"{where}: expected a table of axes, e.g. "
+            '[sweep.grid] "topology.bottleneck.rate" = ["1Mbps", "2Mbps"]'
+        )
     axes = []
     for name, spec in grid.items():
         key = f"{where}.{name}"
@@ -277,8 +282,19 @@ def axes_from_table(grid: Mapping[str, Any], where: str) -> list[Axis]:
 #: killed for its memory before a message. A million runs of even 0.1 s is 28 hours on one core.
 MAX_POINTS = 1_000_000
 
-#: The largest seed a run takes (`u64`).
-MAX_SEED = 2**64 - 1
+#: The largest seed a run takes, 2^63 - 1 (`tfcc_sim::scenario::MAX_SEED`): a scenario file's
+#: seed is a TOML integer, and the store's `seed` column is Int64. With 2^64 - 1 here, seeds
+#: counting up past 2^63 - 1 ran every point and then failed writing the store (pyarrow's
+#: OverflowError traceback).
+MAX_SEED = 2**63 - 1
+
+
+def seed_range_error(got: object) -> str:
+    """The words of every refused seed, as the Rust side's (`seed_range_error`)."""
+    return (
+        f"a seed is a whole number from 0 to {MAX_SEED} (a scenario file's seed is a TOML "
+        f"integer), got {got}"
+    )
 
 
 def _seeds(value: Any, where: str, first: int) -> list[int]:
@@ -295,11 +311,12 @@ def _seeds(value: Any, where: str, first: int) -> list[int]:
                 f"largest seed, {MAX_SEED}"
             )
         return list(range(first, first + value))
-    if isinstance(value, list) and value and all(isinstance(s, int) and s >= 0 for s in value):
+    if isinstance(value, list) and value and all(isinstance(s, int) for s in value):
         if len(set(value)) != len(value):
             raise SweepError(f"{where}: a seed is listed twice")
-        if max(value) > MAX_SEED:
-            raise SweepError(f"{where}: a seed is at most {MAX_SEED}, got {max(value)}")
+        for s in value:
+            if isinstance(s, bool) or not 0 <= s <= MAX_SEED:
+                raise SweepError(f"{where}: {seed_range_error(s)}")
         return list(value)
     raise SweepError(f"{where}: expected a count or a list of seeds")
 
@@ -320,6 +337,14 @@ def load(
     for what, value in (("grid", grid), ("overrides", overrides)):
         if isinstance(value, str):  # a string is a sequence: one axis per letter
             raise TypeError(f"{what}: a list of strings, not one string (write [{value!r}])")
+    for o in overrides:
+        # The [sweep] table is read from the file below; `--set sweep.seeds=5` reached only
+        # the runs, whose simulator ignores it, and the sweep ran its file's one seed.
+        if o.split("=", 1)[0].strip().split(".", 1)[0] == "sweep":
+            raise SweepError(
+                f"--set {o}: the [sweep] table is read from the file, not changed by --set "
+                "(use --seeds N and --grid KEY=V1,V2 instead)"
+            )
     text = _read_scenario(scenario)
     try:
         # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does

@@ -67,9 +67,10 @@ struct SendArgs {
     /// more.
     #[arg(long, value_name = "FROM-TO")]
     pause: Vec<String>,
-    /// Seed of the video source's frame sizes.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's).
+    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed).
+    #[arg(long, default_value = "1", allow_negative_numbers = true)]
+    seed: String,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -237,7 +238,12 @@ fn video_source(source: &str, pauses: &[String]) -> Result<Option<VideoConfig>, 
                         .map(|d| Time::ZERO + d)
                         .map_err(|e| format!("--pause {p}: {e}"))
                 };
-                c.pauses.push((at(a)?, at(b)?));
+                let (from, to) = (at(a)?, at(b)?);
+                if to <= from {
+                    // named here: VideoConfig's own check blamed `--source`
+                    return Err(format!("--pause {p}: a pause must end after it starts"));
+                }
+                c.pauses.push((from, to));
             }
             c.validate()
                 .map_err(|e| format!("--source {source}: {e}"))?;
@@ -359,6 +365,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
     check_packet_size(&a.protocol, a.packet_size)?;
     let every = report_interval(&a.report)?;
+    let seed = tfcc_sim::scenario::parse_seed(&a.seed).map_err(|m| format!("--seed: {m}"))?;
     let to: SocketAddr =
         a.to.to_socket_addrs()
             .map_err(|e| format!("{}: {e}", a.to))?
@@ -395,7 +402,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
                 VideoFeed::new(VideoSource::new(
                     v,
                     Time::ZERO,
-                    SimRng::named(a.seed, "video"),
+                    SimRng::named(seed, "video"),
                 ))
             });
             let ep = TfrcSender::new(c);
@@ -799,8 +806,9 @@ mod tests {
             let e = video_source(src, pauses).unwrap_err();
             assert!(e.contains(msg), "{src}: {e}");
         }
+        // was "--source video: a pause must end after it starts, got [5, 3]"
         let e = video_source("video", &["5s-3s".to_string()]).unwrap_err();
-        assert!(e.contains("a pause must end after it starts"), "{e}");
+        assert_eq!(e, "--pause 5s-3s: a pause must end after it starts");
         let e = video_source("video", &["5s".to_string()]).unwrap_err();
         assert!(e.starts_with("--pause 5s: use FROM-TO"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);

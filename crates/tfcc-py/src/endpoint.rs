@@ -51,6 +51,26 @@ impl<'py> FromPyObject<'py> for PacketSize {
     }
 }
 
+/// A `seed` argument of an endpoint (TFWC's jitter draws): 0 to 2^63 − 1, the range of
+/// the same seed as a scenario's `params.seed` and of every seed
+/// ([`tfcc_sim::scenario::MAX_SEED`]), else `ValueError` naming it (-1 was pyo3's
+/// `OverflowError` "can't convert negative int to unsigned", with no name).
+#[derive(Clone, Copy)]
+pub(crate) struct Seed(pub(crate) u64);
+
+impl<'py> FromPyObject<'py> for Seed {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let v: i128 = ob.extract()?;
+        match u64::try_from(v) {
+            Ok(s) if s <= tfcc_sim::scenario::MAX_SEED => Ok(Seed(s)),
+            _ => Err(PyValueError::new_err(format!(
+                "seed must be a whole number from 0 to {}, got {v}",
+                tfcc_sim::scenario::MAX_SEED
+            ))),
+        }
+    }
+}
+
 /// A core endpoint driven by the application's clock, integer nanoseconds on any monotonic
 /// clock. Time moves forward only: a call with an earlier `now` than the last is taken at the
 /// last.

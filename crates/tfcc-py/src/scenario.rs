@@ -43,21 +43,27 @@ fn overrides_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
         .map_err(|e| PyTypeError::new_err(format!("{WHAT}: {e}")))
 }
 
-/// The `seed` argument: a whole number from 0 to 2^64 − 1 (PyO3's own words for -1 were
-/// "can't convert negative int to unsigned", naming no argument).
+/// The `seed` argument: a whole number from 0 to 2^63 − 1, the range of every seed
+/// ([`tfcc_sim::scenario::MAX_SEED`]: a scenario file's is a TOML integer). PyO3's own words
+/// for -1 were "can't convert negative int to unsigned", naming no argument.
 fn seed_of(obj: Option<Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(None);
     };
-    obj.extract::<u64>().map(Some).map_err(|_| {
-        let shown = obj
-            .repr()
-            .map(|r| r.to_string())
-            .unwrap_or_else(|_| "?".into());
-        PyValueError::new_err(format!(
-            "seed: a whole number from 0 to 18446744073709551615, got {shown}"
-        ))
-    })
+    match obj.extract::<u64>() {
+        Ok(s) if s <= scenario::MAX_SEED => Ok(Some(s)),
+        _ => {
+            let shown = obj
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "?".into());
+            Err(PyValueError::new_err(format!(
+                "seed: a whole number from 0 to {} (a scenario file's seed is a TOML integer), \
+                 got {shown}",
+                scenario::MAX_SEED
+            )))
+        }
+    }
 }
 
 fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Built> {

@@ -8,7 +8,7 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
-use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
+use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize, Seed};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -96,9 +96,10 @@ pub struct PyTfwcSender {
 #[pymethods]
 impl PyTfwcSender {
     #[new]
-    #[pyo3(signature = (*, packet_size = None, preset = "ns2", seed = 0))]
-    fn new(packet_size: Option<PacketSize>, preset: &str, seed: u64) -> PyResult<Self> {
+    #[pyo3(signature = (*, packet_size = None, preset = "ns2", seed = Seed(0)))]
+    fn new(packet_size: Option<PacketSize>, preset: &str, seed: Seed) -> PyResult<Self> {
         let packet_size = packet_size.map(|p| p.0);
+        let seed = seed.0;
         Ok(PyTfwcSender {
             ep: Clocked::new(CoreSender::new(
                 config(preset, packet_size, seed)?,

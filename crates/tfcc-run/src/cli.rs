@@ -26,9 +26,12 @@ struct Args {
     /// Output directory (an earlier run's outputs there are replaced; other files refuse it).
     #[arg(short, long)]
     out: PathBuf,
-    /// Replace the scenario's seed.
-    #[arg(long)]
-    seed: Option<u64>,
+    /// Replace the scenario's seed (0 to 9223372036854775807, as a file's).
+    // A string, checked by `parse_seed`: as a u64, `--seed -1` was clap's "unexpected
+    // argument '-1'" with a tip to write `-- -1`, and 2^64 "number too large to fit in
+    // target type", neither saying what a seed may be.
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<String>,
     /// Override a key before validation: KEY.PATH=VALUE (repeatable), e.g.
     /// topology.bottleneck.rate=10Mbps or flows.0.count=4.
     #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
@@ -70,6 +73,11 @@ pub fn run_command(
             return Exit::Code(code);
         }
     };
+    let seed = match args.seed.as_deref().map(tfcc_sim::scenario::parse_seed) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(m)) => return fail(&format!("--seed: {m}")),
+    };
     let testbed = match args.backend.as_str() {
         "sim" => false,
         "testbed" => true,
@@ -85,7 +93,7 @@ pub fn run_command(
     let prepared = if testbed {
         crate::testbed::check(&args.scenario, &args.set).map(|()| None)
     } else {
-        crate::prepare(&args.scenario, &args.set, args.seed).map(Some)
+        crate::prepare(&args.scenario, &args.set, seed).map(Some)
     };
     let prepared = match prepared {
         Ok(p) => p,
@@ -100,7 +108,7 @@ pub fn run_command(
             bar.update(now.as_secs_f64(), end.as_secs_f64());
             keep_going()
         }),
-        None => crate::testbed::run(&args.scenario, &args.set, args.seed, keep_going),
+        None => crate::testbed::run(&args.scenario, &args.set, seed, keep_going),
     };
     bar.clear();
     let finished = match result {

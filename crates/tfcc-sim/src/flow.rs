@@ -317,6 +317,24 @@ impl SenderImpl {
     pub fn offer(&mut self, bytes: Option<u64>) {
         dispatch_sender!(self, s => s.offer(bytes))
     }
+    /// Bytes on the wire of a full data packet, the size every bulk data packet has (TCP's SYN
+    /// is smaller, a TFRC packet may carry less payload): a DropTail queue limited in bytes that
+    /// cannot admit it admits none of the flow's data, which the scenario check refuses rather
+    /// than run a flow of zero throughput. Taken from the sizes each sender puts on its
+    /// packets; `None` for a boxed sender, which does not say.
+    pub fn data_wire_size(&self) -> Option<u32> {
+        match self {
+            SenderImpl::Cbr(s) => Some(s.config().packet_size),
+            SenderImpl::Tcp(_) | SenderImpl::Web(_) => self.tcp().map(|t| {
+                let c = t.config();
+                c.segment_size.saturating_add(c.data_header_size())
+            }),
+            SenderImpl::Tfrc(s) => Some(s.config().wire_size()),
+            SenderImpl::Tfwc(s) => Some(s.config().packet_size),
+            SenderImpl::Rate(s) => Some(s.config().packet_size),
+            SenderImpl::Custom(_) => None,
+        }
+    }
     /// Application bytes the sender still holds (offered, not yet sent): TFRC's, TFWC's and an
     /// offered CBR sender's send buffers. `None` for a bulk source and for the senders that do
     /// not tell.
@@ -368,6 +386,19 @@ impl ReceiverImpl {
     }
     pub fn delivered_bytes(&self) -> u64 {
         dispatch_receiver!(self, s => s.delivered_bytes())
+    }
+    /// Bytes on the wire of the largest feedback packet (ACK, report) the receiver sends, as
+    /// [`SenderImpl::data_wire_size`] for the way back: a queue that cannot admit it drops
+    /// all the feedback of that size (a TCP-SACK sink's ACKs with blocks: the sender stalls
+    /// at its first loss). `None` for a receiver that sends none (a CBR sink) or does not say.
+    pub fn feedback_wire_size(&self) -> Option<u32> {
+        match self {
+            ReceiverImpl::Sink(_) | ReceiverImpl::Custom(_) => None,
+            ReceiverImpl::Tcp(r) => Some(r.max_ack_size()),
+            ReceiverImpl::Tfrc(r) => Some(r.feedback_size()),
+            ReceiverImpl::Tfwc(r) => Some(r.ack_size()),
+            ReceiverImpl::Rate(r) => Some(r.feedback_size()),
+        }
     }
 }
 

@@ -64,6 +64,16 @@ pub struct TcpSink {
 }
 
 impl TcpSink {
+    /// Bytes of the largest ACK the sink sends, with every SACK block it may carry: a
+    /// byte-limited queue on the way back that admits plain ACKs but not these stalls the
+    /// sender at its first loss for good (every ACK after it carries blocks), which a scenario
+    /// check refuses.
+    pub fn max_ack_size(&self) -> u32 {
+        let blocks = u32::try_from(self.nblocks).unwrap_or(u32::MAX);
+        self.ack_size
+            .saturating_add(blocks.saturating_mul(self.sack_block_size))
+    }
+
     /// A sink matching the sender built from the same `cfg`.
     pub fn new(cfg: &TcpConfig) -> TcpSink {
         let nblocks = if cfg.variant == Variant::Sack {

@@ -59,6 +59,12 @@ pub struct TfrcReceiver {
 }
 
 impl TfrcReceiver {
+    /// Bytes of every feedback report on the wire (a scenario check asks whether a
+    /// byte-limited queue on the way back can admit one).
+    pub fn feedback_size(&self) -> u32 {
+        self.cfg.feedback_size
+    }
+
     /// A receiver for `cfg`. An estimator configuration that cannot be built (which
     /// [`TfrcConfig::validate`] reports) falls back to the thesis' estimator rather than panic.
     pub fn new(cfg: TfrcConfig) -> TfrcReceiver {

@@ -26,6 +26,12 @@ pub struct TfwcReceiver {
 }
 
 impl TfwcReceiver {
+    /// Bytes of every ACK on the wire: a scenario check needs it to tell whether a byte-limited
+    /// queue on the way back can ever admit one.
+    pub fn ack_size(&self) -> u32 {
+        self.ack_size
+    }
+
     /// A receiver; of `cfg` it uses only the ACK and header sizes.
     pub fn new(cfg: &TfwcConfig) -> TfwcReceiver {
         TfwcReceiver {

@@ -602,6 +602,62 @@ mod tests {
         assert_eq!(rtx.window(), 0.125, "no back-off");
     }
 
+    /// `max_backoff = 0` is no back-off: every further loss of the phase sets `W = 1/u` and
+    /// adds `u` rounds (the pseudo-code reading's `2<<0` doubles both once, as the text's
+    /// `C = 1`). `timeout_window = 0` would never enter the phase: refused with FTO on.
+    #[test]
+    fn max_backoff_zero_repeats_the_first_timeout_and_timeout_window_zero_is_refused() {
+        let mut w = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            max_backoff: 0,
+            fto_loss: FtoLoss::Any,
+            ..cfg()
+        });
+        w.on_loss_event(4);
+        for _ in 0..2 {
+            w.on_loss_event(4);
+            assert_eq!(w.window(), 0.25, "w = 1/u, no back-off");
+        }
+        let mut rounds = 0;
+        while w.in_timeout() {
+            w.on_round();
+            rounds += 1;
+        }
+        assert_eq!(rounds, 12, "u + u + u");
+        let mut p = Warc::new(WarcConfig {
+            initial_window: 2.0,
+            max_backoff: 0,
+            fto_loss: FtoLoss::Any,
+            fto_backoff: FtoBackoff::PseudoCode,
+            ..cfg()
+        });
+        p.on_loss_event(4);
+        p.on_loss_event(4);
+        p.on_loss_event(4);
+        assert_eq!(p.window(), 0.125, "2<<0: 1/(2u) every time");
+
+        let zero = WarcConfig {
+            timeout_window: 0.0,
+            ..cfg()
+        };
+        let e = zero.validate().unwrap_err();
+        assert!(
+            e.starts_with("timeout_window: must be above 0 with fluid_timeout on"),
+            "{e}"
+        );
+        assert!(e.contains("set fluid_timeout = false"), "{e}");
+        let off = WarcConfig {
+            fluid_timeout: false,
+            ..zero
+        };
+        assert_eq!(off.validate(), Ok(()));
+        let small = WarcConfig {
+            timeout_window: 0.5,
+            ..cfg()
+        };
+        assert_eq!(small.validate(), Ok(()));
+    }
+
     #[test]
     fn without_fto_a_small_window_just_halves() {
         let mut w = Warc::new(WarcConfig {

@@ -85,6 +85,12 @@ pub struct RoundReceiver<E> {
 }
 
 impl<E: RoundEstimator> RoundReceiver<E> {
+    /// Bytes of every report on the wire (a scenario check asks whether a byte-limited queue
+    /// on the way back can admit one).
+    pub fn feedback_size(&self) -> u32 {
+        self.feedback_size
+    }
+
     /// `idle_limit`: stop the rounds after this long without an arrival; it should exceed the
     /// sender's longest gap between packets ([`super::RateSenderConfig::max_interval`]).
     pub fn new(est: E, feedback_size: u32, idle_limit: Dur) -> Self {

@@ -157,6 +157,10 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         if f.count == 0 {
             return err(at("count"), "must be at least 1");
         }
+        if f.label.as_deref().is_some_and(|l| l.trim().is_empty()) {
+            // The label names the group in the outputs and the plots' legends.
+            return err(at("label"), "must name the group, got \"\"");
+        }
         if f.packet_size == Some(0) {
             return err(at("packet_size"), "must be positive");
         }
@@ -298,6 +302,16 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 crate::SenderImpl::Cbr(s) => Some(s.config().packet_size),
                 _ => None,
             };
+            // A pause that starts after the run silences nothing: a mistyped time, refused as
+            // a web class' `active` period after the run is (it was taken without a word).
+            for (k, &[a, _]) in src.pauses.iter().flatten().enumerate() {
+                if a >= end {
+                    return err(
+                        format!("flows[{g}].source.pauses[{k}]"),
+                        format!("starts at {}, after the run ({})", since0(a), spec.duration),
+                    );
+                }
+            }
             let v = video(g, src, packet_size.unwrap_or(1000))?;
             if v.adapt.is_some() && packet_size.is_none() {
                 return err(
@@ -318,6 +332,8 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             direction: f.direction,
         });
     }
+
+    byte_limits_admit(spec, &topology, &flows, &flow_info)?;
 
     let mut events = Vec::with_capacity(spec.events.len());
     for (k, e) in spec.events.iter().enumerate() {
@@ -344,6 +360,78 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         web_info: None,
         videos,
     })
+}
+
+/// Refuse a DropTail queue limited in bytes that no packet of some flow crossing it can enter:
+/// an arrival is refused once the bytes waiting plus its own size reach `limit_bytes` (ns-2's
+/// `queue_in_bytes_` test), so a limit at or below a packet's wire size refuses it even in an
+/// empty queue, and the flow ran to the end with zero throughput and no message. The largest
+/// data packet is checked on the flow's forward route and the largest feedback packet on the
+/// way back (a limit that let TCP-SACK's plain 40-byte ACKs through but not those with SACK
+/// blocks, 64 B, stalled both flows of a dumbbell for good at their first loss); the sizes are
+/// the ones the endpoints put on their packets ([`crate::SenderImpl::data_wire_size`]).
+fn byte_limits_admit(
+    spec: &ScenarioSpec,
+    topo: &Topology,
+    flows: &[FlowSpec],
+    info: &[FlowInfo],
+) -> Result<(), BuildError> {
+    for (id, (f, fi)) in flows.iter().zip(info).enumerate() {
+        let route = &topo.routes[f.route];
+        let ways = [
+            (&route.forward, f.sender.data_wire_size(), "data packet"),
+            (
+                &route.reverse,
+                f.receiver.feedback_wire_size(),
+                "feedback packet",
+            ),
+        ];
+        for (links, size, what) in ways {
+            let Some(size) = size else { continue };
+            for &l in links {
+                let link = &topo.links[l as usize];
+                let QueueSpec::DropTail(QueueLimit::Bytes(limit)) = link.queue else {
+                    continue;
+                };
+                if limit <= u64::from(size) {
+                    return err(
+                        format!("{}.limit_bytes", link_table(spec, &link.name)),
+                        format!(
+                            "{limit} B cannot admit the largest {what} of flow {id} (flows[{}], \
+                             `{}`) on link `{}`, {size} B on the wire: an arrival is refused \
+                             once the bytes waiting plus its size reach the limit; give more \
+                             than {size} B",
+                            fi.group, fi.protocol, link.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The table of the scenario that configures the queue of the topology's link `name`: a
+/// reverse direction's queue is `reverse_queue` where the file gives one, else a copy of the
+/// forward link's.
+fn link_table(spec: &ScenarioSpec, name: &str) -> String {
+    let t = &spec.topology;
+    match t.kind {
+        TopologyKind::Dumbbell if name == "bottleneck-rev" && t.reverse_queue.is_some() => {
+            "topology.reverse_queue".into()
+        }
+        TopologyKind::Dumbbell => "topology.bottleneck".into(),
+        TopologyKind::ParkingLot => {
+            let hop = name.strip_suffix("-rev").unwrap_or(name);
+            format!("topology.hops[{}]", hop.strip_prefix("hop").unwrap_or(hop))
+        }
+        _ => t
+            .links
+            .iter()
+            .flatten()
+            .position(|l| l.name.as_deref() == Some(name))
+            .map_or_else(|| "topology".into(), |i| format!("topology.links[{i}]")),
+    }
 }
 
 /// The protocols whose senders take [`tfcc_core::endpoint::Sender::offer`] (so a `source`
@@ -754,14 +842,7 @@ fn access(a: Option<&AccessTable>, fastest: Rate, seed: u64) -> Result<AccessSpe
         }
     };
     let limit = a.limit.unwrap_or(NS2_DEFAULT_LIMIT);
-    if limit < 2 {
-        return err(
-            "topology.access.limit",
-            format!(
-                "a limit of {limit} admits nothing (ns-2's limit counts the packet on the wire)"
-            ),
-        );
-    }
+    packet_limit("topology.access.limit", limit)?;
     Ok(AccessSpec {
         rate,
         delay,
@@ -822,15 +903,7 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
             if cfg.quantum == 0 {
                 return err(at("quantum"), "must be positive");
             }
-            if cfg.limit < 2 {
-                return err(
-                    at("limit"),
-                    format!(
-                        "a limit of {} admits nothing (it counts the packet on the wire)",
-                        cfg.limit
-                    ),
-                );
-            }
+            packet_limit(&at("limit"), cfg.limit)?;
             QueueSpec::Drr(cfg)
         }
         QueueKind::Droptail => {
@@ -842,17 +915,18 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
             }
             match (l.limit, l.limit_bytes) {
                 (Some(_), Some(_)) => {
-                    return err(at("limit_bytes"), "give either limit (packets) or limit_bytes, not both")
+                    return err(
+                        at("limit_bytes"),
+                        "give either limit (packets) or limit_bytes, not both",
+                    )
                 }
                 (_, Some(0)) => return err(at("limit_bytes"), "must be positive"),
                 (_, Some(b)) => QueueSpec::DropTail(QueueLimit::Bytes(b)),
-                (Some(p), None) if p < 2 => {
-                    return err(
-                        at("limit"),
-                        format!("a limit of {p} admits nothing (ns-2's limit counts the packet on the wire)"),
-                    )
+                (p, None) => {
+                    let p = p.unwrap_or(NS2_DEFAULT_LIMIT);
+                    packet_limit(&at("limit"), p)?;
+                    QueueSpec::DropTail(QueueLimit::Packets(p))
                 }
-                (p, None) => QueueSpec::DropTail(QueueLimit::Packets(p.unwrap_or(NS2_DEFAULT_LIMIT))),
             }
         }
         QueueKind::Red => {
@@ -903,6 +977,31 @@ fn link(l: &LinkTable, path: &str, name: &str, custom: bool) -> Result<LinkSpec,
         },
     })?;
     Ok(spec)
+}
+
+/// The smallest DropTail (or DRR) limit in packets that admits a packet.
+pub const MIN_PACKET_LIMIT: u32 = 2;
+
+/// Refuse a DropTail or DRR `limit` below [`MIN_PACKET_LIMIT`]. The limit counts the packet on
+/// the wire as ns-2's `limit_` does: an arrival joins the queue before the link takes it, and
+/// is refused when `waiting + 1 >= limit`, so a limit of 1 refuses every packet even on an
+/// idle link. ns-2.35 takes `limit_ 1` and does exactly that (a 10 s, 1.5 Mb/s CBR over a
+/// 1 Mb/s DropTail link: 1857 packets arrived, 1857 dropped; limit 2 passed 1238, the link's
+/// whole capacity), so the simulator follows ns-2 and the file is told the minimum instead of
+/// running a path that delivers nothing.
+pub(super) fn packet_limit(key: &str, limit: u32) -> Result<(), BuildError> {
+    if limit >= MIN_PACKET_LIMIT {
+        return Ok(());
+    }
+    err(
+        key,
+        format!(
+            "must be at least {MIN_PACKET_LIMIT} packets, got {limit}: the limit counts the \
+             packet on the wire, as ns-2's limit_ does, so a queue of limit L holds L − 1 \
+             waiting and {limit} admits no packet at all (ns-2.35 takes limit_ 1 and drops \
+             every packet); 2 is one packet sent and one waiting"
+        ),
+    )
 }
 
 /// The longest simulated time between two progress reports of a run (a minute).
@@ -1071,6 +1170,12 @@ fn custom(
         );
     };
     for (i, node) in nodes.iter().enumerate() {
+        if node.trim().is_empty() {
+            return err(
+                format!("topology.nodes[{i}]"),
+                "a node needs a name, got \"\"",
+            );
+        }
         if let Some(j) = nodes[..i].iter().position(|n| n == node) {
             return err(
                 format!("topology.nodes[{i}]"),
@@ -1109,6 +1214,22 @@ fn custom(
             return err(
                 format!("{path}.name"),
                 format!("`{name}` is already the name of topology.links[{j}]"),
+            );
+        }
+        // Outputs and events name links; an empty name was taken, and a name of the per-flow
+        // access links' form (`access-src-0`) left the link out of summary.json and
+        // queues.parquet without a word, as those links are.
+        if name.trim().is_empty() {
+            return err(format!("{path}.name"), "a link needs a name, got \"\"");
+        }
+        if is_flow_access_link(name) {
+            return err(
+                format!("{path}.name"),
+                format!(
+                    "`{name}` has the form of a dumbbell's per-flow access link \
+                     (access-src-N, access-dst-N, -rev), which the outputs leave out; \
+                     name it otherwise"
+                ),
             );
         }
         between.entry((from, to)).or_insert(name);

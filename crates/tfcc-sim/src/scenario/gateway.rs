@@ -66,9 +66,8 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
             }
         }
         if let Some(l) = a.limit {
-            if l == 0 {
-                return err("topology.access.limit", "must be at least 1 packet");
-            }
+            // DropTail (or DRR) both ways, counted as everywhere else: 1 admitted nothing.
+            super::build::packet_limit("topology.access.limit", l)?;
             g.access_queue = l;
         }
     }
@@ -143,6 +142,16 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         }
     })?;
     let update_interval = cfg.update_interval;
+    // Checked whatever the gateway, as `web.msfrs` is (one file compares the gateways with
+    // `--set web.gateway=...`); 0 was "web: access-gateway: drr needs a positive quantum and
+    // positive weights" at the key `web`, and taken without a word by the other gateways.
+    if web.drr_quantum == Some(0) {
+        return err(
+            "web.drr_quantum",
+            "must be positive: the bytes a class of weight 1 is credited per DRR round \
+             (default 1000 B), got 0",
+        );
+    }
     g.gateway = match gateway {
         GatewayName::Plain => GatewayKind::Plain,
         GatewayName::Drr => GatewayKind::Drr {

@@ -72,6 +72,31 @@ impl Built {
 pub const RATE_NOT_POSITIVE: &str =
     "must be positive: at least 1 bit/s (a plain number is in bit/s; \"10Mbps\" is 10 Mb/s)";
 
+/// The largest seed a run takes, 2^63 − 1, wherever the seed comes from (a file's `seed`,
+/// `--set seed=`, `--seed`, a sweep, the Python API). A scenario file's seed is a TOML integer,
+/// which is signed 64-bit, and the sweep store keeps seeds in an Int64 column: a run with a
+/// larger seed (`--seed` took any u64) wrote a summary whose seed no file could hold, and a
+/// sweep whose seeds counted past 2^63 − 1 ran every point and then failed with a traceback
+/// writing its store. One range for all keeps every run reproducible from a file.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// The words every refused seed gets: the range and why it stops there.
+pub fn seed_range_error(got: &str) -> String {
+    format!(
+        "a seed is a whole number from 0 to {MAX_SEED} (a scenario file's seed is a TOML \
+         integer), got {got}"
+    )
+}
+
+/// A seed as a command line writes it (`--seed 7`): a whole number in `0..=MAX_SEED`, else
+/// [`seed_range_error`].
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(s) if s <= MAX_SEED => Ok(s),
+        _ => Err(seed_range_error(text)),
+    }
+}
+
 /// Read, override, check and build the scenario at `path`. `seed`, when given, replaces the
 /// file's `seed` (the command line's `--seed`).
 pub fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Built, ScenarioError> {
@@ -136,6 +161,12 @@ pub fn load_str(
         fail(key, message)
     })?;
     if let Some(s) = seed {
+        if s > MAX_SEED {
+            return Err(fail(
+                Some("--seed".into()),
+                seed_range_error(&s.to_string()),
+            ));
+        }
         spec.seed = s;
     }
     let name = spec.name.clone().unwrap_or_else(|| stem.to_string());

@@ -30,8 +30,9 @@ pub struct ScenarioSpec {
     /// Start of the measurement window (DESIGN.md: metrics ignore the warm-up before it).
     #[serde(default)]
     pub measure_from: Dur,
-    /// Master seed of every random stream (DESIGN.md, "Simulator").
-    #[serde(default = "default_seed")]
+    /// Master seed of every random stream (DESIGN.md, "Simulator"), at most
+    /// [`super::MAX_SEED`].
+    #[serde(default = "default_seed", deserialize_with = "seed")]
     pub seed: u64,
     /// Time-series sampling interval; 100 ms, 003's rate-sampling period (see `recorder`).
     #[serde(default = "default_sample_interval")]
@@ -62,6 +63,39 @@ pub struct ScenarioSpec {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// `seed`: a TOML integer from 0 up. A number past 2^63 − 1 is not a TOML integer, so
+/// `--set seed=9223372036854775808` arrives as a string and was "invalid type: string,
+/// expected a whole number from 0 up"; it and -1 now get the range.
+fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a whole number from 0 to {}", super::MAX_SEED)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(super::seed_range_error(&v.to_string())))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            if v > super::MAX_SEED {
+                return Err(E::custom(super::seed_range_error(&v.to_string())));
+            }
+            Ok(v)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            // A whole number outside the range (what no TOML integer could hold); a string
+            // that holds a valid seed is the wrong type.
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            if whole && super::parse_seed(v).is_err() {
+                return Err(E::custom(super::seed_range_error(v)));
+            }
+            Err(E::invalid_type(de::Unexpected::Str(v), &self))
+        }
+    }
+    d.deserialize_any(V)
 }
 
 fn default_sample_interval() -> Dur {

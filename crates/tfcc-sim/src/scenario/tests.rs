@@ -1258,7 +1258,12 @@ fn bad_web_keys_are_named() {
         ok_with(WEB, &["web.gateway=drr"]).web_info.unwrap().gateway,
         "drr"
     );
-    refused(WEB, &["web.gateway=drr", "web.drr_quantum=0"], "web", "");
+    refused(
+        WEB,
+        &["web.gateway=drr", "web.drr_quantum=0"],
+        "web.drr_quantum",
+        "must be positive",
+    );
     // ux3: the key is the field's (it was "web.msfrs: msfrs: `target_utilization` must ...")
     refused(
         WEB,
@@ -1511,7 +1516,7 @@ fn reverse_flows_and_reverse_queues_are_refused_where_they_do_not_apply() {
         &two_way(false),
         &["topology.reverse_queue={ limit = 1 }"],
         "topology.reverse_queue.limit",
-        "admits nothing",
+        "must be at least 2 packets, got 1",
     );
     refused(
         &two_way(false),
@@ -1855,7 +1860,7 @@ fn type_errors_speak_toml_not_rust() {
         BASE,
         &["seed=-1"],
         "seed",
-        "expected a whole number from 0 up",
+        "a seed is a whole number from 0 to 9223372036854775807",
     );
     refused(
         BASE,
@@ -2237,4 +2242,406 @@ fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
     assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
     let short = ok_with(BASE, &[r#"duration="100s""#]);
     assert_eq!(short.cfg.progress_interval, Dur::from_secs(1));
+}
+
+/// A DropTail queue limited in bytes refuses an arrival once the bytes waiting plus its size
+/// reach the limit, so a limit at or below a flow's packet refuses every one of them even in an
+/// empty queue: the flow ran with zero throughput and no message. Now refused at the link's
+/// `limit_bytes`, naming the link, the flow and both sizes (the protocols' own wire sizes:
+/// TCP's 40-byte header, TFRC's preset header, TFWC's, CBR's and WARC's exact `packet_size`);
+/// one byte more runs and delivers.
+#[test]
+fn a_byte_limit_that_admits_no_packet_of_a_flow_is_refused_naming_both_sizes() {
+    let cases: [(&str, &str, u32); 7] = [
+        ("tcp-sack", "", 1040),
+        (
+            "ptcp",
+            r#"params = { bw = "1Mbps", estimator = "oracle" }"#,
+            1040,
+        ),
+        ("tfrc", "", 1460),
+        ("tfrc", r#"params = { preset = "ns2" }"#, 1032),
+        ("tfwc", "", 1000),
+        ("cbr", r#"rate = "1Mbps""#, 1000),
+        ("warc", "", 1000),
+    ];
+    for (protocol, extra, wire) in cases {
+        let text = |limit: u32| {
+            format!(
+                "duration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", limit_bytes = {limit} }}\n\
+                 [[flows]]\nprotocol = \"cbr\"\nrate = \"100kbps\"\npacket_size = 100\n\
+                 [[flows]]\nprotocol = \"{protocol}\"\n{extra}\n"
+            )
+        };
+        let (key, m) = bad(&text(wire), &[]);
+        assert_eq!(key, "topology.bottleneck.limit_bytes", "{protocol}: {m}");
+        assert_eq!(
+            m,
+            format!(
+                "{wire} B cannot admit the largest data packet of flow 1 (flows[1], \
+                 `{protocol}`) on link `bottleneck`, {wire} B on the wire: an arrival is refused \
+                 once the bytes waiting plus its size reach the limit; give more than {wire} B"
+            )
+        );
+        let r = ok(&text(wire + 1)).into_simulation().unwrap().run();
+        assert!(
+            r.summary.flows[1].bytes_delivered > 0,
+            "{protocol} with limit_bytes {}: nothing delivered",
+            wire + 1
+        );
+    }
+}
+
+/// The way back too: ACKs and reports cross `bottleneck-rev`, whose queue is
+/// `reverse_queue` (or the bottleneck's copy); a reverse flow's data crosses it, and a custom
+/// or parking-lot link is named by its own table.
+#[test]
+fn a_byte_limit_on_the_way_back_or_on_any_link_names_its_own_table() {
+    // TCP-SACK's ACKs are 40 B, 64 B with three SACK blocks: 41 B let the plain ones through
+    // and both flows stalled at their first loss (0 B delivered from 5 s to 20 s).
+    refused(
+        &two_way(false),
+        &["topology.reverse_queue={ limit_bytes = 41 }"],
+        "topology.reverse_queue.limit_bytes",
+        "41 B cannot admit the largest feedback packet of flow 0 (flows[0], `tcp-sack`) on \
+         link `bottleneck-rev`, 64 B on the wire",
+    );
+    let r = ok_with(
+        &two_way(false),
+        &["topology.reverse_queue={ limit_bytes = 65 }"],
+    )
+    .into_simulation()
+    .unwrap()
+    .run();
+    assert!(r.summary.flows.iter().all(|f| f.bytes_delivered > 0));
+    ok_with(
+        &two_way(false),
+        &[
+            "flows.0.protocol=\"tcp-newreno\"",
+            "topology.reverse_queue={ limit_bytes = 41 }",
+        ],
+    );
+    // Without reverse_queue, bottleneck-rev copies the bottleneck's queue: the reverse flows'
+    // 1040-byte segments do not fit where the forward flows' 940-byte ones do.
+    let copied = two_way(true).replace("reverse_queue = { limit = 50 }\n", "");
+    let bytes_1000 =
+        r#"topology.bottleneck={ rate = "2Mbps", delay = "20ms", limit_bytes = 1000 }"#;
+    refused(
+        &copied,
+        &[bytes_1000],
+        "topology.bottleneck.limit_bytes",
+        "data packet of flow 0 (flows[0], `tcp-sack`) on link `bottleneck`, 1040 B on the wire",
+    );
+    refused(
+        &copied,
+        &[bytes_1000, "flows.0.packet_size=900"],
+        "topology.bottleneck.limit_bytes",
+        "largest data packet of flow 2 (flows[1], `tcp-sack`) on link `bottleneck-rev`",
+    );
+    refused(
+        &two_way(true),
+        &["topology.reverse_queue={ limit_bytes = 1040 }"],
+        "topology.reverse_queue.limit_bytes",
+        "largest data packet of flow 2 (flows[1], `tcp-sack`) on link `bottleneck-rev`",
+    );
+    let lot = r#"
+duration = "5s"
+[topology]
+kind = "parking-lot"
+hops = [{ rate = "10Mbps", delay = "5ms" }, { rate = "10Mbps", delay = "5ms", limit_bytes = "1KB" }]
+[[flows]]
+protocol = "tfwc"
+"#;
+    refused(
+        lot,
+        &[],
+        "topology.hops[1].limit_bytes",
+        "1000 B cannot admit the largest data packet of flow 0 (flows[0], `tfwc`) on link `hop1`",
+    );
+    refused(
+        lot,
+        &[
+            "flows.0.packet_size=960",
+            "flows.0.params={ ack_size = 1000 }",
+        ],
+        "topology.hops[1].limit_bytes",
+        "feedback packet of flow 0 (flows[0], `tfwc`) on link `hop1-rev`, 1000 B on the wire",
+    );
+    let custom = r#"
+duration = "5s"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms", limit_bytes = 64 },
+]
+[[flows]]
+protocol = "tfrc"
+route = ["a", "b"]
+params = { feedback_size = 64 }
+"#;
+    refused(
+        custom,
+        &[],
+        "topology.links[1].limit_bytes",
+        "64 B cannot admit the largest feedback packet of flow 0 (flows[0], `tfrc`) on link `ba`",
+    );
+    ok_with(custom, &["flows.0.params.feedback_size=63"]);
+}
+
+/// A DropTail or DRR `limit` counts the packet on the wire, as ns-2's `limit_` does, and a
+/// packet joins the queue before the link takes it: 1 admits nothing. ns-2.35 takes `limit_ 1`
+/// and drops every packet (a 1.5 Mb/s CBR of 1000-byte packets from 0.1 s to 10 s into a
+/// 1 Mb/s, 10 ms DropTail link: 1857 arrived, 1857 dropped), so 1 is refused everywhere a
+/// packet limit is given, with the minimum; the gateway's access links took 1 and failed later
+/// at the key `web`. On that link limits 2, 3 and 5 drop what ns-2.35 drops, 618, 617 and 615
+/// packets (ns-2 with its CBR attached to the link's node: 1238 sent; here 1856 of its 1857
+/// packets reach the bottleneck by 10 s, the last is still on its access link).
+#[test]
+fn a_packet_limit_below_two_is_refused_with_the_minimum_and_two_drops_what_ns2_drops() {
+    let why = "must be at least 2 packets, got 1: the limit counts the packet on the wire, as \
+               ns-2's limit_ does, so a queue of limit L holds L − 1 waiting and 1 admits no \
+               packet at all (ns-2.35 takes limit_ 1 and drops every packet); 2 is one packet \
+               sent and one waiting";
+    let (k, m) = bad(BASE, &["topology.bottleneck.limit=1"]);
+    assert_eq!((k.as_str(), m.as_str()), ("topology.bottleneck.limit", why));
+    refused(
+        BASE,
+        &["topology.bottleneck.limit=0"],
+        "topology.bottleneck.limit",
+        "got 0",
+    );
+    refused(
+        BASE,
+        &["topology.access.limit=1"],
+        "topology.access.limit",
+        why,
+    );
+    refused(
+        BASE,
+        &["topology.reverse_queue={ limit = 1 }"],
+        "topology.reverse_queue.limit",
+        why,
+    );
+    refused(
+        BASE,
+        &[r#"topology.bottleneck={ rate = "1Mbps", delay = "1ms", queue = "drr", limit = 1 }"#],
+        "topology.bottleneck.limit",
+        why,
+    );
+    let gw = "duration = \"5s\"\n[topology]\nkind = \"access-gateway\"\n[web]\n\
+              [[web.classes]]\nweight = 1\n";
+    refused(
+        gw,
+        &["topology.access.limit=1"],
+        "topology.access.limit",
+        why,
+    );
+    refused(
+        gw,
+        &["topology.access.limit=1", "web.gateway=\"drr\""],
+        "topology.access.limit",
+        why,
+    );
+    ok_with(gw, &["topology.access.limit=2"]);
+
+    let cbr = r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1Mbps", delay = "10ms", limit = 2 }
+[[flows]]
+protocol = "cbr"
+rate = "1.5Mbps"
+start = "0.1s"
+"#;
+    for (limit, ns2_drops) in [(2, 618), (3, 617), (5, 615)] {
+        let r = ok_with(cbr, &[&format!("topology.bottleneck.limit={limit}")])
+            .into_simulation()
+            .unwrap()
+            .run();
+        let bn = r
+            .summary
+            .links
+            .iter()
+            .find(|l| l.name == "bottleneck")
+            .unwrap();
+        assert_eq!((bn.arrivals, bn.drops), (1856, ns2_drops), "limit {limit}");
+    }
+}
+
+/// One seed range, 0 to 2^63 − 1, wherever a seed comes from: a file's `seed` is a TOML
+/// integer, so `--seed` took seeds (up to 2^64 − 1) that no file could hold, and
+/// `--set seed=9223372036854775808` (not a TOML integer, so a string) was "invalid type:
+/// string". The largest seed gives the same run from the file as from `--seed`.
+#[test]
+fn a_seed_is_refused_outside_zero_to_2_63_minus_1_from_the_file_the_flag_or_the_api() {
+    let range = "a seed is a whole number from 0 to 9223372036854775807 (a scenario file's \
+                 seed is a TOML integer), got ";
+    for (set, got) in [
+        ("seed=-1", "-1"),
+        ("seed=9223372036854775808", "9223372036854775808"),
+        ("seed=99999999999999999999999", "99999999999999999999999"),
+    ] {
+        refused(BASE, &[set], "seed", &format!("{range}{got}"));
+    }
+    refused(
+        BASE,
+        &["seed=1.5"],
+        "seed",
+        "invalid type: floating point `1.5`, expected a whole number from 0 to 9223372036854775807",
+    );
+    refused(BASE, &["seed=\"7\""], "seed", "invalid type: string \"7\"");
+    let Err(e) = load_str(BASE, "t.toml", "t", &[], Some(MAX_SEED + 1)) else {
+        panic!("a seed past MAX_SEED was taken");
+    };
+    assert_eq!(e.key.as_deref(), Some("--seed"));
+    assert_eq!(e.message, format!("{range}9223372036854775808"));
+    assert_eq!(parse_seed("9223372036854775807"), Ok(MAX_SEED));
+    assert_eq!(parse_seed("0"), Ok(0));
+    for bad in [
+        "-1",
+        "9223372036854775808",
+        "18446744073709551616",
+        "x",
+        "",
+        "1.5",
+    ] {
+        assert_eq!(parse_seed(bad), Err(format!("{range}{bad}")));
+    }
+    // A random loss process, so that the seed shows in the result.
+    let lossy = "loss = { model = \"bernoulli\", p = 0.05 }";
+    let file = with("seed = 9223372036854775807", "")
+        .replace("delay = \"20ms\"", &format!("delay = \"20ms\", {lossy}"));
+    let run = |b: Built| b.into_simulation().unwrap().run();
+    let from_file = run(ok(&file));
+    let from_flag = load_str(
+        &file.replace("seed = 9223372036854775807", ""),
+        "t.toml",
+        "t",
+        &[],
+        Some(MAX_SEED),
+    )
+    .unwrap();
+    assert_eq!(from_flag.cfg.seed, MAX_SEED);
+    let from_flag = run(from_flag);
+    assert_eq!(from_file.summary, from_flag.summary);
+    assert_eq!(from_file.flow_series, from_flag.flow_series);
+    let other = run(load_str(&file, "t.toml", "t", &[], Some(MAX_SEED - 1)).unwrap());
+    assert_ne!(
+        other.summary.links[0].drops,
+        from_file.summary.links[0].drops
+    );
+}
+
+/// WARC's `timeout_window = 0` ran as `fluid_timeout = false` (identical summaries on a 1 Mb/s
+/// path with 10 % loss: 560320 b/s and no timeouts, against 479040 b/s and 69 with the
+/// default 3); now refused at its key. `max_backoff = 0` is defined (no back-off) and runs.
+#[test]
+fn warc_timeout_window_zero_is_refused_at_its_key_and_max_backoff_zero_runs() {
+    let warc = "duration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                bottleneck = { rate = \"1Mbps\", delay = \"20ms\" }\n\
+                [[flows]]\nprotocol = \"warc\"\n";
+    refused(
+        warc,
+        &["flows.0.params.timeout_window=0"],
+        "flows[0].params.timeout_window",
+        "must be above 0 with fluid_timeout on",
+    );
+    ok_with(
+        warc,
+        &["flows.0.params={ timeout_window = 0, fluid_timeout = false }"],
+    );
+    ok_with(warc, &["flows.0.params.max_backoff=0"]);
+}
+
+/// A video source's pause that starts at or after the end of the run silences nothing; it was
+/// taken without a word, as a mistyped time would be. Refused as a web class' `active` period
+/// after the run is.
+#[test]
+fn a_video_pause_after_the_run_is_refused_at_its_index() {
+    let video = "duration = \"2s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = { rate = \"1Mbps\", delay = \"10ms\" }\n\
+                 [[flows]]\nprotocol = \"tfrc\"\n";
+    refused(
+        video,
+        &[r#"flows.0.source={ kind = "video", pauses = [["0.5s", "1s"], ["2s", "3s"]] }"#],
+        "flows[0].source.pauses[1]",
+        "starts at 2s, after the run (2s)",
+    );
+    ok_with(
+        video,
+        &[r#"flows.0.source={ kind = "video", pauses = [["1.5s", "3s"]] }"#],
+    );
+}
+
+/// Names the outputs show: an empty link, node or label was taken, and a custom link named
+/// like a dumbbell's per-flow access link (`access-src-0`) was left out of the summary and
+/// queues.parquet without a word ("2 links (1 in the outputs)").
+#[test]
+fn empty_names_and_a_custom_link_named_as_an_access_link_are_refused() {
+    let cu = r#"
+duration = "2s"
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "1Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "1Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "tcp-sack"
+route = ["a", "b"]
+"#;
+    refused(
+        cu,
+        &["topology.links.0.name=\"access-src-0\""],
+        "topology.links[0].name",
+        "`access-src-0` has the form of a dumbbell's per-flow access link",
+    );
+    refused(
+        cu,
+        &["topology.links.1.name=\"access-dst-12-rev\""],
+        "topology.links[1].name",
+        "per-flow access link",
+    );
+    refused(
+        cu,
+        &["topology.links.0.name=\"\""],
+        "topology.links[0].name",
+        "a link needs a name",
+    );
+    refused(
+        cu,
+        &["topology.nodes=[\"a\", \"b\", \" \"]"],
+        "topology.nodes[2]",
+        "a node needs a name",
+    );
+    refused(
+        cu,
+        &["flows.0.label=\"\""],
+        "flows[0].label",
+        "must name the group",
+    );
+    let b = ok_with(cu, &["topology.links.0.name=\"access-up\""]);
+    assert_eq!(b.reported_links.len(), 2);
+}
+
+/// `web.drr_quantum = 0` was refused at the key `web` by the DRR gateway and taken by the
+/// others; now at its own key whatever the gateway, as `web.msfrs` is checked.
+#[test]
+fn a_zero_drr_quantum_is_refused_at_its_key_for_every_gateway() {
+    let gw = "duration = \"5s\"\n[topology]\nkind = \"access-gateway\"\n[web]\n\
+              [[web.classes]]\nweight = 1\n";
+    for g in ["msfrs", "plain", "drr"] {
+        refused(
+            gw,
+            &[&format!("web.gateway=\"{g}\""), "web.drr_quantum=0"],
+            "web.drr_quantum",
+            "must be positive",
+        );
+    }
+    ok_with(gw, &["web.gateway=\"drr\"", "web.drr_quantum=1"]);
 }
