@@ -482,7 +482,7 @@ impl Link {
 
     /// Remove the head of the pipe (it reached the next hop at `now`).
     pub fn pipe_pop(&mut self) -> Option<PacketId> {
-        self.pipe.pop_front().map(|(_, id)| id)
+        tfcc_core::ring::pop_front_rewind(&mut self.pipe).map(|(_, id)| id)
     }
 
     /// The high-water marks of the whole run so far.
