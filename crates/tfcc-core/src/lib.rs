@@ -39,6 +39,7 @@ pub mod loss_history;
 pub mod msfrs;
 pub mod packet;
 pub mod quantity;
+pub mod ring;
 pub mod rtt;
 pub mod send_buffer_control;
 pub mod tcp;

@@ -137,7 +137,9 @@ pub struct Link {
     /// A stalled link (see [`Link::set_stalled`]): down, but arrivals still join its queue.
     stalled: bool,
     queue: Queue,
-    loss: Option<LossState>,
+    /// Boxed: a loss process (model, state, random stream) is most of the size of a link that
+    /// has none, and every arrival reads the fields around it.
+    loss: Option<Box<LossState>>,
     /// The last transmission: when it ends (the wire is free from then) and its size. The
     /// packet itself is already in `pipe`.
     tx_end: Time,
@@ -226,17 +228,19 @@ impl Link {
     pub fn set_loss(&mut self, loss: Option<LossSpec>, now: Time) {
         self.loss_epoch += 1;
         let (seed, key, epoch) = (self.seed, self.loss_key, self.loss_epoch);
-        self.loss = loss.map(|spec| match spec.scope {
-            LossScope::Aggregate => LossState::Aggregate(LossProcess::new(
-                spec.model,
-                now,
-                Self::loss_rng(seed, key, epoch, None),
-            )),
-            LossScope::PerFlow => LossState::PerFlow {
-                model: spec.model,
-                since: now,
-                procs: Vec::new(),
-            },
+        self.loss = loss.map(|spec| {
+            Box::new(match spec.scope {
+                LossScope::Aggregate => LossState::Aggregate(LossProcess::new(
+                    spec.model,
+                    now,
+                    Self::loss_rng(seed, key, epoch, None),
+                )),
+                LossScope::PerFlow => LossState::PerFlow {
+                    model: spec.model,
+                    since: now,
+                    procs: Vec::new(),
+                },
+            })
         });
     }
 
@@ -329,7 +333,7 @@ impl Link {
 
     fn artificial_loss(&mut self, now: Time, flow: u32) -> bool {
         let (seed, key, epoch) = (self.seed, self.loss_key, self.loss_epoch);
-        match &mut self.loss {
+        match self.loss.as_deref_mut() {
             None => false,
             Some(LossState::Aggregate(p)) => p.drops(now),
             Some(LossState::PerFlow {
@@ -492,7 +496,7 @@ impl Link {
 
     /// Remove the head of the pipe (it reached the next hop at `now`).
     pub fn pipe_pop(&mut self) -> Option<PacketId> {
-        self.pipe.pop_front().map(|(_, id)| id)
+        tfcc_core::ring::pop_front_rewind(&mut self.pipe).map(|(_, id)| id)
     }
 
     /// The high-water marks of the whole run so far.

@@ -386,7 +386,7 @@ impl Queue {
         if let Discipline::Drr(drr) = &mut self.disc {
             return drr.dequeue();
         }
-        match self.fifo.pop_front() {
+        match tfcc_core::ring::pop_front_rewind(&mut self.fifo) {
             Some((id, size)) => {
                 self.bytes -= u64::from(size);
                 Some((id, size))

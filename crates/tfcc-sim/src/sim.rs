@@ -14,7 +14,7 @@ use crate::flow::{FlowSpec, ReceiverImpl, SenderImpl};
 use crate::frames::FrameLog;
 use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
-use crate::packet_pool::{Direction, PacketId, PacketPool, SimPacket};
+use crate::packet_pool::{Direction, PacketId, PacketMeta, PacketPool};
 use crate::recorder::{
     jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, Moments,
     PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
@@ -175,6 +175,8 @@ struct FlowRt {
     sender: SenderImpl,
     receiver: ReceiverImpl,
     route: u32,
+    /// Where the route's forward and reverse links start in `World::route_links`.
+    path: [u32; 2],
     /// The route's propagation delays, forward and back, as configured at the start (no
     /// queueing or transmission time): the flow's RTT as a set-up states it (003 E2.2's
     /// "shortest-RTT flow", ns-2's per-flow link delays). In nanoseconds as `u128`: every link
@@ -237,6 +239,19 @@ impl Simulation {
         topology.validate()?;
         if topology.links.len() > u32::MAX as usize {
             return Err(SimError::InvalidConfig("too many links".into()));
+        }
+        // The routes are laid end to end, each direction closed by a marker, in an array that
+        // packets index with a `u32` (`World::route_links`).
+        let route_links: usize = topology
+            .routes
+            .iter()
+            .map(|r| r.forward.len() + r.reverse.len() + 2)
+            .sum();
+        if route_links > u32::MAX as usize {
+            return Err(SimError::InvalidConfig(format!(
+                "the routes hold {route_links} links in all; at most {} are supported",
+                u32::MAX
+            )));
         }
         Ok(Simulation {
             cfg,
@@ -369,7 +384,13 @@ struct World {
     end: Time,
     q: EventQueue<Ev>,
     links: Vec<Link>,
-    routes: Vec<[Box<[LinkId]>; 2]>,
+    /// Every route's forward links, `LinkId::MAX`, its reverse links, `LinkId::MAX`, route after
+    /// route in one array: a hop reads its next link from here and the packet's own metadata,
+    /// not from its flow's state and a separately allocated slice per route and direction
+    /// (two, three cache lines a hop that miss when thousands of flows take turns).
+    route_links: Vec<LinkId>,
+    /// Whether any flow has an oracle link (PTCP): only then does a hop look at its flow.
+    oracle_links: bool,
     pool: PacketPool,
     flows: Vec<FlowRt>,
     events: Vec<ScheduledEvent>,
@@ -411,14 +432,18 @@ impl World {
         } = sim;
         let seed = cfg.seed;
         let links: Vec<Link> = topology.links.iter().map(|l| Link::new(l, seed)).collect();
-        let routes = topology
+        let mut route_links = Vec::new();
+        let route_path: Vec<[u32; 2]> = topology
             .routes
             .iter()
             .map(|r| {
-                [
-                    r.forward.clone().into_boxed_slice(),
-                    r.reverse.clone().into_boxed_slice(),
-                ]
+                [&r.forward, &r.reverse].map(|links| {
+                    // `Simulation::new` checked that the array's length fits a `u32`.
+                    let start = route_links.len() as u32;
+                    route_links.extend_from_slice(links);
+                    route_links.push(LinkId::MAX);
+                    start
+                })
             })
             .collect();
         let mut flows = flows
@@ -428,6 +453,7 @@ impl World {
                 sender: f.sender,
                 receiver: f.receiver,
                 route: f.route as u32,
+                path: route_path[f.route],
                 base_rtt_ns: {
                     let r = &topology.routes[f.route];
                     r.forward
@@ -476,12 +502,14 @@ impl World {
             });
         }
         join_ptcp_aggregates(&mut flows, &mut oracles);
+        let oracle_links = flows.iter().any(|f| f.oracle_link != LinkId::MAX);
         let n_links = links.len();
         let mut w = World {
             end: Time::ZERO + cfg.duration,
             q: EventQueue::with_capacity(4 * n_links + 2 * flows.len() + 16),
             links,
-            routes,
+            route_links,
+            oracle_links,
             pool: PacketPool::with_capacity(1024),
             flows,
             events,
@@ -689,28 +717,30 @@ impl World {
 
     /// An endpoint handed a packet to the network.
     fn inject(&mut self, now: Time, flow: u32, dir: Direction, pkt: Packet) {
-        self.flows[flow as usize].count.sent[dir_idx(dir)] += 1;
-        let id = self.pool.alloc(SimPacket {
-            pkt,
+        let f = &mut self.flows[flow as usize];
+        f.count.sent[dir_idx(dir)] += 1;
+        let meta = PacketMeta {
             flow,
-            dir,
+            path: f.path[dir_idx(dir)],
+            size: pkt.size,
             hop: 0,
-            enqueued_at: now,
-        });
-        self.enter_link(now, id);
+            dir,
+        };
+        let id = self.pool.alloc(meta, pkt);
+        self.enter_link(now, id, meta);
     }
 
-    fn enter_link(&mut self, now: Time, id: PacketId) {
-        let sp = self.pool.get_mut(id);
-        sp.enqueued_at = now;
-        let (flow, dir, hop, size) = (sp.flow, sp.dir, sp.hop, sp.pkt.size);
-        let f = &mut self.flows[flow as usize];
-        let route = f.route as usize;
-        let link = self.routes[route][dir_idx(dir)][usize::from(hop)];
-        if link == f.oracle_link {
-            f.oracle_bytes += u64::from(size);
+    /// Packet `id`, whose metadata is `m`, enters the link at its hop.
+    fn enter_link(&mut self, now: Time, id: PacketId, m: PacketMeta) {
+        let link = self.route_links[m.path as usize + usize::from(m.hop)];
+        if self.oracle_links {
+            let f = &mut self.flows[m.flow as usize];
+            if link == f.oracle_link {
+                f.oracle_bytes += u64::from(m.size);
+            }
         }
-        match self.links[link as usize].arrive(now, id, size, flow) {
+        let (flow, dir) = (m.flow, m.dir);
+        match self.links[link as usize].arrive(now, id, m.size, flow) {
             Ok(w) => {
                 if self.trace.is_some() {
                     self.record(now, link, TraceEvent::Enqueue, id);
@@ -738,17 +768,10 @@ impl World {
         if !trace.wants(now, link) {
             return;
         }
-        let sp = self.pool.get(id);
-        let (kind, seq) = crate::trace::message(&sp.pkt.header);
+        let m = self.pool.meta(id);
+        let (kind, seq) = crate::trace::message(&self.pool.packet(id).header);
         trace.push(TraceRecord::new(
-            now,
-            event,
-            link,
-            sp.flow,
-            sp.dir,
-            kind,
-            seq,
-            sp.pkt.size,
+            now, event, link, m.flow, m.dir, kind, seq, m.size,
         ));
     }
 
@@ -796,15 +819,15 @@ impl World {
         if self.trace.is_some() {
             self.record(now, l, TraceEvent::Receive, id);
         }
-        let sp = self.pool.get_mut(id);
-        sp.hop += 1;
-        let (flow, dir, hop) = (sp.flow, sp.dir, sp.hop);
-        let route = self.flows[flow as usize].route as usize;
-        if usize::from(hop) < self.routes[route][dir_idx(dir)].len() {
-            self.enter_link(now, id);
+        let m = self.pool.meta_mut(id);
+        m.hop += 1;
+        let m = *m;
+        if self.route_links[m.path as usize + usize::from(m.hop)] != LinkId::MAX {
+            self.enter_link(now, id, m);
             return;
         }
-        let pkt = sp.pkt;
+        let (flow, dir) = (m.flow, m.dir);
+        let pkt = *self.pool.packet(id);
         self.pool.free(id);
         let f = &mut self.flows[flow as usize];
         f.count.delivered[dir_idx(dir)] += 1;
@@ -1057,8 +1080,8 @@ impl World {
         let mut in_flight = vec![[0u64; 2]; self.flows.len()];
         for l in &self.links {
             for id in l.packets() {
-                let sp = self.pool.get(id);
-                in_flight[sp.flow as usize][dir_idx(sp.dir)] += 1;
+                let m = self.pool.meta(id);
+                in_flight[m.flow as usize][dir_idx(m.dir)] += 1;
             }
         }
         let flows: Vec<FlowSummary> = self

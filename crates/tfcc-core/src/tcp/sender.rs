@@ -1074,7 +1074,7 @@ impl Endpoint for TcpSender {
         }
         match &mut self.ptcp {
             Some(p) => p.poll(now, &mut self.out),
-            None => self.out.pop_front(),
+            None => crate::ring::pop_front_rewind(&mut self.out),
         }
     }
 

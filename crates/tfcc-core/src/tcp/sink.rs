@@ -159,7 +159,7 @@ impl TcpSink {
         self.maxseen = Some(self.maxseen.map_or(d.seq, |m| m.max(d.seq)));
         while let Some(Some(bytes)) = self.window.front().copied() {
             self.delivered += bytes as u64;
-            self.window.pop_front();
+            crate::ring::pop_front_rewind(&mut self.window);
             self.next += 1;
         }
         dup
@@ -290,7 +290,7 @@ impl Endpoint for TcpSink {
     }
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        self.out.pop_front()
+        crate::ring::pop_front_rewind(&mut self.out)
     }
 
     fn next_timeout(&self) -> Option<Time> {
