@@ -153,3 +153,26 @@ def test_a_sweep_grid_that_is_not_a_table_is_one_line_in_check_and_sweep(
     refused(tfcc("check", s), message)
     refused(tfcc("sweep", s, "--out", tmp_path / "sw"), message)
     assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize(
+    ("cmd", "flag", "value", "what"),
+    [
+        (["send", "127.0.0.1:9"], "--duration", "-1s", 'a duration cannot be negative, got "-1s"'),
+        (["send", "127.0.0.1:9"], "--report", "-1s", 'a duration cannot be negative, got "-1s"'),
+        (
+            ["send", "127.0.0.1:9", "--protocol", "cbr"],
+            "--rate",
+            "-5Mbps",
+            'a rate cannot be negative, got "-5Mbps"',
+        ),
+        (["recv"], "--duration", "-1s", 'a duration cannot be negative, got "-1s"'),
+        (["recv"], "--report", "-2ms", 'a duration cannot be negative, got "-2ms"'),
+    ],
+)
+def test_a_negative_duration_or_rate_in_send_and_recv_is_named(
+    cmd: list[str], flag: str, value: str, what: str
+) -> None:
+    # Before: clap's "unexpected argument '-1s' found" with a tip to write `-- -1s`, as for
+    # `--seed -1`; the value is now read, and refused in the flag's own words.
+    refused(tfcc(*cmd, flag, value), f"{flag} {value}: {what}")

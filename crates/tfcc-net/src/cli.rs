@@ -32,10 +32,10 @@ struct SendArgs {
     #[arg(long, default_value = "tfrc")]
     protocol: String,
     /// How long to send, e.g. 10s.
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     duration: String,
     /// CBR rate, e.g. 5Mbps.
-    #[arg(long, default_value = "1Mbps")]
+    #[arg(long, default_value = "1Mbps", allow_hyphen_values = true)]
     rate: String,
     /// Bytes per datagram (TFRC's s).
     #[arg(long, default_value_t = 1460)]
@@ -49,7 +49,7 @@ struct SendArgs {
     #[arg(long)]
     bind: Option<String>,
     /// Report interval, e.g. 1s (at least 1ms).
-    #[arg(long, default_value = "1s")]
+    #[arg(long, default_value = "1s", allow_hyphen_values = true)]
     report: String,
     /// Run the session under SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE),
     /// as the testbed does: on a busy machine normal priority leaves sends and reads
@@ -84,7 +84,7 @@ struct RecvArgs {
     #[arg(long, default_value = "0.0.0.0:5000")]
     listen: String,
     /// How long to listen, e.g. 15s.
-    #[arg(long, default_value = "15s")]
+    #[arg(long, default_value = "15s", allow_hyphen_values = true)]
     duration: String,
     /// Protocol preset: thesis or ns2, or rfc5348 for TFRC [default: TFRC thesis (004), TFWC
     /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
@@ -92,7 +92,7 @@ struct RecvArgs {
     #[arg(long)]
     preset: Option<String>,
     /// Report interval, e.g. 1s (at least 1ms).
-    #[arg(long, default_value = "1s")]
+    #[arg(long, default_value = "1s", allow_hyphen_values = true)]
     report: String,
     /// Run the session under SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE),
     /// as the testbed does: on a busy machine normal priority leaves sends and reads
