@@ -799,9 +799,13 @@ impl World {
     }
 
     fn on_tx_done(&mut self, now: Time, l: LinkId) {
-        let before = self.links[l as usize].tx_started();
+        // Read only when tracing: this runs once per queued packet per hop.
+        let before = self
+            .trace
+            .is_some()
+            .then(|| self.links[l as usize].tx_started());
         let w = self.links[l as usize].tx_done(now);
-        if self.trace.is_some() {
+        if let Some(before) = before {
             self.record_start(now, l, before);
         }
         self.wake(l, w);
