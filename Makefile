@@ -65,9 +65,14 @@ lint: rust-tools install
 	$(BIN)/ruff check python tests bench scripts
 	$(BIN)/ruff format --check python tests bench scripts
 
-# tfcc-py is tested from Python (pytest), where the extension module is importable.
+# tfcc-py is tested from Python (pytest), where the extension module is importable; it has no
+# Rust test target, but selecting it with the extension's feature makes cargo resolve every
+# dependency's features as `install` did (see Cargo.toml), so the tests reuse that build. The
+# examples are left out (clippy --all-targets checks that they compile; none is a test).
+RUST_TEST := $(CARGO) test --profile ci --workspace --features tfcc-py/extension-module
 rust-test: testbed-tools
-	$(CARGO) test --profile ci --workspace --exclude tfcc-py
+	$(RUST_TEST) --lib --bins --tests
+	$(RUST_TEST) --doc
 
 py-test: install ns2 chromium ffmpeg
 	$(BIN)/pytest -q
