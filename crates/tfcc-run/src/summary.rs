@@ -30,6 +30,94 @@ pub struct Summary {
     /// `--backend testbed` only: what the kernel counts per network namespace, not per flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub testbed: Option<TestbedSection>,
+    /// With a `[trace]` only: where the traced links and the flows' endpoints sit, as node
+    /// numbers, so that `tfcc ns2-trace` can write ns-2's node and address columns from
+    /// `trace.parquet` and this file alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSection>,
+}
+
+/// The addressing of a packet trace, in ns-2's terms: each traced link's ends and each flow's
+/// sender and receiver as `node.port` (see [`tfcc_sim::topology::Topology::node_numbers`] for
+/// how nodes are numbered).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TraceSection {
+    /// The traced links, in link id order.
+    pub links: Vec<TracedLink>,
+    /// Every flow, by id.
+    pub flows: Vec<FlowEnds>,
+}
+
+/// A traced link and the nodes it joins.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TracedLink {
+    pub name: String,
+    pub from_node: u32,
+    pub to_node: u32,
+}
+
+/// A flow's sender (`src`) and receiver (`dst`). Ports number the agents of a node in the
+/// order an ns-2 script would attach them, flow by flow, sender before receiver: 0 unless
+/// flows share a host (a custom topology's routes may).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowEnds {
+    pub id: u32,
+    pub src_node: u32,
+    pub src_port: u32,
+    pub dst_node: u32,
+    pub dst_port: u32,
+}
+
+impl TraceSection {
+    /// The section for a run of `flows` over `topo` that traces `traced`.
+    pub fn new(
+        topo: &tfcc_sim::topology::Topology,
+        flows: &[tfcc_sim::FlowSpec],
+        traced: &[(LinkId, String)],
+    ) -> Self {
+        let nodes = topo.node_numbers();
+        let mut links: Vec<TracedLink> = traced
+            .iter()
+            .filter_map(|(id, name)| {
+                nodes
+                    .get(*id as usize)
+                    .map(|&[from_node, to_node]| TracedLink {
+                        name: name.clone(),
+                        from_node,
+                        to_node,
+                    })
+            })
+            .collect();
+        links.sort_by_key(|l| topo.link_id(&l.name));
+        let mut agents: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut attach = |node: u32| {
+            let port = agents.entry(node).or_insert(0);
+            *port += 1;
+            *port - 1
+        };
+        let mut ends = Vec::with_capacity(flows.len());
+        for (id, f) in flows.iter().enumerate() {
+            let Some(route) = topo.routes.get(f.route) else {
+                continue;
+            };
+            let end = |l: Option<&LinkId>, side: usize| {
+                l.and_then(|&l| nodes.get(l as usize))
+                    .map_or(0, |n| n[side])
+            };
+            let (src_node, dst_node) =
+                (end(route.forward.first(), 0), end(route.forward.last(), 1));
+            let src_port = attach(src_node);
+            let dst_port = attach(dst_node);
+            ends.push(FlowEnds {
+                id: id as u32,
+                src_node,
+                src_port,
+                dst_node,
+                dst_port,
+            });
+        }
+        TraceSection { links, flows: ends }
+    }
 }
 
 /// The testbed's namespace-level counters (`--backend testbed`).
@@ -292,6 +380,7 @@ impl Summary {
             metrics,
             web: None,
             testbed: None,
+            trace: None,
         }
     }
 
