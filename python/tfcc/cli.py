@@ -801,6 +801,59 @@ def video_quality(
     Console().print(table)
 
 
+@app.command("ns2-trace")
+def ns2_trace(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="A run's output directory (tfcc run --out) with a trace.parquet ([trace]).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The trace file to write (default RUN_DIR/out.tr; - for stdout, to pipe into "
+            "awk). Written beside its name and renamed into place.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write the run's packet trace as ns-2's trace-all / trace-queue file (out.tr).
+
+    One line per event, as ns-2.35 prints it: ev time from-node to-node type size flags fid
+    src.port dst.port seq uid, e.g.
+
+    r 1.00496 0 1 tcp 1040 ------- 0 2.0 3.0 35 38
+
+    Nodes are numbered as the ns-2 script of the same network would (a dumbbell's routers 0
+    and 1, flow i's hosts 2+2i and 3+2i); fid is the flow id; TCP, its ACKs, CBR and TFRC
+    take ns-2's names (tcp, ack, cbr, tcpFriend, tcpFriendCtl); uid is rebuilt from the
+    events' order. The rules are in docs/scenarios.md, [trace].
+    """
+    from tfcc.ns2trace import Ns2TraceError, write_ns2_trace
+
+    try:
+        stats = write_ns2_trace(run_dir, out)
+    except Ns2TraceError as e:
+        raise _fail(str(e)) from None
+    except BrokenPipeError:
+        # `| head`: the reader has what it wanted; Python would complain again at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return
+    except KeyboardInterrupt:
+        typer.echo(f"{interrupt_word()}: no trace written", err=True)
+        raise typer.Exit(interrupt_status()) from None
+    if out is None or str(out) != "-":
+        target = out if out is not None else run_dir / "out.tr"
+        typer.echo(
+            f"{target}: {stats.rows} events of {stats.packets} packets ({stats.seconds:.1f} s)",
+            err=True,
+        )
+
+
 def main() -> None:
     """Console entry point (see :mod:`tfcc.entry`)."""
     from tfcc.entry import main as entry_main
