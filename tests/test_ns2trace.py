@@ -411,3 +411,51 @@ def test_a_summary_without_the_trace_section_is_named(tmp_path: Path) -> None:
     assert r.stderr.startswith(f"error: {run / 'trace.parquet'}: not a readable Parquet file ("), r
     assert r.stderr.count("\n") == 1, r.stderr
     assert not (run / "out.tr").exists()
+
+
+def test_a_run_written_from_python_keeps_what_the_converter_needs(tmp_path: Path) -> None:
+    """run_scenario's summary carries the trace section back into write_run, so a run
+    simulated in Python and written with tfcc.write_run converts as one tfcc run wrote."""
+    import tfcc as api
+    from tfcc.run import write_run
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        DUMBBELL.format(duration=3, measure_from=1, links='"bottleneck", "access-dst-2"')
+    )
+    r = api.run_scenario(scenario)
+    assert r["summary"]["trace"]["links"] == [
+        {"name": "bottleneck", "from_node": 0, "to_node": 1},
+        {"name": "access-dst-2", "from_node": 1, "to_node": 7},
+    ]
+    assert [(f["src_node"], f["dst_node"]) for f in r["summary"]["trace"]["flows"]] == [
+        (2, 3),
+        (4, 5),
+        (6, 7),
+    ]
+    write_run(
+        tmp_path / "py",
+        r["summary"],
+        r["flow_series"],
+        r["link_series"],
+        plots=False,
+        trace=r["trace"],
+    )
+    assert tfcc("run", scenario, "--out", tmp_path / "cli", "-q", "--no-plots").returncode == 0
+    for d in ("py", "cli"):
+        assert tfcc("ns2-trace", tmp_path / d).returncode == 0
+    text = (tmp_path / "cli" / "out.tr").read_text()
+    assert text == (tmp_path / "py" / "out.tr").read_text()
+    # The CBR's packets cross the bottleneck and then its receiver's access link, one uid each.
+    cbr = [line.split() for line in text.splitlines() if " cbr " in line]
+    hops = defaultdict(list)
+    for f in cbr:
+        hops[f[11]].append((f[0], f[2], f[3]))
+    assert hops[cbr[0][11]] == [
+        ("+", "0", "1"),
+        ("-", "0", "1"),
+        ("r", "0", "1"),
+        ("+", "1", "7"),
+        ("-", "1", "7"),
+        ("r", "1", "7"),
+    ], hops

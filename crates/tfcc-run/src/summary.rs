@@ -400,6 +400,68 @@ mod tests {
     use super::*;
 
     #[test]
+    fn flows_that_share_a_host_get_its_ports_in_flow_order() {
+        let text = r#"
+duration = "1s"
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "bc", from = "b", to = "c", rate = "2Mbps", delay = "5ms" },
+  { name = "cb", from = "c", to = "b", rate = "2Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+count = 2
+route = ["a", "b", "c"]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["c", "b"]
+[trace]
+links = ["cb", "ab"]
+"#;
+        let built = tfcc_sim::scenario::load_str(text, "t.toml", "t", &[], None).unwrap();
+        let traced = &built.cfg.trace.as_ref().unwrap().links;
+        let s = TraceSection::new(&built.topology, &built.flows, traced);
+        let link = |name: &str, from_node, to_node| TracedLink {
+            name: name.into(),
+            from_node,
+            to_node,
+        };
+        // In link order, whatever the order [trace] names them in.
+        assert_eq!(s.links, [link("ab", 0, 1), link("cb", 2, 1)]);
+        let ends = |id, src_node, src_port, dst_node, dst_port| FlowEnds {
+            id,
+            src_node,
+            src_port,
+            dst_node,
+            dst_port,
+        };
+        // a hosts flows 0 and 1's senders, c their receivers and then flow 2's sender.
+        assert_eq!(
+            s.flows,
+            [
+                ends(0, 0, 0, 2, 0),
+                ends(1, 0, 1, 2, 1),
+                ends(2, 2, 2, 1, 0)
+            ]
+        );
+        let back: Summary = serde_json::from_str(
+            &Summary {
+                trace: Some(s.clone()),
+                ..Summary::new("t", &[], &[], &built.into_simulation().unwrap().run(), 0.0)
+            }
+            .to_json(),
+        )
+        .unwrap();
+        assert_eq!(back.trace, Some(s));
+    }
+
+    #[test]
     fn reverse_flows_are_reported_but_left_out_of_theta_and_jain() {
         let text = r#"
 duration = "10s"
