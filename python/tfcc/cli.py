@@ -806,7 +806,8 @@ def ns2_trace(
     run_dir: Annotated[
         Path,
         typer.Argument(
-            help="A run's output directory (tfcc run --out) with a trace.parquet ([trace]).",
+            help="A run's output directory (tfcc run --out) with a trace.parquet "
+            "(a scenario with a \\[trace] table).",
             show_default=False,
         ),
     ],
@@ -824,14 +825,15 @@ def ns2_trace(
     """Write the run's packet trace as ns-2's trace-all / trace-queue file (out.tr).
 
     One line per event, as ns-2.35 prints it: ev time from-node to-node type size flags fid
-    src.port dst.port seq uid, e.g.
+    src.port dst.port seq uid; ns-2 and tfcc both print, for TCP's first full segment reaching
+    the bottleneck's far end in tests/test_ns2trace.py's dumbbell,
 
-    r 1.00496 0 1 tcp 1040 ------- 0 2.0 3.0 35 38
+    r 0.069576 0 1 tcp 1040 ------- 0 2.0 3.0 1 5
 
     Nodes are numbered as the ns-2 script of the same network would (a dumbbell's routers 0
     and 1, flow i's hosts 2+2i and 3+2i); fid is the flow id; TCP, its ACKs, CBR and TFRC
     take ns-2's names (tcp, ack, cbr, tcpFriend, tcpFriendCtl); uid is rebuilt from the
-    events' order. The rules are in docs/scenarios.md, [trace].
+    events' order. The rules are in docs/scenarios.md, \\[trace].
     """
     from tfcc.ns2trace import Ns2TraceError, write_ns2_trace
 
