@@ -824,16 +824,17 @@ def ns2_trace(
 ) -> None:
     """Write the run's packet trace as ns-2's trace-all / trace-queue file (out.tr).
 
-    One line per event, as ns-2.35 prints it: ev time from-node to-node type size flags fid
-    src.port dst.port seq uid; ns-2 and tfcc both print, for TCP's first full segment reaching
-    the bottleneck's far end in tests/test_ns2trace.py's dumbbell,
+    Per event: ev time from-node to-node type size flags fid src.port dst.port seq uid.
+
+    ns-2 and tfcc both print, for TCP's first full segment over tests/test_ns2trace.py's link:
 
     r 0.069576 0 1 tcp 1040 ------- 0 2.0 3.0 1 5
 
-    Nodes are numbered as the ns-2 script of the same network would (a dumbbell's routers 0
-    and 1, flow i's hosts 2+2i and 3+2i); fid is the flow id; TCP, its ACKs, CBR and TFRC
-    take ns-2's names (tcp, ack, cbr, tcpFriend, tcpFriendCtl); uid is rebuilt from the
-    events' order. The rules are in docs/scenarios.md, \\[trace].
+    Nodes as the ns-2 script of the same network numbers them (dumbbell: routers 0, 1; hosts 2+2i).
+
+    fid: the flow id; tcp, ack, cbr, tcpFriend, tcpFriendCtl as in ns-2; uid: from the event order.
+
+    The rules, and what differs from ns-2: docs/scenarios.md, \\[trace].
     """
     from tfcc.ns2trace import Ns2TraceError, write_ns2_trace
 
