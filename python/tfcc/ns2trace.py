@@ -81,10 +81,11 @@ NS2_TYPE = {
 FLAGS = "-------"
 
 _COLUMNS = ["t", "event", "link", "flow", "direction", "kind", "seq", "size"]
+_EVENTS = frozenset(("+", "-", "d", "r"))
 
 #: Rows converted at a time: their columns as Python objects and their lines are what the
-#: conversion holds beside pyarrow's row group. Measured peak RSS of `tfcc ns2-trace`: 106 MB
-#: on a 4 000-row trace, 147 MB on the flagship's 555 000 rows (246 MB converting whole row
+#: conversion holds beside pyarrow's row group. Measured peak RSS of `tfcc ns2-trace`: 102 MB
+#: on a 4 000-row trace, 142 MB on the flagship's 555 000 rows (246 MB converting whole row
 #: groups of 131 072 rows); it does not grow with the trace's length.
 _BATCH_ROWS = 16384
 
@@ -207,6 +208,34 @@ class _Uids:
         return uid
 
 
+def _middle(
+    mk: tuple[Any, ...],
+    links: dict[str, tuple[int, int]],
+    flows: dict[int, tuple[str, str]],
+    where: str,
+    summary_path: Path,
+) -> tuple[str, tuple[int, int]]:
+    """The columns from-node to dst.port of a row of `mk` (link, flow, direction, kind, size),
+    and the link's ends."""
+    link, flow, direction, kind, size = mk
+    ends = links.get(link)
+    if ends is None:
+        raise Ns2TraceError(
+            f"{where}: link {link!r} is not among the traced links of {summary_path} "
+            f"({', '.join(links) or 'none'}): files of two runs?"
+        )
+    addr = flows.get(flow)
+    if addr is None:
+        raise Ns2TraceError(f"{where}: flow {flow!r} is not in {summary_path}: files of two runs?")
+    name = NS2_TYPE.get(kind)
+    if name is None or direction not in ("forward", "reverse"):
+        raise Ns2TraceError(
+            f"{where}: kind {kind!r}, direction {direction!r}: not values tfcc writes"
+        )
+    src, dst = addr if direction == "forward" else (addr[1], addr[0])
+    return f"{ends[0]} {ends[1]} {name} {size} {FLAGS} {flow} {src} {dst}", ends
+
+
 def _convert(
     path: Path, section: dict[str, Any], summary_path: Path, out: IO[str]
 ) -> tuple[int, int]:
@@ -223,6 +252,9 @@ def _convert(
     if missing:
         raise Ns2TraceError(f"{path}: no column {', '.join(missing)} (not a tfcc trace)")
     uids = _Uids()
+    uid_of = uids.uid
+    floor = math.floor
+    middle: dict[tuple[Any, ...], tuple[str, tuple[int, int]]] = {}
     rows = 0
     batches = pf.iter_batches(batch_size=_BATCH_ROWS, columns=_COLUMNS)
     while True:
@@ -237,44 +269,20 @@ def _convert(
         for t, ev, link, flow, direction, kind, seq, size in zip(
             *(cols[c] for c in _COLUMNS), strict=True
         ):
-            ends = links.get(link)
-            if ends is None:
-                raise Ns2TraceError(
-                    f"{path}: row {rows}: link {link!r} is not among the traced links of "
-                    f"{summary_path} ({', '.join(links) or 'none'}): files of two runs?"
-                )
-            addr = flows.get(flow)
-            if addr is None:
-                raise Ns2TraceError(
-                    f"{path}: row {rows}: flow {flow!r} is not in {summary_path}: "
-                    "files of two runs?"
-                )
-            name = NS2_TYPE.get(kind)
-            if (
-                name is None
-                or ev not in ("+", "-", "d", "r")
-                or direction
-                not in (
-                    "forward",
-                    "reverse",
-                )
-            ):
-                raise Ns2TraceError(
-                    f"{path}: row {rows}: event {ev!r}, kind {kind!r}, direction {direction!r}: "
-                    "not values tfcc writes"
-                )
-            uid = uids.uid(ev, t, link, ends, (flow, direction, kind, seq))
+            # Rows repeat a few (link, flow, direction, kind, size): their columns between the
+            # time and the seq are checked and formatted once.
+            mk = (link, flow, direction, kind, size)
+            mid = middle.get(mk)
+            if mid is None:
+                mid = middle[mk] = _middle(mk, links, flows, f"{path}: row {rows}", summary_path)
+            if ev not in _EVENTS:
+                raise Ns2TraceError(f"{path}: row {rows}: event {ev!r} is not one tfcc writes")
+            uid = uid_of(ev, t, link, mid[1], (flow, direction, kind, seq))
             if seq is None:
-                n2seq = -1
+                seq = -1
             elif kind == "tcp-ack":
-                n2seq = seq - 1
-            else:
-                n2seq = seq
-            src, dst = addr if direction == "forward" else (addr[1], addr[0])
-            lines.append(
-                f"{ev} {ns2_time(t)} {ends[0]} {ends[1]} {name} {size} {FLAGS} {flow} "
-                f"{src} {dst} {n2seq} {uid}\n"
-            )
+                seq -= 1
+            lines.append(f"{ev} {'%.15g' % (floor(t * 1e6 + 0.5) / 1e6)} {mid[0]} {seq} {uid}\n")
             rows += 1
         out.writelines(lines)
     return rows, uids.next
