@@ -13,7 +13,8 @@ One line per event, as ns-2.35's ``Trace::format`` (trace/trace.cc) prints it wi
   receiver as ``node.port``. Nodes are numbered as the ns-2 script building the same network
   would number them (``Topology::node_numbers`` in crates/tfcc-sim/src/topology.rs: a
   dumbbell's routers 0 and 1, flow ``i``'s hosts ``2 + 2i`` and ``3 + 2i``, the order of
-  ``bench/ns2/dumbbell.tcl``); the run records them in ``summary.json`` (``trace``).
+  ``bench/ns2/dumbbell.tcl``; a custom topology's in the order of its ``nodes``); the run
+  records them in ``summary.json`` (``trace``).
 - ``type``: ns-2's packet type name (common/packet.h) where ns-2 has the protocol: ``tcp`` and
   ``ack``, ``cbr`` for a raw (CBR) datagram, ``tcpFriend`` and ``tcpFriendCtl`` for TFRC's data
   and report. ns-2.35 has no TFWC, WARC, TEAR or TFRCP: TFWC's (and TTFWC's) data and Ack

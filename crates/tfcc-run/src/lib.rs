@@ -87,11 +87,10 @@ pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<P
     let info = built.flow_info.clone();
     let reported = built.reported_links.clone();
     let web_info = built.web_info.clone();
-    let trace = built
-        .cfg
-        .trace
-        .as_ref()
-        .map(|t| summary::TraceSection::new(&built.topology, &built.flows, &t.links));
+    let trace = built.cfg.trace.as_ref().map(|t| {
+        let nodes = built.node_numbers();
+        summary::TraceSection::new(&built.topology, &nodes, &built.flows, &t.links)
+    });
     let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;

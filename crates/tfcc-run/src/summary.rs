@@ -69,13 +69,14 @@ pub struct FlowEnds {
 }
 
 impl TraceSection {
-    /// The section for a run of `flows` over `topo` that traces `traced`.
+    /// The section for a run of `flows` over `topo`, whose links join the nodes `nodes`
+    /// (`[from, to]` by link id), that traces `traced`.
     pub fn new(
         topo: &tfcc_sim::topology::Topology,
+        nodes: &[[u32; 2]],
         flows: &[tfcc_sim::FlowSpec],
         traced: &[(LinkId, String)],
     ) -> Self {
-        let nodes = topo.node_numbers();
         let mut links: Vec<TracedLink> = traced
             .iter()
             .filter_map(|(id, name)| {
@@ -426,7 +427,7 @@ links = ["cb", "ab"]
 "#;
         let built = tfcc_sim::scenario::load_str(text, "t.toml", "t", &[], None).unwrap();
         let traced = &built.cfg.trace.as_ref().unwrap().links;
-        let s = TraceSection::new(&built.topology, &built.flows, traced);
+        let s = TraceSection::new(&built.topology, &built.node_numbers(), &built.flows, traced);
         let link = |name: &str, from_node, to_node| TracedLink {
             name: name.into(),
             from_node,

@@ -372,7 +372,8 @@ impl Topology {
     /// appearance over the links in id order, each link's `from` before its `to`: for a
     /// dumbbell the routers 0 and 1 and flow `i`'s left and right hosts `2 + 2i` and
     /// `3 + 2i`, the order `bench/ns2/dumbbell.tcl` creates them in. A link no route uses
-    /// gets two nodes of its own.
+    /// gets two nodes of its own. (A scenario's custom topology names its nodes and is
+    /// numbered in the order of its list instead, `scenario::Built::node_numbers`.)
     pub fn node_numbers(&self) -> Vec<[u32; 2]> {
         // Union-find over link ends: 2·id is a link's `from`, 2·id + 1 its `to`.
         let mut parent: Vec<usize> = (0..2 * self.links.len()).collect();
