@@ -8,7 +8,8 @@
 # with every quantity in plain SI units (bits/s, seconds, packets, bytes); see README.md for the
 # parameter table and the JSON printed on stdout (or written to out=FILE). Measurement is done in
 # Tcl from counters that ns-2 keeps anyway, with no trace files: tracing every packet would
-# dominate ns-2's run time and make the timing baseline meaningless.
+# dominate ns-2's run time and make the timing baseline meaningless. `trace=FILE` writes the
+# trace-all file of every link all the same, for comparing with `tfcc ns2-trace`.
 
 # ---------------------------------------------------------------------------------------------
 # Parameters
@@ -47,6 +48,7 @@ array set P {
     start_max      1.0
     start_mode     random
     out            -
+    trace          -
 }
 
 proc fail {msg} {
@@ -154,6 +156,12 @@ if {$P(queue) eq "red"} {
 # Random streams
 
 set ns [new Simulator]
+set trace_fh ""
+if {$P(trace) ne "-"} {
+    # Before the first link: trace-all only instruments links created after it.
+    if {[catch {set trace_fh [open $P(trace) w]} err]} { fail "cannot write trace=$P(trace): $err" }
+    $ns trace-all $trace_fh
+}
 global defaultRNG
 # RED's random drops draw from the default stream. Each `new RNG` below is a separate MRG32k3a
 # stream derived from this seed, so the start times and the loss draws do not shift when RED (or
@@ -501,6 +509,11 @@ proc report {} {
         if {[catch {set fh [open $P(out) w]} err]} { fail "cannot write out=$P(out): $err" }
         puts $fh $o
         close $fh
+    }
+    global trace_fh
+    if {$trace_fh ne ""} {
+        $ns flush-trace
+        close $trace_fh
     }
     exit 0
 }

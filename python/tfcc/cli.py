@@ -801,6 +801,62 @@ def video_quality(
     Console().print(table)
 
 
+@app.command("ns2-trace")
+def ns2_trace(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="A run's output directory (tfcc run --out) with a trace.parquet "
+            "(a scenario with a \\[trace] table).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The trace file to write (default RUN_DIR/out.tr; - for stdout, to pipe into "
+            "awk). Written beside its name and renamed into place.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write the run's packet trace as ns-2's trace-all / trace-queue file (out.tr).
+
+    Per event: ev time from-node to-node type size flags fid src.port dst.port seq uid.
+
+    ns-2 and tfcc both print, for TCP's first full segment over tests/test_ns2trace.py's link:
+
+    r 0.069576 0 1 tcp 1040 ------- 0 2.0 3.0 1 5
+
+    Nodes as the ns-2 script of the same network numbers them (dumbbell: routers 0, 1; hosts 2+2i).
+
+    fid: the flow id; tcp, ack, cbr, tcpFriend, tcpFriendCtl as in ns-2; uid: from the event order.
+
+    The rules, and what differs from ns-2: docs/scenarios.md, \\[trace].
+    """
+    from tfcc.ns2trace import Ns2TraceError, write_ns2_trace
+
+    try:
+        stats = write_ns2_trace(run_dir, out)
+    except Ns2TraceError as e:
+        raise _fail(str(e)) from None
+    except BrokenPipeError:
+        # `| head`: the reader has what it wanted; Python would complain again at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return
+    except KeyboardInterrupt:
+        typer.echo(f"{interrupt_word()}: no trace written", err=True)
+        raise typer.Exit(interrupt_status()) from None
+    if out is None or str(out) != "-":
+        target = out if out is not None else run_dir / "out.tr"
+        typer.echo(
+            f"{target}: {stats.rows} events of {stats.packets} packets ({stats.seconds:.1f} s)",
+            err=True,
+        )
+
+
 def main() -> None:
     """Console entry point (see :mod:`tfcc.entry`)."""
     from tfcc.entry import main as entry_main

@@ -72,6 +72,7 @@ pub struct Prepared {
     info: Vec<scenario::FlowInfo>,
     reported: Vec<tfcc_sim::LinkId>,
     web_info: Option<scenario::WebInfo>,
+    trace: Option<summary::TraceSection>,
     sim: tfcc_sim::Simulation,
     started: Instant,
 }
@@ -86,6 +87,10 @@ pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<P
     let info = built.flow_info.clone();
     let reported = built.reported_links.clone();
     let web_info = built.web_info.clone();
+    let trace = built.cfg.trace.as_ref().map(|t| {
+        let nodes = built.node_numbers();
+        summary::TraceSection::new(&built.topology, &nodes, &built.flows, &t.links)
+    });
     let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
@@ -94,6 +99,7 @@ pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<P
         info,
         reported,
         web_info,
+        trace,
         sim,
         started,
     })
@@ -123,6 +129,7 @@ impl Prepared {
             info,
             reported,
             web_info,
+            trace: trace_section,
             mut sim,
             started: wall,
         } = self;
@@ -142,6 +149,7 @@ impl Prepared {
             &result,
             tfcc_core::time::std_secs_f64(wall.elapsed()),
         );
+        summary.trace = trace_section;
         if let (Some(i), Some(w)) = (&web_info, &result.web) {
             summary.web = Some(web::WebSection::new(
                 i,

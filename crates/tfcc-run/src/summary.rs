@@ -30,6 +30,95 @@ pub struct Summary {
     /// `--backend testbed` only: what the kernel counts per network namespace, not per flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub testbed: Option<TestbedSection>,
+    /// With a `[trace]` only: where the traced links and the flows' endpoints sit, as node
+    /// numbers, so that `tfcc ns2-trace` can write ns-2's node and address columns from
+    /// `trace.parquet` and this file alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSection>,
+}
+
+/// The addressing of a packet trace, in ns-2's terms: each traced link's ends and each flow's
+/// sender and receiver as `node.port` (see [`tfcc_sim::topology::Topology::node_numbers`] for
+/// how nodes are numbered).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TraceSection {
+    /// The traced links, in link id order.
+    pub links: Vec<TracedLink>,
+    /// Every flow, by id.
+    pub flows: Vec<FlowEnds>,
+}
+
+/// A traced link and the nodes it joins.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TracedLink {
+    pub name: String,
+    pub from_node: u32,
+    pub to_node: u32,
+}
+
+/// A flow's sender (`src`) and receiver (`dst`). Ports number the agents of a node in the
+/// order an ns-2 script would attach them, flow by flow, sender before receiver: 0 unless
+/// flows share a host (a custom topology's routes may).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowEnds {
+    pub id: u32,
+    pub src_node: u32,
+    pub src_port: u32,
+    pub dst_node: u32,
+    pub dst_port: u32,
+}
+
+impl TraceSection {
+    /// The section for a run of `flows` over `topo`, whose links join the nodes `nodes`
+    /// (`[from, to]` by link id), that traces `traced`.
+    pub fn new(
+        topo: &tfcc_sim::topology::Topology,
+        nodes: &[[u32; 2]],
+        flows: &[tfcc_sim::FlowSpec],
+        traced: &[(LinkId, String)],
+    ) -> Self {
+        let mut links: Vec<TracedLink> = traced
+            .iter()
+            .filter_map(|(id, name)| {
+                nodes
+                    .get(*id as usize)
+                    .map(|&[from_node, to_node]| TracedLink {
+                        name: name.clone(),
+                        from_node,
+                        to_node,
+                    })
+            })
+            .collect();
+        links.sort_by_key(|l| topo.link_id(&l.name));
+        let mut agents: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut attach = |node: u32| {
+            let port = agents.entry(node).or_insert(0);
+            *port += 1;
+            *port - 1
+        };
+        let mut ends = Vec::with_capacity(flows.len());
+        for (id, f) in flows.iter().enumerate() {
+            let Some(route) = topo.routes.get(f.route) else {
+                continue;
+            };
+            let end = |l: Option<&LinkId>, side: usize| {
+                l.and_then(|&l| nodes.get(l as usize))
+                    .map_or(0, |n| n[side])
+            };
+            let (src_node, dst_node) =
+                (end(route.forward.first(), 0), end(route.forward.last(), 1));
+            let src_port = attach(src_node);
+            let dst_port = attach(dst_node);
+            ends.push(FlowEnds {
+                id: id as u32,
+                src_node,
+                src_port,
+                dst_node,
+                dst_port,
+            });
+        }
+        TraceSection { links, flows: ends }
+    }
 }
 
 /// The testbed's namespace-level counters (`--backend testbed`).
@@ -292,6 +381,7 @@ impl Summary {
             metrics,
             web: None,
             testbed: None,
+            trace: None,
         }
     }
 
@@ -309,6 +399,68 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flows_that_share_a_host_get_its_ports_in_flow_order() {
+        let text = r#"
+duration = "1s"
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "bc", from = "b", to = "c", rate = "2Mbps", delay = "5ms" },
+  { name = "cb", from = "c", to = "b", rate = "2Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+count = 2
+route = ["a", "b", "c"]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["c", "b"]
+[trace]
+links = ["cb", "ab"]
+"#;
+        let built = tfcc_sim::scenario::load_str(text, "t.toml", "t", &[], None).unwrap();
+        let traced = &built.cfg.trace.as_ref().unwrap().links;
+        let s = TraceSection::new(&built.topology, &built.node_numbers(), &built.flows, traced);
+        let link = |name: &str, from_node, to_node| TracedLink {
+            name: name.into(),
+            from_node,
+            to_node,
+        };
+        // In link order, whatever the order [trace] names them in.
+        assert_eq!(s.links, [link("ab", 0, 1), link("cb", 2, 1)]);
+        let ends = |id, src_node, src_port, dst_node, dst_port| FlowEnds {
+            id,
+            src_node,
+            src_port,
+            dst_node,
+            dst_port,
+        };
+        // a hosts flows 0 and 1's senders, c their receivers and then flow 2's sender.
+        assert_eq!(
+            s.flows,
+            [
+                ends(0, 0, 0, 2, 0),
+                ends(1, 0, 1, 2, 1),
+                ends(2, 2, 2, 1, 0)
+            ]
+        );
+        let back: Summary = serde_json::from_str(
+            &Summary {
+                trace: Some(s.clone()),
+                ..Summary::new("t", &[], &[], &built.into_simulation().unwrap().run(), 0.0)
+            }
+            .to_json(),
+        )
+        .unwrap();
+        assert_eq!(back.trace, Some(s));
+    }
 
     #[test]
     fn reverse_flows_are_reported_but_left_out_of_theta_and_jain() {

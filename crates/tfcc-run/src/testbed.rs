@@ -565,6 +565,7 @@ pub fn run(
         },
         web: None,
         testbed: Some(TestbedSection { tcp_spurious_rtos }),
+        trace: None,
     };
     Ok(Finished {
         summary,

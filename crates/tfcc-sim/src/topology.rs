@@ -362,6 +362,69 @@ impl Topology {
         Ok(t)
     }
 
+    /// The two ends of every link as node numbers, `[from, to]` by link id: the numbers an
+    /// ns-2 script building the same network would give its nodes (`tfcc ns2-trace` writes
+    /// them into the trace's node columns, docs/scenarios.md `[trace]`).
+    ///
+    /// The topology holds no nodes, so they are recovered from the routes: consecutive links
+    /// of a route meet at a node, and a reverse route crosses its forward route's nodes
+    /// backwards (every builder makes it so). Nodes are then numbered in order of first
+    /// appearance over the links in id order, each link's `from` before its `to`: for a
+    /// dumbbell the routers 0 and 1 and flow `i`'s left and right hosts `2 + 2i` and
+    /// `3 + 2i`, the order `bench/ns2/dumbbell.tcl` creates them in. A link no route uses
+    /// gets two nodes of its own. (A scenario's custom topology names its nodes and is
+    /// numbered in the order of its list instead, `scenario::Built::node_numbers`.)
+    pub fn node_numbers(&self) -> Vec<[u32; 2]> {
+        // Union-find over link ends: 2·id is a link's `from`, 2·id + 1 its `to`.
+        let mut parent: Vec<usize> = (0..2 * self.links.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let mut join = |a: usize, b: usize| {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            // The smaller root wins, so the result does not depend on the order of joins.
+            parent[ra.max(rb)] = ra.min(rb);
+        };
+        let (from, to) = (|l: LinkId| 2 * l as usize, |l: LinkId| 2 * l as usize + 1);
+        for r in &self.routes {
+            for path in [&r.forward, &r.reverse] {
+                for w in path.windows(2) {
+                    join(to(w[0]), from(w[1]));
+                }
+            }
+            let (f, b) = (&r.forward, &r.reverse);
+            if let (Some(&f0), Some(&fl), Some(&b0), Some(&bl)) =
+                (f.first(), f.last(), b.first(), b.last())
+            {
+                join(from(f0), to(bl));
+                join(to(fl), from(b0));
+            }
+            if f.len() == b.len() {
+                for (k, &l) in b.iter().enumerate() {
+                    let twin = f[f.len() - 1 - k];
+                    join(from(l), to(twin));
+                    join(to(l), from(twin));
+                }
+            }
+        }
+        let mut number: HashMap<usize, u32> = HashMap::new();
+        let mut out = Vec::with_capacity(self.links.len());
+        for l in 0..self.links.len() as LinkId {
+            let mut end = |i: usize| {
+                let r = root(&mut parent, i);
+                let next = number.len() as u32;
+                *number.entry(r).or_insert(next)
+            };
+            let a = end(from(l));
+            out.push([a, end(to(l))]);
+        }
+        out
+    }
+
     /// Check every link and route: positive rates, unique names, valid loss and queue
     /// parameters, non-empty routes over existing links.
     pub fn validate(&self) -> Result<(), SimError> {
@@ -510,6 +573,82 @@ mod tests {
             Dur::from_millis(30)
         );
         assert!(t.links[br as usize].loss.is_none());
+    }
+
+    #[test]
+    fn nodes_are_numbered_as_the_ns2_dumbbell_script_creates_them() {
+        let spec = DumbbellSpec {
+            bottleneck: bottleneck(),
+            access: AccessSpec::new(
+                Rate::from_mbps(100),
+                DelaySpread::Fixed(Dur::from_millis(1)),
+            ),
+            flows: 2,
+        };
+        // Flow 1 sends right to left: its hosts keep their numbers, only the roles swap.
+        let t = Topology::dumbbell_directed(&spec, None, &[false, true]).unwrap();
+        let n = t.node_numbers();
+        let ends = |name: &str| n[t.link_id(name).unwrap() as usize];
+        assert_eq!(ends("bottleneck"), [0, 1]);
+        assert_eq!(ends("bottleneck-rev"), [1, 0]);
+        assert_eq!(ends("access-src-0"), [2, 0]);
+        assert_eq!(ends("access-src-0-rev"), [0, 2]);
+        assert_eq!(ends("access-dst-0"), [1, 3]);
+        assert_eq!(ends("access-dst-0-rev"), [3, 1]);
+        assert_eq!(ends("access-src-1"), [4, 0]);
+        assert_eq!(ends("access-dst-1-rev"), [5, 1]);
+        // Flow 1's data leaves host 5 and reaches host 4.
+        let r = &t.routes[1];
+        assert_eq!(n[r.forward[0] as usize][0], 5);
+        assert_eq!(n[*r.forward.last().unwrap() as usize][1], 4);
+    }
+
+    #[test]
+    fn parking_lot_and_custom_nodes_follow_their_links() {
+        let hop = |name: &str| {
+            let mut l = bottleneck();
+            l.name = name.into();
+            l
+        };
+        let access = AccessSpec::new(
+            Rate::from_mbps(100),
+            DelaySpread::Fixed(Dur::from_millis(1)),
+        );
+        // Two hops (routers 0, 1, 2), a long flow (hosts 3, 4) and a cross flow on hop 1
+        // (hosts 5, 6).
+        let t =
+            Topology::parking_lot_spans(&[hop("hop0"), hop("hop1")], &access, &[(0, 1), (1, 1)])
+                .unwrap();
+        let n = t.node_numbers();
+        let ends = |name: &str| n[t.link_id(name).unwrap() as usize];
+        assert_eq!(ends("hop0"), [0, 1]);
+        assert_eq!(ends("hop1-rev"), [2, 1]);
+        assert_eq!(ends("access-src-0"), [3, 0]);
+        assert_eq!(ends("access-dst-0"), [2, 4]);
+        assert_eq!(ends("access-src-1"), [5, 1]);
+        assert_eq!(ends("access-dst-1-rev"), [6, 2]);
+
+        let link = |name: &str, from: &str, to: &str| CustomLink {
+            spec: hop(name),
+            from: from.into(),
+            to: to.into(),
+        };
+        let route = |f: &[&str], r: &[&str]| CustomRoute {
+            forward: f.iter().map(|s| s.to_string()).collect(),
+            reverse: r.iter().map(|s| s.to_string()).collect(),
+        };
+        let t = Topology::custom(
+            vec![
+                link("ab", "a", "b"),
+                link("bc", "b", "c"),
+                link("cb", "c", "b"),
+                link("ba", "b", "a"),
+                link("spare", "c", "a"),
+            ],
+            vec![route(&["ab", "bc"], &["cb", "ba"]), route(&["bc"], &["cb"])],
+        )
+        .unwrap();
+        assert_eq!(t.node_numbers(), [[0, 1], [1, 2], [2, 1], [1, 0], [3, 4]]);
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub struct Built {
     pub web_info: Option<WebInfo>,
     /// Application-limited sources: (flow, its video source).
     pub videos: Vec<(u32, crate::video::VideoConfig)>,
+    /// A custom topology's links' ends as positions in its `nodes` list, the numbers an ns-2
+    /// script creating the nodes in that order gives them; `None` for the other kinds, whose
+    /// nodes [`Topology::node_numbers`] recovers from the routes.
+    pub link_nodes: Option<Vec<[u32; 2]>>,
 }
 
 /// The web workload's facts for the summary (`tfcc-run`'s `web` section).
@@ -225,7 +229,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         }
     }
     let n = per_flow.len();
-    let (topology, routes) = topology(spec, &per_flow)?;
+    let (topology, routes, link_nodes) = topology(spec, &per_flow)?;
     let intervals = spec.duration.0 / spec.sample_interval.0;
     let recorded_links = topology
         .links
@@ -359,6 +363,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         web: None,
         web_info: None,
         videos,
+        link_nodes,
     })
 }
 
@@ -697,11 +702,11 @@ fn refuse_keys(t: &super::spec::TopologySpec, allowed: &[&str]) -> Result<(), Bu
     Ok(())
 }
 
-/// The topology and each flow's route index.
-fn topology(
-    spec: &ScenarioSpec,
-    per_flow: &[(usize, usize)],
-) -> Result<(Topology, Vec<usize>), BuildError> {
+/// The topology, each flow's route index and, for a custom topology, its links' ends as
+/// positions in `topology.nodes`.
+type Built3 = (Topology, Vec<usize>, Option<Vec<[u32; 2]>>);
+
+fn topology(spec: &ScenarioSpec, per_flow: &[(usize, usize)]) -> Result<Built3, BuildError> {
     let t = &spec.topology;
     let n = per_flow.len();
     let refuse_flow_key = |key: &str, kind: &str| -> Result<(), BuildError> {
@@ -762,7 +767,7 @@ fn topology(
                 &reverse,
             )
             .map_err(sim_err)?;
-            Ok((topo, (0..n).collect()))
+            Ok((topo, (0..n).collect(), None))
         }
         TopologyKind::ParkingLot => {
             refuse_keys(t, &["hops", "access"])?;
@@ -800,7 +805,7 @@ fn topology(
                 spans.push(span);
             }
             let topo = Topology::parking_lot_spans(&hops, &access, &spans).map_err(sim_err)?;
-            Ok((topo, (0..n).collect()))
+            Ok((topo, (0..n).collect(), None))
         }
         TopologyKind::Custom => {
             refuse_keys(t, &["nodes", "links"])?;
@@ -1152,10 +1157,7 @@ fn loss(t: &LossTable, path: &str) -> Result<Option<LossSpec>, BuildError> {
     }))
 }
 
-fn custom(
-    spec: &ScenarioSpec,
-    per_flow: &[(usize, usize)],
-) -> Result<(Topology, Vec<usize>), BuildError> {
+fn custom(spec: &ScenarioSpec, per_flow: &[(usize, usize)]) -> Result<Built3, BuildError> {
     let t = &spec.topology;
     let Some(nodes) = &t.nodes else {
         return err(
@@ -1279,12 +1281,18 @@ fn custom(
         group_route.insert(g, r.clone());
         routes.push(r);
     }
+    // Every end was checked to be in `nodes` above.
+    let position = |n: &str| nodes.iter().position(|m| m == n).unwrap_or(0) as u32;
+    let ends = links
+        .iter()
+        .map(|l| [position(&l.from), position(&l.to)])
+        .collect();
     let topo = Topology::custom(links, routes).map_err(|e| BuildError {
         key: "topology".into(),
         message: e.to_string(),
     })?;
     let n = per_flow.len();
-    Ok((topo, (0..n).collect()))
+    Ok((topo, (0..n).collect(), Some(ends)))
 }
 
 pub(super) fn event(

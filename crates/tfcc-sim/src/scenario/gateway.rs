@@ -230,6 +230,7 @@ pub(super) fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildErr
         reported_links,
         web: Some(built.gateway),
         videos: Vec::new(),
+        link_nodes: None,
         web_info: Some(WebInfo {
             gateway: match gateway {
                 GatewayName::Msfrs => "msfrs",

@@ -48,6 +48,15 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 impl Built {
+    /// Every link's ends as node numbers, `[from, to]` by link id, as an ns-2 script building
+    /// the same network numbers its nodes: a custom topology's in the order of its `nodes`, the
+    /// others' as [`crate::topology::Topology::node_numbers`] derives them.
+    pub fn node_numbers(&self) -> Vec<[u32; 2]> {
+        self.link_nodes
+            .clone()
+            .unwrap_or_else(|| self.topology.node_numbers())
+    }
+
     /// The simulation, with every flow and event added.
     pub fn into_simulation(self) -> Result<Simulation, crate::SimError> {
         let mut sim = Simulation::new(self.cfg, self.topology)?;
