@@ -2645,3 +2645,57 @@ fn a_zero_drr_quantum_is_refused_at_its_key_for_every_gateway() {
     }
     ok_with(gw, &["web.gateway=\"drr\"", "web.drr_quantum=1"]);
 }
+
+#[test]
+fn a_packet_larger_than_an_ip_datagram_is_refused_with_the_limit() {
+    // Before: each of these ran; `packet_size = 4294967295` on TCP-SACK sent 7 segments in
+    // 5 s and delivered nothing, with no message.
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tcp-sack\", packet_size = 4294967295 }"],
+        "flows[0].packet_size",
+        "4294967295 B plus 40 B of headers is 4294967335 B on the wire, more than the largest \
+         IP datagram (65535 B): at most 65495 B for `tcp-sack`",
+    );
+    refused(
+        BASE,
+        &["flows.0.packet_size=65536"],
+        "flows[0].packet_size",
+        "65536 B on the wire, more than the largest IP datagram (65535 B): at most 65535 B for \
+         `cbr`",
+    );
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tcp-reno\", params = { segment_size = 70000 } }"],
+        "flows[0].params.segment_size",
+        "at most 65495 B for `tcp-reno`",
+    );
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tfrc\", params = { header_size = 65000 } }"],
+        "flows[0].params.header_size",
+        "1460 B plus 65000 B of headers is 66460 B on the wire, more than the largest IP \
+         datagram (65535 B): at most 64075 B for `tfrc`",
+    );
+    for protocol in ["tfwc", "warc"] {
+        refused(
+            BASE,
+            &[&format!("flows.0={{ protocol = \"{protocol}\", packet_size = 1000000 }}")],
+            "flows[0].packet_size",
+            "at most 65535 B",
+        );
+    }
+    refused(
+        WEB,
+        &["web.exceptive={ rate = \"800kbps\", packet_size = 65536 }"],
+        "web.exceptive.packet_size",
+        "65536 B on the wire, more than the largest IP datagram (65535 B): at most 65535 B",
+    );
+    // The largest datagram itself runs, headers included.
+    let b = ok_with(
+        BASE,
+        &["flows.0={ protocol = \"tcp-sack\", packet_size = 65495 }"],
+    );
+    assert_eq!(b.flows[0].sender.data_wire_size(), Some(65_535));
+    ok_with(BASE, &["flows.0.packet_size=65535"]);
+}
