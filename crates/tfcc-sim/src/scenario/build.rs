@@ -1305,6 +1305,13 @@ fn custom(
                 ),
             );
         }
+        if from == to {
+            // Only a route that loops could cross it.
+            return err(
+                format!("{path}.to"),
+                format!("the link `{name}` goes from `{from}` to itself; a link joins two nodes"),
+            );
+        }
         between.entry((from, to)).or_insert(name);
         links.push(CustomLink {
             spec: link(l, &path, name, true)?,
@@ -1328,6 +1335,20 @@ fn custom(
         };
         if path.len() < 2 {
             return err(key, "a route needs at least two nodes, source first");
+        }
+        // A packet that comes back to a node it has left crosses some links twice, and the
+        // outputs count it, and its drops, on each pass: a loop a real router's forwarding
+        // would not make (ns-2's static routing neither). Refused rather than run.
+        for (i, node) in path.iter().enumerate() {
+            if let Some(j) = path[..i].iter().position(|n| n == node) {
+                return err(
+                    key,
+                    format!(
+                        "the route visits `{node}` twice (route[{j}] and route[{i}]): a route \
+                         may not loop; name each node once, source first"
+                    ),
+                );
+            }
         }
         let hop = |a: &str, b: &str, what: &str| -> Result<String, BuildError> {
             between

@@ -523,6 +523,58 @@ route = ["c", "b"]
 }
 
 #[test]
+fn a_custom_route_that_revisits_a_node_is_refused_naming_both_places() {
+    // Before: each ran, the looping flow's packets crossing `ab` twice (a 5 s TCP-SACK run of
+    // route a-b-a-b-c: 1.16 Mb/s, exit 0).
+    let text = r#"
+duration = "10s"
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "bc", from = "b", to = "c", rate = "2Mbps", delay = "5ms" },
+  { name = "cb", from = "c", to = "b", rate = "2Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["a", "b", "c"]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["c", "b"]
+"#;
+    ok(text);
+    for (route, what) in [
+        (
+            "[\"a\", \"b\", \"a\", \"b\", \"c\"]",
+            "`a` twice (route[0] and route[2])",
+        ),
+        ("[\"c\", \"b\", \"c\"]", "`c` twice (route[0] and route[2])"),
+        (
+            "[\"a\", \"b\", \"c\", \"b\"]",
+            "`b` twice (route[1] and route[3])",
+        ),
+    ] {
+        refused(
+            text,
+            &[&format!("flows.1.route={route}")],
+            "flows[1].route",
+            &format!("the route visits {what}: a route may not loop"),
+        );
+    }
+    // A link from a node to itself could only serve such a loop.
+    refused(
+        text,
+        &["topology.links.1.to=\"b\""],
+        "topology.links[1].to",
+        "the link `bc` goes from `b` to itself",
+    );
+}
+
+#[test]
 fn overrides_edit_the_file_before_validation() {
     let b = ok_with(
         BASE,
@@ -2680,7 +2732,9 @@ fn a_packet_larger_than_an_ip_datagram_is_refused_with_the_limit() {
     for protocol in ["tfwc", "warc"] {
         refused(
             BASE,
-            &[&format!("flows.0={{ protocol = \"{protocol}\", packet_size = 1000000 }}")],
+            &[&format!(
+                "flows.0={{ protocol = \"{protocol}\", packet_size = 1000000 }}"
+            )],
             "flows[0].packet_size",
             "at most 65535 B",
         );
