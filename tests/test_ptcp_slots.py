@@ -128,6 +128,25 @@ def test_memory_and_file_agree_and_a_remote_write_keeps_the_slots(
     with pytest.raises(OutputError, match="no PTCP slots were given"):
         write_run(lost, res["summary"], res["flow_series"], res["link_series"], plots=False)
     assert not lost.exists()
+    # a slot kind the simulator does not write is named with its row, and nothing written
+    # (before: any string was written into the file's kind column as given)
+    bogus = tmp_path / "bogus"
+    slots = dict(res["ptcp_slots"])
+    slots["kind"] = [*slots["kind"][:3], "evaluation", *slots["kind"][4:]]
+    with pytest.raises(
+        OutputError,
+        match=r'ptcp_slots row 3: kind "evaluation" is not a value the simulator writes '
+        r"\(eval or ctrl\)",
+    ):
+        write_run(
+            bogus,
+            res["summary"],
+            res["flow_series"],
+            res["link_series"],
+            plots=False,
+            ptcp_slots=slots,
+        )
+    assert not bogus.exists()
 
 
 def test_a_run_without_ptcp_writes_no_slots(tmp_path: Path) -> None:
