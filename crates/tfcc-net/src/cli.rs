@@ -70,10 +70,12 @@ struct SendArgs {
     /// more.
     #[arg(long, value_name = "FROM-TO")]
     pause: Vec<String>,
-    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's).
-    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed).
-    #[arg(long, default_value = "1", allow_negative_numbers = true)]
-    seed: String,
+    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's)
+    /// [default: 1]. A bulk source draws nothing, so it takes none.
+    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed); an
+    // Option so that one given with a bulk source is seen: it was read by nobody.
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<String>,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -389,7 +391,10 @@ fn send(a: &SendArgs) -> Result<(), String> {
     check_packet_size(&a.protocol, a.packet_size)?;
     let cbr_rate = cbr_rate(&a.protocol, a.rate.as_deref())?;
     let every = report_interval(&a.report)?;
-    let seed = tfcc_sim::scenario::parse_seed(&a.seed).map_err(|m| format!("--seed: {m}"))?;
+    let seed = match &a.seed {
+        Some(s) => tfcc_sim::scenario::parse_seed(s).map_err(|m| format!("--seed: {m}"))?,
+        None => 1,
+    };
     let to: SocketAddr =
         a.to.to_socket_addrs()
             .map_err(|e| format!("{}: {e}", a.to))?
@@ -401,6 +406,11 @@ fn send(a: &SendArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| default_bind(&to).to_string());
     let video = video_source(&a.source, &a.pause)?;
+    if let (None, Some(s)) = (&video, &a.seed) {
+        return Err(format!(
+            "--seed {s}: only a video --source draws (its frame sizes); a bulk source takes no seed"
+        ));
+    }
     if video.is_some() && a.protocol != "tfrc" {
         return Err(format!(
             "--source {}: only tfrc takes an application-limited source",
@@ -838,6 +848,12 @@ mod tests {
         assert!(e.contains("only tfrc takes"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
         assert!(e.contains("packet-size + 44 B"), "{e}");
+        // Before: read only for a video source, and silently dropped for a bulk one.
+        let e = send_error(&["127.0.0.1:9", "--seed", "7", "--duration", "1s"]);
+        assert_eq!(
+            e,
+            "--seed 7: only a video --source draws (its frame sizes); a bulk source takes no seed"
+        );
     }
 
     #[test]
