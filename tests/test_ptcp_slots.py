@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
@@ -127,6 +128,25 @@ def test_memory_and_file_agree_and_a_remote_write_keeps_the_slots(
     with pytest.raises(OutputError, match="no PTCP slots were given"):
         write_run(lost, res["summary"], res["flow_series"], res["link_series"], plots=False)
     assert not lost.exists()
+    # a slot kind the simulator does not write is named with its row, and nothing written
+    # (before: any string was written into the file's kind column as given)
+    bogus = tmp_path / "bogus"
+    slots = dict(res["ptcp_slots"])
+    slots["kind"] = [*slots["kind"][:3], "evaluation", *slots["kind"][4:]]
+    with pytest.raises(
+        OutputError,
+        match=r'ptcp_slots row 3: kind "evaluation" is not a value the simulator writes '
+        r"\(eval or ctrl\)",
+    ):
+        write_run(
+            bogus,
+            res["summary"],
+            res["flow_series"],
+            res["link_series"],
+            plots=False,
+            ptcp_slots=slots,
+        )
+    assert not bogus.exists()
 
 
 def test_a_run_without_ptcp_writes_no_slots(tmp_path: Path) -> None:
@@ -179,3 +199,30 @@ def test_the_store_queries_the_slots_of_every_run(
         n = pq.read_table(d / "ptcp_slots.parquet").num_rows
         sql = f"SELECT count(*) FROM ptcp_slots WHERE run_id = '{d.name}'"
         assert store.query(out, sql).item() == n
+
+
+def _schema(root: Path, view: str) -> list[tuple[str, str]]:
+    return store.query(root, f"DESCRIBE {view}").select("column_name", "column_type").rows()
+
+
+def test_a_sweep_without_slots_has_the_views_columns_all_the_same(tmp_path: Path) -> None:
+    # Before: with no ptcp_slots.parquet in any run the view had only run_id and seed, so
+    # `SELECT kind, count(*) FROM ptcp_slots GROUP BY kind` failed on it ("Referenced column
+    # kind not found").
+    grid = '[sweep]\ngrid = { "topology.bottleneck.rate" = ["2Mbps", "4Mbps"] }\n'
+    roots = {}
+    for name, text in (("ptcp", PTCP), ("pair", PAIR)):
+        scen = tmp_path / f"{name}.toml"
+        scen.write_text(text + grid)
+        roots[name] = tmp_path / name
+        assert sw.run(sw.load(scen), roots[name], plots=False).ran == 2
+    assert not list(roots["pair"].glob("runs/*/ptcp_slots.parquet"))
+    assert _schema(roots["pair"], "ptcp_slots") == _schema(roots["ptcp"], "ptcp_slots")
+    sql = "SELECT kind, count(*) AS n FROM ptcp_slots GROUP BY kind"
+    assert store.query(roots["pair"], sql).is_empty()
+    # the columns a view takes when no run has the file are the files' own
+    for view in ("ptcp_slots", "timeseries"):
+        d = next(roots["ptcp"].glob(f"runs/*/{view}.parquet"))
+        con = duckdb.connect()
+        have = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{d}')").fetchall()
+        assert [(c, t) for c, t, *_ in have] == list(store.PER_RUN[view].items())

@@ -49,8 +49,9 @@ def demo(
             "--packet-size",
             "-s",
             min=1,
-            max=4294967295,
-            help="Packet size s in bytes (at most 4294967295, as a scenario's packet_size).",
+            max=65535,
+            help="Packet size s in bytes (at most 65535, IP's largest datagram, as a "
+            "scenario's packet_size on the wire).",
         ),
     ] = 1000,
     rtt_ms: Annotated[

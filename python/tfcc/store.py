@@ -66,6 +66,37 @@ ALWAYS: dict[str, dict[str, str]] = {
         "jain_index": "DOUBLE",
     },
 }
+#: The columns of the per-run Parquet files the views ``timeseries`` and ``ptcp_slots`` read
+#: (tfcc-run's ``tables.rs``), for a sweep with no such file: no run finished, or none had a
+#: PTCP flow. Without them those views had only ``run_id`` and ``seed``, and a query written
+#: against a sweep that has them failed on one that has not. tests/test_sweep.py compares them
+#: with the files a run writes.
+PER_RUN: dict[str, dict[str, str]] = {
+    "timeseries": {
+        "flow": "BIGINT",
+        "t": "DOUBLE",
+        "throughput_bps": "DOUBLE",
+        "delivered_bytes": "BIGINT",
+        **dict.fromkeys(
+            "cwnd rate_bps p rtt_s ptcp_k ptcp_s ptcp_a_bps ptcp_oracle_a_bps".split(), "DOUBLE"
+        ),
+    },
+    "ptcp_slots": {
+        "flow": "BIGINT",
+        "kind": "VARCHAR",
+        "start_s": "DOUBLE",
+        "end_s": "DOUBLE",
+        "throughput_bps": "DOUBLE",
+        "met": "BOOLEAN",
+        "fast_retransmits": "BIGINT",
+        "timeouts": "BIGINT",
+        "s": "BIGINT",
+        "target_bps": "DOUBLE",
+        "regime": "VARCHAR",
+        "bound_by": "VARCHAR",
+        **dict.fromkeys("k_bw_acks k_max_acks k_min_acks k_min_over_k_max".split(), "BIGINT"),
+    },
+}
 #: Flush buffered rows after this many runs or seconds; a crash loses at most the buffer's
 #: store rows, which the resume rebuilds from the run directories.
 FLUSH_RUNS = 64
@@ -401,15 +432,17 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     # Per-run Parquet files, every run's rows with its run_id: the time series, and PTCP's
     # evaluation and control slots (ptcp_slots.parquet, only in runs with a PTCP flow).
     for view in ("timeseries", "ptcp_slots"):
-        if not any((root / "runs").glob(f"*/{view}.parquet")):
-            con.execute(f"CREATE VIEW {view} AS {empty}")
-            continue
-        series = (
-            "SELECT * EXCLUDE (filename), "
-            f"regexp_extract(filename, '([^/]+)/{view}\\.parquet$', 1) AS run_id "
-            f"FROM read_parquet({lit(root / 'runs' / '*' / f'{view}.parquet')}, "
-            "filename = true, union_by_name = true)"
-        )
+        if any((root / "runs").glob(f"*/{view}.parquet")):
+            series = (
+                "SELECT * EXCLUDE (filename), "
+                f"regexp_extract(filename, '([^/]+)/{view}\\.parquet$', 1) AS run_id "
+                f"FROM read_parquet({lit(root / 'runs' / '*' / f'{view}.parquet')}, "
+                "filename = true, union_by_name = true)"
+            )
+        else:
+            # no file: no rows, but a file's columns, with the run's beside them as below
+            cols = ", ".join(f"NULL::{ty} AS {col}" for col, ty in PER_RUN[view].items())
+            series = f"SELECT {cols}, NULL::VARCHAR AS run_id WHERE false"
         # the run's seed and axis values beside each row, as in flows and links (an axis named
         # like a series column is axis_NAME)
         have = {r[0] for r in con.execute(f"DESCRIBE {series}").fetchall()}

@@ -12,7 +12,7 @@ use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::quantity::{parse_dur, parse_rate};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
-use tfcc_core::{Dur, Time};
+use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::rng::SimRng;
 use tfcc_sim::video::{VideoConfig, VideoSource};
@@ -34,9 +34,12 @@ struct SendArgs {
     /// How long to send, e.g. 10s.
     #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     duration: String,
-    /// CBR rate, e.g. 5Mbps.
-    #[arg(long, default_value = "1Mbps", allow_hyphen_values = true)]
-    rate: String,
+    /// CBR's rate, e.g. 5Mbps [default: 1Mbps]. cbr only: TFRC's and TFWC's rates are their
+    /// congestion control's; a media application's own rate is --source video:RATE.
+    // An Option, not a default, so that one given with tfrc or tfwc is seen and refused: it
+    // was read by nobody, and the flow sent at whatever its controller allowed.
+    #[arg(long, allow_hyphen_values = true)]
+    rate: Option<String>,
     /// Bytes per datagram (TFRC's s).
     #[arg(long, default_value_t = 1460)]
     packet_size: u32,
@@ -67,10 +70,12 @@ struct SendArgs {
     /// more.
     #[arg(long, value_name = "FROM-TO")]
     pause: Vec<String>,
-    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's).
-    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed).
-    #[arg(long, default_value = "1", allow_negative_numbers = true)]
-    seed: String,
+    /// Seed of the video source's frame sizes (0 to 9223372036854775807, as a scenario's)
+    /// [default: 1]. A bulk source draws nothing, so it takes none.
+    // A string for the message, as `tfcc run --seed` (tfcc_sim::scenario::parse_seed); an
+    // Option so that one given with a bulk source is seen: it was read by nobody.
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<String>,
 }
 
 /// Receive one flow from a `tfcc send`, printing the goodput once per report interval.
@@ -361,11 +366,35 @@ fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// `--rate` is CBR's: TFRC and TFWC send at what their congestion control allows, so a rate
+/// given to them would be read by nobody. Refused rather than read as a cap: neither thesis 004
+/// nor RFC 5348 (§4.3) gives TFRC one, nor 002 TFWC, and a media application's own rate is its
+/// source's (`--source video:RATE`).
+fn cbr_rate(protocol: &str, rate: Option<&str>) -> Result<Option<Rate>, String> {
+    match (protocol, rate) {
+        ("cbr", r) => {
+            let r = r.unwrap_or("1Mbps");
+            parse_rate(r)
+                .map(Some)
+                .map_err(|e| format!("--rate {r}: {e}"))
+        }
+        ("tfrc" | "tfwc", Some(r)) => Err(format!(
+            "--rate {r}: only cbr sends at a set rate; {protocol}'s rate is its congestion \
+             control's (for a video stream's rate use --source video:RATE)"
+        )),
+        _ => Ok(None), // no rate, or an unknown protocol, which the protocol check names
+    }
+}
+
 fn send(a: &SendArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
     check_packet_size(&a.protocol, a.packet_size)?;
+    let cbr_rate = cbr_rate(&a.protocol, a.rate.as_deref())?;
     let every = report_interval(&a.report)?;
-    let seed = tfcc_sim::scenario::parse_seed(&a.seed).map_err(|m| format!("--seed: {m}"))?;
+    let seed = match &a.seed {
+        Some(s) => tfcc_sim::scenario::parse_seed(s).map_err(|m| format!("--seed: {m}"))?,
+        None => 1,
+    };
     let to: SocketAddr =
         a.to.to_socket_addrs()
             .map_err(|e| format!("{}: {e}", a.to))?
@@ -377,6 +406,11 @@ fn send(a: &SendArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| default_bind(&to).to_string());
     let video = video_source(&a.source, &a.pause)?;
+    if let (None, Some(s)) = (&video, &a.seed) {
+        return Err(format!(
+            "--seed {s}: only a video --source draws (its frame sizes); a bulk source takes no seed"
+        ));
+    }
     if video.is_some() && a.protocol != "tfrc" {
         return Err(format!(
             "--source {}: only tfrc takes an application-limited source",
@@ -422,9 +456,8 @@ fn send(a: &SendArgs) -> Result<(), String> {
         }
         "cbr" => {
             no_preset(a.preset.as_deref())?;
-            let rate = parse_rate(&a.rate).map_err(|e| format!("--rate {}: {e}", a.rate))?;
             let c = CbrConfig {
-                rate,
+                rate: cbr_rate.ok_or("--rate: cbr has no rate")?,
                 packet_size: a.packet_size,
                 on_off: None,
             };
@@ -815,6 +848,30 @@ mod tests {
         assert!(e.contains("only tfrc takes"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
         assert!(e.contains("packet-size + 44 B"), "{e}");
+        // Before: read only for a video source, and silently dropped for a bulk one.
+        let e = send_error(&["127.0.0.1:9", "--seed", "7", "--duration", "1s"]);
+        assert_eq!(
+            e,
+            "--seed 7: only a video --source draws (its frame sizes); a bulk source takes no seed"
+        );
+    }
+
+    #[test]
+    fn a_rate_is_cbrs_and_refused_for_the_congestion_controlled_senders() {
+        // Before: `--protocol tfrc --rate 50Mbps` sent at TFRC's own rate, and exit 0.
+        for p in ["tfrc", "tfwc"] {
+            let e = send_error(&["127.0.0.1:9", "--protocol", p, "--rate", "50Mbps"]);
+            assert_eq!(
+                e,
+                format!(
+                    "--rate 50Mbps: only cbr sends at a set rate; {p}'s rate is its congestion \
+                     control's (for a video stream's rate use --source video:RATE)"
+                )
+            );
+        }
+        assert_eq!(cbr_rate("tfrc", None), Ok(None));
+        assert_eq!(cbr_rate("cbr", None), Ok(Some(Rate::from_mbps(1))));
+        assert_eq!(cbr_rate("cbr", Some("5Mbps")), Ok(Some(Rate::from_mbps(5))));
     }
 
     #[test]

@@ -271,7 +271,18 @@ pub fn write_run(
         None => None,
         Some(p) => Some(tfcc_run::PtcpSlotColumns {
             flow: col(p, "flow")?,
-            kind: col(p, "kind")?,
+            kind: col::<Vec<String>>(p, "kind")?
+                .iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    tfcc_run::SlotKind::from_name(k).ok_or_else(|| {
+                        OutputError::new_err(format!(
+                            "ptcp_slots row {i}: kind {k:?} is not a value the simulator \
+                             writes (eval or ctrl)"
+                        ))
+                    })
+                })
+                .collect::<PyResult<_>>()?,
             start_s: col(p, "start_s")?,
             end_s: col(p, "end_s")?,
             throughput_bps: col(p, "throughput_bps")?,
@@ -420,7 +431,8 @@ fn ptcp_slot_dict<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flow", &c.flow)?;
-    d.set_item("kind", &c.kind)?;
+    let kind: Vec<&str> = c.kind.iter().map(|k| k.name()).collect();
+    d.set_item("kind", kind)?;
     d.set_item("start_s", &c.start_s)?;
     d.set_item("end_s", &c.end_s)?;
     d.set_item("throughput_bps", &c.throughput_bps)?;

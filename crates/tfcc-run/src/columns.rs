@@ -377,7 +377,7 @@ impl FrameColumns {
 pub struct PtcpSlotColumns {
     pub flow: Vec<i64>,
     /// `eval` (the unit of "slots achieving bw") or `ctrl` (a control slot, diagnostics).
-    pub kind: Vec<String>,
+    pub kind: Vec<SlotKind>,
     /// When the slot started and ended, seconds since the start of the run.
     pub start_s: Vec<f64>,
     pub end_s: Vec<f64>,
@@ -403,6 +403,37 @@ pub struct PtcpSlotColumns {
     pub k_min_over_k_max: Vec<Option<i64>>,
 }
 
+/// A row of `ptcp_slots.parquet`: one byte a row held here, its name only in the file (a
+/// `String` a row was 24 bytes and an allocation, for one of two values; a 600 s
+/// `001-e6-web.toml` run has hundreds of thousands of control slots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SlotKind {
+    /// An evaluation slot (001 Sec. 3: "slots achieving bw" counts these).
+    Eval,
+    /// A control slot, over which `k` is set.
+    Ctrl,
+}
+
+impl SlotKind {
+    /// The name in the file's `kind` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotKind::Eval => "eval",
+            SlotKind::Ctrl => "ctrl",
+        }
+    }
+
+    /// The kind a `kind` value names, if any.
+    pub fn from_name(name: &str) -> Option<SlotKind> {
+        match name {
+            "eval" => Some(SlotKind::Eval),
+            "ctrl" => Some(SlotKind::Ctrl),
+            _ => None,
+        }
+    }
+}
+
 impl PtcpSlotColumns {
     /// The slots of the PTCP flows among `flows`; `None` when there is none, so a run without
     /// PTCP writes no `ptcp_slots.parquet` (a PTCP flow with no finished slot still has its
@@ -422,7 +453,14 @@ impl PtcpSlotColumns {
     fn push_flow(&mut self, flow: u32, r: &PtcpRecord) {
         let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         for e in &r.eval_slots {
-            self.push_common(flow, "eval", e.start, e.end, e.throughput_bps, e.cuts);
+            self.push_common(
+                flow,
+                SlotKind::Eval,
+                e.start,
+                e.end,
+                e.throughput_bps,
+                e.cuts,
+            );
             self.met.push(Some(e.met));
             self.s.push(None);
             self.target_bps.push(None);
@@ -434,7 +472,14 @@ impl PtcpSlotColumns {
             self.k_min_over_k_max.push(None);
         }
         for c in &r.ctrl_slots {
-            self.push_common(flow, "ctrl", c.start, c.end, c.throughput_bps, c.cuts);
+            self.push_common(
+                flow,
+                SlotKind::Ctrl,
+                c.start,
+                c.end,
+                c.throughput_bps,
+                c.cuts,
+            );
             self.met.push(None);
             self.s.push(Some(i64::from(c.s)));
             self.target_bps.push(Some(c.target_bps));
@@ -450,7 +495,7 @@ impl PtcpSlotColumns {
     fn push_common(
         &mut self,
         flow: u32,
-        kind: &str,
+        kind: SlotKind,
         start: tfcc_core::Time,
         end: tfcc_core::Time,
         throughput_bps: f64,
@@ -458,7 +503,7 @@ impl PtcpSlotColumns {
     ) {
         let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         self.flow.push(i64::from(flow));
-        self.kind.push(kind.into());
+        self.kind.push(kind);
         self.start_s.push(start.as_secs_f64());
         self.end_s.push(end.as_secs_f64());
         self.throughput_bps.push(throughput_bps);
@@ -693,7 +738,7 @@ pub(crate) mod tests {
         let c = run.ptcp_slots.expect("a run with PTCP flows has slot rows");
         let rows = |flow: i64, kind: &str| -> Vec<usize> {
             (0..c.len())
-                .filter(|&i| c.flow[i] == flow && c.kind[i] == kind)
+                .filter(|&i| c.flow[i] == flow && c.kind[i].name() == kind)
                 .collect()
         };
         let mut mixed = false;

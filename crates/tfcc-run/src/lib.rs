@@ -25,7 +25,9 @@ use std::time::Instant;
 use tfcc_core::Time;
 use tfcc_sim::scenario;
 
-pub use columns::{FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, TraceColumns};
+pub use columns::{
+    FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, SlotKind, TraceColumns,
+};
 pub use summary::Summary;
 
 /// Why a run did not produce results. Each message names the file (and key) concerned.

@@ -343,12 +343,13 @@ pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
 /// `regime`, `bound_by` and the small counts hold a handful of values each (001-e6-web, 60 s:
 /// 12,790 bytes, 121,088 without).
 pub fn write_ptcp_slots(path: &Path, c: &PtcpSlotColumns) -> Result<(), String> {
+    let kind: Vec<&str> = c.kind.iter().map(|k| k.name()).collect();
     write(
         path,
         "ptcp_slots",
         &[
             ("flow", Col::I64(&c.flow)),
-            ("kind", Col::Str(&c.kind)),
+            ("kind", Col::Text(&kind)),
             ("start_s", Col::F64(&c.start_s)),
             ("end_s", Col::F64(&c.end_s)),
             ("throughput_bps", Col::F64(&c.throughput_bps)),

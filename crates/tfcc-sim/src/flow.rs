@@ -346,6 +346,27 @@ impl SenderImpl {
             _ => None,
         }
     }
+    /// Start counting the loss events of a sender that counts them itself (TCP, TFWC) from
+    /// `from`: the measurement window's start ([`SenderImpl::loss_events_since`]).
+    pub fn count_loss_events_from(&mut self, from: Time) {
+        match self {
+            SenderImpl::Tfwc(s) => s.count_loss_events_from(from),
+            _ => {
+                if let Some(t) = self.tcp_mut() {
+                    t.count_loss_events_from(from);
+                }
+            }
+        }
+    }
+    /// The sender's loss events located in the window, each where the sender places it
+    /// (`TcpSender::loss_events_since`, `TfwcSender::loss_events_since`); `None` for senders
+    /// that count no loss events of their own.
+    pub fn loss_events_since(&self) -> Option<u64> {
+        match self {
+            SenderImpl::Tfwc(s) => Some(s.loss_events_since()),
+            _ => self.tcp().map(TcpSender::loss_events_since),
+        }
+    }
     /// The TCP sender of a TCP flow or of a web user.
     pub fn tcp(&self) -> Option<&TcpSender> {
         match self {

@@ -993,6 +993,7 @@ impl World {
 
     fn mark(&mut self, now: Time) {
         for f in &mut self.flows {
+            f.sender.count_loss_events_from(now);
             let s = f.sender.stats();
             f.mark = FlowMark {
                 delivered_bytes: f.receiver.delivered_bytes(),
@@ -1098,10 +1099,15 @@ impl World {
                 let bytes = f.receiver.delivered_bytes() - m.delivered_bytes;
                 let sent = f.count.sent[0] - m.count.sent[0];
                 let stats_sent = s.packets_sent - m.stats_sent;
-                // A TCP timeout is a loss event from when it is resolved as one
-                // (`TcpSender::loss_events`): one fired before the mark and resolved after it
-                // counts in the window, one unresolved at the end of the run does not count.
-                let loss_events = s.loss_events - m.loss_events;
+                // The sender's events located in the window (`SenderImpl::loss_events_since`:
+                // a TCP timeout where it fired, once resolved as a loss, so one fired before
+                // the mark does not count and one unresolved at the end of the run does not
+                // either; a TFWC event where its first lost packet was sent), so that each is
+                // one of the window's packets sent.
+                let loss_events = f
+                    .sender
+                    .loss_events_since()
+                    .unwrap_or(s.loss_events - m.loss_events);
                 let rs = f.receiver.stats();
                 let packets = stats_sent.max(sent).max(1) as f64;
                 // Loss events per packet over the window, both counted where the protocol
@@ -1109,7 +1115,10 @@ impl World {
                 // - by the sender (TCP: window reductions caused by a detected loss, i.e. fast
                 //   retransmits and the timeouts resolved as losses, neither the spurious ones
                 //   nor those unresolved at the end, see `Stats::loss_events`; TFWC, ...), per
-                //   data packet sent;
+                //   data packet sent, the events located in the window as above (counted
+                //   where detected, they read 7/6 = 1.17 for a CUBIC flow whose window began
+                //   during a 13 s outage: its back-offs, fired before the window, resolved
+                //   in it);
                 // - for equation-based protocols whose receiver runs the loss history (TFRC,
                 //   WARC, TEAR), by the receiver, per data packet its loss detector
                 //   judged in the window (`Stats::packets_judged`: received or detected lost).

@@ -175,6 +175,10 @@ pub struct TcpSender {
     /// Timeouts resolved as losses: the ACK that next moved the ACK point showed their
     /// retransmission, not the original, got through ([`Self::loss_events`]).
     lost_timeouts: u64,
+    /// [`Self::count_loss_events_from`]: loss events located at or after this time, each
+    /// where the window was cut (a fast retransmit when it happens, a timeout when it fired).
+    events_from: Time,
+    events_since: u64,
     acks: u64,
     malformed: u64,
 }
@@ -241,6 +245,8 @@ impl TcpSender {
             unresolved_timeouts: Vec::new(),
             spurious_timeouts: 0,
             lost_timeouts: 0,
+            events_from: Time::ZERO,
+            events_since: 0,
             acks: 0,
             malformed: 0,
             cfg,
@@ -323,6 +329,23 @@ impl TcpSender {
     /// known, as a fast retransmit's does at the third duplicate ACK, and never falls.
     pub fn loss_events(&self) -> u64 {
         self.fast_retransmits + self.lost_timeouts
+    }
+    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
+    /// window's start.
+    pub fn count_loss_events_from(&mut self, from: Time) {
+        self.events_from = from;
+        self.events_since = 0;
+    }
+    /// The loss events ([`Self::loss_events`]) located at or after the time given to
+    /// [`Self::count_loss_events_from`] (the start of the run if none was): each where the
+    /// window was cut, a fast retransmit when it happened and a timeout when it fired, though
+    /// the timeout counts only once resolved as a loss. `loss_events` grows at the resolution
+    /// instead, so after an outage its growth over a window includes the back-offs fired
+    /// before the window, and outnumbered the packets sent in it (7 events, 6 packets: a
+    /// window from 12 s after an outage from 8 s to 21 s). Every event counted here sent a
+    /// retransmission at its time, so over a window it is at most the packets sent.
+    pub fn loss_events_since(&self) -> u64 {
+        self.events_since
     }
     /// Retransmission timeouts whose fate is not known yet: fired since the ACK point last
     /// moved. `Stats::timeouts` = timeouts resolved as losses + [`Self::spurious_timeouts`] +
@@ -696,6 +719,7 @@ impl TcpSender {
             return;
         }
         self.fast_retransmits += 1;
+        self.events_since += 1;
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         self.slowdown(CwndCut::Half);
@@ -806,6 +830,7 @@ impl TcpSender {
             return;
         }
         self.fast_retransmits += 1;
+        self.events_since += 1;
         self.recover = self.maxseq;
         // `LimTransmitFix_ 0`: the three duplicates have left the network.
         self.pipe = self.maxseq - self.highest_ack - i64::from(self.numdupacks);
@@ -1015,6 +1040,11 @@ impl TcpSender {
             let spurious = spurious.count() as u64;
             self.spurious_timeouts += spurious;
             self.lost_timeouts += self.unresolved_timeouts.len() as u64 - spurious;
+            self.events_since += self
+                .unresolved_timeouts
+                .iter()
+                .filter(|&&t| t >= self.events_from && t <= ack.ts_echo)
+                .count() as u64;
             self.unresolved_timeouts.clear();
         }
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
@@ -1430,6 +1460,34 @@ mod tests {
             8,
             "no sample from a retransmission"
         );
+    }
+
+    /// A window's loss events are located where the window was cut: timeouts fired before
+    /// [`TcpSender::count_loss_events_from`] and resolved as losses after it are not the
+    /// window's, though `loss_events` grows by them at their resolution.
+    #[test]
+    fn timeouts_fired_before_the_count_starts_are_not_counted_in_it() {
+        let (mut s, t, _) = warm(Variant::Reno, 4);
+        let mut now = t;
+        for k in 0..3 {
+            if k == 2 {
+                s.count_loss_events_from(now + Dur::from_millis(1));
+            }
+            now = s.next_timeout().unwrap();
+            s.on_timeout(now);
+            drain(&mut s, now);
+        }
+        // The third timeout's retransmission got through: all three were losses.
+        let a = TcpAck::new((s.highest_ack + 2) as u64, now);
+        s.on_packet(
+            now + Dur::from_millis(30),
+            &Packet {
+                size: 40,
+                header: Header::TcpAck(a),
+            },
+        );
+        assert_eq!(s.stats().loss_events, 3);
+        assert_eq!(s.loss_events_since(), 1);
     }
 
     /// A timeout is a loss event only if the segment it retransmitted was lost. The ACK that

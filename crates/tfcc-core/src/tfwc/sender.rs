@@ -134,6 +134,10 @@ pub struct TfwcSender {
     /// Bytes the application still has to send; `None` is a bulk source.
     backlog: Option<u64>,
     stats: Stats,
+    /// [`Self::count_loss_events_from`]: loss events whose first lost packet was sent at or
+    /// after this time.
+    events_from: Time,
+    events_since: u64,
     unknown: u64,
     stale_acks: u64,
 }
@@ -207,6 +211,8 @@ impl TfwcSender {
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
             backlog: None,
             stats: Stats::default(),
+            events_from: Time::ZERO,
+            events_since: 0,
             unknown: 0,
             stale_acks: 0,
             cfg,
@@ -238,6 +244,24 @@ impl TfwcSender {
     /// `1/f(p)` before rounding (or the slow-start window).
     pub fn window_exact(&self) -> f64 {
         self.window_exact
+    }
+
+    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
+    /// window's start.
+    pub fn count_loss_events_from(&mut self, from: Time) {
+        self.events_from = from;
+        self.events_since = 0;
+    }
+
+    /// The loss events (`Stats::loss_events`) whose first lost packet was sent at or after the
+    /// time given to [`Self::count_loss_events_from`], each located where the loss history
+    /// puts it (002 Sec. 3, as RFC 5348 §5.2: a loss interval is counted in packets sent, from
+    /// the packet that starts the event). `Stats::loss_events` counts an event when the Ack
+    /// Vector shows it, so after an outage it adds, over a window, the losses of packets sent
+    /// before it, which outnumbered the packets sent in it; each event counted here is one of
+    /// those packets.
+    pub fn loss_events_since(&self) -> u64 {
+        self.events_since
     }
 
     /// The sender's loss history (002 Sec. 3.2.2).
@@ -298,6 +322,9 @@ impl TfwcSender {
         self.history.seed(interval);
         self.mode = Mode::Window;
         self.stats.loss_events += 1;
+        if sent_at >= self.events_from {
+            self.events_since += 1;
+        }
     }
 
     fn judge(&mut self, v: &AckVector) {
@@ -323,6 +350,9 @@ impl TfwcSender {
             let outcome = self.grouper.classify(sent_at, lost, srtt);
             if outcome == PacketOutcome::NewLossEvent {
                 self.stats.loss_events += 1;
+                if sent_at >= self.events_from {
+                    self.events_since += 1;
+                }
             }
             self.history.on_packet(outcome);
         }

@@ -8,8 +8,8 @@
 
 use super::protocols::{self, FlowCommon};
 use super::spec::{
-    AccessTable, Direction, EventSpec, LinkTable, LossKind, LossTable, QueueKind, ScenarioSpec,
-    ScopeKind, Spread, TopologyKind,
+    AccessTable, Direction, EventSpec, FlowGroupSpec, LinkTable, LossKind, LossTable, QueueKind,
+    ScenarioSpec, ScopeKind, Spread, TopologyKind,
 };
 use super::RATE_NOT_POSITIVE;
 use crate::drr::DrrConfig;
@@ -288,6 +288,10 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
             key: format!("flows[{g}].{}", e.key()),
             message: e.message(),
         })?;
+        if i == 0 {
+            // One flow of the group has the group's sizes.
+            fits_a_datagram(g, f, &flow.sender)?;
+        }
         if let Some(src) = &f.source {
             if !takes_offers(&f.protocol) {
                 return err(
@@ -365,6 +369,75 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
         videos,
         link_nodes,
     })
+}
+
+/// The largest packet a link carries: IP's total length is a 16-bit field (RFC 791), so no
+/// datagram exceeds 65 535 B, headers included. A simulated packet's size is its bytes on the
+/// wire, which the testbed sends as one IP datagram.
+pub const MAX_DATAGRAM: u64 = 65_535;
+
+/// Refuse a flow whose data packets could not be one IP datagram. The simulator itself took any
+/// `u32`: `packet_size = 4294967295` on a TCP flow ran, its header added saturating at 2^32 − 1,
+/// each segment holding a 10 Mb/s link for an hour, and the summary said 0 b/s with no word of
+/// why.
+fn fits_a_datagram(
+    g: usize,
+    f: &FlowGroupSpec,
+    sender: &crate::SenderImpl,
+) -> Result<(), BuildError> {
+    use crate::SenderImpl as S;
+    // (payload, header bytes on top of it, the payload's key under `params`)
+    let (payload, header, field) = match sender {
+        S::Tcp(_) | S::Web(_) => {
+            let Some(c) = sender.tcp().map(|t| t.config()) else {
+                return Ok(());
+            };
+            (c.segment_size, c.data_header_size(), "segment_size")
+        }
+        S::Tfrc(s) => (
+            s.config().packet_size,
+            s.config().header_size,
+            "packet_size",
+        ),
+        // TFWC's `header_size` is counted inside its `packet_size`; CBR and the rate senders
+        // put exactly `packet_size` on the wire.
+        S::Tfwc(s) => (s.config().packet_size, 0, "packet_size"),
+        S::Cbr(s) => (s.config().packet_size, 0, "packet_size"),
+        S::Rate(s) => (s.config().packet_size, 0, "packet_size"),
+        S::Custom(_) => return Ok(()),
+    };
+    let wire = u64::from(payload) + u64::from(header);
+    if wire <= MAX_DATAGRAM {
+        return Ok(());
+    }
+    let (payload, header) = (u64::from(payload), u64::from(header));
+    let (key, at_most) = if payload <= MAX_DATAGRAM && header > 0 {
+        // The payload alone fits: the header is what is out of range.
+        ("params.header_size".to_string(), MAX_DATAGRAM - payload)
+    } else if f.packet_size.is_some() {
+        (
+            "packet_size".to_string(),
+            MAX_DATAGRAM.saturating_sub(header),
+        )
+    } else {
+        (
+            format!("params.{field}"),
+            MAX_DATAGRAM.saturating_sub(header),
+        )
+    };
+    let on_wire = if header == 0 {
+        format!("{payload} B on the wire,")
+    } else {
+        format!("{payload} B plus {header} B of headers is {wire} B on the wire,")
+    };
+    err(
+        format!("flows[{g}].{key}"),
+        format!(
+            "{on_wire} more than the largest IP datagram ({MAX_DATAGRAM} B): at most {at_most} \
+             B for `{}`",
+            f.protocol
+        ),
+    )
 }
 
 /// Refuse a DropTail queue limited in bytes that no packet of some flow crossing it can enter:
@@ -1234,6 +1307,13 @@ fn custom(spec: &ScenarioSpec, per_flow: &[(usize, usize)]) -> Result<Built3, Bu
                 ),
             );
         }
+        if from == to {
+            // Only a route that loops could cross it.
+            return err(
+                format!("{path}.to"),
+                format!("the link `{name}` goes from `{from}` to itself; a link joins two nodes"),
+            );
+        }
         between.entry((from, to)).or_insert(name);
         links.push(CustomLink {
             spec: link(l, &path, name, true)?,
@@ -1257,6 +1337,20 @@ fn custom(spec: &ScenarioSpec, per_flow: &[(usize, usize)]) -> Result<Built3, Bu
         };
         if path.len() < 2 {
             return err(key, "a route needs at least two nodes, source first");
+        }
+        // A packet that comes back to a node it has left crosses some links twice, and the
+        // outputs count it, and its drops, on each pass: a loop a real router's forwarding
+        // would not make (ns-2's static routing neither). Refused rather than run.
+        for (i, node) in path.iter().enumerate() {
+            if let Some(j) = path[..i].iter().position(|n| n == node) {
+                return err(
+                    key,
+                    format!(
+                        "the route visits `{node}` twice (route[{j}] and route[{i}]): a route \
+                         may not loop; name each node once, source first"
+                    ),
+                );
+            }
         }
         let hop = |a: &str, b: &str, what: &str| -> Result<String, BuildError> {
             between

@@ -446,6 +446,17 @@ fn web_keys(web: &WebSpec, g: &mut AccessGatewaySpec, duration: Dur) -> Result<(
             key: "web.exceptive".into(),
             message: m,
         })?;
+        if u64::from(cbr.packet_size) > super::build::MAX_DATAGRAM {
+            return err(
+                "web.exceptive.packet_size",
+                format!(
+                    "{} B on the wire, more than the largest IP datagram ({} B): at most {} B",
+                    cbr.packet_size,
+                    super::build::MAX_DATAGRAM,
+                    super::build::MAX_DATAGRAM
+                ),
+            );
+        }
         g.exceptive = Some(cbr);
         g.exceptive_start = x.start.unwrap_or(Time::ZERO);
         if g.exceptive_start >= end {

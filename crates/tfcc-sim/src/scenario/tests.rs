@@ -523,6 +523,58 @@ route = ["c", "b"]
 }
 
 #[test]
+fn a_custom_route_that_revisits_a_node_is_refused_naming_both_places() {
+    // Before: each ran, the looping flow's packets crossing `ab` twice (a 5 s TCP-SACK run of
+    // route a-b-a-b-c: 1.16 Mb/s, exit 0).
+    let text = r#"
+duration = "10s"
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c"]
+links = [
+  { name = "ab", from = "a", to = "b", rate = "10Mbps", delay = "5ms" },
+  { name = "bc", from = "b", to = "c", rate = "2Mbps", delay = "5ms" },
+  { name = "cb", from = "c", to = "b", rate = "2Mbps", delay = "5ms" },
+  { name = "ba", from = "b", to = "a", rate = "10Mbps", delay = "5ms" },
+]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["a", "b", "c"]
+[[flows]]
+protocol = "cbr"
+rate = "1Mbps"
+route = ["c", "b"]
+"#;
+    ok(text);
+    for (route, what) in [
+        (
+            "[\"a\", \"b\", \"a\", \"b\", \"c\"]",
+            "`a` twice (route[0] and route[2])",
+        ),
+        ("[\"c\", \"b\", \"c\"]", "`c` twice (route[0] and route[2])"),
+        (
+            "[\"a\", \"b\", \"c\", \"b\"]",
+            "`b` twice (route[1] and route[3])",
+        ),
+    ] {
+        refused(
+            text,
+            &[&format!("flows.1.route={route}")],
+            "flows[1].route",
+            &format!("the route visits {what}: a route may not loop"),
+        );
+    }
+    // A link from a node to itself could only serve such a loop.
+    refused(
+        text,
+        &["topology.links.1.to=\"b\""],
+        "topology.links[1].to",
+        "the link `bc` goes from `b` to itself",
+    );
+}
+
+#[test]
 fn overrides_edit_the_file_before_validation() {
     let b = ok_with(
         BASE,
@@ -2644,4 +2696,60 @@ fn a_zero_drr_quantum_is_refused_at_its_key_for_every_gateway() {
         );
     }
     ok_with(gw, &["web.gateway=\"drr\"", "web.drr_quantum=1"]);
+}
+
+#[test]
+fn a_packet_larger_than_an_ip_datagram_is_refused_with_the_limit() {
+    // Before: each of these ran; `packet_size = 4294967295` on TCP-SACK sent 7 segments in
+    // 5 s and delivered nothing, with no message.
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tcp-sack\", packet_size = 4294967295 }"],
+        "flows[0].packet_size",
+        "4294967295 B plus 40 B of headers is 4294967335 B on the wire, more than the largest \
+         IP datagram (65535 B): at most 65495 B for `tcp-sack`",
+    );
+    refused(
+        BASE,
+        &["flows.0.packet_size=65536"],
+        "flows[0].packet_size",
+        "65536 B on the wire, more than the largest IP datagram (65535 B): at most 65535 B for \
+         `cbr`",
+    );
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tcp-reno\", params = { segment_size = 70000 } }"],
+        "flows[0].params.segment_size",
+        "at most 65495 B for `tcp-reno`",
+    );
+    refused(
+        BASE,
+        &["flows.0={ protocol = \"tfrc\", params = { header_size = 65000 } }"],
+        "flows[0].params.header_size",
+        "1460 B plus 65000 B of headers is 66460 B on the wire, more than the largest IP \
+         datagram (65535 B): at most 64075 B for `tfrc`",
+    );
+    for protocol in ["tfwc", "warc"] {
+        refused(
+            BASE,
+            &[&format!(
+                "flows.0={{ protocol = \"{protocol}\", packet_size = 1000000 }}"
+            )],
+            "flows[0].packet_size",
+            "at most 65535 B",
+        );
+    }
+    refused(
+        WEB,
+        &["web.exceptive={ rate = \"800kbps\", packet_size = 65536 }"],
+        "web.exceptive.packet_size",
+        "65536 B on the wire, more than the largest IP datagram (65535 B): at most 65535 B",
+    );
+    // The largest datagram itself runs, headers included.
+    let b = ok_with(
+        BASE,
+        &["flows.0={ protocol = \"tcp-sack\", packet_size = 65495 }"],
+    );
+    assert_eq!(b.flows[0].sender.data_wire_size(), Some(65_535));
+    ok_with(BASE, &["flows.0.packet_size=65535"]);
 }
