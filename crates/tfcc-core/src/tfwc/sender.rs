@@ -550,8 +550,15 @@ impl Endpoint for TfwcSender {
         self.ns2_backoff = 1.0;
         self.rto_after_expiry = None;
         self.delay.on_sample(sample);
+        // Algorithm 1 line 8 moves the unacked seqno of Eq. 3.6 up by one per expiry, past
+        // the packets the timer let out; an Ack Vector moves it further only where its head
+        // lies above that, as a highest-number-received never falls (002 is silent; TCP's
+        // snd_una never moves back either). Zeroing the credit on any Ack Vector let the Ack
+        // Vectors of two packets a link held through a 9 s outage close the window on the 42
+        // lost ones the expiries had sent: none could ever be reported, and nothing was sent.
+        let advance = vector.head - self.head.map_or(0, |h| h + 1) + 1;
+        self.timer_credit = self.timer_credit.saturating_sub(advance);
         self.head = Some(vector.head);
-        self.timer_credit = 0;
         self.judge(&vector);
         self.update_window(now);
         match self.mode {
@@ -566,7 +573,15 @@ impl Endpoint for TfwcSender {
                 // Armed while packets are out, and also while a window of 0 (ns-2's
                 // `(int) W` below 1, [`TfwcConfig::min_window`]) holds back data: then only the
                 // timer lets a packet out, as ns-2.34's `output()` re-arms it on every Ack Vector.
-                if self.next_seq > vector.head + 1 || (self.has_data() && !self.window_open()) {
+                if self.timer_credit > 0 && self.deadline.is_some() {
+                    // Packets the timer let out are still unreported: "the timer is (re)set
+                    // whenever a new packet is sent" (002 Sec. 3.2.5), and this Ack Vector,
+                    // about older packets, sent none. Restarting it put the next expiry a
+                    // fresh RTO away (about 15 s after the outage's 9 s RTT samples) instead
+                    // of the running 2·SRTT, the expiry whose packet the link, up again, carries.
+                } else if self.next_seq > vector.head + 1
+                    || (self.has_data() && !self.window_open())
+                {
                     self.deadline = Some(now + self.window_rto());
                 } else {
                     self.deadline = None;
