@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -265,7 +266,8 @@ def code_clip(
     """Code ``reference`` (raw YUV 4:2:0) with H.261 at every q in :data:`Q_RANGE`,
     all-intra, and measure each frame's coded bytes (ffprobe's packet sizes) and decoded luma
     PSNR. Cached under ``cache`` (default :func:`cache_dir`) by the clip's content and the
-    ffmpeg version: the first call takes a few seconds per q, later ones read the table."""
+    ffmpeg version: the first call takes a few seconds per q (the q values coded one per core at
+    a time), later ones read the table."""
     reference = Path(reference)
     ref = read_yuv420_luma(reference, width, height)
     directory = (cache or cache_dir()) / _clip_key(reference, width, height)
@@ -275,9 +277,8 @@ def code_clip(
         return CodedClip(reference, directory, width, height, t["bytes"], t["psnr"])
     directory.mkdir(parents=True, exist_ok=True)
     n = ref.shape[0]
-    nbytes = np.zeros((n, len(Q_RANGE)), dtype=np.int64)
-    db = np.zeros((n, len(Q_RANGE)), dtype=np.float64)
-    for j, q in enumerate(Q_RANGE):
+
+    def code_at(q: int) -> tuple[list[int], list[float]]:
         stream = directory / f"q{q:02d}.h261"
         with tempfile.NamedTemporaryFile(dir=directory, suffix=".h261", delete=False) as tmp:
             part = Path(tmp.name)
@@ -293,8 +294,21 @@ def code_clip(
                 f"H.261 at q = {q}: {len(sizes)} packets and {dec.shape[0]} decoded frames "
                 f"for a clip of {n} frames"
             )
+        return sizes, [psnr(ref[k], dec[k]) for k in range(n)]
+
+    # The 31 quantisers are independent ffmpeg runs: one per core at a time (the table is the
+    # same in any order). On an error or Ctrl-C the queued ones are cancelled and the running
+    # ones finish, so each removes its own temporary file.
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(Q_RANGE), os.cpu_count() or 1)))
+    try:
+        coded = list(pool.map(code_at, Q_RANGE))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    nbytes = np.zeros((n, len(Q_RANGE)), dtype=np.int64)
+    db = np.zeros((n, len(Q_RANGE)), dtype=np.float64)
+    for j, (sizes, frame_db) in enumerate(coded):
         nbytes[:, j] = sizes
-        db[:, j] = [psnr(ref[k], dec[k]) for k in range(n)]
+        db[:, j] = frame_db
     tmp_table = directory / f".table.{os.getpid()}.npz"
     try:
         np.savez(tmp_table, bytes=nbytes, psnr=db)
