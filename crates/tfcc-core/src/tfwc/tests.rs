@@ -25,40 +25,61 @@ fn run_probed(
     one_way: Dur,
     packets: u64,
     mut drop: impl FnMut(u64) -> bool,
-    mut probe: impl FnMut(u64, &TfwcSender),
+    probe: impl FnMut(u64, &TfwcSender),
 ) -> TfwcSender {
+    let fate = |now: Time, seq| (!drop(seq)).then_some(now + one_way);
+    let (tx, _, stalled) = drive(cfg, one_way, Time::MAX, packets, fate, probe);
+    assert!(!stalled, "the sender stalled");
+    tx
+}
+
+/// The one event loop of these tests: one TFWC flow over a path of `one_way` delay each way and
+/// unlimited rate, where `fate(sent_at, seq)` gives each data packet's arrival time at the
+/// receiver (`None`: lost) and Ack Vectors are never lost; `probe(sent, sender)` after every
+/// packet sent. Stops once `packets` have been sent, at `until`, or when nothing is pending
+/// (stalled). Returns the sender, the send times of its packets and whether it stalled.
+fn drive(
+    cfg: TfwcConfig,
+    one_way: Dur,
+    until: Time,
+    packets: u64,
+    mut fate: impl FnMut(Time, u64) -> Option<Time>,
+    mut probe: impl FnMut(u64, &TfwcSender),
+) -> (TfwcSender, Vec<Time>, bool) {
     let mut tx = TfwcSender::new(cfg.clone(), Time::ZERO);
     let mut rx = TfwcReceiver::new(&cfg);
     // (arrival time, order, to_receiver, packet)
     let mut net: BinaryHeap<Reverse<(Time, u64, bool, PacketKey)>> = BinaryHeap::new();
     let mut store: Vec<Packet> = Vec::new();
+    let mut sends = Vec::new();
     let mut order = 0;
     let mut now = Time::ZERO;
-    let mut sent = 0;
     loop {
         while let Some(p) = tx.poll_transmit(now) {
-            sent += 1;
-            probe(sent, &tx);
+            sends.push(now);
+            probe(sends.len() as u64, &tx);
             let super::super::packet::Header::TfwcData { seq, .. } = p.header else {
                 unreachable!()
             };
-            if !drop(seq) {
+            if let Some(at) = fate(now, seq) {
                 store.push(p);
-                net.push(Reverse((now + one_way, order, true, store.len() - 1)));
+                net.push(Reverse((at, order, true, store.len() - 1)));
                 order += 1;
             }
         }
-        if sent >= packets {
-            return tx;
+        if sends.len() as u64 >= packets {
+            return (tx, sends, false);
         }
         let next_net = net.peek().map(|Reverse(e)| e.0);
-        let next_timer = tx.next_timeout();
-        let t = match (next_net, next_timer) {
+        let t = match (next_net, tx.next_timeout()) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
             (None, Some(b)) => b,
-            (None, None) => panic!("the sender stalled"),
+            (None, None) => return (tx, sends, true),
         };
+        if t > until {
+            return (tx, sends, false);
+        }
         assert!(t >= now);
         now = t;
         if next_net == Some(t) {
@@ -377,56 +398,10 @@ fn run_fated(
     cfg: TfwcConfig,
     one_way: Dur,
     until: Time,
-    mut fate: impl FnMut(Time, u64) -> Option<Time>,
+    fate: impl FnMut(Time, u64) -> Option<Time>,
 ) -> (TfwcSender, Vec<Time>) {
-    let mut tx = TfwcSender::new(cfg.clone(), Time::ZERO);
-    let mut rx = TfwcReceiver::new(&cfg);
-    let mut net: BinaryHeap<Reverse<(Time, u64, bool, PacketKey)>> = BinaryHeap::new();
-    let mut store: Vec<Packet> = Vec::new();
-    let mut sends = Vec::new();
-    let mut order = 0;
-    let mut now = Time::ZERO;
-    loop {
-        while let Some(p) = tx.poll_transmit(now) {
-            sends.push(now);
-            let super::super::packet::Header::TfwcData { seq, .. } = p.header else {
-                unreachable!()
-            };
-            if let Some(at) = fate(now, seq) {
-                store.push(p);
-                net.push(Reverse((at, order, true, store.len() - 1)));
-                order += 1;
-            }
-        }
-        let next_net = net.peek().map(|Reverse(e)| e.0);
-        let t = match (next_net, tx.next_timeout()) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => return (tx, sends),
-        };
-        if t > until {
-            return (tx, sends);
-        }
-        assert!(t >= now);
-        now = t;
-        if next_net == Some(t) {
-            let Reverse((_, _, to_rx, i)) = net.pop().unwrap();
-            let p = store[i];
-            if to_rx {
-                rx.on_packet(now, &p);
-                while let Some(a) = rx.poll_transmit(now) {
-                    store.push(a);
-                    net.push(Reverse((now + one_way, order, false, store.len() - 1)));
-                    order += 1;
-                }
-            } else {
-                tx.on_packet(now, &p);
-            }
-        } else {
-            tx.on_timeout(now);
-        }
-    }
+    let (tx, sends, _) = drive(cfg, one_way, until, u64::MAX, fate, |_, _| {});
+    (tx, sends)
 }
 
 /// A link down from 3 s to 12 s loses every packet sent into it except the first two, which
