@@ -68,14 +68,21 @@ lint: rust-tools install
 # tfcc-py is tested from Python (pytest), where the extension module is importable; it has no
 # Rust test target, but selecting it with the extension's feature makes cargo resolve every
 # dependency's features as `install` did (see Cargo.toml), so the tests reuse that build. The
-# examples are left out (clippy --all-targets checks that they compile; none is a test).
+# examples are left out (clippy --all-targets checks that they compile; none is a test). `--tests`
+# takes the libraries' unit tests where `test = true`; an explicit `--lib` would also build
+# tfcc-py's (`test = false`) and with it pyo3 a second time, for a binary with no test in it.
 RUST_TEST := $(CARGO) test --profile ci --workspace --features tfcc-py/extension-module
 rust-test: testbed-tools
-	$(RUST_TEST) --lib --bins --tests
+	$(RUST_TEST) --bins --tests
 	$(RUST_TEST) --doc
 
+# Parallel workers (pytest-xdist): a serial run keeps one core about half busy (its tests wait
+# on subprocesses, signals, sockets and ns-2), so `make test` ran out of its 15-minute budget on
+# two cores. Work stealing balances the few long tests (sweeps interrupted and resumed). Plain
+# `pytest` stays serial; PYTEST_WORKERS=0 makes this one serial too.
+PYTEST_WORKERS ?= 3
 py-test: install ns2 chromium ffmpeg
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 test: PROFILE = ci
 test: lint rust-test py-test

@@ -398,7 +398,18 @@ def test_ctrl_c_or_sigterm_stops_a_long_run_without_output(tmp_path: Path, sig: 
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(2.0)  # past start-up, into the simulation
+    # Past start-up, into the simulation: once the process has become the native tfcc-run, which
+    # installs its handlers first thing. A fixed wait alone can end inside Python's start-up when
+    # parallel test workers load the machine.
+    end = time.monotonic() + 30
+    while time.monotonic() < end and p.poll() is None:
+        try:
+            if Path(f"/proc/{p.pid}/exe").resolve().name == "tfcc-run":
+                break
+        except OSError:
+            pass
+        time.sleep(0.02)
+    time.sleep(1.0)
     p.send_signal(sig)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 128 + sig, err

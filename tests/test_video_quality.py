@@ -285,7 +285,12 @@ def test_cli_csv_errors_and_interrupt_leave_no_partial_files(
     )
     import time
 
-    time.sleep(2.0)  # past the imports, into ffmpeg's work (the clip and its coding take ~14 s)
+    # Into ffmpeg's work (the clip and its coding take ~14 s): wait for the clip's temporary file
+    # rather than a fixed time, which a loaded machine (parallel test workers) can spend on the
+    # imports alone.
+    end = time.monotonic() + 60
+    while not list(cache.rglob(".*")) and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.02)
     proc.send_signal(2)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
