@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import tfcc
 
 ENTRY = [sys.executable, "-m", "tfcc.entry"]
@@ -232,3 +234,38 @@ def test_check_says_what_a_trace_will_record(tmp_path) -> None:
     r = run_cli("check", str(f))
     assert r.returncode == 0 and "[trace]" not in r.stdout
     assert tfcc.check_scenario(f)["trace"] is None
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "word"), [(None, 130, "interrupted"), (15, 143, "terminated")]
+)
+def test_an_interrupt_typer_swallows_still_gets_its_word_and_status(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    signum: int | None,
+    code: int,
+    word: str,
+) -> None:
+    # A command without a KeyboardInterrupt handler of its own (demo, query, report): typer
+    # exited 130 without a word, and with 130 for SIGTERM too.
+    import signal
+
+    import tfcc.demo
+    import tfcc.entry
+
+    def interrupted(**_: object) -> None:
+        tfcc.entry._stopped_by = signum  # as the SIGTERM handler does
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tfcc.demo, "run_demo", interrupted)
+    monkeypatch.setattr(sys, "argv", ["tfcc", "demo"])
+    monkeypatch.setattr(tfcc.entry, "_stopped_by", None)
+    monkeypatch.setattr(tfcc.entry, "_said", False)
+    term = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as e:
+            tfcc.entry.main()
+    finally:
+        signal.signal(signal.SIGTERM, term)
+    assert e.value.code == code
+    assert capsys.readouterr().err == f"{word}\n"

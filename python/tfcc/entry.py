@@ -22,6 +22,8 @@ NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "tfcc-
 
 #: The signal that stopped the command (SIGTERM), or None: Ctrl-C's KeyboardInterrupt.
 _stopped_by: int | None = None
+#: Whether the command has said it was interrupted (`interrupt_word` was asked).
+_said: bool = False
 
 
 def stop_on_sigterm() -> None:
@@ -49,6 +51,8 @@ def interrupt_status() -> int:
 def interrupt_word() -> str:
     """What an interrupted command says on stderr: "terminated" for SIGTERM, else
     "interrupted"."""
+    global _said
+    _said = True
     return "terminated" if _stopped_by is not None else "interrupted"
 
 
@@ -64,7 +68,14 @@ def main() -> None:
         stop_on_sigterm()
         from tfcc.cli import app
 
-        app()
+        try:
+            app()
+        except SystemExit as e:
+            # typer turns a KeyboardInterrupt it catches (in a command with no handler of its
+            # own, or before the command starts) into a silent exit 130, even for SIGTERM.
+            if e.code == 130 and not _said:
+                raise KeyboardInterrupt from None
+            raise
     except KeyboardInterrupt:
         sys.stderr.write(f"{interrupt_word()}\n")
         sys.exit(interrupt_status())
