@@ -318,3 +318,35 @@ def test_json_output_is_strict_when_a_picture_is_identical() -> None:
     (d,) = json.loads(text, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
     assert d["mean_psnr_db"] is None and d["frames"][0]["psnr_db"] is None
     assert d["mos"]["5"] == 1.0 and d["rendered_fps"] == 1.0
+
+
+def test_a_play_out_deadline_turns_late_frames_into_freezes(
+    coded: vq.CodedClip, tmp_path: Path
+) -> None:
+    # Frame k comes due at k/30 s; frames 1 and 3 are whole 50 ms and 400 ms after that.
+    rows = [
+        _row(0, True, 10, 0.01),
+        _row(1, True, 10, 1 / 30 + 0.05),
+        _row(2, True, 10, 2 / 30 + 0.2),  # exactly at a 200 ms deadline: still shown
+        _row(3, True, 10, 3 / 30 + 0.4),
+    ]
+    d = _run_dir(tmp_path, rows)
+    (free,) = vq.run_quality(d, coded, grace_s=0.0)
+    assert free.rendered == 4 and free.playout_s is None
+    (late,) = vq.run_quality(d, coded, grace_s=0.0, playout_s=0.2, freezes=True)
+    assert late.rendered == 3 and late.as_dict()["playout_s"] == 0.2
+    assert [(f["clip_frame"], f["shown"], f["rendered"]) for f in late.frames] == [
+        (0, 0, True),
+        (1, 1, True),
+        (2, 2, True),
+        (3, 2, False),  # too late: frame 2 stays on screen
+    ]
+    (tight,) = vq.run_quality(d, coded, grace_s=0.0, playout_s=0.03)
+    assert tight.rendered == 1
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(vq.VideoQualityError, match="play-out delay"):
+            vq.run_quality(d, coded, grace_s=0.0, playout_s=bad)
+    for bad in ("0", "-0.1", "inf", "nan"):
+        p = _cli(str(d), "--playout-delay", bad)
+        assert p.returncode == 2 and "--playout-delay" in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr

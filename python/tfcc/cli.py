@@ -714,6 +714,15 @@ def video_quality(
         int,
         typer.Option("--q-uncoupled", min=1, max=31, help="The q of a source without adapt."),
     ] = 10,
+    playout_delay: Annotated[
+        float | None,
+        typer.Option(
+            "--playout-delay",
+            help="Play-out deadline in seconds after a frame comes due: a frame whole later "
+            "is not rendered (default: none, a frame counts however late, as 002 scores Vic).",
+            show_default=False,
+        ),
+    ] = None,
     csv: Annotated[
         Path | None,
         typer.Option("--csv", help="Write the per-frame PSNR and MOS to this CSV file."),
@@ -733,6 +742,8 @@ def video_quality(
     The coded clip is cached in $TFCC_CACHE/video, else ~/.cache/tfcc/video (first use: 25 s).
     """
 
+    import math
+
     from tfcc import video_quality as vq
 
     try:
@@ -742,6 +753,8 @@ def video_quality(
     if (width, height) not in vq.H261_SIZES:
         # Checked before a clip of that size is made and ffmpeg's encoder refuses it.
         raise _fail(f"--size: H.261 codes 352x288 (CIF) and 176x144 (QCIF) only, got {size}")
+    if playout_delay is not None and not (math.isfinite(playout_delay) and playout_delay > 0):
+        raise _fail(f"--playout-delay: a positive number of seconds, got {playout_delay}")
     if csv is not None and (csv.is_dir() or not csv.parent.is_dir()):
         raise _fail(f"--csv: {csv}: not a file in an existing directory")
     try:
@@ -756,7 +769,14 @@ def video_quality(
             raise _fail(f"--reference: {reference}: not a file")
         clip = vq.code_clip(reference, width, height)
         skipped = {} if flow is not None else vq.unfollowed_flows(run_dir)
-        result = vq.run_quality(run_dir, clip, flow=flow, freezes=freezes, q_uncoupled=q_uncoupled)
+        result = vq.run_quality(
+            run_dir,
+            clip,
+            flow=flow,
+            freezes=freezes,
+            q_uncoupled=q_uncoupled,
+            playout_s=playout_delay,
+        )
         if csv is not None:
             import polars as pl
 
@@ -788,7 +808,8 @@ def video_quality(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{run_dir} on {reference.name} ({result[0].mode} frames)")
+    deadline = "" if playout_delay is None else f", play-out deadline {1000 * playout_delay:g} ms"
+    table = Table(title=f"{run_dir} on {reference.name} ({result[0].mode} frames{deadline})")
     for c in ["flow", "mean PSNR dB", "MOS 5", "4", "3", "2", "1", "rendered fps", "Mb/s"]:
         table.add_column(c, justify="right")
     for f in result:

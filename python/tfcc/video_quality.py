@@ -17,11 +17,14 @@ PSNR "on each frame the Vic receiver renders", so by default only rendered slots
 (``freezes=False``); ``freezes=True`` takes every slot, a frozen one scored as the frame still on
 screen against the reference frame the slot should have shown, which charges skipped and lost
 frames to quality (a reading the thesis does not take; a choice here). Slots before the first
-rendered frame show nothing and are left out in both modes. The differences from Vic's receiver:
-no play-out deadline (a frame counts however late it completes; 002 Sec. 2.13's 150-200 ms
-budget is not applied), no conditional replenishment (Vic codes changed blocks only; here every
-frame is coded whole, so the bytes per frame differ from Vic's), and a lost packet loses its whole
-frame (Vic's decoder shows the blocks that arrived).
+rendered frame show nothing and are left out in both modes. A play-out deadline is optional
+(``playout_s``, ``--playout-delay``): with it a frame whole later than ``playout_s`` after it
+came due is not rendered (an interactive receiver has shown the slot, frozen, by then; 002 Sec.
+2.13 puts interactive media's budget at 150-200 ms end to end). Without it, as 002 scores Vic
+(whose receiver renders a frame whenever it completes), a frame counts however late it
+completes. The differences from Vic's receiver: no conditional replenishment (Vic codes changed
+blocks only; here every frame is coded whole, so the bytes per frame differ from Vic's), and a
+lost packet loses its whole frame (Vic's decoder shows the blocks that arrived).
 
 The clip: foreman CIF (Sec. 6.1) is not available offline; :func:`synthetic_clip` makes a
 moving CIF clip from ffmpeg's ``testsrc2`` lavfi source (300 frames, 30 fps, as foreman).
@@ -339,6 +342,8 @@ class FlowQuality:
     #: Goodput over the measurement window (the summary's), bit/s.
     throughput_bps: float
     window_s: float
+    #: The play-out deadline applied (s after a frame came due), or None.
+    playout_s: float | None = None
 
     @property
     def rendered_fps(self) -> float:
@@ -355,6 +360,7 @@ class FlowQuality:
             "rendered": self.rendered,
             "rendered_fps": self.rendered_fps,
             "throughput_bps": self.throughput_bps,
+            "playout_s": self.playout_s,
         }
         if with_frames:
             d["frames"] = self.frames
@@ -433,12 +439,14 @@ def run_quality(
     freezes: bool = False,
     q_uncoupled: int = Q_UNCOUPLED,
     grace_s: float = 1.0,
+    playout_s: float | None = None,
 ) -> list[FlowQuality]:
     """The picture quality of each video flow of the run in ``run_dir`` (or of ``flow``) on the
     coded ``clip``. The slots scored are those due in the measurement window and at least
     ``grace_s`` before the run's end (a frame due later may still be on its way). A slot shows
     clip frame ``frame mod N`` (a file grabber looping an N-frame clip). ``q_uncoupled`` is the q
-    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes``.
+    of a source without Vic's coupling (no q recorded). See the module doc for ``freezes`` and
+    ``playout_s`` (None: no play-out deadline).
     The flows of :func:`unfollowed_flows` are left out (an error when ``flow`` names one, or
     when every video flow is one)."""
     run_dir = Path(run_dir)
@@ -450,6 +458,10 @@ def run_quality(
     if t1 <= t0:
         raise VideoQualityError(
             f"the window [{t0}, {end}) s less the {grace_s} s grace at the end is empty"
+        )
+    if playout_s is not None and not (math.isfinite(playout_s) and playout_s > 0):
+        raise VideoQualityError(
+            f"the play-out delay must be a positive number of seconds, got {playout_s}"
         )
     if q_uncoupled not in Q_RANGE:
         raise VideoQualityError(f"q_uncoupled must be in 1-31, got {q_uncoupled}")
@@ -480,6 +492,8 @@ def run_quality(
         slots = grabbed = rendered = 0
         for r in rows:
             ok = bool(r["grabbed"]) and r["complete_s"] is not None and r["complete_s"] <= end
+            if ok and playout_s is not None:
+                ok = float(r["complete_s"]) - float(r["t"]) <= playout_s
             q = q_uncoupled if r["q"] is None else int(r["q"])
             cf = int(r["frame"]) % n
             if ok:
@@ -527,6 +541,7 @@ def run_quality(
                 rendered=rendered,
                 throughput_bps=thr.get(int(fl), math.nan),
                 window_s=t1 - t0,
+                playout_s=playout_s,
             )
         )
     return out
