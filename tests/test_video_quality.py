@@ -343,6 +343,10 @@ def test_a_play_out_deadline_turns_late_frames_into_freezes(
     ]
     (tight,) = vq.run_quality(d, coded, grace_s=0.0, playout_s=0.03)
     assert tight.rendered == 1
+    # The delays are of every whole frame, whatever the deadline: what one is chosen against.
+    assert tight.frame_delays_s == pytest.approx([0.01, 0.05, 0.2, 0.4])
+    assert tight.frame_delay_s(0.5) == pytest.approx(0.125)
+    assert late.as_dict()["frame_delay_p95_s"] == pytest.approx(0.37)
     for bad in (0.0, -1.0, math.inf, math.nan):
         with pytest.raises(vq.VideoQualityError, match="play-out delay"):
             vq.run_quality(d, coded, grace_s=0.0, playout_s=bad)

@@ -805,22 +805,32 @@ def video_quality(
     if json_:
         sys.stdout.write(vq.to_json(result) + "\n")
         return
+    import shutil
+
     from rich.console import Console
     from rich.table import Table
 
     deadline = "" if playout_delay is None else f", play-out deadline {1000 * playout_delay:g} ms"
     table = Table(title=f"{run_dir} on {reference.name} ({result[0].mode} frames{deadline})")
-    for c in ["flow", "mean PSNR dB", "MOS 5", "4", "3", "2", "1", "rendered fps", "Mb/s"]:
+    cols = ["flow", "mean PSNR dB", "MOS 5", "4", "3", "2", "1", "rendered fps"]
+    for c in [*cols, "delay p50 ms", "p95 ms", "Mb/s"]:
         table.add_column(c, justify="right")
+
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{1000 * x:.0f}"
+
     for f in result:
         table.add_row(
             str(f.flow),
             f"{f.mean_psnr_db:.2f}",
             *(f"{100 * f.mos[m]:.1f} %" for m in (5, 4, 3, 2, 1)),
             f"{f.rendered_fps:.1f}",
+            ms(f.frame_delay_s(0.5)),
+            ms(f.frame_delay_s(0.95)),
             f"{f.throughput_bps / 1e6:.3f}",
         )
-    Console().print(table)
+    # Not narrower than the table needs when the output is a file or a pipe (rich's 80 columns).
+    Console(width=max(110, shutil.get_terminal_size().columns)).print(table)
 
 
 @app.command("ns2-trace")

@@ -344,6 +344,15 @@ class FlowQuality:
     window_s: float
     #: The play-out deadline applied (s after a frame came due), or None.
     playout_s: float | None = None
+    #: Per grabbed slot in the window whose frame became whole (late or not), how long after it
+    #: came due, s: what a play-out deadline is chosen against.
+    frame_delays_s: list[float] = field(default_factory=list)
+
+    def frame_delay_s(self, quantile: float) -> float | None:
+        """A quantile of :attr:`frame_delays_s` (None without a whole frame)."""
+        if not self.frame_delays_s:
+            return None
+        return float(np.quantile(self.frame_delays_s, quantile))
 
     @property
     def rendered_fps(self) -> float:
@@ -361,6 +370,8 @@ class FlowQuality:
             "rendered_fps": self.rendered_fps,
             "throughput_bps": self.throughput_bps,
             "playout_s": self.playout_s,
+            "frame_delay_p50_s": self.frame_delay_s(0.5),
+            "frame_delay_p95_s": self.frame_delay_s(0.95),
         }
         if with_frames:
             d["frames"] = self.frames
@@ -490,6 +501,7 @@ def run_quality(
         shown: tuple[int, int] | None = None  # (clip frame, q) on screen
         scored: list[dict[str, Any]] = []
         slots = grabbed = rendered = 0
+        delays: list[float] = []
         for r in rows:
             ok = bool(r["grabbed"]) and r["complete_s"] is not None and r["complete_s"] <= end
             if ok and playout_s is not None:
@@ -502,6 +514,8 @@ def run_quality(
                 continue
             slots += 1
             grabbed += int(bool(r["grabbed"]))
+            if r["grabbed"] and r["complete_s"] is not None and r["complete_s"] <= end:
+                delays.append(float(r["complete_s"]) - float(r["t"]))
             rendered += int(ok)
             if shown is None or not (ok or freezes):
                 continue
@@ -542,6 +556,7 @@ def run_quality(
                 throughput_bps=thr.get(int(fl), math.nan),
                 window_s=t1 - t0,
                 playout_s=playout_s,
+                frame_delays_s=delays,
             )
         )
     return out
