@@ -80,6 +80,34 @@ pub enum JitterRule {
 
 /// The sender's RTT estimator and window-mode RTO. 002 prints no formulas (Sec. 3.2.5 points to
 /// RFC 2988 and to TFRC's `t_RTO = 4·RTT` inside the equation), so the choice is ours.
+/// How the losses of packets the window-mode timer let out during a stall (002 Sec. 3.2.5,
+/// Algorithm 1: an expiry sends a new packet; the stall lasts until the next Ack Vector) form
+/// loss events. 002 is silent: Sec. 3.2.2 takes "the same ALI mechanism that TFRC has used",
+/// whose rule (a loss more than one RTT after the event's first starts a new event, spec 002
+/// §2.2) assumes feedback within about an RTT, and nothing about a timer that fires while
+/// none comes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StallLosses {
+    /// A lost packet sent during a stall joins the current loss event if that event began
+    /// with a packet sent after the last Ack Vector before the stall: no feedback reached the
+    /// sender between the two, so it cannot have reacted to the first, which is what the
+    /// one-RTT rule stands for. The expiries of one stall are the retransmission timeouts of
+    /// one TCP stall, and the equation the window comes from (002 Eq. 3.1, PFTK's) counts a
+    /// whole sequence of backed-off timeouts as one loss indication (its `t_RTO` term carries
+    /// the back-off); RFC 5681 §3.1 likewise keeps ssthresh on a second timeout of the same
+    /// segment. So a link outage is at most two loss events: the window in flight when it
+    /// began, and the expiries' packets. The default, in both presets.
+    #[default]
+    OneEvent,
+    /// The one-SRTT rule alone, as Choi's ns-2.34 `loss_history()` applies it: the expiries
+    /// come every 2·SRTT (or further apart, doubling), so every packet they let out into an
+    /// outage is its own loss event. After a 9 s outage on the 692 kb/s, limit-2 dumbbell
+    /// (`tests/outage.rs`) the 42 lost expiry packets filled the history, `p` reached 1, and
+    /// the rate mode sent one packet per 8 s.
+    PerSrtt,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RttEstimator {
@@ -197,6 +225,8 @@ pub struct TfwcConfig {
     /// expiries come every 2·SRTT until an Ack Vector arrives (spec 002 §2.5 \[X\]); false
     /// selects that, the default, as the ns-2.34 code ran the thesis' simulations.
     pub timer_backoff: bool,
+    /// How the losses of a timer stall form loss events; see [`StallLosses`].
+    pub stall_losses: StallLosses,
     /// The RTT estimator; see [`RttEstimator`]. Default Choi's ns-2.34 agent's.
     pub rtt_estimator: RttEstimator,
     /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 \[X\]).
@@ -243,6 +273,7 @@ impl Default for TfwcConfig {
             jitter_max_p: 0.25,
             jitter_max_ali_change: 10.0,
             timer_backoff: false,
+            stall_losses: StallLosses::OneEvent,
             rtt_estimator: RttEstimator::Ns2,
             initial_rto: Dur::from_secs(3),
             min_rto: Dur::ZERO,

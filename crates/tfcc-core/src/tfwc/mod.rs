@@ -20,6 +20,8 @@ pub mod wire;
 mod tests;
 
 pub use ack_vector::AckVector;
-pub use config::{FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig};
+pub use config::{
+    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TfwcConfig,
+};
 pub use receiver::TfwcReceiver;
 pub use sender::TfwcSender;

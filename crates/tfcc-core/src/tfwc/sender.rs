@@ -8,7 +8,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
 use super::config::{
-    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, TfwcConfig,
+    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TfwcConfig,
 };
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::{Equation, TimeoutTerm};
@@ -99,8 +99,9 @@ pub struct TfwcSender {
     next_seq: u64,
     /// Lowest number not yet judged received or lost; also one above the AoA.
     next_judge: u64,
-    /// Send times of `next_judge..next_seq`.
-    sent: VecDeque<Time>,
+    /// Send times of `next_judge..next_seq`, each with the stall it was sent in (the arrival
+    /// time of the last Ack Vector before the stall; [`StallLosses`]).
+    sent: VecDeque<(Time, Option<Time>)>,
     /// Highest number the receiver reported, the "unacked seqno" of Eq. 3.6 (ns-2's `last_ack`).
     head: Option<u64>,
     /// Packets the timer let out beyond the window since the last ACK (Algorithm 1, line 8).
@@ -122,6 +123,11 @@ pub struct TfwcSender {
     delay: TfrcRtt,
     /// Send clock in rate mode, retransmission-style timer in window mode.
     deadline: Option<Time>,
+    /// Arrival time of the latest Ack Vector that was not stale.
+    last_feedback: Time,
+    /// From a window-mode expiry to the next Ack Vector: [`Self::last_feedback`] when the
+    /// stall began ([`StallLosses`]).
+    stall: Option<Time>,
     /// The window-mode timer after an expiry without doubling (`timer_backoff = false`):
     /// `2·SRTT` until the next Ack Vector, as Choi's ns-2.34 `backoff_timer()` leaves `rto_`.
     rto_after_expiry: Option<Dur>,
@@ -196,6 +202,8 @@ impl TfwcSender {
                 min_sample: cfg.min_rtt_sample,
             }),
             deadline: None,
+            last_feedback: now,
+            stall: None,
             rto_after_expiry: None,
             last_send: now,
             released: 0,
@@ -331,7 +339,7 @@ impl TfwcSender {
         let srtt = self.srtt().unwrap_or(Dur::ZERO);
         while self.next_judge.saturating_add(self.cfg.margin) < v.head {
             let seq = self.next_judge;
-            let sent_at = self.sent.pop_front().unwrap_or(Time::ZERO);
+            let (sent_at, stall) = self.sent.pop_front().unwrap_or((Time::ZERO, None));
             self.next_judge += 1;
             let lost = match v.coverage(seq) {
                 Coverage::Received => false,
@@ -347,7 +355,18 @@ impl TfwcSender {
                 }
                 continue;
             }
-            let outcome = self.grouper.classify(sent_at, lost, srtt);
+            // The expiries of one stall (002 Sec. 3.2.5, Algorithm 1) are one TCP timeout
+            // sequence, one loss indication of the equation's model ([`StallLosses`]).
+            let outcome = match stall {
+                Some(horizon)
+                    if lost
+                        && self.cfg.stall_losses == StallLosses::OneEvent
+                        && self.grouper.event_start().is_some_and(|s| s >= horizon) =>
+                {
+                    PacketOutcome::Lost
+                }
+                _ => self.grouper.classify(sent_at, lost, srtt),
+            };
             if outcome == PacketOutcome::NewLossEvent {
                 self.stats.loss_events += 1;
                 if sent_at >= self.events_from {
@@ -549,6 +568,8 @@ impl Endpoint for TfwcSender {
         }
         self.ns2_backoff = 1.0;
         self.rto_after_expiry = None;
+        self.last_feedback = now;
+        self.stall = None;
         self.delay.on_sample(sample);
         // Algorithm 1 line 8 moves the unacked seqno of Eq. 3.6 up by one per expiry, past
         // the packets the timer let out; an Ack Vector moves it further only where its head
@@ -603,6 +624,7 @@ impl Endpoint for TfwcSender {
             }
             _ => {
                 // Algorithm 1: back off, re-arm, let one more packet into the window.
+                self.stall.get_or_insert(self.last_feedback);
                 if self.cfg.timer_backoff {
                     if self.ns2_rtt.is_some() {
                         // ns-2.28's `rto_ = 2·rto_`, capped at `max_rto`.
@@ -649,7 +671,7 @@ impl Endpoint for TfwcSender {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.sent.push_back(now);
+        self.sent.push_back((now, self.stall));
         let size = self.cfg.packet_size;
         if let Some(b) = &mut self.backlog {
             *b = b.saturating_sub(u64::from(size));

@@ -457,3 +457,58 @@ fn a_whole_window_lost_in_an_outage_does_not_stop_the_sender() {
         );
     }
 }
+
+/// A 9 s outage at a window of about 3 (every 20th packet lost before it, p = 0.05), as on the
+/// 692 kb/s, limit-2 dumbbell of `tests/outage.rs`, whose queue holds nothing through it: the
+/// packets the expiries let out into the outage are lost one every 2·SRTT, each more than an
+/// SRTT after the last, and the first Ack Vector after it judges them all with the SRTT of
+/// before. Under [`StallLosses::PerSrtt`] each is a loss event; under the default they are
+/// one, and the window after the outage is about the one before it. The path is loss-free
+/// after the outage, so every loss event counted from the outage's start is the outage's.
+#[test]
+fn the_losses_of_one_timer_stall_are_one_loss_event() {
+    use super::config::StallLosses;
+    let (down, up) = (Time::from_secs(3), Time::from_secs(12));
+    let fate = |t: Time, seq: u64| {
+        if t < down {
+            (seq % 20 != 19).then_some(t + RTT_HALF)
+        } else if t < up {
+            None
+        } else {
+            Some(t + RTT_HALF)
+        }
+    };
+    let mut seen = Vec::new();
+    for stall_losses in [StallLosses::OneEvent, StallLosses::PerSrtt] {
+        let cfg = TfwcConfig {
+            stall_losses,
+            ..TfwcConfig::default()
+        };
+        let (before, _) = run_fated(cfg.clone(), RTT_HALF, down, fate);
+        let (tx, sends) = run_fated(cfg, RTT_HALF, up + Dur::from_secs(5), fate);
+        let lost = sends.iter().filter(|&&t| t >= down && t < up).count();
+        let after = sends.iter().filter(|&&t| t >= up).count();
+        let events = tx.stats().loss_events - before.stats().loss_events;
+        seen.push((
+            stall_losses,
+            lost,
+            events,
+            after,
+            before.window_exact(),
+            tx.window_exact(),
+        ));
+    }
+    let msg = format!("{seen:?}");
+    let [(_, lost, events, after, w_before, w), (_, _, events_srtt, after_srtt, _, w_srtt)] =
+        seen[..]
+    else {
+        unreachable!()
+    };
+    assert!(lost > 30, "{msg}");
+    // The window in flight when the link went down, and the expiries' packets.
+    assert!(events <= 2, "{msg}");
+    assert!(events_srtt as usize > lost / 2, "{msg}");
+    assert!(w >= 0.8 * w_before && w >= 2.5, "window mode again: {msg}");
+    assert!(w_srtt < 1.0, "{msg}");
+    assert!(after > 10 * after_srtt, "{msg}");
+}

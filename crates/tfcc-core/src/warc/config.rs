@@ -160,6 +160,18 @@ pub struct WarcConfig {
     pub fto_backoff: FtoBackoff,
     /// Which losses back off the timeout phase; see [`FtoLoss`].
     pub fto_loss: FtoLoss,
+    /// At most one back-off of the fluid timeout per round. 003 Sec. 3.2.2.3 backs the phase
+    /// off "to emulate the back-off mechanism in the TCP timeout mechanism", and that TCP sends
+    /// one packet per backed-off RTO, `u·2^C ≥ 1` rounds apart: it cannot lose two
+    /// retransmissions in one round. The thesis does not discuss many losses judged at once; a
+    /// link outage produces them: the gap of every packet sent through it is judged when the
+    /// link returns, one loss event per RTT of send time. After a 9 s outage on the 692 kb/s,
+    /// limit-2 dumbbell (`tests/outage.rs`) 78 loss events were judged in one round: five
+    /// halved the emulated window from 82.75, the sixth entered the phase and the next 71 each
+    /// backed it off (a packet got through before the last), to `C` = 6 and `I` = 8574 rounds
+    /// (about 1000 s at the 0.117 s RTT) at `w` = 1/128, one packet per 15.9 s. Off is that
+    /// reading.
+    pub fto_one_backoff_per_round: bool,
     /// Loss insertion reading; see [`LossInsertion`].
     pub loss_insertion: LossInsertion,
     /// Emulated window at the start, packets. The thesis does not say; 2 is ns-2's TCP
@@ -202,6 +214,7 @@ impl Default for WarcConfig {
             max_backoff: 6,                            // Fig. 3.3
             fto_backoff: FtoBackoff::Text,
             fto_loss: FtoLoss::Retransmission, // Sec. 3.2.2.3's purpose (see FtoLoss)
+            fto_one_backoff_per_round: true,
             loss_insertion: LossInsertion::Once,
             initial_window: 2.0, // ns-2 windowInit_
             min_window: 1.0,

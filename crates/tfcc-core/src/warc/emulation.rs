@@ -28,6 +28,9 @@ pub struct Warc {
     backoff: u32,
     /// In the timeout phase, the emulated retransmission's fate is not known yet.
     retransmission_pending: bool,
+    /// The round of the latest entry into the timeout phase or back-off
+    /// ([`WarcConfig::fto_one_backoff_per_round`]).
+    last_backoff_round: Option<u64>,
     /// A loss in this round: the next report is reduced (`HasLoss`).
     has_loss: bool,
     /// Data packets judged received in this round (the received rate of
@@ -65,6 +68,7 @@ impl Warc {
             timeout_rounds: 0.0,
             backoff: 0,
             retransmission_pending: false,
+            last_backoff_round: None,
             has_loss: false,
             round_received: 0,
             skip_increment: false,
@@ -162,6 +166,10 @@ impl Warc {
             if self.cfg.fto_loss == FtoLoss::Retransmission && !self.retransmission_pending {
                 return;
             }
+            if self.cfg.fto_one_backoff_per_round && self.last_backoff_round == Some(self.t) {
+                return;
+            }
+            self.last_backoff_round = Some(self.t);
             self.retransmission_pending = true;
             // A further loss in the timeout phase: back off (Fig. 3.3, `C` capped at 6).
             self.backoff = (self.backoff + 1).min(self.cfg.max_backoff);
@@ -181,6 +189,7 @@ impl Warc {
         } else {
             // Enter the fluid-based timeout: TCP's one packet per RTO spread over u rounds.
             self.timeouts += 1;
+            self.last_backoff_round = Some(self.t);
             self.timeout_rounds = u;
             self.backoff = 0;
             self.retransmission_pending = true;
@@ -554,11 +563,60 @@ mod tests {
         let mut p = Warc::new(WarcConfig {
             initial_window: 2.0,
             fto_backoff: FtoBackoff::PseudoCode,
+            // Both losses in one round (see `the_timeout_phase_backs_off_at_most_once_a_round`).
+            fto_one_backoff_per_round: false,
             ..cfg()
         });
         p.on_loss_event(4);
         p.on_loss_event(4);
         assert_eq!(p.window(), 1.0 / 16.0, "pseudo-code: 2<<C = 2^(C+1)");
+    }
+
+    /// A link outage's gap is judged at once when the link returns, one loss event per RTT of
+    /// send time (78 in one round after 9 s in `tests/outage.rs`). The emulated TCP sends one
+    /// packet per backed-off RTO, so it loses at most one retransmission per round: the
+    /// phase backs off at most once a round (entering it counts), not once per event.
+    #[test]
+    fn the_timeout_phase_backs_off_at_most_once_a_round() {
+        for once in [true, false] {
+            let mut w = Warc::new(WarcConfig {
+                initial_window: 2.0,
+                fto_one_backoff_per_round: once,
+                ..cfg()
+            });
+            // The sixth of the 78 events in the outage's round entered the phase, the next 71
+            // backed it off.
+            for _ in 0..72 {
+                w.on_loss_event(2);
+            }
+            let mut rounds = 0;
+            if once {
+                assert_eq!(w.window(), 0.5, "entered, no back-off in the entry's round");
+                w.on_round();
+                for _ in 0..72 {
+                    w.on_loss_event(2);
+                }
+                assert_eq!(w.window(), 0.25, "one back-off in the next round: 1/(u·2)");
+                rounds += 1;
+            } else {
+                assert_eq!(
+                    w.window(),
+                    1.0 / 128.0,
+                    "C = 6 after six of the 71 back-offs"
+                );
+            }
+            while w.in_timeout() {
+                w.on_round();
+                rounds += 1;
+            }
+            // u, then 2u; without the limit u + 71 back-offs of u·2^C, C up to 6: 8574 rounds.
+            let want = if once {
+                6
+            } else {
+                2 + (4 + 8 + 16 + 32 + 64 + 128) + 65 * 128
+            };
+            assert_eq!(rounds, want, "once a round: {once}");
+        }
     }
 
     #[test]
@@ -570,6 +628,8 @@ mod tests {
         let mut w = Warc::new(WarcConfig {
             initial_window: 2.0,
             fto_loss: FtoLoss::Any,
+            // Every loss in one round (see `the_timeout_phase_backs_off_at_most_once_a_round`).
+            fto_one_backoff_per_round: false,
             ..cfg()
         });
         assert_eq!(WarcConfig::default().fto_loss, FtoLoss::Retransmission);
@@ -595,6 +655,7 @@ mod tests {
             ..cfg()
         });
         rtx.on_loss_event(4);
+        rtx.on_round();
         rtx.on_loss_event(4);
         assert_eq!(rtx.window(), 0.125, "the retransmission lost: back-off");
         rtx.on_packet_received(); // the retransmission got through
@@ -611,6 +672,7 @@ mod tests {
             initial_window: 2.0,
             max_backoff: 0,
             fto_loss: FtoLoss::Any,
+            fto_one_backoff_per_round: false,
             ..cfg()
         });
         w.on_loss_event(4);
@@ -629,6 +691,7 @@ mod tests {
             max_backoff: 0,
             fto_loss: FtoLoss::Any,
             fto_backoff: FtoBackoff::PseudoCode,
+            fto_one_backoff_per_round: false,
             ..cfg()
         });
         p.on_loss_event(4);
