@@ -685,11 +685,13 @@ fn endpoint_figures(
     };
     let (a, b) = (at(measure_from), at(duration));
     let packets_sent = b.packets_sent.saturating_sub(a.packets_sent);
-    let sender_events = b.loss_events.saturating_sub(a.loss_events);
-    // The sender's events per packet it sent, or the receiver's per packet it judged (received
-    // or detected lost; docs/scenarios.md, `loss_event_rate`): the receiver judges the packets
-    // lost in a long outage when the path returns, in a window where the sender sent few, and
-    // per packet sent that read 19.75 after 004 E11's 30 s dropout.
+    // The sender's events located in the window per packet it sent, as the simulator counts
+    // them (`Sender::loss_events_since`: counted where detected, a window that starts in an
+    // outage held the losses of packets sent before it), or the receiver's per packet it
+    // judged (received or detected lost; docs/scenarios.md, `loss_event_rate`): the receiver
+    // judges the packets lost in a long outage when the path returns, in a window where the
+    // sender sent few, and per packet sent that read 19.75 after 004 E11's 30 s dropout.
+    let sender_events = r.sender_window_loss_events.unwrap_or(0);
     let (events, packets) = if sender_events > 0 {
         (sender_events, packets_sent)
     } else {
@@ -890,16 +892,15 @@ mod tests {
     #[test]
     fn endpoint_figures_cover_the_window_and_prefer_the_senders_loss_events() {
         use tfcc_net::testbed::{FlowResult, SenderSample};
-        let sample = |k: u64, events: u64| SenderSample {
+        let sample = |k: u64| SenderSample {
             rtt: Some(Dur::from_millis(40 + k)),
             packets_sent: 100 * k,
-            loss_events: events,
             timeouts: k / 2,
             ..SenderSample::default()
         };
         // Ten samples at 1..=10 s; window 4-10 s.
         let mut r = FlowResult {
-            sender: (1..=10).map(|k| sample(k, 0)).collect(),
+            sender: (1..=10).map(sample).collect(),
             window_loss_events: Some(3),
             window_packets_judged: Some(580),
             sender_counters: Some(tfcc_net::Counters::default()),
@@ -921,7 +922,7 @@ mod tests {
         out.sender = (1..=10u64)
             .map(|k| SenderSample {
                 packets_sent: 1000 + k.saturating_sub(6),
-                ..sample(k, 0)
+                ..sample(k)
             })
             .collect();
         (out.window_loss_events, out.window_packets_judged) = (Some(79), Some(85));
@@ -937,10 +938,23 @@ mod tests {
         assert_eq!(f.timeouts, 3);
         // RTT samples at 5..=10 s: 45..=50 ms.
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
-        r.sender = (1..=10).map(|k| sample(k, 2 * k)).collect();
+        r.sender_window_loss_events = Some(12);
         let f = endpoint_figures(&r, iv, from, to);
-        // The sender's 12 events per packet it sent.
+        // The sender's 12 events located in the window per packet it sent.
         assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
+        // After an outage that began before the window, a TFWC sender detects in the window
+        // the losses of packets sent before it; located, 3 of its 6 packets sent in the window
+        // start an event, whatever it detected (it was 8 detected, 8/6).
+        let mut late = r.clone();
+        late.sender = (1..=10u64)
+            .map(|k| SenderSample {
+                packets_sent: 1000 + k.saturating_sub(4),
+                ..sample(k)
+            })
+            .collect();
+        late.sender_window_loss_events = Some(3);
+        let f = endpoint_figures(&late, iv, from, to);
+        assert_eq!((f.packets_sent, f.loss_event_rate), (6, Some(0.5)));
         // Kernel TCP: no transport counters; segments sent (TCP_INFO) and the RTT, no loss
         // event rate.
         r.sender_counters = None;
