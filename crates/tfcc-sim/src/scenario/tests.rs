@@ -887,6 +887,33 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         "sample less often",
     );
     refused(BASE, &["flows.0.count=0"], "flows[0].count", "at least 1");
+    // A run of 10^9 s sampled every 10^5 s is 10^4 rows, and it was accepted and ran for ever.
+    refused(
+        BASE,
+        &["duration=1e9", "sample_interval=1e5"],
+        "duration",
+        "at most 1000000s (11.6 days), got 1000000000s",
+    );
+    ok_with(BASE, &["duration=1e6", "sample_interval=1"]);
+    // Past the 64-bit nanosecond clock, the parser gives that range.
+    refused(
+        BASE,
+        &["duration=1e12"],
+        "duration",
+        "too large (at most 18446744073.709551615 s",
+    );
+    // A 1000-fps video source over 10^5 s would record 10^8 frame slots.
+    let video = "[[flows]]\nprotocol = \"tfrc\"\nsource = { kind = \"video\", fps = 1000 }\n";
+    refused(
+        &format!("{BASE}{video}"),
+        &["duration=1e5", "sample_interval=10"],
+        "flows[1].source.fps",
+        "at most 50000000",
+    );
+    ok_with(
+        &format!("{BASE}{video}"),
+        &["duration=4e4", "sample_interval=10"],
+    );
     refused(
         BASE,
         &["flows.0.start=[\"2s\", \"1s\"]"],
@@ -2287,8 +2314,8 @@ fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
     let long = ok_with(
         BASE,
         &[
-            r#"duration="9000000000s""#,
-            r#"sample_interval="1000000000s""#,
+            r#"duration="1000000s""#,
+            r#"sample_interval="100000s""#,
         ],
     );
     assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
