@@ -211,14 +211,36 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                     );
                 }
                 if key == "start" && hi >= end {
-                    return err(
-                        at(key),
-                        format!(
-                            "must be before the end of the run ({}), got {}",
-                            spec.duration,
+                    // A flow starting at or after the end sends nothing and would report zeros
+                    // as if measured; say which flow of the group it is.
+                    let n = f.count as usize;
+                    let why = match s {
+                        Spread::One(_) => Some(format!("got {}", since0(hi))),
+                        Spread::Random(..) => Some(format!(
+                            "and a flow's random start in [{}, {}] may fall after it",
+                            since0(lo),
                             since0(hi)
-                        ),
-                    );
+                        )),
+                        Spread::Range(..) => (0..n).find(|&i| s.for_flow(i, n) >= end).map(|i| {
+                            format!(
+                                "and the range [{}, {}] starts flow {i} of the group (id {}) \
+                                 at {}",
+                                since0(lo),
+                                since0(hi),
+                                per_flow.len() + i,
+                                since0(s.for_flow(i, n))
+                            )
+                        }),
+                    };
+                    if let Some(why) = why {
+                        return err(
+                            at(key),
+                            format!(
+                                "must be before the end of the run ({}), {why}",
+                                spec.duration
+                            ),
+                        );
+                    }
                 }
             }
         }
@@ -285,7 +307,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 return err(
                     format!("flows[{g}].stop"),
                     format!(
-                        "flow {i} of the group stops at {}, not after its start {}",
+                        "flow {i} of the group (id {id}) stops at {}, not after its start {}",
                         since0(stop),
                         since0(start)
                     ),
