@@ -206,9 +206,13 @@ pub fn run(
             }
             (SenderImpl::Tcp(s), "tcp-cubic") => {
                 kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                kernel_tcp_note(f, i, built.cfg.seed);
                 FlowKind::Tcp("cubic".into())
             }
-            (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => FlowKind::Tcp("reno".into()),
+            (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => {
+                kernel_tcp_note(f, i, built.cfg.seed);
+                FlowKind::Tcp("reno".into())
+            }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
         flows.push(FlowSpec {
@@ -747,6 +751,49 @@ fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario
         .map_err(|e| RunError::Scenario(e.to_string()))
 }
 
+/// A kernel TCP flow runs Linux's stack, its segment size from the path's MTU and its
+/// settings the kernel's, whatever the flow's `packet_size`, `params` or the scenario's
+/// `tcp_defaults` say: they went unmentioned (a `tcp-sack` flow with `max_window = 2` and
+/// 200-byte packets ran at 9.5 Mb/s through a 10 Mb/s bottleneck). Not refused, since the same
+/// file runs on both backends with the kernel standing in for the simulator's TCP (004's
+/// scenarios model FreeBSD's delayed ACKs and 500 ms timer ticks in `params`), but said on
+/// stderr, as the summary of what differs from the file.
+fn kernel_tcp_note(f: &tfcc_sim::FlowSpec, i: usize, seed: u64) {
+    if let Err(e) = kernel_tcp(f, i, seed) {
+        eprintln!("note: {e}");
+    }
+}
+
+/// `Err` naming flow `i` if its TCP configuration differs from its protocol's defaults.
+fn kernel_tcp(f: &tfcc_sim::FlowSpec, i: usize, seed: u64) -> Result<(), String> {
+    let SenderImpl::Tcp(s) = &f.sender else {
+        return Ok(());
+    };
+    let common = scenario::FlowCommon {
+        id: i,
+        route: f.route,
+        start: f.start,
+        stop: f.stop,
+        packet_size: None,
+        seed,
+        cbr_rate: None,
+        on: None,
+        off: None,
+        tcp_defaults: scenario::protocols::TcpDefaults::default(),
+    };
+    let plain = scenario::protocols::build(&f.protocol, &toml::Table::new(), &common)
+        .map_err(|e| format!("flow {i}: {}", e.message()))?;
+    match &plain.sender {
+        SenderImpl::Tcp(d) if d.config() == s.config() => Ok(()),
+        _ => Err(format!(
+            "flow {i} ({}): its packet_size, params and tcp_defaults apply in the simulator \
+             only; the kernel's TCP takes its segment size from the path's MTU and its own \
+             settings",
+            f.protocol
+        )),
+    }
+}
+
 /// The kernel's CUBIC has RFC 9438's constants and no knobs for them (Linux `tcp_cubic.c`:
 /// `beta` 717/1024, `bic_scale` 41 for C = 0.4, `fast_convergence` 1, `tcp_friendliness` 1;
 /// its Reno-friendly α stays 3(1 − β)/(1 + β), without RFC 9438 §4.3's switch to 1): a
@@ -853,6 +900,44 @@ fn capacity_bits(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel TCP flow's own `packet_size`, `params` or the file's `tcp_defaults` are named
+    /// (they apply in the simulator only); a flow with none of them is not.
+    #[test]
+    fn kernel_tcp_flows_that_configure_the_simulators_tcp_are_named() {
+        let text = |extra: &str, top: &str| {
+            format!(
+                "{top}\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\" }}\n\
+                 [[flows]]\nprotocol = \"tfrc\"\n\
+                 [[flows]]\nprotocol = \"tcp-sack\"\n{extra}\n\
+                 [[flows]]\nprotocol = \"tcp-cubic\"\n"
+            )
+        };
+        let verdicts = |extra: &str, top: &str| {
+            let b = scenario::load_str(&text(extra, top), "k.toml", "k", &[], None).unwrap();
+            let seed = b.cfg.seed;
+            b.flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| kernel_tcp(f, i, seed).is_ok())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts("", ""), [true, true, true]);
+        assert_eq!(verdicts("packet_size = 200", ""), [true, false, true]);
+        assert_eq!(
+            verdicts("params = { max_window = 2 }", ""),
+            [true, false, true]
+        );
+        assert_eq!(
+            verdicts("", "tcp_defaults = \"ns-2.1b9\""),
+            [true, false, false]
+        );
+        let b =
+            scenario::load_str(&text("packet_size = 200", ""), "k.toml", "k", &[], None).unwrap();
+        let e = kernel_tcp(&b.flows[1], 1, b.cfg.seed).unwrap_err();
+        assert!(e.starts_with("flow 1 (tcp-sack): its packet_size"), "{e}");
+    }
 
     #[test]
     fn tcp_cubic_flows_load_as_cubic_and_the_kernel_takes_only_rfc_constants() {
