@@ -43,6 +43,19 @@ pub trait Sender: Endpoint {
     /// Limit the data the application has to send: `None` is a bulk (always backlogged) source,
     /// `Some(bytes)` adds that many bytes to the send buffer.
     fn offer(&mut self, _bytes: Option<u64>) {}
+    /// Count the loss events the sender locates itself again from `from` on
+    /// ([`Self::loss_events_since`]): a measurement window's start. The simulator's summary
+    /// and the testbed's both count through this, so a window's `loss_event_rate` has one
+    /// definition on both backends. The default is a sender that counts none (TFRC and the
+    /// rate senders, whose receivers keep the loss history).
+    fn count_loss_events_from(&mut self, _from: Time) {}
+    /// The loss events located at or after the time given to
+    /// [`Self::count_loss_events_from`] (the start of the run if none was), each where the
+    /// sender places it, so that each is one of the window's packets sent; `None` for a sender
+    /// that counts no loss events of its own.
+    fn loss_events_since(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The data-receiving side of a protocol.

@@ -79,7 +79,12 @@ fn scaled(text: &str, units: &[(&str, u128)], what: &str) -> Result<u64, Quantit
         .checked_mul(scale)
         .and_then(|v| v.checked_add(frac_val * scale / denom))
         .filter(|v| *v <= u64::MAX as u128)
-        .ok_or_else(|| QuantityError(format!("{what} \"{text}\" is too large")))?;
+        .ok_or_else(|| {
+            QuantityError(format!(
+                "{what} \"{text}\" is too large ({})",
+                largest(what)
+            ))
+        })?;
     Ok(total as u64)
 }
 
@@ -143,12 +148,26 @@ pub fn parse_bytes(text: &str) -> Result<u64, QuantityError> {
     scaled(text, BYTE_UNITS, "a size")
 }
 
+/// What the 64-bit count behind a quantity holds, for a message that gives the range.
+fn largest(what: &str) -> &'static str {
+    if what == "a duration" {
+        "at most 18446744073.709551615 s, 2^64 - 1 ns"
+    } else if what == "a rate" {
+        "at most 2^64 - 1 bit/s"
+    } else {
+        "at most 2^64 - 1 B"
+    }
+}
+
 /// A number in SI base units as the fallback for every quantity.
 fn from_number(v: f64, scale: f64, what: &str) -> Result<u64, QuantityError> {
     let x = (v * scale).round();
     if x.is_finite() && x > u64::MAX as f64 {
         // 1e12 (seconds) is positive; calling it "not non-negative" misled
-        return Err(QuantityError(format!("{what} {v} is too large")));
+        return Err(QuantityError(format!(
+            "{what} {v} is too large ({})",
+            largest(what)
+        )));
     }
     if !x.is_finite() || x < 0.0 {
         return Err(QuantityError(format!(
@@ -317,7 +336,10 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("a duration 1000000000000 is too large"), "{e}");
+        assert!(
+            e.contains("a duration 1000000000000 is too large (at most 18446744073.709551615 s"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -417,6 +417,11 @@ pub struct FlowResult {
     pub sender_counters: Option<crate::Counters>,
     /// Loss events the receiver endpoint counted in the measurement window (tfcc flows).
     pub window_loss_events: Option<u64>,
+    /// Loss events a sender that counts its own (TFWC) located in the measurement window, by
+    /// `tfcc_core::endpoint::Sender::loss_events_since` as the simulator's summary counts
+    /// them: each where the sender places it, so each is one of the window's packets sent;
+    /// `None` for senders that count none (TFRC) and for kernel TCP.
+    pub sender_window_loss_events: Option<u64>,
     /// Data packets the receiver endpoint's loss detector judged (received or detected lost)
     /// in the measurement window (tfcc flows; `Stats::packets_judged`, 0 for a receiver without
     /// a detector): the denominator of a receiver-counted loss event rate.
@@ -488,9 +493,6 @@ pub struct SenderSample {
     pub rtt: Option<tfcc_core::Dur>,
     /// Data packets sent so far.
     pub packets_sent: u64,
-    /// Loss events the sender has counted so far (window-based protocols; 0 for TFRC, whose
-    /// receiver counts them: [`FlowResult::window_loss_events`]).
-    pub loss_events: u64,
     /// Timeouts so far: a tfcc sender's `Stats::timeouts`, kernel TCP's retransmission
     /// timeouts of the connection (`tcpi_total_rto` of TCP_INFO, Linux 6.7 on; 0 before).
     pub timeouts: u64,
@@ -666,6 +668,7 @@ pub fn run_flows_sampled(
             .map_err(|_| io::Error::other("receiver thread panicked"))??;
         r.sender = sent.samples;
         r.sender_counters = sent.counters;
+        r.sender_window_loss_events = sent.window_loss_events;
         out.push(r);
     }
     match tick_err {
@@ -679,6 +682,8 @@ pub fn run_flows_sampled(
 struct SenderRun {
     samples: Vec<SenderSample>,
     counters: Option<crate::Counters>,
+    /// [`FlowResult::sender_window_loss_events`].
+    window_loss_events: Option<u64>,
 }
 
 /// Runs a sending session from now (its flow's start) to the end of the run, sampling the
@@ -708,6 +713,11 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
     if let Some(f) = &feed {
         f.start(&mut s);
     }
+    // Events are located by their packets' send times, so counting from the window's start
+    // before any packet is sent is counting at the window's start; a flow that starts in the
+    // window counts from its first packet (session time 0).
+    s.endpoint_mut()
+        .count_loss_events_from(at(clk.measure_from));
     let mut advance = |s: &mut Session<S>, t: Time| match feed.as_mut() {
         Some(f) => f.run_until(s, t, end),
         None => s.run_until(t),
@@ -727,7 +737,6 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             p: st.p,
             rtt: st.rtt,
             packets_sent: st.packets_sent,
-            loss_events: st.loss_events,
             timeouts: st.timeouts,
         });
     }
@@ -735,6 +744,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
     Ok(SenderRun {
         samples,
         counters: Some(s.counters()),
+        window_loss_events: s.endpoint().loss_events_since(),
     })
 }
 
@@ -982,9 +992,11 @@ fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking) -> io::Result<SenderRun> 
             Err(e) => return Err(e),
         }
     }
+    // Kernel TCP's loss events are not visible from user space.
     Ok(SenderRun {
         samples,
         counters: None,
+        window_loss_events: None,
     })
 }
 

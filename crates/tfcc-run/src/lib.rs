@@ -152,6 +152,9 @@ impl Prepared {
             tfcc_core::time::std_secs_f64(wall.elapsed()),
         );
         summary.trace = trace_section;
+        if let (Some(section), Some(t)) = (&mut summary.trace, &result.trace) {
+            section.set_pending(t);
+        }
         if let (Some(i), Some(w)) = (&web_info, &result.web) {
             summary.web = Some(web::WebSection::new(
                 i,

@@ -46,6 +46,26 @@ pub struct TraceSection {
     pub links: Vec<TracedLink>,
     /// Every flow, by id.
     pub flows: Vec<FlowEnds>,
+    /// The packets the traced links held when a window from after the start opened, per
+    /// packet key in key order: `tfcc ns2-trace` needs them to pair a `-` or `r` in the window
+    /// with the right `+` (see [`tfcc_sim::trace::PacketTrace::pending_at_from`]). Left out
+    /// when empty, as for every trace from 0 s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingPackets>,
+}
+
+/// Packets of one key on a traced link at the trace's `from`: `queued` had arrived and not
+/// started transmission, `wire` had started and not reached the link's end. The key's fields
+/// are `trace.parquet`'s columns.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PendingPackets {
+    pub link: String,
+    pub flow: u32,
+    pub direction: String,
+    pub kind: String,
+    pub seq: Option<u64>,
+    pub queued: u32,
+    pub wire: u32,
 }
 
 /// A traced link and the nodes it joins.
@@ -117,7 +137,28 @@ impl TraceSection {
                 dst_port,
             });
         }
-        TraceSection { links, flows: ends }
+        TraceSection {
+            links,
+            flows: ends,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Record what `trace`'s links held at its `from`.
+    pub fn set_pending(&mut self, trace: &tfcc_sim::trace::PacketTrace) {
+        self.pending = trace
+            .pending_at_from()
+            .into_iter()
+            .map(|((link, flow, reverse, kind, seq), p)| PendingPackets {
+                link: trace.link_name(link).to_string(),
+                flow,
+                direction: if reverse { "reverse" } else { "forward" }.into(),
+                kind: kind.name().into(),
+                seq,
+                queued: p.queued,
+                wire: p.wire,
+            })
+            .collect();
     }
 }
 

@@ -363,8 +363,8 @@ impl SenderImpl {
     /// that count no loss events of their own.
     pub fn loss_events_since(&self) -> Option<u64> {
         match self {
-            SenderImpl::Tfwc(s) => Some(s.loss_events_since()),
-            _ => self.tcp().map(TcpSender::loss_events_since),
+            SenderImpl::Tfwc(s) => s.loss_events_since(),
+            _ => self.tcp().and_then(TcpSender::loss_events_since),
         }
     }
     /// The TCP sender of a TCP flow or of a web user.

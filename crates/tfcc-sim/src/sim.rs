@@ -766,6 +766,12 @@ impl World {
     fn record(&mut self, now: Time, link: LinkId, event: TraceEvent, id: PacketId) {
         let Some(trace) = &mut self.trace else { return };
         if !trace.wants(now, link) {
+            if trace.before_window(now, link) {
+                let m = self.pool.meta(id);
+                let (kind, seq) = crate::trace::message(&self.pool.packet(id).header);
+                let key = (link, m.flow, m.dir == Direction::Reverse, kind, seq);
+                trace.track(key, event);
+            }
             return;
         }
         let m = self.pool.meta(id);

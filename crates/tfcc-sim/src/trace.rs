@@ -197,6 +197,18 @@ pub fn message(h: &Header) -> (Message, Option<u64>) {
     }
 }
 
+/// A packet key at a traced link, as `trace.parquet` names a packet: (link, flow, direction,
+/// message, sequence number where the message has one).
+pub type PacketKey = (LinkId, u32, bool, Message, Option<u64>);
+
+/// Packets of one key a traced link held when the trace's window opened: `queued` had their
+/// `+` and not their `-`, `wire` their `-` and not their `r`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending {
+    pub queued: u32,
+    pub wire: u32,
+}
+
 /// The trace being recorded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PacketTrace {
@@ -205,6 +217,12 @@ pub struct PacketTrace {
     from: Time,
     until: Time,
     records: Vec<TraceRecord>,
+    /// What the traced links held at `from`, kept up to it. A row names a packet by its key
+    /// only, and a link is first in, first out per key, so `tfcc ns2-trace` pairs the k-th `-`
+    /// of a key with its k-th `+`; a `-` in the window whose `+` came before it would take the
+    /// `+` of a later packet of the key (a duplicate ACK, a retransmission, TFWC's Ack
+    /// Vectors, which all share one key) unless it knows how many were waiting.
+    pending: std::collections::HashMap<PacketKey, Pending>,
 }
 
 impl PacketTrace {
@@ -230,7 +248,40 @@ impl PacketTrace {
                 cfg.until
             },
             records: Vec::new(),
+            pending: std::collections::HashMap::new(),
         }
+    }
+
+    /// Whether an event on `link` at `now` comes before the window on a traced link, so that
+    /// it moves [`Self::pending_at_from`].
+    #[inline]
+    pub fn before_window(&self, now: Time, link: LinkId) -> bool {
+        now < self.from && self.names.get(link as usize).is_some_and(Option::is_some)
+    }
+
+    /// Follow a packet of `key` through `event` before the window.
+    pub fn track(&mut self, key: PacketKey, event: TraceEvent) {
+        let p = self.pending.entry(key).or_default();
+        match event {
+            TraceEvent::Enqueue => p.queued += 1,
+            TraceEvent::Dequeue => {
+                p.queued = p.queued.saturating_sub(1);
+                p.wire += 1;
+            }
+            TraceEvent::Receive => p.wire = p.wire.saturating_sub(1),
+            TraceEvent::Drop(_) => {}
+        }
+        if *p == Pending::default() {
+            self.pending.remove(&key);
+        }
+    }
+
+    /// The packets the traced links held when the window opened, by key in key order (empty
+    /// for a window from the start of the run).
+    pub fn pending_at_from(&self) -> Vec<(PacketKey, Pending)> {
+        let mut v: Vec<_> = self.pending.iter().map(|(k, p)| (*k, *p)).collect();
+        v.sort_unstable_by_key(|(k, _)| *k);
+        v
     }
 
     /// Whether an event on `link` at `now` is kept.
@@ -289,6 +340,34 @@ mod tests {
         assert!(!t.wants(at(1500), 7));
         assert_eq!(t.link_name(1), "bottleneck");
         assert_eq!(t.link_name(0), "");
+    }
+
+    /// Before the window the trace keeps, per key, what the link holds: two Ack Vectors (one
+    /// key) queued, one of them sent on; a dropped packet leaves nothing.
+    #[test]
+    fn before_the_window_the_packets_a_link_holds_are_counted_per_key() {
+        let cfg = TraceConfig {
+            links: vec![(1, "bottleneck".into())],
+            from: Time::ZERO + Dur::from_secs(1),
+            until: Time::ZERO + Dur::from_secs(2),
+        };
+        let mut t = PacketTrace::new(&cfg, 3, Time::ZERO + Dur::from_secs(10));
+        assert!(t.before_window(Time::ZERO, 1));
+        assert!(!t.before_window(Time::ZERO, 0));
+        assert!(!t.before_window(Time::ZERO + Dur::from_secs(1), 1));
+        let ack = (1, 0, true, Message::TfwcAck, None);
+        let data = (1, 1, false, Message::TcpData, Some(7));
+        t.track(ack, TraceEvent::Enqueue);
+        t.track(ack, TraceEvent::Enqueue);
+        t.track(ack, TraceEvent::Dequeue);
+        t.track(data, TraceEvent::Enqueue);
+        t.track(data, TraceEvent::Dequeue);
+        t.track(data, TraceEvent::Receive);
+        t.track(data, TraceEvent::Drop(LinkDrop::Down));
+        assert_eq!(
+            t.pending_at_from(),
+            vec![(ack, Pending { queued: 1, wire: 1 })]
+        );
     }
 
     #[test]

@@ -330,23 +330,6 @@ impl TcpSender {
     pub fn loss_events(&self) -> u64 {
         self.fast_retransmits + self.lost_timeouts
     }
-    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
-    /// window's start.
-    pub fn count_loss_events_from(&mut self, from: Time) {
-        self.events_from = from;
-        self.events_since = 0;
-    }
-    /// The loss events ([`Self::loss_events`]) located at or after the time given to
-    /// [`Self::count_loss_events_from`] (the start of the run if none was): each where the
-    /// window was cut, a fast retransmit when it happened and a timeout when it fired, though
-    /// the timeout counts only once resolved as a loss. `loss_events` grows at the resolution
-    /// instead, so after an outage its growth over a window includes the back-offs fired
-    /// before the window, and outnumbered the packets sent in it (7 events, 6 packets: a
-    /// window from 12 s after an outage from 8 s to 21 s). Every event counted here sent a
-    /// retransmission at its time, so over a window it is at most the packets sent.
-    pub fn loss_events_since(&self) -> u64 {
-        self.events_since
-    }
     /// Retransmission timeouts whose fate is not known yet: fired since the ACK point last
     /// moved. `Stats::timeouts` = timeouts resolved as losses + [`Self::spurious_timeouts`] +
     /// these.
@@ -1134,6 +1117,23 @@ impl Endpoint for TcpSender {
 }
 
 impl Sender for TcpSender {
+    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
+    /// window's start.
+    fn count_loss_events_from(&mut self, from: Time) {
+        self.events_from = from;
+        self.events_since = 0;
+    }
+    /// The loss events ([`TcpSender::loss_events`]) located at or after the time given to
+    /// [`Self::count_loss_events_from`] (the start of the run if none was): each where the
+    /// window was cut, a fast retransmit when it happened and a timeout when it fired, though
+    /// the timeout counts only once resolved as a loss. `loss_events` grows at the resolution
+    /// instead, so after an outage its growth over a window includes the back-offs fired
+    /// before the window, and outnumbered the packets sent in it (7 events, 6 packets: a
+    /// window from 12 s after an outage from 8 s to 21 s). Every event counted here sent a
+    /// retransmission at its time, so over a window it is at most the packets sent.
+    fn loss_events_since(&self) -> Option<u64> {
+        Some(self.events_since)
+    }
     /// `None` makes the sender bulk (the default, ns-2's FTP); `Some(bytes)` makes it
     /// application-limited and adds `ceil(bytes / segment_size)` segments to send (ns-2
     /// `sendmsg`). Sending resumes at the next [`Endpoint::poll_transmit`].
@@ -1487,7 +1487,7 @@ mod tests {
             },
         );
         assert_eq!(s.stats().loss_events, 3);
-        assert_eq!(s.loss_events_since(), 1);
+        assert_eq!(s.loss_events_since(), Some(1));
     }
 
     /// A timeout is a loss event only if the segment it retransmitted was lost. The ACK that

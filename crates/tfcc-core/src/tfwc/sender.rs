@@ -254,24 +254,6 @@ impl TfwcSender {
         self.window_exact
     }
 
-    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
-    /// window's start.
-    pub fn count_loss_events_from(&mut self, from: Time) {
-        self.events_from = from;
-        self.events_since = 0;
-    }
-
-    /// The loss events (`Stats::loss_events`) whose first lost packet was sent at or after the
-    /// time given to [`Self::count_loss_events_from`], each located where the loss history
-    /// puts it (002 Sec. 3, as RFC 5348 §5.2: a loss interval is counted in packets sent, from
-    /// the packet that starts the event). `Stats::loss_events` counts an event when the Ack
-    /// Vector shows it, so after an outage it adds, over a window, the losses of packets sent
-    /// before it, which outnumbered the packets sent in it; each event counted here is one of
-    /// those packets.
-    pub fn loss_events_since(&self) -> u64 {
-        self.events_since
-    }
-
     /// The sender's loss history (002 Sec. 3.2.2).
     pub fn history(&self) -> &LossHistory {
         &self.history
@@ -713,6 +695,24 @@ impl Endpoint for TfwcSender {
 }
 
 impl Sender for TfwcSender {
+    /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
+    /// window's start.
+    fn count_loss_events_from(&mut self, from: Time) {
+        self.events_from = from;
+        self.events_since = 0;
+    }
+
+    /// The loss events (`Stats::loss_events`) whose first lost packet was sent at or after the
+    /// time given to [`Self::count_loss_events_from`], each located where the loss history
+    /// puts it (002 Sec. 3, as RFC 5348 §5.2: a loss interval is counted in packets sent, from
+    /// the packet that starts the event). `Stats::loss_events` counts an event when the Ack
+    /// Vector shows it, so after an outage it adds, over a window, the losses of packets sent
+    /// before it, which outnumbered the packets sent in it; each event counted here is one of
+    /// those packets.
+    fn loss_events_since(&self) -> Option<u64> {
+        Some(self.events_since)
+    }
+
     fn offer(&mut self, bytes: Option<u64>) {
         self.backlog = match (self.backlog, bytes) {
             (_, None) => None,

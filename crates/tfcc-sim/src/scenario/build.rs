@@ -106,10 +106,29 @@ pub const MAX_FLOWS: u64 = 1_000_000;
 /// (36 million rows) as 180 million.
 pub const MAX_SERIES_ROWS: u64 = 50_000_000;
 
+/// Longest run a scenario may ask for: 10^6 s, 11.6 days, 450 times the theses' longest run
+/// (2200 s). A `duration` of `1e12` (a typo, or seconds taken for nanoseconds) was refused only
+/// where it overflowed the 64-bit nanosecond clock (584 years), and one below that with a
+/// coarse `sample_interval` (`1e9` and `1e5`) was accepted and ran for ever. Well below the
+/// clock's range, so that every timer set near the end of a run (an RTO backed off to ns-2's
+/// `maxrto_` of 10^5 s) still fits in it.
+pub const MAX_DURATION: Dur = Dur::from_secs(1_000_000);
+
+/// Most frame slots (`frames.parquet` rows) a run's video sources may record, for the reason
+/// of [`MAX_SERIES_ROWS`]: a slot is kept per frame from the flow's start, and a 1000-fps source
+/// over a long run made a billion of them.
+pub const MAX_FRAME_ROWS: u64 = 50_000_000;
+
 /// Check `spec` and build what the simulator runs; `name` is the scenario's name in reports.
 pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
     if spec.duration.is_zero() {
         return err("duration", "must be positive");
+    }
+    if spec.duration > MAX_DURATION {
+        return err(
+            "duration",
+            format!("at most {MAX_DURATION} (11.6 days), got {}", spec.duration),
+        );
     }
     if spec.measure_from >= spec.duration {
         return err(
@@ -192,14 +211,36 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                     );
                 }
                 if key == "start" && hi >= end {
-                    return err(
-                        at(key),
-                        format!(
-                            "must be before the end of the run ({}), got {}",
-                            spec.duration,
+                    // A flow starting at or after the end sends nothing and would report zeros
+                    // as if measured; say which flow of the group it is.
+                    let n = f.count as usize;
+                    let why = match s {
+                        Spread::One(_) => Some(format!("got {}", since0(hi))),
+                        Spread::Random(..) => Some(format!(
+                            "and a flow's random start in [{}, {}] may fall after it",
+                            since0(lo),
                             since0(hi)
-                        ),
-                    );
+                        )),
+                        Spread::Range(..) => (0..n).find(|&i| s.for_flow(i, n) >= end).map(|i| {
+                            format!(
+                                "and the range [{}, {}] starts flow {i} of the group (id {}) \
+                                 at {}",
+                                since0(lo),
+                                since0(hi),
+                                per_flow.len() + i,
+                                since0(s.for_flow(i, n))
+                            )
+                        }),
+                    };
+                    if let Some(why) = why {
+                        return err(
+                            at(key),
+                            format!(
+                                "must be before the end of the run ({}), {why}",
+                                spec.duration
+                            ),
+                        );
+                    }
                 }
             }
         }
@@ -251,6 +292,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
     let mut flows = Vec::with_capacity(n);
     let mut flow_info = Vec::with_capacity(n);
     let mut videos = Vec::new();
+    let mut frame_rows = 0u64;
     for (id, &(g, i)) in per_flow.iter().enumerate() {
         let f = &spec.flows[g];
         let count = f.count as usize;
@@ -265,7 +307,7 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                 return err(
                     format!("flows[{g}].stop"),
                     format!(
-                        "flow {i} of the group stops at {}, not after its start {}",
+                        "flow {i} of the group (id {id}) stops at {}, not after its start {}",
                         since0(stop),
                         since0(start)
                     ),
@@ -327,6 +369,18 @@ pub fn build(spec: &ScenarioSpec, name: String) -> Result<Built, BuildError> {
                     format!(
                         "protocol `{}` does not report its send buffer (tfrc and tfwc do)",
                         f.protocol
+                    ),
+                );
+            }
+            frame_rows = frame_rows.saturating_add(frame_slots(&v, start, end));
+            if frame_rows > MAX_FRAME_ROWS {
+                return err(
+                    format!("flows[{g}].source.fps"),
+                    format!(
+                        "the video sources up to flow {i} of this group would record {frame_rows} \
+                         frames over the {} run (frames.parquet: at most {MAX_FRAME_ROWS}); \
+                         lower `fps` or `duration`",
+                        spec.duration
                     ),
                 );
             }
@@ -516,6 +570,13 @@ fn link_table(spec: &ScenarioSpec, name: &str) -> String {
 /// can feed them): TFRC, TFWC and the TCP senders.
 fn takes_offers(protocol: &str) -> bool {
     matches!(protocol, "tfrc" | "tfwc" | "ttfwc" | "ptcp" | "cbr") || protocol.starts_with("tcp")
+}
+
+/// An upper bound on the frame slots a video source starting at `start` records by `end`: one
+/// per `1/fps` (pauses only remove slots).
+fn frame_slots(v: &crate::video::VideoConfig, start: Time, end: Time) -> u64 {
+    let secs = end.saturating_since(start).as_secs_f64();
+    (secs * v.fps).ceil() as u64 + 1
 }
 
 /// `flows[g].source` as a video source; `packet_size` is the flow's.

@@ -887,6 +887,33 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         "sample less often",
     );
     refused(BASE, &["flows.0.count=0"], "flows[0].count", "at least 1");
+    // A run of 10^9 s sampled every 10^5 s is 10^4 rows, and it was accepted and ran for ever.
+    refused(
+        BASE,
+        &["duration=1e9", "sample_interval=1e5"],
+        "duration",
+        "at most 1000000s (11.6 days), got 1000000000s",
+    );
+    ok_with(BASE, &["duration=1e6", "sample_interval=1"]);
+    // Past the 64-bit nanosecond clock, the parser gives that range.
+    refused(
+        BASE,
+        &["duration=1e12"],
+        "duration",
+        "too large (at most 18446744073.709551615 s",
+    );
+    // A 1000-fps video source over 10^5 s would record 10^8 frame slots.
+    let video = "[[flows]]\nprotocol = \"tfrc\"\nsource = { kind = \"video\", fps = 1000 }\n";
+    refused(
+        &format!("{BASE}{video}"),
+        &["duration=1e5", "sample_interval=10"],
+        "flows[1].source.fps",
+        "at most 50000000",
+    );
+    ok_with(
+        &format!("{BASE}{video}"),
+        &["duration=4e4", "sample_interval=10"],
+    );
     refused(
         BASE,
         &["flows.0.start=[\"2s\", \"1s\"]"],
@@ -897,6 +924,34 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
     assert_eq!(k, "flows[0].start");
     assert_eq!(m, "must be before the end of the run (10s), got 12s");
     refused(BASE, &["flows.0.stop=0"], "flows[0].stop", "");
+    // A spread names the first flow it would start at or after the end: 0, 6 and 12 s over
+    // three flows (the message gave the range's end only).
+    let three = format!("{BASE}[[flows]]\nprotocol = \"cbr\"\nrate = \"1Mbps\"\ncount = 3\n");
+    refused(
+        &three,
+        &["flows.1.start=[\"0s\", \"12s\"]"],
+        "flows[1].start",
+        "must be before the end of the run (10s), and the range [0ns, 12s] starts flow 2 of the \
+         group (id 3) at 12s",
+    );
+    // One flow of a range starts in its middle, 6 s: it runs.
+    ok_with(BASE, &["flows.0.start=[\"0s\", \"12s\"]"]);
+    refused(
+        BASE,
+        &["flows.0.start={ random = [\"0s\", \"10s\"] }"],
+        "flows[0].start",
+        "random start in [0ns, 10s] may fall after it",
+    );
+    refused(
+        &three,
+        &["flows.1.start=[\"0s\", \"6s\"]", "flows.1.stop=\"4s\""],
+        "flows[1].stop",
+        "flow 2 of the group (id 3) stops at 4s, not after its start 6s",
+    );
+    // A stop at or after the end is the end of the run (sweeps over `duration` keep a file's
+    // stops): no stop is scheduled.
+    let b = ok_with(BASE, &["flows.0.stop=\"20s\""]);
+    assert_eq!(b.flows[0].stop, None);
     refused(BASE, &["flows.0.on=\"1s\""], "flows[0].off", "");
     refused(
         BASE,
@@ -2286,10 +2341,7 @@ weight = 1
 fn progress_reports_are_at_most_a_minute_of_simulated_time_apart() {
     let long = ok_with(
         BASE,
-        &[
-            r#"duration="9000000000s""#,
-            r#"sample_interval="1000000000s""#,
-        ],
+        &[r#"duration="1000000s""#, r#"sample_interval="100000s""#],
     );
     assert_eq!(long.cfg.progress_interval, Dur::from_secs(60));
     let short = ok_with(BASE, &[r#"duration="100s""#]);
