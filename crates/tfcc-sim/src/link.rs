@@ -386,6 +386,12 @@ impl Link {
             self.idle_unreported = false;
             self.queue.mark_idle(self.tx_end);
         }
+        if idle && self.up && self.queue.passes_through_empty(size) {
+            // What enqueueing and dequeueing it would leave, without touching the FIFO.
+            self.peaks.queue_pkts = self.peaks.queue_pkts.max(1);
+            self.peaks.queue_bytes = self.peaks.queue_bytes.max(u64::from(size));
+            return Ok(self.transmit(now, id, size));
+        }
         if let Err(d) = self.queue.enqueue_from(now, id, size, flow) {
             match d {
                 QueueDrop::Overflow => self.counters.overflow_drops += 1,
@@ -419,6 +425,11 @@ impl Link {
         let Some((id, size)) = self.queue.dequeue(now) else {
             return Wake::default();
         };
+        self.transmit(now, id, size)
+    }
+
+    /// Put packet `id` on the wire at `now` (the link is up and idle).
+    fn transmit(&mut self, now: Time, id: PacketId, size: u32) -> Wake {
         let dur = self.serialisation(now, size);
         let end = now.saturating_add(dur);
         self.tx_end = end;
