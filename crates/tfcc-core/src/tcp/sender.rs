@@ -126,8 +126,9 @@ impl Knobs {
 ///
 /// The layout is for many flows at once: what every ACK reads or writes stays inline and
 /// small, while the full configuration and the state of the optional congestion controls
-/// (TTFWC, CUBIC, 003's schemes, PTCP; a few hundred bytes each, and at most one of them in
-/// use) are boxed, so that a Reno/SACK sender is a few cache lines instead of 1.5 KiB.
+/// (TTFWC, CUBIC, 003's schemes, PTCP: up to a few hundred bytes each, and at most one of
+/// them in use) are boxed, so that a Reno/SACK sender spans about ten cache lines instead of
+/// twenty-four.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     knobs: Knobs,
