@@ -73,23 +73,27 @@ pub enum LinkDrop {
 }
 
 /// Monotone counters of a link, read at the start and end of the measurement window.
+///
+/// In a fixed order: the counts every packet moves fill the first 64 bytes, the drop counts
+/// follow (see [`Link`]'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct LinkCounters {
     pub arrivals: u64,
     /// Bytes of the arrivals (dropped ones included): the offered load, for the PTCP oracle.
     pub arrival_bytes: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
+    /// Nanoseconds spent transmitting (up to the time of reading).
+    pub busy_ns: u128,
+    /// Integral of the waiting-packet count over time, packet·nanoseconds.
+    pub queue_area: u128,
     /// Queue overflows and RED forced drops.
     pub overflow_drops: u64,
     /// RED early drops.
     pub early_drops: u64,
     pub artificial_drops: u64,
     pub down_drops: u64,
-    /// Nanoseconds spent transmitting (up to the time of reading).
-    pub busy_ns: u128,
-    /// Integral of the waiting-packet count over time, packet·nanoseconds.
-    pub queue_area: u128,
 }
 
 impl LinkCounters {
@@ -129,27 +133,26 @@ pub struct Wake {
 }
 
 /// A link's run-time state.
+///
+/// The layout is fixed (`repr(C)`) and starts on a cache line: a dumbbell has four access links
+/// per flow, each packet crosses three links each way, and with thousands of flows taking turns
+/// every line of a link that a packet touches is a cache miss. So the fields a packet's
+/// arrival, transmission and delivery read or write come first and fill the first five lines;
+/// the drop counters, the name and the loss-stream keys, which a packet that is not dropped
+/// never reads, come last.
+#[repr(C, align(64))]
 pub struct Link {
-    pub name: String,
-    rate: Rate,
-    delay: Dur,
-    up: bool,
-    /// A stalled link (see [`Link::set_stalled`]): down, but arrivals still join its queue.
-    stalled: bool,
     queue: Queue,
+    pipe: VecDeque<(Time, PacketId)>,
     /// Boxed: a loss process (model, state, random stream) is most of the size of a link that
     /// has none, and every arrival reads the fields around it.
     loss: Option<Box<LossState>>,
+    rate: Rate,
+    delay: Dur,
     /// The last transmission: when it ends (the wire is free from then) and its size. The
     /// packet itself is already in `pipe`.
     tx_end: Time,
-    tx_dur: Dur,
-    tx_size: u32,
-    /// A `TxDone` event is pending (packets wait behind the one on the wire).
-    tx_done_armed: bool,
-    /// The wire went idle at `tx_end` and the queue has not been told yet (it is told once,
-    /// on the next arrival, as a transmitter finding its queue empty would have told it then).
-    idle_unreported: bool,
+    queue_changed_at: Time,
     /// The current busy period: when it began, the bits started in it, and when the last of
     /// them ends. Back-to-back transmissions end at `origin + ceil(bits / rate)`, so rounding
     /// each one to whole nanoseconds never accumulates: with per-packet rounding a 15 Mb/s link
@@ -161,17 +164,28 @@ pub struct Link {
     /// advanced per packet by a quotient and remainder cached for the last packet size, so the
     /// hot path divides only when the size or rate changes (a hardware 64-bit division per
     /// packet per hop was a visible share of small runs).
+    busy_end: Option<Time>,
     busy_origin: Time,
     busy_ns: u64,
     busy_rem: u64,
-    busy_end: Option<Time>,
-    /// `size · 8 · 10⁹` divided by `rate` for the last size seen: (rate, size, quotient, remainder).
-    step: (u64, u32, u64, u64),
-    pipe: VecDeque<(Time, PacketId)>,
-    counters: LinkCounters,
+    tx_dur: Dur,
+    tx_size: u32,
+    up: bool,
+    /// A stalled link (see [`Link::set_stalled`]): down, but arrivals still join its queue.
+    stalled: bool,
+    /// A `TxDone` event is pending (packets wait behind the one on the wire).
+    tx_done_armed: bool,
+    /// The wire went idle at `tx_end` and the queue has not been told yet (it is told once,
+    /// on the next arrival, as a transmitter finding its queue empty would have told it then).
+    idle_unreported: bool,
     /// High-water marks over the whole run, for invariant checks (not windowed).
     peaks: LinkPeaks,
-    queue_changed_at: Time,
+    /// `size · 8 · 10⁹` divided by `rate` for the last size seen: (rate, size, quotient, remainder).
+    step: (u64, u32, u64, u64),
+    /// Its per-packet counts first, its drop counts last (`LinkCounters` is laid out so).
+    counters: LinkCounters,
+    // Not read per packet.
+    pub name: String,
     seed: u64,
     loss_key: u64,
     loss_epoch: u64,
@@ -386,6 +400,12 @@ impl Link {
             self.idle_unreported = false;
             self.queue.mark_idle(self.tx_end);
         }
+        if idle && self.up && self.queue.passes_through_empty(size) {
+            // What enqueueing and dequeueing it would leave, without touching the FIFO.
+            self.peaks.queue_pkts = self.peaks.queue_pkts.max(1);
+            self.peaks.queue_bytes = self.peaks.queue_bytes.max(u64::from(size));
+            return Ok(self.transmit(now, id, size));
+        }
         if let Err(d) = self.queue.enqueue_from(now, id, size, flow) {
             match d {
                 QueueDrop::Overflow => self.counters.overflow_drops += 1,
@@ -419,6 +439,11 @@ impl Link {
         let Some((id, size)) = self.queue.dequeue(now) else {
             return Wake::default();
         };
+        self.transmit(now, id, size)
+    }
+
+    /// Put packet `id` on the wire at `now` (the link is up and idle).
+    fn transmit(&mut self, now: Time, id: PacketId, size: u32) -> Wake {
         let dur = self.serialisation(now, size);
         let end = now.saturating_add(dur);
         self.tx_end = end;
@@ -538,6 +563,17 @@ mod tests {
 
     fn ms(n: u64) -> Time {
         Time::from_millis(n)
+    }
+
+    /// The layout `Link`'s documentation describes: what a packet touches ends within the
+    /// first five cache lines of a line-aligned link.
+    #[test]
+    fn the_per_packet_fields_fill_the_first_five_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Link>(), 64);
+        let hot_end = offset_of!(Link, counters) + offset_of!(LinkCounters, overflow_drops);
+        assert!(hot_end <= 5 * 64, "per-packet fields end at byte {hot_end}");
+        assert!(offset_of!(Link, name) >= hot_end);
     }
 
     #[test]

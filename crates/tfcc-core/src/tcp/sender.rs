@@ -86,10 +86,54 @@ enum CwndCut {
     Restart,
 }
 
+/// The configuration fields that the per-ACK and per-segment paths read, copied out of the
+/// boxed [`TcpConfig`] so that an ACK reads them from the sender's own cache lines: with
+/// thousands of flows taking turns, each line of a sender an ACK touches is a cache miss.
+#[derive(Clone, Copy, Debug)]
+struct Knobs {
+    variant: Variant,
+    syn: bool,
+    timestamps: bool,
+    limited_transmit: bool,
+    bug_fix: bool,
+    /// [`TcpConfig::overhead`] is non-zero: sending waits for the delayed-send timer.
+    delayed_send: bool,
+    max_burst: u32,
+    segment_size: u32,
+    /// Bytes on the wire of a data segment: `segment_size` plus the data header.
+    data_size: u32,
+    increase_num: f64,
+}
+
+impl Knobs {
+    fn of(cfg: &TcpConfig) -> Knobs {
+        Knobs {
+            variant: cfg.variant,
+            syn: cfg.syn,
+            timestamps: cfg.timestamps,
+            limited_transmit: cfg.limited_transmit,
+            bug_fix: cfg.bug_fix,
+            delayed_send: !cfg.overhead.is_zero(),
+            max_burst: cfg.max_burst,
+            segment_size: cfg.segment_size,
+            data_size: cfg.segment_size.saturating_add(cfg.data_header_size()),
+            increase_num: cfg.increase_num,
+        }
+    }
+}
+
 /// The sending end of a TCP flow. See the module documentation for the rules it follows.
+///
+/// The layout is for many flows at once: what every ACK reads or writes stays inline and
+/// small, while the full configuration and the state of the optional congestion controls
+/// (TTFWC, CUBIC, 003's schemes, PTCP: up to a few hundred bytes each, and at most one of
+/// them in use) are boxed, so that a Reno/SACK sender spans about ten cache lines instead of
+/// twenty-four.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    cfg: TcpConfig,
+    knobs: Knobs,
+    /// Read on timeouts, fast retransmits and by [`TcpSender::config`], not per ACK.
+    cfg: Box<TcpConfig>,
     rtt: TcpRtt,
     /// `max_window` as a sequence distance (ns-2 `wnd_`).
     wnd: i64,
@@ -143,17 +187,17 @@ pub struct TcpSender {
 
     /// TTFWC in place of Reno's increase and decrease ([`TcpConfig::congestion`]); `None` runs
     /// ns-2's rules unchanged.
-    ttfwc: Option<Ttfwc>,
+    ttfwc: Option<Box<Ttfwc>>,
     /// TTFWC's cwnd jitter: 1 when this ACK's send window is inflated by one packet
     /// ([`Ttfwc::jitter`]), until the next ACK.
     jitter: i64,
     /// One of 003's window-based schemes in place of Reno's increase and decrease
     /// ([`TcpConfig::congestion`], [`super::friendly`]).
-    friendly: Option<Friendly>,
+    friendly: Option<Box<Friendly>>,
     /// PTCP's target-driven increase and its path estimator ([`TcpConfig::congestion`]).
     ptcp: Option<Box<PtcpSender>>,
     /// CUBIC's increase and decrease (RFC 9438, [`TcpConfig::congestion`]).
-    cubic: Option<Cubic>,
+    cubic: Option<Box<Cubic>>,
 
     started: bool,
     send_pending: bool,
@@ -219,7 +263,7 @@ impl TcpSender {
             next_pkt: 0,
             newreno_firstpartial: false,
             ttfwc: match &cfg.congestion {
-                Congestion::Ttfwc(t) => Some(Ttfwc::new(t.clone())),
+                Congestion::Ttfwc(t) => Some(Box::new(Ttfwc::new(t.clone()))),
                 _ => None,
             },
             jitter: 0,
@@ -227,9 +271,12 @@ impl TcpSender {
                 Congestion::Ptcp(p) => Some(Box::new(PtcpSender::new(p.clone(), cfg.segment_size))),
                 _ => None,
             },
-            friendly: cfg.congestion.friendly_rule().map(Friendly::new),
+            friendly: cfg
+                .congestion
+                .friendly_rule()
+                .map(|r| Box::new(Friendly::new(r))),
             cubic: match &cfg.congestion {
-                Congestion::Cubic(c) => Some(Cubic::new(c.clone())),
+                Congestion::Cubic(c) => Some(Box::new(Cubic::new(c.clone()))),
                 _ => None,
             },
             started: false,
@@ -249,7 +296,8 @@ impl TcpSender {
             events_since: 0,
             acks: 0,
             malformed: 0,
-            cfg,
+            knobs: Knobs::of(&cfg),
+            cfg: Box::new(cfg),
         }
     }
 
@@ -260,7 +308,7 @@ impl TcpSender {
 
     /// The TTFWC state, when that is the congestion control.
     pub fn ttfwc(&self) -> Option<&Ttfwc> {
-        self.ttfwc.as_ref()
+        self.ttfwc.as_deref()
     }
     /// The PTCP state, when that is the congestion control.
     pub fn ptcp(&self) -> Option<&PtcpSender> {
@@ -300,7 +348,7 @@ impl TcpSender {
     }
     /// Whether a fast recovery is in progress.
     pub fn in_recovery(&self) -> bool {
-        match self.cfg.variant {
+        match self.knobs.variant {
             Variant::Sack => self.fastrecov,
             _ => self.last_cwnd_action == CwndAction::Dupack && self.dupacks >= self.numdupacks,
         }
@@ -365,19 +413,14 @@ impl TcpSender {
     }
 
     fn output(&mut self, now: Time, seq: i64) {
-        let syn = seq == 0 && self.cfg.syn;
+        let syn = seq == 0 && self.knobs.syn;
         let (size, payload) = if syn {
             if self.maxseq == -1 {
                 self.curseq = self.curseq.saturating_add(1);
             }
             (self.cfg.header_size, 0)
         } else {
-            (
-                self.cfg
-                    .segment_size
-                    .saturating_add(self.cfg.data_header_size()),
-                self.cfg.segment_size,
-            )
+            (self.knobs.data_size, self.knobs.segment_size)
         };
         let force_timer = self.highest_ack == self.maxseq;
         let retransmit = seq <= self.maxseq;
@@ -445,14 +488,14 @@ impl TcpSender {
         if self.t_seqno < ackno + 1 {
             self.t_seqno = ackno + 1;
         }
-        if self.cfg.timestamps {
+        if self.knobs.timestamps {
             // ns-2 samples every echo; it leaves the back-off alone here (ts_resetRTO_ false),
             // while TcpRtt ends it with any sample: a difference only with timestamps on.
             self.rtt.on_sample(now.saturating_since(ts_echo));
         }
         if self.rtt_active && ackno >= self.rtt_seq {
             self.rtt_active = false;
-            if self.cfg.timestamps {
+            if self.knobs.timestamps {
                 self.rtt.reset_backoff();
             } else {
                 self.rtt.on_sample_sent_at(self.rtt_ts, now);
@@ -497,7 +540,7 @@ impl TcpSender {
         } else if let Some(f) = &mut self.friendly {
             self.cwnd = f.on_ack(acked, self.cwnd);
         } else {
-            self.cwnd += self.cfg.increase_num / self.cwnd;
+            self.cwnd += self.knobs.increase_num / self.cwnd;
         }
     }
 
@@ -505,7 +548,7 @@ impl TcpSender {
         let acked = (ackno - self.last_ack).max(1) as u64;
         self.newack(now, ackno, ts_echo);
         self.opencwnd(now, acked);
-        if ackno == 0 && self.cfg.syn {
+        if ackno == 0 && self.knobs.syn {
             // The SYN is acknowledged: open the initial window (`delay_growth_`).
             self.cwnd = self.initial_window();
         }
@@ -651,7 +694,7 @@ impl TcpSender {
         if !force && self.delsnd_deadline.is_some() {
             return;
         }
-        if self.cfg.variant == Variant::Sack {
+        if self.knobs.variant == Variant::Sack {
             self.sack_send_much(now, maxburst, force);
             return;
         }
@@ -675,7 +718,7 @@ impl TcpSender {
     /// With [`TcpConfig::overhead`], arm the delayed send (a uniform draw in `[0, overhead)`,
     /// ns-2's `delsnd_timer_.resched(Random::uniform(overhead_))`) and tell the caller to stop.
     fn delay_send(&mut self, now: Time) -> bool {
-        if self.cfg.overhead.is_zero() {
+        if !self.knobs.delayed_send {
             return false;
         }
         let wait =
@@ -690,9 +733,9 @@ impl TcpSender {
     /// its fast recovery (`allow_fast_retransmit`).
     fn may_fast_retransmit(&self) -> bool {
         self.highest_ack > self.recover
-            || !self.cfg.bug_fix
+            || !self.knobs.bug_fix
             || self.highest_ack == 0
-            || (self.cfg.variant == Variant::Reno && self.last_cwnd_action == CwndAction::Dupack)
+            || (self.knobs.variant == Variant::Reno && self.last_cwnd_action == CwndAction::Dupack)
     }
 
     // ---- Reno and NewReno ----
@@ -726,13 +769,13 @@ impl TcpSender {
             } else if self.dupacks > self.numdupacks && self.last_cwnd_action == CwndAction::Dupack
             {
                 self.dupwnd += 1; // fast recovery: window inflation
-            } else if self.dupacks < self.numdupacks && self.cfg.limited_transmit {
+            } else if self.dupacks < self.numdupacks && self.knobs.limited_transmit {
                 self.send_one(now);
             }
         }
         // ns-2 `aggressive_maxburst_ 1`: old ACKs also get a chance to send.
         if self.dupacks == 0 || self.dupacks >= self.numdupacks {
-            self.send_much(now, self.cfg.max_burst);
+            self.send_much(now, self.knobs.max_burst);
         }
     }
 
@@ -767,12 +810,12 @@ impl TcpSender {
             } else if self.dupacks > self.numdupacks && self.last_cwnd_action == CwndAction::Dupack
             {
                 self.dupwnd += 1;
-            } else if self.dupacks < self.numdupacks && self.cfg.limited_transmit {
+            } else if self.dupacks < self.numdupacks && self.knobs.limited_transmit {
                 self.send_one(now);
             }
         }
         if self.dupacks == 0 {
-            self.send_much(now, self.cfg.max_burst);
+            self.send_much(now, self.knobs.max_burst);
         } else if self.dupacks >= self.numdupacks {
             // ns-2 sends at most two segments per ACK while duplicates keep coming.
             self.send_much(now, 2);
@@ -860,13 +903,13 @@ impl TcpSender {
                     self.dupacks += 1;
                     if self.dupacks == self.numdupacks {
                         self.sack_dupack_action(now);
-                    } else if self.dupacks < self.numdupacks && self.cfg.limited_transmit {
+                    } else if self.dupacks < self.numdupacks && self.knobs.limited_transmit {
                         self.send_one(now);
                     }
                 }
             }
             if self.dupacks == 0 {
-                self.send_much(now, self.cfg.max_burst);
+                self.send_much(now, self.knobs.max_burst);
             }
         } else {
             self.pipe -= 1;
@@ -902,7 +945,7 @@ impl TcpSender {
                     self.dupacks += 1;
                 }
             }
-            self.send_much(now, self.cfg.max_burst);
+            self.send_much(now, self.knobs.max_burst);
         }
     }
 
@@ -955,11 +998,11 @@ impl TcpSender {
     // ---- timeout ----
 
     fn rtx_timeout(&mut self, now: Time) {
-        match self.cfg.variant {
+        match self.knobs.variant {
             Variant::Reno | Variant::NewReno => {
                 self.dupwnd = 0;
                 self.dupacks = 0;
-                if self.cfg.bug_fix {
+                if self.knobs.bug_fix {
                     self.recover = self.maxseq;
                 }
             }
@@ -988,7 +1031,7 @@ impl TcpSender {
             if let Some(p) = &mut self.ptcp {
                 p.on_rto((self.maxseq + 1).max(0) as u64);
             }
-            if self.highest_ack == -1 && self.cfg.syn {
+            if self.highest_ack == -1 && self.knobs.syn {
                 // The SYN was lost: no larger initial window (`bugfix_ss_`).
                 self.window_init = 1;
             }
@@ -997,7 +1040,7 @@ impl TcpSender {
         }
         self.reset_rtx_timer(now, false, !idle);
         self.last_cwnd_action = CwndAction::Timeout;
-        self.send_much(now, self.cfg.max_burst);
+        self.send_much(now, self.knobs.max_burst);
     }
 
     fn on_ack(&mut self, now: Time, ack: &TcpAck) {
@@ -1038,7 +1081,7 @@ impl TcpSender {
                 nb += 1;
             }
         }
-        match self.cfg.variant {
+        match self.knobs.variant {
             Variant::Reno => self.reno_recv(now, ackno, ack.ts_echo),
             Variant::NewReno => self.newreno_recv(now, ackno, ack.ts_echo),
             Variant::Sack => self.sack_recv(now, ackno, ack.ts_echo, &blocks[..nb]),
@@ -1067,7 +1110,7 @@ impl Endpoint for TcpSender {
     fn on_timeout(&mut self, now: Time) {
         if self.delsnd_deadline.is_some_and(|t| now >= t) {
             self.delsnd_deadline = None;
-            self.send_much_forced(now, self.cfg.max_burst, true);
+            self.send_much_forced(now, self.knobs.max_burst, true);
         }
         if self.rtx_deadline.is_some_and(|t| now >= t) {
             self.rtx_deadline = None;
@@ -1083,7 +1126,7 @@ impl Endpoint for TcpSender {
         if !self.started || self.send_pending {
             self.started = true;
             self.send_pending = false;
-            self.send_much(now, self.cfg.max_burst);
+            self.send_much(now, self.knobs.max_burst);
         }
         match &mut self.ptcp {
             Some(p) => p.poll(now, &mut self.out),
@@ -1147,12 +1190,12 @@ impl Sender for TcpSender {
                 if self.bulk {
                     self.bulk = false;
                     self.curseq = self.maxseq + 1;
-                    if self.cfg.syn && self.maxseq == -1 {
+                    if self.knobs.syn && self.maxseq == -1 {
                         // The SYN adds its own slot when it is sent.
                         self.curseq = 0;
                     }
                 }
-                let seg = u64::from(self.cfg.segment_size.max(1));
+                let seg = u64::from(self.knobs.segment_size.max(1));
                 let n = b.div_ceil(seg).min(BULK as u64) as i64;
                 self.curseq = self.curseq.saturating_add(n).min(BULK);
             }
@@ -1277,6 +1320,7 @@ mod tests {
         // Warm up without the delay (the helper drains at each ACK), then turn it on.
         let (mut s, mut t, out) = warm(Variant::Reno, 8);
         s.cfg.overhead = Dur::from_millis(10);
+        s.knobs = Knobs::of(&s.cfg);
         // Lose the first outstanding segment: three duplicate ACKs retransmit it at once.
         t += Dur::from_millis(50);
         // (The first two send new segments at once too: limited transmit is ns-2's
