@@ -76,11 +76,13 @@ rust-test: testbed-tools
 	$(RUST_TEST) --bins --tests
 	$(RUST_TEST) --doc
 
-# Parallel workers (pytest-xdist): a serial run keeps one core about half busy (its tests wait
-# on subprocesses, signals, sockets and ns-2), so `make test` ran out of its 15-minute budget on
-# two cores. Work stealing balances the few long tests (sweeps interrupted and resumed). Plain
+# Parallel workers (pytest-xdist), one per core: a serial run keeps one core about half busy (its
+# tests wait on subprocesses, signals, sockets and ns-2), and `make test` had come within 14 s of
+# its 15-minute budget on two cores. On this 2-core machine, idle: 2 workers 158 s, 3 workers
+# 183 s (each worker makes its own session fixtures, e.g. the coded video clip); serially 233 s
+# before. Work stealing balances the few long tests (sweeps interrupted and resumed). Plain
 # `pytest` stays serial; PYTEST_WORKERS=0 makes this one serial too.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= auto
 py-test: install ns2 chromium ffmpeg
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
