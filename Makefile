@@ -80,10 +80,8 @@ rust-test: testbed-tools
 # tests wait on subprocesses, signals, sockets and ns-2), and `make test` had come within 14 s of
 # its 15-minute budget on two cores. On this 2-core machine, idle: 2 workers 158 s, 3 workers
 # 183 s (each worker makes its own session fixtures, e.g. the coded video clip); serially 233 s
-# before (both with `--dist worksteal`). Not understood yet: two first runs in fresh clones (one
-# with worksteal, one with this default scheduler) reported 516 passed of 517 collected, nothing
-# failed or skipped; later runs in the same clones listed all 517 passed. Plain `pytest` stays
-# serial; PYTEST_WORKERS=0 makes this one serial too.
+# before (both with `--dist worksteal`). Plain `pytest` stays serial; PYTEST_WORKERS=0 makes
+# this one serial too.
 PYTEST_WORKERS ?= auto
 py-test: install ns2 chromium ffmpeg
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
