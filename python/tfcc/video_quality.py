@@ -503,9 +503,9 @@ def run_quality(
         slots = grabbed = rendered = 0
         delays: list[float] = []
         for r in rows:
-            ok = bool(r["grabbed"]) and r["complete_s"] is not None and r["complete_s"] <= end
-            if ok and playout_s is not None:
-                ok = float(r["complete_s"]) - float(r["t"]) <= playout_s
+            whole = bool(r["grabbed"]) and r["complete_s"] is not None and r["complete_s"] <= end
+            delay = float(r["complete_s"]) - float(r["t"]) if whole else math.inf
+            ok = whole and (playout_s is None or delay <= playout_s)
             q = q_uncoupled if r["q"] is None else int(r["q"])
             cf = int(r["frame"]) % n
             if ok:
@@ -514,8 +514,8 @@ def run_quality(
                 continue
             slots += 1
             grabbed += int(bool(r["grabbed"]))
-            if r["grabbed"] and r["complete_s"] is not None and r["complete_s"] <= end:
-                delays.append(float(r["complete_s"]) - float(r["t"]))
+            if whole:
+                delays.append(delay)
             rendered += int(ok)
             if shown is None or not (ok or freezes):
                 continue
