@@ -208,10 +208,12 @@ impl fmt::Display for Time {
 }
 /// The largest unit that keeps the integer part non-zero, with the exact decimal fraction of the
 /// nanosecond count (trailing zeros dropped): `3716111` ns is `3.716111ms`, never a float's
-/// `3.7161109999999997ms`, and the text parses back to the same duration.
+/// `3.7161109999999997ms`, and the text parses back to the same duration. Zero is `0s`: messages
+/// name times such as a range's start, where `0ns` read as a unit chosen for precision.
 impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (unit, digits, suffix) = match self.0 {
+            0 => return f.write_str("0s"),
             1_000_000_000.. => (1_000_000_000, 9, "s"),
             1_000_000.. => (1_000_000, 6, "ms"),
             1_000.. => (1_000, 3, "us"),
@@ -240,7 +242,7 @@ mod tests {
         assert_eq!(show(50_000), "50us");
         assert_eq!(show(1_001), "1.001us");
         assert_eq!(show(999), "999ns");
-        assert_eq!(show(0), "0ns");
+        assert_eq!(show(0), "0s");
         assert_eq!(show(u64::MAX), "18446744073.709551615s");
     }
 

@@ -931,7 +931,7 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         &three,
         &["flows.1.start=[\"0s\", \"12s\"]"],
         "flows[1].start",
-        "must be before the end of the run (10s), and the range [0ns, 12s] starts flow 2 of the \
+        "must be before the end of the run (10s), and the range [0s, 12s] starts flow 2 of the \
          group (id 3) at 12s",
     );
     // One flow of a range starts in its middle, 6 s: it runs.
@@ -940,7 +940,7 @@ fn keys_of_another_topology_kind_or_flow_shape_are_refused() {
         BASE,
         &["flows.0.start={ random = [\"0s\", \"10s\"] }"],
         "flows[0].start",
-        "random start in [0ns, 10s] may fall after it",
+        "random start in [0s, 10s] may fall after it",
     );
     refused(
         &three,
