@@ -187,10 +187,39 @@ def components(run: Path) -> tuple[pl.DataFrame, dict]:
             float((gaps**2).mean() / (2 * gaps.mean()) * 1e3) if len(gaps) else None
         ),
         "slot_sbuf_bytes_median": float(np.median(frames["sbuf_bytes"].to_numpy()[in_window])),
+        # Algorithm 5's ceiling: the source's smallest frames, H.261's largest quantizer
+        "slots_at_q31": float((frames["q"].to_numpy()[in_window] == 31).mean()),
     }
+    facts.update(_rate_facts(run, t0, size_cap))
     if flow["protocol"] == "tfwc":
         facts.update(_window_check(run, trace, send_t, last_byte, (due, end)))
     return table, facts
+
+
+def _rate_facts(run: Path, t0: float, packet_bytes: int) -> dict[str, float]:
+    """The rate the controller allowed, averaged over the 100 ms samples from ``t0`` (TFWC:
+    ``cwnd·s/RTT``; TFRC: ``X``), and how far it sat from the equation at the sampled ``p``
+    (TFWC: ``cwnd/W(p)``, TFRC: ``X·R/(s·W(p))``, W(p) = 1/f(p) of 002 Eq. 3.5 / RFC 5348)."""
+    from tfcc import Equation
+
+    eq = Equation()
+    ts = pl.read_parquet(run / "timeseries.parquet").filter(
+        (pl.col("flow") == 0) & (pl.col("t") >= t0) & pl.col("p").is_not_null()
+    )
+    if ts.is_empty():
+        return {}
+    w = np.array([eq.window(p) for p in ts["p"].to_numpy()])
+    rtt = ts["rtt_s"].to_numpy()
+    if ts["cwnd"].is_not_null().all():
+        cwnd = ts["cwnd"].to_numpy()
+        allowed, ratio = cwnd * packet_bytes * 8 / rtt, cwnd / w
+    else:
+        x = ts["rate_bps"].to_numpy()
+        allowed, ratio = x, x * rtt / (packet_bytes * 8 * w)
+    return {
+        "allowed_rate_mbps": float(np.mean(allowed) / 1e6),
+        "rate_over_equation": float(np.mean(ratio)),
+    }
 
 
 def _window_check(
@@ -303,14 +332,17 @@ def main(argv: list[str]) -> int:
         whole = sum(f["whole_frames"] for f in r["runs"])
         print(f"| {name} | {whole} | {mbps:.3f} | " + " | ".join(cells) + " |")
     print(
-        "\n| sender | seed | Mb/s | whole within 150 ms | delay p50 ms | sbuf p50 bytes at due "
+        "\n| sender | seed | Mb/s | allowed Mb/s (over equation) | whole within 150 ms "
+        "| delay p50 ms | sbuf p50 bytes at due "
         "| gap between packets while backlogged ms (CV) | wait for next departure ms |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         for f in r["runs"]:
             print(
-                f"| {name} | {f['seed']} | {f['throughput_mbps']:.3f} | {f['within_150ms']} | "
+                f"| {name} | {f['seed']} | {f['throughput_mbps']:.3f} | "
+                f"{f['allowed_rate_mbps']:.3f} ({f['rate_over_equation']:.3f}) | "
+                f"{f['within_150ms']} | "
                 f"{f['delay_p50_ms']:.0f} | {f['slot_sbuf_bytes_median']:.0f} | "
                 f"{f['backlogged_gap_ms']:.2f} ({f['backlogged_gap_cv']:.2f}) | "
                 f"{f['wait_for_next_departure_ms']:.1f} |"
@@ -324,6 +356,29 @@ def main(argv: list[str]) -> int:
                 f"{sum(f['window_open_with_data_waiting'] for f in checks)}, shrunk below the "
                 f"packets out at {sum(f['window_shrunk_below_outstanding'] for f in checks)}"
             )
+    runs = [f | {"tfwc": name.startswith("tfwc")} for name, r in results.items() for f in r["runs"]]
+    kinds = {f["tfwc"] for f in runs}
+    if len(runs) >= 4 and all("allowed_rate_mbps" in f for f in runs):
+        y = np.array([f["delay_p50_ms"] for f in runs])
+        x = np.array([f["allowed_rate_mbps"] for f in runs])
+        print(
+            f"\nPer-run median delay against the allowed rate, {len(runs)} runs: "
+            f"correlation {np.corrcoef(x, y)[0, 1]:.2f}",
+            end="",
+        )
+        if kinds == {True, False}:
+            # Least squares: delay = a + b·rate + c·[TFWC]; c is TFWC's delay at equal rate.
+            design = np.c_[np.ones_like(x), x, [float(f["tfwc"]) for f in runs]]
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            resid = y - design @ coef
+            cov = resid @ resid / (len(y) - 3) * np.linalg.inv(design.T @ design)
+            se = np.sqrt(np.diag(cov))
+            print(
+                f"; fit {coef[1] / 100:.1f} ms per 0.01 Mb/s, TFWC at equal rate "
+                f"{coef[2]:+.1f} ± {se[2]:.1f} ms"
+            )
+        else:
+            print()
     return 0
 
 

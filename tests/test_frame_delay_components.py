@@ -71,6 +71,9 @@ def test_facts_of_the_case_d_runs(runs: Path) -> None:
     # TFRC paces; TFWC's Ack clock sends trains at the bottleneck's 1.6 ms spacing
     assert tfrc["backlogged_gap_cv"] < 0.5 < 1.0 < tfwc["backlogged_gap_cv"]
     assert tfwc["backlogged_gaps_under_2ms"] > 0.5 and tfrc["backlogged_gaps_under_2ms"] == 0
+    # TFRC's X is the equation's rate at its own p and R; the default TFWC floors W = 1/f(p)
+    assert abs(tfrc["rate_over_equation"] - 1) < 1e-3
+    assert 0.9 < tfwc["rate_over_equation"] < 0.99
 
 
 def test_a_run_that_cannot_be_decomposed_is_refused(runs: Path, tmp_path: Path) -> None:
