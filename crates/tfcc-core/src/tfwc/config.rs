@@ -97,7 +97,10 @@ pub enum StallLosses {
     /// whole sequence of backed-off timeouts as one loss indication (its `t_RTO` term carries
     /// the back-off); RFC 5681 §3.1 likewise keeps ssthresh on a second timeout of the same
     /// segment. So a link outage is at most two loss events: the window in flight when it
-    /// began, and the expiries' packets. The default, in both presets.
+    /// began, and the expiries' packets. In rate mode, where no timer expires, the stall
+    /// begins with the first packet sent after RFC 5348's no-feedback interval,
+    /// `max(4·R, 2·s/X)`, without an Ack Vector: an outage is then the few events of that
+    /// interval and one more. The default, in both presets.
     #[default]
     OneEvent,
     /// The one-SRTT rule alone, as Choi's ns-2.34 `loss_history()` applies it: the expiries

@@ -125,8 +125,9 @@ pub struct TfwcSender {
     deadline: Option<Time>,
     /// Arrival time of the latest Ack Vector that was not stale.
     last_feedback: Time,
-    /// From a window-mode expiry to the next Ack Vector: [`Self::last_feedback`] when the
-    /// stall began ([`StallLosses`]).
+    /// From a window-mode expiry, or in rate mode from the first send after the no-feedback
+    /// interval ([`Self::rate_mode_stalled`]), to the next Ack Vector: [`Self::last_feedback`]
+    /// when the stall began ([`StallLosses`]).
     stall: Option<Time>,
     /// The window-mode timer after an expiry without doubling (`timer_backoff = false`):
     /// `2·SRTT` until the next Ack Vector, as Choi's ns-2.34 `backoff_timer()` leaves `rto_`.
@@ -270,6 +271,20 @@ impl TfwcSender {
             Rounding::Floor => w.floor(),
         };
         (whole.max(f64::from(self.cfg.min_window)) as u64).min(u64::from(self.cfg.max_window))
+    }
+
+    /// Whether a rate-mode send at `now` is one of a stall: no Ack Vector for longer than
+    /// RFC 5348's no-feedback interval, `max(4·R, 2·s/X)` (Sec. 4.3 step 4; `s/X` is the
+    /// rate-mode interval). The rate mode is "TFRC-like, but sender-based" (002 Sec. 3.3.2)
+    /// and its timer is a send clock that never expires for want of feedback (spec 002 §2.8:
+    /// no back-off), so this interval stands for the window mode's expiry in
+    /// [`StallLosses::OneEvent`]. Judged one loss event per SRTT of send time, the packets a
+    /// rate-mode flow sent into a 9 s outage took `p` from 0.16 to 0.5 (docs/reproductions/
+    /// tfwc.md, "Outages that begin in rate mode").
+    fn rate_mode_stalled(&self, now: Time) -> bool {
+        let quiet = now.saturating_since(self.last_feedback);
+        let r = self.srtt().unwrap_or(self.cfg.initial_rto);
+        quiet > r.saturating_mul(4) && quiet > self.rate_interval().saturating_mul(2)
     }
 
     /// The window-mode timer: the RTO (backed off if [`TfwcConfig::timer_backoff`]), or
@@ -650,6 +665,9 @@ impl Endpoint for TfwcSender {
         };
         if !may {
             return None;
+        }
+        if self.mode == Mode::Rate && self.stall.is_none() && self.rate_mode_stalled(now) {
+            self.stall = Some(self.last_feedback);
         }
         let seq = self.next_seq;
         self.next_seq += 1;

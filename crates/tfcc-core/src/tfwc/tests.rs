@@ -512,3 +512,59 @@ fn the_losses_of_one_timer_stall_are_one_loss_event() {
     assert!(w_srtt < 1.0, "{msg}");
     assert!(after > 10 * after_srtt, "{msg}");
 }
+
+/// The same 9 s outage in rate mode: every fourth packet lost before it (p = 0.25, a window
+/// below 1), so the sender clocks packets by its timer and keeps sending into the outage at
+/// its rate, with no expiry to begin a stall. Under [`StallLosses::PerSrtt`] the packets of
+/// the outage are a loss event per SRTT of send time; under the default the stall begins
+/// after RFC 5348's no-feedback interval, and the rate after the outage is about the one
+/// before it.
+#[test]
+fn the_losses_of_a_rate_mode_outage_are_few_loss_events() {
+    use super::config::StallLosses;
+    let (down, up) = (Time::from_secs(20), Time::from_secs(29));
+    let fate = |t: Time, seq: u64| {
+        if t < down {
+            (seq % 4 != 3).then_some(t + RTT_HALF)
+        } else if t < up {
+            None
+        } else {
+            Some(t + RTT_HALF)
+        }
+    };
+    let mut seen = Vec::new();
+    for stall_losses in [StallLosses::OneEvent, StallLosses::PerSrtt] {
+        let cfg = TfwcConfig {
+            stall_losses,
+            ..TfwcConfig::default()
+        };
+        let (before, before_sends) = run_fated(cfg.clone(), RTT_HALF, down, fate);
+        let (tx, sends) = run_fated(cfg, RTT_HALF, up + Dur::from_secs(10), fate);
+        let in_last =
+            |v: &[Time], from: Time, to: Time| v.iter().filter(|&&t| t >= from && t < to).count();
+        let rate_before = in_last(&before_sends, down - Dur::from_secs(10), down);
+        let lost = in_last(&sends, down, up);
+        let after = in_last(&sends, up, up + Dur::from_secs(10));
+        let events = tx.stats().loss_events - before.stats().loss_events;
+        seen.push((
+            stall_losses,
+            rate_before,
+            lost,
+            events,
+            after,
+            before.window_exact(),
+        ));
+    }
+    let msg = format!("{seen:?}");
+    let [(_, rate_before, lost, events, after, w_before), (_, _, _, events_srtt, after_srtt, _)] =
+        seen[..]
+    else {
+        unreachable!()
+    };
+    assert!(w_before < 1.0, "rate mode before the outage: {msg}");
+    assert!(lost > 30, "{msg}");
+    assert!(events <= 4, "{msg}");
+    assert!(events_srtt as usize > lost / 2, "{msg}");
+    assert!(2 * after >= rate_before, "{msg}");
+    assert!(after > 3 * after_srtt, "{msg}");
+}
