@@ -28,8 +28,10 @@
 //! TCPLossUndo`, of which `TCPSpuriousRTOs` are F-RTO's; tfcc_net::testbed::tcp_spurious_rtos),
 //! so they are reported per namespace (`testbed.tcp_spurious_rtos`, read at the window's start
 //! and end) and as a kernel-TCP flow's `spurious_timeouts` only when it is the one kernel-TCP
-//! sender in its namespace (`null` when several share it). No flow has a per-flow count of
-//! lost packets.
+//! sender in its namespace (`null` when several share it). Drops mean what the simulator's
+//! mean: a link's are its queue's (tc) plus the loss model's and the dropouts' (the relay's,
+//! counted from the window's start), and a flow's `packets_lost` the relay's drops of its
+//! data plus the queue's when it is the only flow crossing that queue (`flow_losses`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -323,6 +325,10 @@ pub fn run(
         }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(Directions::read(&router).unwrap_or_default());
+            // The relay's drops (loss model, dropouts) are windowed from the same instant.
+            if let Some(r) = &relay {
+                r.command(RelayCommand::MarkWindow);
+            }
         }
         if at_end.is_none() && elapsed >= duration {
             at_end = Directions::read(&router);
@@ -381,12 +387,14 @@ pub fn run(
         ),
         None => None,
     };
+    let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
     if let Some(st) = &relay_stats {
         eprintln!(
-            "relay: {} packets, {} lost to the loss model, lateness p50 {:.3} p99 {:.3} max {:.3} ms, \
-             CPU {:.1} %{}",
+            "relay (whole run): {} packets, {} lost to the loss model, {} dropped while the \
+             bottleneck was down, lateness p50 {:.3} p99 {:.3} max {:.3} ms, CPU {:.1} %{}",
             st.forwarded,
             st.lost,
+            st.down_drops,
             st.lateness.quantile(0.5).as_millis_f64(),
             st.lateness.quantile(0.99).as_millis_f64(),
             st.lateness.max().as_millis_f64(),
@@ -410,8 +418,8 @@ pub fn run(
         {
             let relayed = st.data_forwarded.get(i).copied().unwrap_or(0);
             eprintln!(
-                "flow {i} data: {} sent, {relayed} past the relay, {} received; {} lost after \
-                 the relay (UDP receive-buffer drops in the receiver's namespace: {})",
+                "flow {i} data (whole run): {} sent, {relayed} past the relay, {} received; {} \
+                 lost after the relay (UDP receive-buffer drops in the receiver's namespace: {})",
                 tx.sent,
                 rx.received,
                 relayed.saturating_sub(rx.received),
@@ -420,7 +428,16 @@ pub fn run(
             );
         }
     }
-    let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
+    // After the relay a packet meets the bottleneck's queue: its drops over the whole run are
+    // the other half of "lost after the relay" (the summary's link drops are the window's: a
+    // slow start's overflow before `measure_from` shows here only).
+    if let Some(t) = &tc {
+        eprintln!(
+            "bottleneck queues (whole run): forward {} packets sent, {} dropped; reverse {} \
+             sent, {} dropped",
+            t.forward.sent_packets, t.forward.drops, t.reverse.sent_packets, t.reverse.drops
+        );
+    }
     drop(bed);
     // TFWC's bytes as the simulator counts them (exact: every TFWC datagram is full-size).
     let results: Vec<_> = results
@@ -465,6 +482,21 @@ pub fn run(
             None => Some(0),
         }
     };
+    let w0 = at_window.unwrap_or_default();
+    let diff = |end: QdiscSample, start: QdiscSample| {
+        (
+            end.sent_bytes.saturating_sub(start.sent_bytes),
+            end.sent_packets.saturating_sub(start.sent_packets),
+            end.drops.saturating_sub(start.drops),
+        )
+    };
+    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
+    let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    let relay_window = relay_stats
+        .as_ref()
+        .map(|s| s.window_drops())
+        .unwrap_or_default();
+    let lost = flow_losses(&flows, &relay_window, drops, rev_drops);
     let entries: Vec<FlowEntry> = results
         .iter()
         .zip(&built.flow_info)
@@ -482,7 +514,7 @@ pub fn run(
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: own.packets_sent,
-            packets_lost: 0,
+            packets_lost: lost[i],
             loss_event_rate: own.loss_event_rate,
             mean_rtt_s: own.mean_rtt_s,
             base_rtt_s: None,
@@ -502,35 +534,29 @@ pub fn run(
         forward.iter().partition(|e| is_tcp(&e.protocol));
     let tcp: Vec<f64> = tcp.iter().map(|e| e.throughput_bps).collect();
     let other: Vec<f64> = other.iter().map(|e| e.throughput_bps).collect();
-    let w0 = at_window.unwrap_or_default();
-    let diff = |end: QdiscSample, start: QdiscSample| {
-        (
-            end.sent_bytes.saturating_sub(start.sent_bytes),
-            end.sent_packets.saturating_sub(start.sent_packets),
-            end.drops.saturating_sub(start.drops),
-        )
-    };
-    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
-    let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    // The forward direction's drops as the simulator's link counts them: its queue's (tc),
+    // and the loss model's and the dropouts' (the relay's, on arrival, before the queue).
+    let (artificial, down) = (relay_window.lost, relay_window.down_drops);
+    let all_drops = drops + artificial + down;
     let links = vec![
         LinkEntry {
             name: "bottleneck".into(),
             // In the measurement window (tc counters differenced), IP headers included,
-            // against the capacity the scheduled rate changes and dropouts left in it.
+            // against the capacity at the scheduled rates: the simulator's fraction of the
+            // window the transmitter was busy, in which a down link is idle, not absent.
             utilization: Some(
                 tx_bytes as f64 * 8.0
                     / (capacity_bits(link.rate, &events, duration)
                         - capacity_bits(link.rate, &events, measure_from))
                     .max(1.0),
             ),
-            drops,
+            drops: all_drops,
             queue_drops: drops,
             early_drops: 0,
-            // The relay counts over the whole run (it keeps no per-window counter).
-            artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
-            down_drops: 0,
+            artificial_drops: artificial,
+            down_drops: down,
             mean_queue_pkts: None,
-            arrivals: tx_packets + drops,
+            arrivals: tx_packets + all_drops,
             tx_packets,
             tx_bytes,
         },
@@ -872,29 +898,59 @@ fn link_columns(samples: &[(Duration, Duration, Directions)], interval: Duration
     c
 }
 
-/// Bits the bottleneck could carry in `duration`: its rate over time, zero while down.
+/// Bits the bottleneck could carry in `duration` at its scheduled rates. A dropout leaves the
+/// rate as it is: the simulator's utilisation is the fraction of the window the transmitter
+/// was busy, and a down link is idle (a TFWC flow's link down 3-9.5 s of a 6-15 s window read
+/// 0.98 here, against the simulator's 0.61, while the capacity left out the dropout).
 fn capacity_bits(
     rate: tfcc_core::Rate,
     events: &[(Duration, LinkAction)],
     duration: Duration,
 ) -> f64 {
-    let (mut bits, mut t, mut bps, mut up) = (0.0, Duration::ZERO, rate.bps() as f64, true);
+    let (mut bits, mut t, mut bps) = (0.0, Duration::ZERO, rate.bps() as f64);
     for (at, a) in events.iter().filter(|(at, _)| *at <= duration) {
-        if up {
-            bits += bps * (*at - t).as_secs_f64();
-        }
+        bits += bps * (*at - t).as_secs_f64();
         t = *at;
-        match a {
-            LinkAction::SetRate(r) => bps = r.bps() as f64,
-            LinkAction::SetUp(u) => up = *u,
-            LinkAction::SetStalled(st) => up = !*st,
-            LinkAction::SetLoss(_) => {}
+        if let LinkAction::SetRate(r) = a {
+            bps = r.bps() as f64;
         }
     }
-    if up {
-        bits += bps * duration.saturating_sub(t).as_secs_f64();
-    }
-    bits
+    bits + bps * duration.saturating_sub(t).as_secs_f64()
+}
+
+/// Each flow's data packets dropped on its forward route in the window, as the simulator's
+/// `packets_lost`: the relay's drops of its data (loss model, dropouts; counted per flow) and
+/// the drops of the queue its data crosses. tc counts a queue's drops without saying whose
+/// packets they were, so they are the flow's only when nothing else crosses that queue: the
+/// forward one carries the forward flows' data and the reverse flows' feedback, the reverse
+/// one the other way round. Otherwise a flow's count is `None` unless that queue dropped
+/// nothing in the window.
+fn flow_losses(
+    flows: &[FlowSpec],
+    relay: &tfcc_net::relay::DropCounts,
+    forward_queue_drops: u64,
+    reverse_queue_drops: u64,
+) -> Vec<Option<u64>> {
+    let reverse = flows.iter().filter(|f| f.reverse).count();
+    let forward = flows.len() - reverse;
+    flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (queue_drops, alone) = if f.reverse {
+                (reverse_queue_drops, reverse == 1 && forward == 0)
+            } else {
+                (forward_queue_drops, forward == 1 && reverse == 0)
+            };
+            let queue = match (queue_drops, alone) {
+                (0, _) => Some(0),
+                (n, true) => Some(n),
+                (_, false) => None,
+            };
+            let at = |v: &[u64]| v.get(i).copied().unwrap_or(0);
+            queue.map(|q| q + at(&relay.data_lost) + at(&relay.data_down))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1271,6 +1327,37 @@ direction = "reverse"
             &events,
             Duration::from_secs(10),
         );
-        assert_eq!(c, 40e6 + 10e6 + 15e6);
+        // Down from 6 to 7 s: idle at 5 Mb/s, not absent.
+        assert_eq!(c, 40e6 + 30e6);
+    }
+
+    #[test]
+    fn queue_drops_are_a_flows_only_when_nothing_else_crosses_that_queue() {
+        let flow = |reverse| FlowSpec {
+            kind: FlowKind::Tcp("reno".into()),
+            start: Duration::ZERO,
+            reverse,
+        };
+        let relay = tfcc_net::relay::DropCounts {
+            lost: 9,
+            down_drops: 20,
+            data_lost: vec![3, 4],
+            data_down: vec![10, 0],
+        };
+        // One forward flow alone: the forward queue's drops are its, beside the relay's.
+        assert_eq!(
+            flow_losses(&[flow(false)], &relay, 5, 2),
+            [Some(5 + 3 + 10)]
+        );
+        // Two forward flows: the queue's 5 drops cannot be split; with none, the relay's
+        // counts are the whole of each.
+        let two = [flow(false), flow(false)];
+        assert_eq!(flow_losses(&two, &relay, 5, 0), [None, None]);
+        assert_eq!(flow_losses(&two, &relay, 0, 7), [Some(13), Some(4)]);
+        // A reverse flow's feedback crosses the forward queue, and the forward flow's the
+        // reverse one: neither queue is one flow's.
+        let both = [flow(false), flow(true)];
+        assert_eq!(flow_losses(&both, &relay, 1, 0), [None, Some(4)]);
+        assert_eq!(flow_losses(&both, &relay, 0, 1), [Some(13), None]);
     }
 }
