@@ -91,7 +91,7 @@ pub fn run_command(
     // likely got wrong. The simulation built for the check is the one that runs, so the
     // scenario is read and built once.
     let prepared = if testbed {
-        crate::testbed::check(&args.scenario, &args.set).map(|()| None)
+        crate::testbed::check(&args.scenario, &args.set).map(|_| None)
     } else {
         crate::prepare(&args.scenario, &args.set, seed).map(Some)
     };

@@ -59,16 +59,31 @@ fn refuse(path: &Path, msg: String) -> RunError {
     RunError::Scenario(format!("{}: --backend testbed: {msg}", path.display()))
 }
 
-/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
-/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
-/// removed, and [`RunError::Cancelled`] is returned.
-pub fn run(
-    path: &Path,
-    overrides: &[String],
-    seed: Option<u64>,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Finished, RunError> {
-    let wall = Instant::now();
+/// What the testbed runs, checked: every reason to refuse a scenario is found here, before a
+/// namespace exists and without root, so `tfcc check --backend testbed` finds what `tfcc run
+/// --backend testbed` would refuse.
+struct Plan {
+    built: scenario::Built,
+    /// The bottleneck's rate at the start.
+    rate: tfcc_core::Rate,
+    limit: u32,
+    reverse_limit: u32,
+    loss: Option<tfcc_sim::loss_model::LossSpec>,
+    flows: Vec<FlowSpec>,
+    paths: Vec<FlowPath>,
+    /// TFWC flows' (index, bytes per packet in the simulator, bytes the receiver counts).
+    counted: Vec<(usize, u32, u32)>,
+    duration: Duration,
+    measure_from: Duration,
+    /// The bottleneck's scheduled changes, in time order.
+    events: Vec<(Duration, LinkAction)>,
+    /// What the testbed runs otherwise than the file says, without refusing it (stderr's
+    /// "note:" lines, `kernel_tcp_note`).
+    notes: Vec<String>,
+}
+
+fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, RunError> {
+    let mut notes = Vec::new();
     let built = load(path, overrides, seed)?;
     let link = built
         .topology
@@ -180,15 +195,19 @@ pub fn run(
         let kind = match (&f.sender, f.protocol.as_str()) {
             // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
             // as in the simulator (its seed and stream name).
-            (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
-                Some((flow, v)) => FlowKind::TfrcVideo {
-                    cfg: tfrc_on_udp(s.config()),
-                    video: v.clone(),
-                    seed: built.cfg.seed,
-                    flow: *flow,
-                },
-                None => FlowKind::Tfrc(tfrc_on_udp(s.config())),
-            },
+            (SenderImpl::Tfrc(s), _) => {
+                let cfg =
+                    tfrc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                match built.videos.iter().find(|v| v.0 as usize == i) {
+                    Some((flow, v)) => FlowKind::TfrcVideo {
+                        cfg,
+                        video: v.clone(),
+                        seed: built.cfg.seed,
+                        flow: *flow,
+                    },
+                    None => FlowKind::Tfrc(cfg),
+                }
+            }
             (SenderImpl::Tfwc(s), _) => {
                 let (cfg, sim, here) =
                     tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
@@ -208,11 +227,11 @@ pub fn run(
             }
             (SenderImpl::Tcp(s), "tcp-cubic") => {
                 kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                kernel_tcp_note(f, i, built.cfg.seed);
+                kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
                 FlowKind::Tcp("cubic".into())
             }
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => {
-                kernel_tcp_note(f, i, built.cfg.seed);
+                kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
                 FlowKind::Tcp("reno".into())
             }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
@@ -250,8 +269,51 @@ pub fn run(
         events.push((Duration::from_nanos(e.at.0), e.action.clone()));
     }
     events.sort_by_key(|e| e.0);
-    let bed = Dumbbell::new(Bottleneck {
+    Ok(Plan {
         rate: link.rate,
+        limit,
+        reverse_limit,
+        loss,
+        flows,
+        paths,
+        counted,
+        duration,
+        measure_from,
+        events,
+        built,
+        notes,
+    })
+}
+
+/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
+/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
+/// removed, and [`RunError::Cancelled`] is returned.
+pub fn run(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Finished, RunError> {
+    let wall = Instant::now();
+    let Plan {
+        built,
+        rate: start_rate,
+        limit,
+        reverse_limit,
+        loss,
+        flows,
+        paths,
+        counted,
+        duration,
+        measure_from,
+        events,
+        notes,
+    } = plan(path, overrides, seed)?;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let bed = Dumbbell::new(Bottleneck {
+        rate: start_rate,
         limit,
         reverse_limit,
     })
@@ -278,7 +340,7 @@ pub fn run(
     let interval = Duration::from_nanos(built.cfg.sample_interval.0);
     let router = bed.router_ns();
     let mut next_event = 0;
-    let mut rate = link.rate;
+    let mut rate = start_rate;
     let mut queue: Vec<(Duration, Duration, Directions)> = Vec::new();
     let mut next_sample = interval;
     // tc's counters at the start of the measurement window: the summary's link figures cover
@@ -546,8 +608,8 @@ pub fn run(
             // window the transmitter was busy, in which a down link is idle, not absent.
             utilization: Some(
                 tx_bytes as f64 * 8.0
-                    / (capacity_bits(link.rate, &events, duration)
-                        - capacity_bits(link.rate, &events, measure_from))
+                    / (capacity_bits(start_rate, &events, duration)
+                        - capacity_bits(start_rate, &events, measure_from))
                     .max(1.0),
             ),
             drops: all_drops,
@@ -566,7 +628,7 @@ pub fn run(
         LinkEntry {
             name: "bottleneck-rev".into(),
             utilization: Some(
-                rev_bytes as f64 * 8.0 / (link.rate.bps() as f64 * window.as_secs_f64()).max(1.0),
+                rev_bytes as f64 * 8.0 / (start_rate.bps() as f64 * window.as_secs_f64()).max(1.0),
             ),
             drops: rev_drops,
             queue_drops: rev_drops,
@@ -636,11 +698,26 @@ const UDP_IPV4_HEADER: u32 = 28;
 /// them all, here the kernel adds UDP/IPv4's 28 itself, so the datagram carries only the rest.
 /// A packet thus takes the same bytes on the testbed's bottleneck as in the simulator (the 004
 /// scenarios' `header_size = 28`: 1460 B datagrams, 1488 B on the wire; ns-2's `headersize_ 32`:
-/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size.
-fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> tfcc_core::tfrc::TfrcConfig {
+/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size. A datagram
+/// must hold tfcc's 44-byte TFRC data header: a smaller one went out padded to 44 B, more
+/// bytes on the bottleneck than the simulator's packet (a 20-byte `packet_size` with the
+/// thesis' 28 B of headers: 48 B in the simulator, 72 B here), so it is refused as TFWC's is.
+fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> Result<tfcc_core::tfrc::TfrcConfig, String> {
     let mut c = cfg.clone();
     c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
-    c
+    let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
+    if c.wire_size() < header {
+        return Err(format!(
+            "a TFRC packet_size of {} B (header_size {} B) makes a {} B datagram, too small \
+             for tfcc's {header} B data header: the datagram is packet_size plus what \
+             header_size has beyond UDP/IPv4's {UDP_IPV4_HEADER} B, so at least {} B here",
+            cfg.packet_size,
+            cfg.header_size,
+            c.wire_size(),
+            header + UDP_IPV4_HEADER.min(cfg.header_size)
+        ));
+    }
+    Ok(c)
 }
 
 /// A TFWC flow's configuration for the real UDP transport, with the bytes per packet the
@@ -759,9 +836,11 @@ fn endpoint_figures(
     }
 }
 
-/// Checks that the scenario loads for the testbed, without running it.
-pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
-    load(path, overrides, None).map(drop)
+/// Checks that the scenario runs on the testbed, without running it: it loads, and nothing in
+/// it is refused (what the testbed cannot emulate). Needs no root. Returns the notes a run
+/// would print: what runs otherwise than the file says without being refused.
+pub fn check(path: &Path, overrides: &[String]) -> Result<Vec<String>, RunError> {
+    plan(path, overrides, None).map(|p| p.notes)
 }
 
 /// Loads the scenario as the simulator does (`tcp-cubic` flows are the simulator's CUBIC there
@@ -784,9 +863,9 @@ fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario
 /// file runs on both backends with the kernel standing in for the simulator's TCP (004's
 /// scenarios model FreeBSD's delayed ACKs and 500 ms timer ticks in `params`), but said on
 /// stderr, as the summary of what differs from the file.
-fn kernel_tcp_note(f: &tfcc_sim::FlowSpec, i: usize, seed: u64) {
+fn kernel_tcp_note(f: &tfcc_sim::FlowSpec, i: usize, seed: u64, notes: &mut Vec<String>) {
     if let Err(e) = kernel_tcp(f, i, seed) {
-        eprintln!("note: {e}");
+        notes.push(e);
     }
 }
 
@@ -1115,16 +1194,50 @@ mod tests {
     fn tfrc_datagrams_leave_udp_ipv4_headers_to_the_kernel() {
         let mut cfg = tfcc_core::tfrc::TfrcConfig::thesis();
         cfg.header_size = 28;
-        let c = tfrc_on_udp(&cfg);
+        let c = tfrc_on_udp(&cfg).unwrap();
         assert_eq!(
             (c.packet_size, c.header_size, c.wire_size()),
             (1460, 0, 1460)
         );
-        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2());
+        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2()).unwrap();
         assert_eq!(c.wire_size() + UDP_IPV4_HEADER, 1032);
         assert_eq!(
-            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
+            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis())
+                .unwrap()
+                .header_size,
             0
+        );
+        // The smallest datagram that holds tfcc's 44-byte header: 44 + 28 B on the wire.
+        cfg.packet_size = 44;
+        assert_eq!(tfrc_on_udp(&cfg).unwrap().wire_size(), 44);
+        cfg.packet_size = 43;
+        let e = tfrc_on_udp(&cfg).unwrap_err();
+        assert!(
+            e.contains("makes a 43 B datagram, too small for tfcc's 44 B data header"),
+            "{e}"
+        );
+        assert!(e.ends_with("at least 72 B here"), "{e}");
+        // Without header bytes the datagram is the packet_size alone.
+        cfg.header_size = 0;
+        assert!(tfrc_on_udp(&cfg)
+            .unwrap_err()
+            .ends_with("at least 44 B here"));
+        cfg.packet_size = 44;
+        assert!(tfrc_on_udp(&cfg).is_ok());
+    }
+
+    /// A TFRC `packet_size` too small for tfcc's data header is refused before anything is
+    /// set up, as TFWC's is, not sent padded.
+    #[test]
+    fn a_tfrc_packet_smaller_than_its_header_is_refused() {
+        let err = refusal(
+            "tfrc-tiny",
+            "[[flows]]\nprotocol = \"tfrc\"\npacket_size = 20\n",
+            "TFRC in padded datagrams",
+        );
+        assert!(
+            err.contains("--backend testbed: flow 0: a TFRC packet_size of 20 B"),
+            "{err}"
         );
     }
 
