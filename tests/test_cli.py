@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -234,6 +238,71 @@ def test_check_says_what_a_trace_will_record(tmp_path) -> None:
     r = run_cli("check", str(f))
     assert r.returncode == 0 and "[trace]" not in r.stdout
     assert tfcc.check_scenario(f)["trace"] is None
+
+
+def test_check_backend_testbed_refuses_what_the_testbed_would_without_root() -> None:
+    # The simulator accepts a stall and a 20-byte TFRC packet; the testbed refused them only
+    # once `tfcc run --backend testbed` started. Its checks need no root: run as nobody when
+    # root, so the test shows they come before anything that would.
+    base = (
+        'duration = "5s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "4Mbps", delay = "10ms", limit = 30 }\n'
+    )
+    stall = base + (
+        '[[flows]]\nprotocol = "tcp-sack"\n'
+        '[[events]]\nat = "1s"\nlink = "bottleneck"\nstall = true\n'
+    )
+    tiny = base + '[[flows]]\nprotocol = "tfrc"\npacket_size = 20\n'
+    params = base + '[[flows]]\nprotocol = "tcp-sack"\nparams = { max_window = 2 }\n'
+    # pytest's tmp_path lies under a directory only root may enter
+    tmp_path = Path(tempfile.mkdtemp(prefix="tfcc-check-"))
+    files = {}
+    for name, text in (("stall", stall), ("tiny", tiny), ("params", params)):
+        f = tmp_path / f"{name}.toml"
+        f.write_text(text)
+        f.chmod(0o644)
+        files[name] = f
+    tmp_path.chmod(0o755)
+    prefix: list[str] = []
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("setpriv"):
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    def check(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*prefix, sys.executable, "-m", "tfcc.cli", "check", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    for name, word in (
+        ("stall", "a stall (a link that holds arrivals while it does not transmit)"),
+        ("tiny", "flow 0: a TFRC packet_size of 20 B (header_size 0 B) makes a 20 B datagram"),
+    ):
+        r = check(str(files[name]))
+        assert r.returncode == 0, r.stderr  # the simulator runs it
+        r = check(str(files[name]), "--backend", "testbed")
+        assert r.returncode == 2, r.stdout
+        assert r.stderr.startswith(f"error: {files[name]}: --backend testbed: "), r.stderr
+        assert word in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+        assert "Traceback" not in r.stderr
+        with pytest.raises(tfcc.ScenarioError, match="--backend testbed"):
+            tfcc.check_scenario(files[name], backend="testbed")
+    # Accepted, with what the kernel's TCP does otherwise than the file says.
+    r = check(str(files["params"]), "--backend", "testbed")
+    assert r.returncode == 0, r.stderr
+    assert ": ok on the testbed: " in r.stdout, r.stdout
+    assert r.stderr.startswith("note: flow 0 (tcp-sack): its packet_size, params"), r.stderr
+    assert tfcc.check_scenario(files["params"], backend="testbed")["notes"]
+    assert tfcc.check_scenario(files["params"])["notes"] == []
+    r = check(str(files["params"]), "--backend", "ns3")
+    assert (r.returncode, r.stderr) == (
+        2,
+        "error: --backend ns3: unknown backend (use sim or testbed)\n",
+    )
+    with pytest.raises(ValueError, match="unknown backend"):
+        tfcc.check_scenario(files["params"], backend="ns3")
+    shutil.rmtree(tmp_path)
 
 
 @pytest.mark.parametrize(

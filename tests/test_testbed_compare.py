@@ -9,8 +9,8 @@ from tfcc.metrics import RunResult
 from tfcc.testbed import compare_rows
 
 
-def summary(tcp_loss: float | None, tcp_rtt: float | None) -> dict[str, Any]:
-    flow = {"throughput_bps": 5e6, "bytes_delivered": 1e7}
+def summary(tcp_loss: float | None, tcp_rtt: float | None, lost: int | None = 4) -> dict[str, Any]:
+    flow = {"throughput_bps": 5e6, "bytes_delivered": 1e7, "packets_lost": lost}
     return {
         "flows": [
             {"id": 0, "protocol": "tfrc", **flow, "loss_event_rate": 0.01, "mean_rtt_s": 0.05},
@@ -36,6 +36,11 @@ def test_rows_carry_loss_and_rtt_and_dashes_for_what_the_testbed_lacks() -> None
     assert by[("1 tcp-reno", "mean RTT ms")] == (60.0, None)
     assert by[("bottleneck", "utilization")] == (0.99, 0.99)
     assert by[("all", "jain_index")] == (1.0, 1.0)
+    # Lost packets side by side; the testbed's null (a shared queue's drops) is a dash.
+    assert by[("0 tfrc", "packets lost")] == (4, 4)
+    rows = compare_rows(RunResult(summary(0.02, 0.06)), RunResult(summary(None, None, None)))
+    by = {(flow, metric): (a, b) for flow, metric, a, b in rows}
+    assert by[("1 tcp-reno", "packets lost")] == (4, None)
 
 
 def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None:

@@ -201,14 +201,19 @@ class OutputError(ValueError):
     """The output directory cannot be used or written; the message names it and says why."""
 
 def check_scenario(
-    path: PathLike[str] | str, overrides: Sequence[str] | None = None
+    path: PathLike[str] | str,
+    overrides: Sequence[str] | None = None,
+    backend: str = "sim",
 ) -> dict[str, Any]:
     """Parse, override (``key.path=value``) and check a scenario without running it.
 
     Returns ``scenario``, ``duration_s``, ``measure_from_s``, ``seed``, ``flows``, ``links``,
     ``reported_links`` (those the outputs report: all but the per-flow access links),
-    ``events``, ``groups`` (``[(label, count), ...]``) and ``trace`` (``None``, or with a
-    ``[trace]`` its ``links`` by name, ``from_s`` and ``until_s``). Raises :class:`ScenarioError`.
+    ``events``, ``groups`` (``[(label, count), ...]``), ``trace`` (``None``, or with a
+    ``[trace]`` its ``links`` by name, ``from_s`` and ``until_s``) and ``notes``. Raises
+    :class:`ScenarioError`. ``backend="testbed"`` checks what ``tfcc run --backend testbed``
+    refuses (no root needed) instead of the simulator's checks; its ``notes`` say what the
+    testbed runs otherwise than the file says without refusing it (empty for ``"sim"``).
     """
 
 def run_scenario(

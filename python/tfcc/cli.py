@@ -132,17 +132,33 @@ def recv(ctx: typer.Context) -> None:
 
 
 @app.command()
-def check(scenario: ScenarioArg, set_: SetOpt = None) -> None:
+def check(
+    scenario: ScenarioArg,
+    set_: SetOpt = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="sim, or testbed: what `tfcc run --backend testbed` would refuse (no root "
+            "needed; nothing is set up).",
+        ),
+    ] = "sim",
+) -> None:
     """Check a scenario file without running it."""
     from tfcc import ScenarioError, check_scenario
 
+    if backend not in ("sim", "testbed"):
+        raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
     try:
-        info = check_scenario(scenario, set_ or [])
+        info = check_scenario(scenario, set_ or [], backend=backend)
     except ScenarioError as e:
         raise _fail(str(e)) from None
+    for note in info["notes"]:
+        typer.echo(f"note: {note}", err=True)
     groups = ", ".join(f"{n} × {label}" for label, n in info["groups"])
+    ok = "ok on the testbed" if backend == "testbed" else "ok"
     line = (
-        f"{scenario}: ok: {info['scenario']}, {info['duration_s']:g} s, "
+        f"{scenario}: {ok}: {info['scenario']}, {info['duration_s']:g} s, "
         f"{_count(info['flows'], 'flow')} ({groups}), {_count(info['links'], 'link')} "
         f"({info['reported_links']} in the outputs), "
         f"{_count(info['events'], 'event')}"

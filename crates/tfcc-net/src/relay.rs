@@ -105,6 +105,10 @@ pub enum RelayCommand {
     /// While down, flows' packets arriving at the bottleneck's forward direction are dropped (the simulator's link
     /// dropout refuses arrivals; tbf, which the caller pauses, keeps what it has queued).
     SetUp(bool),
+    /// Copy the drop counts now into [`RelayStats::at_window`]: the simulator's summary counts
+    /// drops in the measurement window only, and the relay is the one place that sees the
+    /// loss model's and a dropout's drops, so the window's start is marked where they happen.
+    MarkWindow,
 }
 
 /// Lateness of releases (actual write time minus deadline): 1 µs buckets up to 2 ms, then
@@ -208,9 +212,63 @@ pub struct RelayStats {
     /// dropouts, each written back towards the bottleneck queue after its delay: beside the
     /// sender's and the receiver's counts they tell a loss before the queue from one after it.
     pub data_forwarded: Vec<u64>,
+    /// Per flow, its data packets among [`Self::lost`] and [`Self::down_drops`] (those counts
+    /// also hold the feedback of reverse flows, which crosses the bottleneck's forward
+    /// direction too): a flow's `packets_lost` counts its data only, as the simulator's.
+    pub data_lost: Vec<u64>,
+    pub data_down: Vec<u64>,
+    /// The drop counts when [`RelayCommand::MarkWindow`] arrived; `None` if it never did.
+    pub at_window: Option<DropCounts>,
+}
+
+/// The relay's drop counts at one instant (see [`RelayStats`] for each).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts {
+    pub lost: u64,
+    pub down_drops: u64,
+    pub data_lost: Vec<u64>,
+    pub data_down: Vec<u64>,
+}
+
+impl DropCounts {
+    /// Drops counted since `earlier`, a reading of the same relay.
+    pub fn since(&self, earlier: &DropCounts) -> DropCounts {
+        let diff = |a: &[u64], b: &[u64]| {
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| x.saturating_sub(b.get(i).copied().unwrap_or(0)))
+                .collect()
+        };
+        DropCounts {
+            lost: self.lost.saturating_sub(earlier.lost),
+            down_drops: self.down_drops.saturating_sub(earlier.down_drops),
+            data_lost: diff(&self.data_lost, &earlier.data_lost),
+            data_down: diff(&self.data_down, &earlier.data_down),
+        }
+    }
 }
 
 impl RelayStats {
+    /// The drop counts now (at the end, once the relay has stopped).
+    pub fn drop_counts(&self) -> DropCounts {
+        DropCounts {
+            lost: self.lost,
+            down_drops: self.down_drops,
+            data_lost: self.data_lost.clone(),
+            data_down: self.data_down.clone(),
+        }
+    }
+
+    /// The drops of the measurement window: since [`RelayCommand::MarkWindow`], or the whole
+    /// run if it was never sent.
+    pub fn window_drops(&self) -> DropCounts {
+        let now = self.drop_counts();
+        match &self.at_window {
+            Some(w) => now.since(w),
+            None => now,
+        }
+    }
+
     /// CPU seconds per second of wall time (1.0 = one core).
     pub fn cpu_share(&self) -> f64 {
         self.cpu.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)
@@ -483,6 +541,8 @@ fn run_relay(
     let mut st = RelayStats {
         realtime: set_realtime(cfg.rt_priority),
         data_forwarded: vec![0; cfg.flows.len()],
+        data_lost: vec![0; cfg.flows.len()],
+        data_down: vec![0; cfg.flows.len()],
         ..RelayStats::default()
     };
     let origin = clock_ns(libc::CLOCK_MONOTONIC);
@@ -507,6 +567,7 @@ fn run_relay(
                     loss = Loss::new(&l, cfg.flows.len(), cfg.seed, epoch, Time(now()));
                 }
                 RelayCommand::SetUp(u) => up = u,
+                RelayCommand::MarkWindow => st.at_window = Some(st.drop_counts()),
             }
         }
         // Release what is due.
@@ -565,14 +626,16 @@ fn run_relay(
                     cfg.default_delay
                 }
             };
-            if let (Some((i, _)), true) = (flow, crosses_forward) {
+            if let (Some((i, data)), true) = (flow, crosses_forward) {
                 if !up {
                     st.down_drops += 1;
+                    st.data_down[i] += u64::from(data);
                     free.push(s);
                     continue;
                 }
                 if loss.drops(i, Time(arrival)) {
                     st.lost += 1;
+                    st.data_lost[i] += u64::from(data);
                     free.push(s);
                     continue;
                 }
@@ -675,6 +738,27 @@ mod tests {
                 .ports,
             None
         );
+    }
+
+    #[test]
+    fn window_drops_are_the_counts_since_the_mark() {
+        let mut st = RelayStats {
+            lost: 5,
+            down_drops: 2,
+            data_lost: vec![3, 1],
+            data_down: vec![2, 0],
+            ..RelayStats::default()
+        };
+        // Never marked: the whole run.
+        assert_eq!(st.window_drops(), st.drop_counts());
+        st.at_window = Some(st.drop_counts());
+        st.lost += 4;
+        st.down_drops += 7;
+        st.data_lost[1] += 4;
+        st.data_down[0] += 6;
+        let w = st.window_drops();
+        assert_eq!((w.lost, w.down_drops), (4, 7));
+        assert_eq!((w.data_lost, w.data_down), (vec![0, 4], vec![6, 0]));
     }
 
     #[test]

@@ -76,14 +76,30 @@ fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Buil
 /// per-flow access links), `events`, `groups` (label, count) and `trace` (`None`, or with a
 /// `[trace]` its `links` by name, `from_s` and `until_s`). Raises `ScenarioError` naming the
 /// file and the key.
+///
+/// `backend = "testbed"` checks what `tfcc run --backend testbed` would refuse instead of the
+/// simulator's own checks (without root: nothing is set up), and `notes` lists what the
+/// testbed would run otherwise than the file says without refusing it (kernel TCP flows whose
+/// `params` apply in the simulator only); the simulator's `notes` is empty.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = None))]
+#[pyo3(signature = (path, overrides = None, backend = "sim"))]
 pub fn check_scenario<'py>(
     py: Python<'py>,
     path: PathBuf,
     overrides: Option<Bound<'py, PyAny>>,
+    backend: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = load(&path, overrides_of(overrides)?, None)?;
+    let testbed = match backend {
+        "sim" => false,
+        "testbed" => true,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "backend {other:?}: unknown backend (use \"sim\" or \"testbed\")"
+            )))
+        }
+    };
+    let overrides = overrides_of(overrides)?;
+    let b = load(&path, overrides.clone(), None)?;
     let d = PyDict::new(py);
     d.set_item("scenario", &b.name)?;
     // the nearest double to the seconds ("60s" is 60.0, see `tfcc_core::time::nanos_to_secs_f64`)
@@ -114,6 +130,13 @@ pub fn check_scenario<'py>(
             d.set_item("trace", td)?;
         }
     }
+    if testbed {
+        let notes = tfcc_run::testbed::check(&path, &overrides)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        d.set_item("notes", notes)?;
+        return Ok(d);
+    }
+    d.set_item("notes", Vec::<String>::new())?;
     // Building the simulation runs the simulator's own checks too.
     b.into_simulation()
         .map_err(|e| ScenarioError::new_err(format!("{}: {e}", path.display())))?;

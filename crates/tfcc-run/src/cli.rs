@@ -91,7 +91,7 @@ pub fn run_command(
     // likely got wrong. The simulation built for the check is the one that runs, so the
     // scenario is read and built once.
     let prepared = if testbed {
-        crate::testbed::check(&args.scenario, &args.set).map(|()| None)
+        crate::testbed::check(&args.scenario, &args.set).map(|_| None)
     } else {
         crate::prepare(&args.scenario, &args.set, seed).map(Some)
     };
@@ -212,7 +212,10 @@ pub fn table(s: &Summary, out: &Path, testbed: bool) -> String {
                     1e-6,
                     3,
                 ),
-                fl.iter().map(|f| f.packets_lost).sum::<u64>().to_string(),
+                fl.iter()
+                    .map(|f| f.packets_lost)
+                    .sum::<Option<u64>>()
+                    .map_or_else(|| "-".into(), |n| n.to_string()),
                 fmt(
                     Some(
                         fl.iter()
@@ -236,7 +239,7 @@ pub fn table(s: &Summary, out: &Path, testbed: bool) -> String {
                 f.id.to_string(),
                 label(f),
                 fmt(Some(f.throughput_bps), 1e-6, 3),
-                f.packets_lost.to_string(),
+                f.packets_lost.map_or_else(|| "-".into(), |n| n.to_string()),
                 fmt(f.loss_event_rate, 1.0, 4),
                 fmt(f.mean_rtt_s, 1e3, 1),
             ]);

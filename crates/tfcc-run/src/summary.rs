@@ -202,7 +202,10 @@ pub struct FlowEntry {
     pub throughput_bps: f64,
     pub bytes_delivered: u64,
     pub packets_sent: u64,
-    pub packets_lost: u64,
+    /// Data packets dropped on the forward route in the window (the simulator's
+    /// `FlowSummary::packets_lost`); `null` on the testbed when the flow's share of a queue's
+    /// drops is unknown (tc counts a queue's drops, not whose packets they were).
+    pub packets_lost: Option<u64>,
     pub loss_event_rate: Option<f64>,
     pub mean_rtt_s: Option<f64>,
     /// The flow's propagation RTT, the delays of its routes' links as configured (the
@@ -363,7 +366,7 @@ impl Summary {
                     throughput_bps: f.throughput_bps,
                     bytes_delivered: f.bytes_delivered,
                     packets_sent: f.packets_sent,
-                    packets_lost: f.packets_lost,
+                    packets_lost: Some(f.packets_lost),
                     loss_event_rate: finite(f.loss_event_rate),
                     mean_rtt_s: f.mean_rtt_s.and_then(finite),
                     base_rtt_s: finite(f.base_rtt_s),

@@ -28,8 +28,10 @@
 //! TCPLossUndo`, of which `TCPSpuriousRTOs` are F-RTO's; tfcc_net::testbed::tcp_spurious_rtos),
 //! so they are reported per namespace (`testbed.tcp_spurious_rtos`, read at the window's start
 //! and end) and as a kernel-TCP flow's `spurious_timeouts` only when it is the one kernel-TCP
-//! sender in its namespace (`null` when several share it). No flow has a per-flow count of
-//! lost packets.
+//! sender in its namespace (`null` when several share it). Drops mean what the simulator's
+//! mean: a link's are its queue's (tc) plus the loss model's and the dropouts' (the relay's,
+//! counted from the window's start), and a flow's `packets_lost` the relay's drops of its
+//! data plus the queue's when it is the only flow crossing that queue (`flow_losses`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -57,16 +59,31 @@ fn refuse(path: &Path, msg: String) -> RunError {
     RunError::Scenario(format!("{}: --backend testbed: {msg}", path.display()))
 }
 
-/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
-/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
-/// removed, and [`RunError::Cancelled`] is returned.
-pub fn run(
-    path: &Path,
-    overrides: &[String],
-    seed: Option<u64>,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Finished, RunError> {
-    let wall = Instant::now();
+/// What the testbed runs, checked: every reason to refuse a scenario is found here, before a
+/// namespace exists and without root, so `tfcc check --backend testbed` finds what `tfcc run
+/// --backend testbed` would refuse.
+struct Plan {
+    built: scenario::Built,
+    /// The bottleneck's rate at the start.
+    rate: tfcc_core::Rate,
+    limit: u32,
+    reverse_limit: u32,
+    loss: Option<tfcc_sim::loss_model::LossSpec>,
+    flows: Vec<FlowSpec>,
+    paths: Vec<FlowPath>,
+    /// TFWC flows' (index, bytes per packet in the simulator, bytes the receiver counts).
+    counted: Vec<(usize, u32, u32)>,
+    duration: Duration,
+    measure_from: Duration,
+    /// The bottleneck's scheduled changes, in time order.
+    events: Vec<(Duration, LinkAction)>,
+    /// What the testbed runs otherwise than the file says, without refusing it (stderr's
+    /// "note:" lines, `kernel_tcp_note`).
+    notes: Vec<String>,
+}
+
+fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, RunError> {
+    let mut notes = Vec::new();
     let built = load(path, overrides, seed)?;
     let link = built
         .topology
@@ -178,15 +195,19 @@ pub fn run(
         let kind = match (&f.sender, f.protocol.as_str()) {
             // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
             // as in the simulator (its seed and stream name).
-            (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
-                Some((flow, v)) => FlowKind::TfrcVideo {
-                    cfg: tfrc_on_udp(s.config()),
-                    video: v.clone(),
-                    seed: built.cfg.seed,
-                    flow: *flow,
-                },
-                None => FlowKind::Tfrc(tfrc_on_udp(s.config())),
-            },
+            (SenderImpl::Tfrc(s), _) => {
+                let cfg =
+                    tfrc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                match built.videos.iter().find(|v| v.0 as usize == i) {
+                    Some((flow, v)) => FlowKind::TfrcVideo {
+                        cfg,
+                        video: v.clone(),
+                        seed: built.cfg.seed,
+                        flow: *flow,
+                    },
+                    None => FlowKind::Tfrc(cfg),
+                }
+            }
             (SenderImpl::Tfwc(s), _) => {
                 let (cfg, sim, here) =
                     tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
@@ -206,11 +227,11 @@ pub fn run(
             }
             (SenderImpl::Tcp(s), "tcp-cubic") => {
                 kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                kernel_tcp_note(f, i, built.cfg.seed);
+                kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
                 FlowKind::Tcp("cubic".into())
             }
             (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => {
-                kernel_tcp_note(f, i, built.cfg.seed);
+                kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
                 FlowKind::Tcp("reno".into())
             }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
@@ -248,8 +269,51 @@ pub fn run(
         events.push((Duration::from_nanos(e.at.0), e.action.clone()));
     }
     events.sort_by_key(|e| e.0);
-    let bed = Dumbbell::new(Bottleneck {
+    Ok(Plan {
         rate: link.rate,
+        limit,
+        reverse_limit,
+        loss,
+        flows,
+        paths,
+        counted,
+        duration,
+        measure_from,
+        events,
+        built,
+        notes,
+    })
+}
+
+/// Runs the scenario at `path` on the testbed. `keep_going` is polled every 10 ms of the run;
+/// once it returns `false` (Ctrl-C, SIGTERM) the run stops, the relay and the namespaces are
+/// removed, and [`RunError::Cancelled`] is returned.
+pub fn run(
+    path: &Path,
+    overrides: &[String],
+    seed: Option<u64>,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Finished, RunError> {
+    let wall = Instant::now();
+    let Plan {
+        built,
+        rate: start_rate,
+        limit,
+        reverse_limit,
+        loss,
+        flows,
+        paths,
+        counted,
+        duration,
+        measure_from,
+        events,
+        notes,
+    } = plan(path, overrides, seed)?;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let bed = Dumbbell::new(Bottleneck {
+        rate: start_rate,
         limit,
         reverse_limit,
     })
@@ -276,7 +340,7 @@ pub fn run(
     let interval = Duration::from_nanos(built.cfg.sample_interval.0);
     let router = bed.router_ns();
     let mut next_event = 0;
-    let mut rate = link.rate;
+    let mut rate = start_rate;
     let mut queue: Vec<(Duration, Duration, Directions)> = Vec::new();
     let mut next_sample = interval;
     // tc's counters at the start of the measurement window: the summary's link figures cover
@@ -323,6 +387,10 @@ pub fn run(
         }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(Directions::read(&router).unwrap_or_default());
+            // The relay's drops (loss model, dropouts) are windowed from the same instant.
+            if let Some(r) = &relay {
+                r.command(RelayCommand::MarkWindow);
+            }
         }
         if at_end.is_none() && elapsed >= duration {
             at_end = Directions::read(&router);
@@ -381,12 +449,14 @@ pub fn run(
         ),
         None => None,
     };
+    let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
     if let Some(st) = &relay_stats {
         eprintln!(
-            "relay: {} packets, {} lost to the loss model, lateness p50 {:.3} p99 {:.3} max {:.3} ms, \
-             CPU {:.1} %{}",
+            "relay (whole run): {} packets, {} lost to the loss model, {} dropped while the \
+             bottleneck was down, lateness p50 {:.3} p99 {:.3} max {:.3} ms, CPU {:.1} %{}",
             st.forwarded,
             st.lost,
+            st.down_drops,
             st.lateness.quantile(0.5).as_millis_f64(),
             st.lateness.quantile(0.99).as_millis_f64(),
             st.lateness.max().as_millis_f64(),
@@ -410,8 +480,8 @@ pub fn run(
         {
             let relayed = st.data_forwarded.get(i).copied().unwrap_or(0);
             eprintln!(
-                "flow {i} data: {} sent, {relayed} past the relay, {} received; {} lost after \
-                 the relay (UDP receive-buffer drops in the receiver's namespace: {})",
+                "flow {i} data (whole run): {} sent, {relayed} past the relay, {} received; {} \
+                 lost after the relay (UDP receive-buffer drops in the receiver's namespace: {})",
                 tx.sent,
                 rx.received,
                 relayed.saturating_sub(rx.received),
@@ -420,7 +490,16 @@ pub fn run(
             );
         }
     }
-    let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
+    // After the relay a packet meets the bottleneck's queue: its drops over the whole run are
+    // the other half of "lost after the relay" (the summary's link drops are the window's: a
+    // slow start's overflow before `measure_from` shows here only).
+    if let Some(t) = &tc {
+        eprintln!(
+            "bottleneck queues (whole run): forward {} packets sent, {} dropped; reverse {} \
+             sent, {} dropped",
+            t.forward.sent_packets, t.forward.drops, t.reverse.sent_packets, t.reverse.drops
+        );
+    }
     drop(bed);
     // TFWC's bytes as the simulator counts them (exact: every TFWC datagram is full-size).
     let results: Vec<_> = results
@@ -465,6 +544,21 @@ pub fn run(
             None => Some(0),
         }
     };
+    let w0 = at_window.unwrap_or_default();
+    let diff = |end: QdiscSample, start: QdiscSample| {
+        (
+            end.sent_bytes.saturating_sub(start.sent_bytes),
+            end.sent_packets.saturating_sub(start.sent_packets),
+            end.drops.saturating_sub(start.drops),
+        )
+    };
+    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
+    let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    let relay_window = relay_stats
+        .as_ref()
+        .map(|s| s.window_drops())
+        .unwrap_or_default();
+    let lost = flow_losses(&flows, &relay_window, drops, rev_drops);
     let entries: Vec<FlowEntry> = results
         .iter()
         .zip(&built.flow_info)
@@ -482,7 +576,7 @@ pub fn run(
             throughput_bps: r.goodput_bps(window),
             bytes_delivered: r.window_bytes,
             packets_sent: own.packets_sent,
-            packets_lost: 0,
+            packets_lost: lost[i],
             loss_event_rate: own.loss_event_rate,
             mean_rtt_s: own.mean_rtt_s,
             base_rtt_s: None,
@@ -502,35 +596,29 @@ pub fn run(
         forward.iter().partition(|e| is_tcp(&e.protocol));
     let tcp: Vec<f64> = tcp.iter().map(|e| e.throughput_bps).collect();
     let other: Vec<f64> = other.iter().map(|e| e.throughput_bps).collect();
-    let w0 = at_window.unwrap_or_default();
-    let diff = |end: QdiscSample, start: QdiscSample| {
-        (
-            end.sent_bytes.saturating_sub(start.sent_bytes),
-            end.sent_packets.saturating_sub(start.sent_packets),
-            end.drops.saturating_sub(start.drops),
-        )
-    };
-    let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
-    let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    // The forward direction's drops as the simulator's link counts them: its queue's (tc),
+    // and the loss model's and the dropouts' (the relay's, on arrival, before the queue).
+    let (artificial, down) = (relay_window.lost, relay_window.down_drops);
+    let all_drops = drops + artificial + down;
     let links = vec![
         LinkEntry {
             name: "bottleneck".into(),
             // In the measurement window (tc counters differenced), IP headers included,
-            // against the capacity the scheduled rate changes and dropouts left in it.
+            // against the capacity at the scheduled rates: the simulator's fraction of the
+            // window the transmitter was busy, in which a down link is idle, not absent.
             utilization: Some(
                 tx_bytes as f64 * 8.0
-                    / (capacity_bits(link.rate, &events, duration)
-                        - capacity_bits(link.rate, &events, measure_from))
+                    / (capacity_bits(start_rate, &events, duration)
+                        - capacity_bits(start_rate, &events, measure_from))
                     .max(1.0),
             ),
-            drops,
+            drops: all_drops,
             queue_drops: drops,
             early_drops: 0,
-            // The relay counts over the whole run (it keeps no per-window counter).
-            artificial_drops: relay_stats.as_ref().map_or(0, |s| s.lost),
-            down_drops: 0,
+            artificial_drops: artificial,
+            down_drops: down,
             mean_queue_pkts: None,
-            arrivals: tx_packets + drops,
+            arrivals: tx_packets + all_drops,
             tx_packets,
             tx_bytes,
         },
@@ -540,7 +628,7 @@ pub fn run(
         LinkEntry {
             name: "bottleneck-rev".into(),
             utilization: Some(
-                rev_bytes as f64 * 8.0 / (link.rate.bps() as f64 * window.as_secs_f64()).max(1.0),
+                rev_bytes as f64 * 8.0 / (start_rate.bps() as f64 * window.as_secs_f64()).max(1.0),
             ),
             drops: rev_drops,
             queue_drops: rev_drops,
@@ -610,11 +698,26 @@ const UDP_IPV4_HEADER: u32 = 28;
 /// them all, here the kernel adds UDP/IPv4's 28 itself, so the datagram carries only the rest.
 /// A packet thus takes the same bytes on the testbed's bottleneck as in the simulator (the 004
 /// scenarios' `header_size = 28`: 1460 B datagrams, 1488 B on the wire; ns-2's `headersize_ 32`:
-/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size.
-fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> tfcc_core::tfrc::TfrcConfig {
+/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size. A datagram
+/// must hold tfcc's 44-byte TFRC data header: a smaller one went out padded to 44 B, more
+/// bytes on the bottleneck than the simulator's packet (a 20-byte `packet_size` with the
+/// thesis' 28 B of headers: 48 B in the simulator, 72 B here), so it is refused as TFWC's is.
+fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> Result<tfcc_core::tfrc::TfrcConfig, String> {
     let mut c = cfg.clone();
     c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
-    c
+    let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
+    if c.wire_size() < header {
+        return Err(format!(
+            "a TFRC packet_size of {} B (header_size {} B) makes a {} B datagram, too small \
+             for tfcc's {header} B data header: the datagram is packet_size plus what \
+             header_size has beyond UDP/IPv4's {UDP_IPV4_HEADER} B, so at least {} B here",
+            cfg.packet_size,
+            cfg.header_size,
+            c.wire_size(),
+            header + UDP_IPV4_HEADER.min(cfg.header_size)
+        ));
+    }
+    Ok(c)
 }
 
 /// A TFWC flow's configuration for the real UDP transport, with the bytes per packet the
@@ -733,9 +836,11 @@ fn endpoint_figures(
     }
 }
 
-/// Checks that the scenario loads for the testbed, without running it.
-pub fn check(path: &Path, overrides: &[String]) -> Result<(), RunError> {
-    load(path, overrides, None).map(drop)
+/// Checks that the scenario runs on the testbed, without running it: it loads, and nothing in
+/// it is refused (what the testbed cannot emulate). Needs no root. Returns the notes a run
+/// would print: what runs otherwise than the file says without being refused.
+pub fn check(path: &Path, overrides: &[String]) -> Result<Vec<String>, RunError> {
+    plan(path, overrides, None).map(|p| p.notes)
 }
 
 /// Loads the scenario as the simulator does (`tcp-cubic` flows are the simulator's CUBIC there
@@ -758,9 +863,9 @@ fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario
 /// file runs on both backends with the kernel standing in for the simulator's TCP (004's
 /// scenarios model FreeBSD's delayed ACKs and 500 ms timer ticks in `params`), but said on
 /// stderr, as the summary of what differs from the file.
-fn kernel_tcp_note(f: &tfcc_sim::FlowSpec, i: usize, seed: u64) {
+fn kernel_tcp_note(f: &tfcc_sim::FlowSpec, i: usize, seed: u64, notes: &mut Vec<String>) {
     if let Err(e) = kernel_tcp(f, i, seed) {
-        eprintln!("note: {e}");
+        notes.push(e);
     }
 }
 
@@ -872,29 +977,59 @@ fn link_columns(samples: &[(Duration, Duration, Directions)], interval: Duration
     c
 }
 
-/// Bits the bottleneck could carry in `duration`: its rate over time, zero while down.
+/// Bits the bottleneck could carry in `duration` at its scheduled rates. A dropout leaves the
+/// rate as it is: the simulator's utilisation is the fraction of the window the transmitter
+/// was busy, and a down link is idle (a TFWC flow's link down 3-9.5 s of a 6-15 s window read
+/// 0.98 here, against the simulator's 0.61, while the capacity left out the dropout).
 fn capacity_bits(
     rate: tfcc_core::Rate,
     events: &[(Duration, LinkAction)],
     duration: Duration,
 ) -> f64 {
-    let (mut bits, mut t, mut bps, mut up) = (0.0, Duration::ZERO, rate.bps() as f64, true);
+    let (mut bits, mut t, mut bps) = (0.0, Duration::ZERO, rate.bps() as f64);
     for (at, a) in events.iter().filter(|(at, _)| *at <= duration) {
-        if up {
-            bits += bps * (*at - t).as_secs_f64();
-        }
+        bits += bps * (*at - t).as_secs_f64();
         t = *at;
-        match a {
-            LinkAction::SetRate(r) => bps = r.bps() as f64,
-            LinkAction::SetUp(u) => up = *u,
-            LinkAction::SetStalled(st) => up = !*st,
-            LinkAction::SetLoss(_) => {}
+        if let LinkAction::SetRate(r) = a {
+            bps = r.bps() as f64;
         }
     }
-    if up {
-        bits += bps * duration.saturating_sub(t).as_secs_f64();
-    }
-    bits
+    bits + bps * duration.saturating_sub(t).as_secs_f64()
+}
+
+/// Each flow's data packets dropped on its forward route in the window, as the simulator's
+/// `packets_lost`: the relay's drops of its data (loss model, dropouts; counted per flow) and
+/// the drops of the queue its data crosses. tc counts a queue's drops without saying whose
+/// packets they were, so they are the flow's only when nothing else crosses that queue: the
+/// forward one carries the forward flows' data and the reverse flows' feedback, the reverse
+/// one the other way round. Otherwise a flow's count is `None` unless that queue dropped
+/// nothing in the window.
+fn flow_losses(
+    flows: &[FlowSpec],
+    relay: &tfcc_net::relay::DropCounts,
+    forward_queue_drops: u64,
+    reverse_queue_drops: u64,
+) -> Vec<Option<u64>> {
+    let reverse = flows.iter().filter(|f| f.reverse).count();
+    let forward = flows.len() - reverse;
+    flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (queue_drops, alone) = if f.reverse {
+                (reverse_queue_drops, reverse == 1 && forward == 0)
+            } else {
+                (forward_queue_drops, forward == 1 && reverse == 0)
+            };
+            let queue = match (queue_drops, alone) {
+                (0, _) => Some(0),
+                (n, true) => Some(n),
+                (_, false) => None,
+            };
+            let at = |v: &[u64]| v.get(i).copied().unwrap_or(0);
+            queue.map(|q| q + at(&relay.data_lost) + at(&relay.data_down))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1059,16 +1194,50 @@ mod tests {
     fn tfrc_datagrams_leave_udp_ipv4_headers_to_the_kernel() {
         let mut cfg = tfcc_core::tfrc::TfrcConfig::thesis();
         cfg.header_size = 28;
-        let c = tfrc_on_udp(&cfg);
+        let c = tfrc_on_udp(&cfg).unwrap();
         assert_eq!(
             (c.packet_size, c.header_size, c.wire_size()),
             (1460, 0, 1460)
         );
-        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2());
+        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2()).unwrap();
         assert_eq!(c.wire_size() + UDP_IPV4_HEADER, 1032);
         assert_eq!(
-            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis()).header_size,
+            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis())
+                .unwrap()
+                .header_size,
             0
+        );
+        // The smallest datagram that holds tfcc's 44-byte header: 44 + 28 B on the wire.
+        cfg.packet_size = 44;
+        assert_eq!(tfrc_on_udp(&cfg).unwrap().wire_size(), 44);
+        cfg.packet_size = 43;
+        let e = tfrc_on_udp(&cfg).unwrap_err();
+        assert!(
+            e.contains("makes a 43 B datagram, too small for tfcc's 44 B data header"),
+            "{e}"
+        );
+        assert!(e.ends_with("at least 72 B here"), "{e}");
+        // Without header bytes the datagram is the packet_size alone.
+        cfg.header_size = 0;
+        assert!(tfrc_on_udp(&cfg)
+            .unwrap_err()
+            .ends_with("at least 44 B here"));
+        cfg.packet_size = 44;
+        assert!(tfrc_on_udp(&cfg).is_ok());
+    }
+
+    /// A TFRC `packet_size` too small for tfcc's data header is refused before anything is
+    /// set up, as TFWC's is, not sent padded.
+    #[test]
+    fn a_tfrc_packet_smaller_than_its_header_is_refused() {
+        let err = refusal(
+            "tfrc-tiny",
+            "[[flows]]\nprotocol = \"tfrc\"\npacket_size = 20\n",
+            "TFRC in padded datagrams",
+        );
+        assert!(
+            err.contains("--backend testbed: flow 0: a TFRC packet_size of 20 B"),
+            "{err}"
         );
     }
 
@@ -1271,6 +1440,37 @@ direction = "reverse"
             &events,
             Duration::from_secs(10),
         );
-        assert_eq!(c, 40e6 + 10e6 + 15e6);
+        // Down from 6 to 7 s: idle at 5 Mb/s, not absent.
+        assert_eq!(c, 40e6 + 30e6);
+    }
+
+    #[test]
+    fn queue_drops_are_a_flows_only_when_nothing_else_crosses_that_queue() {
+        let flow = |reverse| FlowSpec {
+            kind: FlowKind::Tcp("reno".into()),
+            start: Duration::ZERO,
+            reverse,
+        };
+        let relay = tfcc_net::relay::DropCounts {
+            lost: 9,
+            down_drops: 20,
+            data_lost: vec![3, 4],
+            data_down: vec![10, 0],
+        };
+        // One forward flow alone: the forward queue's drops are its, beside the relay's.
+        assert_eq!(
+            flow_losses(&[flow(false)], &relay, 5, 2),
+            [Some(5 + 3 + 10)]
+        );
+        // Two forward flows: the queue's 5 drops cannot be split; with none, the relay's
+        // counts are the whole of each.
+        let two = [flow(false), flow(false)];
+        assert_eq!(flow_losses(&two, &relay, 5, 0), [None, None]);
+        assert_eq!(flow_losses(&two, &relay, 0, 7), [Some(13), Some(4)]);
+        // A reverse flow's feedback crosses the forward queue, and the forward flow's the
+        // reverse one: neither queue is one flow's.
+        let both = [flow(false), flow(true)];
+        assert_eq!(flow_losses(&both, &relay, 1, 0), [None, Some(4)]);
+        assert_eq!(flow_losses(&both, &relay, 0, 1), [Some(13), None]);
     }
 }
