@@ -116,7 +116,11 @@ fn every_protocol_delivers_again_after_an_outage() {
 /// before; WARC 13.6 (limit 2, 9 s), 123.2 (limit 8, 9 s) and 22.8 kb/s (limit 8, 30 s)
 /// against 612. After: TFWC 357.6 and 458.4, WARC 620.0, 438.4 and 588.0 (limit 8, 9 s: the
 /// held packets' 9 s RTT samples slow the pacing, `SRTT/R`, for about 8 s); the others
-/// 605.6-677.6 before and after.
+/// 605.6-677.6 before and after. With the emulated window held in silent rounds
+/// (`WarcConfig::grow_in_silent_rounds` off) WARC gives 644.0, 643.6, 331.6 and 626.8 (limit
+/// 2 after 9 and 30 s, limit 8 after 9 and 30 s): at limit 8 after 9 s the window no longer
+/// comes back inflated (R 30.9 packets per RTT at the return, now 8.4), and the slow pacing
+/// weighs more, 59.2 kb/s over the first 10 s.
 #[test]
 fn tfwc_and_warc_recover_their_rate_after_an_outage() {
     let mut failures = Vec::new();
@@ -150,6 +154,59 @@ fn tfwc_and_warc_recover_their_rate_after_an_outage() {
                          20 s after it, {before:.0} kb/s before"
                     ));
                 }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The forward link is down and the reverse one up, so WARC's reports keep coming. Its
+/// receiver's rounds tick on (the fluid timeout must count down), and while its emulated window
+/// grew in each of them the reports raised the sender's rate into the dead link: over the last
+/// second of the outage 2.29 Mb/s after 9 s at limit 2 and 12.0 Mb/s after 30 s, against the
+/// 612 kb/s it delivered before (3.7 and 19.7 times; 2.0 and 9.2 at limit 8). A TCP's window
+/// does not grow without ACKs, and neither does WARC's in a round where a packet was due and
+/// none came (`WarcConfig::grow_in_silent_rounds`): measured 1.08 times at most (limit 2) and
+/// 1.02 (limit 8), the peak being the outage's first second. The offered load is what reaches
+/// the bottleneck (queued or dropped) in each whole second of the outage.
+#[test]
+fn warc_does_not_raise_its_rate_into_a_dead_link() {
+    let mut failures = Vec::new();
+    for limit in [2, 8] {
+        for outage_s in [9, 30] {
+            let up = 3 + outage_s;
+            let text = scenario_for("warc", "", limit, outage_s, 1);
+            let built = load_str(&text, "outage.toml", "outage", &[], None).expect("valid");
+            let r = built.into_simulation().expect("builds").run();
+            let trace = r.trace.expect("traced");
+            let kbps = |from: u64, to: u64, arrivals: bool| {
+                let bytes: u64 = trace
+                    .records()
+                    .iter()
+                    .filter(|x| {
+                        let counted = if arrivals {
+                            matches!(x.event, TraceEvent::Enqueue | TraceEvent::Drop(_))
+                        } else {
+                            x.event == TraceEvent::Receive
+                        };
+                        counted
+                            && x.dir == Direction::Forward
+                            && x.time >= Time::from_secs(from)
+                            && x.time < Time::from_secs(to)
+                    })
+                    .map(|x| u64::from(x.size))
+                    .sum();
+                bytes as f64 * 8.0 / (to - from) as f64 / 1e3
+            };
+            let before = kbps(1, 3, false);
+            let peak = (3..up)
+                .map(|s| kbps(s, s + 1, true))
+                .fold(0.0_f64, f64::max);
+            if peak > 1.5 * before {
+                failures.push(format!(
+                    "limit {limit}, {outage_s} s outage: {peak:.0} kb/s offered in a second of \
+                     it, {before:.0} kb/s delivered before"
+                ));
             }
         }
     }

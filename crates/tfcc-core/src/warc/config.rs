@@ -172,6 +172,20 @@ pub struct WarcConfig {
     /// (about 1000 s at the 0.117 s RTT) at `w` = 1/128, one packet per 15.9 s. Off is that
     /// reading.
     pub fto_one_backoff_per_round: bool,
+    /// Grow the emulated window in a silent round too: one in which a data packet was due at
+    /// the rate last reported and none arrived (see `RoundReceiver`). 003 Sec. 3.2.1 grows it
+    /// "by one per RTT as TCP does" when "the WARC receiver does not encounter losses", and
+    /// Fig. 3.3's `UpdateW` "increases w by one to emulate TCP when no packet loss is
+    /// detected"; neither names rounds in which nothing arrives. TCP's additive increase is
+    /// paid for by the ACKs of the window: without them its window does not grow. A silent
+    /// round is one of those (a dead link, a stalled path), so by default the window holds
+    /// there (the round still enters `Q_w`, and the fluid timeout still counts down); a round
+    /// without an arrival because the sender paces slower than a packet per round is not
+    /// silent and grows as before. On is the reading before this field (every round grows):
+    /// during a 9 s outage of the forward link (the reverse one up, `tests/outage.rs`, limit
+    /// 2) the window grew from 10 to 82.75 with no packet across, and the reports took the
+    /// sender from 680 kb/s to 2.41 Mb/s into the dead 692 kb/s link.
+    pub grow_in_silent_rounds: bool,
     /// Loss insertion reading; see [`LossInsertion`].
     pub loss_insertion: LossInsertion,
     /// Emulated window at the start, packets. The thesis does not say; 2 is ns-2's TCP
@@ -215,6 +229,7 @@ impl Default for WarcConfig {
             fto_backoff: FtoBackoff::Text,
             fto_loss: FtoLoss::Retransmission, // Sec. 3.2.2.3's purpose (see FtoLoss)
             fto_one_backoff_per_round: true,
+            grow_in_silent_rounds: false, // TCP grows with ACKs (see the field)
             loss_insertion: LossInsertion::Once,
             initial_window: 2.0, // ns-2 windowInit_
             min_window: 1.0,

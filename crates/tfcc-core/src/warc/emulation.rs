@@ -38,6 +38,8 @@ pub struct Warc {
     round_received: u64,
     /// [`LossInsertion::Once`]: the halved window is this round's value (no increment).
     skip_increment: bool,
+    /// This round is silent ([`WarcConfig::grow_in_silent_rounds`]).
+    silent: bool,
     /// `Q_w`, `S_w`: the latest `s` windows and their sum.
     windows: VecDeque<f64>,
     window_sum: f64,
@@ -72,6 +74,7 @@ impl Warc {
             has_loss: false,
             round_received: 0,
             skip_increment: false,
+            silent: false,
             windows: VecDeque::with_capacity(s + 1),
             window_sum: 0.0,
             intervals: VecDeque::with_capacity(n + 1),
@@ -123,6 +126,12 @@ impl Warc {
     pub fn on_packet_received(&mut self) {
         self.retransmission_pending = false;
         self.round_received += 1;
+    }
+
+    /// The round ending next is silent: a packet was due and none arrived. Unless
+    /// [`WarcConfig::grow_in_silent_rounds`], the emulated window does not grow in it.
+    pub fn on_silent_round(&mut self) {
+        self.silent = true;
     }
 
     /// `UpdateSum(Q_w, S_w, w)`.
@@ -251,11 +260,12 @@ impl Warc {
     pub fn on_round(&mut self) -> f64 {
         if self.timeout_rounds > 0.0 {
             self.timeout_rounds = (self.timeout_rounds - 1.0).max(0.0);
-        } else if !self.skip_increment {
+        } else if !self.skip_increment && (!self.silent || self.cfg.grow_in_silent_rounds) {
             // +1 per RTT up to the emulated TCP's maximum window (`max_window`, 003 Sec. 2.4).
             self.w = (self.w + 1.0).min(self.cfg.max_window.max(self.cfg.min_window));
         }
         self.skip_increment = false;
+        self.silent = false;
         self.t += 1;
         self.push_window(self.w);
         self.rate = self.mean_window();

@@ -10,8 +10,10 @@
 //! time t is separated by RTT into multiple rounds"), and a fluid timeout of `u` rounds must end
 //! after `u` RTTs even when the rate is below one packet per RTT (pausing the rounds instead
 //! deadlocks: the small windows of the timeout phase keep the rate low, so the phase never
-//! counts down). Rounds stop once nothing has arrived for `idle_limit` (the sender has
-//! stopped), and restart with the next arrival. Before the sender has an RTT sample (header
+//! counts down). A round in which a packet was due and none came is *silent*; WARC's emulated
+//! window does not grow in it ([`super::WarcConfig::grow_in_silent_rounds`]). Rounds stop once
+//! nothing has arrived for `idle_limit` (the sender has stopped), and restart with the next
+//! arrival. Before the sender has an RTT sample (header
 //! RTT 0) each arrival is answered at once so that it gets one.
 
 use super::wire::FeedbackHeader;
@@ -27,6 +29,8 @@ pub trait RoundEstimator {
     fn on_received(&mut self) {}
     /// A packet was judged lost.
     fn on_lost(&mut self) {}
+    /// The round about to end is silent: a packet was due and none arrived.
+    fn on_silent_round(&mut self) {}
     /// A loss event (losses within one RTT are one event). `u = ⌈RTO/RTT⌉ ≥ 1`.
     fn on_loss_event(&mut self, u: u32);
     /// The end of a round at `now`; returns the rate to report.
@@ -40,6 +44,9 @@ pub trait RoundEstimator {
 impl RoundEstimator for super::Warc {
     fn on_received(&mut self) {
         self.on_packet_received();
+    }
+    fn on_silent_round(&mut self) {
+        super::Warc::on_silent_round(self);
     }
     fn on_loss_event(&mut self, u: u32) {
         super::Warc::on_loss_event(self, u);
@@ -81,6 +88,8 @@ pub struct RoundReceiver<E> {
     received: u64,
     lost: u64,
     last_report: f64,
+    /// The report before `last_report`: the sender may still pace at it.
+    prev_report: f64,
     malformed: u64,
 }
 
@@ -96,6 +105,7 @@ impl<E: RoundEstimator> RoundReceiver<E> {
     pub fn new(est: E, feedback_size: u32, idle_limit: Dur) -> Self {
         RoundReceiver {
             last_report: est.current(),
+            prev_report: est.current(),
             est,
             feedback_size: feedback_size.max(1),
             detector: LossDetector::new(DetectorConfig::default()),
@@ -127,7 +137,22 @@ impl<E: RoundEstimator> RoundReceiver<E> {
         u32::try_from(u).unwrap_or(u32::MAX).max(1)
     }
 
+    /// Whether the round ending at `now` is silent: no data packet for longer than one round
+    /// plus the gap the sender paces at (`SRTT/R`, `R` the lower of the last two reports,
+    /// since the newer may not have reached it). A sender slower than a packet per round
+    /// leaves rounds empty without being silent.
+    fn silent(&self, now: Time) -> bool {
+        let r = self.last_report.min(self.prev_report);
+        if !(r.is_finite() && r > 0.0) {
+            return false;
+        }
+        let rtt = self.rtt.as_secs_f64();
+        let due = rtt + rtt / r;
+        now.saturating_since(self.last_arrival).as_secs_f64() > due
+    }
+
     fn report(&mut self, now: Time, rate: f64) {
+        self.prev_report = self.last_report;
         self.last_report = rate;
         if let Some((sent_at, arrived)) = self.latest {
             self.pending = Some(FeedbackHeader {
@@ -197,6 +222,9 @@ impl<E: RoundEstimator> Endpoint for RoundReceiver<E> {
         if now.saturating_since(self.last_arrival) > self.idle_limit {
             self.round_end = None;
             return;
+        }
+        if self.silent(now) {
+            self.est.on_silent_round();
         }
         let rate = self.est.on_round(now, self.rtt, self.rto);
         self.report(now, rate);
@@ -282,6 +310,9 @@ impl RoundEstimator for AnyRateEstimator {
     fn on_lost(&mut self) {
         each!(self, e => e.on_lost())
     }
+    fn on_silent_round(&mut self) {
+        each!(self, e => e.on_silent_round())
+    }
     fn on_loss_event(&mut self, u: u32) {
         each!(self, e => RoundEstimator::on_loss_event(e, u))
     }
@@ -298,3 +329,37 @@ impl RoundEstimator for AnyRateEstimator {
 
 /// A receiver for any of the receiver-driven schemes.
 pub type RateReceiver = RoundReceiver<AnyRateEstimator>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::warc::wire::DataHeader;
+    use crate::warc::WarcConfig;
+
+    fn data(seq: u64, ms: u64) -> Packet {
+        Packet {
+            size: 1000,
+            header: Header::WarcData(DataHeader {
+                seq,
+                sent_at: Time::from_millis(ms),
+                rtt: Dur::from_millis(100),
+                rto: Dur::from_millis(300),
+            }),
+        }
+    }
+
+    /// A round is silent once no packet came for a round plus the sender's gap at the lower
+    /// of the last two reports: at 10 packets per RTT 110 ms, at a quarter 500 ms, so a sender
+    /// slower than a packet per round does not make its empty rounds silent.
+    #[test]
+    fn a_round_is_silent_only_when_a_packet_was_due() {
+        let mut rx = WarcReceiver::warc(WarcConfig::default(), 40);
+        rx.on_packet(Time::ZERO, &data(0, 0));
+        for (reports, quiet_ms, loud_ms) in [([10.0, 10.0], 111, 109), ([0.25, 4.0], 501, 499)] {
+            rx.report(Time::ZERO, reports[0]);
+            rx.report(Time::ZERO, reports[1]);
+            assert!(rx.silent(Time::from_millis(quiet_ms)), "{reports:?}");
+            assert!(!rx.silent(Time::from_millis(loud_ms)), "{reports:?}");
+        }
+    }
+}

@@ -159,3 +159,35 @@ mod props {
         }
     }
 }
+
+/// The data path dies at packet 300 (about 2.7 s in) and the reports keep flowing back. The
+/// emulated window holds from the first silent round on (the rate, the mean of the last 160
+/// windows, rises towards it); with `grow_in_silent_rounds` it grew by one per round into the
+/// dead path, and the sender's rate with it.
+#[test]
+fn the_emulated_window_does_not_grow_while_nothing_arrives() {
+    let run = |grow: bool, secs: u64| {
+        let mut tx = RateSender::new(RateSenderConfig::default());
+        let mut rx = WarcReceiver::warc(
+            WarcConfig {
+                grow_in_silent_rounds: grow,
+                ..WarcConfig::default()
+            },
+            40,
+        );
+        let delivered = run_pair(&mut tx, &mut rx, Dur::from_millis(50), secs, |s| s >= 300);
+        assert_eq!(delivered, 300);
+        (rx.estimator().window(), tx.rate_packets_per_rtt().unwrap())
+    };
+    let (w5, _) = run(false, 5);
+    let (w10, r10) = run(false, 10);
+    assert_eq!(w10, w5, "the window holds");
+    // The held window keeps entering `Q_w`, so the mean climbs towards it, not past it.
+    assert!(r10 <= w10, "rate {r10}, window {w10}");
+    let (g5, _) = run(true, 5);
+    let (g10, gr10) = run(true, 10);
+    // 5 s of rounds of about 0.1 s.
+    assert!(g10 > g5 + 40.0, "window {g5} -> {g10}");
+    // Measured: 51.5 packets per RTT against 28.9.
+    assert!(gr10 > 1.5 * r10, "rate {gr10} against {r10}");
+}
