@@ -458,6 +458,41 @@ fn a_whole_window_lost_in_an_outage_does_not_stop_the_sender() {
     }
 }
 
+/// One TFWC flow per [`StallLosses`] setting (the default first, then `per-srtt`) through a
+/// link that loses every packet sent in `[down, up)` and `lost_before(seq)` before it, and none
+/// after: the sender at `down` and at `until`, with the send times of the whole run.
+fn outage_runs(
+    down: Time,
+    up: Time,
+    until: Time,
+    lost_before: fn(u64) -> bool,
+) -> [(TfwcSender, TfwcSender, Vec<Time>); 2] {
+    use super::config::StallLosses;
+    let fate = |t: Time, seq: u64| {
+        if t < down {
+            (!lost_before(seq)).then_some(t + RTT_HALF)
+        } else if t < up {
+            None
+        } else {
+            Some(t + RTT_HALF)
+        }
+    };
+    [StallLosses::OneEvent, StallLosses::PerSrtt].map(|stall_losses| {
+        let cfg = TfwcConfig {
+            stall_losses,
+            ..TfwcConfig::default()
+        };
+        let (before, _) = run_fated(cfg.clone(), RTT_HALF, down, fate);
+        let (tx, sends) = run_fated(cfg, RTT_HALF, until, fate);
+        (before, tx, sends)
+    })
+}
+
+/// Packets sent in `[from, to)`.
+fn sent_in(sends: &[Time], from: Time, to: Time) -> usize {
+    sends.iter().filter(|&&t| t >= from && t < to).count()
+}
+
 /// A 9 s outage at a window of about 3 (every 20th packet lost before it, p = 0.05), as on the
 /// 692 kb/s, limit-2 dumbbell of `tests/outage.rs`, whose queue holds nothing through it: the
 /// packets the expiries let out into the outage are lost one every 2·SRTT, each more than an
@@ -467,43 +502,20 @@ fn a_whole_window_lost_in_an_outage_does_not_stop_the_sender() {
 /// after the outage, so every loss event counted from the outage's start is the outage's.
 #[test]
 fn the_losses_of_one_timer_stall_are_one_loss_event() {
-    use super::config::StallLosses;
     let (down, up) = (Time::from_secs(3), Time::from_secs(12));
-    let fate = |t: Time, seq: u64| {
-        if t < down {
-            (seq % 20 != 19).then_some(t + RTT_HALF)
-        } else if t < up {
-            None
-        } else {
-            Some(t + RTT_HALF)
-        }
-    };
-    let mut seen = Vec::new();
-    for stall_losses in [StallLosses::OneEvent, StallLosses::PerSrtt] {
-        let cfg = TfwcConfig {
-            stall_losses,
-            ..TfwcConfig::default()
-        };
-        let (before, _) = run_fated(cfg.clone(), RTT_HALF, down, fate);
-        let (tx, sends) = run_fated(cfg, RTT_HALF, up + Dur::from_secs(5), fate);
-        let lost = sends.iter().filter(|&&t| t >= down && t < up).count();
-        let after = sends.iter().filter(|&&t| t >= up).count();
-        let events = tx.stats().loss_events - before.stats().loss_events;
-        seen.push((
-            stall_losses,
-            lost,
-            events,
-            after,
-            before.window_exact(),
-            tx.window_exact(),
-        ));
-    }
-    let msg = format!("{seen:?}");
-    let [(_, lost, events, after, w_before, w), (_, _, events_srtt, after_srtt, _, w_srtt)] =
-        seen[..]
-    else {
-        unreachable!()
-    };
+    let seen = outage_runs(down, up, up + Dur::from_secs(5), |seq| seq % 20 == 19).map(
+        |(before, tx, sends)| {
+            (
+                sent_in(&sends, down, up),
+                tx.stats().loss_events - before.stats().loss_events,
+                sent_in(&sends, up, Time::MAX),
+                before.window_exact(),
+                tx.window_exact(),
+            )
+        },
+    );
+    let msg = format!("(lost, events, after, w before, w after) one-event, per-srtt: {seen:?}");
+    let [(lost, events, after, w_before, w), (_, events_srtt, after_srtt, _, w_srtt)] = seen;
     assert!(lost > 30, "{msg}");
     // The window in flight when the link went down, and the expiries' packets.
     assert!(events <= 2, "{msg}");
@@ -521,46 +533,19 @@ fn the_losses_of_one_timer_stall_are_one_loss_event() {
 /// before it.
 #[test]
 fn the_losses_of_a_rate_mode_outage_are_few_loss_events() {
-    use super::config::StallLosses;
     let (down, up) = (Time::from_secs(20), Time::from_secs(29));
-    let fate = |t: Time, seq: u64| {
-        if t < down {
-            (seq % 4 != 3).then_some(t + RTT_HALF)
-        } else if t < up {
-            None
-        } else {
-            Some(t + RTT_HALF)
-        }
-    };
-    let mut seen = Vec::new();
-    for stall_losses in [StallLosses::OneEvent, StallLosses::PerSrtt] {
-        let cfg = TfwcConfig {
-            stall_losses,
-            ..TfwcConfig::default()
-        };
-        let (before, before_sends) = run_fated(cfg.clone(), RTT_HALF, down, fate);
-        let (tx, sends) = run_fated(cfg, RTT_HALF, up + Dur::from_secs(10), fate);
-        let in_last =
-            |v: &[Time], from: Time, to: Time| v.iter().filter(|&&t| t >= from && t < to).count();
-        let rate_before = in_last(&before_sends, down - Dur::from_secs(10), down);
-        let lost = in_last(&sends, down, up);
-        let after = in_last(&sends, up, up + Dur::from_secs(10));
-        let events = tx.stats().loss_events - before.stats().loss_events;
-        seen.push((
-            stall_losses,
-            rate_before,
-            lost,
-            events,
-            after,
+    let ten = Dur::from_secs(10);
+    let seen = outage_runs(down, up, up + ten, |seq| seq % 4 == 3).map(|(before, tx, sends)| {
+        (
+            sent_in(&sends, down - ten, down),
+            sent_in(&sends, down, up),
+            tx.stats().loss_events - before.stats().loss_events,
+            sent_in(&sends, up, up + ten),
             before.window_exact(),
-        ));
-    }
-    let msg = format!("{seen:?}");
-    let [(_, rate_before, lost, events, after, w_before), (_, _, _, events_srtt, after_srtt, _)] =
-        seen[..]
-    else {
-        unreachable!()
-    };
+        )
+    });
+    let msg = format!("(before, lost, events, after, w before) one-event, per-srtt: {seen:?}");
+    let [(rate_before, lost, events, after, w_before), (_, _, events_srtt, after_srtt, _)] = seen;
     assert!(w_before < 1.0, "rate mode before the outage: {msg}");
     assert!(lost > 30, "{msg}");
     assert!(events <= 4, "{msg}");
