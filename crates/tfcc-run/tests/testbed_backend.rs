@@ -364,10 +364,10 @@ fn f64_of(v: &serde_json::Value, k: &str) -> f64 {
 
 /// One WARC flow alone for 20 s: paced at its receiver's reports over UDP, it fills the
 /// bottleneck as in the simulator, its 1000-byte packets are 1000 B on the wire, and its RTT
-/// is the simulator's within the queue's jitter. Measured (two runs): 4.000 Mb/s on both,
-/// utilisation 0.9987 and 0.9998 (simulator 1.0), mean RTT 124.2 and 114.6 ms (122.6), loss
-/// event rate 0.00166 and 0.00033 (0.00083: 2 to 10 loss events in the window, as the sender
-/// overflows the queue now and then), 26 and 7 packets lost (10).
+/// is the simulator's within the queue's jitter. Measured (three runs): 4.000 Mb/s on both,
+/// utilisation 0.9987, 0.9998 and 0.999 (simulator 1.0), mean RTT 124.2, 114.6 and 115.0 ms
+/// (122.6), loss event rate 0.00166, 0.00033 and 0.00033 (0.00083: 2 to 10 loss events in
+/// the window, as the sender overflows the queue now and then), 26, 7 and 7 packets lost (10).
 #[test]
 fn a_warc_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
     let scenario = warc_dumbbell("warc-alone", "20s", "[[flows]]\nprotocol = \"warc\"\n");
@@ -408,12 +408,13 @@ fn a_warc_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
 /// WARC against a kernel TCP flow for 25 s. Both fill the bottleneck and share it, and
 /// WARC's loss event rate is of the simulator's order, but the shares differ from the
 /// simulator's: there WARC takes 2.715 Mb/s against 1.236 for ns-2's SACK TCP with 1000-byte
-/// packets (θ 0.31), here 1.493 and 1.739 Mb/s against 2.420 and 2.183 for the kernel's (θ
-/// 0.62 and 0.56, two runs). The kernel sends 1448-byte segments (the veths' 1500-byte MTU)
-/// where WARC emulates a window of 1000-byte packets: per packet the two are even, 3199 and
-/// 3727 WARC packets against 3540 and 3220 segments in the window (a 40 s run with 1500-byte
-/// WARC packets gave θ 0.52). WARC's loss event rate: 0.00157 and 0.0035 (simulator 0.0019);
-/// the flows' mean RTTs 133.2 and 135.4, 133.0 and 136.8 ms (simulator 116.3 and 114.4).
+/// packets (θ 0.31), here 1.493, 1.739 and 1.529 Mb/s against 2.420, 2.183 and 2.386 for the
+/// kernel's (θ 0.62, 0.56 and 0.61, three runs). The kernel sends 1448-byte segments (the
+/// veths' 1500-byte MTU) where WARC emulates a window of 1000-byte packets: per packet the two
+/// are about even, 3199, 3727 and 3271 WARC packets against 3540, 3220 and 3481 segments in
+/// the window (a 40 s run with 1500-byte WARC packets gave θ 0.52). WARC's loss event rate:
+/// 0.00157, 0.0035 and 0.00154 (simulator 0.0019); the flows' mean RTTs 133.2 and 135.4,
+/// 133.0 and 136.8, 133.3 and 135.3 ms (simulator 116.3 and 114.4).
 #[test]
 fn warc_shares_the_bottleneck_with_kernel_tcp() {
     let scenario = warc_dumbbell(
