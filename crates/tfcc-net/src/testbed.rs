@@ -24,9 +24,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tfcc_core::endpoint::Receiver;
+use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
+use tfcc_core::warc::{RateSender, RateSenderConfig, RoundReceiver, Warc, WarcConfig};
 use tfcc_core::{Rate, Time};
 
 use tfcc_sim::rng::SimRng;
@@ -382,6 +383,14 @@ pub enum FlowKind {
     },
     /// TFWC with this configuration.
     Tfwc(TfwcConfig),
+    /// WARC (003 Ch. 3): the rate sender paced at the receiver's reports, the receiver
+    /// emulating TCP's window with `estimator`. `sender.packet_size` and
+    /// `sender.feedback_size` are datagram sizes here (UDP payload; the kernel adds 28 B over
+    /// IPv4), a report never shorter than its header.
+    Warc {
+        sender: RateSenderConfig,
+        estimator: WarcConfig,
+    },
     /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
     Tcp(String),
 }
@@ -422,6 +431,10 @@ pub struct FlowResult {
     /// them: each where the sender places it, so each is one of the window's packets sent;
     /// `None` for senders that count none (TFRC) and for kernel TCP.
     pub sender_window_loss_events: Option<u64>,
+    /// Timeouts the receiver endpoint entered in the measurement window (`Stats::timeouts` of
+    /// the receiver: WARC's fluid-based timeout phases, 003 Sec. 3.2.2.3; 0 for TFRC's and
+    /// TFWC's receivers, which have none), the simulator's `receiver_timeouts`.
+    pub window_receiver_timeouts: Option<u64>,
     /// Data packets the receiver endpoint's loss detector judged (received or detected lost)
     /// in the measurement window (tfcc flows; `Stats::packets_judged`, 0 for a receiver without
     /// a detector): the denominator of a receiver-counted loss event rate.
@@ -595,6 +608,10 @@ pub fn run_flows_sampled(
                     let ep = TfwcReceiver::new(&cfg);
                     udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
                 }
+                FlowKind::Warc { sender, estimator } => {
+                    let ep = warc_receiver(&sender, estimator);
+                    udp_receiver(ep, Protocol::Warc, at, clk, ready_tx)
+                }
                 FlowKind::Tcp(_) => tcp_receiver(at, clk, ready_tx),
             }
         });
@@ -606,17 +623,12 @@ pub fn run_flows_sampled(
             enter(&sns)?;
             let to: SocketAddr = format!("{rip}:{port}").parse().map_err(io::Error::other)?;
             wait_until(start + offset);
-            let tfrc_session = |cfg| {
-                Session::sender(
-                    TfrcSender::new(cfg),
-                    Protocol::Tfrc,
-                    format!("{sip}:0"),
-                    to,
-                    session_config(),
-                )
-            };
+            let bind = format!("{sip}:0");
             match f3 {
-                FlowKind::Tfrc(cfg) => run_sender(tfrc_session(cfg)?, clk, None),
+                FlowKind::Tfrc(cfg) => {
+                    let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
+                    run_sender(s, clk, None)
+                }
                 FlowKind::TfrcVideo {
                     cfg,
                     video,
@@ -625,17 +637,16 @@ pub fn run_flows_sampled(
                 } => {
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
-                    run_sender(tfrc_session(cfg)?, clk, Some((video, rng, offset)))
+                    let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
+                    run_sender(s, clk, Some((video, rng, offset)))
                 }
                 FlowKind::Tfwc(cfg) => {
-                    let s = Session::sender(
-                        TfwcSender::new(cfg, Time::ZERO),
-                        Protocol::Tfwc,
-                        format!("{sip}:0"),
-                        to,
-                        session_config(),
-                    )?;
-                    run_sender(s, clk, None)
+                    let ep = TfwcSender::new(cfg, Time::ZERO);
+                    run_sender(udp_sender(ep, Protocol::Tfwc, &bind, to)?, clk, None)
+                }
+                FlowKind::Warc { sender, .. } => {
+                    let ep = RateSender::new(sender);
+                    run_sender(udp_sender(ep, Protocol::Warc, &bind, to)?, clk, None)
                 }
                 FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk),
             }
@@ -675,6 +686,28 @@ pub fn run_flows_sampled(
         Some(e) => Err(e),
         None => Ok(out),
     }
+}
+
+/// A sending session of any tfcc protocol from `bind` to `to`, with the testbed's transport
+/// settings: every protocol's sender runs through the same session and [`run_sender`].
+fn udp_sender<S: Sender>(
+    ep: S,
+    proto: Protocol,
+    bind: &str,
+    to: SocketAddr,
+) -> io::Result<Session<S>> {
+    Session::sender(ep, proto, bind, to, session_config())
+}
+
+/// WARC's receiver as the simulator builds it (tfcc_sim's `FlowSpec::rate`, its rounds
+/// stopping after twice the sender's longest gap without an arrival), so that both backends
+/// run the same receiver.
+fn warc_receiver(sender: &RateSenderConfig, estimator: WarcConfig) -> RoundReceiver<Warc> {
+    RoundReceiver::new(
+        Warc::new(estimator),
+        sender.feedback_size,
+        sender.max_interval.saturating_mul(2),
+    )
 }
 
 /// What a tfcc sender thread brings back.
@@ -792,9 +825,9 @@ fn udp_receiver<R: Receiver>(
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
     let mut delivered = Vec::with_capacity(clk.samples());
     let mut before = None;
-    // The receiver's loss events and judged packets at the window's start.
-    let mut counted_before = (0, 0);
-    let counted = |st: tfcc_core::endpoint::Stats| (st.loss_events, st.packets_judged);
+    // The receiver's loss events, judged packets and timeouts at the window's start.
+    let mut counted_before = (0, 0, 0);
+    let counted = |st: tfcc_core::endpoint::Stats| (st.loss_events, st.packets_judged, st.timeouts);
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
         if before.is_none() && t > clk.measure_from {
@@ -815,9 +848,10 @@ fn udp_receiver<R: Receiver>(
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
-    let (events_end, judged_end) = counted(s.endpoint().stats());
+    let (events_end, judged_end, timeouts_end) = counted(s.endpoint().stats());
     let window_events = events_end.saturating_sub(counted_before.0);
     let window_judged = judged_end.saturating_sub(counted_before.1);
+    let window_timeouts = timeouts_end.saturating_sub(counted_before.2);
     // Half a second past the sender's end lets the last packets drain from the queue.
     s.run_until(at(clk.duration + Duration::from_millis(500)))?;
     let total = s.delivered_bytes();
@@ -827,6 +861,7 @@ fn udp_receiver<R: Receiver>(
         delivered,
         window_loss_events: Some(window_events),
         window_packets_judged: Some(window_judged),
+        window_receiver_timeouts: Some(window_timeouts),
         receiver_counters: Some(s.counters()),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)

@@ -12,6 +12,7 @@ use std::cell::RefCell;
 
 use tfcc_core::tfrc::wire as tfrc;
 use tfcc_core::tfwc::wire as tfwc;
+use tfcc_core::warc::wire as warc;
 use tfcc_core::{Header, Packet, Time};
 use thiserror::Error;
 
@@ -24,6 +25,9 @@ pub enum Protocol {
     Tfrc,
     /// TFWC (002: data with Ack of Ack, per-packet Ack Vector, [`tfcc_core::tfwc::wire`]).
     Tfwc,
+    /// WARC (003 Ch. 3: paced data carrying the sender's SRTT and RTO, the receiver's rate
+    /// report once per RTT, [`tfcc_core::warc::wire`]).
+    Warc,
 }
 
 /// The two directions of a flow.
@@ -50,6 +54,9 @@ pub enum WireError {
     /// Not a TFWC header of the session's direction.
     #[error(transparent)]
     Tfwc(#[from] tfwc::WireError),
+    /// Not a WARC header of the session's direction.
+    #[error(transparent)]
+    Warc(#[from] warc::DecodeError),
     /// A raw header too short or with the wrong type word.
     #[error("not a raw datagram header")]
     Raw,
@@ -87,6 +94,8 @@ pub fn encode(
         (Protocol::Tfwc, Header::TfwcAck { vector, echo }) => {
             with_scratch(buf, |v| tfwc::encode_ack(&vector, echo, None, v))?
         }
+        (Protocol::Warc, Header::WarcData(h)) => h.encode(buf).ok_or(WireError::Mismatch)?,
+        (Protocol::Warc, Header::WarcFeedback(f)) => f.encode(buf).ok_or(WireError::Mismatch)?,
         _ => return Err(WireError::Mismatch),
     };
     let len = (pkt.size as usize).clamp(hdr, buf.len());
@@ -170,6 +179,14 @@ pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, us
                 len,
             )
         }
+        (Protocol::Warc, Direction::Data) => (
+            Header::WarcData(warc::DataHeader::decode(buf)?),
+            warc::DATA_LEN,
+        ),
+        (Protocol::Warc, Direction::Feedback) => (
+            Header::WarcFeedback(warc::FeedbackHeader::decode(buf)?),
+            warc::FEEDBACK_LEN,
+        ),
     })
 }
 
@@ -276,10 +293,66 @@ mod tests {
         }
     }
 
+    const ALL: [Protocol; 4] = [
+        Protocol::Raw,
+        Protocol::Tfrc,
+        Protocol::Tfwc,
+        Protocol::Warc,
+    ];
+
+    #[test]
+    fn warc_data_and_report_round_trip_and_refuse_the_other_direction() {
+        use tfcc_core::warc::{DataHeader, FeedbackHeader};
+        let data = Packet {
+            size: 972,
+            header: Header::WarcData(DataHeader {
+                seq: 9,
+                sent_at: Time(1_000_000),
+                rtt: Dur::from_millis(60),
+                rto: Dur::from_millis(250),
+            }),
+        };
+        let mut buf = [0u8; 1500];
+        let n = encode(Protocol::Warc, &data, &mut buf, None).unwrap();
+        assert_eq!(n, 972);
+        let (h, at) = decode(Protocol::Warc, Direction::Data, &buf[..n]).unwrap();
+        assert_eq!((h, at), (data.header, warc::DATA_LEN));
+        assert!(decode(Protocol::Warc, Direction::Feedback, &buf[..n]).is_err());
+        assert!(decode(Protocol::Tfrc, Direction::Data, &buf[..n]).is_err());
+        // A report asked for at 12 B (40 B on the wire less UDP/IPv4's 28) is the bare header.
+        let report = Packet {
+            size: 12,
+            header: Header::WarcFeedback(FeedbackHeader {
+                echo: Time(1_000_000),
+                hold: Dur::from_micros(40),
+                rate: 17.25,
+            }),
+        };
+        let n = encode(Protocol::Warc, &report, &mut buf, None).unwrap();
+        assert_eq!(n, warc::FEEDBACK_LEN);
+        let (h, at) = decode(Protocol::Warc, Direction::Feedback, &buf[..n]).unwrap();
+        assert_eq!((h, at), (report.header, warc::FEEDBACK_LEN));
+        // A NaN rate from a peer is junk, not a rate.
+        buf[20..28].copy_from_slice(&f64::NAN.to_bits().to_be_bytes());
+        assert_eq!(
+            decode(Protocol::Warc, Direction::Feedback, &buf[..n]),
+            Err(WireError::Warc(warc::DecodeError::BadRate))
+        );
+        // Another protocol's header is not sent as WARC's, nor a WARC header into too little room.
+        assert_eq!(
+            encode(Protocol::Tfrc, &data, &mut buf, None),
+            Err(WireError::Mismatch)
+        );
+        assert_eq!(
+            encode(Protocol::Warc, &data, &mut buf[..10], None),
+            Err(WireError::Mismatch)
+        );
+    }
+
     proptest! {
         #[test]
         fn decoding_random_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-            for proto in [Protocol::Raw, Protocol::Tfrc, Protocol::Tfwc] {
+            for proto in ALL {
                 for dir in [Direction::Data, Direction::Feedback] {
                     if let Ok((_, at)) = decode(proto, dir, &bytes) {
                         prop_assert!(at <= bytes.len());
@@ -290,12 +363,18 @@ mod tests {
 
         #[test]
         fn random_bytes_behind_a_valid_type_word_never_panic(
-            word in prop_oneof![Just(RAW_WORD), Just(0x5446_0201u32), Just(0x5446_0202u32)],
+            word in prop_oneof![
+                Just(RAW_WORD),
+                Just(0x5446_0201u32),
+                Just(0x5446_0202u32),
+                Just(0x5752_0001u32),
+                Just(0x5752_0002u32),
+            ],
             rest in proptest::collection::vec(any::<u8>(), 0..60),
         ) {
             let mut bytes = word.to_be_bytes().to_vec();
             bytes.extend(rest);
-            for proto in [Protocol::Raw, Protocol::Tfrc, Protocol::Tfwc] {
+            for proto in ALL {
                 for dir in [Direction::Data, Direction::Feedback] {
                     let _ = decode(proto, dir, &bytes);
                 }

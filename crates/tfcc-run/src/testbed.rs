@@ -16,7 +16,7 @@
 //! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on) but
 //! whose Reno-friendly estimate keeps α = 3(1 − β)/(1 + β) throughout, where RFC 9438 §4.3
 //! switches it to 1 (the simulator's `alpha_one_above_prior = false`); a `tcp-cubic` flow whose
-//! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration. What is refused, with the reason: RED queues, byte limits, loss on
+//! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration, and WARC flows (003 Ch. 3: the rate sender paced at its receiver's reports, tfcc_core::warc's wire format) with theirs and the simulator's wire size (`warc_on_udp`); TEAR and TFRCP, which share WARC's sender, are refused for now. What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
@@ -37,6 +37,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tfcc_core::time::std_secs_f64;
+use tfcc_core::warc::AnyRateEstimator;
 use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
@@ -48,7 +49,7 @@ use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
 use tfcc_sim::scenario::spec::Direction;
 use tfcc_sim::LinkAction;
-use tfcc_sim::{QueueLimit, QueueSpec, SenderImpl};
+use tfcc_sim::{QueueLimit, QueueSpec, ReceiverImpl, SenderImpl};
 
 use crate::summary::{
     is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos, Summary, TestbedSection,
@@ -71,7 +72,8 @@ struct Plan {
     loss: Option<tfcc_sim::loss_model::LossSpec>,
     flows: Vec<FlowSpec>,
     paths: Vec<FlowPath>,
-    /// TFWC flows' (index, bytes per packet in the simulator, bytes the receiver counts).
+    /// TFWC's and WARC's flows' (index, bytes per packet in the simulator, bytes the receiver
+    /// counts).
     counted: Vec<(usize, u32, u32)>,
     duration: Duration,
     measure_from: Duration,
@@ -213,6 +215,27 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
                     tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
                 counted.push((i, sim, here));
                 FlowKind::Tfwc(cfg)
+            }
+            (SenderImpl::Rate(s), "warc") => {
+                let ReceiverImpl::Rate(r) = &f.receiver else {
+                    return Err(refuse(
+                        path,
+                        format!("flow {i}: a warc flow without its receiver"),
+                    ));
+                };
+                let AnyRateEstimator::Warc(w) = r.estimator() else {
+                    return Err(refuse(
+                        path,
+                        format!("flow {i}: a warc flow without WARC's estimator"),
+                    ));
+                };
+                let (sender, sim, here) =
+                    warc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                counted.push((i, sim, here));
+                FlowKind::Warc {
+                    sender,
+                    estimator: w.config().clone(),
+                }
             }
             // ns-2's send-time randomisation has no kernel counterpart (a real host brings its
             // own jitter): refused rather than run without it.
@@ -501,7 +524,8 @@ pub fn run(
         );
     }
     drop(bed);
-    // TFWC's bytes as the simulator counts them (exact: every TFWC datagram is full-size).
+    // TFWC's and WARC's bytes as the simulator counts them (exact: every datagram of theirs is
+    // full-size).
     let results: Vec<_> = results
         .into_iter()
         .enumerate()
@@ -511,6 +535,14 @@ pub fn run(
                 r.window_bytes = scale(r.window_bytes);
                 r.total_bytes = scale(r.total_bytes);
                 r.delivered.iter_mut().for_each(|d| *d = scale(*d));
+                // WARC's sender states its rate as packets per RTT times its packet size,
+                // the datagram here: in the simulator's bytes it is the same packets per RTT.
+                if matches!(flows[i].kind, FlowKind::Warc { .. }) {
+                    let k = f64::from(sim) / f64::from(here);
+                    for smp in &mut r.sender {
+                        smp.rate = smp.rate.map(|x| x * k);
+                    }
+                }
             }
             r
         })
@@ -584,7 +616,7 @@ pub fn run(
             retransmits: 0,
             timeouts: own.timeouts,
             spurious_timeouts: spurious_of(i),
-            receiver_timeouts: 0,
+            receiver_timeouts: r.window_receiver_timeouts.unwrap_or(0),
             ptcp: None,
             video: None,
         })
@@ -749,6 +781,34 @@ fn tfwc_on_udp(
     let sim = cfg.packet_size - cfg.header_size.min(cfg.packet_size);
     let here = c.packet_size - c.header_size.min(c.packet_size);
     Ok((c, sim, here.max(1)))
+}
+
+/// A WARC flow's sender configuration for the real UDP transport, with the bytes per packet
+/// the simulator counts as delivered and the bytes the testbed's receiver counts. The
+/// simulator's `packet_size` is the packet on the wire (003 Sec. 5's 1000 B, `RateSenderConfig`)
+/// and its receiver counts it whole, as TFWC's: the datagram here is 28 B shorter so that the
+/// kernel's UDP/IPv4 headers make it the same on the bottleneck, and the caller scales the
+/// receiver's bytes back (every WARC datagram is full-size). The rate is packets per RTT, so
+/// the protocol runs the same. A report is `feedback_size` on the wire too (a TCP ACK's 40 B
+/// by default) but cannot be shorter than UDP/IPv4 and tfcc's 28-byte report header: 56 B
+/// here, which only the reverse direction carries.
+fn warc_on_udp(
+    cfg: &tfcc_core::warc::RateSenderConfig,
+) -> Result<(tfcc_core::warc::RateSenderConfig, u32, u32), String> {
+    let header = tfcc_core::warc::wire::DATA_LEN as u32;
+    let min = UDP_IPV4_HEADER + header;
+    if cfg.packet_size < min {
+        return Err(format!(
+            "a WARC packet of {} B cannot carry UDP/IPv4's {UDP_IPV4_HEADER} B and tfcc's \
+             {header} B data header (at least {min} B)",
+            cfg.packet_size
+        ));
+    }
+    let mut c = cfg.clone();
+    c.packet_size -= UDP_IPV4_HEADER;
+    c.feedback_size = c.feedback_size.saturating_sub(UDP_IPV4_HEADER).max(1);
+    let here = c.packet_size;
+    Ok((c, cfg.packet_size, here))
 }
 
 /// The testbed router's two root qdiscs read at one instant.
@@ -1263,6 +1323,92 @@ mod tests {
             ..TfwcConfig::default()
         };
         assert!(tfwc_on_udp(&tiny).unwrap_err().contains("at least 56 B"));
+    }
+
+    #[test]
+    fn warc_packets_keep_the_simulators_wire_size_and_goodput_count() {
+        use tfcc_core::warc::RateSenderConfig;
+        // 003's 1000 B on the wire, counted whole; a TCP ACK's 40 B report is the bare
+        // 28-byte header (56 B on the wire).
+        let (c, sim, here) = warc_on_udp(&RateSenderConfig::default()).unwrap();
+        assert_eq!((c.packet_size, c.feedback_size), (972, 12));
+        assert_eq!((sim, here), (1000, 972));
+        // The smallest packet: UDP/IPv4 and the 36-byte data header.
+        let at = |n| RateSenderConfig {
+            packet_size: n,
+            ..RateSenderConfig::default()
+        };
+        assert_eq!(warc_on_udp(&at(64)).unwrap().0.packet_size, 36);
+        let e = warc_on_udp(&at(63)).unwrap_err();
+        assert!(
+            e.contains("a WARC packet of 63 B") && e.ends_with("(at least 64 B)"),
+            "{e}"
+        );
+    }
+
+    /// A WARC flow runs with its scenario's settings: the estimator's from `params` (here
+    /// 003's 200-packet window and a history of 80) and the sender's, with `tcp_defaults`
+    /// applied to its RTO estimator as in the simulator.
+    #[test]
+    fn a_warc_flow_runs_with_its_params() {
+        use tfcc_core::warc::RateSenderConfig;
+        let path = std::env::temp_dir().join(format!("tfcc-warc-plan-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+name = "warc-plan"
+duration = "5s"
+tcp_defaults = "ns-2.1b9"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "warc"
+packet_size = "500B"
+params = { max_window = 200, s = 80, feedback_size = "60B" }
+"#,
+        )
+        .unwrap();
+        let p = plan(&path, &[], None);
+        let sim = load(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let p = p.unwrap();
+        let FlowKind::Warc { sender, estimator } = &p.flows[0].kind else {
+            panic!("{:?}", p.flows[0].kind);
+        };
+        assert_eq!((estimator.max_window, estimator.s), (200.0, 80));
+        assert_eq!((sender.packet_size, sender.feedback_size), (472, 32));
+        assert_eq!(p.counted, [(0, 500, 472)]);
+        let SenderImpl::Rate(s) = &sim.unwrap().flows[0].sender else {
+            panic!("not a rate sender");
+        };
+        // Everything else as the simulator's sender has it (the RTO's ns-2.1b9 defaults too).
+        assert_eq!(
+            RateSenderConfig {
+                packet_size: 500,
+                feedback_size: 60,
+                ..sender.clone()
+            },
+            *s.config()
+        );
+        assert_ne!(s.config().rtt, RateSenderConfig::default().rtt);
+    }
+
+    /// A WARC packet too small for UDP/IPv4 and tfcc's header is refused before anything is
+    /// set up, as TFWC's is; TEAR and TFRCP, which share WARC's sender, do not run here yet.
+    #[test]
+    fn a_warc_packet_smaller_than_its_headers_and_tear_are_refused() {
+        let err = refusal(
+            "warc-tiny",
+            "[[flows]]\nprotocol = \"warc\"\npacket_size = 60\n",
+            "WARC in padded datagrams",
+        );
+        assert!(
+            err.contains("--backend testbed: flow 0: a WARC packet of 60 B cannot carry"),
+            "{err}"
+        );
+        let err = refusal("tear", "[[flows]]\nprotocol = \"tear\"\n", "TEAR");
+        assert!(err.contains("protocol tear is not supported yet"), "{err}");
     }
 
     /// The error `run` gives for a 5-s scenario named `tag` on a 4 Mb/s, 10 ms DropTail dumbbell
