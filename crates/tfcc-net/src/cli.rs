@@ -875,7 +875,7 @@ mod tests {
     #[test]
     fn presets_apply_to_tfrc_and_tfwc_and_name_the_flag() {
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--preset", "nope"]);
-        assert_eq!(e, "--preset nope: unknown (use thesis or ns2)");
+        assert_eq!(e, "--preset nope: unknown (use ns2, thesis or vic)");
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfrc", "--preset", "nope"]);
         assert_eq!(e, "--preset nope: unknown (use thesis, ns2 or rfc5348)");
         let e = recv_error(&[
