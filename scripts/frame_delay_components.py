@@ -47,16 +47,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "002-r7-vic-psnr.toml"
 CASE_D = 'topology.bottleneck.loss={ model = "bernoulli", p = 0.01 }'
 SENDERS = {
-    "tfwc": [],
-    # TfwcConfig::thesis(), field by field (TFWC's params have no preset key).
-    "tfwc-thesis": [
-        'flows.0.params={ history_size = 8, history_weights = "tfrc", rounding = "nearest", '
-        'first_loss_seed = "grid", min_window = 1, rate_threshold = 2.0, rate_mode_scale = 1.0, '
-        'rate_mode_delay_scaling = false, rate_mode_pftk_min = false, jitter_rule = "thesis", '
-        'timer_backoff = true, rtt_estimator = "rfc6298", min_rto = "200ms" }'
-    ],
+    # Choi's ns-2.34 agent, TfwcConfig::default() (the scenario itself runs the vic preset).
+    "tfwc": ["flows.0.params={}"],
+    "tfwc-vic": [],
+    "tfwc-thesis": ['flows.0.params={ preset = "thesis" }'],
     "tfwc-nearest": ['flows.0.params={ rounding = "nearest" }'],
-    "tfrc": ["flows.0.protocol=tfrc"],
+    "tfrc": ["flows.0.protocol=tfrc", "flows.0.params={}"],
     "tfrc-rfc5348": ["flows.0.protocol=tfrc", 'flows.0.params={ preset = "rfc5348" }'],
 }
 LINKS = ["access-src-0", "bottleneck", "access-dst-0", "access-src-0-rev"]

@@ -38,6 +38,7 @@ PROTOCOLS = {
     "TFRC": ["flows.0.protocol=tfrc", 'flows.0.params={ preset = "rfc5348" }'],
     "no CC": [
         "flows.0.protocol=cbr",
+        "flows.0.params={}",
         "flows.0.rate=100Mbps",
         ADAPT % ", frame_rate_control = false, quantizer_control = false",
     ],

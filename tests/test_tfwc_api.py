@@ -78,6 +78,9 @@ def test_a_pair_settles_at_the_rust_example_window() -> None:
         ("ns2", 100, 100.0, 11),
         ("ns2", 20, 20.0, 3),
         ("ns2", 10, 10.0, 1),
+        ("vic", 100, 100.0, 11),
+        ("vic", 20, 20.0, 4),
+        ("vic", 10, 10.0, 2),
     ],
 )
 def test_periodic_drops_give_the_rust_tests_window(
@@ -85,8 +88,8 @@ def test_periodic_drops_give_the_rust_tests_window(
 ) -> None:
     # crates/tfcc-core/src/tfwc/tests.rs `periodic_drops_give_ali_100_20_10` (002 App. A.2):
     # 50 ms each way, every `every`-th packet dropped (seq % every == 0), 3000 packets sent;
-    # ALI 100, 20, 10 and cwnd 11, 4, 2 (thesis: rounded to nearest) or 11, 3, 1 (ns2:
-    # truncated), or one more with the jitter.
+    # ALI 100, 20, 10 and cwnd 11, 4, 2 (thesis and vic: rounded to nearest) or 11, 3, 1 (ns2:
+    # truncated), or one more with the jitter (vic has none).
     tx, _ = _run(preset, 50, lambda s: s % every == 0, packets=3000)
     st = tx.stats()
     assert abs(st["ali"] - ali) < 1e-9, st

@@ -103,7 +103,8 @@ class TfwcSender:
     The Rust state machine the simulator and ``tfcc send --protocol tfwc`` run: Ack-clocked,
     window ``W = 1/f(p)`` (002 Eq. 3.4), timer-paced below ``rate_threshold`` packets (the
     hybrid mode, Sec. 3.3.2), no retransmissions. ``preset`` is ``"ns2"`` (Choi's ns-2.34 agent,
-    the default, as in Rust and ``tfcc send``) or ``"thesis"`` (002's text); ``seed`` seeds the
+    the default, as in Rust and ``tfcc send``), ``"thesis"`` (002's text) or ``"vic"`` (the TFWC
+    inside Vic of 002 Ch. 6, ``TfwcConfig::vic``); ``seed`` seeds the
     cwnd jitter's draws (Sec. 3.3.3). Times are integer nanoseconds of any monotonic clock; an
     earlier time than the last call's is taken as the last. Loop: send what
     ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes

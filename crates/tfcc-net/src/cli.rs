@@ -43,7 +43,7 @@ struct SendArgs {
     /// Bytes per datagram (TFRC's s).
     #[arg(long, default_value_t = 1460)]
     packet_size: u32,
-    /// Protocol preset: thesis or ns2, or rfc5348 for TFRC [default: TFRC thesis (004), TFWC
+    /// Protocol preset: thesis or ns2, rfc5348 for TFRC, vic for TFWC [default: TFRC thesis (004), TFWC
     /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
     /// CBR has none.
     #[arg(long)]
@@ -91,7 +91,7 @@ struct RecvArgs {
     /// How long to listen, e.g. 15s.
     #[arg(long, default_value = "15s", allow_hyphen_values = true)]
     duration: String,
-    /// Protocol preset: thesis or ns2, or rfc5348 for TFRC [default: TFRC thesis (004), TFWC
+    /// Protocol preset: thesis or ns2, rfc5348 for TFRC, vic for TFWC [default: TFRC thesis (004), TFWC
     /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
     /// CBR has none.
     #[arg(long)]
@@ -196,14 +196,12 @@ fn tfrc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfrcCon
     Ok(cfg)
 }
 
-/// TFWC's configuration for `--preset`: Choi's ns-2.34 agent (`ns2`, the default) or 002's
-/// text (`thesis`); goodput counts payload, after the TFWC data header.
+/// TFWC's configuration for `--preset`: Choi's ns-2.34 agent (`ns2`, the default), 002's
+/// text (`thesis`) or the Vic code of 002 Ch. 6 (`vic`); goodput counts payload, after the TFWC data header.
 fn tfwc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfwcConfig, String> {
-    let mut cfg = match preset.unwrap_or("ns2") {
-        "ns2" => TfwcConfig::default(),
-        "thesis" => TfwcConfig::thesis(),
-        other => return Err(format!("--preset {other}: unknown (use thesis or ns2)")),
-    };
+    let preset = preset.unwrap_or("ns2");
+    let mut cfg = TfwcConfig::preset(preset)
+        .ok_or_else(|| format!("--preset {preset}: unknown (use ns2, thesis or vic)"))?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
     }
@@ -877,7 +875,7 @@ mod tests {
     #[test]
     fn presets_apply_to_tfrc_and_tfwc_and_name_the_flag() {
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--preset", "nope"]);
-        assert_eq!(e, "--preset nope: unknown (use thesis or ns2)");
+        assert_eq!(e, "--preset nope: unknown (use ns2, thesis or vic)");
         let e = send_error(&["127.0.0.1:9", "--protocol", "tfrc", "--preset", "nope"]);
         assert_eq!(e, "--preset nope: unknown (use thesis, ns2 or rfc5348)");
         let e = recv_error(&[

@@ -24,17 +24,14 @@ use tfcc_core::{Header, Packet, Stats, Time};
 /// is `TfwcConfig::thesis()`, 002's text where it differs from that code (8 TFRC-weighted loss
 /// intervals, Sec. 3.2.2; nearest rounding with a floor of 1, App. A.2.2; hybrid mode below 2
 /// packets, Sec. 3.3.2, paced by footnote 6's interval as printed; the jitter rules of
-/// Sec. 3.3.3; the doubling back-off of Sec. 3.2.5).
+/// Sec. 3.3.3; the doubling back-off of Sec. 3.2.5); `vic` is `TfwcConfig::vic()`, the Vic code
+/// of 002 Ch. 6.
 fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcConfig> {
-    let mut cfg = match preset {
-        "ns2" | "default" => TfwcConfig::default(),
-        "thesis" => TfwcConfig::thesis(),
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "preset must be \"ns2\" or \"thesis\", got {preset:?}"
-            )))
-        }
-    };
+    let mut cfg = TfwcConfig::preset(preset).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "preset must be \"ns2\", \"thesis\" or \"vic\", got {preset:?}"
+        ))
+    })?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
     }

@@ -53,6 +53,10 @@ fn a_lossless_run_delivers_every_grabbed_frame_whole() {
     for proto in ["tfwc", "tfrc", "cbr"] {
         let protocol = format!("flows.0.protocol = \"{proto}\"");
         let mut sets = [LOSSLESS, &[protocol.as_str()]].concat();
+        if proto != "tfwc" {
+            // The scenario's params are TFWC's (`preset = "vic"`).
+            sets.push("flows.0.params = {}");
+        }
         if proto == "cbr" {
             sets.push("flows.0.rate = \"100Mbps\"");
         }

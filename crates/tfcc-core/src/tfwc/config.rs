@@ -4,12 +4,12 @@
 //! the field says so; where thesis and code disagree the thesis wins and the code's value is
 //! named, so either can be configured.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::time::Dur;
 
 /// How the real-valued window `1/f(p)` becomes whole packets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Rounding {
     /// To the nearest integer, at least 1: 002 App. A.2.2 rounds W(0.05) = 3.69 to 4, and Vic
@@ -23,7 +23,7 @@ pub enum Rounding {
 }
 
 /// How the first loss seeds the loss history (002 Sec. 3.3.1, Algorithm 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FirstLossSeed {
     /// Algorithm 2 as printed: `p` is the first point of the grid 10⁻⁵, 2·10⁻⁵, ... whose
@@ -45,7 +45,7 @@ pub enum FirstLossSeed {
 }
 
 /// The loss-interval weights of the average loss interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HistoryWeights {
     /// TFRC's (RFC 3448 §5.4): 1 for the newer half, then falling linearly; at n = 8
@@ -59,7 +59,7 @@ pub enum HistoryWeights {
 }
 
 /// How the cwnd jitter decides to inflate (002 Sec. 3.3.3 against Choi's ns-2.34 code).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JitterRule {
     /// The thesis' text: +1 with [`TfwcConfig::jitter_probability`] on each Ack Vector, a
@@ -78,15 +78,13 @@ pub enum JitterRule {
     Ns2,
 }
 
-/// The sender's RTT estimator and window-mode RTO. 002 prints no formulas (Sec. 3.2.5 points to
-/// RFC 2988 and to TFRC's `t_RTO = 4·RTT` inside the equation), so the choice is ours.
 /// How the losses of packets the window-mode timer let out during a stall (002 Sec. 3.2.5,
 /// Algorithm 1: an expiry sends a new packet; the stall lasts until the next Ack Vector) form
 /// loss events. 002 is silent: Sec. 3.2.2 takes "the same ALI mechanism that TFRC has used",
 /// whose rule (a loss more than one RTT after the event's first starts a new event, spec 002
 /// §2.2) assumes feedback within about an RTT, and nothing about a timer that fires while
 /// none comes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StallLosses {
     /// A lost packet sent during a stall joins the current loss event if that event began
@@ -111,7 +109,9 @@ pub enum StallLosses {
     PerSrtt,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+/// The sender's RTT estimator and window-mode RTO. 002 prints no formulas (Sec. 3.2.5 points to
+/// RFC 2988 and to TFRC's `t_RTO = 4·RTT` inside the equation), so the choice is ours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RttEstimator {
     /// Choi's ns-2.34 `update_rtt()`: first sample `SRTT = R`, `RTTVAR = R/2`; then
@@ -130,7 +130,7 @@ pub enum RttEstimator {
 /// the agent that produced the thesis' Ch. 3-4 simulations: where 002's text and that code
 /// disagree the field documents both and defaults to the code, because the code is what the
 /// thesis' figures show. [`TfwcConfig::thesis`] is 002's text.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TfwcConfig {
     /// Bytes of a data packet on the wire. 002 Ch. 4 simulates 1000-byte packets.
@@ -232,6 +232,19 @@ pub struct TfwcConfig {
     pub stall_losses: StallLosses,
     /// The RTT estimator; see [`RttEstimator`]. Default Choi's ns-2.34 agent's.
     pub rtt_estimator: RttEstimator,
+    /// The gain `1 − df` of the sender's RTT averages: the SRTT of [`RttEstimator::Ns2`]
+    /// (`SRTT = df·SRTT + (1 − df)·R`) and the mean `M` of `sqrt(R)` that scales the rate-mode
+    /// interval, both updated with the one `df` in Choi's code (spec 002 §2.5 \[X\]). 0.1 in the
+    /// ns-2.34 agent (`df_ = 0.9`, "by RFC 5348"), the default; 0.05 in Vic (df = 0.95, the
+    /// ns-2 agent's earlier value). The RFC 6298 estimator's SRTT keeps RFC 6298's 1/8 and
+    /// only `M` reads this. Stored as the gain, not `df`, because `1 − 0.9` is not 0.1 in
+    /// binary: the default's outputs stay bit-identical.
+    pub rtt_gain: f64,
+    /// The clock tick of the rate mode's `t0` (the equation's `t_RTO`, ns-2 TCP's
+    /// tick-quantised `SRTT + 4·RTTVAR`) under [`RttEstimator::Ns2`]: 0.1 s in Choi's ns-2.34
+    /// agent (`tcp_tick_`), the default, 0.01 s in Vic (spec 002 §2.5 \[X\]). The RFC 6298
+    /// estimator does not read it (its granularity `G` is 10 ms).
+    pub t0_tick: Dur,
     /// RTO before the first RTT sample: 3 s (RFC 2988, as Choi's code; spec 002 §2.5 \[X\]).
     pub initial_rto: Dur,
     /// Lower bound on the RTO. The thesis gives none (it cites RFC 2988); Vic uses 0.2 s
@@ -278,6 +291,8 @@ impl Default for TfwcConfig {
             timer_backoff: false,
             stall_losses: StallLosses::OneEvent,
             rtt_estimator: RttEstimator::Ns2,
+            rtt_gain: 0.1,
+            t0_tick: Dur::from_millis(100),
             initial_rto: Dur::from_secs(3),
             min_rto: Dur::ZERO,
             max_rto: Dur::from_secs(60),
@@ -313,6 +328,58 @@ impl TfwcConfig {
         }
     }
 
+    /// The TFWC that ran inside Vic for 002's Ch. 6 experiments (R1-R10), from the Vic code
+    /// of June 2010 (`uclmediatools/vic`, branch `cc`, `TfwcSndr`) as spec 002 reads it, where
+    /// that code differs from the ns-2.34 agent of [`TfwcConfig::default`]. Where the spec names
+    /// no Vic value the field keeps 002's text, as [`TfwcConfig::thesis`] does; each line says
+    /// which. Fields the spec does not discuss at all (sizes, `max_window`, `stall_losses`,
+    /// `min_rtt_sample`) keep the default. Vic's byte-counted window (Eq. 5.1-5.2) and its
+    /// reordering revert (Sec. 5.1.4) have no field: the simulator sends fixed-size packets
+    /// and does not reorder.
+    pub fn vic() -> Self {
+        TfwcConfig {
+            // §2.3 [X]: Vic's margin is (H, H − 1, H − 2) and its AoA H − 3, one closer to the
+            // head than ns-2's (H − 1 .. H − 3, AoA H − 4): numbers up to H − 3 are judged.
+            margin: 2,
+            // §2.2 [X]: Vic builds with SHORT_HISTORY, 8 intervals with TFRC's weights.
+            history_size: 8,
+            history_weights: HistoryWeights::Tfrc,
+            // §2.8 [X], App. A.3: `(int)(Wf + 0.5)`, at least 1, rate mode below Wf = 2.0.
+            rounding: Rounding::Nearest,
+            min_window: 1,
+            rate_threshold: 2.0,
+            // §2.7: the spec names no Vic seed; Algorithm 2 as printed, as the thesis preset.
+            first_loss_seed: FirstLossSeed::Grid,
+            // §2.8 [X]: the code's interval, PFTK's min(1, ·) and sqrt(R)/M, without ns-2's 0.8.
+            rate_mode_scale: 1.0,
+            rate_mode_delay_scaling: true,
+            rate_mode_pftk_min: true,
+            // §2.9 [X]: "The Vic code has no jitter".
+            jitter: false,
+            // §2.5 [X]: the back-off doubles the RTO (clamped at max_rto).
+            timer_backoff: true,
+            // §2.5 [X]: Choi's estimator with df = 0.95, RTO = SRTT + max(10 ms, 4·RTTVAR)
+            // within 0.2-60 s, 3 s before a sample; t0 on 10 ms ticks, 6 s before a sample.
+            rtt_estimator: RttEstimator::Ns2,
+            rtt_gain: 0.05,
+            t0_tick: Dur::from_millis(10),
+            initial_rto: Dur::from_secs(3),
+            min_rto: Dur::from_millis(200),
+            max_rto: Dur::from_secs(60),
+            ..Self::default()
+        }
+    }
+
+    /// The configuration of a preset name: `ns2` (or `default`), `thesis` or `vic`.
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "ns2" | "default" => Some(Self::default()),
+            "thesis" => Some(Self::thesis()),
+            "vic" => Some(Self::vic()),
+            _ => None,
+        }
+    }
+
     /// Checks every field against its domain; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         let bad = |f: &str, why: &str| Err(format!("{f}: {why}"));
@@ -345,6 +412,12 @@ impl TfwcConfig {
         }
         if !(0.0..=1.0).contains(&self.jitter_probability) {
             return bad("jitter_probability", "must be in [0, 1]");
+        }
+        if !(self.rtt_gain > 0.0 && self.rtt_gain <= 1.0) {
+            return bad("rtt_gain", "must be in (0, 1]");
+        }
+        if self.t0_tick.is_zero() {
+            return bad("t0_tick", "must be positive");
         }
         if self.initial_rto.is_zero() {
             return bad("initial_rto", "must be positive");

@@ -56,13 +56,23 @@ struct JitterRound {
 }
 
 /// Choi's ns-2.34 RTT estimator ([`RttEstimator::Ns2`]) in seconds.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Ns2Rtt {
+    /// [`TfwcConfig::rtt_gain`], `1 − df`.
+    gain: f64,
     srtt: Option<f64>,
     rttvar: f64,
 }
 
 impl Ns2Rtt {
+    fn new(gain: f64) -> Self {
+        Ns2Rtt {
+            gain,
+            srtt: None,
+            rttvar: 0.0,
+        }
+    }
+
     fn on_sample(&mut self, r: f64) {
         match self.srtt {
             None => {
@@ -70,7 +80,7 @@ impl Ns2Rtt {
                 self.rttvar = r / 2.0;
             }
             Some(s) => {
-                let s = 0.9 * s + 0.1 * r;
+                let s = (1.0 - self.gain) * s + self.gain * r;
                 self.srtt = Some(s);
                 self.rttvar += 0.25 * ((s - r).abs() - self.rttvar);
             }
@@ -172,17 +182,17 @@ impl TfwcSender {
                 initial_rto: cfg.initial_rto,
                 ..TcpRttConfig::default()
             }),
-            // ns-2.34 `t0_`: `tcp_tick_ = 0.1`, `minrto_ = 0`, 6 s before the first sample.
+            // ns-2.34 `t0_`: `tcp_tick_` (`t0_tick`), `minrto_ = 0`, 6 s before the first sample.
             RttEstimator::Ns2 => TcpRtt::new(TcpRttConfig {
                 mode: TcpRttMode::Ns2,
-                tick: Dur::from_millis(100),
+                tick: cfg.t0_tick,
                 min_rto: Dur::ZERO,
                 max_rto: cfg.max_rto,
                 initial_rto: Dur::from_secs(6),
                 ..TcpRttConfig::default()
             }),
         };
-        let ns2_rtt = (cfg.rtt_estimator == RttEstimator::Ns2).then(Ns2Rtt::default);
+        let ns2_rtt = (cfg.rtt_estimator == RttEstimator::Ns2).then(|| Ns2Rtt::new(cfg.rtt_gain));
         TfwcSender {
             eq: Equation::pftk(),
             mode: Mode::SlowStart,
@@ -199,7 +209,7 @@ impl TfwcSender {
             ns2_rtt,
             ns2_backoff: 1.0,
             delay: TfrcRtt::new(TfrcRttConfig {
-                beta: 0.1,
+                beta: cfg.rtt_gain,
                 min_sample: cfg.min_rtt_sample,
             }),
             deadline: None,
@@ -809,12 +819,31 @@ mod tests {
         }
     }
 
+    /// Vic's estimator is Choi's with df = 0.95 (spec 002 §2.5 [X]): samples 0.1 s then 0.2 s
+    /// give SRTT 0.105 and RTTVAR 0.05 + 0.25·(0.095 − 0.05) = 0.06125; the rate mode's `t0`
+    /// counts 10 ms ticks, so a 30 ms RTT is not rounded up to ns-2's 0.1 s tick.
+    #[test]
+    fn vic_estimator_has_df_095_and_10_ms_ticks() {
+        let mut e = Ns2Rtt::new(TfwcConfig::vic().rtt_gain);
+        e.on_sample(0.1);
+        e.on_sample(0.2);
+        assert!((e.srtt.unwrap() - 0.105).abs() < 1e-12, "{:?}", e.srtt);
+        assert!((e.rttvar - 0.06125).abs() < 1e-12, "{}", e.rttvar);
+        let t0 = |cfg: TfwcConfig| {
+            let (tx, _) = after_loss(cfg, 20.0, &[30; 50]);
+            tx.rtt.base_rto()
+        };
+        let (vic, ns2) = (t0(TfwcConfig::vic()), t0(TfwcConfig::default()));
+        assert!(vic < Dur::from_millis(100), "{vic}");
+        assert!(ns2 >= Dur::from_millis(200), "{ns2}");
+    }
+
     /// Choi's ns-2.34 `update_rtt()` by hand: first sample 0.1 s gives SRTT 0.1, RTTVAR 0.05,
     /// RTO 0.3; a second of 0.2 s gives SRTT 0.11, RTTVAR 0.05 + 0.25·(0.09 − 0.05) = 0.06,
     /// RTO 0.35; a steady RTT lets RTTVAR decay until the 10 ms granularity term is the margin.
     #[test]
     fn ns2_estimator_follows_choi_update_rtt() {
-        let mut e = Ns2Rtt::default();
+        let mut e = Ns2Rtt::new(0.1);
         assert_eq!(e.rto(), None);
         e.on_sample(0.1);
         assert!((e.rto().unwrap() - 0.3).abs() < 1e-12);

@@ -210,8 +210,10 @@ pub fn build(
             Ok(FlowSpec::tfrc(common.route, cfg, common.start, common.stop))
         }
         "tfwc" => {
-            let mut cfg: TfwcConfig =
-                validated(&sized(params, "packet_size", common)?, TfwcConfig::validate)?;
+            let mut cfg: TfwcConfig = validated(
+                &tfwc_preset(&sized(params, "packet_size", common)?)?,
+                TfwcConfig::validate,
+            )?;
             if !params.contains_key("seed") {
                 cfg.seed =
                     crate::rng::splitmix64(common.seed ^ crate::rng::splitmix64(common.id as u64));
@@ -635,6 +637,33 @@ fn tfrc_config(params: &toml::Table) -> Result<TfrcConfig, ProtocolError> {
     config_from_params(&p)
 }
 
+/// TFWC's `params` may name a preset (`preset = "ns2"`, the default, Choi's ns-2.34 agent;
+/// `"thesis"`, 002's text; `"vic"`, the Vic code of 002 Ch. 6); the other keys override its
+/// fields. Returns the params with the preset's fields filled in.
+fn tfwc_preset(params: &toml::Table) -> Result<toml::Table, ProtocolError> {
+    let mut p = params.clone();
+    let Some(v) = p.remove("preset") else {
+        return Ok(p);
+    };
+    let preset = match &v {
+        toml::Value::String(s) => TfwcConfig::preset(s),
+        _ => None,
+    }
+    .ok_or_else(|| ProtocolError::Param {
+        key: "params.preset".into(),
+        message: format!("unknown TFWC preset {v} (known: \"ns2\", \"thesis\", \"vic\")"),
+    })?;
+    let toml::Value::Table(base) =
+        toml::Value::try_from(&preset).expect("a TFWC configuration serialises to TOML")
+    else {
+        unreachable!("a struct serialises to a table")
+    };
+    for (k, v) in base {
+        p.entry(k).or_insert(v);
+    }
+    Ok(p)
+}
+
 #[cfg(test)]
 mod preset_tests {
     use super::*;
@@ -654,6 +683,23 @@ mod preset_tests {
         t.insert("ism".into(), toml::Value::Boolean(false));
         let c = tfrc_config(&t).unwrap();
         assert!(!c.ism && c.packet_size == 1000);
+    }
+
+    #[test]
+    fn a_tfwc_preset_is_its_config_and_other_keys_override_it() {
+        let cfg = |src: &str| -> Result<TfwcConfig, ProtocolError> {
+            let t: toml::Table = toml::from_str(src).unwrap();
+            config_from_params(&tfwc_preset(&t)?)
+        };
+        assert_eq!(cfg("").unwrap(), TfwcConfig::default());
+        assert_eq!(cfg("preset = \"ns2\"").unwrap(), TfwcConfig::default());
+        assert_eq!(cfg("preset = \"thesis\"").unwrap(), TfwcConfig::thesis());
+        assert_eq!(cfg("preset = \"vic\"").unwrap(), TfwcConfig::vic());
+        let c = cfg("preset = \"vic\"\njitter = true\nmin_rto = \"1s\"").unwrap();
+        assert!(c.jitter && c.min_rto == tfcc_core::Dur::from_secs(1) && c.margin == 2);
+        let e = cfg("preset = \"choi\"").unwrap_err().to_string();
+        assert!(e.contains("unknown TFWC preset \"choi\""), "{e}");
+        assert!(cfg("preset = 3").is_err());
     }
 }
 
