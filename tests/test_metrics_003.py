@@ -38,6 +38,15 @@ def test_normalized_throughput_and_loss_rate() -> None:
     assert metrics.normalized_loss_rate(s, "warc") == pytest.approx(2.0)
 
 
+def test_a_loss_rate_of_an_unknown_count_is_an_error_not_zero() -> None:
+    # The testbed writes null where flows share a queue that dropped packets; this was read
+    # as 0 lost, so the WARC flow's loss rate came out 0.
+    s = _summary()
+    s["flows"][3]["packets_lost"] = None
+    with pytest.raises(MetricError, match="flow 3 reports no lost-packet count"):
+        metrics.normalized_loss_rate(s, "warc")
+
+
 def test_the_shortest_rtt_flow_is_named_by_propagation_rtt_and_ties_are_pooled() -> None:
     s = _summary()
     # Propagation RTTs name the shortest-RTT flow, not the measured ones: TCP flow 0 (1 %)
