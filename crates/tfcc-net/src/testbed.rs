@@ -609,7 +609,7 @@ pub fn run_flows_sampled(
                     udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
                 }
                 FlowKind::Warc { sender, estimator } => {
-                    let ep = warc_receiver(&sender, estimator);
+                    let ep = RoundReceiver::for_sender(Warc::new(estimator), &sender);
                     udp_receiver(ep, Protocol::Warc, at, clk, ready_tx)
                 }
                 FlowKind::Tcp(_) => tcp_receiver(at, clk, ready_tx),
@@ -697,17 +697,6 @@ fn udp_sender<S: Sender>(
     to: SocketAddr,
 ) -> io::Result<Session<S>> {
     Session::sender(ep, proto, bind, to, session_config())
-}
-
-/// WARC's receiver as the simulator builds it (tfcc_sim's `FlowSpec::rate`, its rounds
-/// stopping after twice the sender's longest gap without an arrival), so that both backends
-/// run the same receiver.
-fn warc_receiver(sender: &RateSenderConfig, estimator: WarcConfig) -> RoundReceiver<Warc> {
-    RoundReceiver::new(
-        Warc::new(estimator),
-        sender.feedback_size,
-        sender.max_interval.saturating_mul(2),
-    )
 }
 
 /// What a tfcc sender thread brings back.

@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tfwc", |b| b.iter(|| black_box(&mut l).step()));
     let rate = RateSenderConfig::default();
     let est = AnyRateEstimator::Warc(Warc::new(Default::default()));
-    let r = RateReceiver::new(est, rate.feedback_size, rate.max_interval.saturating_mul(2));
+    let r = RateReceiver::for_sender(est, &rate);
     let mut l = Loop::new(RateSender::new(rate), r);
     g.bench_function("warc", |b| b.iter(|| black_box(&mut l).step()));
     g.finish();

@@ -513,11 +513,7 @@ impl FlowSpec {
             route,
             start,
             stop,
-            receiver: ReceiverImpl::Rate(Box::new(RateReceiver::new(
-                estimator,
-                cfg.feedback_size,
-                cfg.max_interval.saturating_mul(2),
-            ))),
+            receiver: ReceiverImpl::Rate(Box::new(RateReceiver::for_sender(estimator, &cfg))),
             sender: SenderImpl::Rate(RateSender::new(cfg)),
         }
     }

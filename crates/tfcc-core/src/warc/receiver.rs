@@ -100,6 +100,17 @@ impl<E: RoundEstimator> RoundReceiver<E> {
         self.feedback_size
     }
 
+    /// The receiver of a flow whose sender is configured by `sender`: its reports of the
+    /// sender's `feedback_size`, its rounds stopping after twice the sender's longest gap
+    /// between packets without an arrival. The simulator and the testbed both build it so.
+    pub fn for_sender(est: E, sender: &super::RateSenderConfig) -> Self {
+        Self::new(
+            est,
+            sender.feedback_size,
+            sender.max_interval.saturating_mul(2),
+        )
+    }
+
     /// `idle_limit`: stop the rounds after this long without an arrival; it should exceed the
     /// sender's longest gap between packets ([`super::RateSenderConfig::max_interval`]).
     pub fn new(est: E, feedback_size: u32, idle_limit: Dur) -> Self {
