@@ -46,6 +46,22 @@ def test_version_prints_the_package_version() -> None:
     assert r.stdout.strip() == f"tfcc {tfcc.__version__}"
 
 
+def test_python_dash_m_tfcc_is_the_tfcc_command() -> None:
+    # for a venv whose scripts directory is not on PATH; `run` goes to the native runner there too
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert (r.returncode, r.stdout.strip()) == (0, f"tfcc {tfcc.__version__}"), r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc", "run", "no-such-file.toml", "--out", "unused"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode != 0
+    assert "no-such-file.toml" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
 def test_help_lists_the_commands() -> None:
     r = run_cli("--help")
     assert r.returncode == 0
