@@ -26,7 +26,8 @@ message naming the file and the key), an unusable output directory :class:`Outpu
 Sweeps are :mod:`tfcc.sweep` (``tfcc sweep``), their results :func:`tfcc.store.query`
 (SQL over the store, a polars DataFrame; docs/sweeps.md). The protocols' sans-IO endpoints for
 an application's own sockets are :class:`TfrcSender`, :class:`TfrcReceiver`,
-:class:`TfwcSender` and :class:`TfwcReceiver`; :class:`Equation` and :class:`LossHistory` are
+:class:`TfwcSender`, :class:`TfwcReceiver`, and :class:`RateSender` and :class:`RateReceiver`
+(WARC, TEAR, TFRCP); :class:`Equation` and :class:`LossHistory` are
 the throughput equations and the loss-interval history.
 """
 
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
         Equation,
         LossHistory,
         OutputError,
+        RateReceiver,
+        RateSender,
         ScenarioError,
         TfrcReceiver,
         TfrcSender,
@@ -82,6 +85,8 @@ __all__ = [
     "Equation",
     "LossHistory",
     "OutputError",
+    "RateReceiver",
+    "RateSender",
     "ScenarioError",
     "TfrcReceiver",
     "TfrcSender",

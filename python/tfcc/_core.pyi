@@ -159,6 +159,73 @@ class TfwcReceiver:
         """The sender's keys (unmeasured at a receiver; ``mode`` is ``"receiver"``) and
         ``delivered_bytes``."""
 
+class RateSender:
+    """The paced sender of 003's receiver-driven rate schemes (WARC, TEAR, TFRCP).
+
+    The Rust state machine the simulator and the testbed run: one packet every ``SRTT / R``,
+    where ``R`` packets per RTT is the receiver's latest report (003 Sec. 3.2.1); the rate halves
+    when reports stop for 4 SRTTs (RFC 5348's no-feedback timer). ``scheme`` and ``params`` are a
+    scenario flow's ``protocol`` and ``params`` (one flat table: the sender takes its keys,
+    ``packet_size``, ``feedback_size``, ``initial_interval``, ``nofeedback_rtts``,
+    ``max_interval``, ``rtt``, and checks the scheme's); give both ends the same. ``packet_size``
+    is the datagram's size, header included (default 1000). Loop as for :class:`TfrcSender`.
+    """
+
+    def __init__(
+        self,
+        *,
+        scheme: str = "warc",
+        packet_size: int | None = None,
+        params: dict[str, object] | None = None,
+    ) -> None: ...
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The data header due at ``now_ns`` (36 bytes; append the payload up to
+        ``packet_size``), or ``None``."""
+    def on_datagram(self, now_ns: int, datagram: bytes) -> bool:
+        """A report arrived; ``False`` (and ignored) if the bytes are not one."""
+    def on_timeout(self, now_ns: int) -> None: ...
+    def next_timeout(self) -> int | None:
+        """The next send time or no-feedback timer, in nanoseconds."""
+    @property
+    def packet_size(self) -> int: ...
+    @property
+    def rate_packets_per_rtt(self) -> float | None:
+        """The reported rate; ``None`` before the first report."""
+    def stats(self) -> dict[str, object]:
+        """Keys ``rate`` (bytes/s), ``rate_bps``, ``window`` (packets per RTT), ``rtt``, ``rto``
+        (s), ``packets_sent``, ``bytes_sent``, ``timeouts`` (no-feedback expiries), ``mode``;
+        ``p``, ``loss_events`` and ``packets_judged`` are the receiver's."""
+
+class RateReceiver:
+    """The receiver of WARC (003 Ch. 3), TEAR or TFRCP: detects losses, runs the scheme once
+    per RTT and writes the reports (28 bytes). ``scheme``, ``packet_size`` and ``params`` as for
+    :class:`RateSender` (the receiver takes the scheme's keys, e.g. WARC's ``s``, ``k``, ``n``;
+    an unknown key is a ``ValueError`` naming it)."""
+
+    def __init__(
+        self,
+        *,
+        scheme: str = "warc",
+        packet_size: int | None = None,
+        params: dict[str, object] | None = None,
+    ) -> None: ...
+    def on_datagram(self, now_ns: int, datagram: bytes) -> int | None:
+        """A data packet arrived: the payload's offset (36); ``None`` (ignored) if not one."""
+    def poll_transmit(self, now_ns: int) -> bytes | None:
+        """The report owed, as bytes to send back, or ``None``."""
+    def on_timeout(self, now_ns: int) -> None: ...
+    def next_timeout(self) -> int | None:
+        """The end of the current round (one RTT), in nanoseconds."""
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def delivered_bytes(self) -> int:
+        """Payload bytes received (the 36-byte header excluded)."""
+    def stats(self) -> dict[str, object]:
+        """Keys ``window`` (WARC's and TEAR's emulated window, TFRCP's rate, packets per RTT),
+        ``p`` (the measured loss ratio), ``rtt`` (the sender's SRTT, s), ``loss_events``,
+        ``packets_judged``, ``timeouts`` (WARC's fluid-based timeouts), ``mode``."""
+
 class LossHistory:
     """The weighted average loss interval (004 Eq. 3.6, Sec. 3.4.3, Sec. 3.7)."""
 

@@ -12,6 +12,7 @@ mod loss_history;
 mod net;
 mod plots;
 mod quantity;
+mod rate;
 mod scenario;
 mod tfrc;
 mod tfwc;
@@ -26,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tfrc::PyTfrcReceiver>()?;
     m.add_class::<tfwc::PyTfwcSender>()?;
     m.add_class::<tfwc::PyTfwcReceiver>()?;
+    m.add_class::<rate::PyRateSender>()?;
+    m.add_class::<rate::PyRateReceiver>()?;
     m.add(
         "ScenarioError",
         m.py().get_type::<scenario::ScenarioError>(),

@@ -431,16 +431,13 @@ fn rate_flow(
     common: &FlowCommon,
 ) -> Result<FlowSpec, ProtocolError> {
     let (tx, own) = split_params(params, RateSenderConfig::FIELDS);
-    let tx = common.tcp_defaults.under_rate_sender(&tx);
-    let cfg = validated(
-        &sized(&tx, "packet_size", common)?,
-        RateSenderConfig::validate,
+    let mut params = sized(
+        &common.tcp_defaults.under_rate_sender(&tx),
+        "packet_size",
+        common,
     )?;
-    let estimator = match protocol {
-        "warc" => AnyRateEstimator::Warc(Warc::new(validated(&own, WarcConfig::validate)?)),
-        "tear" => AnyRateEstimator::Tear(Tear::new(validated(&own, TearConfig::validate)?)),
-        _ => AnyRateEstimator::Tfrcp(Tfrcp::new(validated(&own, TfrcpConfig::validate)?)),
-    };
+    params.extend(own);
+    let (cfg, estimator) = rate_endpoints(protocol, &params)?;
     Ok(FlowSpec::rate(
         common.route,
         cfg,
@@ -448,6 +445,26 @@ fn rate_flow(
         common.start,
         common.stop,
     ))
+}
+
+/// A receiver-driven rate scheme's two halves (WARC, TEAR or TFRCP, 003) from one flat
+/// `params` table: the rate sender's keys ([`RateSenderConfig::FIELDS`]) configure the sender,
+/// the rest the receiver's estimator, each validated. A scenario's flow (after its file's
+/// `tcp_defaults` and `packet_size`) and the Python API's `RateSender`/`RateReceiver` build them
+/// here, so a key means the same in both and is refused with the same message.
+pub fn rate_endpoints(
+    protocol: &str,
+    params: &toml::Table,
+) -> Result<(RateSenderConfig, AnyRateEstimator), ProtocolError> {
+    let (tx, own) = split_params(params, RateSenderConfig::FIELDS);
+    let cfg = validated(&tx, RateSenderConfig::validate)?;
+    let estimator = match protocol {
+        "warc" => AnyRateEstimator::Warc(Warc::new(validated(&own, WarcConfig::validate)?)),
+        "tear" => AnyRateEstimator::Tear(Tear::new(validated(&own, TearConfig::validate)?)),
+        "tfrcp" => AnyRateEstimator::Tfrcp(Tfrcp::new(validated(&own, TfrcpConfig::validate)?)),
+        other => return Err(unknown(other)),
+    };
+    Ok((cfg, estimator))
 }
 
 /// Whose Agent/TCP defaults a scenario's TCP-based flows start from (`tcp_defaults = "..."`
