@@ -30,8 +30,10 @@ use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::warc::{RateSender, RateSenderConfig, RoundReceiver, Warc, WarcConfig};
 use tfcc_core::{Rate, Time};
 
+use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::rng::SimRng;
 use tfcc_sim::video::{VideoConfig, VideoSource};
+use tfcc_sim::CbrConfig;
 
 use crate::relay::{Relay, RelayConfig};
 use crate::video::VideoFeed;
@@ -391,6 +393,13 @@ pub enum FlowKind {
         sender: RateSenderConfig,
         estimator: WarcConfig,
     },
+    /// A constant-bit-rate source, on/off if its configuration says so (ns-2's
+    /// `Application/Traffic/CBR`; the simulator's `cbr` and `cbr-onoff` flows), as
+    /// sequence-numbered datagrams ([`Protocol::Raw`]). `packet_size` is the datagram's size
+    /// here and `rate` counts datagram bytes: the caller scales both from the simulator's wire
+    /// sizes so that the packets take the same bytes and leave at the same times on the
+    /// bottleneck. Its on periods count from the flow's start, as in the simulator.
+    Cbr(CbrConfig),
     /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
     Tcp(String),
 }
@@ -405,6 +414,12 @@ pub struct FlowSpec {
     /// bottleneck's reverse direction ([`REVERSE_DEV`]) and its feedback the forward one, as
     /// the simulator routes it (tfcc_sim::topology::Topology::dumbbell_directed).
     pub reverse: bool,
+    /// When the flow's sender stops (from the run's start; `None`: at the run's end), a
+    /// scenario flow's `stop`. A tfcc sender then sends nothing more; a kernel TCP sender
+    /// aborts its connection (`SO_LINGER` 0: a reset, its unsent buffer discarded), since a
+    /// graceful close would go on sending what the socket buffer holds, seconds of data at
+    /// these rates, where ns-2's stopped source sends no more. Receivers run to the end.
+    pub stop: Option<Duration>,
 }
 
 /// What the receiving side of a flow measured.
@@ -441,6 +456,10 @@ pub struct FlowResult {
     pub window_packets_judged: Option<u64>,
     /// The receiving session's transport counters at its end (tfcc flows).
     pub receiver_counters: Option<crate::Counters>,
+    /// The receiver endpoint's loss events and its `p` at the run's end (tfcc flows; `p` as
+    /// `Stats::p`, `None` before it measured one): the simulator's summary falls back to that
+    /// `p` for a flow that counts no loss event on either side (a CBR sink's loss ratio).
+    pub receiver_end: Option<(u64, Option<f64>)>,
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
@@ -548,6 +567,7 @@ pub fn run_flows(
             kind: kind.clone(),
             start: *start,
             reverse: false,
+            stop: None,
         })
         .collect();
     run_flows_sampled(
@@ -587,6 +607,7 @@ pub fn run_flows_sampled(
     let mut handles = Vec::new();
     for (i, spec) in flows.iter().enumerate() {
         let (f, offset) = (&spec.kind, spec.start.min(duration));
+        let stop = spec.stop.unwrap_or(duration).clamp(offset, duration);
         let port = flow_port(i);
         // A reverse flow swaps the ends: its receiver on the senders' side.
         let (rns, rip, sns, sip) = if spec.reverse {
@@ -612,6 +633,7 @@ pub fn run_flows_sampled(
                     let ep = RoundReceiver::for_sender(Warc::new(estimator), &sender);
                     udp_receiver(ep, Protocol::Warc, at, clk, ready_tx)
                 }
+                FlowKind::Cbr(_) => udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, ready_tx),
                 FlowKind::Tcp(_) => tcp_receiver(at, clk, ready_tx),
             }
         });
@@ -627,7 +649,7 @@ pub fn run_flows_sampled(
             match f3 {
                 FlowKind::Tfrc(cfg) => {
                     let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    run_sender(s, clk, None)
+                    run_sender(s, clk, stop, None)
                 }
                 FlowKind::TfrcVideo {
                     cfg,
@@ -638,17 +660,21 @@ pub fn run_flows_sampled(
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    run_sender(s, clk, Some((video, rng, offset)))
+                    run_sender(s, clk, stop, Some((video, rng, offset)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let ep = TfwcSender::new(cfg, Time::ZERO);
-                    run_sender(udp_sender(ep, Protocol::Tfwc, &bind, to)?, clk, None)
+                    run_sender(udp_sender(ep, Protocol::Tfwc, &bind, to)?, clk, stop, None)
                 }
                 FlowKind::Warc { sender, .. } => {
                     let ep = RateSender::new(sender);
-                    run_sender(udp_sender(ep, Protocol::Warc, &bind, to)?, clk, None)
+                    run_sender(udp_sender(ep, Protocol::Warc, &bind, to)?, clk, stop, None)
                 }
-                FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk),
+                FlowKind::Cbr(c) => {
+                    let ep = CbrSender::new(c, Time::ZERO, None);
+                    run_sender(udp_sender(ep, Protocol::Raw, &bind, to)?, clk, stop, None)
+                }
+                FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk, stop),
             }
         });
         handles.push((rx, tx));
@@ -708,13 +734,15 @@ struct SenderRun {
     window_loss_events: Option<u64>,
 }
 
-/// Runs a sending session from now (its flow's start) to the end of the run, sampling the
-/// endpoint's stats at the run's sampling instants (those before the start stay empty). With
-/// a video source (its configuration in run time, its random stream, the flow's start) the
-/// sender is application-limited and fed each frame at its time.
+/// Runs a sending session from now (its flow's start) to `stop` (run time, at most the run's
+/// end), sampling the endpoint's stats at the run's sampling instants (those before the start
+/// stay empty, those after the stop keep its state at the stop). With a video source (its
+/// configuration in run time, its random stream, the flow's start) the sender is
+/// application-limited and fed each frame at its time.
 fn run_sender<S: tfcc_core::endpoint::Sender>(
     mut s: Session<S>,
     clk: Clocking,
+    stop: Duration,
     video: Option<(VideoConfig, SimRng, Duration)>,
 ) -> io::Result<SenderRun> {
     // Session time 0 is its construction, at about the flow's start.
@@ -723,7 +751,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         let since = (clk.start + d).saturating_duration_since(born);
         Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
     };
-    let end = at(clk.duration);
+    let end = at(stop.min(clk.duration));
     let mut feed = video.map(|(mut v, rng, offset)| {
         // Run time to session time.
         let run = |t: Time| at(Duration::from_nanos(t.0));
@@ -751,7 +779,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             samples.push(SenderSample::default());
             continue;
         }
-        advance(&mut s, at(t))?;
+        advance(&mut s, at(t).min(end))?;
         let st = s.endpoint().stats();
         samples.push(SenderSample {
             rate: st.rate,
@@ -763,6 +791,10 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         });
     }
     advance(&mut s, end)?;
+    // A stopped sender keeps its socket to the run's end, as the simulator's stopped agent
+    // stays attached: reports still on their way then meet a bound port, not an ICMP port
+    // unreachable that a receiving session would read as an error.
+    wait_until(clk.start + clk.duration);
     Ok(SenderRun {
         samples,
         counters: Some(s.counters()),
@@ -837,7 +869,9 @@ fn udp_receiver<R: Receiver>(
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
-    let (events_end, judged_end, timeouts_end) = counted(s.endpoint().stats());
+    let end_stats = s.endpoint().stats();
+    let end_p = end_stats.p;
+    let (events_end, judged_end, timeouts_end) = counted(end_stats);
     let window_events = events_end.saturating_sub(counted_before.0);
     let window_judged = judged_end.saturating_sub(counted_before.1);
     let window_timeouts = timeouts_end.saturating_sub(counted_before.2);
@@ -852,6 +886,7 @@ fn udp_receiver<R: Receiver>(
         window_packets_judged: Some(window_judged),
         window_receiver_timeouts: Some(window_timeouts),
         receiver_counters: Some(s.counters()),
+        receiver_end: Some((events_end, end_p)),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)
             .map(|(a, b)| a.saturating_sub(b)),
@@ -902,7 +937,9 @@ fn tcp_receiver(
             break;
         }
         match c.read(&mut buf) {
+            // A sender that stopped before the end resets the connection (`abort`).
             Ok(0) => break,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => break,
             Ok(n) => total += n as u64,
             Err(e)
                 if matches!(
@@ -966,9 +1003,10 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
     }
 }
 
-/// A bulk sender to the end of the run, sampling `TCP_INFO` at the run's sampling instants.
-fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking) -> io::Result<SenderRun> {
-    let end = clk.start + clk.duration;
+/// A bulk sender to `stop` (run time), sampling `TCP_INFO` at the run's sampling instants;
+/// those after a stop before the run's end stay empty (the connection is gone).
+fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking, stop: Duration) -> io::Result<SenderRun> {
+    let end = clk.start + stop.min(clk.duration);
     let n_samples = clk.samples();
     let mut samples = Vec::with_capacity(n_samples);
     let due = |k: usize| clk.start + clk.interval * (k as u32 + 1);
@@ -1016,12 +1054,40 @@ fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking) -> io::Result<SenderRun> 
             Err(e) => return Err(e),
         }
     }
+    if stop < clk.duration {
+        abort(&c)?;
+        drop(c);
+        samples.resize(n_samples, SenderSample::default());
+    }
     // Kernel TCP's loss events are not visible from user space.
     Ok(SenderRun {
         samples,
         counters: None,
         window_loss_events: None,
     })
+}
+
+/// Makes closing `c` abort the connection (`SO_LINGER` on with a 0 s timeout, socket(7)): a
+/// reset, with what the send buffer still holds discarded.
+fn abort(c: &TcpStream) -> io::Result<()> {
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: SO_LINGER takes a `struct linger` of the given size.
+    let rc = unsafe {
+        libc::setsockopt(
+            c.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// A reading of the bottleneck's qdisc (`tc -s`): cumulative counters and the backlog now.

@@ -10,7 +10,9 @@
 //! artificial loss model (applied by the relay to the data direction, before the queue, as in
 //! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
 //! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
-//! NewReno and SACK recovery built in), flow start times, TFWC's packet size as the
+//! NewReno and SACK recovery built in), flow start and stop times (a stopped kernel TCP
+//! flow's connection is aborted, `FlowSpec::stop`), `cbr` and `cbr-onoff` flows at the
+//! simulator's packet times and wire sizes (`cbr_on_udp`), TFWC's packet size as the
 //! simulator's wire size (`tfwc_on_udp`). `tcp-cubic` runs in the simulator as RFC 9438's
 //! CUBIC (tfcc_core::tcp::cubic) and here as the kernel's, whose constants are the RFC's
 //! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on) but
@@ -177,12 +179,6 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
     // (they differ for TFWC only, see `tfwc_on_udp`).
     let mut counted = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
-        if f.stop.is_some() {
-            return Err(refuse(
-                path,
-                "flows with a stop time are not supported yet".into(),
-            ));
-        }
         let route = &built.topology.routes[f.route];
         let sum = |ids: &[u32]| {
             ids.iter()
@@ -257,12 +253,20 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
                 kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
                 FlowKind::Tcp("reno".into())
             }
+            // A video-fed CBR flow (002 R7's "Vic without CC") was refused above.
+            (SenderImpl::Cbr(s), _) => {
+                let (cfg, sim, here) =
+                    cbr_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                counted.push((i, sim, here));
+                FlowKind::Cbr(cfg)
+            }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
         flows.push(FlowSpec {
             kind,
             start: Duration::from_nanos(f.start.0),
             reverse: built.flow_info[i].direction == Direction::Reverse,
+            stop: f.stop.map(|t| Duration::from_nanos(t.0)),
         });
     }
     let duration = Duration::from_nanos(built.cfg.duration.0);
@@ -811,6 +815,34 @@ fn warc_on_udp(
     Ok((c, cfg.packet_size, here))
 }
 
+/// A CBR flow's configuration for the real UDP transport, with the bytes per packet the
+/// simulator counts as delivered and the bytes the testbed's receiver counts. The simulator's
+/// `packet_size` and `rate` count whole packets on the wire (ns-2's CBR `packetSize_`, which
+/// its sink counts whole), so the datagram here is 28 B shorter, the kernel's UDP/IPv4 headers
+/// making up the rest, and the rate is scaled by the same ratio: the datagrams then leave at
+/// the simulator's times (one every `packet_size · 8 / rate`) and take its bytes on the
+/// bottleneck. The rate's rounding to whole bits per second moves the send times by less than
+/// one part in a million at the rates here.
+fn cbr_on_udp(cfg: &tfcc_sim::CbrConfig) -> Result<(tfcc_sim::CbrConfig, u32, u32), String> {
+    let header = tfcc_net::wire::RAW_LEN as u32;
+    let min = UDP_IPV4_HEADER + header;
+    if cfg.packet_size < min {
+        return Err(format!(
+            "a CBR packet of {} B cannot carry UDP/IPv4's {UDP_IPV4_HEADER} B and tfcc's \
+             {header} B sequence header (at least {min} B)",
+            cfg.packet_size
+        ));
+    }
+    let here = cfg.packet_size - UDP_IPV4_HEADER;
+    let bps = u128::from(cfg.rate.bps()) * u128::from(here) / u128::from(cfg.packet_size);
+    let c = tfcc_sim::CbrConfig {
+        rate: tfcc_core::Rate::from_bps(bps.max(1) as u64),
+        packet_size: here,
+        on_off: cfg.on_off,
+    };
+    Ok((c, cfg.packet_size, here))
+}
+
 /// The testbed router's two root qdiscs read at one instant.
 #[derive(Clone, Copy, Debug, Default)]
 struct Directions {
@@ -884,13 +916,18 @@ fn endpoint_figures(
             ..EndpointFigures::default()
         };
     }
+    // A flow that counts no loss event on either side over the whole run (CBR) reads its
+    // receiver's `p` at the end, as the simulator's summary does (tfcc_sim::sim, the
+    // `loss_event_rate` of a FlowSummary).
+    let counts_none = sender_events == 0 && matches!(r.receiver_end, Some((0, _)));
+    let loss_event_rate = match (counts_none, r.receiver_end) {
+        (true, Some((_, p))) => p.unwrap_or(0.0),
+        _ if packets > 0 => events as f64 / packets as f64,
+        _ => 0.0,
+    };
     EndpointFigures {
         packets_sent,
-        loss_event_rate: Some(if packets > 0 {
-            events as f64 / packets as f64
-        } else {
-            0.0
-        }),
+        loss_event_rate: Some(loss_event_rate),
         mean_rtt_s,
         timeouts: b.timeouts.saturating_sub(a.timeouts),
     }
@@ -1411,6 +1448,64 @@ params = { max_window = 200, s = 80, feedback_size = "60B" }
         assert!(err.contains("protocol tear is not supported yet"), "{err}");
     }
 
+    /// A CBR flow's datagram is its wire size less UDP/IPv4's 28 B, and its rate is scaled by
+    /// the same ratio, so it sends at the simulator's packet times; its on/off periods and stop
+    /// time carry over.
+    #[test]
+    fn a_cbr_flow_sends_the_simulators_packets_at_its_times() {
+        let path = std::env::temp_dir().join(format!("tfcc-cbr-plan-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "name = \"cbr-plan\"\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"4Mbps\", delay = \"10ms\" }\n\
+             [[flows]]\nprotocol = \"cbr-onoff\"\nrate = \"1Mbps\"\non = \"1s\"\noff = \"2s\"\n\
+             stop = \"4s\"\n",
+        )
+        .unwrap();
+        let p = plan(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let p = p.unwrap();
+        let FlowKind::Cbr(c) = &p.flows[0].kind else {
+            panic!("{:?}", p.flows[0].kind);
+        };
+        assert_eq!(c.packet_size, 972);
+        assert_eq!(c.rate.bps(), 972_000);
+        assert_eq!(c.on_off, Some((Dur::from_secs(1), Dur::from_secs(2))));
+        // One packet per 8 ms, as the simulator's 1000-byte packets at 1 Mb/s.
+        let gap = |size: u32, bps: u64| u64::from(size) * 8 * 1_000_000_000 / bps;
+        assert_eq!(gap(c.packet_size, c.rate.bps()), gap(1000, 1_000_000));
+        assert_eq!(p.flows[0].stop, Some(Duration::from_secs(4)));
+        assert_eq!(p.counted, [(0, 1000, 972)]);
+    }
+
+    /// A CBR packet too small for UDP/IPv4 and tfcc's sequence header, and a CBR flow fed by a
+    /// video source (the testbed's video flows are TFRC's), are refused before anything is set
+    /// up.
+    #[test]
+    fn a_tiny_cbr_packet_and_a_video_fed_cbr_flow_are_refused() {
+        let err = refusal(
+            "cbr-tiny",
+            "[[flows]]\nprotocol = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 40\n",
+            "CBR in padded datagrams",
+        );
+        assert!(
+            err.contains(
+                "flow 0: a CBR packet of 40 B cannot carry UDP/IPv4's 28 B and tfcc's 20 B"
+            ),
+            "{err}"
+        );
+        let err = refusal(
+            "cbr-video",
+            "[[flows]]\nprotocol = \"cbr\"\nrate = \"100Mbps\"\n\
+             source = { kind = \"video\", fps = 30, rate = \"1Mbps\" }\n",
+            "a video-fed CBR flow",
+        );
+        assert!(
+            err.contains("a video `source` runs on TFRC flows only, not on cbr (flow 0)"),
+            "{err}"
+        );
+    }
+
     /// The error `run` gives for a 5-s scenario named `tag` on a 4 Mb/s, 10 ms DropTail dumbbell
     /// whose remaining lines (more `[topology]` keys, flows, events) are `rest`, which it must
     /// refuse before setting anything up; `what` names what it would otherwise have run.
@@ -1596,6 +1691,7 @@ direction = "reverse"
             kind: FlowKind::Tcp("reno".into()),
             start: Duration::ZERO,
             reverse,
+            stop: None,
         };
         let relay = tfcc_net::relay::DropCounts {
             lost: 9,
