@@ -653,7 +653,7 @@ pub fn run(
             early_drops: 0,
             artificial_drops: artificial,
             down_drops: down,
-            mean_queue_pkts: None,
+            mean_queue_pkts: mean_backlog(&queue, measure_from, false),
             arrivals: tx_packets + all_drops,
             tx_packets,
             tx_bytes,
@@ -671,7 +671,7 @@ pub fn run(
             early_drops: 0,
             artificial_drops: 0,
             down_drops: 0,
-            mean_queue_pkts: None,
+            mean_queue_pkts: mean_backlog(&queue, measure_from, true),
             arrivals: rev_packets + rev_drops,
             tx_packets: rev_packets,
             tx_bytes: rev_bytes,
@@ -1072,6 +1072,23 @@ fn link_columns(samples: &[(Duration, Duration, Directions)], interval: Duration
         }
     }
     c
+}
+
+/// The mean of a direction's queue readings in the window (nominal instants after
+/// `measure_from`, to the end): the simulator's time-averaged queue (`mean_queue_pkts`, waiting
+/// packets, the one being sent not among them, as tc's backlog) estimated from one `tc`
+/// reading per sampling interval. `None` without a reading in the window.
+fn mean_backlog(
+    samples: &[(Duration, Duration, Directions)],
+    measure_from: Duration,
+    reverse: bool,
+) -> Option<f64> {
+    let readings: Vec<f64> = samples
+        .iter()
+        .filter(|(t, _, _)| *t > measure_from)
+        .map(|(_, _, d)| if reverse { d.reverse } else { d.forward }.backlog_packets as f64)
+        .collect();
+    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
 }
 
 /// Bits the bottleneck could carry in `duration` at its scheduled rates. A dropout leaves the
@@ -1625,6 +1642,31 @@ direction = "reverse"
             err.contains("only DropTail queues in packets map onto pfifo (topology.reverse_queue)"),
             "{err}"
         );
+    }
+
+    /// The summary's mean queue is the mean of the readings after the window's start, per
+    /// direction.
+    #[test]
+    fn the_mean_queue_averages_the_readings_in_the_window() {
+        let d = |fwd, rev| Directions {
+            forward: QdiscSample {
+                backlog_packets: fwd,
+                ..QdiscSample::default()
+            },
+            reverse: QdiscSample {
+                backlog_packets: rev,
+                ..QdiscSample::default()
+            },
+        };
+        let ms = Duration::from_millis;
+        let samples = [
+            (ms(100), ms(101), d(50, 0)),
+            (ms(200), ms(203), d(10, 1)),
+            (ms(300), ms(302), d(20, 3)),
+        ];
+        assert_eq!(mean_backlog(&samples, ms(100), false), Some(15.0));
+        assert_eq!(mean_backlog(&samples, ms(100), true), Some(2.0));
+        assert_eq!(mean_backlog(&samples, ms(300), false), None);
     }
 
     #[test]
