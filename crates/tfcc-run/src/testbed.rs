@@ -539,9 +539,10 @@ pub fn run(
                 r.window_bytes = scale(r.window_bytes);
                 r.total_bytes = scale(r.total_bytes);
                 r.delivered.iter_mut().for_each(|d| *d = scale(*d));
-                // WARC's sender states its rate as packets per RTT times its packet size,
-                // the datagram here: in the simulator's bytes it is the same packets per RTT.
-                if matches!(flows[i].kind, FlowKind::Warc { .. }) {
+                // WARC's sender states its rate as packets per RTT times its packet size, and
+                // CBR's its configured rate, both in the datagram here: in the simulator's
+                // bytes they are the same packets per RTT, or per second.
+                if matches!(flows[i].kind, FlowKind::Warc { .. } | FlowKind::Cbr(_)) {
                     let k = f64::from(sim) / f64::from(here);
                     for smp in &mut r.sender {
                         smp.rate = smp.rate.map(|x| x * k);
@@ -590,6 +591,17 @@ pub fn run(
     };
     let (tx_bytes, tx_packets, drops) = tc.map_or((0, 0, 0), |t| diff(t.forward, w0.forward));
     let (rev_bytes, rev_packets, rev_drops) = tc.map_or((0, 0, 0), |t| diff(t.reverse, w0.reverse));
+    // What the queue holds at the window's end beyond what it held at its start arrived in the
+    // window too (the simulator counts every arrival; 1377 against its 1391 without this).
+    let arrived = |left: u64, end: QdiscSample, start: QdiscSample| {
+        (left + end.backlog_packets).saturating_sub(start.backlog_packets)
+    };
+    let (arrivals, rev_arrivals) = tc.map_or((0, 0), |t| {
+        (
+            arrived(tx_packets + drops, t.forward, w0.forward),
+            arrived(rev_packets + rev_drops, t.reverse, w0.reverse),
+        )
+    });
     let relay_window = relay_stats
         .as_ref()
         .map(|s| s.window_drops())
@@ -654,7 +666,7 @@ pub fn run(
             artificial_drops: artificial,
             down_drops: down,
             mean_queue_pkts: mean_backlog(&queue, measure_from, false),
-            arrivals: tx_packets + all_drops,
+            arrivals: arrivals + artificial + down,
             tx_packets,
             tx_bytes,
         },
@@ -672,7 +684,7 @@ pub fn run(
             artificial_drops: 0,
             down_drops: 0,
             mean_queue_pkts: mean_backlog(&queue, measure_from, true),
-            arrivals: rev_packets + rev_drops,
+            arrivals: rev_arrivals,
             tx_packets: rev_packets,
             tx_bytes: rev_bytes,
         },
