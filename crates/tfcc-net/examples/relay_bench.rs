@@ -30,7 +30,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dur = Duration::from_secs(secs);
     let res = run_flows(
         &bed,
-        &[(FlowKind::Tcp("cubic".into()), Duration::ZERO)],
+        &[(
+            FlowKind::Tcp {
+                cc: "cubic".into(),
+                mss: None,
+            },
+            Duration::ZERO,
+        )],
         dur,
         Duration::from_secs(2),
     )?;

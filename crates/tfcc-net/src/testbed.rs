@@ -400,8 +400,12 @@ pub enum FlowKind {
     /// sizes so that the packets take the same bytes and leave at the same times on the
     /// bottleneck. Its on periods count from the flow's start, as in the simulator.
     Cbr(CbrConfig),
-    /// A kernel TCP bulk transfer with this congestion control (`cubic`, `reno`, ...).
-    Tcp(String),
+    /// A kernel TCP bulk transfer with congestion control `cc` (`cubic`, `reno`, ...) and, if
+    /// `mss` is set, that maximum segment size (`TCP_MAXSEG` before connecting, tcp(7): the
+    /// segment's payload and its TCP options, so with Linux's default timestamps a segment
+    /// carries `mss - 12` bytes and is `mss + 40` bytes on the wire, IPv4 and TCP headers
+    /// included); `None` takes the path's (1448 payload bytes on the testbed's 1500-byte MTU).
+    Tcp { cc: String, mss: Option<u32> },
 }
 
 /// One flow of a run: what it runs, when it starts (from the run's start), and which way.
@@ -634,7 +638,7 @@ pub fn run_flows_sampled(
                     udp_receiver(ep, Protocol::Warc, at, clk, ready_tx)
                 }
                 FlowKind::Cbr(_) => udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, ready_tx),
-                FlowKind::Tcp(_) => tcp_receiver(at, clk, ready_tx),
+                FlowKind::Tcp { .. } => tcp_receiver(at, clk, ready_tx),
             }
         });
         ready_rx
@@ -674,7 +678,7 @@ pub fn run_flows_sampled(
                     let ep = CbrSender::new(c, Time::ZERO, None);
                     run_sender(udp_sender(ep, Protocol::Raw, &bind, to)?, clk, stop, None)
                 }
-                FlowKind::Tcp(cc) => tcp_sender(to, &cc, clk, stop),
+                FlowKind::Tcp { cc, mss } => tcp_sender(to, &cc, mss, clk, stop),
             }
         });
         handles.push((rx, tx));
@@ -1005,7 +1009,13 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
 
 /// A bulk sender to `stop` (run time), sampling `TCP_INFO` at the run's sampling instants;
 /// those after a stop before the run's end stay empty (the connection is gone).
-fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking, stop: Duration) -> io::Result<SenderRun> {
+fn tcp_sender(
+    to: SocketAddr,
+    cc: &str,
+    mss: Option<u32>,
+    clk: Clocking,
+    stop: Duration,
+) -> io::Result<SenderRun> {
     let end = clk.start + stop.min(clk.duration);
     let n_samples = clk.samples();
     let mut samples = Vec::with_capacity(n_samples);
@@ -1014,7 +1024,7 @@ fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking, stop: Duration) -> io::Re
     while samples.len() < n_samples && Instant::now() >= due(samples.len()) {
         samples.push(SenderSample::default());
     }
-    let mut c = TcpStream::connect(to)?;
+    let mut c = connect(to, mss)?;
     let name = cc.as_bytes();
     // SAFETY: TCP_CONGESTION takes the algorithm name as bytes of the given length.
     let rc = unsafe {
@@ -1065,6 +1075,60 @@ fn tcp_sender(to: SocketAddr, cc: &str, clk: Clocking, stop: Duration) -> io::Re
         counters: None,
         window_loss_events: None,
     })
+}
+
+/// A TCP connection to `to`, its maximum segment size set to `mss` before the handshake (so
+/// it holds from the first segment and is what the sender announces), or the path's.
+fn connect(to: SocketAddr, mss: Option<u32>) -> io::Result<TcpStream> {
+    use std::os::fd::FromRawFd;
+    let (SocketAddr::V4(v4), Some(mss)) = (to, mss) else {
+        return TcpStream::connect(to);
+    };
+    // SAFETY: plain socket(2); the descriptor is owned by the TcpStream made from it below,
+    // which closes it on every error after.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh socket nobody else owns.
+    let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    let value = mss as libc::c_int;
+    // SAFETY: TCP_MAXSEG takes an int of the given size.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::other(format!(
+            "TCP_MAXSEG {mss}: {}",
+            io::Error::last_os_error()
+        )));
+    }
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: v4.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*v4.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: a valid sockaddr_in of the given length; a blocking connect on our socket.
+    let rc = unsafe {
+        libc::connect(
+            fd,
+            (&addr as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stream)
 }
 
 /// Makes closing `c` abort the connection (`SO_LINGER` on with a 0 s timeout, socket(7)): a

@@ -101,7 +101,13 @@ fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
         &bed,
         &[
             (FlowKind::Tfrc(TfrcConfig::rfc5348()), Duration::ZERO),
-            (FlowKind::Tcp("cubic".into()), Duration::ZERO),
+            (
+                FlowKind::Tcp {
+                    cc: "cubic".into(),
+                    mss: None,
+                },
+                Duration::ZERO,
+            ),
         ],
         Duration::from_secs(10),
         Duration::from_secs(3),

@@ -9,7 +9,7 @@
 //! delays in each direction, held by the TUN relay, tfcc_net::relay), the bottleneck's
 //! artificial loss model (applied by the relay to the data direction, before the queue, as in
 //! the simulator), TFRC flows with their configuration, `tcp-cubic` and `tcp-reno` as the
-//! kernel's algorithms (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
+//! kernel's algorithms with the simulator's packet size on the wire (`kernel_mss`) (`tcp-newreno` and `tcp-sack` also run as the kernel's Reno, which has
 //! NewReno and SACK recovery built in), flow start and stop times (a stopped kernel TCP
 //! flow's connection is aborted, `FlowSpec::stop`), `cbr` and `cbr-onoff` flows at the
 //! simulator's packet times and wire sizes (`cbr_on_udp`), TFWC's packet size as the
@@ -244,14 +244,21 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
                     ),
                 ));
             }
-            (SenderImpl::Tcp(s), "tcp-cubic") => {
-                kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+            (SenderImpl::Tcp(s), p @ ("tcp-cubic" | "tcp-reno" | "tcp-newreno" | "tcp-sack")) => {
+                let cc = if p == "tcp-cubic" {
+                    kernel_cubic(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                    "cubic"
+                } else {
+                    "reno"
+                };
                 kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
-                FlowKind::Tcp("cubic".into())
-            }
-            (_, "tcp-reno" | "tcp-newreno" | "tcp-sack") => {
-                kernel_tcp_note(f, i, built.cfg.seed, &mut notes);
-                FlowKind::Tcp("reno".into())
+                let (mss, sim, here) =
+                    kernel_mss(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                counted.push((i, sim, here));
+                FlowKind::Tcp {
+                    cc: cc.into(),
+                    mss: Some(mss),
+                }
             }
             // A video-fed CBR flow (002 R7's "Vic without CC") was refused above.
             (SenderImpl::Cbr(s), _) => {
@@ -383,7 +390,7 @@ pub fn run(
     // forward flows, the receivers' for reverse ones), with the flows sending from it.
     let mut rto_spaces: Vec<(&str, String, Vec<u32>)> = Vec::new();
     for (i, f) in flows.iter().enumerate() {
-        if !matches!(f.kind, FlowKind::Tcp(_)) {
+        if !matches!(f.kind, FlowKind::Tcp { .. }) {
             continue;
         }
         let (label, ns) = if f.reverse {
@@ -965,9 +972,49 @@ fn load(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<scenario
         .map_err(|e| RunError::Scenario(e.to_string()))
 }
 
-/// A kernel TCP flow runs Linux's stack, its segment size from the path's MTU and its
-/// settings the kernel's, whatever the flow's `packet_size`, `params` or the scenario's
-/// `tcp_defaults` say: they went unmentioned (a `tcp-sack` flow with `max_window = 2` and
+/// IPv4 and TCP headers without options.
+const TCP_IPV4_HEADER: u32 = 40;
+/// Linux's TCP timestamp option, padded: on every segment, since `net.ipv4.tcp_timestamps` is
+/// 1 (the default) in the testbed's namespaces, and the spurious-timeout counts read them.
+const TCP_TIMESTAMPS: u32 = 12;
+/// The testbed path's MTU: the veths' and the relay's TUN device's (both Linux's default).
+const PATH_MTU: u32 = 1500;
+/// Linux's smallest MSS (`TCP_MIN_MSS`): a smaller `TCP_MAXSEG` is raised to it.
+const TCP_MIN_MSS: u32 = 88;
+
+/// A kernel TCP flow's MSS for the simulator's packets, with the bytes per segment the
+/// simulator counts as delivered and the bytes the testbed's receiver counts. The simulator's
+/// segment is `segment_size` of payload and `data_header_size()` of headers on the wire (ns-2's
+/// 1000 + 40 B); the kernel's is its MSS less the 12-byte timestamp option of payload, and the
+/// MSS plus 40 B on the wire. So the MSS is the simulator's wire size less 40 B: each segment
+/// then takes the simulator's bytes on the bottleneck (1040 B for 1000-byte packets, where the
+/// path's MSS made 1500-byte packets), and the receiver's bytes are scaled by sim / testbed per
+/// segment, as TFWC's are (exact for the full segments of a bulk transfer). 004's 1460-byte
+/// segments keep the path's MSS. A packet larger than the path's MTU, or one whose MSS Linux
+/// would raise, is refused.
+fn kernel_mss(cfg: &tfcc_core::tcp::TcpConfig) -> Result<(u32, u32, u32), String> {
+    let wire = cfg.segment_size.saturating_add(cfg.data_header_size());
+    if wire > PATH_MTU {
+        return Err(format!(
+            "a TCP packet of {} B ({} B of headers) does not fit the testbed path's \
+             {PATH_MTU}-byte MTU",
+            wire,
+            cfg.data_header_size()
+        ));
+    }
+    let mss = wire.saturating_sub(TCP_IPV4_HEADER);
+    if mss < TCP_MIN_MSS.max(TCP_TIMESTAMPS + 1) {
+        return Err(format!(
+            "a TCP packet of {wire} B is below Linux's smallest segment ({} B on the wire)",
+            TCP_MIN_MSS + TCP_IPV4_HEADER
+        ));
+    }
+    Ok((mss, cfg.segment_size, mss - TCP_TIMESTAMPS))
+}
+
+/// A kernel TCP flow runs Linux's stack with its packet size (`kernel_mss`) but with the
+/// kernel's settings otherwise, whatever the flow's `params` or the scenario's `tcp_defaults`
+/// say: they went unmentioned (a `tcp-sack` flow with `max_window = 2` and
 /// 200-byte packets ran at 9.5 Mb/s through a 10 Mb/s bottleneck). Not refused, since the same
 /// file runs on both backends with the kernel standing in for the simulator's TCP (004's
 /// scenarios model FreeBSD's delayed ACKs and 500 ms timer ticks in `params`), but said on
@@ -997,12 +1044,17 @@ fn kernel_tcp(f: &tfcc_sim::FlowSpec, i: usize, seed: u64) -> Result<(), String>
     };
     let plain = scenario::protocols::build(&f.protocol, &toml::Table::new(), &common)
         .map_err(|e| format!("flow {i}: {}", e.message()))?;
+    // The packet size maps to the kernel's MSS; the headers with it.
+    let sized = |d: &tfcc_core::tcp::TcpConfig| tfcc_core::tcp::TcpConfig {
+        segment_size: s.config().segment_size,
+        header_size: s.config().header_size,
+        ..d.clone()
+    };
     match &plain.sender {
-        SenderImpl::Tcp(d) if d.config() == s.config() => Ok(()),
+        SenderImpl::Tcp(d) if sized(d.config()) == *s.config() => Ok(()),
         _ => Err(format!(
-            "flow {i} ({}): its packet_size, params and tcp_defaults apply in the simulator \
-             only; the kernel's TCP takes its segment size from the path's MTU and its own \
-             settings",
+            "flow {i} ({}): its params and tcp_defaults apply in the simulator only; the \
+             kernel's TCP takes the packet size (as its MSS) and keeps its own settings",
             f.protocol
         )),
     }
@@ -1185,7 +1237,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(verdicts("", ""), [true, true, true]);
-        assert_eq!(verdicts("packet_size = 200", ""), [true, false, true]);
+        // The packet size is the kernel's MSS (`kernel_mss`), not a simulator-only setting.
+        assert_eq!(verdicts("packet_size = 200", ""), [true, true, true]);
         assert_eq!(
             verdicts("params = { max_window = 2 }", ""),
             [true, false, true]
@@ -1194,10 +1247,34 @@ mod tests {
             verdicts("", "tcp_defaults = \"ns-2.1b9\""),
             [true, false, false]
         );
-        let b =
-            scenario::load_str(&text("packet_size = 200", ""), "k.toml", "k", &[], None).unwrap();
+        let b = scenario::load_str(
+            &text("params = { max_window = 2 }", ""),
+            "k.toml",
+            "k",
+            &[],
+            None,
+        )
+        .unwrap();
         let e = kernel_tcp(&b.flows[1], 1, b.cfg.seed).unwrap_err();
-        assert!(e.starts_with("flow 1 (tcp-sack): its packet_size"), "{e}");
+        assert!(e.starts_with("flow 1 (tcp-sack): its params"), "{e}");
+    }
+
+    /// The kernel's MSS puts the simulator's packet on the wire: its size less 40 B of IPv4
+    /// and TCP headers, of which the timestamp option takes 12 B of payload; 004's 1460-byte
+    /// segments are the path's own MSS; what does not fit the MTU, or is below Linux's smallest
+    /// segment, is refused.
+    #[test]
+    fn a_kernel_tcp_segment_is_the_simulators_size_on_the_wire() {
+        let cfg = |segment_size| tfcc_core::tcp::TcpConfig {
+            segment_size,
+            ..tfcc_core::tcp::TcpConfig::default()
+        };
+        assert_eq!(kernel_mss(&cfg(1000)), Ok((1000, 1000, 988)));
+        assert_eq!(kernel_mss(&cfg(1460)), Ok((1460, 1460, 1448)));
+        let e = kernel_mss(&cfg(1461)).unwrap_err();
+        assert!(e.contains("1501 B (40 B of headers) does not fit"), "{e}");
+        let e = kernel_mss(&cfg(40)).unwrap_err();
+        assert!(e.contains("below Linux's smallest segment (128 B"), "{e}");
     }
 
     #[test]
@@ -1742,7 +1819,10 @@ direction = "reverse"
     #[test]
     fn queue_drops_are_a_flows_only_when_nothing_else_crosses_that_queue() {
         let flow = |reverse| FlowSpec {
-            kind: FlowKind::Tcp("reno".into()),
+            kind: FlowKind::Tcp {
+                cc: "reno".into(),
+                mss: None,
+            },
             start: Duration::ZERO,
             reverse,
             stop: None,
