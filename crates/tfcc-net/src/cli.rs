@@ -291,9 +291,9 @@ fn rate_scheme(protocol: &str, preset: Option<&str>) -> Result<Option<RateScheme
     Ok(Some(scheme))
 }
 
-/// The rate schemes' sender and receiver as the simulator's defaults build them (003's 1000-byte
-/// packets aside: `packet_size` is the datagram), so that the receiver's rounds and reports
-/// are what `tfcc run` gives a flow without `params`.
+/// The rate schemes' sender configuration: the simulator's defaults (003's 1000-byte packets
+/// aside: `packet_size` is the datagram), so that the flow paces and times out as `tfcc run`
+/// runs one without `params`.
 fn rate_sender_config(packet_size: u32) -> Result<RateSenderConfig, String> {
     let cfg = RateSenderConfig {
         packet_size,
@@ -399,7 +399,7 @@ fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
         "tfrc" => tfcc_core::tfrc::wire::DATA_LEN,
         "tfwc" => tfcc_core::tfwc::wire::DATA_LEN,
         "cbr" => crate::wire::RAW_LEN,
-        "warc" | "tear" | "tfrcp" => tfcc_core::warc::wire::DATA_LEN,
+        p if RateScheme::from_name(p).is_some() => tfcc_core::warc::wire::DATA_LEN,
         _ => return Ok(()), // the protocol check names it
     };
     if size > MAX_UDP_PAYLOAD {
@@ -427,10 +427,12 @@ fn cbr_rate(protocol: &str, rate: Option<&str>) -> Result<Option<Rate>, String> 
                 .map(Some)
                 .map_err(|e| format!("--rate {r}: {e}"))
         }
-        ("tfrc" | "tfwc" | "warc" | "tear" | "tfrcp", Some(r)) => Err(format!(
-            "--rate {r}: only cbr sends at a set rate; {protocol}'s rate is its congestion \
+        (p, Some(r)) if p == "tfrc" || p == "tfwc" || RateScheme::from_name(p).is_some() => {
+            Err(format!(
+                "--rate {r}: only cbr sends at a set rate; {protocol}'s rate is its congestion \
              control's (for a video stream's rate use --source video:RATE)"
-        )),
+            ))
+        }
         _ => Ok(None), // no rate, or an unknown protocol, which the protocol check names
     }
 }
