@@ -24,10 +24,10 @@ def _free_udp_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_recv(port: int, duration: str) -> subprocess.Popen[str]:
+def _start_recv(port: int, duration: str, *extra: str) -> subprocess.Popen[str]:
     """`tfcc recv` on loopback ``port`` with piped text output (the caller kills it)."""
     return subprocess.Popen(
-        [*ENTRY, "recv", "--listen", f"127.0.0.1:{port}", "--duration", duration],
+        [*ENTRY, "recv", "--listen", f"127.0.0.1:{port}", "--duration", duration, *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -94,6 +94,7 @@ def test_send_and_recv_help_comes_from_the_transport() -> None:
         r = run_cli(command, "--help")
         assert r.returncode == 0, r.stderr
         assert f"Usage: tfcc {command} [OPTIONS]" in r.stdout
+        assert "tfrc, tfwc, warc, tear, tfrcp" in r.stdout, r.stdout
 
 
 def test_an_unknown_command_exits_2_without_a_traceback() -> None:
@@ -143,6 +144,56 @@ def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     rows = [line.split() for line in out.splitlines()[1:] if line.split()[:1] != ["time_s"]]
     goodputs = [float(r[1]) for r in rows if len(r) >= 2 and r[0].replace(".", "").isdigit()]
     assert goodputs and max(goodputs) > 0.01, out
+
+
+def test_send_and_recv_carry_a_rate_scheme_over_loopback() -> None:
+    # TEAR (003's receiver-driven schemes share the sender; the receiver runs the estimator):
+    # a 2 s flow on loopback, the receiver's rate reports reaching the sender, which paces
+    # at them ("rate" mode, a rate in Mb/s).
+    port = _free_udp_port()
+    recv = _start_recv(port, "4s", "--protocol", "tear")
+    try:
+        send = subprocess.run(
+            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "2s", "--protocol", "tear"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        out, err = recv.communicate(timeout=30)
+    finally:
+        recv.kill()
+    assert send.returncode == 0, send.stderr
+    assert recv.returncode == 0, err
+    rows = [line.split() for line in send.stdout.splitlines()[1:3]]
+    assert rows and all(r[-1] == "rate" and float(r[2]) > 0 for r in rows), send.stdout
+    feedback = int(send.stdout.split("feedback ")[1].split()[0])
+    assert feedback > 10, send.stdout
+    received = int(out.split("received ")[1].split()[0])
+    assert received > 100 and "malformed 0," in out, out
+
+
+def test_recv_refuses_another_rate_schemes_sender() -> None:
+    # The scheme rides in every header: a TEAR receiver stops at a WARC sender's first packet
+    # with one line naming both, exit 2, rather than report TEAR's rate to it.
+    port = _free_udp_port()
+    recv = _start_recv(port, "10s", "--protocol", "tear")
+    try:
+        assert recv.stdout is not None
+        assert "time_s" in recv.stdout.readline()
+        send = subprocess.run(
+            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "1s", "--protocol", "warc"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        out, err = recv.communicate(timeout=30)
+    finally:
+        recv.kill()
+    assert recv.returncode == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: 127.0.0.1:"), err
+    assert lines[0].endswith(" runs warc, this end tear: give both ends the same --protocol"), err
+    assert send.returncode == 0 and "no feedback from" in send.stderr, send.stderr
 
 
 def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
@@ -308,7 +359,7 @@ def test_check_backend_testbed_refuses_what_the_testbed_would_without_root() -> 
     r = check(str(files["params"]), "--backend", "testbed")
     assert r.returncode == 0, r.stderr
     assert ": ok on the testbed: " in r.stdout, r.stdout
-    assert r.stderr.startswith("note: flow 0 (tcp-sack): its packet_size, params"), r.stderr
+    assert r.stderr.startswith("note: flow 0 (tcp-sack): its params"), r.stderr
     assert tfcc.check_scenario(files["params"], backend="testbed")["notes"]
     assert tfcc.check_scenario(files["params"])["notes"] == []
     r = check(str(files["params"]), "--backend", "ns3")

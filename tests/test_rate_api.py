@@ -105,6 +105,17 @@ def test_bad_arguments_are_one_value_error(kwargs: dict[str, object], message: s
         assert "line 1" not in str(e.value)
 
 
+def test_ends_of_different_schemes_ignore_each_others_packets() -> None:
+    # The scheme rides in each header's type word, as `tfcc send`/`recv` write it.
+    warc_tx, tear_rx = tfcc.RateSender(scheme="warc"), tfcc.RateReceiver(scheme="tear")
+    header = warc_tx.poll_transmit(0)
+    assert header is not None
+    assert tear_rx.on_datagram(1, header + bytes(1000 - len(header))) is None
+    tear_tx = tfcc.RateSender(scheme="tear")
+    header = tear_tx.poll_transmit(0)
+    assert tear_rx.on_datagram(1, header + bytes(1000 - len(header))) == 36
+
+
 def test_junk_is_ignored_not_raised() -> None:
     tx, rx = tfcc.RateSender(), tfcc.RateReceiver()
     for junk in (b"", b"\x00" * 3, b"WR\x00\x01", b"\xff" * 100, bytes(65_507)):

@@ -12,6 +12,7 @@ use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::quantity::{parse_dur, parse_rate};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
+use tfcc_core::warc::{AnyRateEstimator, RateScheme, RateSender, RateSenderConfig, RoundReceiver};
 use tfcc_core::{Dur, Rate, Time};
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::rng::SimRng;
@@ -28,24 +29,28 @@ use crate::{Protocol, Session, SessionConfig};
 struct SendArgs {
     /// The receiver, HOST:PORT.
     to: String,
-    /// Protocol: tfrc, tfwc, or cbr (uncontrolled, at --rate).
+    /// Protocol: tfrc, tfwc, warc, tear, tfrcp, or cbr (uncontrolled, at --rate). WARC, TEAR
+    /// and TFRCP (thesis 003) share one sender paced at the receiver's reports; the receiver
+    /// runs the scheme, so give it the same --protocol (each end refuses the other scheme's
+    /// packets).
     #[arg(long, default_value = "tfrc")]
     protocol: String,
     /// How long to send, e.g. 10s.
     #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     duration: String,
-    /// CBR's rate, e.g. 5Mbps [default: 1Mbps]. cbr only: TFRC's and TFWC's rates are their
+    /// CBR's rate, e.g. 5Mbps [default: 1Mbps]. cbr only: the other protocols' rates are their
     /// congestion control's; a media application's own rate is --source video:RATE.
     // An Option, not a default, so that one given with tfrc or tfwc is seen and refused: it
     // was read by nobody, and the flow sent at whatever its controller allowed.
     #[arg(long, allow_hyphen_values = true)]
     rate: Option<String>,
-    /// Bytes per datagram (TFRC's s).
+    /// Bytes per datagram (TFRC's s; the rate schemes' packet, their rate being packets per
+    /// RTT).
     #[arg(long, default_value_t = 1460)]
     packet_size: u32,
     /// Protocol preset: thesis or ns2, rfc5348 for TFRC, vic for TFWC [default: TFRC thesis (004), TFWC
     /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
-    /// CBR has none.
+    /// CBR, WARC, TEAR and TFRCP have none (003's parameters).
     #[arg(long)]
     preset: Option<String>,
     /// Local address to bind [default: 0.0.0.0:0, or [::]:0 for an IPv6 receiver].
@@ -82,7 +87,9 @@ struct SendArgs {
 #[derive(Parser, Debug)]
 #[command(name = "tfcc recv", disable_version_flag = true)]
 struct RecvArgs {
-    /// Protocol: tfrc, tfwc or cbr (must match the sender).
+    /// Protocol: tfrc, tfwc, warc, tear, tfrcp or cbr (must match the sender). For warc, tear
+    /// and tfrcp this end runs the scheme (the receiver estimates the rate and reports it);
+    /// packets of another of them are refused.
     #[arg(long, default_value = "tfrc")]
     protocol: String,
     /// Address to listen on.
@@ -92,8 +99,8 @@ struct RecvArgs {
     #[arg(long, default_value = "15s", allow_hyphen_values = true)]
     duration: String,
     /// Protocol preset: thesis or ns2, rfc5348 for TFRC, vic for TFWC [default: TFRC thesis (004), TFWC
-    /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the receiver the same.
-    /// CBR has none.
+    /// ns2 (Choi's ns-2.34 agent, which ran 002's simulations)]. Give the sender the same.
+    /// CBR, WARC, TEAR and TFRCP have none (003's parameters).
     #[arg(long)]
     preset: Option<String>,
     /// Report interval, e.g. 1s (at least 1ms).
@@ -264,14 +271,55 @@ fn video_source(source: &str, pauses: &[String]) -> Result<Option<VideoConfig>, 
     Ok(cfg)
 }
 
-/// `--preset` names a protocol's configuration; CBR has none, so one given for it is a mistake.
-fn no_preset(preset: Option<&str>) -> Result<(), String> {
+/// `--preset` names a protocol's configuration; CBR and the rate schemes have none, so one
+/// given for them is a mistake.
+fn no_preset(protocol: &str, preset: Option<&str>) -> Result<(), String> {
     match preset {
         Some(p) => Err(format!(
-            "--preset {p}: cbr has no presets (they are for tfrc and tfwc)"
+            "--preset {p}: {protocol} has no presets (they are for tfrc and tfwc)"
         )),
         None => Ok(()),
     }
+}
+
+/// The rate scheme `--protocol` names, if it names one, refusing `--preset` with it.
+fn rate_scheme(protocol: &str, preset: Option<&str>) -> Result<Option<RateScheme>, String> {
+    let Some(scheme) = RateScheme::from_name(protocol) else {
+        return Ok(None);
+    };
+    no_preset(protocol, preset)?;
+    Ok(Some(scheme))
+}
+
+/// The rate schemes' sender configuration: the simulator's defaults (003's 1000-byte packets
+/// aside: `packet_size` is the datagram), so that the flow paces and times out as `tfcc run`
+/// runs one without `params`.
+fn rate_sender_config(packet_size: u32) -> Result<RateSenderConfig, String> {
+    let cfg = RateSenderConfig {
+        packet_size,
+        ..RateSenderConfig::default()
+    };
+    cfg.validate()
+        .map_err(|e| format!("--packet-size {packet_size}: {e}"))?;
+    Ok(cfg)
+}
+
+/// The first datagram of another rate scheme than this end's, named as a refusal: the two ends
+/// would otherwise run a flow that is neither scheme (the sender paces at whatever the receiver
+/// reports).
+fn scheme_mismatch<E: tfcc_core::Endpoint>(s: &Session<E>) -> Result<(), String> {
+    use crate::wire::WireError;
+    use tfcc_core::warc::DecodeError;
+    if let Some((
+        from,
+        crate::DropReason::Malformed(WireError::Warc(DecodeError::WrongScheme { got, expected })),
+    )) = s.first_drop()
+    {
+        return Err(format!(
+            "{from} runs {got}, this end {expected}: give both ends the same --protocol"
+        ));
+    }
+    Ok(())
 }
 
 /// Ctrl-C (or SIGTERM) ends the flow early but still prints the summary, and the command exits
@@ -289,7 +337,9 @@ fn with_stop_signals(f: impl FnOnce() -> i32) -> i32 {
 /// cuts the session's wait short (`ppoll` returns `EINTR`), so this returns within a step.
 fn run_slice<E: tfcc_core::Endpoint>(s: &mut Session<E>, end: Time) -> Result<bool, String> {
     while stop_signal::stopped_by().is_none() {
-        if !s.step(end).map_err(|e| e.to_string())? {
+        let more = s.step(end).map_err(|e| e.to_string())?;
+        scheme_mismatch(s)?;
+        if !more {
             return Ok(false);
         }
     }
@@ -349,6 +399,7 @@ fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
         "tfrc" => tfcc_core::tfrc::wire::DATA_LEN,
         "tfwc" => tfcc_core::tfwc::wire::DATA_LEN,
         "cbr" => crate::wire::RAW_LEN,
+        p if RateScheme::from_name(p).is_some() => tfcc_core::warc::wire::DATA_LEN,
         _ => return Ok(()), // the protocol check names it
     };
     if size > MAX_UDP_PAYLOAD {
@@ -364,8 +415,8 @@ fn check_packet_size(protocol: &str, size: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// `--rate` is CBR's: TFRC and TFWC send at what their congestion control allows, so a rate
-/// given to them would be read by nobody. Refused rather than read as a cap: neither thesis 004
+/// `--rate` is CBR's: TFRC, TFWC and the rate schemes send at what their congestion control
+/// allows, so a rate given to them would be read by nobody. Refused rather than read as a cap: neither thesis 004
 /// nor RFC 5348 (§4.3) gives TFRC one, nor 002 TFWC, and a media application's own rate is its
 /// source's (`--source video:RATE`).
 fn cbr_rate(protocol: &str, rate: Option<&str>) -> Result<Option<Rate>, String> {
@@ -376,10 +427,12 @@ fn cbr_rate(protocol: &str, rate: Option<&str>) -> Result<Option<Rate>, String> 
                 .map(Some)
                 .map_err(|e| format!("--rate {r}: {e}"))
         }
-        ("tfrc" | "tfwc", Some(r)) => Err(format!(
-            "--rate {r}: only cbr sends at a set rate; {protocol}'s rate is its congestion \
+        (p, Some(r)) if p == "tfrc" || p == "tfwc" || RateScheme::from_name(p).is_some() => {
+            Err(format!(
+                "--rate {r}: only cbr sends at a set rate; {protocol}'s rate is its congestion \
              control's (for a video stream's rate use --source video:RATE)"
-        )),
+            ))
+        }
         _ => Ok(None), // no rate, or an unknown protocol, which the protocol check names
     }
 }
@@ -423,6 +476,12 @@ fn send(a: &SendArgs) -> Result<(), String> {
             a.packet_size
         ));
     }
+    if let Some(scheme) = rate_scheme(&a.protocol, a.preset.as_deref())? {
+        let ep = RateSender::new(rate_sender_config(a.packet_size)?);
+        let s = Session::sender(ep, Protocol::Rate(scheme), &bind, to, cfg)
+            .map_err(|e| bind_error("bind", &bind, e))?;
+        return drive_sender(s, duration, every, true);
+    }
     match a.protocol.as_str() {
         "tfrc" => {
             let mut c = tfrc_config(a.preset.as_deref(), Some(a.packet_size))?;
@@ -453,7 +512,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             drive_sender(s, duration, every, true)
         }
         "cbr" => {
-            no_preset(a.preset.as_deref())?;
+            no_preset("cbr", a.preset.as_deref())?;
             let c = CbrConfig {
                 rate: cbr_rate.ok_or("--rate: cbr has no rate")?,
                 packet_size: a.packet_size,
@@ -467,7 +526,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             drive_sender(s, duration, every, false)
         }
         other => Err(format!(
-            "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
+            "--protocol {other}: unknown (use tfrc, tfwc, warc, tear, tfrcp or cbr)"
         )),
     }
 }
@@ -476,6 +535,15 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
     let duration = dur("duration", &a.duration)?;
     let every = report_interval(&a.report)?;
     let cfg = session_config(a.realtime)?;
+    if let Some(scheme) = rate_scheme(&a.protocol, a.preset.as_deref())? {
+        // Only the report size and the rounds' idle limit come from the sender's side: both
+        // ends take the defaults for them.
+        let sender = RateSenderConfig::default();
+        let ep = RoundReceiver::for_sender(AnyRateEstimator::default_for(scheme), &sender);
+        let s = Session::receiver(ep, Protocol::Rate(scheme), &a.listen, cfg)
+            .map_err(|e| bind_error("listen", &a.listen, e))?;
+        return drive_receiver(s, duration, every);
+    }
     match a.protocol.as_str() {
         "tfrc" => {
             let ep = TfrcReceiver::new(tfrc_config(a.preset.as_deref(), None)?);
@@ -490,13 +558,13 @@ fn recv(a: &RecvArgs) -> Result<(), String> {
             drive_receiver(s, duration, every)
         }
         "cbr" => {
-            no_preset(a.preset.as_deref())?;
+            no_preset("cbr", a.preset.as_deref())?;
             let s = Session::receiver(CbrSink::new(), Protocol::Raw, &a.listen, cfg)
                 .map_err(|e| bind_error("listen", &a.listen, e))?;
             drive_receiver(s, duration, every)
         }
         other => Err(format!(
-            "--protocol {other}: unknown (use tfrc, tfwc or cbr)"
+            "--protocol {other}: unknown (use tfrc, tfwc, warc, tear, tfrcp or cbr)"
         )),
     }
 }
@@ -870,6 +938,84 @@ mod tests {
         assert_eq!(cbr_rate("tfrc", None), Ok(None));
         assert_eq!(cbr_rate("cbr", None), Ok(Some(Rate::from_mbps(1))));
         assert_eq!(cbr_rate("cbr", Some("5Mbps")), Ok(Some(Rate::from_mbps(5))));
+    }
+
+    #[test]
+    fn the_rate_schemes_take_no_preset_nor_rate_and_unknown_names_are_refused() {
+        for p in ["warc", "tear", "tfrcp"] {
+            let e = send_error(&["127.0.0.1:9", "--protocol", p, "--preset", "ns2"]);
+            assert_eq!(
+                e,
+                format!("--preset ns2: {p} has no presets (they are for tfrc and tfwc)")
+            );
+            let e = recv_error(&[
+                "--protocol",
+                p,
+                "--preset",
+                "thesis",
+                "--listen",
+                "127.0.0.1:0",
+            ]);
+            assert!(
+                e.starts_with(&format!("--preset thesis: {p} has no")),
+                "{e}"
+            );
+            let e = send_error(&["127.0.0.1:9", "--protocol", p, "--rate", "1Mbps"]);
+            assert!(
+                e.starts_with("--rate 1Mbps: only cbr sends at a set rate"),
+                "{e}"
+            );
+            let e = send_error(&["127.0.0.1:9", "--protocol", p, "--packet-size", "35"]);
+            assert_eq!(
+                e,
+                format!("--packet-size 35: smaller than the {p} header (36 B)")
+            );
+            let e = send_error(&["127.0.0.1:9", "--protocol", p, "--source", "video"]);
+            assert!(e.contains("only tfrc takes"), "{e}");
+        }
+        let e = send_error(&["127.0.0.1:9", "--protocol", "warcs"]);
+        assert_eq!(
+            e,
+            "--protocol warcs: unknown (use tfrc, tfwc, warc, tear, tfrcp or cbr)"
+        );
+        let e = recv_error(&["--protocol", "TEAR", "--listen", "127.0.0.1:0"]);
+        assert_eq!(
+            e,
+            "--protocol TEAR: unknown (use tfrc, tfwc, warc, tear, tfrcp or cbr)"
+        );
+    }
+
+    /// A TEAR receiver given a WARC sender's packets stops at the first with one line naming
+    /// both schemes, rather than reporting TEAR's rate to a sender that thinks it runs WARC.
+    #[test]
+    fn a_receiver_refuses_another_rate_schemes_packets() {
+        let mut rx = Session::receiver(
+            RoundReceiver::for_sender(
+                AnyRateEstimator::default_for(RateScheme::Tear),
+                &RateSenderConfig::default(),
+            ),
+            Protocol::Rate(RateScheme::Tear),
+            "127.0.0.1:0",
+            SessionConfig::default(),
+        )
+        .unwrap();
+        let to = rx.local_addr().unwrap();
+        let mut tx = Session::sender(
+            RateSender::new(rate_sender_config(1000).unwrap()),
+            Protocol::Rate(RateScheme::Warc),
+            "127.0.0.1:0",
+            to,
+            SessionConfig::default(),
+        )
+        .unwrap();
+        let from = tx.local_addr().unwrap();
+        // The sender's first packet goes at once (then one per second before any report).
+        tx.run_until(Time::from_millis(10)).unwrap();
+        let e = run_slice(&mut rx, Time::from_millis(500)).unwrap_err();
+        assert_eq!(
+            e,
+            format!("{from} runs warc, this end tear: give both ends the same --protocol")
+        );
     }
 
     #[test]

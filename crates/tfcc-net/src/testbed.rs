@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
-use tfcc_core::warc::{RateSender, RateSenderConfig, RoundReceiver, Warc, WarcConfig};
+use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundReceiver};
 use tfcc_core::{Rate, Time};
 
 use tfcc_sim::flow::{CbrSender, CbrSink};
@@ -385,13 +385,14 @@ pub enum FlowKind {
     },
     /// TFWC with this configuration.
     Tfwc(TfwcConfig),
-    /// WARC (003 Ch. 3): the rate sender paced at the receiver's reports, the receiver
-    /// emulating TCP's window with `estimator`. `sender.packet_size` and
+    /// A receiver-driven rate scheme of 003 (WARC, TEAR or TFRCP, which `estimator` is): the
+    /// rate sender paced at the receiver's reports, the receiver running `estimator` (as
+    /// built, before any packet) over its rounds. `sender.packet_size` and
     /// `sender.feedback_size` are datagram sizes here (UDP payload; the kernel adds 28 B over
     /// IPv4), a report never shorter than its header.
-    Warc {
+    Rate {
         sender: RateSenderConfig,
-        estimator: WarcConfig,
+        estimator: AnyRateEstimator,
     },
     /// A constant-bit-rate source, on/off if its configuration says so (ns-2's
     /// `Application/Traffic/CBR`; the simulator's `cbr` and `cbr-onoff` flows), as
@@ -458,12 +459,14 @@ pub struct FlowResult {
     /// in the measurement window (tfcc flows; `Stats::packets_judged`, 0 for a receiver without
     /// a detector): the denominator of a receiver-counted loss event rate.
     pub window_packets_judged: Option<u64>,
+    /// The receiver endpoint's loss events over the run to the window's end, and its loss
+    /// rate `Stats::p` then (tfcc flows): the simulator's summary falls back to that `p` for
+    /// a flow whose receiver counted no loss event in the whole run (TFRCP's, which counts
+    /// lost packets, not events; a CBR sink, which counts none), and so does the testbed's.
+    pub receiver_run_loss_events: Option<u64>,
+    pub receiver_p: Option<f64>,
     /// The receiving session's transport counters at its end (tfcc flows).
     pub receiver_counters: Option<crate::Counters>,
-    /// The receiver endpoint's loss events and its `p` at the run's end (tfcc flows; `p` as
-    /// `Stats::p`, `None` before it measured one): the simulator's summary falls back to that
-    /// `p` for a flow that counts no loss event on either side (a CBR sink's loss ratio).
-    pub receiver_end: Option<(u64, Option<f64>)>,
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
@@ -633,9 +636,10 @@ pub fn run_flows_sampled(
                     let ep = TfwcReceiver::new(&cfg);
                     udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
                 }
-                FlowKind::Warc { sender, estimator } => {
-                    let ep = RoundReceiver::for_sender(Warc::new(estimator), &sender);
-                    udp_receiver(ep, Protocol::Warc, at, clk, ready_tx)
+                FlowKind::Rate { sender, estimator } => {
+                    let proto = Protocol::Rate(estimator.scheme());
+                    let ep = RoundReceiver::for_sender(estimator, &sender);
+                    udp_receiver(ep, proto, at, clk, ready_tx)
                 }
                 FlowKind::Cbr(_) => udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, ready_tx),
                 FlowKind::Tcp { .. } => tcp_receiver(at, clk, ready_tx),
@@ -670,9 +674,10 @@ pub fn run_flows_sampled(
                     let ep = TfwcSender::new(cfg, Time::ZERO);
                     run_sender(udp_sender(ep, Protocol::Tfwc, &bind, to)?, clk, stop, None)
                 }
-                FlowKind::Warc { sender, .. } => {
+                FlowKind::Rate { sender, estimator } => {
+                    let proto = Protocol::Rate(estimator.scheme());
                     let ep = RateSender::new(sender);
-                    run_sender(udp_sender(ep, Protocol::Warc, &bind, to)?, clk, stop, None)
+                    run_sender(udp_sender(ep, proto, &bind, to)?, clk, stop, None)
                 }
                 FlowKind::Cbr(c) => {
                     let ep = CbrSender::new(c, Time::ZERO, None);
@@ -873,9 +878,9 @@ fn udp_receiver<R: Receiver>(
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
     let in_window = s.delivered_bytes();
-    let end_stats = s.endpoint().stats();
-    let end_p = end_stats.p;
-    let (events_end, judged_end, timeouts_end) = counted(end_stats);
+    let at_end = s.endpoint().stats();
+    let receiver_p = at_end.p;
+    let (events_end, judged_end, timeouts_end) = counted(at_end);
     let window_events = events_end.saturating_sub(counted_before.0);
     let window_judged = judged_end.saturating_sub(counted_before.1);
     let window_timeouts = timeouts_end.saturating_sub(counted_before.2);
@@ -889,8 +894,9 @@ fn udp_receiver<R: Receiver>(
         window_loss_events: Some(window_events),
         window_packets_judged: Some(window_judged),
         window_receiver_timeouts: Some(window_timeouts),
+        receiver_run_loss_events: Some(events_end),
+        receiver_p,
         receiver_counters: Some(s.counters()),
-        receiver_end: Some((events_end, end_p)),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)
             .map(|(a, b)| a.saturating_sub(b)),

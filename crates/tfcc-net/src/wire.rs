@@ -25,9 +25,11 @@ pub enum Protocol {
     Tfrc,
     /// TFWC (002: data with Ack of Ack, per-packet Ack Vector, [`tfcc_core::tfwc::wire`]).
     Tfwc,
-    /// WARC (003 Ch. 3: paced data carrying the sender's SRTT and RTO, the receiver's rate
-    /// report once per RTT, [`tfcc_core::warc::wire`]).
-    Warc,
+    /// A receiver-driven rate scheme of 003, WARC, TEAR or TFRCP: paced data carrying the
+    /// sender's SRTT and RTO, the receiver's rate report once per RTT
+    /// ([`tfcc_core::warc::wire`]); the scheme is in every header, so ends that run different
+    /// ones refuse each other's packets ([`warc::DecodeError::WrongScheme`]).
+    Rate(warc::RateScheme),
 }
 
 /// The two directions of a flow.
@@ -54,7 +56,7 @@ pub enum WireError {
     /// Not a TFWC header of the session's direction.
     #[error(transparent)]
     Tfwc(#[from] tfwc::WireError),
-    /// Not a WARC header of the session's direction.
+    /// Not a header of the session's rate scheme and direction.
     #[error(transparent)]
     Warc(#[from] warc::DecodeError),
     /// A raw header too short or with the wrong type word.
@@ -94,8 +96,12 @@ pub fn encode(
         (Protocol::Tfwc, Header::TfwcAck { vector, echo }) => {
             with_scratch(buf, |v| tfwc::encode_ack(&vector, echo, None, v))?
         }
-        (Protocol::Warc, Header::WarcData(h)) => h.encode(buf).ok_or(WireError::Mismatch)?,
-        (Protocol::Warc, Header::WarcFeedback(f)) => f.encode(buf).ok_or(WireError::Mismatch)?,
+        (Protocol::Rate(s), Header::WarcData(h)) => {
+            h.encode_as(s, buf).ok_or(WireError::Mismatch)?
+        }
+        (Protocol::Rate(s), Header::WarcFeedback(f)) => {
+            f.encode_as(s, buf).ok_or(WireError::Mismatch)?
+        }
         _ => return Err(WireError::Mismatch),
     };
     let len = (pkt.size as usize).clamp(hdr, buf.len());
@@ -179,12 +185,12 @@ pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, us
                 len,
             )
         }
-        (Protocol::Warc, Direction::Data) => (
-            Header::WarcData(warc::DataHeader::decode(buf)?),
+        (Protocol::Rate(s), Direction::Data) => (
+            Header::WarcData(warc::DataHeader::decode_as(s, buf)?),
             warc::DATA_LEN,
         ),
-        (Protocol::Warc, Direction::Feedback) => (
-            Header::WarcFeedback(warc::FeedbackHeader::decode(buf)?),
+        (Protocol::Rate(s), Direction::Feedback) => (
+            Header::WarcFeedback(warc::FeedbackHeader::decode_as(s, buf)?),
             warc::FEEDBACK_LEN,
         ),
     })
@@ -293,11 +299,15 @@ mod tests {
         }
     }
 
-    const ALL: [Protocol; 4] = [
+    const WARC: Protocol = Protocol::Rate(warc::RateScheme::Warc);
+
+    const ALL: [Protocol; 6] = [
         Protocol::Raw,
         Protocol::Tfrc,
         Protocol::Tfwc,
-        Protocol::Warc,
+        WARC,
+        Protocol::Rate(warc::RateScheme::Tear),
+        Protocol::Rate(warc::RateScheme::Tfrcp),
     ];
 
     #[test]
@@ -313,12 +323,26 @@ mod tests {
             }),
         };
         let mut buf = [0u8; 1500];
-        let n = encode(Protocol::Warc, &data, &mut buf, None).unwrap();
+        let n = encode(WARC, &data, &mut buf, None).unwrap();
         assert_eq!(n, 972);
-        let (h, at) = decode(Protocol::Warc, Direction::Data, &buf[..n]).unwrap();
+        let (h, at) = decode(WARC, Direction::Data, &buf[..n]).unwrap();
         assert_eq!((h, at), (data.header, warc::DATA_LEN));
-        assert!(decode(Protocol::Warc, Direction::Feedback, &buf[..n]).is_err());
+        assert!(decode(WARC, Direction::Feedback, &buf[..n]).is_err());
         assert!(decode(Protocol::Tfrc, Direction::Data, &buf[..n]).is_err());
+        // TEAR's receiver refuses WARC's packets by name.
+        let tear = Protocol::Rate(warc::RateScheme::Tear);
+        assert_eq!(
+            decode(tear, Direction::Data, &buf[..n]),
+            Err(WireError::Warc(warc::DecodeError::WrongScheme {
+                got: warc::RateScheme::Warc,
+                expected: warc::RateScheme::Tear
+            }))
+        );
+        let n = encode(tear, &data, &mut buf, None).unwrap();
+        assert_eq!(
+            decode(tear, Direction::Data, &buf[..n]).unwrap().0,
+            data.header
+        );
         // A report asked for at 12 B (40 B on the wire less UDP/IPv4's 28) is the bare header.
         let report = Packet {
             size: 12,
@@ -328,14 +352,14 @@ mod tests {
                 rate: 17.25,
             }),
         };
-        let n = encode(Protocol::Warc, &report, &mut buf, None).unwrap();
+        let n = encode(WARC, &report, &mut buf, None).unwrap();
         assert_eq!(n, warc::FEEDBACK_LEN);
-        let (h, at) = decode(Protocol::Warc, Direction::Feedback, &buf[..n]).unwrap();
+        let (h, at) = decode(WARC, Direction::Feedback, &buf[..n]).unwrap();
         assert_eq!((h, at), (report.header, warc::FEEDBACK_LEN));
         // A NaN rate from a peer is junk, not a rate.
         buf[20..28].copy_from_slice(&f64::NAN.to_bits().to_be_bytes());
         assert_eq!(
-            decode(Protocol::Warc, Direction::Feedback, &buf[..n]),
+            decode(WARC, Direction::Feedback, &buf[..n]),
             Err(WireError::Warc(warc::DecodeError::BadRate))
         );
         // Another protocol's header is not sent as WARC's, nor a WARC header into too little room.
@@ -344,7 +368,7 @@ mod tests {
             Err(WireError::Mismatch)
         );
         assert_eq!(
-            encode(Protocol::Warc, &data, &mut buf[..10], None),
+            encode(WARC, &data, &mut buf[..10], None),
             Err(WireError::Mismatch)
         );
     }

@@ -6,15 +6,17 @@
 //! it. The two halves are built from one flat `params` table by
 //! `tfcc_sim::scenario::protocols::rate_endpoints`, as a scenario's flow is, so a key means the
 //! same here as in a scenario file. Packets cross as bytes in the wire form of
-//! `tfcc_core::warc::wire` (a 36-byte data header, a 28-byte report); times are integer
-//! nanoseconds on any monotonic clock, clamped so they never go backwards (`endpoint.rs`).
+//! `tfcc_core::warc::wire` (a 36-byte data header, a 28-byte report, each naming its scheme, as
+//! `tfcc send`/`recv --protocol warc|tear|tfrcp` write them, so either end may be one of those);
+//! times are integer nanoseconds on any monotonic clock, clamped so they never go backwards
+//! (`endpoint.rs`).
 
 use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::Receiver;
-use tfcc_core::warc::wire::{DataHeader, FeedbackHeader, DATA_LEN, FEEDBACK_LEN};
+use tfcc_core::warc::wire::{DataHeader, FeedbackHeader, RateScheme, DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundReceiver};
 use tfcc_core::{Header, Packet, Stats};
 use tfcc_sim::scenario::protocols::rate_endpoints;
@@ -93,6 +95,7 @@ fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> 
 #[pyclass(module = "tfcc._core", name = "RateSender")]
 pub struct PyRateSender {
     ep: Clocked<RateSender>,
+    scheme: RateScheme,
 }
 
 #[pymethods]
@@ -105,9 +108,10 @@ impl PyRateSender {
         packet_size: Option<PacketSize>,
         params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let (cfg, _) = endpoints(py, scheme, packet_size, params)?;
+        let (cfg, est) = endpoints(py, scheme, packet_size, params)?;
         Ok(PyRateSender {
             ep: Clocked::new(RateSender::new(cfg)),
+            scheme: est.scheme(),
         })
     }
 
@@ -123,15 +127,15 @@ impl PyRateSender {
             return None;
         };
         let mut buf = [0u8; DATA_LEN];
-        h.encode(&mut buf)?;
+        h.encode_as(self.scheme, &mut buf)?;
         Some(PyBytes::new(py, &buf))
     }
 
-    /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a report;
-    /// anything else is ignored.
+    /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a report of
+    /// this scheme; anything else is ignored.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
         self.ep.now(now_ns);
-        match FeedbackHeader::decode(datagram) {
+        match FeedbackHeader::decode_as(self.scheme, datagram) {
             Ok(f) => {
                 let size = datagram_size(datagram);
                 let header = Header::WarcFeedback(f);
@@ -201,7 +205,7 @@ impl PyRateReceiver {
     /// if it was not a data packet (ignored).
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
         self.ep.now(now_ns);
-        let h = DataHeader::decode(datagram).ok()?;
+        let h = DataHeader::decode_as(self.ep.inner.estimator().scheme(), datagram).ok()?;
         // The core counts a packet's size as delivered: the payload's here.
         let size = datagram_size(datagram).saturating_sub(DATA_LEN as u32);
         let header = Header::WarcData(h);
@@ -220,7 +224,7 @@ impl PyRateReceiver {
             return None;
         };
         let mut buf = [0u8; FEEDBACK_LEN];
-        f.encode(&mut buf)?;
+        f.encode_as(self.ep.inner.estimator().scheme(), &mut buf)?;
         Some(PyBytes::new(py, &buf))
     }
 
@@ -237,7 +241,7 @@ impl PyRateReceiver {
     /// The scheme's name.
     #[getter]
     fn scheme(&self) -> &'static str {
-        self.ep.inner.estimator().name()
+        self.ep.inner.estimator().scheme().name()
     }
 
     /// Payload bytes received (headers excluded).

@@ -18,8 +18,11 @@
 //! (`tcp_cubic.c`: β = 717/1024, C = 0.4, fast convergence and the Reno-friendly region on) but
 //! whose Reno-friendly estimate keeps α = 3(1 − β)/(1 + β) throughout, where RFC 9438 §4.3
 //! switches it to 1 (the simulator's `alpha_one_above_prior = false`); a `tcp-cubic` flow whose
-//! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration, and WARC flows (003 Ch. 3: the rate sender paced at its receiver's reports, tfcc_core::warc's wire format) with theirs and the simulator's wire size (`warc_on_udp`); TEAR and TFRCP, which share WARC's sender, are refused for now. What is refused, with the reason: RED queues, byte limits, loss on
-//! other links, other protocols, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
+//! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration, and the rate flows of 003 (WARC,
+//! TEAR, TFRCP: one rate sender paced at its receiver's reports, the receiver running the
+//! scheme's estimator, tfcc_core::warc's wire format) with theirs and the simulator's wire size
+//! (`rate_on_udp`). What is refused, with the reason: RED queues, byte limits, loss on
+//! other links, other protocols (tfcc's TCP-like window schemes among them), queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
 //! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
@@ -39,7 +42,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tfcc_core::time::std_secs_f64;
-use tfcc_core::warc::AnyRateEstimator;
 use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{FlowPath, RelayConfig};
@@ -212,26 +214,20 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
                 counted.push((i, sim, here));
                 FlowKind::Tfwc(cfg)
             }
-            (SenderImpl::Rate(s), "warc") => {
+            // WARC, TEAR and TFRCP: one sender, the receiver's estimator as the scenario built
+            // it (its configuration, no packet seen yet).
+            (SenderImpl::Rate(s), p) => {
                 let ReceiverImpl::Rate(r) = &f.receiver else {
                     return Err(refuse(
                         path,
-                        format!("flow {i}: a warc flow without its receiver"),
+                        format!("flow {i}: a {p} flow without its rate receiver"),
                     ));
                 };
-                let AnyRateEstimator::Warc(w) = r.estimator() else {
-                    return Err(refuse(
-                        path,
-                        format!("flow {i}: a warc flow without WARC's estimator"),
-                    ));
-                };
-                let (sender, sim, here) =
-                    warc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                let estimator = r.estimator().clone();
+                let (sender, sim, here) = rate_on_udp(s.config(), estimator.name())
+                    .map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
                 counted.push((i, sim, here));
-                FlowKind::Warc {
-                    sender,
-                    estimator: w.config().clone(),
-                }
+                FlowKind::Rate { sender, estimator }
             }
             // ns-2's send-time randomisation has no kernel counterpart (a real host brings its
             // own jitter): refused rather than run without it.
@@ -266,6 +262,19 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
                     cbr_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
                 counted.push((i, sim, here));
                 FlowKind::Cbr(cfg)
+            }
+            // tfcc's own window schemes change how TCP grows and cuts its window: on a real
+            // network that is the kernel's TCP with another congestion control (eBPF
+            // struct_ops, notes/linux-emulation.md), not a UDP flow.
+            (SenderImpl::Tcp(_), p @ ("gaimd" | "iiad" | "sqrt" | "simd" | "aiadh")) => {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "protocol {p} is not supported yet: a TCP-like window scheme needs the \
+                         kernel's TCP with its own congestion control (eBPF), which the testbed \
+                         does not load"
+                    ),
+                ))
             }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
@@ -546,10 +555,10 @@ pub fn run(
                 r.window_bytes = scale(r.window_bytes);
                 r.total_bytes = scale(r.total_bytes);
                 r.delivered.iter_mut().for_each(|d| *d = scale(*d));
-                // WARC's sender states its rate as packets per RTT times its packet size, and
-                // CBR's its configured rate, both in the datagram here: in the simulator's
-                // bytes they are the same packets per RTT, or per second.
-                if matches!(flows[i].kind, FlowKind::Warc { .. } | FlowKind::Cbr(_)) {
+                // A rate scheme's sender states its rate as packets per RTT times its packet
+                // size, and CBR's its configured rate, both in the datagram here: in the
+                // simulator's bytes they are the same packets per RTT, or per second.
+                if matches!(flows[i].kind, FlowKind::Rate { .. } | FlowKind::Cbr(_)) {
                     let k = f64::from(sim) / f64::from(here);
                     for smp in &mut r.sender {
                         smp.rate = smp.rate.map(|x| x * k);
@@ -806,24 +815,27 @@ fn tfwc_on_udp(
     Ok((c, sim, here.max(1)))
 }
 
-/// A WARC flow's sender configuration for the real UDP transport, with the bytes per packet
-/// the simulator counts as delivered and the bytes the testbed's receiver counts. The
+/// A rate flow's (WARC's, TEAR's, TFRCP's: `scheme`) sender configuration for the real UDP
+/// transport, with the bytes per packet the simulator counts as delivered and the bytes the
+/// testbed's receiver counts. The
 /// simulator's `packet_size` is the packet on the wire (003 Sec. 5's 1000 B, `RateSenderConfig`)
 /// and its receiver counts it whole, as TFWC's: the datagram here is 28 B shorter so that the
 /// kernel's UDP/IPv4 headers make it the same on the bottleneck, and the caller scales the
-/// receiver's bytes back (every WARC datagram is full-size). The rate is packets per RTT, so
+/// receiver's bytes back (every data datagram of theirs is full-size). The rate is packets per RTT, so
 /// the protocol runs the same. A report is `feedback_size` on the wire too (a TCP ACK's 40 B
 /// by default) but cannot be shorter than UDP/IPv4 and tfcc's 28-byte report header: 56 B
 /// here, which only the reverse direction carries.
-fn warc_on_udp(
+fn rate_on_udp(
     cfg: &tfcc_core::warc::RateSenderConfig,
+    scheme: &str,
 ) -> Result<(tfcc_core::warc::RateSenderConfig, u32, u32), String> {
     let header = tfcc_core::warc::wire::DATA_LEN as u32;
     let min = UDP_IPV4_HEADER + header;
     if cfg.packet_size < min {
         return Err(format!(
-            "a WARC packet of {} B cannot carry UDP/IPv4's {UDP_IPV4_HEADER} B and tfcc's \
+            "a {} packet of {} B cannot carry UDP/IPv4's {UDP_IPV4_HEADER} B and tfcc's \
              {header} B data header (at least {min} B)",
+            scheme.to_uppercase(),
             cfg.packet_size
         ));
     }
@@ -935,18 +947,18 @@ fn endpoint_figures(
             ..EndpointFigures::default()
         };
     }
-    // A flow that counts no loss event on either side over the whole run (CBR) reads its
-    // receiver's `p` at the end, as the simulator's summary does (tfcc_sim::sim, the
-    // `loss_event_rate` of a FlowSummary).
-    let counts_none = sender_events == 0 && matches!(r.receiver_end, Some((0, _)));
-    let loss_event_rate = match (counts_none, r.receiver_end) {
-        (true, Some((_, p))) => p.unwrap_or(0.0),
-        _ if packets > 0 => events as f64 / packets as f64,
-        _ => 0.0,
-    };
+    // A receiver that counted no loss event in the whole run (TFRCP's counts lost packets,
+    // not events; a CBR sink none) gives its loss rate at the window's end, as the simulator's summary does
+    // (tfcc_sim's `loss_event_rate`, "falls back to the receiver's `p`").
+    let fallback = (sender_events == 0 && r.receiver_run_loss_events == Some(0))
+        .then(|| r.receiver_p.unwrap_or(0.0));
     EndpointFigures {
         packets_sent,
-        loss_event_rate: Some(loss_event_rate),
+        loss_event_rate: Some(match fallback {
+            Some(p) => p,
+            None if packets > 0 => events as f64 / packets as f64,
+            None => 0.0,
+        }),
         mean_rtt_s,
         timeouts: b.timeouts.saturating_sub(a.timeouts),
     }
@@ -1357,6 +1369,20 @@ mod tests {
             endpoint_figures(&out, iv, from, to).loss_event_rate,
             Some(0.0)
         );
+        // A receiver that counted no loss event in the whole run (TFRCP's) gives its loss
+        // rate `p`, as the simulator's summary does; one that counted some before the window
+        // still reads the window's 0.
+        out.receiver_p = Some(0.0125);
+        out.receiver_run_loss_events = Some(0);
+        assert_eq!(
+            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            Some(0.0125)
+        );
+        out.receiver_run_loss_events = Some(2);
+        assert_eq!(
+            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            Some(0.0)
+        );
         // A tfcc sender's timeouts in the window (2 at 4 s, 5 at 10 s), as the simulator's.
         assert_eq!(f.timeouts, 3);
         // RTT samples at 5..=10 s: 45..=50 ms.
@@ -1469,11 +1495,11 @@ mod tests {
     }
 
     #[test]
-    fn warc_packets_keep_the_simulators_wire_size_and_goodput_count() {
+    fn rate_packets_keep_the_simulators_wire_size_and_goodput_count() {
         use tfcc_core::warc::RateSenderConfig;
         // 003's 1000 B on the wire, counted whole; a TCP ACK's 40 B report is the bare
         // 28-byte header (56 B on the wire).
-        let (c, sim, here) = warc_on_udp(&RateSenderConfig::default()).unwrap();
+        let (c, sim, here) = rate_on_udp(&RateSenderConfig::default(), "warc").unwrap();
         assert_eq!((c.packet_size, c.feedback_size), (972, 12));
         assert_eq!((sim, here), (1000, 972));
         // The smallest packet: UDP/IPv4 and the 36-byte data header.
@@ -1481,77 +1507,106 @@ mod tests {
             packet_size: n,
             ..RateSenderConfig::default()
         };
-        assert_eq!(warc_on_udp(&at(64)).unwrap().0.packet_size, 36);
-        let e = warc_on_udp(&at(63)).unwrap_err();
+        assert_eq!(rate_on_udp(&at(64), "tear").unwrap().0.packet_size, 36);
+        let e = rate_on_udp(&at(63), "tfrcp").unwrap_err();
         assert!(
-            e.contains("a WARC packet of 63 B") && e.ends_with("(at least 64 B)"),
+            e.contains("a TFRCP packet of 63 B") && e.ends_with("(at least 64 B)"),
             "{e}"
         );
     }
 
-    /// A WARC flow runs with its scenario's settings: the estimator's from `params` (here
-    /// 003's 200-packet window and a history of 80) and the sender's, with `tcp_defaults`
-    /// applied to its RTO estimator as in the simulator.
+    /// Each rate scheme runs with its scenario's settings: the estimator the simulator builds
+    /// from `params` (WARC's 200-packet window and history of 80, TEAR's 4 epochs, TFRCP's
+    /// 2-s period) and the sender's, with `tcp_defaults` applied to its RTO estimator as in
+    /// the simulator.
     #[test]
-    fn a_warc_flow_runs_with_its_params() {
-        use tfcc_core::warc::RateSenderConfig;
-        let path = std::env::temp_dir().join(format!("tfcc-warc-plan-{}.toml", std::process::id()));
-        std::fs::write(
-            &path,
-            r#"
-name = "warc-plan"
+    fn a_rate_flow_runs_with_its_params() {
+        use tfcc_core::warc::{AnyRateEstimator, RateScheme, RateSenderConfig};
+        for (scheme, own) in [
+            ("warc", "max_window = 200, s = 80"),
+            ("tear", "epochs = 4"),
+            ("tfrcp", "period = \"2s\""),
+        ] {
+            let path = std::env::temp_dir()
+                .join(format!("tfcc-{scheme}-plan-{}.toml", std::process::id()));
+            std::fs::write(
+                &path,
+                format!(
+                    r#"
+name = "rate-plan"
 duration = "5s"
 tcp_defaults = "ns-2.1b9"
 [topology]
 kind = "dumbbell"
-bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+bottleneck = {{ rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 30 }}
 [[flows]]
-protocol = "warc"
+protocol = "{scheme}"
 packet_size = "500B"
-params = { max_window = 200, s = 80, feedback_size = "60B" }
-"#,
-        )
-        .unwrap();
-        let p = plan(&path, &[], None);
-        let sim = load(&path, &[], None);
-        let _ = std::fs::remove_file(&path);
-        let p = p.unwrap();
-        let FlowKind::Warc { sender, estimator } = &p.flows[0].kind else {
-            panic!("{:?}", p.flows[0].kind);
-        };
-        assert_eq!((estimator.max_window, estimator.s), (200.0, 80));
-        assert_eq!((sender.packet_size, sender.feedback_size), (472, 32));
-        assert_eq!(p.counted, [(0, 500, 472)]);
-        let SenderImpl::Rate(s) = &sim.unwrap().flows[0].sender else {
-            panic!("not a rate sender");
-        };
-        // Everything else as the simulator's sender has it (the RTO's ns-2.1b9 defaults too).
-        assert_eq!(
-            RateSenderConfig {
-                packet_size: 500,
-                feedback_size: 60,
-                ..sender.clone()
-            },
-            *s.config()
-        );
-        assert_ne!(s.config().rtt, RateSenderConfig::default().rtt);
+params = {{ {own}, feedback_size = "60B" }}
+"#
+                ),
+            )
+            .unwrap();
+            let p = plan(&path, &[], None);
+            let sim = load(&path, &[], None);
+            let _ = std::fs::remove_file(&path);
+            let p = p.unwrap();
+            let FlowKind::Rate { sender, estimator } = &p.flows[0].kind else {
+                panic!("{:?}", p.flows[0].kind);
+            };
+            assert_eq!(estimator.name(), scheme);
+            assert_eq!((sender.packet_size, sender.feedback_size), (472, 32));
+            assert_eq!(p.counted, [(0, 500, 472)]);
+            let sim = sim.unwrap();
+            let (SenderImpl::Rate(s), ReceiverImpl::Rate(r)) =
+                (&sim.flows[0].sender, &sim.flows[0].receiver)
+            else {
+                panic!("not a rate flow");
+            };
+            // The simulator's estimator, params applied (not the scheme's defaults).
+            let shown = format!("{estimator:?}");
+            assert_eq!(shown, format!("{:?}", r.estimator()), "{scheme}");
+            let default = AnyRateEstimator::default_for(RateScheme::from_name(scheme).unwrap());
+            assert_ne!(shown, format!("{default:?}"), "{scheme}");
+            // Everything else as the simulator's sender has it (the RTO's ns-2.1b9 defaults too).
+            assert_eq!(
+                RateSenderConfig {
+                    packet_size: 500,
+                    feedback_size: 60,
+                    ..sender.clone()
+                },
+                *s.config()
+            );
+            assert_ne!(s.config().rtt, RateSenderConfig::default().rtt);
+        }
     }
 
-    /// A WARC packet too small for UDP/IPv4 and tfcc's header is refused before anything is
-    /// set up, as TFWC's is; TEAR and TFRCP, which share WARC's sender, do not run here yet.
+    /// A rate packet too small for UDP/IPv4 and tfcc's header is refused before anything is
+    /// set up, as TFWC's is, naming its scheme; so is a TCP-like window scheme (GAIMD), which
+    /// would need the kernel's TCP with its congestion control.
     #[test]
-    fn a_warc_packet_smaller_than_its_headers_and_tear_are_refused() {
-        let err = refusal(
-            "warc-tiny",
-            "[[flows]]\nprotocol = \"warc\"\npacket_size = 60\n",
-            "WARC in padded datagrams",
-        );
+    fn a_rate_packet_smaller_than_its_headers_and_gaimd_are_refused() {
+        for (scheme, name) in [("warc", "WARC"), ("tear", "TEAR"), ("tfrcp", "TFRCP")] {
+            let err = refusal(
+                &format!("{scheme}-tiny"),
+                &format!("[[flows]]\nprotocol = \"{scheme}\"\npacket_size = 60\n"),
+                "a rate flow in padded datagrams",
+            );
+            assert!(
+                err.contains(&format!(
+                    "--backend testbed: flow 0: a {name} packet of 60 B cannot carry"
+                )),
+                "{err}"
+            );
+        }
+        let err = refusal("gaimd", "[[flows]]\nprotocol = \"gaimd\"\n", "GAIMD");
         assert!(
-            err.contains("--backend testbed: flow 0: a WARC packet of 60 B cannot carry"),
+            err.contains(
+                "protocol gaimd is not supported yet: a TCP-like window scheme needs the \
+                 kernel's TCP"
+            ),
             "{err}"
         );
-        let err = refusal("tear", "[[flows]]\nprotocol = \"tear\"\n", "TEAR");
-        assert!(err.contains("protocol tear is not supported yet"), "{err}");
     }
 
     /// A CBR flow's datagram is its wire size less UDP/IPv4's 28 B, and its rate is scaled by

@@ -28,7 +28,7 @@ pub use config::{
 pub use emulation::Warc;
 pub use receiver::{AnyRateEstimator, RateReceiver, RoundEstimator, RoundReceiver, WarcReceiver};
 pub use sender::RateSender;
-pub use wire::{DataHeader, DecodeError, FeedbackHeader};
+pub use wire::{DataHeader, DecodeError, FeedbackHeader, RateScheme};
 
 impl RateSenderConfig {
     /// Field names, so a scenario's flat `params` table can be split between the sender and

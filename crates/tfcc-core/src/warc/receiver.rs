@@ -294,10 +294,29 @@ pub enum AnyRateEstimator {
 impl AnyRateEstimator {
     /// The scheme's protocol name.
     pub fn name(&self) -> &'static str {
+        self.scheme().name()
+    }
+
+    /// The scheme this estimator runs.
+    pub fn scheme(&self) -> super::wire::RateScheme {
+        use super::wire::RateScheme;
         match self {
-            AnyRateEstimator::Warc(_) => "warc",
-            AnyRateEstimator::Tear(_) => "tear",
-            AnyRateEstimator::Tfrcp(_) => "tfrcp",
+            AnyRateEstimator::Warc(_) => RateScheme::Warc,
+            AnyRateEstimator::Tear(_) => RateScheme::Tear,
+            AnyRateEstimator::Tfrcp(_) => RateScheme::Tfrcp,
+        }
+    }
+
+    /// `scheme`'s estimator with its default configuration (003's: Table 3.1 for WARC,
+    /// Table 2.1.2 for TEAR and TFRCP).
+    pub fn default_for(scheme: super::wire::RateScheme) -> AnyRateEstimator {
+        use super::wire::RateScheme;
+        match scheme {
+            RateScheme::Warc => AnyRateEstimator::Warc(super::Warc::new(Default::default())),
+            RateScheme::Tear => AnyRateEstimator::Tear(crate::tear::Tear::new(Default::default())),
+            RateScheme::Tfrcp => {
+                AnyRateEstimator::Tfrcp(crate::tfrcp::Tfrcp::new(Default::default()))
+            }
         }
     }
 }

@@ -9,6 +9,12 @@
 //! Layout: a type word, then the fields in network byte order; times in nanoseconds, the rate
 //! an IEEE-754 double. Decoding checks length, type and every value's domain and never panics
 //! (property-tested below).
+//!
+//! The three schemes share the sender and this layout, so nothing in the packets would tell a
+//! TEAR receiver from a WARC one: the type word's third byte names the scheme
+//! ([`RateScheme`], WARC 0, so WARC's bytes are what they were before the others ran on
+//! sockets). Two ends started with different schemes then fail on the first packet with
+//! [`DecodeError::WrongScheme`] instead of running a flow that is neither.
 
 use thiserror::Error;
 
@@ -17,6 +23,48 @@ use crate::time::{Dur, Time};
 const MAGIC: u32 = 0x5752_0000; // "WR"
 const TYPE_DATA: u32 = 1;
 const TYPE_FEEDBACK: u32 = 2;
+
+/// Which receiver-driven scheme a packet belongs to: the estimator at the receiver (the
+/// sender is the same for all three).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RateScheme {
+    Warc,
+    Tear,
+    Tfrcp,
+}
+
+impl RateScheme {
+    /// Every scheme, in the order of their codes.
+    pub const ALL: [RateScheme; 3] = [RateScheme::Warc, RateScheme::Tear, RateScheme::Tfrcp];
+
+    /// The protocol name of scenarios and `tfcc send`/`recv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateScheme::Warc => "warc",
+            RateScheme::Tear => "tear",
+            RateScheme::Tfrcp => "tfrcp",
+        }
+    }
+
+    /// The scheme of protocol `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<RateScheme> {
+        RateScheme::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    fn code(self) -> u32 {
+        self as u32
+    }
+
+    fn from_code(code: u32) -> Option<RateScheme> {
+        RateScheme::ALL.into_iter().find(|s| s.code() == code)
+    }
+}
+
+impl std::fmt::Display for RateScheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Encoded size of a [`DataHeader`].
 pub const DATA_LEN: usize = 4 + 8 + 8 + 8 + 8;
@@ -56,6 +104,12 @@ pub enum DecodeError {
     WrongType(u32),
     #[error("rate is not a finite non-negative number")]
     BadRate,
+    /// A header of the right type from another scheme's peer.
+    #[error("a {got} packet where {expected} was expected")]
+    WrongScheme {
+        got: RateScheme,
+        expected: RateScheme,
+    },
 }
 
 fn word(buf: &[u8], at: usize) -> u64 {
@@ -64,7 +118,11 @@ fn word(buf: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(b)
 }
 
-fn check(buf: &[u8], need: usize, ty: u32) -> Result<(), DecodeError> {
+fn type_word(scheme: RateScheme, ty: u32) -> u32 {
+    MAGIC | scheme.code() << 8 | ty
+}
+
+fn check(buf: &[u8], need: usize, ty: u32, scheme: RateScheme) -> Result<(), DecodeError> {
     if buf.len() < need {
         return Err(DecodeError::Truncated {
             got: buf.len(),
@@ -72,17 +130,31 @@ fn check(buf: &[u8], need: usize, ty: u32) -> Result<(), DecodeError> {
         });
     }
     let t = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
-    if t != MAGIC | ty {
+    if t & 0xffff_00ff != MAGIC | ty {
         return Err(DecodeError::WrongType(t));
     }
-    Ok(())
+    match RateScheme::from_code((t >> 8) & 0xff) {
+        Some(s) if s == scheme => Ok(()),
+        Some(got) => Err(DecodeError::WrongScheme {
+            got,
+            expected: scheme,
+        }),
+        None => Err(DecodeError::WrongType(t)),
+    }
 }
 
 impl DataHeader {
-    /// Writes the header into `buf`; `None` if it is shorter than [`DATA_LEN`].
+    /// Writes the header of a WARC packet into `buf`; `None` if it is shorter than
+    /// [`DATA_LEN`].
     pub fn encode(&self, buf: &mut [u8]) -> Option<usize> {
+        self.encode_as(RateScheme::Warc, buf)
+    }
+
+    /// Writes the header of a `scheme` packet into `buf`; `None` if it is shorter than
+    /// [`DATA_LEN`].
+    pub fn encode_as(&self, scheme: RateScheme, buf: &mut [u8]) -> Option<usize> {
         let out = buf.get_mut(..DATA_LEN)?;
-        out[..4].copy_from_slice(&(MAGIC | TYPE_DATA).to_be_bytes());
+        out[..4].copy_from_slice(&type_word(scheme, TYPE_DATA).to_be_bytes());
         out[4..12].copy_from_slice(&self.seq.to_be_bytes());
         out[12..20].copy_from_slice(&self.sent_at.0.to_be_bytes());
         out[20..28].copy_from_slice(&self.rtt.0.to_be_bytes());
@@ -90,8 +162,14 @@ impl DataHeader {
         Some(DATA_LEN)
     }
 
+    /// A WARC packet's header.
     pub fn decode(buf: &[u8]) -> Result<DataHeader, DecodeError> {
-        check(buf, DATA_LEN, TYPE_DATA)?;
+        DataHeader::decode_as(RateScheme::Warc, buf)
+    }
+
+    /// A `scheme` packet's header.
+    pub fn decode_as(scheme: RateScheme, buf: &[u8]) -> Result<DataHeader, DecodeError> {
+        check(buf, DATA_LEN, TYPE_DATA, scheme)?;
         Ok(DataHeader {
             seq: word(buf, 4),
             sent_at: Time(word(buf, 12)),
@@ -102,18 +180,31 @@ impl DataHeader {
 }
 
 impl FeedbackHeader {
-    /// Writes the header into `buf`; `None` if it is shorter than [`FEEDBACK_LEN`].
+    /// Writes the header of a WARC report into `buf`; `None` if it is shorter than
+    /// [`FEEDBACK_LEN`].
     pub fn encode(&self, buf: &mut [u8]) -> Option<usize> {
+        self.encode_as(RateScheme::Warc, buf)
+    }
+
+    /// Writes the header of a `scheme` report into `buf`; `None` if it is shorter than
+    /// [`FEEDBACK_LEN`].
+    pub fn encode_as(&self, scheme: RateScheme, buf: &mut [u8]) -> Option<usize> {
         let out = buf.get_mut(..FEEDBACK_LEN)?;
-        out[..4].copy_from_slice(&(MAGIC | TYPE_FEEDBACK).to_be_bytes());
+        out[..4].copy_from_slice(&type_word(scheme, TYPE_FEEDBACK).to_be_bytes());
         out[4..12].copy_from_slice(&self.echo.0.to_be_bytes());
         out[12..20].copy_from_slice(&self.hold.0.to_be_bytes());
         out[20..28].copy_from_slice(&self.rate.to_bits().to_be_bytes());
         Some(FEEDBACK_LEN)
     }
 
+    /// A WARC report's header.
     pub fn decode(buf: &[u8]) -> Result<FeedbackHeader, DecodeError> {
-        check(buf, FEEDBACK_LEN, TYPE_FEEDBACK)?;
+        FeedbackHeader::decode_as(RateScheme::Warc, buf)
+    }
+
+    /// A `scheme` report's header.
+    pub fn decode_as(scheme: RateScheme, buf: &[u8]) -> Result<FeedbackHeader, DecodeError> {
+        check(buf, FEEDBACK_LEN, TYPE_FEEDBACK, scheme)?;
         let rate = f64::from_bits(word(buf, 20));
         if !(rate.is_finite() && rate >= 0.0) {
             return Err(DecodeError::BadRate);
@@ -166,6 +257,56 @@ mod tests {
         assert_eq!(FeedbackHeader::decode(&buf), Err(DecodeError::BadRate));
         buf[20..28].copy_from_slice(&(-1.0f64).to_bits().to_be_bytes());
         assert_eq!(FeedbackHeader::decode(&buf), Err(DecodeError::BadRate));
+    }
+
+    #[test]
+    fn the_type_word_names_the_scheme_and_warcs_is_unchanged() {
+        let d = DataHeader {
+            seq: 1,
+            sent_at: Time::from_millis(1),
+            rtt: Dur::ZERO,
+            rto: Dur::ZERO,
+        };
+        let mut buf = [0u8; DATA_LEN];
+        d.encode(&mut buf);
+        assert_eq!(buf[..4], [0x57, 0x52, 0x00, 0x01], "WARC's word as before");
+        d.encode_as(RateScheme::Tfrcp, &mut buf);
+        assert_eq!(buf[..4], [0x57, 0x52, 0x02, 0x01]);
+        assert_eq!(DataHeader::decode_as(RateScheme::Tfrcp, &buf), Ok(d));
+        assert_eq!(
+            DataHeader::decode_as(RateScheme::Tear, &buf),
+            Err(DecodeError::WrongScheme {
+                got: RateScheme::Tfrcp,
+                expected: RateScheme::Tear
+            })
+        );
+        assert_eq!(
+            DataHeader::decode_as(RateScheme::Tear, &buf)
+                .unwrap_err()
+                .to_string(),
+            "a tfrcp packet where tear was expected"
+        );
+        buf[2] = 3; // no scheme
+        assert_eq!(
+            DataHeader::decode(&buf),
+            Err(DecodeError::WrongType(0x5752_0301))
+        );
+        let f = FeedbackHeader {
+            echo: Time::ZERO,
+            hold: Dur::ZERO,
+            rate: 2.0,
+        };
+        let mut fb = [0u8; FEEDBACK_LEN];
+        f.encode_as(RateScheme::Tear, &mut fb);
+        assert_eq!(FeedbackHeader::decode_as(RateScheme::Tear, &fb), Ok(f));
+        assert!(matches!(
+            FeedbackHeader::decode(&fb),
+            Err(DecodeError::WrongScheme { .. })
+        ));
+        for s in RateScheme::ALL {
+            assert_eq!(RateScheme::from_name(s.name()), Some(s));
+        }
+        assert_eq!(RateScheme::from_name("tfrc"), None);
     }
 
     proptest! {
