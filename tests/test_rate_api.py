@@ -8,8 +8,7 @@ import math
 import pytest
 
 import tfcc
-
-MS = 1_000_000
+from virtual_path import drive
 
 
 def _run(
@@ -18,25 +17,14 @@ def _run(
     """A sender and a receiver 25 ms apart each way; every `loss_every`-th data packet lost."""
     tx = tfcc.RateSender(scheme=scheme, packet_size=1000, params=params)
     rx = tfcc.RateReceiver(scheme=scheme, packet_size=1000, params=params)
-    to_rx: list[tuple[int, bytes]] = []
-    to_tx: list[tuple[int, bytes]] = []
-    now, end, seq = 0, int(seconds * 1e9), 0
-    while now < end:
-        while (header := tx.poll_transmit(now)) is not None:
-            if seq % loss_every != loss_every - 1:
-                to_rx.append((now + 25 * MS, header + bytes(1000 - len(header))))
-            seq += 1
-        while (report := rx.poll_transmit(now)) is not None:
-            to_tx.append((now + 25 * MS, report))
-        deadlines = [t for t in (tx.next_timeout(), rx.next_timeout()) if t is not None]
-        deadlines += [q[0][0] for q in (to_rx, to_tx) if q]
-        now = min(deadlines)
-        while to_rx and to_rx[0][0] <= now:
-            assert rx.on_datagram(now, to_rx.pop(0)[1]) == 36
-        while to_tx and to_tx[0][0] <= now:
-            assert tx.on_datagram(now, to_tx.pop(0)[1])
-        tx.on_timeout(now)
-        rx.on_timeout(now)
+    drive(
+        tx,
+        rx,
+        size=1000,
+        header_len=36,
+        lost=lambda seq: seq % loss_every == loss_every - 1,
+        seconds=seconds,
+    )
     return tx, rx
 
 

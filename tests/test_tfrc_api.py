@@ -4,6 +4,7 @@ would drive them over its own UDP socket."""
 from __future__ import annotations
 
 import tfcc
+from virtual_path import drive
 
 MS = 1_000_000
 
@@ -11,25 +12,14 @@ MS = 1_000_000
 def _run(seconds: float, loss_every: int) -> tuple[tfcc.TfrcSender, tfcc.TfrcReceiver]:
     """A sender and a receiver 25 ms apart each way; every `loss_every`-th data packet lost."""
     tx, rx = tfcc.TfrcSender(packet_size=1200), tfcc.TfrcReceiver(packet_size=1200)
-    to_rx: list[tuple[int, bytes]] = []
-    to_tx: list[tuple[int, bytes]] = []
-    now, end, seq = 0, int(seconds * 1e9), 0
-    while now < end:
-        while (header := tx.poll_transmit(now)) is not None:
-            if seq % loss_every != loss_every - 1:
-                to_rx.append((now + 25 * MS, header + bytes(1200 - len(header))))
-            seq += 1
-        while (report := rx.poll_transmit(now)) is not None:
-            to_tx.append((now + 25 * MS, report))
-        deadlines = [t for t in (tx.next_timeout(), rx.next_timeout()) if t is not None]
-        deadlines += [q[0][0] for q in (to_rx, to_tx) if q]
-        now = min(deadlines)
-        while to_rx and to_rx[0][0] <= now:
-            assert rx.on_datagram(now, to_rx.pop(0)[1]) == 44
-        while to_tx and to_tx[0][0] <= now:
-            assert tx.on_datagram(now, to_tx.pop(0)[1])
-        tx.on_timeout(now)
-        rx.on_timeout(now)
+    drive(
+        tx,
+        rx,
+        size=1200,
+        header_len=44,
+        lost=lambda seq: seq % loss_every == loss_every - 1,
+        seconds=seconds,
+    )
     return tx, rx
 
 

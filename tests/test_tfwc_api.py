@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 import tfcc
+from virtual_path import drive
 
 MS = 1_000_000
 
@@ -24,29 +25,20 @@ def _run(
     """A 1000-byte sender and its receiver `one_way_ms` apart each way, with no rate limit;
     the data packets `lost(seq)` says are dropped. Runs for `seconds` or until `packets` were
     sent, whichever comes first."""
-    size = 1000
-    tx = tfcc.TfwcSender(packet_size=size, preset=preset)
-    rx = tfcc.TfwcReceiver(packet_size=size, preset=preset)
-    to_rx: list[tuple[int, bytes]] = []
-    to_tx: list[tuple[int, bytes]] = []
-    now, end, seq = 0, int(seconds * 1e9), 0
-    while now < end and seq < packets:
-        while (header := tx.poll_transmit(now)) is not None:
-            assert len(header) == 28
-            if not lost(seq):
-                to_rx.append((now + one_way_ms * MS, header + bytes(size - len(header))))
-            seq += 1
-        while (ack := rx.poll_transmit(now)) is not None:
-            to_tx.append((now + one_way_ms * MS, ack))
-        deadlines = [t for t in (tx.next_timeout(), rx.next_timeout()) if t is not None]
-        deadlines += [q[0][0] for q in (to_rx, to_tx) if q]
-        now = min(deadlines)
-        while to_rx and to_rx[0][0] <= now:
-            assert rx.on_packet(now, to_rx.pop(0)[1]) == 28
-        while to_tx and to_tx[0][0] <= now:
-            tx.on_packet(now, to_tx.pop(0)[1])
-        tx.on_timeout(now)
-        rx.on_timeout(now)
+    tx = tfcc.TfwcSender(packet_size=1000, preset=preset)
+    rx = tfcc.TfwcReceiver(packet_size=1000, preset=preset)
+    drive(
+        tx,
+        rx,
+        size=1000,
+        header_len=28,
+        one_way_ms=one_way_ms,
+        lost=lost,
+        seconds=seconds,
+        packets=packets,
+        to_receiver=lambda r, now, d: r.on_packet(now, d),
+        to_sender=lambda t, now, d: t.on_packet(now, d),
+    )
     return tx, rx
 
 
