@@ -164,8 +164,10 @@ def test_send_and_recv_carry_a_rate_scheme_over_loopback() -> None:
         recv.kill()
     assert send.returncode == 0, send.stderr
     assert recv.returncode == 0, err
+    # The first report may come after the first row (1 s: the sender starts at RFC 5348's one
+    # packet per second; on loaded cores it came at 1.2 s), so only the last must be paced.
     rows = [line.split() for line in send.stdout.splitlines()[1:3]]
-    assert rows and all(r[-1] == "rate" and float(r[2]) > 0 for r in rows), send.stdout
+    assert rows and rows[-1][-1] == "rate" and float(rows[-1][2]) > 0, send.stdout
     feedback = int(send.stdout.split("feedback ")[1].split()[0])
     assert feedback > 10, send.stdout
     received = int(out.split("received ")[1].split()[0])

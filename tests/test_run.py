@@ -361,12 +361,13 @@ def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_testbed_refuses_what_it_cannot_emulate(tmp_path: Path) -> None:
-    # The bottleneck's loss model maps onto the relay, but CBR flows are not mapped onto the
-    # testbed yet: one message, no output, before any namespace is built.
-    lossy = GOOD.replace(
-        'delay = "20ms" }', 'delay = "20ms", loss = { model = "bernoulli", p = 0.01 } }'
+    # The bottleneck's loss model maps onto the relay and CBR flows run there, but a RED queue
+    # has no tc counterpart here: one message, no output, before any namespace is built.
+    red = GOOD.replace(
+        'delay = "20ms" }',
+        'delay = "20ms", queue = "red", loss = { model = "bernoulli", p = 0.01 } }',
     )
-    scen = write(tmp_path, lossy)
+    scen = write(tmp_path, red)
     r = run_cli("run", scen, "--out", tmp_path / "out", "--backend", "testbed")
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
