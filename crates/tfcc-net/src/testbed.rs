@@ -444,6 +444,9 @@ pub struct FlowResult {
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
+    /// The data sequence numbers the receiving session accepted over the whole run, drain
+    /// included (tfcc flows; [`crate::Session::received_seqs`]).
+    pub received_seqs: Option<crate::seqs::SeqLedger>,
 }
 
 /// `Udp: RcvbufErrors` of the calling thread's network namespace.
@@ -525,7 +528,17 @@ struct Clocking {
     duration: Duration,
     measure_from: Duration,
     interval: Duration,
+    /// How long the receivers go on reading after the senders stop.
+    drain: Duration,
 }
+
+/// The receivers' reading time after the senders stop in [`run_flows`]: what a full queue of
+/// 100 packets of 1500 B takes to empty at 2.4 Mb/s.
+pub const DEFAULT_DRAIN: Duration = Duration::from_millis(500);
+
+/// The last tick of [`run_flows_sampled`] comes this long before the receivers stop reading:
+/// what left the queue by then has reached its receiver (the veth delivers in microseconds).
+pub const DRAIN_MARGIN: Duration = Duration::from_millis(50);
 
 impl Clocking {
     /// Sampling instants (offsets from the start) up to the end of the run.
@@ -556,14 +569,18 @@ pub fn run_flows(
         duration,
         measure_from,
         Duration::from_millis(100),
+        DEFAULT_DRAIN,
         &mut |_| Ok(()),
     )
 }
 
 /// As [`run_flows`] (flows in either direction), with each receiver's delivered bytes sampled
-/// every `interval`, and
-/// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
-/// to its end) so the caller can apply scheduled changes and poll the queue. An error from
+/// every `interval`, the receivers reading for `drain` after the senders stop (what is queued
+/// then arrives: a packet still queued when they stop would look lost), and
+/// `tick(elapsed)` called on the calling thread about every 10 ms of the run, from its start
+/// to its end and on into the drain until [`DRAIN_MARGIN`] before the receivers stop (`elapsed`
+/// then exceeds `duration`), so the caller can apply scheduled changes and poll the queue, and
+/// see whether the queue emptied while the receivers were still reading. An error from
 /// `tick` is returned after the flows end, except [`TestbedError::Interrupted`], which is
 /// returned at once: the flows' threads are left running (detached, in the namespaces) and
 /// end by themselves at the run's end, or with the process, which is what `tfcc run` does
@@ -575,6 +592,7 @@ pub fn run_flows_sampled(
     duration: Duration,
     measure_from: Duration,
     interval: Duration,
+    drain: Duration,
     tick: &mut dyn FnMut(Duration) -> Result<(), TestbedError>,
 ) -> Result<Vec<FlowResult>, TestbedError> {
     let start = Instant::now() + Duration::from_millis(300);
@@ -583,6 +601,7 @@ pub fn run_flows_sampled(
         duration,
         measure_from,
         interval: interval.max(Duration::from_millis(1)),
+        drain,
     };
     let mut handles = Vec::new();
     for (i, spec) in flows.iter().enumerate() {
@@ -655,19 +674,27 @@ pub fn run_flows_sampled(
     }
     let mut tick_err = None;
     wait_until(start);
+    let last_tick = duration + drain.saturating_sub(DRAIN_MARGIN);
     loop {
         let elapsed = start.elapsed();
         if tick_err.is_none() {
-            match tick(elapsed.min(duration)) {
+            match tick(elapsed.min(last_tick)) {
                 Ok(()) => {}
                 Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
                 Err(e) => tick_err = Some(e),
             }
         }
-        if elapsed >= duration {
+        if elapsed >= last_tick {
             break;
         }
-        thread::sleep(Duration::from_millis(10).min(duration - elapsed));
+        // The run's end is ticked on time (the caller reads the queues' counters there), the
+        // drain after it less precisely.
+        let next = if elapsed < duration {
+            duration
+        } else {
+            last_tick
+        };
+        thread::sleep(Duration::from_millis(10).min(next - elapsed));
     }
     let mut out = Vec::new();
     for (rx, tx) in handles {
@@ -841,8 +868,8 @@ fn udp_receiver<R: Receiver>(
     let window_events = events_end.saturating_sub(counted_before.0);
     let window_judged = judged_end.saturating_sub(counted_before.1);
     let window_timeouts = timeouts_end.saturating_sub(counted_before.2);
-    // Half a second past the sender's end lets the last packets drain from the queue.
-    s.run_until(at(clk.duration + Duration::from_millis(500)))?;
+    // Reading on past the sender's end lets the last packets drain from the queue.
+    s.run_until(at(clk.duration + clk.drain))?;
     let total = s.delivered_bytes();
     Ok(FlowResult {
         window_bytes: in_window - before.unwrap_or(0),
@@ -852,6 +879,7 @@ fn udp_receiver<R: Receiver>(
         window_packets_judged: Some(window_judged),
         window_receiver_timeouts: Some(window_timeouts),
         receiver_counters: Some(s.counters()),
+        received_seqs: Some(s.received_seqs().clone()),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)
             .map(|(a, b)| a.saturating_sub(b)),
@@ -881,7 +909,7 @@ fn tcp_receiver(
     let (mut total, mut before, mut in_window) = (0u64, None, None);
     let window_start = clk.start + clk.measure_from;
     let window_end = clk.start + clk.duration;
-    let end = window_end + Duration::from_millis(500);
+    let end = window_end + clk.drain;
     let n_samples = clk.samples();
     let mut delivered = Vec::with_capacity(n_samples);
     loop {
