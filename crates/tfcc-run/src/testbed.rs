@@ -29,9 +29,16 @@
 //! so they are reported per namespace (`testbed.tcp_spurious_rtos`, read at the window's start
 //! and end) and as a kernel-TCP flow's `spurious_timeouts` only when it is the one kernel-TCP
 //! sender in its namespace (`null` when several share it). Drops mean what the simulator's
-//! mean: a link's are its queue's (tc) plus the loss model's and the dropouts' (the relay's,
-//! counted from the window's start), and a flow's `packets_lost` the relay's drops of its
-//! data plus the queue's when it is the only flow crossing that queue (`flow_losses`).
+//! mean, counted at the instant of the drop between the window's edges: a link's are its
+//! queue's (tc) plus the loss model's and the dropouts' (the relay's), and a flow's
+//! `packets_lost` the relay's drops of its data plus its data's drops at the queue. The relay
+//! marks the window's edges itself and reads tc there, between two packets, so its counts and
+//! tc's are of one instant. tc does not say whose packets a queue dropped: a tfcc flow's are
+//! the data packets the relay handed to the queue in the window less those of them its
+//! receiver got (by sequence number); a kernel TCP flow's are the queue's when it is alone
+//! there, or the rest after the tfcc flows' when it is the one kernel TCP flow on a queue that
+//! nothing else crosses, and `null` otherwise (`flow_losses` has the conditions; the run's
+//! stderr says why a count is missing).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -691,7 +698,7 @@ pub fn run(
         QueueDrops {
             forward: drops,
             reverse: rev_drops,
-            left_queued: left_queued.unwrap_or((u64::MAX, u64::MAX)),
+            left_queued,
             at_marks: marked_edges,
         },
     );
@@ -1219,14 +1226,14 @@ struct LossInput<'a> {
     rcvbuf_errors: Option<u64>,
 }
 
-/// The bottleneck queues' drops in the window (tc), the packets they still held once the
-/// receivers had stopped reading, and whether the drops were read by the relay at its marks
+/// The bottleneck queues' drops in the window (tc), the packets from before the window's end
+/// they still held shortly before the receivers stopped reading (`None`: not read), and whether the drops were read by the relay at its marks
 /// (of one instant with its counts) rather than by the run's tick.
 #[derive(Clone, Copy, Debug)]
 struct QueueDrops {
     forward: u64,
     reverse: u64,
-    left_queued: (u64, u64),
+    left_queued: Option<(u64, u64)>,
     at_marks: bool,
 }
 
@@ -1282,9 +1289,9 @@ fn flow_losses(
         .enumerate()
         .map(|(i, f)| {
             let (queue_drops, left) = if f.reverse {
-                (q.reverse, q.left_queued.1)
+                (q.reverse, q.left_queued.map(|l| l.1))
             } else {
-                (q.forward, q.left_queued.0)
+                (q.forward, q.left_queued.map(|l| l.0))
             };
             let name = name(f.reverse);
             match (relay, f.received) {
@@ -1297,17 +1304,24 @@ fn flow_losses(
                     QueuePart::Unknown(match f.rcvbuf_errors {
                         Some(n) => format!(
                             "its receiving namespace dropped {n} datagrams for a full receive \
-                         buffer, which would count as drops at the queue"
+                             buffer, which would count as drops at the queue"
                         ),
                         None => "its receiving namespace's receive-buffer drops were not read, \
-                             which would count as drops at the queue"
+                                 which would count as drops at the queue"
                             .to_string(),
                     })
                 }
-                (Some(_), Some(_)) if left > 0 => QueuePart::Unknown(format!(
-                    "the {name} queue still held {left} packets when the receivers stopped \
-                     reading; a packet of this flow among them would count as lost"
-                )),
+                (Some(_), Some(_)) if left != Some(0) => QueuePart::Unknown(match left {
+                    Some(n) => format!(
+                        "the {name} queue still held {n} packets from before the window's end \
+                         when the receivers stopped reading; one of this flow's among them \
+                         would count as lost"
+                    ),
+                    None => format!(
+                        "the {name} queue was not read before the receivers stopped reading, \
+                         so a packet of this flow still queued then would count as lost"
+                    ),
+                }),
                 (Some((a, b)), Some(got)) => {
                     let written = at(&b.written, i).saturating_sub(at(&a.written, i));
                     let arrived = match b.last_seq.get(i).copied().flatten() {
@@ -1934,7 +1948,7 @@ direction = "reverse"
     const EMPTY: QueueDrops = QueueDrops {
         forward: 0,
         reverse: 0,
-        left_queued: (0, 0),
+        left_queued: Some((0, 0)),
         at_marks: true,
     };
 
@@ -2021,7 +2035,7 @@ direction = "reverse"
         assert_eq!(flow_losses(&flows, Some((&start, &end)), q), [Ok(4), Ok(5)]);
         // Packets still queued when the receivers stopped: no count for the flows behind them.
         let full = QueueDrops {
-            left_queued: (3, 0),
+            left_queued: Some((3, 0)),
             ..q
         };
         let l = flow_losses(&flows, Some((&start, &end)), full);
