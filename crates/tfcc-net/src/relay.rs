@@ -15,6 +15,15 @@
 //! reverse flow's sender sits on the receivers' side, [`crate::testbed::FlowSpec::reverse`]);
 //! packets of no known flow (ping) get [`RelayConfig::default_delay`] and no loss.
 //!
+//! Counting: the relay is the only way into the bottleneck's queues, and writing a packet into
+//! the TUN forwards and enqueues it inside that `write`, so the relay sees every arrival at a
+//! queue at the instant a DropTail queue decides to drop it. It counts each flow's data
+//! packets written and, for tfcc's protocols, the sequence number of the last one
+//! ([`RelayStats::written`], [`RelayStats::last_seq`]), and takes the measurement window's
+//! marks itself ([`RelayCommand::At`]), reading the queues' counters with `tc` there between
+//! two packets; tfcc-run sets those counts against what each receiver got to split a queue's
+//! drops between the flows.
+//!
 //! Timing: held packets sit in a binary heap keyed by (deadline, arrival order) in a
 //! pre-allocated pool of buffers, so there is no allocation per packet. The loop sleeps in
 //! `ppoll` until the next deadline minus [`RelayConfig::spin`] and busy-polls the rest, because
