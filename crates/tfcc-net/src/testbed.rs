@@ -447,6 +447,11 @@ pub struct FlowResult {
     /// The data sequence numbers the receiving session accepted over the whole run, drain
     /// included (tfcc flows; [`crate::Session::received_seqs`]).
     pub received_seqs: Option<crate::seqs::SeqLedger>,
+    /// A kernel TCP receiver's segments with payload received over the whole run, read when it
+    /// stops reading (`tcpi_data_segs_in`): beside the relay's count of the flow's segments
+    /// handed to the queue, the flow's losses at and after the queue, which the run's stderr
+    /// gives.
+    pub tcp_data_segs_in: Option<u64>,
 }
 
 /// `Udp: RcvbufErrors` of the calling thread's network namespace.
@@ -947,16 +952,13 @@ fn tcp_receiver(
         window_bytes: in_window.saturating_sub(before),
         total_bytes: total,
         delivered,
+        tcp_data_segs_in: tcp_data_segs_in(&c),
         ..FlowResult::default()
     })
 }
 
-/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
-/// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
-/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before) and
-/// retransmission timeouts (`tcpi_total_rto`: every RTO expiry of the connection, Linux 6.7
-/// on, 0 before), as a [`SenderSample`] (no rate, `p` or loss events).
-fn tcp_sample(c: &TcpStream) -> SenderSample {
+/// `TCP_INFO` of a connection and how many of its bytes the kernel filled.
+fn tcp_info(c: &TcpStream) -> Option<(libc::tcp_info, usize)> {
     // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -969,14 +971,31 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
             &mut len,
         )
     };
-    if rc != 0 {
+    (rc == 0).then_some((info, len as usize))
+}
+
+/// Segments with payload the connection has received (`tcpi_data_segs_in`, Linux 4.6 on; every
+/// arrival at TCP, duplicates included); `None` where the kernel does not say.
+fn tcp_data_segs_in(c: &TcpStream) -> Option<u64> {
+    let (info, len) = tcp_info(c)?;
+    (len >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_in) + std::mem::size_of::<u32>())
+        .then(|| u64::from(info.tcpi_data_segs_in))
+}
+
+/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
+/// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
+/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before) and
+/// retransmission timeouts (`tcpi_total_rto`: every RTO expiry of the connection, Linux 6.7
+/// on, 0 before), as a [`SenderSample`] (no rate, `p` or loss events).
+fn tcp_sample(c: &TcpStream) -> SenderSample {
+    let Some((info, len)) = tcp_info(c) else {
         return SenderSample::default();
-    }
+    };
     // An older kernel fills less of the struct and says how much.
-    let has_segs_out = len as usize
+    let has_segs_out = len
         >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_out) + std::mem::size_of::<u32>();
-    let has_total_rto = len as usize
-        >= std::mem::offset_of!(libc::tcp_info, tcpi_total_rto) + std::mem::size_of::<u16>();
+    let has_total_rto =
+        len >= std::mem::offset_of!(libc::tcp_info, tcpi_total_rto) + std::mem::size_of::<u16>();
     SenderSample {
         rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
         cwnd: Some(f64::from(info.tcpi_snd_cwnd)),

@@ -600,6 +600,20 @@ pub fn run(
             );
         }
     }
+    // A kernel TCP flow's segments handed to the queue against those its receiver got: its
+    // losses at the queue and after it over the run, measured independently of tc (the
+    // receiver reads its count as it stops; segments the sender still sends after that count
+    // as lost here).
+    for (i, r) in results.iter().enumerate() {
+        if let (Some(got), Some(st)) = (r.tcp_data_segs_in, &relay_stats) {
+            let handed = st.written.get(i).copied().unwrap_or(0);
+            eprintln!(
+                "flow {i} data (whole run): {handed} segments with payload past the relay, \
+                 {got} received; {} lost after the relay",
+                handed.saturating_sub(got)
+            );
+        }
+    }
     // After the relay a packet meets the bottleneck's queue: its drops over the whole run are
     // the other half of "lost after the relay" (the summary's link drops are the window's: a
     // slow start's overflow before `measure_from` shows here only).
@@ -608,6 +622,17 @@ pub fn run(
             "bottleneck queues (whole run): forward {} packets sent, {} dropped; reverse {} \
              sent, {} dropped",
             t.forward.sent_packets, t.forward.drops, t.reverse.sent_packets, t.reverse.drops
+        );
+    }
+    if let Some(d) = &drained {
+        eprintln!(
+            "bottleneck queues after the drain ({} ms): forward {} dropped, {} queued; reverse \
+             {} dropped, {} queued",
+            drain.as_millis(),
+            d.forward.drops,
+            d.forward.backlog_packets,
+            d.reverse.drops,
+            d.reverse.backlog_packets
         );
     }
     drop(bed);
