@@ -23,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             port: flow_port(0),
             forward: Dur::from_millis(20),
             reverse: Dur::from_millis(20),
+            proto: None,
         }],
         default_delay: Dur::from_millis(20),
         ..RelayConfig::default()

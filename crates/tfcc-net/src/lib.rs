@@ -33,6 +33,7 @@ pub mod cli;
 pub mod clock;
 pub mod pacing;
 pub mod relay;
+pub mod seqs;
 pub mod session;
 pub mod socket;
 pub mod stop_signal;

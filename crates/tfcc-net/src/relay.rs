@@ -15,6 +15,15 @@
 //! reverse flow's sender sits on the receivers' side, [`crate::testbed::FlowSpec::reverse`]);
 //! packets of no known flow (ping) get [`RelayConfig::default_delay`] and no loss.
 //!
+//! Counting: the relay is the only way into the bottleneck's queues, and writing a packet into
+//! the TUN forwards and enqueues it inside that `write`, so the relay sees every arrival at a
+//! queue at the instant a DropTail queue decides to drop it. It counts each flow's data
+//! packets written and, for tfcc's protocols, the sequence number of the last one
+//! ([`RelayStats::written`], [`RelayStats::last_seq`]), and takes the measurement window's
+//! marks itself ([`RelayCommand::At`]), reading the queues' counters with `tc` there between
+//! two packets; tfcc-run sets those counts against what each receiver got to split a queue's
+//! drops between the flows.
+//!
 //! Timing: held packets sit in a binary heap keyed by (deadline, arrival order) in a
 //! pre-allocated pool of buffers, so there is no allocation per packet. The loop sleeps in
 //! `ppoll` until the next deadline minus [`RelayConfig::spin`] and busy-polls the rest, because
@@ -37,6 +46,7 @@ use tfcc_sim::loss_model::{LossProcess, LossScope, LossSpec};
 use tfcc_sim::rng::SimRng;
 
 use crate::clock::clock_ns;
+use crate::wire::{self, Protocol};
 
 /// Name of the relay's TUN device in the router namespace.
 pub const TUN_NAME: &str = "dly0";
@@ -53,6 +63,10 @@ pub struct FlowPath {
     pub forward: Dur,
     /// One-way delay of the feedback direction.
     pub reverse: Dur,
+    /// The wire format of a tfcc flow's data, whose sequence numbers the relay notes as it
+    /// hands each packet to the bottleneck queue ([`RelayStats::last_seq`]); `None` for a
+    /// kernel TCP flow, whose data segments are only counted.
+    pub proto: Option<Protocol>,
 }
 
 /// What the relay does to each packet.
@@ -109,6 +123,14 @@ pub enum RelayCommand {
     /// drops in the measurement window only, and the relay is the one place that sees the
     /// loss model's and a dropout's drops, so the window's start is marked where they happen.
     MarkWindow,
+    /// Copy the counts now into [`RelayStats::at_end`]: the measurement window's end, after
+    /// which drops and hand-overs to the queue no longer count towards the summary.
+    MarkEnd,
+    /// Apply the command at that instant, between two packets, rather than when it arrives:
+    /// a caller's thread can be late by tens of milliseconds on a loaded machine, and a
+    /// window mark after the senders' end counted the ICMP errors their closed sockets
+    /// returned as crossing the queue in the window.
+    At(std::time::Instant, Box<RelayCommand>),
 }
 
 /// Lateness of releases (actual write time minus deadline): 1 µs buckets up to 2 ms, then
@@ -217,17 +239,51 @@ pub struct RelayStats {
     /// direction too): a flow's `packets_lost` counts its data only, as the simulator's.
     pub data_lost: Vec<u64>,
     pub data_down: Vec<u64>,
-    /// The drop counts when [`RelayCommand::MarkWindow`] arrived; `None` if it never did.
+    /// Per flow, its data packets written towards the bottleneck queue (a tfcc flow's with a
+    /// sequence number; a kernel TCP flow's segments that carry payload). Writing into the TUN
+    /// forwards the packet and enqueues it at the bottleneck in the relay's own `write`
+    /// (notes/linux-emulation.md §2a), so this counts the flow's arrivals at the queue, and a
+    /// queue drop happens inside that `write`: at the instant it is counted here.
+    pub written: Vec<u64>,
+    /// Per tfcc flow, the sequence number of the last data packet written.
+    pub last_seq: Vec<Option<u64>>,
+    /// Per tfcc flow, data packets written with a sequence number not above one written
+    /// before it: the relay writes each flow's packets in arrival order (one delay per flow
+    /// and direction), so this stays 0 unless the sender sent out of order, which the
+    /// accounting by sequence range would then misread (tfcc-run reports no count for it).
+    pub out_of_order: Vec<u64>,
+    /// Data packets of listed flows whose write into the TUN failed: neither queued nor
+    /// counted as dropped.
+    pub write_errors: u64,
+    /// Packets of no listed flow written towards the receivers' side and towards the
+    /// senders' side (ping, ICMP errors): they cross a bottleneck queue without being any
+    /// flow's.
+    pub stray: [u64; 2],
+    /// The longest a mark held the relay (its `tc` reading): packets due meanwhile went out
+    /// that much late, which the lateness histogram includes.
+    pub mark_pause: Dur,
+    /// The counts when [`RelayCommand::MarkWindow`] arrived; `None` if it never did.
     pub at_window: Option<DropCounts>,
+    /// The counts when [`RelayCommand::MarkEnd`] arrived; `None` if it never did.
+    pub at_end: Option<DropCounts>,
 }
 
-/// The relay's drop counts at one instant (see [`RelayStats`] for each).
+/// The relay's counts at one instant (see [`RelayStats`] for each).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DropCounts {
     pub lost: u64,
     pub down_drops: u64,
     pub data_lost: Vec<u64>,
     pub data_down: Vec<u64>,
+    pub written: Vec<u64>,
+    pub last_seq: Vec<Option<u64>>,
+    /// [`RelayStats::stray`].
+    pub stray: [u64; 2],
+    /// The router's root qdiscs (`tc -s`), read by the relay thread at a mark; empty
+    /// otherwise. Every packet reaches the bottleneck queues inside the relay's `write`, and a
+    /// queue drops only on arrival, so while the relay thread waits for `tc` no queue drops
+    /// anything: these drop counts and the relay's own are of one instant.
+    pub qdiscs: Vec<(String, crate::testbed::QdiscSample)>,
 }
 
 impl DropCounts {
@@ -244,28 +300,60 @@ impl DropCounts {
             down_drops: self.down_drops.saturating_sub(earlier.down_drops),
             data_lost: diff(&self.data_lost, &earlier.data_lost),
             data_down: diff(&self.data_down, &earlier.data_down),
+            written: diff(&self.written, &earlier.written),
+            // A position, not a count: the later reading's.
+            last_seq: self.last_seq.clone(),
+            stray: [0, 1].map(|k| self.stray[k].saturating_sub(earlier.stray[k])),
+            qdiscs: Vec::new(),
         }
     }
 }
 
 impl RelayStats {
-    /// The drop counts now (at the end, once the relay has stopped).
+    /// The counts now (at the end, once the relay has stopped).
     pub fn drop_counts(&self) -> DropCounts {
         DropCounts {
             lost: self.lost,
             down_drops: self.down_drops,
             data_lost: self.data_lost.clone(),
             data_down: self.data_down.clone(),
+            written: self.written.clone(),
+            last_seq: self.last_seq.clone(),
+            stray: self.stray,
+            qdiscs: Vec::new(),
         }
     }
 
-    /// The drops of the measurement window: since [`RelayCommand::MarkWindow`], or the whole
-    /// run if it was never sent.
+    /// The counts at the measurement window's start and end: at [`RelayCommand::MarkWindow`]
+    /// (all zero if it was never sent) and at [`RelayCommand::MarkEnd`] (now if it was never
+    /// sent).
+    pub fn window_edges(&self) -> (DropCounts, DropCounts) {
+        let n = self.data_lost.len();
+        let start = self.at_window.clone().unwrap_or_else(|| DropCounts {
+            data_lost: vec![0; n],
+            data_down: vec![0; n],
+            written: vec![0; n],
+            last_seq: vec![None; n],
+            ..DropCounts::default()
+        });
+        let end = self.at_end.clone().unwrap_or_else(|| self.drop_counts());
+        (start, end)
+    }
+
+    /// The drops of the measurement window: between [`RelayCommand::MarkWindow`] and
+    /// [`RelayCommand::MarkEnd`], or from the run's start or to its end where one was not
+    /// sent.
     pub fn window_drops(&self) -> DropCounts {
-        let now = self.drop_counts();
-        match &self.at_window {
-            Some(w) => now.since(w),
-            None => now,
+        let (start, end) = self.window_edges();
+        end.since(&start)
+    }
+
+    /// The counts now with the router's qdiscs (`tc`, in namespace `ns`), read by the relay
+    /// thread so that no packet reaches a queue in between.
+    fn mark(&self, ns: &str) -> DropCounts {
+        DropCounts {
+            qdiscs: crate::testbed::root_qdisc_samples(ns),
+            ..self.drop_counts()
         }
     }
 
@@ -323,6 +411,33 @@ pub fn classify(pkt: &[u8]) -> Option<Class> {
     Some(Class { forward, ports })
 }
 
+/// In the relay's per-slot owner table: a flow's packet that is not counted as its data
+/// (feedback, a TCP segment without payload), and packets of no flow, towards the receivers'
+/// side and the senders' side; below them, the index of the flow whose data it is.
+const NOT_DATA: u32 = u32::MAX - 2;
+const STRAY_FORWARD: u32 = u32::MAX - 1;
+
+/// The UDP payload of an unfragmented IPv4/UDP packet.
+fn udp_payload(pkt: &[u8]) -> Option<&[u8]> {
+    let ihl = usize::from(pkt.first()? & 0x0f) * 4;
+    let frag = u16::from_be_bytes([*pkt.get(6)?, *pkt.get(7)?]) & 0x3fff;
+    if *pkt.get(9)? != 17 || frag != 0 {
+        return None;
+    }
+    pkt.get(ihl + 8..)
+}
+
+/// The payload bytes of an IPv4/TCP segment (IP total length less both headers).
+fn tcp_payload(pkt: &[u8]) -> Option<usize> {
+    let ihl = usize::from(pkt.first()? & 0x0f) * 4;
+    if *pkt.get(9)? != 6 {
+        return None;
+    }
+    let total = usize::from(u16::from_be_bytes([*pkt.get(2)?, *pkt.get(3)?]));
+    let doff = usize::from(pkt.get(ihl + 12)? >> 4) * 4;
+    total.checked_sub(ihl + doff)
+}
+
 /// A running relay; [`Relay::stop`] ends it and returns its statistics. Dropping it without
 /// stopping also stops the thread.
 #[derive(Debug)]
@@ -370,7 +485,7 @@ impl Relay {
                         return Err(e);
                     }
                 };
-                run_relay(fd, cfg, &stop2, &cmd_rx)
+                run_relay(fd, cfg, &ns, &stop2, &cmd_rx)
             })?;
         let mut relay = Relay {
             stop,
@@ -534,6 +649,7 @@ fn set_realtime(prio: i32) -> bool {
 fn run_relay(
     fd: OwnedFd,
     cfg: RelayConfig,
+    ns: &str,
     stop: &AtomicBool,
     commands: &mpsc::Receiver<RelayCommand>,
 ) -> io::Result<RelayStats> {
@@ -543,6 +659,9 @@ fn run_relay(
         data_forwarded: vec![0; cfg.flows.len()],
         data_lost: vec![0; cfg.flows.len()],
         data_down: vec![0; cfg.flows.len()],
+        written: vec![0; cfg.flows.len()],
+        last_seq: vec![None; cfg.flows.len()],
+        out_of_order: vec![0; cfg.flows.len()],
         ..RelayStats::default()
     };
     let origin = clock_ns(libc::CLOCK_MONOTONIC);
@@ -551,6 +670,10 @@ fn run_relay(
     let slots = cfg.slots.max(1);
     let mut pool = vec![0u8; slots * SLOT_BYTES];
     let mut lens = vec![0u16; slots];
+    // Per held packet: the flow whose data it is ([`NOT_DATA`] otherwise) and its sequence
+    // number (tfcc data), counted when it is written.
+    let mut owner = vec![NOT_DATA; slots];
+    let mut seqs: Vec<Option<u64>> = vec![None; slots];
     let mut free: Vec<u32> = (0..slots as u32).rev().collect();
     let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(slots);
     let mut scratch = [0u8; SLOT_BYTES];
@@ -559,21 +682,51 @@ fn run_relay(
     let mut loss = Loss::new(&cfg.loss, cfg.flows.len(), cfg.seed, epoch, Time(now()));
     let mut up = true;
     let spin = cfg.spin.0;
+    // Scheduled commands by relay time, earliest first; commands to apply now.
+    let mut pending: Vec<(u64, RelayCommand)> = Vec::new();
+    let mut due: Vec<RelayCommand> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         while let Ok(c) = commands.try_recv() {
             match c {
+                RelayCommand::At(when, c) => {
+                    let left = when.saturating_duration_since(std::time::Instant::now());
+                    let at = now() + u64::try_from(left.as_nanos()).unwrap_or(u64::MAX / 2);
+                    let k = pending.partition_point(|p| p.0 <= at);
+                    pending.insert(k, (at, *c));
+                }
+                c => due.push(c),
+            }
+        }
+        let t = now();
+        while pending.first().is_some_and(|p| p.0 <= t) {
+            due.push(pending.remove(0).1);
+        }
+        for c in due.drain(..) {
+            match c {
+                // Scheduled from a scheduled command: not a case the testbed has.
+                RelayCommand::At(..) => {}
                 RelayCommand::SetLoss(l) => {
                     epoch += 1;
                     loss = Loss::new(&l, cfg.flows.len(), cfg.seed, epoch, Time(now()));
                 }
                 RelayCommand::SetUp(u) => up = u,
-                RelayCommand::MarkWindow => st.at_window = Some(st.drop_counts()),
+                RelayCommand::MarkWindow | RelayCommand::MarkEnd => {
+                    let t0 = now();
+                    let m = Some(st.mark(ns));
+                    st.mark_pause = st.mark_pause.max(Dur(now().saturating_sub(t0)));
+                    if matches!(c, RelayCommand::MarkWindow) {
+                        st.at_window = m;
+                    } else {
+                        st.at_end = m;
+                    }
+                }
             }
         }
         // Release what is due.
         let mut t = now();
         while let Some(&Reverse((deadline, _, slot))) = heap.peek() {
-            if deadline > t {
+            // A scheduled command falls between the packets before and after its time.
+            if deadline > t || pending.first().is_some_and(|p| p.0 <= t) {
                 break;
             }
             heap.pop();
@@ -584,6 +737,24 @@ fn run_relay(
             if n > 0 {
                 st.forwarded += 1;
                 st.bytes += n as u64;
+            }
+            if owner[s] >= STRAY_FORWARD {
+                if n > 0 {
+                    st.stray[(owner[s] - STRAY_FORWARD) as usize] += 1;
+                }
+            } else if owner[s] != NOT_DATA {
+                let i = owner[s] as usize;
+                if n > 0 {
+                    st.written[i] += 1;
+                    if let Some(q) = seqs[s] {
+                        if st.last_seq[i].is_some_and(|l| q <= l) {
+                            st.out_of_order[i] += 1;
+                        }
+                        st.last_seq[i] = Some(st.last_seq[i].map_or(q, |l| l.max(q)));
+                    }
+                } else {
+                    st.write_errors += 1;
+                }
             }
             st.lateness.record(t.saturating_sub(deadline));
             free.push(slot);
@@ -640,8 +811,30 @@ fn run_relay(
                     continue;
                 }
             }
+            owner[s as usize] = match (flow, class) {
+                (None, Some(c)) => STRAY_FORWARD + u32::from(!c.forward),
+                (None, None) => STRAY_FORWARD,
+                _ => NOT_DATA,
+            };
             if let Some((i, true)) = flow {
                 st.data_forwarded[i] += 1;
+                let pkt = &buf[..len];
+                match cfg.flows[i].proto {
+                    Some(p) => {
+                        seqs[s as usize] = udp_payload(pkt)
+                            .and_then(|d| wire::decode(p, wire::Direction::Data, d).ok())
+                            .and_then(|(h, _)| wire::data_seq(&h));
+                        if seqs[s as usize].is_some() {
+                            owner[s as usize] = i as u32;
+                        }
+                    }
+                    None => {
+                        seqs[s as usize] = None;
+                        if tcp_payload(pkt).is_some_and(|n| n > 0) {
+                            owner[s as usize] = i as u32;
+                        }
+                    }
+                }
             }
             lens[s as usize] = len as u16;
             heap.push(Reverse((arrival + delay.0, seq, s)));
@@ -655,6 +848,7 @@ fn run_relay(
         let wait = heap
             .peek()
             .map_or(10_000_000, |Reverse((d, _, _))| d.saturating_sub(t))
+            .min(pending.first().map_or(u64::MAX, |p| p.0.saturating_sub(t)))
             .min(10_000_000);
         if wait <= spin {
             continue;
@@ -698,6 +892,7 @@ mod tests {
             port,
             forward: Dur::ZERO,
             reverse: Dur::ZERO,
+            proto: None,
         });
         let data = classify(&ipv4(17, [10, 78, 2, 1], 40000, 5001)).unwrap();
         assert!(data.forward);
@@ -759,6 +954,57 @@ mod tests {
         let w = st.window_drops();
         assert_eq!((w.lost, w.down_drops), (4, 7));
         assert_eq!((w.data_lost, w.data_down), (vec![0, 4], vec![6, 0]));
+    }
+
+    #[test]
+    fn the_window_ends_at_its_end_mark() {
+        let mut st = RelayStats {
+            data_lost: vec![0],
+            data_down: vec![0],
+            written: vec![10],
+            last_seq: vec![Some(9)],
+            ..RelayStats::default()
+        };
+        let (a, b) = st.window_edges();
+        // No marks: from nothing to now.
+        assert_eq!((a.written, a.last_seq), (vec![0], vec![None]));
+        assert_eq!(b.last_seq, vec![Some(9)]);
+        st.at_window = Some(st.drop_counts());
+        st.written[0] = 30;
+        st.last_seq[0] = Some(29);
+        st.data_lost[0] = 2;
+        st.lost = 2;
+        st.at_end = Some(st.drop_counts());
+        // After the end mark: not the window's.
+        st.written[0] = 40;
+        st.data_lost[0] = 5;
+        st.lost = 5;
+        let w = st.window_drops();
+        assert_eq!((w.lost, w.data_lost, w.written), (2, vec![2], vec![20]));
+        let (a, b) = st.window_edges();
+        assert_eq!((a.last_seq, b.last_seq), (vec![Some(9)], vec![Some(29)]));
+    }
+
+    #[test]
+    fn payloads_are_found_behind_the_headers() {
+        let mut udp = ipv4(17, [10, 78, 2, 1], 40000, 5001);
+        udp.extend_from_slice(&[7; 12]);
+        assert_eq!(udp_payload(&udp), Some(&[7u8; 12][..]));
+        let mut frag = udp.clone();
+        frag[6] = 0x20; // more fragments follow: not a whole datagram
+        assert_eq!(udp_payload(&frag), None);
+        assert_eq!(udp_payload(&udp[..10]), None);
+        // TCP: 20 B IP + 32 B TCP header (doff 8) + 100 B of data.
+        let mut tcp = ipv4(6, [10, 78, 2, 1], 40000, 5001);
+        tcp.resize(152, 0);
+        tcp[2..4].copy_from_slice(&152u16.to_be_bytes());
+        tcp[32] = 8 << 4;
+        assert_eq!(tcp_payload(&tcp), Some(100));
+        // A pure ACK carries none; a UDP packet is not TCP; a truncated one is not read.
+        tcp[2..4].copy_from_slice(&52u16.to_be_bytes());
+        assert_eq!(tcp_payload(&tcp), Some(0));
+        assert_eq!(tcp_payload(&udp), None);
+        assert_eq!(tcp_payload(&tcp[..30]), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use tfcc_core::{Dur, Packet, Time};
 
 use crate::clock::Clock;
 use crate::pacing::{GapError, Lateness};
+use crate::seqs::SeqLedger;
 use crate::socket::{Socket, Woke};
 use crate::wire::{self, Direction, Protocol, WireError};
 
@@ -167,6 +168,8 @@ pub struct Session<E: Endpoint> {
     last: Time,
     /// The last wait ended because a datagram was readable (or no wait has happened yet).
     readable: bool,
+    /// The data sequence numbers a receiver accepted (empty for a sender).
+    seqs: SeqLedger,
 }
 
 fn sender_error<S: Sender>(s: &mut S, now: Time) {
@@ -218,6 +221,7 @@ impl<E: Endpoint> Session<E> {
             delivered: nothing_delivered::<E>,
             last: Time::ZERO,
             readable: true,
+            seqs: SeqLedger::default(),
         })
     }
 
@@ -274,6 +278,13 @@ impl<E: Endpoint> Session<E> {
     /// requested time minus the time it was given for the previous send).
     pub fn gap_error(&self) -> &GapError {
         &self.gap
+    }
+
+    /// The data sequence numbers a receiving session accepted, duplicates once: what the
+    /// testbed sets against the packets its relay handed to the bottleneck queue to count the
+    /// flow's losses there. Empty for a sender.
+    pub fn received_seqs(&self) -> &SeqLedger {
+        &self.seqs
     }
 
     /// Payload bytes the receiver endpoint delivered (0 for a sender).
@@ -477,6 +488,11 @@ impl<E: Endpoint> Session<E> {
             self.last = t;
             self.counters.received += 1;
             self.counters.received_bytes += r.len as u64;
+            if self.incoming == Direction::Data {
+                if let Some(seq) = wire::data_seq(&header) {
+                    self.seqs.record(seq);
+                }
+            }
             let pkt = Packet {
                 size: u32::try_from(r.len).unwrap_or(u32::MAX),
                 header,

@@ -470,6 +470,14 @@ pub struct FlowResult {
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
+    /// The data sequence numbers the receiving session accepted over the whole run, drain
+    /// included (tfcc flows; [`crate::Session::received_seqs`]).
+    pub received_seqs: Option<crate::seqs::SeqLedger>,
+    /// A kernel TCP receiver's segments with payload received over the whole run, read when it
+    /// stops reading (`tcpi_data_segs_in`): beside the relay's count of the flow's segments
+    /// handed to the queue, the flow's losses at and after the queue, which the run's stderr
+    /// gives.
+    pub tcp_data_segs_in: Option<u64>,
 }
 
 /// `Udp: RcvbufErrors` of the calling thread's network namespace.
@@ -551,7 +559,17 @@ struct Clocking {
     duration: Duration,
     measure_from: Duration,
     interval: Duration,
+    /// How long the receivers go on reading after the senders stop.
+    drain: Duration,
 }
+
+/// The receivers' reading time after the senders stop in [`run_flows`]: what a full queue of
+/// 100 packets of 1500 B takes to empty at 2.4 Mb/s.
+pub const DEFAULT_DRAIN: Duration = Duration::from_millis(500);
+
+/// The last tick of [`run_flows_sampled`] comes this long before the receivers stop reading:
+/// what left the queue by then has reached its receiver (the veth delivers in microseconds).
+pub const DRAIN_MARGIN: Duration = Duration::from_millis(50);
 
 impl Clocking {
     /// Sampling instants (offsets from the start) up to the end of the run.
@@ -583,14 +601,18 @@ pub fn run_flows(
         duration,
         measure_from,
         Duration::from_millis(100),
+        DEFAULT_DRAIN,
         &mut |_| Ok(()),
     )
 }
 
 /// As [`run_flows`] (flows in either direction), with each receiver's delivered bytes sampled
-/// every `interval`, and
-/// `tick(elapsed)` called on the calling thread about every 10 ms of the run (from its start
-/// to its end) so the caller can apply scheduled changes and poll the queue. An error from
+/// every `interval`, the receivers reading for `drain` after the senders stop (what is queued
+/// then arrives: a packet still queued when they stop would look lost), and
+/// `tick(elapsed)` called on the calling thread about every 10 ms of the run, from its start
+/// to its end and on into the drain until [`DRAIN_MARGIN`] before the receivers stop (`elapsed`
+/// then exceeds `duration`), so the caller can apply scheduled changes and poll the queue, and
+/// see whether the queue emptied while the receivers were still reading. An error from
 /// `tick` is returned after the flows end, except [`TestbedError::Interrupted`], which is
 /// returned at once: the flows' threads are left running (detached, in the namespaces) and
 /// end by themselves at the run's end, or with the process, which is what `tfcc run` does
@@ -602,6 +624,7 @@ pub fn run_flows_sampled(
     duration: Duration,
     measure_from: Duration,
     interval: Duration,
+    drain: Duration,
     tick: &mut dyn FnMut(Duration) -> Result<(), TestbedError>,
 ) -> Result<Vec<FlowResult>, TestbedError> {
     let start = Instant::now() + Duration::from_millis(300);
@@ -610,6 +633,7 @@ pub fn run_flows_sampled(
         duration,
         measure_from,
         interval: interval.max(Duration::from_millis(1)),
+        drain,
     };
     let mut handles = Vec::new();
     for (i, spec) in flows.iter().enumerate() {
@@ -690,19 +714,27 @@ pub fn run_flows_sampled(
     }
     let mut tick_err = None;
     wait_until(start);
+    let last_tick = duration + drain.saturating_sub(DRAIN_MARGIN);
     loop {
         let elapsed = start.elapsed();
         if tick_err.is_none() {
-            match tick(elapsed.min(duration)) {
+            match tick(elapsed.min(last_tick)) {
                 Ok(()) => {}
                 Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
                 Err(e) => tick_err = Some(e),
             }
         }
-        if elapsed >= duration {
+        if elapsed >= last_tick {
             break;
         }
-        thread::sleep(Duration::from_millis(10).min(duration - elapsed));
+        // The run's end is ticked on time (the caller reads the queues' counters there), the
+        // drain after it less precisely.
+        let next = if elapsed < duration {
+            duration
+        } else {
+            last_tick
+        };
+        thread::sleep(Duration::from_millis(10).min(next - elapsed));
     }
     let mut out = Vec::new();
     for (rx, tx) in handles {
@@ -884,8 +916,8 @@ fn udp_receiver<R: Receiver>(
     let window_events = events_end.saturating_sub(counted_before.0);
     let window_judged = judged_end.saturating_sub(counted_before.1);
     let window_timeouts = timeouts_end.saturating_sub(counted_before.2);
-    // Half a second past the sender's end lets the last packets drain from the queue.
-    s.run_until(at(clk.duration + Duration::from_millis(500)))?;
+    // Reading on past the sender's end lets the last packets drain from the queue.
+    s.run_until(at(clk.duration + clk.drain))?;
     let total = s.delivered_bytes();
     Ok(FlowResult {
         window_bytes: in_window - before.unwrap_or(0),
@@ -897,6 +929,7 @@ fn udp_receiver<R: Receiver>(
         receiver_run_loss_events: Some(events_end),
         receiver_p,
         receiver_counters: Some(s.counters()),
+        received_seqs: Some(s.received_seqs().clone()),
         rcvbuf_errors: udp_rcvbuf_errors()
             .zip(rcvbuf_before)
             .map(|(a, b)| a.saturating_sub(b)),
@@ -926,7 +959,7 @@ fn tcp_receiver(
     let (mut total, mut before, mut in_window) = (0u64, None, None);
     let window_start = clk.start + clk.measure_from;
     let window_end = clk.start + clk.duration;
-    let end = window_end + Duration::from_millis(500);
+    let end = window_end + clk.drain;
     let n_samples = clk.samples();
     let mut delivered = Vec::with_capacity(n_samples);
     loop {
@@ -966,16 +999,13 @@ fn tcp_receiver(
         window_bytes: in_window.saturating_sub(before),
         total_bytes: total,
         delivered,
+        tcp_data_segs_in: tcp_data_segs_in(&c),
         ..FlowResult::default()
     })
 }
 
-/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
-/// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
-/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before) and
-/// retransmission timeouts (`tcpi_total_rto`: every RTO expiry of the connection, Linux 6.7
-/// on, 0 before), as a [`SenderSample`] (no rate, `p` or loss events).
-fn tcp_sample(c: &TcpStream) -> SenderSample {
+/// `TCP_INFO` of a connection and how many of its bytes the kernel filled.
+fn tcp_info(c: &TcpStream) -> Option<(libc::tcp_info, usize)> {
     // SAFETY: all-zero is a valid tcp_info; getsockopt writes at most `len` bytes into it.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -988,14 +1018,31 @@ fn tcp_sample(c: &TcpStream) -> SenderSample {
             &mut len,
         )
     };
-    if rc != 0 {
+    (rc == 0).then_some((info, len as usize))
+}
+
+/// Segments with payload the connection has received (`tcpi_data_segs_in`, Linux 4.6 on; every
+/// arrival at TCP, duplicates included); `None` where the kernel does not say.
+fn tcp_data_segs_in(c: &TcpStream) -> Option<u64> {
+    let (info, len) = tcp_info(c)?;
+    (len >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_in) + std::mem::size_of::<u32>())
+        .then(|| u64::from(info.tcpi_data_segs_in))
+}
+
+/// The kernel's view of a TCP connection (`TCP_INFO`): smoothed RTT, congestion window in
+/// segments and data segments sent (`tcpi_data_segs_out`, retransmissions included, counted in
+/// MSS-sized segments also when TSO sends them as one; Linux 4.6 on, 0 before) and
+/// retransmission timeouts (`tcpi_total_rto`: every RTO expiry of the connection, Linux 6.7
+/// on, 0 before), as a [`SenderSample`] (no rate, `p` or loss events).
+fn tcp_sample(c: &TcpStream) -> SenderSample {
+    let Some((info, len)) = tcp_info(c) else {
         return SenderSample::default();
-    }
+    };
     // An older kernel fills less of the struct and says how much.
-    let has_segs_out = len as usize
+    let has_segs_out = len
         >= std::mem::offset_of!(libc::tcp_info, tcpi_data_segs_out) + std::mem::size_of::<u32>();
-    let has_total_rto = len as usize
-        >= std::mem::offset_of!(libc::tcp_info, tcpi_total_rto) + std::mem::size_of::<u16>();
+    let has_total_rto =
+        len >= std::mem::offset_of!(libc::tcp_info, tcpi_total_rto) + std::mem::size_of::<u16>();
     SenderSample {
         rtt: (info.tcpi_rtt > 0).then(|| tfcc_core::Dur::from_micros(u64::from(info.tcpi_rtt))),
         cwnd: Some(f64::from(info.tcpi_snd_cwnd)),

@@ -132,6 +132,17 @@ fn with_scratch(buf: &mut [u8], f: impl FnOnce(&mut Vec<u8>)) -> Result<usize, W
     })
 }
 
+/// The sequence number of a data header of any tfcc protocol; `None` for feedback (and for
+/// TCP's headers, which the transport never carries).
+pub fn data_seq(h: &Header) -> Option<u64> {
+    match h {
+        Header::Raw { seq, .. } | Header::TfwcData { seq, .. } => Some(*seq),
+        Header::TfrcData(d) => Some(d.seq),
+        Header::WarcData(d) => Some(d.seq),
+        _ => None,
+    }
+}
+
 /// The header at the front of a datagram of `proto` travelling in `dir`, and the header length
 /// (the payload follows it).
 pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, usize), WireError> {

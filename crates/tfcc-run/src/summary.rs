@@ -204,7 +204,8 @@ pub struct FlowEntry {
     pub packets_sent: u64,
     /// Data packets dropped on the forward route in the window (the simulator's
     /// `FlowSummary::packets_lost`); `null` on the testbed when the flow's share of a queue's
-    /// drops is unknown (tc counts a queue's drops, not whose packets they were).
+    /// drops is unknown (tc counts a queue's drops, not whose packets they were; the testbed
+    /// measures a tfcc flow's and, in some cases, a kernel TCP flow's: testbed::flow_losses).
     pub packets_lost: Option<u64>,
     pub loss_event_rate: Option<f64>,
     pub mean_rtt_s: Option<f64>,

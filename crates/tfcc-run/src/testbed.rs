@@ -34,9 +34,16 @@
 //! so they are reported per namespace (`testbed.tcp_spurious_rtos`, read at the window's start
 //! and end) and as a kernel-TCP flow's `spurious_timeouts` only when it is the one kernel-TCP
 //! sender in its namespace (`null` when several share it). Drops mean what the simulator's
-//! mean: a link's are its queue's (tc) plus the loss model's and the dropouts' (the relay's,
-//! counted from the window's start), and a flow's `packets_lost` the relay's drops of its
-//! data plus the queue's when it is the only flow crossing that queue (`flow_losses`).
+//! mean, counted at the instant of the drop between the window's edges: a link's are its
+//! queue's (tc) plus the loss model's and the dropouts' (the relay's), and a flow's
+//! `packets_lost` the relay's drops of its data plus its data's drops at the queue. The relay
+//! marks the window's edges itself and reads tc there, between two packets, so its counts and
+//! tc's are of one instant. tc does not say whose packets a queue dropped: a tfcc flow's are
+//! the data packets the relay handed to the queue in the window less those of them its
+//! receiver got (by sequence number); a kernel TCP flow's are the queue's when it is alone
+//! there, or the rest after the tfcc flows' when it is the one kernel TCP flow on a queue that
+//! nothing else crosses, and `null` otherwise (`flow_losses` has the conditions; the run's
+//! stderr says why a count is missing).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -44,11 +51,14 @@ use std::time::{Duration, Instant};
 use tfcc_core::time::std_secs_f64;
 use tfcc_core::Dur;
 use tfcc_net::relay::RelayCommand;
-use tfcc_net::relay::{FlowPath, RelayConfig};
+use tfcc_net::relay::{DropCounts, FlowPath, RelayConfig};
+use tfcc_net::seqs::SeqLedger;
 use tfcc_net::testbed::{
     flow_port, root_qdisc_samples, run_flows_sampled, tcp_spurious_rtos, Bottleneck, Dumbbell,
-    FlowKind, FlowSpec, QdiscSample, TestbedError, FORWARD_DEV, REVERSE_DEV,
+    FlowKind, FlowSpec, QdiscSample, TestbedError, DEFAULT_DRAIN, DRAIN_MARGIN, FORWARD_DEV,
+    REVERSE_DEV,
 };
+use tfcc_net::Protocol;
 use tfcc_sim::recorder::{fairness_theta, jain_index};
 use tfcc_sim::scenario;
 use tfcc_sim::scenario::spec::Direction;
@@ -191,6 +201,8 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
             port: flow_port(i),
             forward: sum(&route.forward),
             reverse: sum(&route.reverse),
+            // Set below, once the flow's kind is known.
+            proto: None,
         });
         let kind = match (&f.sender, f.protocol.as_str()) {
             // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
@@ -278,6 +290,13 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
             }
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
+        paths[i].proto = match &kind {
+            FlowKind::Tfrc(_) | FlowKind::TfrcVideo { .. } => Some(Protocol::Tfrc),
+            FlowKind::Tfwc(_) => Some(Protocol::Tfwc),
+            FlowKind::Rate { estimator, .. } => Some(Protocol::Rate(estimator.scheme())),
+            FlowKind::Cbr(_) => Some(Protocol::Raw),
+            FlowKind::Tcp { .. } => None,
+        };
         flows.push(FlowSpec {
             kind,
             start: Duration::from_nanos(f.start.0),
@@ -364,8 +383,18 @@ pub fn run(
     let events_need_relay = events
         .iter()
         .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
+    // With two flows or more a queue's drops are shared, and the relay is where each flow's
+    // arrivals at the queue are counted (`flow_losses`).
+    // Only the count of a tfcc flow's losses needs its queue emptied before the receivers stop
+    // (kernel TCP's rests on tc's drops, which a full queue does not change).
+    let drain = if paths.iter().any(|p| p.proto.is_some()) {
+        drain_time(start_rate, &events, limit.max(reverse_limit), &paths)
+    } else {
+        DEFAULT_DRAIN
+    };
     let needs_relay = loss.is_some()
         || events_need_relay
+        || flows.len() > 1
         || paths.iter().any(|p| !(p.forward + p.reverse).is_zero());
     let relay = if needs_relay {
         Some(
@@ -418,10 +447,34 @@ pub fn run(
     };
     let mut rtos_at_window: Option<Rtos> = None;
     let mut rtos_at_end: Option<Rtos> = None;
+    // The queues once the senders have stopped and what they held has had time to leave,
+    // shortly before the receivers stop reading (`drained_at`).
+    let mut drained: Option<Directions> = None;
+    let drained_at = duration + drain.saturating_sub(DRAIN_MARGIN);
+    let mut marks_sent = false;
     let mut tick = |elapsed: Duration| -> Result<(), TestbedError> {
         if !keep_going() {
             return Err(TestbedError::Interrupted);
         }
+        // The relay marks the window's edges itself, at their instants (the first tick comes
+        // at the run's start, so `elapsed` places it to microseconds).
+        if !marks_sent {
+            marks_sent = true;
+            if let Some(r) = &relay {
+                let origin = Instant::now() - elapsed;
+                for (at, c) in [
+                    (measure_from, RelayCommand::MarkWindow),
+                    (duration, RelayCommand::MarkEnd),
+                ] {
+                    r.command(RelayCommand::At(origin + at, Box::new(c)));
+                }
+            }
+        }
+        if drained.is_none() && elapsed >= drained_at {
+            drained = Directions::read(&router);
+        }
+        // Beyond the run's end the tick only watches the drain.
+        let elapsed = elapsed.min(duration);
         if rtos_at_window.is_none() && elapsed >= measure_from {
             rtos_at_window = Some(read_rtos(&rto_spaces));
         }
@@ -430,10 +483,6 @@ pub fn run(
         }
         if at_window.is_none() && elapsed >= measure_from {
             at_window = Some(Directions::read(&router).unwrap_or_default());
-            // The relay's drops (loss model, dropouts) are windowed from the same instant.
-            if let Some(r) = &relay {
-                r.command(RelayCommand::MarkWindow);
-            }
         }
         if at_end.is_none() && elapsed >= duration {
             at_end = Directions::read(&router);
@@ -473,8 +522,15 @@ pub fn run(
         }
         Ok(())
     };
-    let results = match run_flows_sampled(&bed, &flows, duration, measure_from, interval, &mut tick)
-    {
+    let results = match run_flows_sampled(
+        &bed,
+        &flows,
+        duration,
+        measure_from,
+        interval,
+        drain,
+        &mut tick,
+    ) {
         Ok(r) => r,
         Err(TestbedError::Interrupted) => {
             // The relay first (it holds the TUN in the router's namespace), then the
@@ -492,17 +548,49 @@ pub fn run(
         ),
         None => None,
     };
+    // The relay's readings at its marks, where it ran, are of the same instant as its own
+    // counts (tfcc_net::relay::DropCounts::qdiscs); the tick's, a few ms apart from them,
+    // where it did not.
+    let marked = |m: Option<&DropCounts>| m.and_then(|c| Directions::of(&c.qdiscs));
+    let (w_mark, e_mark) = (
+        marked(relay_stats.as_ref().and_then(|s| s.at_window.as_ref())),
+        marked(relay_stats.as_ref().and_then(|s| s.at_end.as_ref())),
+    );
+    let marked_edges = w_mark.is_some() && e_mark.is_some();
+    let at_window = w_mark.or(at_window);
+    let at_end = e_mark.or(at_end);
+    // Of what the queues held at the window's end, what had not left them by the drain's
+    // reading: FIFO queues send what they held before anything that came later, so this is 0
+    // once they have sent as many packets since; without a reading at the end, what they held
+    // at the drain's reading.
+    let left_queued = drained.map(|d| {
+        let left = |late: QdiscSample, at: Option<QdiscSample>| match at {
+            Some(a) => a
+                .backlog_packets
+                .saturating_sub(late.sent_packets.saturating_sub(a.sent_packets)),
+            None => late.backlog_packets,
+        };
+        (
+            left(d.forward, at_end.map(|e| e.forward)),
+            left(d.reverse, at_end.map(|e| e.reverse)),
+        )
+    });
     let tc = at_end.or_else(|| Directions::read(&bed.router_ns()));
     if let Some(st) = &relay_stats {
         eprintln!(
             "relay (whole run): {} packets, {} lost to the loss model, {} dropped while the \
-             bottleneck was down, lateness p50 {:.3} p99 {:.3} max {:.3} ms, CPU {:.1} %{}",
+             bottleneck was down, {} and {} of no flow towards the receivers' and the senders' \
+             side, lateness p50 {:.3} p99 {:.3} max {:.3} ms (the window marks' tc readings \
+             held it up to {:.1} ms), CPU {:.1} %{}",
             st.forwarded,
             st.lost,
             st.down_drops,
+            st.stray[0],
+            st.stray[1],
             st.lateness.quantile(0.5).as_millis_f64(),
             st.lateness.quantile(0.99).as_millis_f64(),
             st.lateness.max().as_millis_f64(),
+            st.mark_pause.as_millis_f64(),
             100.0 * st.cpu_share(),
             if st.realtime { "" } else { " (no SCHED_FIFO)" }
         );
@@ -533,6 +621,20 @@ pub fn run(
             );
         }
     }
+    // A kernel TCP flow's segments handed to the queue against those its receiver got: its
+    // losses at the queue and after it over the run, measured independently of tc (the
+    // receiver reads its count as it stops; segments the sender still sends after that count
+    // as lost here).
+    for (i, r) in results.iter().enumerate() {
+        if let (Some(got), Some(st)) = (r.tcp_data_segs_in, &relay_stats) {
+            let handed = st.written.get(i).copied().unwrap_or(0);
+            eprintln!(
+                "flow {i} data (whole run): {handed} segments with payload past the relay, \
+                 {got} received; {} lost after the relay",
+                handed.saturating_sub(got)
+            );
+        }
+    }
     // After the relay a packet meets the bottleneck's queue: its drops over the whole run are
     // the other half of "lost after the relay" (the summary's link drops are the window's: a
     // slow start's overflow before `measure_from` shows here only).
@@ -541,6 +643,17 @@ pub fn run(
             "bottleneck queues (whole run): forward {} packets sent, {} dropped; reverse {} \
              sent, {} dropped",
             t.forward.sent_packets, t.forward.drops, t.reverse.sent_packets, t.reverse.drops
+        );
+    }
+    if let Some(d) = &drained {
+        eprintln!(
+            "bottleneck queues after the drain ({} ms): forward {} dropped, {} queued; reverse \
+             {} dropped, {} queued",
+            drain.as_millis(),
+            d.forward.drops,
+            d.forward.backlog_packets,
+            d.reverse.drops,
+            d.reverse.backlog_packets
         );
     }
     drop(bed);
@@ -622,7 +735,37 @@ pub fn run(
         .as_ref()
         .map(|s| s.window_drops())
         .unwrap_or_default();
-    let lost = flow_losses(&flows, &relay_window, drops, rev_drops);
+    let inputs: Vec<LossInput> = flows
+        .iter()
+        .zip(&results)
+        .enumerate()
+        .map(|(i, (f, r))| LossInput {
+            reverse: f.reverse,
+            received: r.received_seqs.as_ref(),
+            rcvbuf_errors: r.rcvbuf_errors,
+            out_of_order: relay_stats
+                .as_ref()
+                .and_then(|s| s.out_of_order.get(i).copied())
+                .unwrap_or(0),
+        })
+        .collect();
+    let edges = relay_stats.as_ref().map(|s| s.window_edges());
+    let lost = flow_losses(
+        &inputs,
+        edges.as_ref().map(|(a, b)| (a, b)),
+        QueueDrops {
+            forward: drops,
+            reverse: rev_drops,
+            left_queued,
+            at_marks: marked_edges,
+        },
+    );
+    for (i, l) in lost.iter().enumerate() {
+        if let Err(why) = l {
+            eprintln!("flow {i}: packets_lost unknown: {why}");
+        }
+    }
+    let lost: Vec<Option<u64>> = lost.into_iter().map(|l| l.ok()).collect();
     let entries: Vec<FlowEntry> = results
         .iter()
         .zip(&built.flow_info)
@@ -886,7 +1029,12 @@ struct Directions {
 impl Directions {
     /// One `tc` process for both; `None` if the forward one is missing.
     fn read(router: &str) -> Option<Directions> {
-        let all = root_qdisc_samples(router);
+        Self::of(&root_qdisc_samples(router))
+    }
+
+    /// The two among a reading of the router's root qdiscs; `None` if the forward one is
+    /// missing.
+    fn of(all: &[(String, QdiscSample)]) -> Option<Directions> {
         let get = |dev: &str| all.iter().find(|(d, _)| d == dev).map(|(_, q)| *q);
         Some(Directions {
             forward: get(FORWARD_DEV)?,
@@ -1187,37 +1335,252 @@ fn capacity_bits(
     bits + bps * duration.saturating_sub(t).as_secs_f64()
 }
 
+/// How long the receivers read after the senders stop: long enough for a full queue to
+/// empty at the lowest scheduled rate, and for the longest path's delays (the relay holds a
+/// packet for its flow's one-way delay before the queue), with 200 ms to spare; at least
+/// [`DEFAULT_DRAIN`], at most 10 s. A packet still queued when the receivers stop would
+/// otherwise look lost to `flow_losses`, which therefore also checks that the queues are
+/// empty by then.
+fn drain_time(
+    rate: tfcc_core::Rate,
+    events: &[(Duration, LinkAction)],
+    limit: u32,
+    paths: &[FlowPath],
+) -> Duration {
+    let lowest = events
+        .iter()
+        .filter_map(|(_, a)| match a {
+            LinkAction::SetRate(r) => Some(r.bps()),
+            _ => None,
+        })
+        .fold(rate.bps(), u64::min)
+        .max(1);
+    // The veths' MTU bounds a packet at 1500 B.
+    let queue = Duration::from_secs_f64(f64::from(limit) * 1500.0 * 8.0 / lowest as f64);
+    let path = paths
+        .iter()
+        .map(|p| p.forward + p.reverse)
+        .max()
+        .unwrap_or(Dur::ZERO);
+    (queue + Duration::from_nanos(path.0) + Duration::from_millis(200))
+        .max(DEFAULT_DRAIN)
+        .min(Duration::from_secs(10))
+}
+
+/// One flow as the loss accounting sees it.
+#[derive(Clone, Copy)]
+struct LossInput<'a> {
+    reverse: bool,
+    /// The data sequence numbers its receiver accepted over the whole run (tfcc flows).
+    received: Option<&'a SeqLedger>,
+    /// Its data packets the relay wrote out of sequence order
+    /// (tfcc_net::relay::RelayStats::out_of_order).
+    out_of_order: u64,
+    /// UDP datagrams its receiving namespace dropped for a full receive buffer while it
+    /// received (tfcc flows; `None` if unread): such a drop after the queue would count as one
+    /// of the queue's.
+    rcvbuf_errors: Option<u64>,
+}
+
+/// The bottleneck queues' drops in the window (tc), the packets from before the window's end
+/// they still held shortly before the receivers stopped reading (`None`: not read), and whether the drops were read by the relay at its marks
+/// (of one instant with its counts) rather than by the run's tick.
+#[derive(Clone, Copy, Debug)]
+struct QueueDrops {
+    forward: u64,
+    reverse: u64,
+    left_queued: Option<(u64, u64)>,
+    at_marks: bool,
+}
+
+/// A flow's drops at its queue, before the relay's are added.
+enum QueuePart {
+    Known(u64),
+    /// Not counted per flow (kernel TCP) while the queue dropped packets: perhaps the rest of
+    /// the queue's drops (below), else unknown.
+    Shared,
+    Unknown(String),
+}
+
 /// Each flow's data packets dropped on its forward route in the window, as the simulator's
-/// `packets_lost`: the relay's drops of its data (loss model, dropouts; counted per flow) and
-/// the drops of the queue its data crosses. tc counts a queue's drops without saying whose
-/// packets they were, so they are the flow's only when nothing else crosses that queue: the
-/// forward one carries the forward flows' data and the reverse flows' feedback, the reverse
-/// one the other way round. Otherwise a flow's count is `None` unless that queue dropped
-/// nothing in the window.
+/// `packets_lost` counts them: at the instant of the drop (tfcc_sim's `count.dropped`, read at
+/// the window's edges), whenever the packet was sent.
+///
+/// The relay's drops (loss model, dropouts) it counts per flow itself, from
+/// [`RelayCommand::MarkWindow`] to [`RelayCommand::MarkEnd`] (`relay`: its counts at the two
+/// marks). A queue's drops are counted by tc without saying whose packets they were, so for a
+/// tfcc flow they are measured: every data packet reaches the queue inside the relay's
+/// `write` (the relay is the only way into it), so its arrivals at the queue in the window
+/// are the packets the relay wrote between the marks, and the queue drops a packet, if at
+/// all, at that instant. The relay notes the sequence number of the last packet it wrote at
+/// each mark (`L0`, `L1`); it writes a flow's packets in sequence order, and the queue and the
+/// veth after it are FIFO (nothing on this path reorders), so the packets written in the
+/// window are those numbered in `(L0, L1]` that the relay did not drop, and of them the
+/// receiver got those it recorded in that range. Their difference is what the queue dropped
+/// (or what was lost after it: the receiving namespace's UDP receive-buffer drops, which the
+/// run's stderr gives). A packet in flight or queued at a mark falls on the side of the mark
+/// at which it was written; one still queued when the receivers stop (after [`drain_time`])
+/// would look lost, so a flow whose queue was not empty then gets no count. A sender that
+/// sent out of sequence order gets none either.
+///
+/// A kernel TCP flow's arrivals are counted but not what reaches its receiver, so its queue
+/// drops are the queue's less everyone else's: they are its own when it is the one flow
+/// crossing that queue, or the one kernel TCP flow beside tfcc flows with counts, provided no
+/// feedback crosses that queue (no flow in the other direction), no packet of no flow crossed
+/// it in the window (the relay's `stray`), and the queue's drops were read at the relay's
+/// marks. The rest of the queue's drops then includes those of the connection's own packets
+/// without payload (its handshake, in the window if it starts there), which the simulator
+/// counts as data too (its SYN). Otherwise the count is unknown (`Err`, the reason) unless the
+/// queue dropped nothing in the window.
 fn flow_losses(
-    flows: &[FlowSpec],
-    relay: &tfcc_net::relay::DropCounts,
-    forward_queue_drops: u64,
-    reverse_queue_drops: u64,
-) -> Vec<Option<u64>> {
-    let reverse = flows.iter().filter(|f| f.reverse).count();
-    let forward = flows.len() - reverse;
-    flows
+    flows: &[LossInput],
+    relay: Option<(&DropCounts, &DropCounts)>,
+    q: QueueDrops,
+) -> Vec<Result<u64, String>> {
+    let name = |reverse: bool| if reverse { "reverse" } else { "forward" };
+    let crossing = |reverse: bool| flows.iter().filter(|f| f.reverse == reverse).count();
+    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+    let mut parts: Vec<QueuePart> = flows
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let (queue_drops, alone) = if f.reverse {
-                (reverse_queue_drops, reverse == 1 && forward == 0)
+            let (queue_drops, left) = if f.reverse {
+                (q.reverse, q.left_queued.map(|l| l.1))
             } else {
-                (forward_queue_drops, forward == 1 && reverse == 0)
+                (q.forward, q.left_queued.map(|l| l.0))
             };
-            let queue = match (queue_drops, alone) {
-                (0, _) => Some(0),
-                (n, true) => Some(n),
-                (_, false) => None,
+            let name = name(f.reverse);
+            match (relay, f.received) {
+                (_, Some(_)) if f.out_of_order > 0 => QueuePart::Unknown(format!(
+                    "its sender sent {} data packets out of sequence order, which the count \
+                     by sequence range cannot place",
+                    f.out_of_order
+                )),
+                (Some(_), Some(_)) if f.rcvbuf_errors != Some(0) => {
+                    QueuePart::Unknown(match f.rcvbuf_errors {
+                        Some(n) => format!(
+                            "its receiving namespace dropped {n} datagrams for a full receive \
+                             buffer, which would count as drops at the queue"
+                        ),
+                        None => "its receiving namespace's receive-buffer drops were not read, \
+                                 which would count as drops at the queue"
+                            .to_string(),
+                    })
+                }
+                (Some(_), Some(_)) if left != Some(0) => QueuePart::Unknown(match left {
+                    Some(n) => format!(
+                        "the {name} queue still held {n} packets from before the window's end \
+                         when the receivers stopped reading; one of this flow's among them \
+                         would count as lost"
+                    ),
+                    None => format!(
+                        "the {name} queue was not read before the receivers stopped reading, \
+                         so a packet of this flow still queued then would count as lost"
+                    ),
+                }),
+                (Some((a, b)), Some(got)) => {
+                    let written = at(&b.written, i).saturating_sub(at(&a.written, i));
+                    let arrived = match b.last_seq.get(i).copied().flatten() {
+                        Some(hi) => {
+                            let lo = a
+                                .last_seq
+                                .get(i)
+                                .copied()
+                                .flatten()
+                                .map_or(0, |s| s.saturating_add(1));
+                            got.count_in(lo..=hi)
+                        }
+                        None => 0,
+                    };
+                    match written.checked_sub(arrived) {
+                        Some(n) => QueuePart::Known(n),
+                        None => QueuePart::Unknown(format!(
+                            "its receiver got {arrived} packets of the {written} the relay \
+                             handed to the {name} queue in the window"
+                        )),
+                    }
+                }
+                _ if queue_drops == 0 => QueuePart::Known(0),
+                _ if crossing(f.reverse) == 1 && crossing(!f.reverse) == 0 => {
+                    QueuePart::Known(queue_drops)
+                }
+                _ => QueuePart::Shared,
+            }
+        })
+        .collect();
+    // The rest of a queue's drops, for the one flow there whose own are not counted.
+    for reverse in [false, true] {
+        let on: Vec<usize> = (0..flows.len())
+            .filter(|&i| flows[i].reverse == reverse)
+            .collect();
+        let shared: Vec<usize> = on
+            .iter()
+            .copied()
+            .filter(|&i| matches!(parts[i], QueuePart::Shared))
+            .collect();
+        let queue_drops = if reverse { q.reverse } else { q.forward };
+        let stray = relay.map_or(0, |(a, b)| {
+            let k = usize::from(reverse);
+            b.stray[k].saturating_sub(a.stray[k])
+        });
+        let others_known: Option<u64> = on
+            .iter()
+            .filter(|i| !shared.contains(i))
+            .map(|&i| match parts[i] {
+                QueuePart::Known(n) => Some(n),
+                _ => None,
+            })
+            .sum();
+        let why_not = if shared.len() > 1 {
+            Some(format!("{} kernel TCP flows share it", shared.len()))
+        } else if crossing(!reverse) > 0 {
+            Some("the feedback of the flows in the other direction crosses it".to_string())
+        } else if !(q.at_marks && relay.is_some()) {
+            Some("its drops were not read at the relay's window marks".to_string())
+        } else if stray > 0 {
+            Some(format!(
+                "{stray} packets of no flow crossed it in the window"
+            ))
+        } else if others_known.is_none() {
+            Some("another flow on it has no count".to_string())
+        } else {
+            None
+        };
+        for &i in &shared {
+            parts[i] = match (&why_not, others_known) {
+                (None, Some(known)) => match queue_drops.checked_sub(known) {
+                    Some(n) => QueuePart::Known(n),
+                    None => QueuePart::Unknown(format!(
+                        "the {} queue dropped {queue_drops} packets in the window, fewer than \
+                         the {known} counted for the other flows",
+                        name(reverse)
+                    )),
+                },
+                (why, _) => QueuePart::Unknown(format!(
+                    "the {} queue dropped {queue_drops} packets in the window, and tc does not \
+                     say whose they were; the rest after the tfcc flows' counts is not this \
+                     kernel TCP flow's alone: {}",
+                    name(reverse),
+                    why.as_deref().unwrap_or("another flow on it has no count")
+                )),
             };
-            let at = |v: &[u64]| v.get(i).copied().unwrap_or(0);
-            queue.map(|q| q + at(&relay.data_lost) + at(&relay.data_down))
+        }
+    }
+    flows
+        .iter()
+        .enumerate()
+        .zip(parts)
+        .map(|((i, _), part)| {
+            let relay_drops = relay.map_or(0, |(a, b)| {
+                at(&b.data_lost, i).saturating_sub(at(&a.data_lost, i))
+                    + at(&b.data_down, i).saturating_sub(at(&a.data_down, i))
+            });
+            match part {
+                QueuePart::Known(n) => Ok(n + relay_drops),
+                QueuePart::Unknown(why) => Err(why),
+                // Resolved above, one way or the other.
+                QueuePart::Shared => Err("no count".into()),
+            }
         })
         .collect()
 }
@@ -1871,37 +2234,209 @@ direction = "reverse"
         assert_eq!(c, 40e6 + 30e6);
     }
 
+    fn counts(
+        lost: [u64; 2],
+        down: [u64; 2],
+        written: [u64; 2],
+        last: [Option<u64>; 2],
+    ) -> DropCounts {
+        DropCounts {
+            lost: lost.iter().sum(),
+            down_drops: down.iter().sum(),
+            data_lost: lost.to_vec(),
+            data_down: down.to_vec(),
+            written: written.to_vec(),
+            last_seq: last.to_vec(),
+            stray: [0, 0],
+            qdiscs: Vec::new(),
+        }
+    }
+
+    const EMPTY: QueueDrops = QueueDrops {
+        forward: 0,
+        reverse: 0,
+        left_queued: Some((0, 0)),
+        at_marks: true,
+    };
+
     #[test]
     fn queue_drops_are_a_flows_only_when_nothing_else_crosses_that_queue() {
-        let flow = |reverse| FlowSpec {
-            kind: FlowKind::Tcp {
-                cc: "reno".into(),
-                mss: None,
-            },
-            start: Duration::ZERO,
+        let tcp = |reverse| LossInput {
             reverse,
-            stop: None,
+            received: None,
+            out_of_order: 0,
+            rcvbuf_errors: None,
         };
-        let relay = tfcc_net::relay::DropCounts {
-            lost: 9,
-            down_drops: 20,
-            data_lost: vec![3, 4],
-            data_down: vec![10, 0],
+        let start = counts([0, 0], [0, 0], [0, 0], [None, None]);
+        let end = counts([3, 4], [10, 0], [0, 0], [None, None]);
+        let relay = Some((&start, &end));
+        let q = |forward, reverse| QueueDrops {
+            forward,
+            reverse,
+            ..EMPTY
         };
         // One forward flow alone: the forward queue's drops are its, beside the relay's.
-        assert_eq!(
-            flow_losses(&[flow(false)], &relay, 5, 2),
-            [Some(5 + 3 + 10)]
-        );
-        // Two forward flows: the queue's 5 drops cannot be split; with none, the relay's
-        // counts are the whole of each.
-        let two = [flow(false), flow(false)];
-        assert_eq!(flow_losses(&two, &relay, 5, 0), [None, None]);
-        assert_eq!(flow_losses(&two, &relay, 0, 7), [Some(13), Some(4)]);
+        assert_eq!(flow_losses(&[tcp(false)], relay, q(5, 2)), [Ok(5 + 3 + 10)]);
+        // Two forward kernel-TCP flows: the queue's 5 drops cannot be split; with none, the
+        // relay's counts are the whole of each.
+        let two = [tcp(false), tcp(false)];
+        let l = flow_losses(&two, relay, q(5, 0));
+        assert!(l.iter().all(|r| r
+            .as_ref()
+            .is_err_and(|e| e.contains("the forward queue dropped 5 packets"))));
+        assert_eq!(flow_losses(&two, relay, q(0, 7)), [Ok(13), Ok(4)]);
         // A reverse flow's feedback crosses the forward queue, and the forward flow's the
         // reverse one: neither queue is one flow's.
-        let both = [flow(false), flow(true)];
-        assert_eq!(flow_losses(&both, &relay, 1, 0), [None, Some(4)]);
-        assert_eq!(flow_losses(&both, &relay, 0, 1), [Some(13), None]);
+        let both = [tcp(false), tcp(true)];
+        let l = flow_losses(&both, relay, q(1, 0));
+        assert!(l[0].is_err() && l[1] == Ok(4));
+        let l = flow_losses(&both, relay, q(0, 1));
+        assert!(l[0] == Ok(13) && l[1].is_err());
+        // Without the relay (one flow, no delays) tc's count alone.
+        assert_eq!(flow_losses(&[tcp(false)], None, q(6, 0)), [Ok(6)]);
+    }
+
+    /// Two tfcc flows sharing the forward queue: each one's queue drops in the window are the
+    /// packets the relay wrote between the marks less those of them (by sequence range) its
+    /// receiver got; the relay's own drops are added; packets written before the window's
+    /// start and arriving in it, or written before its end and arriving after it, are neither.
+    #[test]
+    fn shared_queue_drops_are_counted_per_tfcc_flow_by_sequence_range() {
+        // Flow 0 wrote 0..=99 before the window, 100..=299 in it (200 packets), 300..=350
+        // after; its receiver lost 150 and 151 (before the window's last packet), 99 (before
+        // the window) and 320 (after). The relay dropped 200 and 201 of it to the loss model
+        // in the window (not written, so not in the 200).
+        let mut got0 = SeqLedger::default();
+        (0..=350u64)
+            .filter(|s| ![99, 150, 151, 200, 201, 320].contains(s))
+            .for_each(|s| got0.record(s));
+        // Flow 1 started in the window (nothing written before it): 1000..=1049, of which
+        // 1010..=1014 never arrived; it then sent nothing more.
+        let mut got1 = SeqLedger::default();
+        (1000..=1049u64)
+            .filter(|s| !(1010..=1014).contains(s))
+            .for_each(|s| got1.record(s));
+        let start = counts([0, 0], [0, 0], [100, 0], [Some(99), None]);
+        let end = counts([2, 0], [0, 0], [298, 50], [Some(299), Some(1049)]);
+        let flows = [
+            LossInput {
+                reverse: false,
+                received: Some(&got0),
+                out_of_order: 0,
+                rcvbuf_errors: Some(0),
+            },
+            LossInput {
+                reverse: false,
+                received: Some(&got1),
+                out_of_order: 0,
+                rcvbuf_errors: Some(0),
+            },
+        ];
+        let q = QueueDrops {
+            forward: 7,
+            ..EMPTY
+        };
+        // Flow 0: 198 written in the window, 196 of 100..=299 received: 2 queue drops and 2
+        // of the relay's. Flow 1: 50 written, 45 received. Their queue drops add up to the
+        // queue's 7.
+        assert_eq!(flow_losses(&flows, Some((&start, &end)), q), [Ok(4), Ok(5)]);
+        // Packets still queued when the receivers stopped: no count for the flows behind them.
+        let full = QueueDrops {
+            left_queued: Some((3, 0)),
+            ..q
+        };
+        let l = flow_losses(&flows, Some((&start, &end)), full);
+        assert!(l.iter().all(|r| r
+            .as_ref()
+            .is_err_and(|e| e.contains("still held 3 packets"))));
+        // A sender out of sequence order: no count.
+        let odd = [
+            LossInput {
+                out_of_order: 1,
+                ..flows[0]
+            },
+            LossInput { ..flows[1] },
+        ];
+        let l = flow_losses(&odd, Some((&start, &end)), q);
+        assert!(l[0]
+            .as_ref()
+            .is_err_and(|e| e.contains("out of sequence order")));
+        assert_eq!(l[1], Ok(5));
+        // Receive-buffer drops in the receiving namespace, or no reading of them: no count.
+        for (n, what) in [(Some(2), "dropped 2 datagrams"), (None, "were not read")] {
+            let full = [
+                LossInput {
+                    rcvbuf_errors: n,
+                    ..flows[0]
+                },
+                flows[1],
+            ];
+            let l = flow_losses(&full, Some((&start, &end)), q);
+            assert!(l[0].as_ref().is_err_and(|e| e.contains(what)), "{l:?}");
+        }
+        // A receiver that got more of the range than was written (it cannot, through the
+        // relay): an error, not a wrapped count.
+        let short = counts([2, 0], [0, 0], [150, 50], [Some(299), Some(1049)]);
+        assert!(flow_losses(&flows, Some((&start, &short)), q)[0].is_err());
+
+        // Flow 1 a kernel TCP flow instead: the queue's 7 drops less flow 0's 2 are its.
+        let tcp = LossInput {
+            reverse: false,
+            received: None,
+            out_of_order: 0,
+            rcvbuf_errors: None,
+        };
+        let mixed = [flows[0], tcp];
+        assert_eq!(flow_losses(&mixed, Some((&start, &end)), q), [Ok(4), Ok(5)]);
+        // Not when the drops were read apart from the relay's marks, when a packet of no flow
+        // crossed the queue in the window, or with a second kernel TCP flow.
+        let apart = QueueDrops {
+            at_marks: false,
+            ..q
+        };
+        let has = |l: &Result<u64, String>, what: &str| l.as_ref().is_err_and(|e| e.contains(what));
+        assert!(has(
+            &flow_losses(&mixed, Some((&start, &end)), apart)[1],
+            "not read at the relay's window marks"
+        ));
+        let mut pinged = end.clone();
+        pinged.stray[0] = 1;
+        let l = flow_losses(&mixed, Some((&start, &pinged)), q);
+        assert!(l[0] == Ok(4) && has(&l[1], "1 packets of no flow crossed it"));
+        let l = flow_losses(&[flows[0], tcp, tcp], Some((&start, &end)), q);
+        assert!(l[0] == Ok(4) && has(&l[1], "2 kernel TCP flows") && has(&l[2], "2 kernel"));
+        // Nor with a reverse flow, whose feedback crosses the forward queue.
+        let rev = LossInput {
+            reverse: true,
+            ..tcp
+        };
+        let l = flow_losses(&[flows[0], tcp, rev], Some((&start, &end)), q);
+        assert!(l[0] == Ok(4) && has(&l[1], "other direction") && l[2] == Ok(0));
+        // Fewer queue drops than counted for the tfcc flow: an error, not a wrapped count.
+        let few = QueueDrops { forward: 1, ..q };
+        let l = flow_losses(&mixed, Some((&start, &end)), few);
+        assert!(
+            l[1].as_ref().is_err_and(|e| e.contains("fewer than the 2")),
+            "{l:?}"
+        );
+    }
+
+    #[test]
+    fn the_drain_outlasts_a_full_queue_at_the_lowest_rate() {
+        let paths = [FlowPath {
+            port: 5001,
+            forward: Dur::from_millis(20),
+            reverse: Dur::from_millis(20),
+            proto: None,
+        }];
+        let r = |m| tfcc_core::Rate::from_mbps(m);
+        // 100 packets at 10 Mb/s: 120 ms, + 40 ms + 200 ms, below the 500 ms floor.
+        assert_eq!(drain_time(r(10), &[], 100, &paths), DEFAULT_DRAIN);
+        // At 1 Mb/s after a rate change: 1.2 s + 0.24 s.
+        let ev = [(Duration::from_secs(1), LinkAction::SetRate(r(1)))];
+        assert_eq!(
+            drain_time(r(10), &ev, 100, &paths),
+            Duration::from_millis(1440)
+        );
     }
 }

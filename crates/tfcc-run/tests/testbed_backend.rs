@@ -260,12 +260,19 @@ up = true
         count(link, "queue_drops") + count(link, "artificial_drops") + down,
         "{link}"
     );
-    // Arrivals are what left or was dropped, plus the queue's growth over the window (at most
-    // its 30 packets).
+    // Arrivals are what left or was dropped, plus what the queue (30 packets) gained or lost
+    // over the window; alone on it, they are about the packets the flow sent in the window.
+    // Measured: 1371 arrivals = 1358 sent + 17 dropped - 4 fewer queued, and 1371 sent.
     let left = count(link, "tx_packets") + count(link, "drops");
+    let arrivals = count(link, "arrivals");
     assert!(
-        (left..=left + 30).contains(&count(link, "arrivals")),
+        (left.saturating_sub(30)..=left + 30).contains(&arrivals),
         "{link}"
+    );
+    let sent = count(&tb["flows"][0], "packets_sent");
+    assert!(
+        arrivals.abs_diff(sent) <= 2,
+        "{arrivals} arrivals, {sent} sent"
     );
     // The flow is alone on the forward queue: every drop there is its data packet.
     assert_eq!(
@@ -278,6 +285,87 @@ up = true
         sim_link["utilization"].as_f64().unwrap(),
     );
     assert!((u - sim_u).abs() < 0.05, "utilisation {u} against {sim_u}");
+}
+
+/// Each flow's `packets_lost` and the forward link's drops of `v`, after checking that every
+/// flow has a count.
+fn losses_and_drops(v: &serde_json::Value) -> (Vec<u64>, u64) {
+    let lost: Vec<u64> = v["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["packets_lost"].as_u64().unwrap_or_else(|| panic!("{f}")))
+        .collect();
+    (lost, v["links"][0]["drops"].as_u64().unwrap())
+}
+
+/// Two TFRC flows share a 20-packet queue at 4 Mb/s that overflows, and a loss model drops
+/// 0.5 % before it. tc counts the queue's drops, not whose packets they were (the testbed
+/// wrote null for both flows); each flow's are now its packets the relay handed to the queue
+/// in the window less those its receiver got. Every drop on the forward link is one of the
+/// two flows' data packets, so their counts add up to the link's drops in the window, and
+/// exactly: the relay reads tc at its window marks, between two packets. Measured on two runs
+/// beside a compile: 11 + 12 = 23 of 23 queue drops in the window (127 of 127 over the run).
+#[test]
+fn shared_queue_drops_are_split_between_tfcc_flows_exactly() {
+    let Some((v, _)) = run_on_testbed(
+        "tfrc-pair",
+        r#"
+name = "tfrc-pair"
+duration = "12s"
+measure_from = "4s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 20, loss = { model = "bernoulli", p = 0.005 } }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+protocol = "tfrc"
+[[flows]]
+protocol = "tfrc"
+start = "1s"
+"#,
+    ) else {
+        return;
+    };
+    let (lost, drops) = losses_and_drops(&v);
+    let link = &v["links"][0];
+    eprintln!("lost {lost:?}; {link}");
+    assert!(
+        link["queue_drops"].as_u64().unwrap() > 0 && link["artificial_drops"].as_u64().unwrap() > 0,
+        "the scenario tests nothing: {link}"
+    );
+    assert_eq!(lost.iter().sum::<u64>(), drops, "{link}");
+}
+
+/// TFRC beside one kernel TCP flow: the TFRC flow's queue drops are counted as above, and the
+/// rest of the queue's are the TCP flow's (nothing else crosses the forward queue: no reverse
+/// flow, no stray packet). The two add up to the link's drops by construction; what this
+/// checks is that both are counted, on a real run, and that the TFRC flow's count is not above
+/// the queue's (the TCP flow's would be an error then). Measured: 19 + 17 of 36.
+#[test]
+fn a_kernel_tcp_flow_beside_tfcc_flows_gets_the_rest_of_the_queues_drops() {
+    let Some((v, _)) = run_on_testbed(
+        "tfrc-tcp-loss",
+        r#"
+name = "tfrc-tcp-loss"
+duration = "12s"
+measure_from = "4s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "4Mbps", delay = "10ms", queue = "droptail", limit = 20 }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+protocol = "tfrc"
+[[flows]]
+protocol = "tcp-reno"
+"#,
+    ) else {
+        return;
+    };
+    let (lost, drops) = losses_and_drops(&v);
+    eprintln!("lost {lost:?}; {}", v["links"][0]);
+    assert!(drops > 0, "the scenario tests nothing: {}", v["links"][0]);
+    assert_eq!(lost.iter().sum::<u64>(), drops);
 }
 
 extern "C" {
