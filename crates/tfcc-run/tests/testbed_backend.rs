@@ -266,8 +266,11 @@ up = true
         "{link}"
     );
     // Arrivals are what left or was dropped, plus what the queue (30 packets) gained or lost
-    // over the window; alone on it, they are about the packets the flow sent in the window.
-    // Measured: 1371 arrivals = 1358 sent + 17 dropped - 4 fewer queued, and 1371 sent.
+    // over the window; alone on it, they are the packets the flow sent in the window but for
+    // those between its sender and the queue at the window's two edges, which the relay holds
+    // for the path's delay (10 ms): at 2 Mb/s (250 packets/s) under 3 at each edge. Measured:
+    // 1371 arrivals = 1358 sent + 17 dropped - 4 fewer queued against 1371 sent; 1378 against
+    // 1381 and 1376 against 1379.
     let left = count(link, "tx_packets") + count(link, "drops");
     let arrivals = count(link, "arrivals");
     assert!(
@@ -276,7 +279,7 @@ up = true
     );
     let sent = count(&tb["flows"][0], "packets_sent");
     assert!(
-        arrivals.abs_diff(sent) <= 2,
+        arrivals.abs_diff(sent) <= 6,
         "{arrivals} arrivals, {sent} sent"
     );
     // The flow is alone on the forward queue: every drop there is its data packet.
