@@ -148,10 +148,10 @@ impl Dumbbell {
             }
             run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
         }
-        // Fixed MAC addresses and permanent neighbour entries: no ARP either. A request or reply
-        // (28 B) crossed the bottleneck's tbf now and then among the scenario's packets (one in
-        // a 30 s TFRCP run's tc counters), and one dropped at a full queue would be a drop of
-        // no flow's packet; the simulator has no link layer.
+        // Fixed MAC addresses and permanent neighbour entries: no ARP either. A 28-byte packet,
+        // an ARP request's or reply's size, crossed the bottleneck's tbf among the scenario's
+        // packets (one in a 30 s TFRCP run's tc counters), and one dropped at a full queue would
+        // be a drop of no flow's packet; the simulator has no link layer.
         let (mac_sr, mac_rs, mac_rd, mac_dr) = (
             "02:78:01:00:00:01",
             "02:78:01:00:00:fe",
