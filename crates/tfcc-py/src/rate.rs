@@ -21,9 +21,6 @@ use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundRecei
 use tfcc_core::{Header, Packet, Stats};
 use tfcc_sim::scenario::protocols::rate_endpoints;
 
-/// The schemes a `scheme` argument names.
-const SCHEMES: [&str; 3] = ["warc", "tear", "tfrcp"];
-
 /// A `params` dict as the TOML table a scenario's `params` is, through JSON: numbers, strings
 /// (durations such as `"200ms"`), booleans and nested dicts, as a scenario file writes them.
 fn params_table(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> PyResult<toml::Table> {
@@ -53,9 +50,15 @@ fn endpoints(
     packet_size: Option<PacketSize>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(RateSenderConfig, AnyRateEstimator)> {
-    if !SCHEMES.contains(&scheme) {
+    if RateScheme::from_name(scheme).is_none() {
+        let names: Vec<String> = RateScheme::ALL
+            .iter()
+            .map(|s| format!("{:?}", s.name()))
+            .collect();
+        let (last, rest) = names.split_last().expect("three schemes");
         return Err(PyValueError::new_err(format!(
-            "scheme must be \"warc\", \"tear\" or \"tfrcp\", got {scheme:?}"
+            "scheme must be {} or {last}, got {scheme:?}",
+            rest.join(", ")
         )));
     }
     let mut table = params_table(py, params)?;
