@@ -40,7 +40,13 @@
 //! marks the window's edges itself and reads tc there, between two packets, so its counts and
 //! tc's are of one instant. tc does not say whose packets a queue dropped: a tfcc flow's are
 //! the data packets the relay handed to the queue in the window less those of them its
-//! receiver got (by sequence number); a kernel TCP flow's are the queue's when it is alone
+//! receiver got (by sequence number); a kernel TCP flow's are its packets the relay handed to
+//! the queue in the window less those that came out of it, which the relay marks with the
+//! window's epoch in their DSCP bits and an eBPF counter on the receiving veth counts
+//! (tfcc_net::arrivals), so two or more kernel TCP flows on one queue, or beside reverse
+//! flows, each have their own. Both counts need the queue emptied of the window's packets
+//! before the receivers stop (`drain_time`); where the counter is missing (no tcx before
+//! Linux 6.6) or the queue was not empty, a kernel TCP flow's are the queue's when it is alone
 //! there, or the rest after the tfcc flows' when it is the one kernel TCP flow on a queue that
 //! nothing else crosses, and `null` otherwise (`flow_losses` has the conditions; the run's
 //! stderr says why a count is missing).
@@ -1499,7 +1505,9 @@ enum QueuePart {
 /// direction), no packet of no flow crossed it in the window (the relay's `stray`), and the
 /// queue's drops were read at the relay's marks; otherwise unknown (`Err`, the reason, with
 /// `uncounted`, why no flow's arrivals were counted) unless the queue dropped nothing in the
-/// window.
+/// window. The marks would count a tfcc flow's drops as well, with no sequence numbers (the
+/// run's stderr gives both; they agreed in the two runs measured), but its count by sequence range
+/// is kept: it also works without the counter.
 fn flow_losses(
     flows: &[LossInput],
     relay: Option<(&DropCounts, &DropCounts)>,
