@@ -394,8 +394,17 @@ pub fn run(
     // arrivals at the queue are counted (`flow_losses`). Every flow's count of what came out
     // of the queue (a tfcc receiver's sequence numbers, the marked packets counted at the
     // receiving veth) needs the queue emptied of the window's packets before the receivers
-    // stop.
-    let drain = drain_time(start_rate, &events, limit.max(reverse_limit), &paths);
+    // stop. A lone kernel TCP flow's count is tc's, which a full queue does not change; and
+    // where a full queue cannot empty within the longest drain (10 kb/s after a rate change:
+    // 100 packets take 120 s), kernel TCP flows do not wait for it: their counts fall back to
+    // the older rules when it is still full.
+    let tfcc_flows = paths.iter().any(|p| p.proto.is_some());
+    let needed = drain_time(start_rate, &events, limit.max(reverse_limit), &paths);
+    let drain = if tfcc_flows || (flows.len() > 1 && needed < MAX_DRAIN) {
+        needed
+    } else {
+        DEFAULT_DRAIN
+    };
     let needs_relay = loss.is_some()
         || events_need_relay
         || flows.len() > 1
@@ -1398,9 +1407,12 @@ fn capacity_bits(
 /// How long the receivers read after the senders stop: long enough for a full queue to
 /// empty at the lowest scheduled rate, and for the longest path's delays (the relay holds a
 /// packet for its flow's one-way delay before the queue), with 200 ms to spare; at least
-/// [`DEFAULT_DRAIN`], at most 10 s. A packet still queued when the receivers stop would
+/// [`DEFAULT_DRAIN`], at most [`MAX_DRAIN`]. A packet still queued when the receivers stop would
 /// otherwise look lost to `flow_losses`, which therefore also checks that the queues are
 /// empty by then.
+/// The longest the receivers read on after the run (`drain_time`).
+const MAX_DRAIN: Duration = Duration::from_secs(10);
+
 fn drain_time(
     rate: tfcc_core::Rate,
     events: &[(Duration, LinkAction)],
@@ -1424,7 +1436,7 @@ fn drain_time(
         .unwrap_or(Dur::ZERO);
     (queue + Duration::from_nanos(path.0) + Duration::from_millis(200))
         .max(DEFAULT_DRAIN)
-        .min(Duration::from_secs(10))
+        .min(MAX_DRAIN)
 }
 
 /// One flow as the loss accounting sees it.
@@ -1506,8 +1518,8 @@ enum QueuePart {
 /// queue's drops were read at the relay's marks; otherwise unknown (`Err`, the reason, with
 /// `uncounted`, why no flow's arrivals were counted) unless the queue dropped nothing in the
 /// window. The marks would count a tfcc flow's drops as well, with no sequence numbers (the
-/// run's stderr gives both; they agreed in the two runs measured), but its count by sequence range
-/// is kept: it also works without the counter.
+/// run's stderr gives both; they agreed in the two runs measured), but its count by sequence
+/// range is kept: it also works without the counter.
 fn flow_losses(
     flows: &[LossInput],
     relay: Option<(&DropCounts, &DropCounts)>,
