@@ -951,10 +951,10 @@ def _loss_ratio(flows: list[Mapping]) -> float:
     sent = sum(float(f.get("packets_sent") or 0) for f in flows)
     if sent <= 0:
         raise MetricError(f"flow {flows[0].get('id')} sent nothing in the window")
-    # A testbed summary has no count where a kernel TCP flow shares a queue that dropped
-    # packets with another kernel TCP flow or with flows the other way (tc does not say whose,
-    # and TCP_INFO counts no lost segments): reading it as 0 would give a loss rate of 0, not
-    # an unknown one.
+    # A testbed summary has no count where a kernel TCP flow's share of its queue's drops is
+    # unknown (no eBPF counter of its marked packets, or its queue not emptied before the
+    # receivers stopped, while it shares that queue): reading it as 0 would give a loss rate
+    # of 0, not an unknown one.
     lost = [f.get("packets_lost") for f in flows]
     if any(v is None for v in lost):
         unknown = next(f.get("id") for f, v in zip(flows, lost, strict=True) if v is None)

@@ -184,9 +184,9 @@ FLOW_METRICS = (
     # On the testbed from the tfcc endpoints' own statistics, and for kernel TCP the RTT from
     # TCP_INFO; kernel TCP has no loss event rate there (null, printed as a dash).
     ("loss_event_rate", "loss event rate", 1.0),
-    # Data packets dropped on the forward route in the window; on the testbed measured for
-    # tfcc flows, null for a kernel TCP flow whose share of its queue's drops is unknown (tc
-    # does not say whose they were; README, "Drops and losses on the testbed").
+    # Data packets dropped on the forward route in the window; on the testbed measured per
+    # flow (kernel TCP by the window's DSCP marks), null where a kernel TCP flow's share of its
+    # queue's drops is unknown (README, "Drops and losses on the testbed").
     ("packets_lost", "packets lost", 1.0),
     ("mean_rtt_s", "mean RTT ms", 1e3),
 )

@@ -29,6 +29,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod arrivals;
 pub mod cli;
 pub mod clock;
 pub mod pacing;

@@ -22,7 +22,12 @@
 //! ([`RelayStats::written`], [`RelayStats::last_seq`]), and takes the measurement window's
 //! marks itself ([`RelayCommand::At`]), reading the queues' counters with `tc` there between
 //! two packets; tfcc-run sets those counts against what each receiver got to split a queue's
-//! drops between the flows.
+//! drops between the flows. Every data packet of a listed flow leaves the relay with the
+//! window's epoch in its DSCP bits ([`crate::arrivals::Epoch`]: before the window, in it, after
+//! it; set between two packets at the marks) and is counted per flow ([`RelayStats::handed`]),
+//! so that a counter at the receiving side ([`crate::arrivals::ArrivalCounter`]) can tell how
+//! many of the packets handed to a queue in the window came out of it, for kernel TCP flows
+//! too, whose receivers keep no ledger of sequence numbers.
 //!
 //! Timing: held packets sit in a binary heap keyed by (deadline, arrival order) in a
 //! pre-allocated pool of buffers, so there is no allocation per packet. The loop sleeps in
@@ -45,6 +50,7 @@ use tfcc_core::{Dur, Time};
 use tfcc_sim::loss_model::{LossProcess, LossScope, LossSpec};
 use tfcc_sim::rng::SimRng;
 
+use crate::arrivals::{set_dscp, Epoch};
 use crate::clock::clock_ns;
 use crate::wire::{self, Protocol};
 
@@ -247,6 +253,11 @@ pub struct RelayStats {
     pub written: Vec<u64>,
     /// Per tfcc flow, the sequence number of the last data packet written.
     pub last_seq: Vec<Option<u64>>,
+    /// Per flow, every packet of its data direction written towards the queue, each marked
+    /// with the window's epoch: beside [`Self::written`]'s data, a kernel TCP flow's segments
+    /// without payload (its handshake, a FIN or reset), which the simulator's count of a
+    /// flow's packets includes as it does its SYN.
+    pub handed: Vec<u64>,
     /// Per tfcc flow, data packets written with a sequence number not above one written
     /// before it: the relay writes each flow's packets in arrival order (one delay per flow
     /// and direction), so this stays 0 unless the sender sent out of order, which the
@@ -277,6 +288,7 @@ pub struct DropCounts {
     pub data_down: Vec<u64>,
     pub written: Vec<u64>,
     pub last_seq: Vec<Option<u64>>,
+    pub handed: Vec<u64>,
     /// [`RelayStats::stray`].
     pub stray: [u64; 2],
     /// The router's root qdiscs (`tc -s`), read by the relay thread at a mark; empty
@@ -301,6 +313,7 @@ impl DropCounts {
             data_lost: diff(&self.data_lost, &earlier.data_lost),
             data_down: diff(&self.data_down, &earlier.data_down),
             written: diff(&self.written, &earlier.written),
+            handed: diff(&self.handed, &earlier.handed),
             // A position, not a count: the later reading's.
             last_seq: self.last_seq.clone(),
             stray: [0, 1].map(|k| self.stray[k].saturating_sub(earlier.stray[k])),
@@ -319,6 +332,7 @@ impl RelayStats {
             data_down: self.data_down.clone(),
             written: self.written.clone(),
             last_seq: self.last_seq.clone(),
+            handed: self.handed.clone(),
             stray: self.stray,
             qdiscs: Vec::new(),
         }
@@ -334,6 +348,7 @@ impl RelayStats {
             data_down: vec![0; n],
             written: vec![0; n],
             last_seq: vec![None; n],
+            handed: vec![0; n],
             ..DropCounts::default()
         });
         let end = self.at_end.clone().unwrap_or_else(|| self.drop_counts());
@@ -661,6 +676,7 @@ fn run_relay(
         data_down: vec![0; cfg.flows.len()],
         written: vec![0; cfg.flows.len()],
         last_seq: vec![None; cfg.flows.len()],
+        handed: vec![0; cfg.flows.len()],
         out_of_order: vec![0; cfg.flows.len()],
         ..RelayStats::default()
     };
@@ -674,6 +690,10 @@ fn run_relay(
     // number (tfcc data), counted when it is written.
     let mut owner = vec![NOT_DATA; slots];
     let mut seqs: Vec<Option<u64>> = vec![None; slots];
+    // Per held packet: the flow whose data direction it travels in ([`NOT_DATA`] otherwise),
+    // marked with the epoch of the instant it is written.
+    let mut data_of = vec![NOT_DATA; slots];
+    let mut window = Epoch::Before;
     let mut free: Vec<u32> = (0..slots as u32).rev().collect();
     let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(slots);
     let mut scratch = [0u8; SLOT_BYTES];
@@ -716,8 +736,10 @@ fn run_relay(
                     st.mark_pause = st.mark_pause.max(Dur(now().saturating_sub(t0)));
                     if matches!(c, RelayCommand::MarkWindow) {
                         st.at_window = m;
+                        window = Epoch::In;
                     } else {
                         st.at_end = m;
+                        window = Epoch::After;
                     }
                 }
             }
@@ -731,12 +753,16 @@ fn run_relay(
             }
             heap.pop();
             let s = slot as usize;
-            let buf = &pool[s * SLOT_BYTES..s * SLOT_BYTES + usize::from(lens[s])];
+            let buf = &mut pool[s * SLOT_BYTES..s * SLOT_BYTES + usize::from(lens[s])];
+            let marked = data_of[s] != NOT_DATA && set_dscp(buf, window.dscp());
             // SAFETY: writing an initialised buffer of its own length to our descriptor.
             let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
             if n > 0 {
                 st.forwarded += 1;
                 st.bytes += n as u64;
+                if marked {
+                    st.handed[data_of[s] as usize] += 1;
+                }
             }
             if owner[s] >= STRAY_FORWARD {
                 if n > 0 {
@@ -811,6 +837,10 @@ fn run_relay(
                     continue;
                 }
             }
+            data_of[s as usize] = match flow {
+                Some((i, true)) => i as u32,
+                _ => NOT_DATA,
+            };
             owner[s as usize] = match (flow, class) {
                 (None, Some(c)) => STRAY_FORWARD + u32::from(!c.forward),
                 (None, None) => STRAY_FORWARD,

@@ -35,6 +35,7 @@ use tfcc_sim::rng::SimRng;
 use tfcc_sim::video::{VideoConfig, VideoSource};
 use tfcc_sim::CbrConfig;
 
+use crate::arrivals::ArrivalCounter;
 use crate::relay::{Relay, RelayConfig};
 use crate::video::VideoFeed;
 use crate::{Protocol, Session, SessionConfig};
@@ -289,6 +290,21 @@ impl Dumbbell {
     /// arrivals through it. Stop it before dropping the dumbbell to read its statistics.
     pub fn start_relay(&self, cfg: RelayConfig) -> io::Result<Relay> {
         Relay::start(&self.router_ns(), &[REVERSE_DEV, FORWARD_DEV], cfg)
+    }
+
+    /// Counts, per flow and epoch, the data packets the relay marked that came out of the
+    /// bottleneck's queues: at the ingress of the receivers' veth (`dr`, forward flows' data)
+    /// and of the senders' (`sr`, reverse flows' data). Attach it before the flows start; the
+    /// flows are those of ports [`flow_port`]`(0)` onwards.
+    pub fn count_arrivals(&self, flows: usize) -> io::Result<ArrivalCounter> {
+        ArrivalCounter::attach(
+            flow_port(0),
+            u32::try_from(flows).map_err(io::Error::other)?,
+            &[
+                (self.receiver_ns(), "dr".to_string()),
+                (self.sender_ns(), "sr".to_string()),
+            ],
+        )
     }
 }
 

@@ -205,7 +205,9 @@ pub struct FlowEntry {
     /// Data packets dropped on the forward route in the window (the simulator's
     /// `FlowSummary::packets_lost`); `null` on the testbed when the flow's share of a queue's
     /// drops is unknown (tc counts a queue's drops, not whose packets they were; the testbed
-    /// measures a tfcc flow's and, in some cases, a kernel TCP flow's: testbed::flow_losses).
+    /// measures each flow's, a tfcc flow's by its receiver's sequence numbers and a kernel TCP
+    /// flow's by the window's marks on its packets, when the queue has emptied before the
+    /// receivers stop: testbed::flow_losses).
     pub packets_lost: Option<u64>,
     pub loss_event_rate: Option<f64>,
     pub mean_rtt_s: Option<f64>,

@@ -40,7 +40,13 @@
 //! marks the window's edges itself and reads tc there, between two packets, so its counts and
 //! tc's are of one instant. tc does not say whose packets a queue dropped: a tfcc flow's are
 //! the data packets the relay handed to the queue in the window less those of them its
-//! receiver got (by sequence number); a kernel TCP flow's are the queue's when it is alone
+//! receiver got (by sequence number); a kernel TCP flow's are its packets the relay handed to
+//! the queue in the window less those that came out of it, which the relay marks with the
+//! window's epoch in their DSCP bits and an eBPF counter on the receiving veth counts
+//! (tfcc_net::arrivals), so two or more kernel TCP flows on one queue, or beside reverse
+//! flows, each have their own. Both counts need the queue emptied of the window's packets
+//! before the receivers stop (`drain_time`); where the counter is missing (no tcx before
+//! Linux 6.6) or the queue was not empty, a kernel TCP flow's are the queue's when it is alone
 //! there, or the rest after the tfcc flows' when it is the one kernel TCP flow on a queue that
 //! nothing else crosses, and `null` otherwise (`flow_losses` has the conditions; the run's
 //! stderr says why a count is missing).
@@ -50,6 +56,7 @@ use std::time::{Duration, Instant};
 
 use tfcc_core::time::std_secs_f64;
 use tfcc_core::Dur;
+use tfcc_net::arrivals::Epoch;
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{DropCounts, FlowPath, RelayConfig};
 use tfcc_net::seqs::SeqLedger;
@@ -384,11 +391,17 @@ pub fn run(
         .iter()
         .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
     // With two flows or more a queue's drops are shared, and the relay is where each flow's
-    // arrivals at the queue are counted (`flow_losses`).
-    // Only the count of a tfcc flow's losses needs its queue emptied before the receivers stop
-    // (kernel TCP's rests on tc's drops, which a full queue does not change).
-    let drain = if paths.iter().any(|p| p.proto.is_some()) {
-        drain_time(start_rate, &events, limit.max(reverse_limit), &paths)
+    // arrivals at the queue are counted (`flow_losses`). Every flow's count of what came out
+    // of the queue (a tfcc receiver's sequence numbers, the marked packets counted at the
+    // receiving veth) needs the queue emptied of the window's packets before the receivers
+    // stop. A lone kernel TCP flow's count is tc's, which a full queue does not change; and
+    // where a full queue cannot empty within the longest drain (10 kb/s after a rate change:
+    // 100 packets take 120 s), kernel TCP flows do not wait for it: their counts fall back to
+    // the older rules when it is still full.
+    let tfcc_flows = paths.iter().any(|p| p.proto.is_some());
+    let needed = drain_time(start_rate, &events, limit.max(reverse_limit), &paths);
+    let drain = if tfcc_flows || (flows.len() > 1 && needed < MAX_DRAIN) {
+        needed
     } else {
         DEFAULT_DRAIN
     };
@@ -409,6 +422,20 @@ pub fn run(
     } else {
         None
     };
+    // What came out of the queues of the packets the relay marked: without it a kernel TCP
+    // flow's count falls back to tc's drops where they are its alone (`flow_losses`), so a
+    // kernel that cannot load the counter (no tcx before Linux 6.6) costs counts, not the run.
+    let arrivals = match &relay {
+        Some(_) => bed
+            .count_arrivals(flows.len())
+            .map_err(|e| format!("the arrival counter could not be attached: {e}")),
+        None => Err("no relay ran (one flow, no delay or loss), so no packet was marked".into()),
+    };
+    if let Err(why) = &arrivals {
+        if relay.is_some() {
+            eprintln!("note: {why}");
+        }
+    }
     let interval = Duration::from_nanos(built.cfg.sample_interval.0);
     let router = bed.router_ns();
     let mut next_event = 0;
@@ -541,6 +568,12 @@ pub fn run(
         }
         Err(e) => return Err(RunError::Scenario(e.to_string())),
     };
+    // The receivers have stopped reading, after the drain: what left the queues by then has
+    // passed the counter.
+    let came_out: Result<Vec<[u64; 3]>, String> = arrivals.and_then(|a| {
+        a.read()
+            .map_err(|e| format!("the arrival counter could not be read: {e}"))
+    });
     let relay_stats = match relay {
         Some(r) => Some(
             r.stop()
@@ -747,9 +780,44 @@ pub fn run(
                 .as_ref()
                 .and_then(|s| s.out_of_order.get(i).copied())
                 .unwrap_or(0),
+            arrived: None,
         })
         .collect();
     let edges = relay_stats.as_ref().map(|s| s.window_edges());
+    if let (Ok(counts), Some(st)) = (&came_out, &relay_stats) {
+        // Each flow's marked packets against those that came out of its queue: in the window
+        // (the count `flow_losses` takes for kernel TCP, a second one for tfcc flows) and over
+        // the whole run, whose difference also holds what the queue still held when the
+        // receivers stopped (the senders' packets after the window's end).
+        let (a, b) = edges.clone().unwrap_or_default();
+        for (i, c) in counts.iter().enumerate() {
+            let at = |v: &[u64]| v.get(i).copied().unwrap_or(0u64);
+            let in_window = at(&b.handed).saturating_sub(at(&a.handed));
+            eprintln!(
+                "flow {i} data: in the window {in_window} handed to the queue, {} came out of \
+                 it; over the run {} and {} (before / in / after the window: {} / {} / {})",
+                c[Epoch::In as usize],
+                at(&st.handed),
+                c.iter().sum::<u64>(),
+                c[0],
+                c[1],
+                c[2]
+            );
+        }
+    }
+    let inputs: Vec<LossInput> = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| LossInput {
+            arrived: came_out
+                .as_ref()
+                .ok()
+                .and_then(|c| c.get(i))
+                .map(|c| c[Epoch::In as usize]),
+            ..l
+        })
+        .collect();
+    let uncounted = came_out.as_ref().err().map(String::as_str);
     let lost = flow_losses(
         &inputs,
         edges.as_ref().map(|(a, b)| (a, b)),
@@ -759,6 +827,7 @@ pub fn run(
             left_queued,
             at_marks: marked_edges,
         },
+        uncounted,
     );
     for (i, l) in lost.iter().enumerate() {
         if let Err(why) = l {
@@ -1338,9 +1407,12 @@ fn capacity_bits(
 /// How long the receivers read after the senders stop: long enough for a full queue to
 /// empty at the lowest scheduled rate, and for the longest path's delays (the relay holds a
 /// packet for its flow's one-way delay before the queue), with 200 ms to spare; at least
-/// [`DEFAULT_DRAIN`], at most 10 s. A packet still queued when the receivers stop would
+/// [`DEFAULT_DRAIN`], at most [`MAX_DRAIN`]. A packet still queued when the receivers stop would
 /// otherwise look lost to `flow_losses`, which therefore also checks that the queues are
 /// empty by then.
+/// The longest the receivers read on after the run (`drain_time`).
+const MAX_DRAIN: Duration = Duration::from_secs(10);
+
 fn drain_time(
     rate: tfcc_core::Rate,
     events: &[(Duration, LinkAction)],
@@ -1364,7 +1436,7 @@ fn drain_time(
         .unwrap_or(Dur::ZERO);
     (queue + Duration::from_nanos(path.0) + Duration::from_millis(200))
         .max(DEFAULT_DRAIN)
-        .min(Duration::from_secs(10))
+        .min(MAX_DRAIN)
 }
 
 /// One flow as the loss accounting sees it.
@@ -1380,6 +1452,10 @@ struct LossInput<'a> {
     /// received (tfcc flows; `None` if unread): such a drop after the queue would count as one
     /// of the queue's.
     rcvbuf_errors: Option<u64>,
+    /// Its data packets marked as the window's by the relay that came out of its queue,
+    /// counted at the receiving namespace's veth (tfcc_net::arrivals; `None` where no counter
+    /// ran or it could not be read).
+    arrived: Option<u64>,
 }
 
 /// The bottleneck queues' drops in the window (tc), the packets from before the window's end
@@ -1396,9 +1472,9 @@ struct QueueDrops {
 /// A flow's drops at its queue, before the relay's are added.
 enum QueuePart {
     Known(u64),
-    /// Not counted per flow (kernel TCP) while the queue dropped packets: perhaps the rest of
-    /// the queue's drops (below), else unknown.
-    Shared,
+    /// Not counted per flow (kernel TCP, why not) while the queue dropped packets: perhaps the
+    /// rest of the queue's drops (below), else unknown.
+    Shared(String),
     Unknown(String),
 }
 
@@ -1423,19 +1499,32 @@ enum QueuePart {
 /// would look lost, so a flow whose queue was not empty then gets no count. A sender that
 /// sent out of sequence order gets none either.
 ///
-/// A kernel TCP flow's arrivals are counted but not what reaches its receiver, so its queue
-/// drops are the queue's less everyone else's: they are its own when it is the one flow
-/// crossing that queue, or the one kernel TCP flow beside tfcc flows with counts, provided no
-/// feedback crosses that queue (no flow in the other direction), no packet of no flow crossed
-/// it in the window (the relay's `stray`), and the queue's drops were read at the relay's
-/// marks. The rest of the queue's drops then includes those of the connection's own packets
-/// without payload (its handshake, in the window if it starts there), which the simulator
-/// counts as data too (its SYN). Otherwise the count is unknown (`Err`, the reason) unless the
-/// queue dropped nothing in the window.
+/// A kernel TCP flow's receiver keeps no ledger of sequence numbers; what came out of the
+/// queue is counted instead by the window's epoch, which the relay writes into the DSCP bits
+/// of every packet of a flow's data direction it hands to a queue (tfcc_net::arrivals): the
+/// packets it handed over between the marks (`handed`, the connection's segments without
+/// payload among them, its handshake, FIN or reset, as the simulator counts its SYN) less
+/// those marked as the window's that reached the receiving namespace's veth (`arrived`) are
+/// the queue's drops of the flow in the window, exact once the queue has sent what it held at
+/// the window's end (FIFO: then every in-window packet has left it), whoever else shares it.
+/// Feedback is not data: it is never marked, travels to the senders' ephemeral ports (a
+/// flow's data goes to its receiver's port, which the counter keys on), and crosses the other
+/// direction's queue (a reverse flow's feedback the forward queue, unmarked, so it is not
+/// counted as anyone's). Without that count (no counter, or the queue not yet empty when the
+/// receivers stopped), a kernel TCP flow's queue drops are the queue's less everyone else's:
+/// its own when it is the one flow crossing that queue, or the one kernel TCP flow beside tfcc
+/// flows with counts, provided no feedback crosses that queue (no flow in the other
+/// direction), no packet of no flow crossed it in the window (the relay's `stray`), and the
+/// queue's drops were read at the relay's marks; otherwise unknown (`Err`, the reason, with
+/// `uncounted`, why no flow's arrivals were counted) unless the queue dropped nothing in the
+/// window. The marks would count a tfcc flow's drops as well, with no sequence numbers (the
+/// run's stderr gives both; they agreed in the two runs measured), but its count by sequence
+/// range is kept: it also works without the counter.
 fn flow_losses(
     flows: &[LossInput],
     relay: Option<(&DropCounts, &DropCounts)>,
     q: QueueDrops,
+    uncounted: Option<&str>,
 ) -> Vec<Result<u64, String>> {
     let name = |reverse: bool| if reverse { "reverse" } else { "forward" };
     let crossing = |reverse: bool| flows.iter().filter(|f| f.reverse == reverse).count();
@@ -1500,11 +1589,36 @@ fn flow_losses(
                         )),
                     }
                 }
+                (Some((a, b)), None) if f.arrived.is_some() && left == Some(0) => {
+                    let handed = at(&b.handed, i).saturating_sub(at(&a.handed, i));
+                    let came = f.arrived.unwrap_or(0);
+                    match handed.checked_sub(came) {
+                        Some(n) => QueuePart::Known(n),
+                        None => QueuePart::Unknown(format!(
+                            "{came} of its packets marked as the window's came out of the \
+                             {name} queue, more than the {handed} the relay handed to it"
+                        )),
+                    }
+                }
                 _ if queue_drops == 0 => QueuePart::Known(0),
                 _ if crossing(f.reverse) == 1 && crossing(!f.reverse) == 0 => {
                     QueuePart::Known(queue_drops)
                 }
-                _ => QueuePart::Shared,
+                _ => QueuePart::Shared(match (relay, f.arrived, left) {
+                    (None, _, _) => "no relay marked its packets".to_string(),
+                    (_, None, _) => format!(
+                        "what came out of the queue was not counted ({})",
+                        uncounted.unwrap_or("no count for this flow")
+                    ),
+                    (_, _, Some(n)) => format!(
+                        "what came out of the queue is not all counted: it still held {n} \
+                         packets from before the window's end when the receivers stopped \
+                         reading"
+                    ),
+                    (_, _, None) => "the queue was not read before the receivers stopped \
+                                     reading, so some of its packets may not have come out"
+                        .to_string(),
+                }),
             }
         })
         .collect();
@@ -1516,7 +1630,7 @@ fn flow_losses(
         let shared: Vec<usize> = on
             .iter()
             .copied()
-            .filter(|&i| matches!(parts[i], QueuePart::Shared))
+            .filter(|&i| matches!(parts[i], QueuePart::Shared(_)))
             .collect();
         let queue_drops = if reverse { q.reverse } else { q.forward };
         let stray = relay.map_or(0, |(a, b)| {
@@ -1547,6 +1661,10 @@ fn flow_losses(
             None
         };
         for &i in &shared {
+            let own = match &parts[i] {
+                QueuePart::Shared(why) => why.clone(),
+                _ => String::new(),
+            };
             parts[i] = match (&why_not, others_known) {
                 (None, Some(known)) => match queue_drops.checked_sub(known) {
                     Some(n) => QueuePart::Known(n),
@@ -1558,8 +1676,8 @@ fn flow_losses(
                 },
                 (why, _) => QueuePart::Unknown(format!(
                     "the {} queue dropped {queue_drops} packets in the window, and tc does not \
-                     say whose they were; the rest after the tfcc flows' counts is not this \
-                     kernel TCP flow's alone: {}",
+                     say whose they were; {own}; the rest after the tfcc flows' counts is not \
+                     this kernel TCP flow's alone: {}",
                     name(reverse),
                     why.as_deref().unwrap_or("another flow on it has no count")
                 )),
@@ -1579,7 +1697,7 @@ fn flow_losses(
                 QueuePart::Known(n) => Ok(n + relay_drops),
                 QueuePart::Unknown(why) => Err(why),
                 // Resolved above, one way or the other.
-                QueuePart::Shared => Err("no count".into()),
+                QueuePart::Shared(why) => Err(why),
             }
         })
         .collect()
@@ -2247,6 +2365,7 @@ direction = "reverse"
             data_down: down.to_vec(),
             written: written.to_vec(),
             last_seq: last.to_vec(),
+            handed: written.to_vec(),
             stray: [0, 0],
             qdiscs: Vec::new(),
         }
@@ -2266,6 +2385,7 @@ direction = "reverse"
             received: None,
             out_of_order: 0,
             rcvbuf_errors: None,
+            arrived: None,
         };
         let start = counts([0, 0], [0, 0], [0, 0], [None, None]);
         let end = counts([3, 4], [10, 0], [0, 0], [None, None]);
@@ -2276,24 +2396,27 @@ direction = "reverse"
             ..EMPTY
         };
         // One forward flow alone: the forward queue's drops are its, beside the relay's.
-        assert_eq!(flow_losses(&[tcp(false)], relay, q(5, 2)), [Ok(5 + 3 + 10)]);
+        assert_eq!(
+            flow_losses(&[tcp(false)], relay, q(5, 2), None),
+            [Ok(5 + 3 + 10)]
+        );
         // Two forward kernel-TCP flows: the queue's 5 drops cannot be split; with none, the
         // relay's counts are the whole of each.
         let two = [tcp(false), tcp(false)];
-        let l = flow_losses(&two, relay, q(5, 0));
+        let l = flow_losses(&two, relay, q(5, 0), None);
         assert!(l.iter().all(|r| r
             .as_ref()
             .is_err_and(|e| e.contains("the forward queue dropped 5 packets"))));
-        assert_eq!(flow_losses(&two, relay, q(0, 7)), [Ok(13), Ok(4)]);
+        assert_eq!(flow_losses(&two, relay, q(0, 7), None), [Ok(13), Ok(4)]);
         // A reverse flow's feedback crosses the forward queue, and the forward flow's the
         // reverse one: neither queue is one flow's.
         let both = [tcp(false), tcp(true)];
-        let l = flow_losses(&both, relay, q(1, 0));
+        let l = flow_losses(&both, relay, q(1, 0), None);
         assert!(l[0].is_err() && l[1] == Ok(4));
-        let l = flow_losses(&both, relay, q(0, 1));
+        let l = flow_losses(&both, relay, q(0, 1), None);
         assert!(l[0] == Ok(13) && l[1].is_err());
         // Without the relay (one flow, no delays) tc's count alone.
-        assert_eq!(flow_losses(&[tcp(false)], None, q(6, 0)), [Ok(6)]);
+        assert_eq!(flow_losses(&[tcp(false)], None, q(6, 0), None), [Ok(6)]);
     }
 
     /// Two tfcc flows sharing the forward queue: each one's queue drops in the window are the
@@ -2324,12 +2447,14 @@ direction = "reverse"
                 received: Some(&got0),
                 out_of_order: 0,
                 rcvbuf_errors: Some(0),
+                arrived: None,
             },
             LossInput {
                 reverse: false,
                 received: Some(&got1),
                 out_of_order: 0,
                 rcvbuf_errors: Some(0),
+                arrived: None,
             },
         ];
         let q = QueueDrops {
@@ -2339,13 +2464,16 @@ direction = "reverse"
         // Flow 0: 198 written in the window, 196 of 100..=299 received: 2 queue drops and 2
         // of the relay's. Flow 1: 50 written, 45 received. Their queue drops add up to the
         // queue's 7.
-        assert_eq!(flow_losses(&flows, Some((&start, &end)), q), [Ok(4), Ok(5)]);
+        assert_eq!(
+            flow_losses(&flows, Some((&start, &end)), q, None),
+            [Ok(4), Ok(5)]
+        );
         // Packets still queued when the receivers stopped: no count for the flows behind them.
         let full = QueueDrops {
             left_queued: Some((3, 0)),
             ..q
         };
-        let l = flow_losses(&flows, Some((&start, &end)), full);
+        let l = flow_losses(&flows, Some((&start, &end)), full, None);
         assert!(l.iter().all(|r| r
             .as_ref()
             .is_err_and(|e| e.contains("still held 3 packets"))));
@@ -2357,7 +2485,7 @@ direction = "reverse"
             },
             LossInput { ..flows[1] },
         ];
-        let l = flow_losses(&odd, Some((&start, &end)), q);
+        let l = flow_losses(&odd, Some((&start, &end)), q, None);
         assert!(l[0]
             .as_ref()
             .is_err_and(|e| e.contains("out of sequence order")));
@@ -2371,13 +2499,13 @@ direction = "reverse"
                 },
                 flows[1],
             ];
-            let l = flow_losses(&full, Some((&start, &end)), q);
+            let l = flow_losses(&full, Some((&start, &end)), q, None);
             assert!(l[0].as_ref().is_err_and(|e| e.contains(what)), "{l:?}");
         }
         // A receiver that got more of the range than was written (it cannot, through the
         // relay): an error, not a wrapped count.
         let short = counts([2, 0], [0, 0], [150, 50], [Some(299), Some(1049)]);
-        assert!(flow_losses(&flows, Some((&start, &short)), q)[0].is_err());
+        assert!(flow_losses(&flows, Some((&start, &short)), q, None)[0].is_err());
 
         // Flow 1 a kernel TCP flow instead: the queue's 7 drops less flow 0's 2 are its.
         let tcp = LossInput {
@@ -2385,9 +2513,13 @@ direction = "reverse"
             received: None,
             out_of_order: 0,
             rcvbuf_errors: None,
+            arrived: None,
         };
         let mixed = [flows[0], tcp];
-        assert_eq!(flow_losses(&mixed, Some((&start, &end)), q), [Ok(4), Ok(5)]);
+        assert_eq!(
+            flow_losses(&mixed, Some((&start, &end)), q, None),
+            [Ok(4), Ok(5)]
+        );
         // Not when the drops were read apart from the relay's marks, when a packet of no flow
         // crossed the queue in the window, or with a second kernel TCP flow.
         let apart = QueueDrops {
@@ -2396,29 +2528,102 @@ direction = "reverse"
         };
         let has = |l: &Result<u64, String>, what: &str| l.as_ref().is_err_and(|e| e.contains(what));
         assert!(has(
-            &flow_losses(&mixed, Some((&start, &end)), apart)[1],
+            &flow_losses(&mixed, Some((&start, &end)), apart, None)[1],
             "not read at the relay's window marks"
         ));
         let mut pinged = end.clone();
         pinged.stray[0] = 1;
-        let l = flow_losses(&mixed, Some((&start, &pinged)), q);
+        let l = flow_losses(&mixed, Some((&start, &pinged)), q, None);
         assert!(l[0] == Ok(4) && has(&l[1], "1 packets of no flow crossed it"));
-        let l = flow_losses(&[flows[0], tcp, tcp], Some((&start, &end)), q);
+        let l = flow_losses(&[flows[0], tcp, tcp], Some((&start, &end)), q, None);
         assert!(l[0] == Ok(4) && has(&l[1], "2 kernel TCP flows") && has(&l[2], "2 kernel"));
         // Nor with a reverse flow, whose feedback crosses the forward queue.
         let rev = LossInput {
             reverse: true,
             ..tcp
         };
-        let l = flow_losses(&[flows[0], tcp, rev], Some((&start, &end)), q);
+        let l = flow_losses(&[flows[0], tcp, rev], Some((&start, &end)), q, None);
         assert!(l[0] == Ok(4) && has(&l[1], "other direction") && l[2] == Ok(0));
         // Fewer queue drops than counted for the tfcc flow: an error, not a wrapped count.
         let few = QueueDrops { forward: 1, ..q };
-        let l = flow_losses(&mixed, Some((&start, &end)), few);
+        let l = flow_losses(&mixed, Some((&start, &end)), few, None);
         assert!(
             l[1].as_ref().is_err_and(|e| e.contains("fewer than the 2")),
             "{l:?}"
         );
+    }
+
+    /// Kernel TCP flows sharing a queue, or beside a reverse flow whose feedback crosses it:
+    /// each one's queue drops in the window are its packets the relay handed to the queue
+    /// between the marks less those marked as the window's that came out of it, once the queue
+    /// has sent what it held at the window's end; the relay's own drops are added.
+    #[test]
+    fn kernel_tcp_drops_are_packets_handed_less_those_that_came_out() {
+        let start = DropCounts {
+            handed: vec![100, 50, 10],
+            ..counts([0, 0], [0, 0], [0, 0], [None, None])
+        };
+        // Flow 0 lost 3 to the loss model in the window (not handed to the queue).
+        let end = DropCounts {
+            handed: vec![400, 250, 60],
+            data_lost: vec![3, 0, 0],
+            lost: 3,
+            ..counts([3, 0], [0, 0], [0, 0], [None, None])
+        };
+        let tcp = |reverse, arrived| LossInput {
+            reverse,
+            received: None,
+            out_of_order: 0,
+            rcvbuf_errors: None,
+            arrived,
+        };
+        // Two forward flows and a reverse one: 300 handed, 290 out; 200, 196; 50, 50.
+        let flows = [
+            tcp(false, Some(290)),
+            tcp(false, Some(196)),
+            tcp(true, Some(50)),
+        ];
+        let q = QueueDrops {
+            forward: 15,
+            reverse: 0,
+            ..EMPTY
+        };
+        let relay = Some((&start, &end));
+        assert_eq!(
+            flow_losses(&flows, relay, q, None),
+            [Ok(10 + 3), Ok(4), Ok(0)]
+        );
+        // The forward queue's 15 drops hold one of the reverse flow's feedback: the flows'
+        // counts need not add up to it, and are not bent to.
+        let has = |l: &Result<u64, String>, what: &str| l.as_ref().is_err_and(|e| e.contains(what));
+        // The queue still held packets from before the window's end when the receivers
+        // stopped: those would look dropped, so the two forward flows have no count (nor any
+        // other rule: they share the queue), while the reverse one, on its drained queue, has.
+        let full = QueueDrops {
+            left_queued: Some((2, 0)),
+            ..q
+        };
+        let l = flow_losses(&flows, relay, full, None);
+        assert!(has(&l[0], "still held 2 packets") && has(&l[1], "2 kernel TCP flows"));
+        assert_eq!(l[2], Ok(0));
+        // No counter: the reason is given, and the older rules still apply (a flow alone on
+        // its queue, nothing else crossing it, gets the queue's drops).
+        let none = [tcp(false, None), tcp(false, None)];
+        let l = flow_losses(&none, relay, q, Some("no tcx"));
+        assert!(l.iter().all(|r| has(r, "not counted (no tcx)")), "{l:?}");
+        assert_eq!(
+            flow_losses(&[tcp(false, None)], relay, q, Some("no tcx")),
+            [Ok(15 + 3)]
+        );
+        // Alone with a counter, the counter's: 300 - 290, not tc's 15 (which would hold a
+        // stray packet's drop, had one crossed).
+        assert_eq!(
+            flow_losses(&[tcp(false, Some(290))], relay, q, None),
+            [Ok(10 + 3)]
+        );
+        // More came out than was handed over (the marks misread): an error, not a count.
+        let l = flow_losses(&[tcp(false, Some(301))], relay, q, None);
+        assert!(has(&l[0], "more than the 300"), "{l:?}");
     }
 
     #[test]
