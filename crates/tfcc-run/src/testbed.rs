@@ -540,12 +540,17 @@ pub fn run(
             }
         }
         // tc is a process per reading (a few ms of CPU), so the queue is read once per
-        // sampling interval, not averaged within it.
+        // sampling interval, not averaged within it. A reading is stamped with the latest
+        // sampling instant reached, and instants that passed while the machine was too busy
+        // to read leave a gap: stepping one interval per reading had put the series behind real
+        // time whenever a tick took longer than the interval (readings every 0.14 s for 0.1 s
+        // under a load of 10-18 put a 330 s run's last reading at 236 s).
         if elapsed >= next_sample && next_sample <= duration {
+            let at = latest_instant(elapsed, interval);
             if let Some(q) = Directions::read(&router) {
-                queue.push((next_sample, elapsed, q));
+                queue.push((at, elapsed, q));
             }
-            next_sample += interval;
+            next_sample = at + interval;
         }
         Ok(())
     };
@@ -1337,6 +1342,14 @@ fn flow_columns(results: &[tfcc_net::testbed::FlowResult], interval: Duration) -
     c
 }
 
+/// The latest multiple of `interval` at or before `elapsed` (the sampling instant a reading
+/// taken at `elapsed` stands for).
+fn latest_instant(elapsed: Duration, interval: Duration) -> Duration {
+    let step = interval.as_nanos().max(1);
+    let k = elapsed.as_nanos() / step;
+    Duration::from_nanos(u64::try_from(k * step).unwrap_or(u64::MAX))
+}
+
 /// The bottleneck's queue (read at each sample; `queue_pkts_avg` is that reading too),
 /// throughput and tbf drops per interval, from tc.
 /// Samples are (nominal time, time actually read, reading): throughput divides by the time
@@ -1706,6 +1719,30 @@ fn flow_losses(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A late reading stands for the last sampling instant it passed, so a slow machine leaves
+    /// gaps in the queue series instead of shifting it: readings every 140 ms for 100 ms
+    /// instants are stamped 0.1, 0.2, 0.4, 0.5, 0.7 s, and the last at 1.4 s is 1.4 s.
+    #[test]
+    fn queue_readings_are_stamped_with_the_last_instant_they_passed() {
+        let ms = Duration::from_millis;
+        let (interval, mut next, mut stamps) = (ms(100), ms(100), Vec::new());
+        for k in 1..=10u64 {
+            let elapsed = ms(140 * k);
+            if elapsed >= next {
+                let at = latest_instant(elapsed, interval);
+                stamps.push(at.as_millis());
+                next = at + interval;
+            }
+        }
+        assert_eq!(
+            stamps,
+            [100, 200, 400, 500, 700, 800, 900, 1100, 1200, 1400]
+        );
+        assert_eq!(latest_instant(ms(99), interval), ms(0));
+        assert_eq!(latest_instant(ms(300), interval), ms(300));
+        assert_eq!(latest_instant(ms(5), Duration::ZERO), ms(5));
+    }
 
     /// A kernel TCP flow's own `packet_size`, `params` or the file's `tcp_defaults` are named
     /// (they apply in the simulator only); a flow with none of them is not.
