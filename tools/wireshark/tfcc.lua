@@ -12,7 +12,7 @@
 -- All integers are big-endian, times are nanoseconds, rates and loss rates IEEE-754 doubles
 -- where tfcc sends them so. A datagram is recognised by its type word (heuristically, on any
 -- port) and, on the testbed's ports (5001 + flow number; preference "ports"), also when another
--- dissector claims the port first (Wireshark's iperf2 takes 5001). tfcc's TCP model is written
+-- dissector claims the port first (Wireshark 4.0 gives 5001 to CPFI). tfcc's TCP model is written
 -- to pcap as real TCP and needs no dissector.
 --
 -- Use: wireshark -X lua_script:tools/wireshark/tfcc.lua run/trace-bottleneck.pcap
