@@ -324,9 +324,43 @@ def test_the_same_run_gives_the_same_bytes_and_pcap_changes_no_other_output(
 
 def test_a_bad_pcap_key_is_one_message(tmp_path: Path) -> None:
     scenario = tmp_path / "s.toml"
-    scenario.write_text(SCENARIO.format(duration=1, pcap='pcap = "yes"'))
+    scenario.write_text(SCENARIO.format(duration=2, pcap='pcap = "yes"'))
     r = tfcc("run", scenario, "--out", tmp_path / "x", "-q", "--no-plots")
     assert r.returncode == 2, r
     assert "Traceback" not in r.stderr and "panicked" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "trace.pcap" in r.stderr, r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_the_python_api_hands_the_pcaps_over_and_writes_them_as_tfcc_run_does(
+    tmp_path: Path,
+) -> None:
+    """A sweep on workers that share no files runs `run_scenario` there and `write_run` here:
+    the pcap files travel with the results, byte for byte."""
+    import tfcc
+    from tfcc import OutputError
+    from tfcc.run import write_run
+
+    direct = run(tmp_path, "direct", 3)
+    scenario = tmp_path / "direct.toml"
+    r = tfcc.run_scenario(str(scenario))
+    assert sorted(r["pcaps"]) == sorted(f"trace-{n}.pcap" for n in LINKS)
+    args = (r["summary"], r["flow_series"], r["link_series"])
+    write_run(tmp_path / "w", *args, plots=False, trace=r["trace"], pcaps=r["pcaps"])
+    for name in r["pcaps"]:
+        assert (tmp_path / "w" / name).read_bytes() == (direct / name).read_bytes()
+    with pytest.raises(OutputError, match="not a traced link's file"):
+        write_run(tmp_path / "x", *args, plots=False, trace=r["trace"], pcaps={"../x.pcap": b""})
+    with pytest.raises(OutputError, match="without a trace"):
+        write_run(tmp_path / "y", *args, plots=False, pcaps=r["pcaps"])
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_check_says_the_run_will_write_pcap_files(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.format(duration=2, pcap="pcap = true"))
+    r = tfcc("check", scenario)
+    assert r.returncode == 0, r.stderr
+    assert "access-src-0 from 0 s to 2 s, with pcap files" in r.stdout, r.stdout
+    r = tfcc("check", scenario, "--set", "trace.pcap=false")
+    assert r.returncode == 0 and "pcap files" not in r.stdout, r.stdout
