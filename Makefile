@@ -16,7 +16,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
-.PHONY: demo test install rust-tools ns2 chromium ffmpeg testbed-tools lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium ffmpeg tshark testbed-tools lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ chromium:
 # ffmpeg with its H.261 encoder and decoder, for `tfcc video-quality` and its tests (002 R7-R9).
 ffmpeg:
 	@bash scripts/install-ffmpeg.sh
+
+# tshark with Lua, which reads the simulator's pcap files with tools/wireshark/tfcc.lua
+# (tests/test_pcap.py).
+tshark:
+	@bash scripts/install-tshark.sh
 
 # ip, tc and ethtool for the emulated testbed's tests (they run as root only).
 testbed-tools:
@@ -83,7 +88,7 @@ rust-test: testbed-tools
 # before (both with `--dist worksteal`). Plain `pytest` stays serial; PYTEST_WORKERS=0 makes
 # this one serial too.
 PYTEST_WORKERS ?= auto
-py-test: install ns2 chromium ffmpeg testbed-tools
+py-test: install ns2 chromium ffmpeg tshark testbed-tools
 	@if [ "$(OVERLAP_TESTBED)" = 1 ]; then \
 	  log=$$(mktemp); \
 	  echo "$(RUST_TEST) --test testbed_backend (in the background) and pytest -q -n $(PYTEST_WORKERS)"; \

@@ -169,6 +169,8 @@ def check(
             f"; [trace]: {', '.join(trace['links'])} "
             f"from {trace['from_s']:g} s to {trace['until_s']:g} s"
         )
+        if trace.get("pcap"):
+            line += ", with pcap files"
     sweep_table = _sweep_table(scenario)
     if sweep_table is not None:
         # the [sweep] table is `tfcc sweep`'s, but a typo in it (or a bad grid value) should

@@ -60,10 +60,12 @@ def write_run(
     frame_series: Mapping[str, Sequence[Any]] | None = None,
     trace: Mapping[str, Sequence[Any]] | None = None,
     ptcp_slots: Mapping[str, Sequence[Any]] | None = None,
+    pcaps: Mapping[str, bytes] | None = None,
 ) -> None:
     """Write outputs for a run simulated elsewhere (``run_scenario``'s summary and series,
     its ``frame_series`` when the run has a video flow, its ``ptcp_slots`` when it has a PTCP
-    flow and its packet ``trace`` when the scenario has a ``[trace]``) into ``out``, exactly as
+    flow, its packet ``trace`` when the scenario has a ``[trace]`` and its ``pcaps`` when that
+    asks for them) into ``out``, exactly as
     ``tfcc run`` does; :class:`OutputError` if it cannot (also for a summary with PTCP flows
     and no ``ptcp_slots``, or the reverse)."""
     _core.write_run(
@@ -76,4 +78,5 @@ def write_run(
         None if frame_series is None else dict(frame_series),
         dict(trace) if trace is not None else None,
         None if ptcp_slots is None else dict(ptcp_slots),
+        None if pcaps is None else dict(pcaps),
     )

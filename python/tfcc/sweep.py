@@ -759,6 +759,7 @@ def _drive(
                     res["link_series"],
                     plots=plots,
                     trace=res.get("trace"),
+                    pcaps=res.get("pcaps"),
                     frame_series=res.get("frame_series"),
                     ptcp_slots=res.get("ptcp_slots"),
                 )

@@ -74,7 +74,7 @@ fn load(path: &Path, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Buil
 /// of `KEY=VALUE` strings as `--set` takes); returns a short description: `scenario`,
 /// `duration_s`, `measure_from_s`, `seed`, `flows`, `links`, `reported_links` (all but the
 /// per-flow access links), `events`, `groups` (label, count) and `trace` (`None`, or with a
-/// `[trace]` its `links` by name, `from_s` and `until_s`). Raises `ScenarioError` naming the
+/// `[trace]` its `links` by name, `from_s`, `until_s` and `pcap`). Raises `ScenarioError` naming the
 /// file and the key.
 ///
 /// `backend = "testbed"` checks what `tfcc run --backend testbed` would refuse instead of the
@@ -127,6 +127,7 @@ pub fn check_scenario<'py>(
             td.set_item("links", names)?;
             td.set_item("from_s", t.from.as_secs_f64())?;
             td.set_item("until_s", t.until.as_secs_f64())?;
+            td.set_item("pcap", t.pcap)?;
             d.set_item("trace", td)?;
         }
     }
@@ -151,7 +152,8 @@ pub fn check_scenario<'py>(
 /// is what `summary.json` holds, the series are the columns of `timeseries.parquet` and
 /// `queues.parquet`; a run with a video flow adds `"frame_series"`, the columns of
 /// `frames.parquet`, one with a PTCP flow `"ptcp_slots"`, the columns of `ptcp_slots.parquet`,
-/// and one with a `[trace]` in the scenario `"trace"`, the columns of `trace.parquet`.
+/// and one with a `[trace]` in the scenario `"trace"`, the columns of `trace.parquet`, and
+/// with `pcap = true` `"pcaps"`, each `trace-<link>.pcap` file's name and bytes.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = None, seed = None, progress = None))]
 pub fn run_scenario<'py>(
@@ -176,6 +178,13 @@ pub fn run_scenario<'py>(
     }
     if let Some(t) = &done.trace {
         out.set_item("trace", trace_dict(py, t)?)?;
+        if !t.pcaps.is_empty() {
+            let d = PyDict::new(py);
+            for f in &t.pcaps {
+                d.set_item(&f.name, pyo3::types::PyBytes::new(py, &f.bytes))?;
+            }
+            out.set_item("pcaps", d)?;
+        }
     }
     Ok(out)
 }
@@ -208,10 +217,11 @@ pub fn run_to_dir<'py>(
 
 /// Write a run's outputs into `out` from Python data, exactly as `tfcc run` writes them: the
 /// summary as `summary.json` text and the two series as dicts of columns (the shapes
-/// `run_scenario` returns, its `ptcp_slots` when the summary has PTCP flows and its `trace`
-/// when there is one). For drivers that simulate elsewhere (a sweep's remote workers).
+/// `run_scenario` returns, its `ptcp_slots` when the summary has PTCP flows, its `trace`
+/// when there is one and its `pcaps` with it). For drivers that simulate elsewhere (a sweep's
+/// remote workers).
 #[pyfunction]
-#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None, trace = None, ptcp_slots = None))]
+#[pyo3(signature = (out, summary_json, flow_series, link_series, plots = true, font = None, frame_series = None, trace = None, ptcp_slots = None, pcaps = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn write_run(
     py: Python<'_>,
@@ -224,6 +234,7 @@ pub fn write_run(
     frame_series: Option<&Bound<'_, PyDict>>,
     trace: Option<Bound<'_, PyDict>>,
     ptcp_slots: Option<&Bound<'_, PyDict>>,
+    pcaps: Option<std::collections::BTreeMap<String, Vec<u8>>>,
 ) -> PyResult<()> {
     let summary: tfcc_run::Summary = serde_json::from_str(summary_json)
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
@@ -289,6 +300,31 @@ pub fn write_run(
             .map_err(OutputError::new_err)?,
         ),
         None => None,
+    };
+    let trace = match (trace, pcaps) {
+        (t, None) => t,
+        (Some(mut t), Some(files)) => {
+            // Only the names the run itself writes: nothing lands outside the run directory.
+            let names: Vec<String> = t
+                .links
+                .iter()
+                .flatten()
+                .map(|l| tfcc_run::pcap::file_name(l))
+                .collect();
+            for (name, bytes) in files {
+                if !names.contains(&name) {
+                    return Err(OutputError::new_err(format!(
+                        "pcaps: {name:?} is not a traced link's file ({})",
+                        names.join(", ")
+                    )));
+                }
+                t.pcaps.push(tfcc_run::pcap::PcapFile { name, bytes });
+            }
+            Some(t)
+        }
+        (None, Some(_)) => {
+            return Err(OutputError::new_err("pcaps were given without a trace"));
+        }
     };
     let ptcp_slots = match ptcp_slots {
         None => None,

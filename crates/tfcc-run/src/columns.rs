@@ -19,6 +19,9 @@ pub struct TraceColumns {
     /// By link id: the link's name where it is traced.
     pub links: Vec<Option<String>>,
     pub records: Vec<TraceRecord>,
+    /// The traced links' departures as pcap files, when the trace asked for them
+    /// (`[trace] pcap = true`; [`crate::pcap`]).
+    pub pcaps: Vec<crate::pcap::PcapFile>,
 }
 
 /// The `direction` column's name of a packet's direction.
@@ -35,6 +38,7 @@ impl TraceColumns {
         TraceColumns {
             links: trace.names().to_vec(),
             records: trace.take_records(),
+            pcaps: Vec::new(),
         }
     }
 
@@ -574,7 +578,11 @@ pub(crate) mod tests {
         let mut links = vec![None; 4];
         links[0] = Some("bottleneck".into());
         links[3] = Some("hop1".into());
-        TraceColumns { links, records }
+        TraceColumns {
+            links,
+            records,
+            pcaps: Vec::new(),
+        }
     }
 
     /// The trace's columns as Python sees them: t, event, reason, link, flow, direction, kind,

@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod columns;
 pub mod output;
+pub mod pcap;
 pub mod plots;
 pub mod summary;
 pub mod tables;
@@ -75,6 +76,8 @@ pub struct Prepared {
     reported: Vec<tfcc_sim::LinkId>,
     web_info: Option<scenario::WebInfo>,
     trace: Option<summary::TraceSection>,
+    /// The flows' addresses and wire forms, when the trace writes pcap files.
+    pcap: Option<pcap::PcapPlan>,
     sim: tfcc_sim::Simulation,
     started: Instant,
 }
@@ -93,6 +96,12 @@ pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<P
         let nodes = built.node_numbers();
         summary::TraceSection::new(&built.topology, &nodes, &built.flows, &t.links)
     });
+    let pcap = match (&built.cfg.trace, &trace) {
+        (Some(t), Some(section)) if t.pcap => {
+            Some(pcap::PcapPlan::new(&built.flows, &section.flows))
+        }
+        _ => None,
+    };
     let sim = built
         .into_simulation()
         .map_err(|e| RunError::Scenario(format!("{}: {e}", path.display())))?;
@@ -102,6 +111,7 @@ pub fn prepare(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<P
         reported,
         web_info,
         trace,
+        pcap,
         sim,
         started,
     })
@@ -132,6 +142,7 @@ impl Prepared {
             reported,
             web_info,
             trace: trace_section,
+            pcap: pcap_plan,
             mut sim,
             started: wall,
         } = self;
@@ -166,7 +177,19 @@ impl Prepared {
         let flows = std::mem::take(&mut *columns.lock().expect("flow columns"));
         let links =
             LinkColumns::from_samples(&result.link_series, &result.summary.links, &reported);
-        let trace = result.trace.map(TraceColumns::from_trace);
+        let mut trace = result.trace;
+        let pcaps = match (&pcap_plan, &mut trace) {
+            (Some(plan), Some(t)) => {
+                let sent = t.take_sent();
+                pcap::write_captures(plan, t.names(), t.records(), &sent)
+                    .map_err(RunError::Scenario)?
+            }
+            _ => Vec::new(),
+        };
+        let trace = trace.map(|t| TraceColumns {
+            pcaps,
+            ..TraceColumns::from_trace(t)
+        });
         let frames = FrameColumns::from_records(&result.frames);
         let ptcp_slots = PtcpSlotColumns::from_flows(&result.summary.flows);
         Ok(Finished {

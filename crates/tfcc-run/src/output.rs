@@ -78,7 +78,8 @@ fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
 /// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
 /// `timeseries.parquet`, `queues.parquet`, `frames.parquet` when the run has a video flow,
 /// `ptcp_slots.parquet` when it has a PTCP flow, `trace.parquet` when it recorded a packet
-/// trace and, if `plots`, the PNG charts.
+/// trace (and `trace-<link>.pcap` per traced link when it asked for pcap files) and, if
+/// `plots`, the PNG charts.
 pub fn write_run(
     out: &Path,
     run: &Finished,
@@ -119,6 +120,10 @@ pub fn write_run(
         }
         if let Some(trace) = &run.trace {
             tables::write_trace(&tmp.join("trace.parquet"), trace)?;
+            for f in &trace.pcaps {
+                std::fs::write(tmp.join(&f.name), &f.bytes)
+                    .map_err(|e| format!("{shown}: cannot write {} ({e})", f.name))?;
+            }
         }
         if plots {
             plots::plot_run(&tmp, &run.summary, &run.flows, &run.links, font)?;

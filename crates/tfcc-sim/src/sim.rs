@@ -795,10 +795,12 @@ impl World {
             return;
         }
         let m = self.pool.meta(id);
-        let (kind, seq) = crate::trace::message(&self.pool.packet(id).header);
-        trace.push(TraceRecord::new(
-            now, event, link, m.flow, m.dir, kind, seq, m.size,
-        ));
+        let pkt = self.pool.packet(id);
+        let (kind, seq) = crate::trace::message(&pkt.header);
+        trace.push(
+            TraceRecord::new(now, event, link, m.flow, m.dir, kind, seq, m.size),
+            pkt,
+        );
     }
 
     /// Trace the `-` of the transmission link `l` started at `now`, if its count of started

@@ -14,7 +14,7 @@
 use crate::link::{LinkDrop, LinkId};
 use crate::packet_pool::Direction;
 use crate::queue::QueueDrop;
-use tfcc_core::packet::Header;
+use tfcc_core::packet::{Header, Packet};
 use tfcc_core::{Dur, Time};
 
 /// Which links to trace and when (`[trace]` in a scenario, resolved to link ids).
@@ -26,6 +26,9 @@ pub struct TraceConfig {
     /// events at the end too (see [`PacketTrace::new`]).
     pub from: Time,
     pub until: Time,
+    /// Keep the whole packet of every `-` event too, for the pcap files `tfcc run` writes
+    /// (`[trace] pcap = true`): the records alone name a packet but not its header fields.
+    pub pcap: bool,
 }
 
 /// What happened to a packet at a link.
@@ -223,6 +226,9 @@ pub struct PacketTrace {
     /// `+` of a later packet of the key (a duplicate ACK, a retransmission, TFWC's Ack
     /// Vectors, which all share one key) unless it knows how many were waiting.
     pending: std::collections::HashMap<PacketKey, Pending>,
+    /// With `pcap`: the packet of each `-` record, in record order (the k-th is the k-th `-`).
+    /// Kept apart from the records so that a trace without pcap stays 32 bytes an event.
+    sent: Option<Vec<Packet>>,
 }
 
 impl PacketTrace {
@@ -249,6 +255,7 @@ impl PacketTrace {
             },
             records: Vec::new(),
             pending: std::collections::HashMap::new(),
+            sent: cfg.pcap.then(Vec::new),
         }
     }
 
@@ -292,8 +299,26 @@ impl PacketTrace {
             && self.names.get(link as usize).is_some_and(Option::is_some)
     }
 
-    pub fn push(&mut self, r: TraceRecord) {
+    /// Add a record; `pkt` is the packet it is about, kept for a `-` when the trace keeps
+    /// packets.
+    pub fn push(&mut self, r: TraceRecord, pkt: &Packet) {
+        if r.event == TraceEvent::Dequeue {
+            if let Some(sent) = &mut self.sent {
+                sent.push(*pkt);
+            }
+        }
         self.records.push(r);
+    }
+
+    /// Whether the trace keeps the packets of its `-` events (`[trace] pcap = true`).
+    pub fn keeps_packets(&self) -> bool {
+        self.sent.is_some()
+    }
+
+    /// The packets of the `-` records, in their order, leaving none in the trace (empty when
+    /// the trace keeps no packets).
+    pub fn take_sent(&mut self) -> Vec<Packet> {
+        self.sent.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn records(&self) -> &[TraceRecord] {
@@ -329,6 +354,7 @@ mod tests {
             links: vec![(1, "bottleneck".into())],
             from: Time::ZERO + Dur::from_secs(1),
             until: Time::ZERO + Dur::from_secs(2),
+            pcap: false,
         };
         let t = PacketTrace::new(&cfg, 3, Time::ZERO + Dur::from_secs(10));
         let at = |ms| Time::ZERO + Dur::from_millis(ms);
@@ -350,6 +376,7 @@ mod tests {
             links: vec![(1, "bottleneck".into())],
             from: Time::ZERO + Dur::from_secs(1),
             until: Time::ZERO + Dur::from_secs(2),
+            pcap: false,
         };
         let mut t = PacketTrace::new(&cfg, 3, Time::ZERO + Dur::from_secs(10));
         assert!(t.before_window(Time::ZERO, 1));
@@ -378,6 +405,7 @@ mod tests {
             links: vec![(0, "bottleneck".into())],
             from: Time::ZERO,
             until: end,
+            pcap: false,
         };
         let t = PacketTrace::new(&cfg, 1, end);
         assert!(t.wants(end, 0));

@@ -767,7 +767,12 @@ fn trace_config(
             ),
         );
     }
-    Ok(TraceConfig { links, from, until })
+    Ok(TraceConfig {
+        links,
+        from,
+        until,
+        pcap: t.pcap,
+    })
 }
 
 /// The topology's links by name, access links summarised, for error messages.

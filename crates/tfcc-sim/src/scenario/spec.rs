@@ -659,6 +659,9 @@ pub struct TraceSpec {
     pub from: Option<Time>,
     #[serde(default)]
     pub until: Option<Time>,
+    /// Also write each traced link's departures as a pcap file (`trace-<link>.pcap`).
+    #[serde(default)]
+    pub pcap: bool,
 }
 
 /// A value that is either one quantity for every flow of a group or a `[low, high]` range
