@@ -16,7 +16,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
-.PHONY: demo test install rust-tools ns2 chromium ffmpeg tshark testbed-tools lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium ffmpeg tshark testbed-tools debs-start lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,25 +37,30 @@ install: $(BIN)/python
 rust-tools:
 	@command -v rustup >/dev/null && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
+# A Debian package's installer runs here, or, under `make test`, was started in the background
+# at the run's start (DEBS_DIR, scripts/debs.sh) and is waited for here.
+DEBS_DIR ?=
+deb = if [ -n "$(DEBS_DIR)" ]; then bash scripts/debs.sh wait $(DEBS_DIR) $(1); else bash scripts/install-$(1).sh; fi
+
 ns2:
-	@bash scripts/install-ns2.sh
+	@$(call deb,ns2)
 
 # The headless browser the report test renders `tfcc report` in.
 chromium:
-	@bash scripts/install-chromium.sh
+	@$(call deb,chromium)
 
 # ffmpeg with its H.261 encoder and decoder, for `tfcc video-quality` and its tests (002 R7-R9).
 ffmpeg:
-	@bash scripts/install-ffmpeg.sh
+	@$(call deb,ffmpeg)
 
 # tshark with Lua, which reads the simulator's pcap files with tools/wireshark/tfcc.lua
 # (tests/test_pcap.py).
 tshark:
-	@bash scripts/install-tshark.sh
+	@$(call deb,tshark)
 
 # ip, tc and ethtool for the emulated testbed's tests (they run as root only).
 testbed-tools:
-	@bash scripts/install-testbed-tools.sh
+	@$(call deb,testbed-tools)
 
 # The equation table first, then the flagship: 002's TCP-friendliness map as a sweep + report.
 demo: install
@@ -106,10 +111,17 @@ py-test: install ns2 chromium ffmpeg tshark testbed-tools
 # and relay under SCHED_FIFO) run beside the Python tests instead of before them, which then
 # take one worker and leave the other core to them: with the two one after the other `make test`
 # took 884 s there, 16 s short of its 15-minute budget. `make rust-test` alone still runs them.
+#
+# The Debian packages are installed in the background from the start (debs-start), beside the
+# install, lint and Rust build, and each target that needs one waits for its installer.
 test: PROFILE = ci
 test: OVERLAP_TESTBED = 1
 test: PYTEST_WORKERS = 1
-test: lint rust-test py-test
+test: DEBS_DIR = $(CURDIR)/.debs
+test: debs-start lint rust-test py-test
+
+debs-start:
+	@bash scripts/debs.sh start $(DEBS_DIR)
 
 # tfcc and ns-2 on the same dumbbells, one after the other, into bench/RESULTS.md (issue 4), then
 # the criterion microbenchmarks (event queue, per-ACK cost).
