@@ -106,17 +106,18 @@ py-test: install ns2 chromium ffmpeg tshark testbed-tools
 	  echo "$(BIN)/pytest -q -n $(PYTEST_WORKERS)"; $(BIN)/pytest -q -n $(PYTEST_WORKERS); \
 	fi
 
-# The root-only testbed tests (crates/tfcc-run/tests/testbed_backend.rs: 13 runs in real time,
-# 205 s in the fresh-clone run at 02854c4, the cores mostly idle while they run, their sessions
-# and relay under SCHED_FIFO) run beside the Python tests instead of before them, which then
-# take one worker and leave the other core to them: with the two one after the other `make test`
-# took 884 s there, 16 s short of its 15-minute budget. `make rust-test` alone still runs them.
+# The root-only testbed tests (crates/tfcc-run/tests/testbed_backend.rs: 14 runs in real time,
+# their sessions and relay under SCHED_FIFO) run beside the Python tests instead of before them:
+# with the two one after the other `make test` took 884 s at 02854c4, 16 s short of its
+# 15-minute budget. pytest keeps its two workers beside them: in the fresh-clone runs at 7b4671b
+# the testbed tests took 222 s beside two workers and 219 s beside one (at bc88200), and pytest
+# 180 s against 278 s, so the whole run took 783 s against 838 s. They had passed beside loads
+# of 10-18 from other agents' testbed runs and builds too. `make rust-test` alone still runs them.
 #
 # The Debian packages are installed in the background from the start (debs-start), beside the
 # install, lint and Rust build, and each target that needs one waits for its installer.
 test: PROFILE = ci
 test: OVERLAP_TESTBED = 1
-test: PYTEST_WORKERS = 1
 test: DEBS_DIR = $(CURDIR)/.debs
 test: debs-start lint rust-test py-test
 
