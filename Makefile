@@ -25,12 +25,23 @@ $(BIN)/python:
 # The Python package (and its compiled core) into the venv, and the native `tfcc run`
 # executable beside it (python/tfcc/_bin, see python/tfcc/entry.py); cargo's incremental build
 # makes a repeated install cheap.
+#
+# The Python dependencies install in the background (scripts/python_deps.py) while cargo builds
+# `tfcc-run` and with it nearly all of the Rust code; `maturin develop` then finds them
+# satisfied and compiles only pyo3 and the bindings. (maturin alone runs pip first: about two
+# minutes spent waiting on the package index before any compiling.) `-p tfcc-py` beside
+# `--bin tfcc-run`: cargo resolves features as maturin does for tfcc-py, so maturin reuses this
+# build (alone, tfcc-run's narrower feature set recompiled syn up to parquet).
 install: $(BIN)/python
 	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
+	@log=$$(mktemp); \
+	  $(BIN)/python scripts/python_deps.py --extra test >$$log 2>&1 & pip=$$!; \
+	  echo "$(CARGO) build --profile $(PROFILE) -q -p tfcc-run -p tfcc-py --bin tfcc-run (pip installs the Python dependencies beside it)"; \
+	  $(CARGO) build --profile $(PROFILE) -q -p tfcc-run -p tfcc-py --bin tfcc-run; built=$$?; \
+	  wait $$pip; deps=$$?; cat $$log; rm -f $$log; \
+	  if [ $$deps != 0 ]; then echo "error: installing the Python dependencies failed (pip's output above)" >&2; fi; \
+	  exit $$(( built != 0 || deps != 0 ))
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --profile $(PROFILE) --extras test -q
-	# -p tfcc-py too: cargo then resolves features as maturin just did and reuses its build of
-	# the dependencies (alone, tfcc-run's narrower feature set recompiled syn up to parquet).
-	$(CARGO) build --profile $(PROFILE) -q -p tfcc-run -p tfcc-py --bin tfcc-run
 	install -D -m 755 $(TARGET_DIR)/$(PROFILE)/tfcc-run python/tfcc/_bin/tfcc-run
 
 # rustfmt and clippy are rustup components; a fresh toolchain may lack them.
