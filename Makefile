@@ -41,7 +41,7 @@ install: $(BIN)/python
 	  wait $$pip; deps=$$?; cat $$log; rm -f $$log; \
 	  if [ $$deps != 0 ]; then echo "error: installing the Python dependencies failed (pip's output above)" >&2; fi; \
 	  exit $$(( built != 0 || deps != 0 ))
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --profile $(PROFILE) --extras test -q
+	PIP_QUIET=1 VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --profile $(PROFILE) --extras test -q
 	install -D -m 755 $(TARGET_DIR)/$(PROFILE)/tfcc-run python/tfcc/_bin/tfcc-run
 
 # rustfmt and clippy are rustup components; a fresh toolchain may lack them.
