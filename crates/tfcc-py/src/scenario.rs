@@ -531,7 +531,7 @@ fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Boun
     d.set_item("kind", kind)?;
     let seq: Vec<Option<i64>> = r
         .iter()
-        .map(|x| x.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)))
+        .map(|x| x.seq().map(tfcc_run::columns::saturating_i64))
         .collect();
     d.set_item("seq", seq)?;
     let size: Vec<u32> = r.iter().map(|x| x.size).collect();

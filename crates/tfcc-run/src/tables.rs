@@ -296,8 +296,7 @@ impl<'a> TraceGroup<'a> {
             self.flow.push(i64::from(r.flow));
             self.direction.push(crate::columns::direction_name(r.dir));
             self.kind.push(r.kind.name());
-            self.seq
-                .push(r.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)));
+            self.seq.push(r.seq().map(crate::columns::saturating_i64));
             self.size.push(i64::from(r.size));
         }
     }
