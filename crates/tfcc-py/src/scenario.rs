@@ -510,32 +510,17 @@ fn ptcp_slot_dict<'py>(
 }
 
 fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Bound<'py, PyDict>> {
-    let r = &c.records;
+    let r = tfcc_run::columns::TraceRows::of(c, &c.records);
     let d = PyDict::new(py);
-    let t: Vec<f64> = r.iter().map(|x| x.time.as_secs_f64()).collect();
-    d.set_item("t", t)?;
-    let event: Vec<&str> = r.iter().map(|x| x.event.letter()).collect();
-    d.set_item("event", event)?;
-    let reason: Vec<Option<&str>> = r.iter().map(|x| x.event.reason()).collect();
-    d.set_item("reason", reason)?;
-    let link: Vec<&str> = r.iter().map(|x| c.link_name(x.link)).collect();
-    d.set_item("link", link)?;
-    let flow: Vec<u32> = r.iter().map(|x| x.flow).collect();
-    d.set_item("flow", flow)?;
-    let direction: Vec<&str> = r
-        .iter()
-        .map(|x| tfcc_run::columns::direction_name(x.dir))
-        .collect();
-    d.set_item("direction", direction)?;
-    let kind: Vec<&str> = r.iter().map(|x| x.kind.name()).collect();
-    d.set_item("kind", kind)?;
-    let seq: Vec<Option<i64>> = r
-        .iter()
-        .map(|x| x.seq().map(tfcc_run::columns::saturating_i64))
-        .collect();
-    d.set_item("seq", seq)?;
-    let size: Vec<u32> = r.iter().map(|x| x.size).collect();
-    d.set_item("size", size)?;
+    d.set_item("t", r.t)?;
+    d.set_item("event", r.event)?;
+    d.set_item("reason", r.reason)?;
+    d.set_item("link", r.link)?;
+    d.set_item("flow", r.flow)?;
+    d.set_item("direction", r.direction)?;
+    d.set_item("kind", r.kind)?;
+    d.set_item("seq", r.seq)?;
+    d.set_item("size", r.size)?;
     Ok(d)
 }
 

@@ -148,6 +148,42 @@ impl TraceColumns {
     }
 }
 
+/// Trace records as the rows of `trace.parquet` and of the Python API's `trace` dict, the one
+/// place a record becomes a row, so that the file and the dict cannot read a record two ways.
+/// The file builds it a row group at a time ([`crate::tables::write_trace`]), the dict over
+/// the whole trace.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceRows<'a> {
+    pub t: Vec<f64>,
+    pub event: Vec<&'static str>,
+    pub reason: Vec<Option<&'static str>>,
+    pub link: Vec<&'a str>,
+    pub flow: Vec<i64>,
+    pub direction: Vec<&'static str>,
+    pub kind: Vec<&'static str>,
+    pub seq: Vec<Option<i64>>,
+    pub size: Vec<i64>,
+}
+
+impl<'a> TraceRows<'a> {
+    /// The rows of `records`, records of `trace` (whose link names they take).
+    pub fn of(trace: &'a TraceColumns, records: &[TraceRecord]) -> Self {
+        let mut rows = TraceRows::default();
+        for r in records {
+            rows.t.push(r.time.as_secs_f64());
+            rows.event.push(r.event.letter());
+            rows.reason.push(r.event.reason());
+            rows.link.push(trace.link_name(r.link));
+            rows.flow.push(i64::from(r.flow));
+            rows.direction.push(direction_name(r.dir));
+            rows.kind.push(r.kind.name());
+            rows.seq.push(r.seq().map(saturating_i64));
+            rows.size.push(i64::from(r.size));
+        }
+        rows
+    }
+}
+
 /// A column of optional reals stored compactly: the values present, in order, and one
 /// validity bit per row. A `Vec<Option<f64>>` takes 16 bytes a row; this takes 8 where a value
 /// is present and a bit where none is (the PTCP columns of a TCP flow, the rate of a window
@@ -612,19 +648,21 @@ pub(crate) mod tests {
         Vec<i64>,
     );
 
-    /// The columns `trace_dict` hands to Python, built the way it builds them.
+    /// The columns `trace_dict` hands to Python ([`TraceRows`]), with owned strings as Python
+    /// hands them back.
     fn as_columns(c: &TraceColumns) -> Cols {
-        let r = &c.records;
+        let r = TraceRows::of(c, &c.records);
+        let owned = |v: Vec<&str>| v.into_iter().map(String::from).collect();
         (
-            r.iter().map(|x| x.time.as_secs_f64()).collect(),
-            r.iter().map(|x| x.event.letter().into()).collect(),
-            r.iter().map(|x| x.event.reason().map(Into::into)).collect(),
-            r.iter().map(|x| c.link_name(x.link).into()).collect(),
-            r.iter().map(|x| i64::from(x.flow)).collect(),
-            r.iter().map(|x| direction_name(x.dir).into()).collect(),
-            r.iter().map(|x| x.kind.name().into()).collect(),
-            r.iter().map(|x| x.seq().map(|s| s as i64)).collect(),
-            r.iter().map(|x| i64::from(x.size)).collect(),
+            r.t,
+            owned(r.event),
+            r.reason.into_iter().map(|x| x.map(String::from)).collect(),
+            owned(r.link),
+            r.flow,
+            owned(r.direction),
+            owned(r.kind),
+            r.seq,
+            r.size,
         )
     }
 

@@ -16,7 +16,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
 use crate::columns::{
-    FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, TraceColumns,
+    FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, TraceColumns, TraceRows,
 };
 
 /// One column's values.
@@ -259,61 +259,30 @@ const TRACE_GROUP_ROWS: usize = 1 << 17;
 
 /// `trace.parquet`: one row per traced packet event, in row groups of 131 072 rows.
 pub fn write_trace(path: &Path, c: &TraceColumns) -> Result<(), String> {
-    let mut group = TraceGroup::default();
-    let mut table = Table::create(path, "trace", &group.columns(), true)?;
+    let empty = TraceRows::default();
+    let mut table = Table::create(path, "trace", &trace_columns(&empty), true)?;
     for chunk in c.records.chunks(TRACE_GROUP_ROWS) {
-        group.fill(c, chunk);
-        table.group(&group.columns())?;
+        table.group(&trace_columns(&TraceRows::of(c, chunk)))?;
     }
     if c.records.is_empty() {
-        table.group(&group.columns())?;
+        table.group(&trace_columns(&empty))?;
     }
     table.close()
 }
 
-/// One row group of the trace in columns.
-#[derive(Default)]
-struct TraceGroup<'a> {
-    t: Vec<f64>,
-    event: Vec<&'static str>,
-    reason: Vec<Option<&'static str>>,
-    link: Vec<&'a str>,
-    flow: Vec<i64>,
-    direction: Vec<&'static str>,
-    kind: Vec<&'static str>,
-    seq: Vec<Option<i64>>,
-    size: Vec<i64>,
-}
-
-impl<'a> TraceGroup<'a> {
-    fn fill(&mut self, c: &'a TraceColumns, rows: &[tfcc_sim::trace::TraceRecord]) {
-        *self = TraceGroup::default();
-        for r in rows {
-            self.t.push(r.time.as_secs_f64());
-            self.event.push(r.event.letter());
-            self.reason.push(r.event.reason());
-            self.link.push(c.link_name(r.link));
-            self.flow.push(i64::from(r.flow));
-            self.direction.push(crate::columns::direction_name(r.dir));
-            self.kind.push(r.kind.name());
-            self.seq.push(r.seq().map(crate::columns::saturating_i64));
-            self.size.push(i64::from(r.size));
-        }
-    }
-
-    fn columns(&self) -> [(&'static str, Col<'_>); 9] {
-        [
-            ("t", Col::F64(&self.t)),
-            ("event", Col::Text(&self.event)),
-            ("reason", Col::OptText(&self.reason)),
-            ("link", Col::Text(&self.link)),
-            ("flow", Col::I64(&self.flow)),
-            ("direction", Col::Text(&self.direction)),
-            ("kind", Col::Text(&self.kind)),
-            ("seq", Col::OptI64(&self.seq)),
-            ("size", Col::I64(&self.size)),
-        ]
-    }
+/// One row group of the trace as the file's columns.
+fn trace_columns<'r>(rows: &'r TraceRows<'_>) -> [(&'static str, Col<'r>); 9] {
+    [
+        ("t", Col::F64(&rows.t)),
+        ("event", Col::Text(&rows.event)),
+        ("reason", Col::OptText(&rows.reason)),
+        ("link", Col::Text(&rows.link)),
+        ("flow", Col::I64(&rows.flow)),
+        ("direction", Col::Text(&rows.direction)),
+        ("kind", Col::Text(&rows.kind)),
+        ("seq", Col::OptI64(&rows.seq)),
+        ("size", Col::I64(&rows.size)),
+    ]
 }
 
 /// `frames.parquet`: per video flow, per frame slot ([`FrameColumns`]).
