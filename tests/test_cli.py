@@ -34,6 +34,16 @@ def _start_recv(port: int, duration: str, *extra: str) -> subprocess.Popen[str]:
     )
 
 
+def _send(port: int, duration: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`tfcc send` to loopback ``port`` until it ends, its output captured as text."""
+    return subprocess.run(
+        [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", duration, *extra],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tfcc.cli", *args], capture_output=True, text=True, timeout=60
@@ -129,12 +139,7 @@ def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     port = _free_udp_port()
     recv = _start_recv(port, "4s")
     try:
-        send = subprocess.run(
-            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "2s"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        send = _send(port, "2s")
         out, err = recv.communicate(timeout=30)
     finally:
         recv.kill()
@@ -153,12 +158,7 @@ def test_send_and_recv_carry_a_rate_scheme_over_loopback() -> None:
     port = _free_udp_port()
     recv = _start_recv(port, "4s", "--protocol", "tear")
     try:
-        send = subprocess.run(
-            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "2s", "--protocol", "tear"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        send = _send(port, "2s", "--protocol", "tear")
         out, err = recv.communicate(timeout=30)
     finally:
         recv.kill()
@@ -182,12 +182,7 @@ def test_recv_refuses_another_rate_schemes_sender() -> None:
     try:
         assert recv.stdout is not None
         assert "time_s" in recv.stdout.readline()
-        send = subprocess.run(
-            [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "1s", "--protocol", "warc"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        send = _send(port, "1s", "--protocol", "warc")
         out, err = recv.communicate(timeout=30)
     finally:
         recv.kill()
@@ -204,12 +199,7 @@ def test_send_and_recv_name_the_problem_once_not_per_datagram() -> None:
     import socket
 
     port = _free_udp_port()  # bound and closed again: nobody listens there
-    send = subprocess.run(
-        [*ENTRY, "send", f"127.0.0.1:{port}", "--duration", "1s"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    send = _send(port, "1s")
     assert send.returncode == 0, send.stderr
     assert f"no feedback from 127.0.0.1:{port}" in send.stderr, send.stderr
 

@@ -1,5 +1,5 @@
-//! What the Python endpoint classes (`tfrc.rs`, `tfwc.rs`) share: the application's clock and
-//! the size of a datagram as a packet.
+//! What the Python endpoint classes (`tfrc.rs`, `tfwc.rs`, `rate.rs`) share: the application's
+//! clock, a datagram as a packet, the wording of a bad name and the keys of `stats()`.
 //!
 //! Each class holds a [`Clocked`] core endpoint and forwards to it; `#[pymethods]` cannot be
 //! generic, so the methods themselves stand once per class, but what they do (clamp the clock,
@@ -7,8 +7,9 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use tfcc_core::endpoint::Endpoint;
-use tfcc_core::{Packet, Stats, Time};
+use tfcc_core::{Dur, Header, Packet, Stats, Time};
 
 /// The latest `now_ns` an endpoint takes: `i64::MAX` nanoseconds, 292 years, the range of
 /// `time.monotonic_ns()`. The endpoints add their timers (an RTO, a no-feedback interval, a
@@ -99,6 +100,20 @@ impl<E: Endpoint> Clocked<E> {
         self.inner.on_packet(now, pkt);
     }
 
+    /// A datagram arrived at `now_ns`, `packet` if it decoded as one of the class's: the clock
+    /// moves to `now_ns` either way (a socket on which anything may arrive still drives it).
+    /// Returns whether it was one.
+    pub(crate) fn on_datagram(&mut self, now_ns: NowNs, packet: Option<Packet>) -> bool {
+        let now = self.now(now_ns);
+        match packet {
+            Some(pkt) => {
+                self.inner.on_packet(now, &pkt);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The clock reached `now_ns` (early or twice is harmless).
     pub(crate) fn on_timeout(&mut self, now_ns: NowNs) {
         let now = self.now(now_ns);
@@ -124,4 +139,80 @@ impl<E: Endpoint> Clocked<E> {
 /// A datagram's length as a packet size (saturating: a UDP datagram is far below `u32::MAX`).
 pub(crate) fn datagram_size(datagram: &[u8]) -> u32 {
     u32::try_from(datagram.len()).unwrap_or(u32::MAX)
+}
+
+/// The packet a received datagram is, its header decoded from the datagram's bytes: the size
+/// is the whole datagram, as the simulator counts a packet on the wire.
+pub(crate) fn datagram_packet(datagram: &[u8], header: Header) -> Packet {
+    Packet {
+        size: datagram_size(datagram),
+        header,
+    }
+}
+
+/// The message of a name argument that is none of `names`, e.g. `preset must be "thesis",
+/// "ns2" or "rfc5348", got "x"`: every class words it alike, whatever it chooses among.
+pub(crate) fn not_one_of(what: &str, names: &[&str], got: &str) -> PyErr {
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    let choices = match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    };
+    PyValueError::new_err(format!("{what} must be {choices}, got {got:?}"))
+}
+
+/// A key of an endpoint class's `stats()` dict. Each class lists the keys its docstring
+/// promises, in the dict's order, and [`stats_dict`] reads every key from [`Stats`] in one
+/// way: a rate in bytes/s and bits/s, times in seconds, whichever class reports it.
+#[derive(Clone, Copy)]
+pub(crate) enum StatKey {
+    /// `rate`: bytes/s, RFC 5348's unit for `X` and `X_recv`.
+    Rate,
+    /// `rate_bps`: the same in bits/s, the unit of DESIGN.md and of every file output.
+    RateBps,
+    /// `window` in whole packets (TFWC's window counts packets).
+    WindowPackets,
+    /// `window` as the core reports it (a rate scheme's packets per RTT are fractional).
+    Window,
+    P,
+    Ali,
+    /// `rtt` in seconds.
+    Rtt,
+    /// `rto` in seconds.
+    Rto,
+    PacketsSent,
+    BytesSent,
+    LossEvents,
+    PacketsJudged,
+    Timeouts,
+    Mode,
+}
+
+/// The stats as a dict of `keys`, in their order.
+pub(crate) fn stats_dict<'py>(
+    py: Python<'py>,
+    st: &Stats,
+    keys: &[StatKey],
+) -> PyResult<Bound<'py, PyDict>> {
+    let secs = |d: Option<Dur>| d.map(|d| d.as_secs_f64());
+    let d = PyDict::new(py);
+    for key in keys {
+        match key {
+            StatKey::Rate => d.set_item("rate", st.rate)?,
+            StatKey::RateBps => d.set_item("rate_bps", st.rate.map(|r| r * 8.0))?,
+            StatKey::WindowPackets => d.set_item("window", st.cwnd.map(|w| w as u64))?,
+            StatKey::Window => d.set_item("window", st.cwnd)?,
+            StatKey::P => d.set_item("p", st.p)?,
+            StatKey::Ali => d.set_item("ali", st.ali)?,
+            StatKey::Rtt => d.set_item("rtt", secs(st.rtt))?,
+            StatKey::Rto => d.set_item("rto", secs(st.rto))?,
+            StatKey::PacketsSent => d.set_item("packets_sent", st.packets_sent)?,
+            StatKey::BytesSent => d.set_item("bytes_sent", st.bytes_sent)?,
+            StatKey::LossEvents => d.set_item("loss_events", st.loss_events)?,
+            StatKey::PacketsJudged => d.set_item("packets_judged", st.packets_judged)?,
+            StatKey::Timeouts => d.set_item("timeouts", st.timeouts)?,
+            StatKey::Mode => d.set_item("mode", st.mode)?,
+        }
+    }
+    Ok(d)
 }

@@ -11,14 +11,16 @@
 //! times are integer nanoseconds on any monotonic clock, clamped so they never go backwards
 //! (`endpoint.rs`).
 
-use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
+use crate::endpoint::{
+    datagram_packet, datagram_size, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::Receiver;
 use tfcc_core::warc::wire::{DataHeader, FeedbackHeader, RateScheme, DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundReceiver};
-use tfcc_core::{Header, Packet, Stats};
+use tfcc_core::{Header, Packet};
 use tfcc_sim::scenario::protocols::rate_endpoints;
 
 /// A `params` dict as the TOML table a scenario's `params` is, through JSON: numbers, strings
@@ -51,15 +53,8 @@ fn endpoints(
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(RateSenderConfig, AnyRateEstimator)> {
     if RateScheme::from_name(scheme).is_none() {
-        let names: Vec<String> = RateScheme::ALL
-            .iter()
-            .map(|s| format!("{:?}", s.name()))
-            .collect();
-        let (last, rest) = names.split_last().expect("three schemes");
-        return Err(PyValueError::new_err(format!(
-            "scheme must be {} or {last}, got {scheme:?}",
-            rest.join(", ")
-        )));
+        let names: Vec<&str> = RateScheme::ALL.iter().map(|s| s.name()).collect();
+        return Err(not_one_of("scheme", &names, scheme));
     }
     let mut table = params_table(py, params)?;
     if let Some(PacketSize(s)) = packet_size {
@@ -77,22 +72,21 @@ fn endpoints(
     rate_endpoints(scheme, &table).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("rate", st.rate)?;
-    d.set_item("rate_bps", st.rate.map(|r| r * 8.0))?;
-    d.set_item("window", st.cwnd)?;
-    d.set_item("p", st.p)?;
-    d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
-    d.set_item("rto", st.rto.map(|r| r.as_secs_f64()))?;
-    d.set_item("packets_sent", st.packets_sent)?;
-    d.set_item("bytes_sent", st.bytes_sent)?;
-    d.set_item("loss_events", st.loss_events)?;
-    d.set_item("packets_judged", st.packets_judged)?;
-    d.set_item("timeouts", st.timeouts)?;
-    d.set_item("mode", st.mode)?;
-    Ok(d)
-}
+/// The keys of both classes' `stats()`: each end fills its own, the rest stay `None` or 0.
+const STATS: &[StatKey] = &[
+    StatKey::Rate,
+    StatKey::RateBps,
+    StatKey::Window,
+    StatKey::P,
+    StatKey::Rtt,
+    StatKey::Rto,
+    StatKey::PacketsSent,
+    StatKey::BytesSent,
+    StatKey::LossEvents,
+    StatKey::PacketsJudged,
+    StatKey::Timeouts,
+    StatKey::Mode,
+];
 
 /// The paced sender of WARC, TEAR and TFRCP (003 Sec. 3.2.1).
 #[pyclass(module = "tfcc._core", name = "RateSender")]
@@ -137,16 +131,10 @@ impl PyRateSender {
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a report of
     /// this scheme; anything else is ignored.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
-        self.ep.now(now_ns);
-        match FeedbackHeader::decode_as(self.scheme, datagram) {
-            Ok(f) => {
-                let size = datagram_size(datagram);
-                let header = Header::WarcFeedback(f);
-                self.ep.on_packet(now_ns, &Packet { size, header });
-                true
-            }
-            Err(_) => false,
-        }
+        let report = FeedbackHeader::decode_as(self.scheme, datagram)
+            .ok()
+            .map(|f| datagram_packet(datagram, Header::WarcFeedback(f)));
+        self.ep.on_datagram(now_ns, report)
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
@@ -177,7 +165,7 @@ impl PyRateSender {
     /// `bytes_sent`, `timeouts` (no-feedback expiries), `mode` (`"initial"` before the first
     /// report, then `"rate"`); the rest is the receiver's.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.ep.stats())
+        stats_dict(py, &self.ep.stats(), STATS)
     }
 }
 
@@ -207,13 +195,15 @@ impl PyRateReceiver {
     /// A datagram from the sender arrived at `now_ns`. Returns the payload's offset, or `None`
     /// if it was not a data packet (ignored).
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
-        self.ep.now(now_ns);
-        let h = DataHeader::decode_as(self.ep.inner.estimator().scheme(), datagram).ok()?;
-        // The core counts a packet's size as delivered: the payload's here.
-        let size = datagram_size(datagram).saturating_sub(DATA_LEN as u32);
-        let header = Header::WarcData(h);
-        self.ep.on_packet(now_ns, &Packet { size, header });
-        Some(DATA_LEN)
+        let scheme = self.ep.inner.estimator().scheme();
+        let data = DataHeader::decode_as(scheme, datagram)
+            .ok()
+            .map(|h| Packet {
+                // The core counts a packet's size as delivered: the payload's here.
+                size: datagram_size(datagram).saturating_sub(DATA_LEN as u32),
+                header: Header::WarcData(h),
+            });
+        self.ep.on_datagram(now_ns, data).then_some(DATA_LEN)
     }
 
     /// The report due at `now_ns` as bytes to send back, or `None`.
@@ -257,6 +247,6 @@ impl PyRateReceiver {
     /// measured loss ratio), `rtt` (the sender's SRTT as carried, s), `loss_events`,
     /// `packets_judged`, `timeouts` (WARC's fluid-based timeouts), `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.ep.stats())
+        stats_dict(py, &self.ep.stats(), STATS)
     }
 }

@@ -168,13 +168,21 @@ pub fn run_scenario<'py>(
     let done = simulate(py, &path, &overrides, seed, progress)?;
     let out = PyDict::new(py);
     out.set_item("summary", summary_dict(py, &done.summary)?)?;
-    out.set_item("flow_series", flow_dict(py, &done.flows)?)?;
-    out.set_item("link_series", link_dict(py, &done.links)?)?;
+    let flows = tfcc_run::tables::flow_columns(&done.flows);
+    out.set_item("flow_series", columns_dict(py, &flows)?)?;
+    let links = tfcc_run::tables::link_columns(&done.links);
+    out.set_item("link_series", columns_dict(py, &links)?)?;
     if !done.frames.is_empty() {
-        out.set_item("frame_series", frame_dict(py, &done.frames)?)?;
+        out.set_item(
+            "frame_series",
+            columns_dict(py, &tfcc_run::tables::frame_columns(&done.frames))?,
+        )?;
     }
     if let Some(slots) = &done.ptcp_slots {
-        out.set_item("ptcp_slots", ptcp_slot_dict(py, slots)?)?;
+        out.set_item(
+            "ptcp_slots",
+            columns_dict(py, &tfcc_run::tables::ptcp_slot_columns(slots))?,
+        )?;
     }
     if let Some(t) = &done.trace {
         out.set_item("trace", trace_dict(py, t)?)?;
@@ -452,101 +460,46 @@ fn summary_dict<'py>(py: Python<'py>, s: &tfcc_run::Summary) -> PyResult<Bound<'
     py.import("json")?.call_method1("loads", (text,))
 }
 
-fn flow_dict<'py>(py: Python<'py>, c: &tfcc_run::FlowColumns) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("flow", &c.flow)?;
-    d.set_item("t", &c.t)?;
-    d.set_item("throughput_bps", &c.throughput_bps)?;
-    d.set_item("delivered_bytes", &c.delivered_bytes)?;
-    d.set_item("cwnd", c.cwnd.to_vec())?;
-    d.set_item("rate_bps", c.rate_bps.to_vec())?;
-    d.set_item("p", c.p.to_vec())?;
-    d.set_item("rtt_s", c.rtt_s.to_vec())?;
-    d.set_item("ptcp_k", c.ptcp_k.to_vec())?;
-    d.set_item("ptcp_s", c.ptcp_s.to_vec())?;
-    d.set_item("ptcp_a_bps", c.ptcp_a_bps.to_vec())?;
-    d.set_item("ptcp_oracle_a_bps", c.ptcp_oracle_a_bps.to_vec())?;
-    Ok(d)
-}
-
-fn frame_dict<'py>(py: Python<'py>, c: &tfcc_run::FrameColumns) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("flow", &c.flow)?;
-    d.set_item("frame", &c.frame)?;
-    d.set_item("t", &c.t)?;
-    d.set_item("grabbed", &c.grabbed)?;
-    d.set_item("q", &c.q)?;
-    d.set_item("bytes", &c.bytes)?;
-    d.set_item("packets", &c.packets)?;
-    d.set_item("delivered", &c.delivered)?;
-    d.set_item("complete_s", &c.complete_s)?;
-    d.set_item("sbuf_bytes", &c.sbuf_bytes)?;
-    Ok(d)
-}
-
-fn ptcp_slot_dict<'py>(
+/// A file's columns ([`tfcc_run::tables::flow_columns`] and the like) as the dict of lists the
+/// Python API returns for it: the same names in the same order.
+fn columns_dict<'py>(
     py: Python<'py>,
-    c: &tfcc_run::PtcpSlotColumns,
+    columns: &[(&str, tfcc_run::tables::Col<'_>)],
 ) -> PyResult<Bound<'py, PyDict>> {
+    use tfcc_run::tables::Col;
     let d = PyDict::new(py);
-    d.set_item("flow", &c.flow)?;
-    let kind: Vec<&str> = c.kind.iter().map(|k| k.name()).collect();
-    d.set_item("kind", kind)?;
-    d.set_item("start_s", &c.start_s)?;
-    d.set_item("end_s", &c.end_s)?;
-    d.set_item("throughput_bps", &c.throughput_bps)?;
-    d.set_item("met", &c.met)?;
-    d.set_item("fast_retransmits", &c.fast_retransmits)?;
-    d.set_item("timeouts", &c.timeouts)?;
-    d.set_item("s", &c.s)?;
-    d.set_item("target_bps", &c.target_bps)?;
-    d.set_item("regime", &c.regime)?;
-    d.set_item("bound_by", &c.bound_by)?;
-    d.set_item("k_bw_acks", &c.k_bw_acks)?;
-    d.set_item("k_max_acks", &c.k_max_acks)?;
-    d.set_item("k_min_acks", &c.k_min_acks)?;
-    d.set_item("k_min_over_k_max", &c.k_min_over_k_max)?;
+    for (name, col) in columns {
+        match col {
+            Col::I64(v) => d.set_item(*name, *v)?,
+            Col::OptI64(v) => d.set_item(*name, *v)?,
+            Col::F64(v) => d.set_item(*name, *v)?,
+            Col::OptF64(v) => d.set_item(*name, *v)?,
+            Col::Nullable(v) => d.set_item(*name, v.to_vec())?,
+            Col::Str(v) => d.set_item(*name, *v)?,
+            Col::OptStr(v) => d.set_item(*name, *v)?,
+            Col::OptBool(v) => d.set_item(*name, *v)?,
+            Col::Text(v) => d.set_item(*name, *v)?,
+            Col::OptText(v) => d.set_item(*name, *v)?,
+            Col::SlotKinds(v) => {
+                let names: Vec<&str> = v.iter().map(|k| k.name()).collect();
+                d.set_item(*name, names)?
+            }
+        }
+    }
     Ok(d)
 }
 
 fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Bound<'py, PyDict>> {
-    let r = &c.records;
+    let r = tfcc_run::columns::TraceRows::of(c, &c.records);
     let d = PyDict::new(py);
-    let t: Vec<f64> = r.iter().map(|x| x.time.as_secs_f64()).collect();
-    d.set_item("t", t)?;
-    let event: Vec<&str> = r.iter().map(|x| x.event.letter()).collect();
-    d.set_item("event", event)?;
-    let reason: Vec<Option<&str>> = r.iter().map(|x| x.event.reason()).collect();
-    d.set_item("reason", reason)?;
-    let link: Vec<&str> = r.iter().map(|x| c.link_name(x.link)).collect();
-    d.set_item("link", link)?;
-    let flow: Vec<u32> = r.iter().map(|x| x.flow).collect();
-    d.set_item("flow", flow)?;
-    let direction: Vec<&str> = r
-        .iter()
-        .map(|x| tfcc_run::columns::direction_name(x.dir))
-        .collect();
-    d.set_item("direction", direction)?;
-    let kind: Vec<&str> = r.iter().map(|x| x.kind.name()).collect();
-    d.set_item("kind", kind)?;
-    let seq: Vec<Option<i64>> = r
-        .iter()
-        .map(|x| x.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)))
-        .collect();
-    d.set_item("seq", seq)?;
-    let size: Vec<u32> = r.iter().map(|x| x.size).collect();
-    d.set_item("size", size)?;
-    Ok(d)
-}
-
-fn link_dict<'py>(py: Python<'py>, c: &tfcc_run::LinkColumns) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("link", &c.link)?;
-    d.set_item("t", &c.t)?;
-    d.set_item("queue_pkts", &c.queue_pkts)?;
-    d.set_item("queue_pkts_avg", &c.queue_pkts_avg)?;
-    d.set_item("queue_bytes", &c.queue_bytes)?;
-    d.set_item("throughput_bps", &c.throughput_bps)?;
-    d.set_item("drops", &c.drops)?;
+    d.set_item("t", r.t)?;
+    d.set_item("event", r.event)?;
+    d.set_item("reason", r.reason)?;
+    d.set_item("link", r.link)?;
+    d.set_item("flow", r.flow)?;
+    d.set_item("direction", r.direction)?;
+    d.set_item("kind", r.kind)?;
+    d.set_item("seq", r.seq)?;
+    d.set_item("size", r.size)?;
     Ok(d)
 }

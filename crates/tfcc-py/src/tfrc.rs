@@ -6,21 +6,20 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize};
+use crate::endpoint::{
+    datagram_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::tfrc::wire::{DataHeader, FeedbackHeader, DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as CoreSender};
-use tfcc_core::{Header, Packet, Stats};
+use tfcc_core::Header;
 
 fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
-    let mut cfg = TfrcConfig::preset(preset).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "preset must be \"thesis\", \"ns2\" or \"rfc5348\", got {preset:?}"
-        ))
-    })?;
+    let mut cfg = TfrcConfig::preset(preset)
+        .ok_or_else(|| not_one_of("preset", &["thesis", "ns2", "rfc5348"], preset))?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
     }
@@ -29,23 +28,20 @@ fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     Ok(cfg)
 }
 
-/// The stats as a dict. Rates carry their unit: `rate` is [`Stats::rate`] in bytes/s (RFC
-/// 5348's unit for `X` and `X_recv`, as `TfrcSender.rate` and `tfcc.padhye_rate`), `rate_bps`
-/// the same in bits/s (the unit of DESIGN.md and of every file output, e.g. `rate_bps` in
-/// timeseries.parquet).
-fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("rate", st.rate)?;
-    d.set_item("rate_bps", st.rate.map(|r| r * 8.0))?;
-    d.set_item("p", st.p)?;
-    d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
-    d.set_item("packets_sent", st.packets_sent)?;
-    d.set_item("loss_events", st.loss_events)?;
-    d.set_item("packets_judged", st.packets_judged)?;
-    d.set_item("timeouts", st.timeouts)?;
-    d.set_item("mode", st.mode)?;
-    Ok(d)
-}
+/// The keys of both classes' `stats()`. Rates carry their unit: `rate` in bytes/s (RFC 5348's
+/// unit for `X` and `X_recv`, as `TfrcSender.rate` and `tfcc.padhye_rate`), `rate_bps` the
+/// same in bits/s (the unit of `rate_bps` in timeseries.parquet).
+const STATS: &[StatKey] = &[
+    StatKey::Rate,
+    StatKey::RateBps,
+    StatKey::P,
+    StatKey::Rtt,
+    StatKey::PacketsSent,
+    StatKey::LossEvents,
+    StatKey::PacketsJudged,
+    StatKey::Timeouts,
+    StatKey::Mode,
+];
 
 /// TFRC sender (thesis 004, RFC 5348): tells the application when it may send and at what rate.
 #[pyclass(module = "tfcc._core", name = "TfrcSender")]
@@ -88,17 +84,10 @@ impl PyTfrcSender {
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a TFRC report;
     /// anything else is ignored.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
-        // The clock moves to `now_ns` whether or not the datagram is a report.
-        self.ep.now(now_ns);
-        match FeedbackHeader::decode(datagram) {
-            Ok(f) => {
-                let size = datagram_size(datagram);
-                let header = Header::TfrcFeedback(f);
-                self.ep.on_packet(now_ns, &Packet { size, header });
-                true
-            }
-            Err(_) => false,
-        }
+        let report = FeedbackHeader::decode(datagram)
+            .ok()
+            .map(|f| datagram_packet(datagram, Header::TfrcFeedback(f)));
+        self.ep.on_datagram(now_ns, report)
     }
 
     /// Application-limited sending (RFC 5348 §4.3, §8.2): `None` (the default) is a bulk
@@ -151,7 +140,7 @@ impl PyTfrcSender {
     /// `rate` (X, bytes/s), `rate_bps` (X, bits/s), `p`, `rtt` (s), `packets_sent`,
     /// `loss_events`, `packets_judged` (0: the receiver judges), `timeouts` and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.ep.stats())
+        stats_dict(py, &self.ep.stats(), STATS)
     }
 }
 
@@ -175,13 +164,10 @@ impl PyTfrcReceiver {
     /// A datagram from the sender arrived at `now_ns`. Returns the offset of the payload, or
     /// `None` if it was not a TFRC data packet (ignored).
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
-        // The clock moves to `now_ns` whether or not the datagram is data.
-        self.ep.now(now_ns);
-        let h = DataHeader::decode(datagram).ok()?;
-        let size = datagram_size(datagram);
-        let header = Header::TfrcData(h);
-        self.ep.on_packet(now_ns, &Packet { size, header });
-        Some(DATA_LEN)
+        let data = DataHeader::decode(datagram)
+            .ok()
+            .map(|h| datagram_packet(datagram, Header::TfrcData(h)));
+        self.ep.on_datagram(now_ns, data).then_some(DATA_LEN)
     }
 
     /// The report due at `now_ns` as bytes to send back, or `None`.
@@ -226,6 +212,6 @@ impl PyTfrcReceiver {
     /// detector has judged, received or lost: `loss_events` are counted among them), `timeouts`
     /// and `mode`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, &self.ep.stats())
+        stats_dict(py, &self.ep.stats(), STATS)
     }
 }

@@ -8,7 +8,9 @@
 //! any monotonic clock the application chooses, clamped so that they never go backwards, as in
 //! the TFRC classes (`tfrc.rs`).
 
-use crate::endpoint::{datagram_size, Clocked, NowNs, PacketSize, Seed};
+use crate::endpoint::{
+    datagram_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -17,7 +19,7 @@ use tfcc_core::tfwc::wire::{
     decode_ack, decode_data, encode_ack, encode_data, DataHeader, DATA_LEN,
 };
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver as CoreReceiver, TfwcSender as CoreSender};
-use tfcc_core::{Header, Packet, Stats, Time};
+use tfcc_core::{Header, Packet, Time};
 
 /// The configuration of a preset name: `ns2` (or `default`) is `TfwcConfig::default()`, Choi's
 /// ns-2.34 `Agent/TFWC` that ran 002's Ch. 3-4 simulations and what `tfcc send` runs; `thesis`
@@ -27,11 +29,8 @@ use tfcc_core::{Header, Packet, Stats, Time};
 /// Sec. 3.3.3; the doubling back-off of Sec. 3.2.5); `vic` is `TfwcConfig::vic()`, the Vic code
 /// of 002 Ch. 6.
 fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcConfig> {
-    let mut cfg = TfwcConfig::preset(preset).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "preset must be \"ns2\", \"thesis\" or \"vic\", got {preset:?}"
-        ))
-    })?;
+    let mut cfg = TfwcConfig::preset(preset)
+        .ok_or_else(|| not_one_of("preset", &["ns2", "thesis", "vic"], preset))?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
     }
@@ -46,42 +45,41 @@ fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcCon
 /// An Ack Vector from the receiver as the sender's packet, or why the bytes are not one.
 fn ack_packet(datagram: &[u8]) -> Result<Packet, String> {
     let a = decode_ack(datagram).map_err(|e| format!("not a TFWC Ack Vector: {e}"))?;
-    Ok(Packet {
-        size: datagram_size(datagram),
-        header: Header::TfwcAck {
+    Ok(datagram_packet(
+        datagram,
+        Header::TfwcAck {
             vector: a.to_vector(),
             echo: a.echo,
         },
-    })
+    ))
 }
 
 /// A data packet from the sender as the receiver's packet, or why the bytes are not one.
 fn data_packet(datagram: &[u8]) -> Result<Packet, String> {
     let h = decode_data(datagram).map_err(|e| format!("not a TFWC data packet: {e}"))?;
-    Ok(Packet {
-        size: datagram_size(datagram),
-        header: Header::TfwcData {
+    Ok(datagram_packet(
+        datagram,
+        Header::TfwcData {
             seq: h.seq,
             sent_at: h.sent_at,
             aoa: h.aoa,
         },
-    })
+    ))
 }
 
-fn stats_dict<'py>(py: Python<'py>, st: &Stats) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("window", st.cwnd.map(|w| w as u64))?;
-    d.set_item("p", st.p)?;
-    d.set_item("ali", st.ali)?;
-    d.set_item("rtt", st.rtt.map(|r| r.as_secs_f64()))?;
-    d.set_item("rto", st.rto.map(|r| r.as_secs_f64()))?;
-    d.set_item("packets_sent", st.packets_sent)?;
-    d.set_item("bytes_sent", st.bytes_sent)?;
-    d.set_item("loss_events", st.loss_events)?;
-    d.set_item("timeouts", st.timeouts)?;
-    d.set_item("mode", st.mode)?;
-    Ok(d)
-}
+/// The keys of both classes' `stats()`, before each class's own.
+const STATS: &[StatKey] = &[
+    StatKey::WindowPackets,
+    StatKey::P,
+    StatKey::Ali,
+    StatKey::Rtt,
+    StatKey::Rto,
+    StatKey::PacketsSent,
+    StatKey::BytesSent,
+    StatKey::LossEvents,
+    StatKey::Timeouts,
+    StatKey::Mode,
+];
 
 /// TFWC sender (thesis 002): Ack-clocked, its window `W = 1/f(p)` (Eq. 3.4) from the loss
 /// event rate it measures on the receiver's Ack Vectors.
@@ -132,15 +130,7 @@ impl PyTfwcSender {
     /// As `on_packet`, but anything that is not an Ack Vector is ignored and `False` returned,
     /// as the TFRC classes do for a socket on which anything may arrive.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
-        // The clock moves to `now_ns` whether or not the datagram is an Ack Vector.
-        self.ep.now(now_ns);
-        match ack_packet(datagram) {
-            Ok(pkt) => {
-                self.ep.on_packet(now_ns, &pkt);
-                true
-            }
-            Err(_) => false,
-        }
+        self.ep.on_datagram(now_ns, ack_packet(datagram).ok())
     }
 
     /// Call when the clock reaches `next_timeout()` (early or twice is harmless).
@@ -168,7 +158,7 @@ impl PyTfwcSender {
 
     /// Window, `1/f(p)`, `p`, ALI, RTT and RTO (s), counters and mode.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = stats_dict(py, &self.ep.stats())?;
+        let d = stats_dict(py, &self.ep.stats(), STATS)?;
         d.set_item("window_exact", self.ep.inner.window_exact())?;
         Ok(d)
     }
@@ -242,7 +232,7 @@ impl PyTfwcReceiver {
     /// The sender's keys (a receiver measures none of them: `mode` is "receiver") and
     /// `delivered_bytes`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = stats_dict(py, &self.ep.stats())?;
+        let d = stats_dict(py, &self.ep.stats(), STATS)?;
         d.set_item("delivered_bytes", self.ep.inner.delivered_bytes())?;
         Ok(d)
     }

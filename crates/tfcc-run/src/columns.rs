@@ -24,6 +24,13 @@ pub struct TraceColumns {
     pub pcaps: Vec<crate::pcap::PcapFile>,
 }
 
+/// A count or sequence number (`u64` in the simulator) as a value of an `int64` column (the
+/// integer of Parquet and polars): one past `i64::MAX`, which no run comes near, stays the
+/// largest value rather than turning negative.
+pub fn saturating_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
 /// The `direction` column's name of a packet's direction.
 pub fn direction_name(d: Direction) -> &'static str {
     match d {
@@ -138,6 +145,42 @@ impl TraceColumns {
                 .push(TraceRecord::new(time, ev, l, fl, dir, k, sq, sz));
         }
         Ok(out)
+    }
+}
+
+/// Trace records as the rows of `trace.parquet` and of the Python API's `trace` dict, the one
+/// place a record becomes a row, so that the file and the dict cannot read a record two ways.
+/// The file builds it a row group at a time ([`crate::tables::write_trace`]), the dict over
+/// the whole trace.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceRows<'a> {
+    pub t: Vec<f64>,
+    pub event: Vec<&'static str>,
+    pub reason: Vec<Option<&'static str>>,
+    pub link: Vec<&'a str>,
+    pub flow: Vec<i64>,
+    pub direction: Vec<&'static str>,
+    pub kind: Vec<&'static str>,
+    pub seq: Vec<Option<i64>>,
+    pub size: Vec<i64>,
+}
+
+impl<'a> TraceRows<'a> {
+    /// The rows of `records`, records of `trace` (whose link names they take).
+    pub fn of(trace: &'a TraceColumns, records: &[TraceRecord]) -> Self {
+        let mut rows = TraceRows::default();
+        for r in records {
+            rows.t.push(r.time.as_secs_f64());
+            rows.event.push(r.event.letter());
+            rows.reason.push(r.event.reason());
+            rows.link.push(trace.link_name(r.link));
+            rows.flow.push(i64::from(r.flow));
+            rows.direction.push(direction_name(r.dir));
+            rows.kind.push(r.kind.name());
+            rows.seq.push(r.seq().map(saturating_i64));
+            rows.size.push(i64::from(r.size));
+        }
+        rows
     }
 }
 
@@ -257,8 +300,7 @@ impl FlowColumns {
         self.flow.push(i64::from(s.flow));
         self.t.push(s.time.as_secs_f64());
         self.throughput_bps.push(s.throughput_bps);
-        self.delivered_bytes
-            .push(i64::try_from(s.delivered_bytes).unwrap_or(i64::MAX));
+        self.delivered_bytes.push(saturating_i64(s.delivered_bytes));
         self.cwnd.push(s.cwnd);
         self.rate_bps.push(s.rate_bps);
         self.p.push(s.p);
@@ -314,10 +356,9 @@ impl LinkColumns {
             c.t.push(s.time.as_secs_f64());
             c.queue_pkts.push(i64::from(s.queue_pkts));
             c.queue_pkts_avg.push(s.queue_pkts_avg);
-            c.queue_bytes
-                .push(i64::try_from(s.queue_bytes).unwrap_or(i64::MAX));
+            c.queue_bytes.push(saturating_i64(s.queue_bytes));
             c.throughput_bps.push(s.throughput_bps);
-            c.drops.push(i64::try_from(s.drops).unwrap_or(i64::MAX));
+            c.drops.push(saturating_i64(s.drops));
         }
         c
     }
@@ -348,19 +389,18 @@ pub struct FrameColumns {
 
 impl FrameColumns {
     pub fn from_records(records: &[FrameRecord]) -> Self {
-        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let mut c = FrameColumns::default();
         for r in records {
             c.flow.push(i64::from(r.flow));
-            c.frame.push(int(r.index));
+            c.frame.push(saturating_i64(r.index));
             c.t.push(r.t.as_secs_f64());
             c.grabbed.push(i64::from(r.grabbed));
             c.q.push(r.q.map(i64::from));
-            c.bytes.push(int(r.bytes));
-            c.packets.push(int(r.packets));
-            c.delivered.push(int(r.delivered));
+            c.bytes.push(saturating_i64(r.bytes));
+            c.packets.push(saturating_i64(r.packets));
+            c.delivered.push(saturating_i64(r.delivered));
             c.complete_s.push(r.complete_at.map(|t| t.as_secs_f64()));
-            c.sbuf_bytes.push(r.sbuf_bytes.map(int));
+            c.sbuf_bytes.push(r.sbuf_bytes.map(saturating_i64));
         }
         c
     }
@@ -455,7 +495,6 @@ impl PtcpSlotColumns {
     }
 
     fn push_flow(&mut self, flow: u32, r: &PtcpRecord) {
-        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         for e in &r.eval_slots {
             self.push_common(
                 flow,
@@ -489,10 +528,13 @@ impl PtcpSlotColumns {
             self.target_bps.push(Some(c.target_bps));
             self.regime.push(Some(c.regime.into()));
             self.bound_by.push(c.bound_by.map(Into::into));
-            self.k_bw_acks.push(Some(int(c.bound_counts[0])));
-            self.k_max_acks.push(Some(int(c.bound_counts[1])));
-            self.k_min_acks.push(Some(int(c.bound_counts[2])));
-            self.k_min_over_k_max.push(Some(int(c.k_min_over_k_max)));
+            self.k_bw_acks.push(Some(saturating_i64(c.bound_counts[0])));
+            self.k_max_acks
+                .push(Some(saturating_i64(c.bound_counts[1])));
+            self.k_min_acks
+                .push(Some(saturating_i64(c.bound_counts[2])));
+            self.k_min_over_k_max
+                .push(Some(saturating_i64(c.k_min_over_k_max)));
         }
     }
 
@@ -505,14 +547,13 @@ impl PtcpSlotColumns {
         throughput_bps: f64,
         cuts: [u64; 2],
     ) {
-        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         self.flow.push(i64::from(flow));
         self.kind.push(kind);
         self.start_s.push(start.as_secs_f64());
         self.end_s.push(end.as_secs_f64());
         self.throughput_bps.push(throughput_bps);
-        self.fast_retransmits.push(int(cuts[0]));
-        self.timeouts.push(int(cuts[1]));
+        self.fast_retransmits.push(saturating_i64(cuts[0]));
+        self.timeouts.push(saturating_i64(cuts[1]));
     }
 
     pub fn len(&self) -> usize {
@@ -527,6 +568,14 @@ impl PtcpSlotColumns {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_past_the_int64_range_saturates() {
+        assert_eq!(saturating_i64(0), 0);
+        assert_eq!(saturating_i64(i64::MAX as u64), i64::MAX);
+        assert_eq!(saturating_i64(i64::MAX as u64 + 1), i64::MAX);
+        assert_eq!(saturating_i64(u64::MAX), i64::MAX);
+    }
 
     #[test]
     fn a_compact_column_gives_back_what_was_pushed() {
@@ -599,19 +648,21 @@ pub(crate) mod tests {
         Vec<i64>,
     );
 
-    /// The columns `trace_dict` hands to Python, built the way it builds them.
+    /// The columns `trace_dict` hands to Python ([`TraceRows`]), with owned strings as Python
+    /// hands them back.
     fn as_columns(c: &TraceColumns) -> Cols {
-        let r = &c.records;
+        let r = TraceRows::of(c, &c.records);
+        let owned = |v: Vec<&str>| v.into_iter().map(String::from).collect();
         (
-            r.iter().map(|x| x.time.as_secs_f64()).collect(),
-            r.iter().map(|x| x.event.letter().into()).collect(),
-            r.iter().map(|x| x.event.reason().map(Into::into)).collect(),
-            r.iter().map(|x| c.link_name(x.link).into()).collect(),
-            r.iter().map(|x| i64::from(x.flow)).collect(),
-            r.iter().map(|x| direction_name(x.dir).into()).collect(),
-            r.iter().map(|x| x.kind.name().into()).collect(),
-            r.iter().map(|x| x.seq().map(|s| s as i64)).collect(),
-            r.iter().map(|x| i64::from(x.size)).collect(),
+            r.t,
+            owned(r.event),
+            r.reason.into_iter().map(|x| x.map(String::from)).collect(),
+            owned(r.link),
+            r.flow,
+            owned(r.direction),
+            owned(r.kind),
+            r.seq,
+            r.size,
         )
     }
 

@@ -16,11 +16,14 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 
 use crate::columns::{
-    FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, TraceColumns,
+    FlowColumns, FrameColumns, LinkColumns, OptF64, PtcpSlotColumns, SlotKind, TraceColumns,
+    TraceRows,
 };
 
-/// One column's values.
-enum Col<'a> {
+/// One column's values. The files' column lists ([`flow_columns`] and the like) are also the
+/// keys and values of the Python API's dicts of lists (tfcc-py's `run_scenario`), so the two
+/// cannot differ.
+pub enum Col<'a> {
     I64(&'a [i64]),
     OptI64(&'a [Option<i64>]),
     F64(&'a [f64]),
@@ -33,6 +36,8 @@ enum Col<'a> {
     /// Strings held elsewhere (the trace's names of links, events and messages).
     Text(&'a [&'a str]),
     OptText(&'a [Option<&'a str>]),
+    /// PTCP slot kinds, written as their names.
+    SlotKinds(&'a [SlotKind]),
 }
 
 impl Col<'_> {
@@ -48,6 +53,7 @@ impl Col<'_> {
             Col::OptBool(v) => v.len(),
             Col::Text(v) => v.len(),
             Col::OptText(v) => v.len(),
+            Col::SlotKinds(v) => v.len(),
         }
     }
 
@@ -57,7 +63,7 @@ impl Col<'_> {
             Col::OptI64(_) => (Physical::INT64, Repetition::OPTIONAL, None),
             Col::F64(_) => (Physical::DOUBLE, Repetition::REQUIRED, None),
             Col::OptF64(_) | Col::Nullable(_) => (Physical::DOUBLE, Repetition::OPTIONAL, None),
-            Col::Str(_) | Col::Text(_) => (
+            Col::Str(_) | Col::Text(_) | Col::SlotKinds(_) => (
                 Physical::BYTE_ARRAY,
                 Repetition::REQUIRED,
                 Some(LogicalType::String),
@@ -190,6 +196,11 @@ impl<'p> Table<'p> {
                     w.typed::<ByteArrayType>()
                         .write_batch(&bytes, Some(&levels(v)), None)
                 }
+                Col::SlotKinds(v) => {
+                    let bytes: Vec<ByteArray> =
+                        v.iter().map(|k| ByteArray::from(k.name())).collect();
+                    w.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+                }
             }
             .map_err(fail)?;
             w.close().map_err(fail)?;
@@ -214,43 +225,43 @@ fn levels<T>(v: &[Option<T>]) -> Vec<i16> {
 
 /// `timeseries.parquet`: per flow, per sampling interval.
 pub fn write_flows(path: &Path, c: &FlowColumns) -> Result<(), String> {
-    write(
-        path,
-        "flows",
-        &[
-            ("flow", Col::I64(&c.flow)),
-            ("t", Col::F64(&c.t)),
-            ("throughput_bps", Col::F64(&c.throughput_bps)),
-            ("delivered_bytes", Col::I64(&c.delivered_bytes)),
-            ("cwnd", Col::Nullable(&c.cwnd)),
-            ("rate_bps", Col::Nullable(&c.rate_bps)),
-            ("p", Col::Nullable(&c.p)),
-            ("rtt_s", Col::Nullable(&c.rtt_s)),
-            ("ptcp_k", Col::Nullable(&c.ptcp_k)),
-            ("ptcp_s", Col::Nullable(&c.ptcp_s)),
-            ("ptcp_a_bps", Col::Nullable(&c.ptcp_a_bps)),
-            ("ptcp_oracle_a_bps", Col::Nullable(&c.ptcp_oracle_a_bps)),
-        ],
-        false,
-    )
+    write(path, "flows", &flow_columns(c), false)
+}
+
+/// The columns of `timeseries.parquet`.
+pub fn flow_columns(c: &FlowColumns) -> [(&'static str, Col<'_>); 12] {
+    [
+        ("flow", Col::I64(&c.flow)),
+        ("t", Col::F64(&c.t)),
+        ("throughput_bps", Col::F64(&c.throughput_bps)),
+        ("delivered_bytes", Col::I64(&c.delivered_bytes)),
+        ("cwnd", Col::Nullable(&c.cwnd)),
+        ("rate_bps", Col::Nullable(&c.rate_bps)),
+        ("p", Col::Nullable(&c.p)),
+        ("rtt_s", Col::Nullable(&c.rtt_s)),
+        ("ptcp_k", Col::Nullable(&c.ptcp_k)),
+        ("ptcp_s", Col::Nullable(&c.ptcp_s)),
+        ("ptcp_a_bps", Col::Nullable(&c.ptcp_a_bps)),
+        ("ptcp_oracle_a_bps", Col::Nullable(&c.ptcp_oracle_a_bps)),
+    ]
 }
 
 /// `queues.parquet`: per reported link, per sampling interval.
 pub fn write_links(path: &Path, c: &LinkColumns) -> Result<(), String> {
-    write(
-        path,
-        "links",
-        &[
-            ("link", Col::Str(&c.link)),
-            ("t", Col::F64(&c.t)),
-            ("queue_pkts", Col::I64(&c.queue_pkts)),
-            ("queue_pkts_avg", Col::F64(&c.queue_pkts_avg)),
-            ("queue_bytes", Col::I64(&c.queue_bytes)),
-            ("throughput_bps", Col::F64(&c.throughput_bps)),
-            ("drops", Col::I64(&c.drops)),
-        ],
-        false,
-    )
+    write(path, "links", &link_columns(c), false)
+}
+
+/// The columns of `queues.parquet`.
+pub fn link_columns(c: &LinkColumns) -> [(&'static str, Col<'_>); 7] {
+    [
+        ("link", Col::Str(&c.link)),
+        ("t", Col::F64(&c.t)),
+        ("queue_pkts", Col::I64(&c.queue_pkts)),
+        ("queue_pkts_avg", Col::F64(&c.queue_pkts_avg)),
+        ("queue_bytes", Col::I64(&c.queue_bytes)),
+        ("throughput_bps", Col::F64(&c.throughput_bps)),
+        ("drops", Col::I64(&c.drops)),
+    ]
 }
 
 /// Rows per row group of `trace.parquet`: the columns of one group are built at a time, so
@@ -259,83 +270,51 @@ const TRACE_GROUP_ROWS: usize = 1 << 17;
 
 /// `trace.parquet`: one row per traced packet event, in row groups of 131 072 rows.
 pub fn write_trace(path: &Path, c: &TraceColumns) -> Result<(), String> {
-    let mut group = TraceGroup::default();
-    let mut table = Table::create(path, "trace", &group.columns(), true)?;
+    let empty = TraceRows::default();
+    let mut table = Table::create(path, "trace", &trace_columns(&empty), true)?;
     for chunk in c.records.chunks(TRACE_GROUP_ROWS) {
-        group.fill(c, chunk);
-        table.group(&group.columns())?;
+        table.group(&trace_columns(&TraceRows::of(c, chunk)))?;
     }
     if c.records.is_empty() {
-        table.group(&group.columns())?;
+        table.group(&trace_columns(&empty))?;
     }
     table.close()
 }
 
-/// One row group of the trace in columns.
-#[derive(Default)]
-struct TraceGroup<'a> {
-    t: Vec<f64>,
-    event: Vec<&'static str>,
-    reason: Vec<Option<&'static str>>,
-    link: Vec<&'a str>,
-    flow: Vec<i64>,
-    direction: Vec<&'static str>,
-    kind: Vec<&'static str>,
-    seq: Vec<Option<i64>>,
-    size: Vec<i64>,
-}
-
-impl<'a> TraceGroup<'a> {
-    fn fill(&mut self, c: &'a TraceColumns, rows: &[tfcc_sim::trace::TraceRecord]) {
-        *self = TraceGroup::default();
-        for r in rows {
-            self.t.push(r.time.as_secs_f64());
-            self.event.push(r.event.letter());
-            self.reason.push(r.event.reason());
-            self.link.push(c.link_name(r.link));
-            self.flow.push(i64::from(r.flow));
-            self.direction.push(crate::columns::direction_name(r.dir));
-            self.kind.push(r.kind.name());
-            self.seq
-                .push(r.seq().map(|s| i64::try_from(s).unwrap_or(i64::MAX)));
-            self.size.push(i64::from(r.size));
-        }
-    }
-
-    fn columns(&self) -> [(&'static str, Col<'_>); 9] {
-        [
-            ("t", Col::F64(&self.t)),
-            ("event", Col::Text(&self.event)),
-            ("reason", Col::OptText(&self.reason)),
-            ("link", Col::Text(&self.link)),
-            ("flow", Col::I64(&self.flow)),
-            ("direction", Col::Text(&self.direction)),
-            ("kind", Col::Text(&self.kind)),
-            ("seq", Col::OptI64(&self.seq)),
-            ("size", Col::I64(&self.size)),
-        ]
-    }
+/// One row group of the trace as the file's columns.
+fn trace_columns<'r>(rows: &'r TraceRows<'_>) -> [(&'static str, Col<'r>); 9] {
+    [
+        ("t", Col::F64(&rows.t)),
+        ("event", Col::Text(&rows.event)),
+        ("reason", Col::OptText(&rows.reason)),
+        ("link", Col::Text(&rows.link)),
+        ("flow", Col::I64(&rows.flow)),
+        ("direction", Col::Text(&rows.direction)),
+        ("kind", Col::Text(&rows.kind)),
+        ("seq", Col::OptI64(&rows.seq)),
+        ("size", Col::I64(&rows.size)),
+    ]
 }
 
 /// `frames.parquet`: per video flow, per frame slot ([`FrameColumns`]).
 pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
-    write(
-        path,
-        "frames",
-        &[
-            ("flow", Col::I64(&c.flow)),
-            ("frame", Col::I64(&c.frame)),
-            ("t", Col::F64(&c.t)),
-            ("grabbed", Col::I64(&c.grabbed)),
-            ("q", Col::OptI64(&c.q)),
-            ("bytes", Col::I64(&c.bytes)),
-            ("packets", Col::I64(&c.packets)),
-            ("delivered", Col::I64(&c.delivered)),
-            ("complete_s", Col::OptF64(&c.complete_s)),
-            ("sbuf_bytes", Col::OptI64(&c.sbuf_bytes)),
-        ],
-        false,
-    )
+    write(path, "frames", &frame_columns(c), false)
+}
+
+/// The columns of `frames.parquet`.
+pub fn frame_columns(c: &FrameColumns) -> [(&'static str, Col<'_>); 10] {
+    [
+        ("flow", Col::I64(&c.flow)),
+        ("frame", Col::I64(&c.frame)),
+        ("t", Col::F64(&c.t)),
+        ("grabbed", Col::I64(&c.grabbed)),
+        ("q", Col::OptI64(&c.q)),
+        ("bytes", Col::I64(&c.bytes)),
+        ("packets", Col::I64(&c.packets)),
+        ("delivered", Col::I64(&c.delivered)),
+        ("complete_s", Col::OptF64(&c.complete_s)),
+        ("sbuf_bytes", Col::OptI64(&c.sbuf_bytes)),
+    ]
 }
 
 /// `ptcp_slots.parquet`: per PTCP flow, per evaluation and control slot ([`PtcpSlotColumns`]).
@@ -343,28 +322,27 @@ pub fn write_frames(path: &Path, c: &FrameColumns) -> Result<(), String> {
 /// `regime`, `bound_by` and the small counts hold a handful of values each (001-e6-web, 60 s:
 /// 12,790 bytes, 121,088 without).
 pub fn write_ptcp_slots(path: &Path, c: &PtcpSlotColumns) -> Result<(), String> {
-    let kind: Vec<&str> = c.kind.iter().map(|k| k.name()).collect();
-    write(
-        path,
-        "ptcp_slots",
-        &[
-            ("flow", Col::I64(&c.flow)),
-            ("kind", Col::Text(&kind)),
-            ("start_s", Col::F64(&c.start_s)),
-            ("end_s", Col::F64(&c.end_s)),
-            ("throughput_bps", Col::F64(&c.throughput_bps)),
-            ("met", Col::OptBool(&c.met)),
-            ("fast_retransmits", Col::I64(&c.fast_retransmits)),
-            ("timeouts", Col::I64(&c.timeouts)),
-            ("s", Col::OptI64(&c.s)),
-            ("target_bps", Col::OptF64(&c.target_bps)),
-            ("regime", Col::OptStr(&c.regime)),
-            ("bound_by", Col::OptStr(&c.bound_by)),
-            ("k_bw_acks", Col::OptI64(&c.k_bw_acks)),
-            ("k_max_acks", Col::OptI64(&c.k_max_acks)),
-            ("k_min_acks", Col::OptI64(&c.k_min_acks)),
-            ("k_min_over_k_max", Col::OptI64(&c.k_min_over_k_max)),
-        ],
-        true,
-    )
+    write(path, "ptcp_slots", &ptcp_slot_columns(c), true)
+}
+
+/// The columns of `ptcp_slots.parquet`.
+pub fn ptcp_slot_columns(c: &PtcpSlotColumns) -> [(&'static str, Col<'_>); 16] {
+    [
+        ("flow", Col::I64(&c.flow)),
+        ("kind", Col::SlotKinds(&c.kind)),
+        ("start_s", Col::F64(&c.start_s)),
+        ("end_s", Col::F64(&c.end_s)),
+        ("throughput_bps", Col::F64(&c.throughput_bps)),
+        ("met", Col::OptBool(&c.met)),
+        ("fast_retransmits", Col::I64(&c.fast_retransmits)),
+        ("timeouts", Col::I64(&c.timeouts)),
+        ("s", Col::OptI64(&c.s)),
+        ("target_bps", Col::OptF64(&c.target_bps)),
+        ("regime", Col::OptStr(&c.regime)),
+        ("bound_by", Col::OptStr(&c.bound_by)),
+        ("k_bw_acks", Col::OptI64(&c.k_bw_acks)),
+        ("k_max_acks", Col::OptI64(&c.k_max_acks)),
+        ("k_min_acks", Col::OptI64(&c.k_min_acks)),
+        ("k_min_over_k_max", Col::OptI64(&c.k_min_over_k_max)),
+    ]
 }

@@ -1450,6 +1450,24 @@ mod tests {
         }
     }
 
+    /// One CBR flow of 1000-byte packets at `rate` over `topo`'s route 0 from time 0, for
+    /// `secs`, with `events` (milliseconds, action) on link 0: the set-up of the link tests,
+    /// which differ in the link, the load and what happens to the link.
+    fn cbr_run(topo: Topology, secs: u64, rate: Rate, events: &[(u64, LinkAction)]) -> RunResult {
+        let mut sim = Simulation::new(cfg(secs), topo).unwrap();
+        sim.add_flow(FlowSpec::cbr(0, cbr(rate, 1000), Time::ZERO, None))
+            .unwrap();
+        for (at, action) in events {
+            sim.add_event(ScheduledEvent {
+                at: Time::from_millis(*at),
+                link: 0,
+                action: action.clone(),
+            })
+            .unwrap();
+        }
+        sim.run()
+    }
+
     /// A receiver that records every arrival (time, seq).
     struct Recording(Arc<Mutex<Vec<(Time, u64)>>>, u64);
     impl Endpoint for Recording {
@@ -1527,15 +1545,7 @@ mod tests {
             QueueSpec::DropTail(QueueLimit::Packets(10)),
             None,
         );
-        let mut sim = Simulation::new(cfg(1), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(16), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        let r = sim.run();
+        let r = cbr_run(topo, 1, Rate::from_mbps(16), &[]);
         let l = &r.summary.links[0];
         let series = r.link_series.iter().filter(|s| s.link == 0);
         assert_eq!(series.clone().count(), 10);
@@ -1589,15 +1599,7 @@ mod tests {
             QueueSpec::DropTail(QueueLimit::Packets(100)),
             Some(LossModel::Bernoulli { p: 0.05 }),
         );
-        let mut sim = Simulation::new(cfg(20), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(8), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        let r = sim.run();
+        let r = cbr_run(topo, 20, Rate::from_mbps(8), &[]);
         let l = &r.summary.links[0];
         let n = l.arrivals as f64;
         let sd = (n * 0.05 * 0.95).sqrt();
@@ -1748,21 +1750,12 @@ mod tests {
             QueueSpec::DropTail(QueueLimit::Packets(1000)),
             None,
         );
-        let mut sim = Simulation::new(cfg(1), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(16), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        sim.add_event(ScheduledEvent {
-            at: Time::from_millis(500),
-            link: 0,
-            action: LinkAction::SetRate(Rate::from_mbps(4)),
-        })
-        .unwrap();
-        let r = sim.run();
+        let r = cbr_run(
+            topo,
+            1,
+            Rate::from_mbps(16),
+            &[(500, LinkAction::SetRate(Rate::from_mbps(4)))],
+        );
         // 500 packets at 1 ms in the first half (the 500th ends at 500 ms), then 2 ms each.
         assert_eq!(r.summary.links[0].tx_packets, 500 + 250);
         let thr: Vec<f64> = r
@@ -1784,23 +1777,7 @@ mod tests {
             QueueSpec::DropTail(QueueLimit::Packets(limit)),
             None,
         );
-        let mut sim = Simulation::new(cfg(1), topo).unwrap();
-        sim.add_flow(FlowSpec::cbr(
-            0,
-            cbr(Rate::from_mbps(4), 1000),
-            Time::ZERO,
-            None,
-        ))
-        .unwrap();
-        for (at, action) in events {
-            sim.add_event(ScheduledEvent {
-                at: Time::from_millis(at),
-                link: 0,
-                action,
-            })
-            .unwrap();
-        }
-        sim.run()
+        cbr_run(topo, 1, Rate::from_mbps(4), &events)
     }
 
     #[test]

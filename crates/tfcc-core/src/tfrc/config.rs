@@ -462,6 +462,36 @@ fn need(
     }
 }
 
+/// A size or count that must be at least 1; the value is `f64` only for the message, which
+/// carries every field's value as one type.
+fn need_at_least_one(
+    field: &'static str,
+    expected: &'static str,
+    value: f64,
+) -> Result<(), TfrcConfigError> {
+    need(field, expected, value, value >= 1.0)
+}
+
+/// An interval that must be above zero; the message gives it in seconds, as the other
+/// durations' checks do.
+fn need_positive(field: &'static str, value: Dur) -> Result<(), TfrcConfigError> {
+    need(field, "> 0", value.as_secs_f64(), !value.is_zero())
+}
+
+/// A multiple of the no-feedback timer's two terms, in `[1, MAX_NOFEEDBACK_MULTIPLE]`.
+fn need_nofeedback_multiple(
+    field: &'static str,
+    expected: &'static str,
+    value: f64,
+) -> Result<(), TfrcConfigError> {
+    need(
+        field,
+        expected,
+        value,
+        (1.0..=MAX_NOFEEDBACK_MULTIPLE).contains(&value),
+    )
+}
+
 impl TfrcConfig {
     /// Widmer's TFRC (004): the default.
     pub fn thesis() -> Self {
@@ -671,50 +701,23 @@ impl TfrcConfig {
 
     /// Checks every field; scenario loaders call it so a bad value is one clear error.
     pub fn validate(&self) -> Result<(), TfrcConfigError> {
-        need(
-            "packet_size",
-            ">= 1 byte",
-            f64::from(self.packet_size),
-            self.packet_size >= 1,
-        )?;
-        need(
-            "feedback_size",
-            ">= 1 byte",
-            f64::from(self.feedback_size),
-            self.feedback_size >= 1,
-        )?;
-        need(
-            "initial_interval",
-            "> 0",
-            self.initial_interval.as_secs_f64(),
-            !self.initial_interval.is_zero(),
-        )?;
-        need(
-            "t_mbi",
-            "> 0",
-            self.t_mbi.as_secs_f64(),
-            !self.t_mbi.is_zero(),
-        )?;
-        need(
-            "initial_nofeedback",
-            "> 0",
-            self.initial_nofeedback.as_secs_f64(),
-            !self.initial_nofeedback.is_zero(),
-        )?;
+        need_at_least_one("packet_size", ">= 1 byte", f64::from(self.packet_size))?;
+        need_at_least_one("feedback_size", ">= 1 byte", f64::from(self.feedback_size))?;
+        need_positive("initial_interval", self.initial_interval)?;
+        need_positive("t_mbi", self.t_mbi)?;
+        need_positive("initial_nofeedback", self.initial_nofeedback)?;
         // The no-feedback timer is `now + max(a·R, c·s/X)`: 004's d is 5..10 and RFC 5348's a
         // and c 4 and 2, so a cap of 1000 refuses no reading of either while keeping the timer
         // inside the `u64`-nanosecond clock (`a = 1e30` overflowed it at the first report).
-        need(
+        need_nofeedback_multiple(
             "nofeedback_rtts",
             "in [1, 1000] (004 Eq. 3.12's d is 5..10; RFC 5348's 4)",
             self.nofeedback_rtts,
-            (1.0..=MAX_NOFEEDBACK_MULTIPLE).contains(&self.nofeedback_rtts),
         )?;
-        need(
+        need_nofeedback_multiple(
             "nofeedback_packets",
             "in [1, 1000] (004 Eq. 3.12's d is 5..10; RFC 5348's 2)",
             self.nofeedback_packets,
-            (1.0..=MAX_NOFEEDBACK_MULTIPLE).contains(&self.nofeedback_packets),
         )?;
         // A floor on RTT samples, not an RTT: up to a minute. The no-feedback timer multiplies
         // it (a floor of 1000000 h overflowed the clock at the first report).
@@ -724,18 +727,12 @@ impl TfrcConfig {
             self.min_rtt_sample.as_secs_f64(),
             !self.min_rtt_sample.is_zero() && self.min_rtt_sample <= MAX_MIN_RTT_SAMPLE,
         )?;
-        need(
+        need_at_least_one(
             "slowstart_exit_losses",
             ">= 1",
             f64::from(self.slowstart_exit_losses),
-            self.slowstart_exit_losses >= 1,
         )?;
-        need(
-            "x_recv_set_len",
-            ">= 1",
-            self.x_recv_set_len as f64,
-            self.x_recv_set_len >= 1,
-        )?;
+        need_at_least_one("x_recv_set_len", ">= 1", self.x_recv_set_len as f64)?;
         need(
             "d_lim",
             "in [0, 1]",
