@@ -53,7 +53,7 @@
 //!
 //! `[trace] pcap = true` captures the traced links' packets where the router sends them after
 //! the bottleneck's queue (`bottleneck`: `rd`'s transmit side, `bottleneck-rev`: `rs`'s;
-//! [`CapturePlan`]) into the simulator's `trace-<link>.pcap` files, with the run's start at
+//! `CapturePlan`) into the simulator's `trace-<link>.pcap` files, with the run's start at
 //! t = 0; it writes no `trace.parquet`, and a `[trace]` without pcap, or one naming another
 //! link, is refused.
 
