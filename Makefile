@@ -64,8 +64,8 @@ chromium:
 ffmpeg:
 	@$(call deb,ffmpeg)
 
-# tshark with Lua, which reads the simulator's pcap files with tools/wireshark/tfcc.lua
-# (tests/test_pcap.py).
+# tshark with Lua, which reads the simulator's and the testbed's pcap files with
+# tools/wireshark/tfcc.lua (tests/test_pcap.py, crates/tfcc-run/tests/testbed_backend.rs).
 tshark:
 	@$(call deb,tshark)
 
@@ -97,7 +97,8 @@ lint: rust-tools install
 # takes the libraries' unit tests where `test = true`; an explicit `--lib` would also build
 # tfcc-py's (`test = false`) and with it pyo3 a second time, for a binary with no test in it.
 RUST_TEST := $(CARGO) test --profile ci --workspace --features tfcc-py/extension-module
-rust-test: testbed-tools
+# tshark: the smoke testbed test reads its pcap files with tools/wireshark/tfcc.lua.
+rust-test: testbed-tools tshark
 	TFCC_SKIP_TESTBED=$(OVERLAP_TESTBED) $(RUST_TEST) --bins --tests
 	$(RUST_TEST) --doc
 

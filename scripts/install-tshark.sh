@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs tshark (Debian package `tshark`), Wireshark's command-line reader, for the test that
-# opens the simulator's pcap files with tfcc's Lua dissector (tests/test_pcap.py,
-# tools/wireshark/tfcc.lua). Debconf is answered first so the install never stops to ask
+# Installs tshark (Debian package `tshark`), Wireshark's command-line reader, for the tests that
+# open the simulator's and the testbed's pcap files with tfcc's Lua dissector
+# (tests/test_pcap.py, crates/tfcc-run/tests/testbed_backend.rs, tools/wireshark/tfcc.lua). Debconf is answered first so the install never stops to ask
 # whether non-root users may capture (wireshark-common/install-setuid: no; reading files needs
 # no capture rights). Idempotent and quiet unless something fails (scripts/apt.sh).
 set -euo pipefail

@@ -356,11 +356,18 @@ def test_a_run_without_a_trace_is_refused(tmp_path: Path) -> None:
         f"{run}: no trace.parquet: the run recorded no packet trace; run the scenario with a "
         "[trace] table (docs/scenarios.md), e.g. --set 'trace.links=[\"bottleneck\"]'",
     )
+    # A testbed run with [trace] pcap = true has its captures and no trace.parquet.
+    (run / "trace-bottleneck.pcap").write_bytes(b"")
+    refused(
+        tfcc("ns2-trace", run),
+        f"{run}: no trace.parquet: a testbed run's trace is its pcap files only "
+        "(trace-<link>.pcap); run the scenario in the simulator for an ns-2 trace",
+    )
     refused(
         tfcc("ns2-trace", tmp_path / "nope"),
         f"{tmp_path / 'nope'}: no such directory (give a run's output directory, tfcc run --out)",
     )
-    assert sorted(p.name for p in run.iterdir()) == ["summary.json"]
+    assert sorted(p.name for p in run.iterdir()) == ["summary.json", "trace-bottleneck.pcap"]
 
 
 def test_an_unwritable_out_is_refused_and_nothing_is_left(tmp_path: Path) -> None:

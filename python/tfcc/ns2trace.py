@@ -122,6 +122,12 @@ def _load(run_dir: Path) -> tuple[Path, dict[str, Any]]:
         what = "no such directory" if not run_dir.exists() else "not a directory"
         raise Ns2TraceError(f"{run_dir}: {what} (give a run's output directory, tfcc run --out)")
     path = run_dir / "trace.parquet"
+    if not path.is_file() and any(run_dir.glob("trace-*.pcap")):
+        # A testbed run's trace is its captures alone: the kernel's queues show no events.
+        raise Ns2TraceError(
+            f"{run_dir}: no trace.parquet: a testbed run's trace is its pcap files only "
+            "(trace-<link>.pcap); run the scenario in the simulator for an ns-2 trace"
+        )
     if not path.is_file():
         raise Ns2TraceError(
             f"{run_dir}: no trace.parquet: the run recorded no packet trace; run the scenario "

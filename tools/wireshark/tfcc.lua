@@ -12,8 +12,10 @@
 -- All integers are big-endian, times are nanoseconds, rates and loss rates IEEE-754 doubles
 -- where tfcc sends them so. A datagram is recognised by its type word (heuristically, on any
 -- port) and, on the testbed's ports (5001 + flow number; preference "ports"), also when another
--- dissector claims the port first (Wireshark 4.0 gives 5001 to CPFI). tfcc's TCP model is written
--- to pcap as real TCP and needs no dissector.
+-- dissector claims the port first (Wireshark 4.0 gives 5001 to CPFI). On the testbed a flow's
+-- receiver has that port and its sender an ephemeral one (32768 and up), so Wireshark's lower-port
+-- rule picks the receiver's; in the simulator's files both ends have it. tfcc's TCP model is
+-- written to pcap as real TCP and needs no dissector, as the testbed's kernel TCP does not.
 --
 -- Use: wireshark -X lua_script:tools/wireshark/tfcc.lua run/trace-bottleneck.pcap
 --      tshark -X lua_script:tools/wireshark/tfcc.lua -r run/trace-bottleneck.pcap -Y tfcc.tfrc.p

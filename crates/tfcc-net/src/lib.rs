@@ -30,6 +30,7 @@
 //! ```
 
 pub mod arrivals;
+pub mod capture;
 pub mod cli;
 pub mod clock;
 pub mod pacing;

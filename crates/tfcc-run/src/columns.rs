@@ -22,6 +22,9 @@ pub struct TraceColumns {
     /// The traced links' departures as pcap files, when the trace asked for them
     /// (`[trace] pcap = true`; [`crate::pcap`]).
     pub pcaps: Vec<crate::pcap::PcapFile>,
+    /// The testbed's trace: its pcap files alone, captured on the router's interfaces, and no
+    /// `trace.parquet` (the kernel's queues do not show their events one by one).
+    pub pcap_only: bool,
 }
 
 /// A count or sequence number (`u64` in the simulator) as a value of an `int64` column (the
@@ -46,6 +49,7 @@ impl TraceColumns {
             links: trace.names().to_vec(),
             records: trace.take_records(),
             pcaps: Vec::new(),
+            pcap_only: false,
         }
     }
 
@@ -631,6 +635,7 @@ pub(crate) mod tests {
             links,
             records,
             pcaps: Vec::new(),
+            pcap_only: false,
         }
     }
 

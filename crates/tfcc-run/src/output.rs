@@ -78,7 +78,8 @@ fn fresh_dir(dir: &Path, prefix: &str) -> std::io::Result<PathBuf> {
 /// Write one run's outputs into `out` (replacing an earlier run there): `summary.json`,
 /// `timeseries.parquet`, `queues.parquet`, `frames.parquet` when the run has a video flow,
 /// `ptcp_slots.parquet` when it has a PTCP flow, `trace.parquet` when it recorded a packet
-/// trace (and `trace-<link>.pcap` per traced link when it asked for pcap files) and, if
+/// trace (and `trace-<link>.pcap` per traced link when it asked for pcap files; the testbed's
+/// trace is those files alone) and, if
 /// `plots`, the PNG charts.
 pub fn write_run(
     out: &Path,
@@ -119,7 +120,9 @@ pub fn write_run(
             tables::write_ptcp_slots(&tmp.join("ptcp_slots.parquet"), slots)?;
         }
         if let Some(trace) = &run.trace {
-            tables::write_trace(&tmp.join("trace.parquet"), trace)?;
+            if !trace.pcap_only {
+                tables::write_trace(&tmp.join("trace.parquet"), trace)?;
+            }
             for f in &trace.pcaps {
                 std::fs::write(tmp.join(&f.name), &f.bytes)
                     .map_err(|e| format!("{shown}: cannot write {} ({e})", f.name))?;

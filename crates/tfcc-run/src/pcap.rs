@@ -25,6 +25,12 @@
 //! exactly its headers and payload, since Wireshark follows the byte stream by it. Checksums
 //! are computed over the whole packet with its zero payload, so they verify on a reader that
 //! pads the capture back to `orig_len`.
+//!
+//! The testbed (`--backend testbed`) writes the same files from real packets instead
+//! ([`write_testbed_capture`], captured by tfcc_net::capture on the router's veths): the same
+//! format and the same headers-only records ([`testbed_header_len`]), timestamps in run time,
+//! but the testbed's own addresses (10.78.1.1 and 10.78.2.1), the senders' ephemeral ports and
+//! the kernel's TCP with its timestamps.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -426,6 +432,102 @@ pub fn write_captures(
             })
         })
         .collect())
+}
+
+/// What a testbed packet's file record keeps: its IPv4 header, and after it the TCP header with
+/// its options, or the UDP header and, for a datagram of one of the run's tfcc flows, that
+/// flow's header as it decodes (`flows`: each flow's port and, for a tfcc flow, its protocol;
+/// the flow is the one whose receiver's port is the datagram's destination, its data, or
+/// source, its feedback). Anything else keeps 8 bytes after the IP header (UDP's, ICMP's).
+/// So a record holds the headers the simulator's files hold, and no payload.
+pub fn testbed_header_len(p: &[u8], flows: &[(u16, Option<Protocol>)]) -> usize {
+    if p.len() < Ipv4Header::MIN_LEN || p[0] >> 4 != 4 {
+        return p.len().min(Ipv4Header::MIN_LEN);
+    }
+    let ihl = usize::from(p[0] & 0x0f) * 4;
+    let fragment_offset = u16::from_be_bytes([p[6] & 0x1f, p[7]]);
+    let transport = p.get(ihl..).unwrap_or_default();
+    if fragment_offset != 0 || transport.is_empty() {
+        return ihl.min(p.len());
+    }
+    let len = match IpNumber(p[9]) {
+        IpNumber::TCP => ihl + transport.get(12).map_or(20, |b| usize::from(b >> 4) * 4),
+        IpNumber::UDP if transport.len() >= UdpHeader::LEN => {
+            let sport = u16::from_be_bytes([transport[0], transport[1]]);
+            let dport = u16::from_be_bytes([transport[2], transport[3]]);
+            let payload = &transport[UdpHeader::LEN..];
+            let tfcc = flows.iter().find_map(|&(port, proto)| {
+                let dir = if dport == port {
+                    tfcc_net::wire::Direction::Data
+                } else if sport == port {
+                    tfcc_net::wire::Direction::Feedback
+                } else {
+                    return None;
+                };
+                tfcc_net::wire::decode(proto?, dir, payload)
+                    .ok()
+                    .map(|(_, n)| n)
+            });
+            ihl + UdpHeader::LEN + tfcc.unwrap_or(0)
+        }
+        _ => ihl + 8,
+    };
+    len.min(p.len())
+}
+
+/// One testbed capture as a pcap file: the packets whose run time (their kernel timestamp less
+/// `origin_ns`, the run's start on the same real-time clock) is in `from ≤ t < until`, or
+/// `t ≤ until` when `until` is the end of the run (`inclusive`), as the simulator's trace
+/// keeps the events at the run's end; timestamps in run time, as the simulator's files have
+/// them. Returns the file and how many packets it holds.
+pub fn write_testbed_capture(
+    link: &str,
+    packets: &[tfcc_net::capture::Captured],
+    origin_ns: u64,
+    from: Duration,
+    until: Duration,
+    inclusive: bool,
+) -> Result<(PcapFile, usize), String> {
+    let header = PcapHeader {
+        version_major: 2,
+        version_minor: 4,
+        ts_correction: 0,
+        ts_accuracy: 0,
+        // The simulator's files' value, though at most KERNEL_SNAP bytes of a packet are kept:
+        // readers such as pcap-file's refuse a record longer on the wire than the snap length
+        // (which tcpdump's `-s` writes and libpcap accepts).
+        snaplen: MAX_IP as u32,
+        datalink: DataLink::RAW,
+        ts_resolution: TsResolution::NanoSecond,
+        endianness: Endianness::Little,
+    };
+    let name = file_name(link);
+    let pcap_err = |e: pcap_file::PcapError| format!("{name}: {e}");
+    let mut w = PcapWriter::with_header(Vec::new(), header).map_err(pcap_err)?;
+    let mut n = 0;
+    for p in packets {
+        // Before the run's start (the set-up's packets, if any) is outside every window.
+        let Some(t) = p
+            .realtime_ns
+            .checked_sub(origin_ns)
+            .map(Duration::from_nanos)
+        else {
+            continue;
+        };
+        if t < from || t > until || (t == until && !inclusive) {
+            continue;
+        }
+        w.write_packet(&PcapPacket::new(t, p.len, &p.headers))
+            .map_err(pcap_err)?;
+        n += 1;
+    }
+    Ok((
+        PcapFile {
+            name,
+            bytes: w.into_writer(),
+        },
+        n,
+    ))
 }
 
 #[cfg(test)]

@@ -50,6 +50,12 @@
 //! there, or the rest after the tfcc flows' when it is the one kernel TCP flow on a queue that
 //! nothing else crosses, and `null` otherwise (`flow_losses` has the conditions; the run's
 //! stderr says why a count is missing).
+//!
+//! `[trace] pcap = true` captures the traced links' packets where the router sends them after
+//! the bottleneck's queue (`bottleneck`: `rd`'s transmit side, `bottleneck-rev`: `rs`'s;
+//! `CapturePlan`) into the simulator's `trace-<link>.pcap` files, with the run's start at
+//! t = 0; it writes no `trace.parquet`, and a `[trace]` without pcap, or one naming another
+//! link, is refused.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -57,6 +63,7 @@ use std::time::{Duration, Instant};
 use tfcc_core::time::std_secs_f64;
 use tfcc_core::Dur;
 use tfcc_net::arrivals::Epoch;
+use tfcc_net::capture::{realtime_ns, Capture};
 use tfcc_net::relay::RelayCommand;
 use tfcc_net::relay::{DropCounts, FlowPath, RelayConfig};
 use tfcc_net::seqs::SeqLedger;
@@ -75,7 +82,7 @@ use tfcc_sim::{QueueLimit, QueueSpec, ReceiverImpl, SenderImpl};
 use crate::summary::{
     is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos, Summary, TestbedSection,
 };
-use crate::{Finished, FlowColumns, LinkColumns, RunError};
+use crate::{pcap, Finished, FlowColumns, LinkColumns, RunError, TraceColumns};
 
 fn refuse(path: &Path, msg: String) -> RunError {
     RunError::Scenario(format!("{}: --backend testbed: {msg}", path.display()))
@@ -103,6 +110,23 @@ struct Plan {
     /// What the testbed runs otherwise than the file says, without refusing it (stderr's
     /// "note:" lines, `kernel_tcp_note`).
     notes: Vec<String>,
+    /// `[trace] pcap = true`: which interfaces to capture, and when.
+    capture: Option<CapturePlan>,
+}
+
+/// The traced links' captures (`[trace] pcap = true`). The simulator's file holds a link's
+/// packets as their transmission starts; on the testbed that is where the router hands them to
+/// the veth after the bottleneck's tbf and pfifo: the transmit side of `rd` (`bottleneck`,
+/// towards the receivers) and of `rs` (`bottleneck-rev`), in the router's namespace. A packet
+/// the queue drops never gets there, as in the simulator's file.
+struct CapturePlan {
+    /// Link name and the router's device that transmits it.
+    links: Vec<(String, &'static str)>,
+    from: Duration,
+    until: Duration,
+    /// `until` is the run's end: a packet at the end is kept, as the simulator's trace keeps
+    /// the events at `t = duration`.
+    inclusive: bool,
 }
 
 fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, RunError> {
@@ -155,16 +179,65 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
             ),
         ));
     }
-    if built.cfg.trace.is_some() {
-        // The packets cross the kernel's queues, which tfcc does not see one by one; a
-        // capture there is tcpdump's job.
-        return Err(refuse(
-            path,
-            "a packet trace (`[trace]`) is recorded by the simulator only; capture the testbed's \
-             veths with tcpdump instead"
-                .into(),
-        ));
-    }
+    let capture = match &built.cfg.trace {
+        None => None,
+        // The packets cross the kernel's queues, which tfcc does not see one by one: there are
+        // no `+`, `d` and `r` events to write, only what an interface sends.
+        Some(t) if !t.pcap => {
+            return Err(refuse(
+                path,
+                "a packet trace (`[trace]`, trace.parquet) is recorded by the simulator only; \
+                 on the testbed `[trace] pcap = true` captures the traced links' packets into \
+                 trace-<link>.pcap"
+                    .into(),
+            ))
+        }
+        Some(t) => {
+            let mut links = Vec::new();
+            for (_, name) in &t.links {
+                let dev = match name.as_str() {
+                    "bottleneck" => FORWARD_DEV,
+                    "bottleneck-rev" => REVERSE_DEV,
+                    other => {
+                        return Err(refuse(
+                            path,
+                            format!(
+                                "trace.links: {other} has no interface of its own to capture \
+                                 (the access links are not emulated); trace bottleneck or \
+                                 bottleneck-rev"
+                            ),
+                        ))
+                    }
+                };
+                links.push((name.clone(), dev));
+            }
+            let duration = Duration::from_nanos(built.cfg.duration.0);
+            let until = Duration::from_nanos(t.until.0).min(duration);
+            notes.push(format!(
+                "[trace] pcap: {} captured where the router transmits them ({}), from {} s to \
+                 {} s of the run; no trace.parquet (the kernel's queues show no per-packet \
+                 events)",
+                links
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                links
+                    .iter()
+                    .map(|(n, d)| format!("{n}: {d}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                std_secs_f64(Duration::from_nanos(t.from.0)),
+                std_secs_f64(until),
+            ));
+            Some(CapturePlan {
+                links,
+                from: Duration::from_nanos(t.from.0),
+                until,
+                inclusive: until >= duration,
+            })
+        }
+    };
     let loss = link.loss.clone();
     if let Some((flow, _)) = built
         .videos
@@ -351,6 +424,7 @@ fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, Ru
         events,
         built,
         notes,
+        capture,
     })
 }
 
@@ -377,6 +451,7 @@ pub fn run(
         measure_from,
         events,
         notes,
+        capture,
     } = plan(path, overrides, seed)?;
     for n in &notes {
         eprintln!("note: {n}");
@@ -387,6 +462,27 @@ pub fn run(
         reverse_limit,
     })
     .map_err(|e| RunError::Scenario(e.to_string()))?;
+    // Bound before anything runs: a capture that cannot start stops the run here, with the
+    // namespaces removed (dropping `bed`) and nothing written.
+    let protos: Vec<(u16, Option<Protocol>)> = paths.iter().map(|p| (p.port, p.proto)).collect();
+    let mut captures = Vec::new();
+    for (name, dev) in capture.as_ref().map_or(&[][..], |c| &c.links[..]) {
+        let protos = protos.clone();
+        let c = Capture::start(
+            &bed.router_ns(),
+            dev,
+            Box::new(move |p: &[u8]| pcap::testbed_header_len(p, &protos)),
+        )
+        .map_err(|e| {
+            RunError::Scenario(format!(
+                "{}: [trace] pcap: cannot capture {name} on the testbed's {dev}: {e}",
+                path.display()
+            ))
+        })?;
+        captures.push((name.clone(), *dev, c));
+    }
+    // The run's start on the captures' clock (CLOCK_REALTIME), set at the first tick.
+    let mut origin_realtime: Option<u64> = None;
     let events_need_relay = events
         .iter()
         .any(|(_, a)| !matches!(a, LinkAction::SetRate(_)));
@@ -487,6 +583,11 @@ pub fn run(
         // at the run's start, so `elapsed` places it to microseconds).
         if !marks_sent {
             marks_sent = true;
+            // `elapsed` was read just before this call, from the run's start: the same
+            // instant on the real-time clock is now less it (within the microseconds between
+            // the two readings).
+            origin_realtime =
+                Some(realtime_ns().saturating_sub(u64::try_from(elapsed.as_nanos()).unwrap_or(0)));
             if let Some(r) = &relay {
                 let origin = Instant::now() - elapsed;
                 for (at, c) in [
@@ -573,6 +674,47 @@ pub fn run(
         }
         Err(e) => return Err(RunError::Scenario(e.to_string())),
     };
+    // The receivers have stopped reading, after the drain: the captures have seen every packet
+    // of their window (it ends at the run's end at the latest).
+    let mut pcaps = Vec::new();
+    for (name, dev, c) in captures {
+        let st = c.stop().map_err(|e| {
+            RunError::Scenario(format!("[trace] pcap: the capture of {name} on {dev}: {e}"))
+        })?;
+        let (Some(plan), Some(origin)) = (&capture, origin_realtime) else {
+            return Err(RunError::Scenario(
+                "[trace] pcap: the run never started its clock".into(),
+            ));
+        };
+        let (file, kept) = pcap::write_testbed_capture(
+            &name,
+            &st.packets,
+            origin,
+            plan.from,
+            plan.until,
+            plan.inclusive,
+        )
+        .map_err(RunError::Scenario)?;
+        eprintln!(
+            "capture of {name} ({dev}, transmit side): {kept} packets in the trace's window, {} \
+             over the run, {} lost by the capture socket{}, CPU {:.1} %",
+            st.packets.len(),
+            st.dropped,
+            if st.not_ipv4 > 0 {
+                format!(", {} frames not IPv4 left out", st.not_ipv4)
+            } else {
+                String::new()
+            },
+            100.0 * st.cpu()
+        );
+        if st.dropped > 0 {
+            eprintln!(
+                "warning: {} misses {} packets the kernel could not queue on the capture socket",
+                file.name, st.dropped
+            );
+        }
+        pcaps.push(file);
+    }
     // The receivers have stopped reading, after the drain: what left the queues by then has
     // passed the counter.
     let came_out: Result<Vec<[u64; 3]>, String> = arrivals.and_then(|a| {
@@ -940,11 +1082,26 @@ pub fn run(
         testbed: Some(TestbedSection { tcp_spurious_rtos }),
         trace: None,
     };
+    let trace = capture.map(|c| {
+        // By link id, the traced links' names, as the simulator's trace has them.
+        let mut links = vec![None; built.topology.links.len()];
+        for (name, _) in &c.links {
+            if let Some(id) = built.topology.link_id(name) {
+                links[id as usize] = Some(name.clone());
+            }
+        }
+        TraceColumns {
+            links,
+            records: Vec::new(),
+            pcaps,
+            pcap_only: true,
+        }
+    });
     Ok(Finished {
         summary,
         flows: flow_columns(&results, interval),
         links: link_columns(&queue, interval),
-        trace: None,
+        trace,
         // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC
         // video flows on real sockets and does not match packets to frames).
         frames: Default::default(),
@@ -2273,15 +2430,55 @@ params = { overhead = "1ms" }
         assert!(err.contains("params.overhead"), "{err}");
     }
 
-    /// A packet trace is the simulator's: refused before anything is set up.
+    /// A packet trace's `trace.parquet` is the simulator's: without `pcap = true` it is refused
+    /// before anything is set up, and so is a pcap trace of a link the testbed has no interface
+    /// for, with the links it can capture named.
     #[test]
-    fn a_trace_is_refused() {
+    fn a_trace_without_pcap_and_a_pcap_of_an_access_link_are_refused() {
         let err = refusal(
             "trace",
             "[[flows]]\nprotocol = \"tcp-sack\"\n[trace]\n",
             "without the trace",
         );
-        assert!(err.contains("`[trace]`"), "{err}");
+        assert!(
+            err.contains("`[trace]`") && err.contains("pcap = true"),
+            "{err}"
+        );
+        let err = refusal(
+            "trace-access",
+            "[[flows]]\nprotocol = \"tcp-sack\"\n[trace]\nlinks = [\"bottleneck\", \"access-src-0\"]\npcap = true\n",
+            "without the access link's capture",
+        );
+        assert!(
+            err.contains("trace.links: access-src-0 has no interface")
+                && err.contains("bottleneck or bottleneck-rev"),
+            "{err}"
+        );
+    }
+
+    /// `[trace] pcap = true` passes the check, which says where each link is captured and
+    /// that no trace.parquet is written; the window is the trace's, the end by default.
+    #[test]
+    fn a_pcap_trace_is_checked_with_its_interfaces_and_window() {
+        let scenario = "name = \"pcap-check\"\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"4Mbps\", delay = \"10ms\", queue = \"droptail\", limit = 30 }\n\
+             [[flows]]\nprotocol = \"tfrc\"\n[trace]\nfrom = \"1s\"\npcap = true\n";
+        let path =
+            std::env::temp_dir().join(format!("tfcc-pcap-check-{}.toml", std::process::id()));
+        std::fs::write(&path, scenario).unwrap();
+        let notes = check(&path, &[]);
+        let _ = std::fs::remove_file(&path);
+        let notes = notes.unwrap();
+        let note = notes
+            .iter()
+            .find(|n| n.starts_with("[trace] pcap"))
+            .unwrap_or_else(|| panic!("{notes:?}"));
+        assert!(
+            note.contains("bottleneck: rd, bottleneck-rev: rs")
+                && note.contains("from 1 s to 5 s")
+                && note.contains("no trace.parquet"),
+            "{note}"
+        );
     }
 
     /// A reverse queue other than DropTail in packets is refused before anything is set up

@@ -152,9 +152,12 @@ direction = "reverse"
     );
 }
 
+/// The smoke run: TFRC and kernel CUBIC share 10 Mb/s (40 ms RTT) for 10 s, with both
+/// directions of the bottleneck captured (`[trace] pcap = true`); the summary's shares, and
+/// the captures against the run's own accounting (`pcap_files_match_the_runs_accounting`).
 #[test]
 fn the_testbed_backend_writes_a_summary_with_sane_shares() {
-    let Some((v, series)) = run_on_testbed(
+    let Some(run) = run_binary_on_testbed(
         "testbed",
         r#"
 name = "testbed-smoke"
@@ -168,10 +171,17 @@ access = { rate = "100Mbps", delay = "1ms" }
 protocol = "tfrc"
 [[flows]]
 protocol = "tcp-cubic"
+[trace]
+links = ["bottleneck", "bottleneck-rev"]
+pcap = true
 "#,
     ) else {
         return;
     };
+    let v = &run.summary;
+    let series = std::fs::metadata(run.dir.join("timeseries.parquet"))
+        .unwrap()
+        .len();
     let flows = v["flows"].as_array().unwrap();
     let tput: Vec<f64> = flows
         .iter()
@@ -202,6 +212,297 @@ protocol = "tcp-cubic"
     assert!(flows[1]["loss_event_rate"].is_null(), "{}", flows[1]);
     // One row per flow per 100 ms sample: the time series is no longer empty.
     assert!(series > 1000, "timeseries.parquet is {series} bytes");
+    pcap_files_match_the_runs_accounting(&run);
+    let _ = std::fs::remove_dir_all(&run.dir);
+}
+
+/// A testbed run's outputs, kept, with what it said on stderr.
+struct BinaryRun {
+    dir: std::path::PathBuf,
+    summary: serde_json::Value,
+    stderr: String,
+}
+
+/// As [`run_on_testbed`], through the `tfcc-run` executable, so that its stderr (the relay's
+/// and the arrival counter's per-flow counts) can be read; the output directory is kept for
+/// the caller to read and remove.
+fn run_binary_on_testbed(name: &str, scenario: &str) -> Option<BinaryRun> {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc_geteuid() } != 0 {
+        eprintln!("skipped: not root");
+        return None;
+    }
+    if std::env::var_os("TFCC_SKIP_TESTBED").is_some_and(|v| v == "1") {
+        eprintln!("skipped: TFCC_SKIP_TESTBED=1");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("tfcc-{name}-{}", std::process::id()));
+    let file = dir.with_extension("toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfcc-run"))
+        .arg(&file)
+        .args(["--out", dir.to_str().unwrap(), "--backend", "testbed"])
+        .args(["--no-plots", "-q"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&file);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    Some(BinaryRun {
+        dir,
+        summary: serde_json::from_str(&text).unwrap(),
+        stderr,
+    })
+}
+
+/// One packet of a capture: its time in the run (ns), IP length, and the headers kept.
+struct Pkt {
+    t: u64,
+    len: u32,
+    data: Vec<u8>,
+}
+
+impl Pkt {
+    fn ihl(&self) -> usize {
+        usize::from(self.data[0] & 0x0f) * 4
+    }
+    fn dscp(&self) -> u8 {
+        self.data[1] >> 2
+    }
+    fn ports(&self) -> (u16, u16) {
+        let t = &self.data[self.ihl()..];
+        (
+            u16::from_be_bytes([t[0], t[1]]),
+            u16::from_be_bytes([t[2], t[3]]),
+        )
+    }
+    /// The flow whose receiver's port (5001 + flow) is either port.
+    fn flow(&self) -> Option<u16> {
+        let (s, d) = self.ports();
+        [d, s]
+            .into_iter()
+            .find(|p| (5001..6000).contains(p))
+            .map(|p| p - 5001)
+    }
+}
+
+fn read_pcap(path: &std::path::Path) -> Vec<Pkt> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut r = pcap_file::pcap::PcapReader::new(&bytes[..]).unwrap();
+    let h = r.header();
+    assert_eq!(h.datalink, pcap_file::DataLink::RAW);
+    assert_eq!(h.ts_resolution, pcap_file::TsResolution::NanoSecond);
+    let mut v = Vec::new();
+    while let Some(p) = r.next_packet() {
+        let p = p.unwrap();
+        v.push(Pkt {
+            t: p.timestamp.as_nanos() as u64,
+            len: p.orig_len,
+            data: p.data.into_owned(),
+        });
+    }
+    v
+}
+
+/// The numbers after `key` in the stderr line that starts with `prefix`.
+fn numbers_after(stderr: &str, prefix: &str, key: &str) -> Vec<u64> {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in\n{stderr}"));
+    let rest = &line[line.find(key).unwrap_or_else(|| panic!("{line}")) + key.len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect()
+}
+
+/// The smoke run's captures against what the run itself counted (its stderr and summary):
+///
+/// - each flow's data packets on `bottleneck` carry the relay's window epoch in their DSCP
+///   (marked as they were handed to the queue; tfcc_net::arrivals): those handed before the
+///   window all left the queue long before the run's end, so the file holds exactly as many as
+///   the eBPF counter behind the queue counted; of those handed in the window, the ones still
+///   queued at the run's end (at most the queue's 100) leave after the file's end, which the
+///   counter sees in the drain;
+/// - no data packet handed in the window left the queue before the window (the clock origin:
+///   the relay's mark and the captures' t = 0 are the same instant);
+/// - per direction, the packets and bytes in the window against tc's counters read at the
+///   relay's marks (the summary's `tx_packets`, `tx_bytes`): tc is read a few ms after each
+///   mark instant, while the queue keeps sending, so a few packets fall on the other side;
+/// - tshark with tfcc's dissector finds nothing malformed and decodes every TFRC data packet
+///   and feedback report, as many reports as the sender read, p within [0, 1].
+fn pcap_files_match_the_runs_accounting(run: &BinaryRun) {
+    let fwd = read_pcap(&run.dir.join("trace-bottleneck.pcap"));
+    let rev = read_pcap(&run.dir.join("trace-bottleneck-rev.pcap"));
+    assert!(!run.dir.join("trace.parquet").exists());
+    let v = &run.summary;
+    let from = (v["measure_from_s"].as_f64().unwrap() * 1e9) as u64;
+    let end = (v["sim_seconds"].as_f64().unwrap() * 1e9) as u64;
+    for p in fwd.iter().chain(&rev) {
+        assert!(p.t <= end, "a packet at {} ns after the run's end", p.t);
+        // Headers only: IPv4 + TCP with its options, or + UDP + tfcc's header.
+        assert!(
+            p.data.len() <= 80 && p.data.len() as u32 <= p.len,
+            "{}",
+            p.len
+        );
+        assert_eq!(p.data[0] >> 4, 4);
+    }
+    // Per flow and epoch (DSCP 3, 7, 11: before, in, after the window).
+    for flow in 0..2u16 {
+        let counted = numbers_after(
+            &run.stderr,
+            &format!("flow {flow} data: in the window"),
+            "(before / in / after the window: ",
+        );
+        let of = |dscp: u8| {
+            fwd.iter()
+                .filter(|p| p.flow() == Some(flow) && p.dscp() == dscp)
+                .count() as u64
+        };
+        let (before, inside, after) = (of(3), of(7), of(11));
+        eprintln!(
+            "flow {flow}: captured before / in / after the window {before} / {inside} / {after}, \
+             came out of the queue {counted:?}"
+        );
+        assert!(before > 100, "the run tests nothing: {before}");
+        assert_eq!(before, counted[0], "flow {flow}");
+        assert!(
+            inside <= counted[1] && counted[1] - inside <= 100,
+            "flow {flow}: {inside} against {counted:?}"
+        );
+        assert_eq!(after, 0);
+        let first_in = fwd
+            .iter()
+            .filter(|p| p.flow() == Some(flow) && p.dscp() == 7)
+            .map(|p| p.t)
+            .min()
+            .unwrap();
+        assert!(
+            first_in >= from && first_in < from + 200_000_000,
+            "flow {flow}'s first packet handed in the window left the queue at {first_in} ns"
+        );
+    }
+    for (k, pkts) in [(0, &fwd), (1, &rev)] {
+        let link = &v["links"][k];
+        let (n, bytes) = pkts
+            .iter()
+            .filter(|p| p.t >= from)
+            .fold((0u64, 0u64), |(n, b), p| (n + 1, b + u64::from(p.len)));
+        let (tc_n, tc_b) = (
+            link["tx_packets"].as_u64().unwrap(),
+            link["tx_bytes"].as_u64().unwrap(),
+        );
+        eprintln!(
+            "{}: captured {n} packets, {bytes} B in the window; tc {tc_n}, {tc_b} B",
+            link["name"]
+        );
+        assert!(
+            n.abs_diff(tc_n) <= 10,
+            "{}: {n} against {tc_n}",
+            link["name"]
+        );
+        assert!(
+            bytes.abs_diff(tc_b) <= 10 * 1500,
+            "{}: {bytes} against {tc_b}",
+            link["name"]
+        );
+    }
+    let Some(tshark) = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("tshark"))
+            .find(|t| t.is_file())
+    }) else {
+        eprintln!("skipped the tshark checks: tshark missing (make tshark)");
+        return;
+    };
+    let lua = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tools/wireshark/tfcc.lua"
+    );
+    // One pass per file (tshark with the dissector costs about a CPU second a file): per frame
+    // its tfcc kind, whether it is malformed, its experts' severities, and the TFRC feedback
+    // fields.
+    let frames = |file: &str| -> Vec<Vec<String>> {
+        let mut cmd = std::process::Command::new(&tshark);
+        cmd.args(["-n", "-X", &format!("lua_script:{lua}"), "-r"])
+            .arg(run.dir.join(file))
+            .args(["-T", "fields"]);
+        for f in [
+            "tfcc.kind",
+            "_ws.malformed",
+            "_ws.expert.severity",
+            "tfcc.tfrc.x_recv",
+            "tfcc.tfrc.p",
+            "tfcc.tfrc.seq_echo",
+        ] {
+            cmd.args(["-e", f]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').map(String::from).collect())
+            .collect()
+    };
+    // Wireshark's PI_ERROR (epan/proto.h); TCP's analysis adds chats, notes and warnings.
+    const PI_ERROR: &str = "8388608";
+    let fwd_frames = frames("trace-bottleneck.pcap");
+    let rev_frames = frames("trace-bottleneck-rev.pcap");
+    for (file, fr, n) in [
+        ("bottleneck", &fwd_frames, fwd.len()),
+        ("bottleneck-rev", &rev_frames, rev.len()),
+    ] {
+        assert_eq!(fr.len(), n, "{file}: frames tshark read");
+        for (i, f) in fr.iter().enumerate() {
+            assert!(
+                f[1].is_empty() && !f[2].split(',').any(|s| s == PI_ERROR),
+                "{file}: frame {} malformed or in error: {f:?}",
+                i + 1
+            );
+        }
+    }
+    let data = fwd_frames.iter().filter(|f| f[0] == "tfrc-data").count();
+    let flow0 = fwd.iter().filter(|p| p.flow() == Some(0)).count();
+    assert_eq!(data, flow0, "TFRC data packets decoded");
+    let reports: Vec<&Vec<String>> = rev_frames
+        .iter()
+        .filter(|f| f[0] == "tfrc-feedback")
+        .collect();
+    let read = numbers_after(&run.stderr, "flow 0 sender:", "buffer full), ")[0];
+    eprintln!(
+        "TFRC feedback: {} captured, {read} read by the sender",
+        reports.len()
+    );
+    assert!(
+        reports.len().abs_diff(read as usize) <= 1,
+        "{} against {read}",
+        reports.len()
+    );
+    let mut any_loss = false;
+    for f in &reports {
+        let p: f64 = f[4].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{f:?}");
+        any_loss |= p > 0.0;
+        let _: u64 = f[3].parse().unwrap();
+        let _: u64 = f[5].parse().unwrap();
+    }
+    // The receiver's loss event rate reaches its reports once it has seen a loss event.
+    let ler = v["flows"][0]["loss_event_rate"].as_f64().unwrap();
+    if ler > 0.0 {
+        assert!(
+            any_loss,
+            "the summary has loss events, no report a p above 0"
+        );
+    }
 }
 
 /// Runs `scenario` in the simulator (`tfcc run` without a backend) and returns its summary.
