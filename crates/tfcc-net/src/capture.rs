@@ -25,6 +25,7 @@ use std::sync::{mpsc, Arc};
 use std::thread;
 
 use crate::clock::clock_ns;
+use crate::socket::recv_stamped;
 
 /// Bytes of each packet (from its IP header) the kernel copies to the socket: an IPv4 header
 /// with options (60) and a TCP header with options (60), or UDP's 8 and tfcc's longest header
@@ -308,51 +309,17 @@ fn read_until(
 /// One queued packet, if any: its captured length, the kernel's timestamp (ns, realtime) and
 /// its protocol (host order).
 fn recv(fd: libc::c_int, buf: &mut [u8]) -> io::Result<Option<(usize, u64, u16)>> {
-    // SAFETY: all-zero is a valid sockaddr_ll / msghdr.
+    // SAFETY: all-zero is a valid sockaddr_ll.
     let mut addr: libc::sockaddr_ll = unsafe { zeroed() };
-    let mut control = [0u64; 8];
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
+    let Some(got) = recv_stamped(fd, buf, &mut addr)? else {
+        return Ok(None);
     };
-    let mut msg: libc::msghdr = unsafe { zeroed() };
-    msg.msg_name = (&mut addr as *mut libc::sockaddr_ll).cast();
-    msg.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = size_of::<[u64; 8]>() as _;
-    // SAFETY: every pointer in `msg` refers to a live buffer of the stated length.
-    let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_DONTWAIT) };
-    if n < 0 {
-        let e = io::Error::last_os_error();
-        return match e.kind() {
-            io::ErrorKind::WouldBlock => Ok(None),
-            io::ErrorKind::Interrupted => recv(fd, buf),
-            _ => Err(e),
-        };
-    }
-    let mut stamp = None;
-    // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
-    // msg_controllen; the timespec is read unaligned.
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                let ts: libc::timespec =
-                    std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
-                stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
-            }
-            c = libc::CMSG_NXTHDR(&msg, c);
-        }
-    }
-    let Some(ts) = stamp else {
+    let Some(ts) = got.stamp else {
         return Err(io::Error::other(
             "a captured packet came without its timestamp",
         ));
     };
-    let n = usize::try_from(n).unwrap_or(0).min(buf.len());
-    Ok(Some((n, ts, u16::from_be(addr.sll_protocol))))
+    Ok(Some((got.len, ts, u16::from_be(addr.sll_protocol))))
 }
 
 /// The system's real-time clock now, in ns: the captures' timestamps are on it.

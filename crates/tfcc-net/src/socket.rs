@@ -98,44 +98,11 @@ impl Socket {
 
     /// Reads one datagram if one is queued (`Ok(None)` if not).
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<Received>> {
-        // SAFETY: all-zero is a valid sockaddr_storage / msghdr / iovec.
+        // SAFETY: all-zero is a valid sockaddr_storage.
         let mut addr: libc::sockaddr_storage = unsafe { zeroed() };
-        // u64 elements keep the control buffer aligned for cmsghdr.
-        let mut control = [0u64; 16];
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len(),
+        let Some(got) = recv_stamped(self.sock.as_raw_fd(), buf, &mut addr)? else {
+            return Ok(None);
         };
-        let mut msg: libc::msghdr = unsafe { zeroed() };
-        msg.msg_name = (&mut addr as *mut libc::sockaddr_storage).cast();
-        msg.msg_namelen = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = size_of::<[u64; 16]>() as _;
-        // SAFETY: every pointer in `msg` refers to a live buffer of the stated length.
-        let n = unsafe { libc::recvmsg(self.sock.as_raw_fd(), &mut msg, libc::MSG_DONTWAIT) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock => Ok(None),
-                _ => Err(e),
-            };
-        }
-        let mut stamp = None;
-        // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
-        // msg_controllen; the timespec is read unaligned.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                    let ts: libc::timespec =
-                        std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
-                    stamp = Some(timespec_ns(&ts));
-                }
-                c = libc::CMSG_NXTHDR(&msg, c);
-            }
-        }
         let Some(from) = sockaddr_to_std(&addr) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -143,10 +110,10 @@ impl Socket {
             ));
         };
         Ok(Some(Received {
-            len: usize::try_from(n).unwrap_or(0).min(buf.len()),
-            truncated: msg.msg_flags & libc::MSG_TRUNC != 0,
+            len: got.len,
+            truncated: got.truncated,
             from,
-            stamp,
+            stamp: got.stamp,
         }))
     }
 
@@ -191,6 +158,72 @@ pub fn set_realtime(prio: i32) -> io::Result<()> {
     } else {
         Err(io::Error::last_os_error())
     }
+}
+
+/// What [`recv_stamped`] read: the bytes in the buffer, whether the kernel cut the message to
+/// fit, and its receive timestamp.
+pub(crate) struct Stamped {
+    pub len: usize,
+    pub truncated: bool,
+    /// The kernel's receive timestamp (ns on CLOCK_REALTIME, `SO_TIMESTAMPNS`), if it sent one.
+    pub stamp: Option<u64>,
+}
+
+/// One non-blocking `recvmsg` on `fd` into `buf`, the sender's address into `addr` (the
+/// socket family's sockaddr type) and the kernel's receive timestamp from the control data:
+/// the UDP socket's datagrams and the testbed capture's frames are read the same way.
+/// `Ok(None)` when nothing is queued.
+pub(crate) fn recv_stamped<A>(
+    fd: libc::c_int,
+    buf: &mut [u8],
+    addr: &mut A,
+) -> io::Result<Option<Stamped>> {
+    // u64 elements keep the control buffer aligned for cmsghdr.
+    let mut control = [0u64; 16];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: all-zero is a valid msghdr.
+    let mut msg: libc::msghdr = unsafe { zeroed() };
+    msg.msg_name = (addr as *mut A).cast();
+    msg.msg_namelen = size_of::<A>() as libc::socklen_t;
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = size_of::<[u64; 16]>() as _;
+    let n = loop {
+        // SAFETY: every pointer in `msg` refers to a live buffer of the stated length.
+        let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_DONTWAIT) };
+        if n >= 0 {
+            break n;
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::WouldBlock => return Ok(None),
+            io::ErrorKind::Interrupted => continue,
+            _ => return Err(e),
+        }
+    };
+    let mut stamp = None;
+    // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
+    // msg_controllen; the timespec is read unaligned.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts: libc::timespec =
+                    std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
+                stamp = Some(timespec_ns(&ts));
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok(Some(Stamped {
+        len: usize::try_from(n).unwrap_or(0).min(buf.len()),
+        truncated: msg.msg_flags & libc::MSG_TRUNC != 0,
+        stamp,
+    }))
 }
 
 fn sockaddr_to_std(a: &libc::sockaddr_storage) -> Option<SocketAddr> {
