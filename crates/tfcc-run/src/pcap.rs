@@ -376,6 +376,25 @@ fn write_ip(ip: &Ipv4Header, out: &mut Vec<u8>) {
     out.extend_from_slice(&ip.to_bytes());
 }
 
+/// The global header of every tfcc pcap file, the simulator's and the testbed's: raw IP,
+/// nanosecond timestamps, little-endian fixed (not the machine's), so the same run gives the
+/// same bytes everywhere. The snap length is the largest IP packet: the testbed keeps at most
+/// [`tfcc_net::capture::KERNEL_SNAP`] bytes of each, but readers such as pcap-file's refuse a
+/// record longer on the wire than the snap length (which tcpdump's `-s` writes and libpcap
+/// accepts).
+fn file_header() -> PcapHeader {
+    PcapHeader {
+        version_major: 2,
+        version_minor: 4,
+        ts_correction: 0,
+        ts_accuracy: 0,
+        snaplen: MAX_IP as u32,
+        datalink: DataLink::RAW,
+        ts_resolution: TsResolution::NanoSecond,
+        endianness: Endianness::Little,
+    }
+}
+
 /// The pcap files of a trace: one per traced link (`names`, by link id), each holding the
 /// packets of its `-` records in `records` (whose packets are `sent`, in the same order).
 pub fn write_captures(
@@ -384,17 +403,7 @@ pub fn write_captures(
     records: &[TraceRecord],
     sent: &[Packet],
 ) -> Result<Vec<PcapFile>, String> {
-    let header = PcapHeader {
-        version_major: 2,
-        version_minor: 4,
-        ts_correction: 0,
-        ts_accuracy: 0,
-        snaplen: MAX_IP as u32,
-        datalink: DataLink::RAW,
-        ts_resolution: TsResolution::NanoSecond,
-        // Fixed, not the machine's: the same run gives the same bytes everywhere.
-        endianness: Endianness::Little,
-    };
+    let header = file_header();
     let pcap_err = |e: pcap_file::PcapError| format!("trace.pcap: {e}");
     let mut writers: Vec<Option<PcapWriter<Vec<u8>>>> = Vec::with_capacity(names.len());
     for n in names {
@@ -488,19 +497,7 @@ pub fn write_testbed_capture(
     until: Duration,
     inclusive: bool,
 ) -> Result<(PcapFile, usize), String> {
-    let header = PcapHeader {
-        version_major: 2,
-        version_minor: 4,
-        ts_correction: 0,
-        ts_accuracy: 0,
-        // The simulator's files' value, though at most KERNEL_SNAP bytes of a packet are kept:
-        // readers such as pcap-file's refuse a record longer on the wire than the snap length
-        // (which tcpdump's `-s` writes and libpcap accepts).
-        snaplen: MAX_IP as u32,
-        datalink: DataLink::RAW,
-        ts_resolution: TsResolution::NanoSecond,
-        endianness: Endianness::Little,
-    };
+    let header = file_header();
     let name = file_name(link);
     let pcap_err = |e: pcap_file::PcapError| format!("{name}: {e}");
     let mut w = PcapWriter::with_header(Vec::new(), header).map_err(pcap_err)?;
