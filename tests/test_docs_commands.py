@@ -1,8 +1,8 @@
 """The new user's first commands keep working: every `tfcc ...` line of the shell blocks in
 README.md, docs/scenarios.md, docs/sweeps.md and docs/reproductions/README.md parses with its
-subcommand's own parser (nothing runs), and every message quoted in docs/scenarios.md's
-"Errors" section is, byte for byte, what `tfcc run` and `tfcc check` print for the file it
-implies.
+subcommand's own parser (nothing runs), every message quoted in docs/scenarios.md's "Errors"
+section is, byte for byte, what `tfcc run` and `tfcc check` print for the file it implies, and
+every repository path those pages name in inline code exists.
 
 These are the facts that went stale unnoticed: a flag renamed in the code while the README kept
 the old spelling, an error message reworded while the docs kept quoting the old one. Running
@@ -181,3 +181,34 @@ def test_every_quoted_error_is_what_tfcc_prints(
         check_scenario(Path("s.toml"), sets)
     printed = f"error: {e.value}"
     assert matches(line, printed), f"docs/scenarios.md quotes\n  {line}\n`tfcc check`\n  {printed}"
+
+
+# --- paths named in the docs' inline code ---
+
+#: A repository path in inline code: a top-level directory of the clone, then a path; `*` and
+#: upper-case placeholders (`NAME`) stand for any name, and at least one file must match.
+REPO_PATH = re.compile(
+    r"(?<![\w./-])(?:\.ci|bench|crates|docs|python|scenarios|scripts|tests|tools)/[\w./*-]*[\w*]"
+)
+
+
+def named_paths() -> list[tuple[str, str]]:
+    out = []
+    for doc in DOCS:
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for code in re.findall(r"`([^`\n]+)`", text):
+            out += [(doc, m.group(0)) for m in REPO_PATH.finditer(code)]
+    return out
+
+
+def test_every_path_named_in_the_docs_exists() -> None:
+    # test_docs_links.py checks the Markdown links; the docs name many more files in inline
+    # code (`crates/tfcc-run/src/pcap.rs`, `tests/test_pcap.py`), which move as code is split
+    paths = named_paths()
+    assert len(paths) >= 50
+    missing = [
+        f"{doc}: {path}"
+        for doc, path in paths
+        if not any(ROOT.glob(re.sub(r"\b[A-Z]{2,}\b", "*", path)))
+    ]
+    assert missing == []
