@@ -998,6 +998,22 @@ def test_status_mismatches_name_the_lines_a_new_run_contradicts(tmp_path: Path) 
     assert reproduce.status_mismatches(PAGE.replace("## Status", "## Results"), out) == []
 
 
+def test_status_mismatches_read_the_list_not_the_prose_around_it(tmp_path: Path) -> None:
+    # tfrc.md's Status says in a paragraph which claims pass since a change, in bold, and quotes
+    # their old bullets: `--update-doc` warned that those two passing claims were named as
+    # failing (e11-halving-fair-share, e11-dropout10-recovered). The Status list is its bullets.
+    _, out = _outcomes(tmp_path)  # a passes, b fails
+    prose = PAGE.replace(
+        "- a failing claim, with its reason\n",
+        "- a failing claim, with its reason,\n  continued: **b** (0.76)\n\n"
+        "Passing since the fix: **a** 0.98. Its bullet read:\n\n> - **a**: 0.5 against 1\n",
+    )
+    assert reproduce.status_mismatches(prose, out) == []
+    assert reproduce.status_mismatches(prose.replace("**b** (0.76)", "b (0.76)"), out) == [
+        "b fails but the Status section does not name it"
+    ]
+
+
 # ---- Loss of precision of --quick: stand-ins measured beside their full claims ----------------
 
 STAND_IN = """

@@ -1038,9 +1038,14 @@ def update_page(page: Path, body: str, markers: tuple[str, str] = RESULTS_MARKER
 
 def status_mismatches(text: str, outcomes: list[Outcome]) -> list[str]:
     """What a page's hand-written failing-claim lines say that the run does not: the claims
-    that fail but are not named in bold (``**id**``) in its ``## Status`` section, and those
+    that fail but are not named in bold (``**id**``) in its ``## Status`` list, and those
     named there that pass. The lines outside the generated block are written from a run's
-    evidence; after a new run this says which to revisit. Empty without a Status section."""
+    evidence; after a new run this says which to revisit. Empty without a Status section.
+
+    The list is the section's bullets with their indented continuation lines (blank lines
+    between them included): an unindented paragraph beside it that names claims now passing,
+    or a quoted old bullet, does not say they fail (tfrc.md's "Passing since" paragraph drew
+    two false warnings)."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() == "## Status"), None)
     if start is None:
@@ -1054,7 +1059,16 @@ def status_mismatches(text: str, outcomes: list[Outcome]) -> list[str]:
         section = section[:b] + section[e + 1 :]
     import re
 
-    named = set(re.findall(r"\*\*([^*\s]+)\*\*", "\n".join(section)))
+    listed = []
+    in_item = False
+    for line in section:
+        if re.match(r"\s*[-*] ", line):
+            in_item = True
+        elif line.strip() and not line.startswith((" ", "\t")):
+            in_item = False
+        if in_item:
+            listed.append(line)
+    named = set(re.findall(r"\*\*([^*\s]+)\*\*", "\n".join(listed)))
     ids = {o.claim.id: o.passed for o in outcomes}
     out = [
         f"{i} fails but the Status section does not name it"
