@@ -1,16 +1,22 @@
 //! `[trace] pcap = true` on the testbed: which of the router's interfaces hold a traced
-//! link's packets, and over which part of the run. The kernel's queues show no per-packet
-//! events, so only what an interface sends can be captured; the plan refuses the rest.
+//! link's packets, and over which part of the run; the captures started before the run and
+//! written into the simulator's `trace-<link>.pcap` files after it. The kernel's queues show
+//! no per-packet events, so only what an interface sends can be captured; the plan refuses
+//! the rest.
 
 use std::path::Path;
 use std::time::Duration;
 
 use tfcc_core::time::std_secs_f64;
-use tfcc_net::testbed::{FORWARD_DEV, REVERSE_DEV};
+use tfcc_net::capture::Capture;
+use tfcc_net::relay::FlowPath;
+use tfcc_net::testbed::{Dumbbell, FORWARD_DEV, REVERSE_DEV};
+use tfcc_net::Protocol;
 use tfcc_sim::scenario;
 
 use super::plan::refuse;
-use crate::RunError;
+use crate::pcap::{self, PcapFile};
+use crate::{RunError, TraceColumns};
 
 /// The traced links' captures (`[trace] pcap = true`). The simulator's file holds a link's
 /// packets as their transmission starts; on the testbed that is where the router hands them to
@@ -92,6 +98,114 @@ pub(super) fn plan(
                 until,
                 inclusive: until >= duration,
             })
+        }
+    })
+}
+
+/// A started capture: the traced link's name, the router's device, the capture.
+pub(super) type Started = (String, &'static str, Capture);
+
+/// Starts the planned captures (none without a plan) on the router's devices. Bound before
+/// anything runs: a capture that cannot start stops the run here, with the namespaces removed
+/// (the caller dropping `bed`) and nothing written.
+pub(super) fn start(
+    path: &Path,
+    bed: &Dumbbell,
+    plan: Option<&CapturePlan>,
+    paths: &[FlowPath],
+) -> Result<Vec<Started>, RunError> {
+    let protos: Vec<(u16, Option<Protocol>)> = paths.iter().map(|p| (p.port, p.proto)).collect();
+    let mut captures = Vec::new();
+    for (name, dev) in plan.map_or(&[][..], |c| &c.links[..]) {
+        let protos = protos.clone();
+        let c = Capture::start(
+            &bed.router_ns(),
+            dev,
+            Box::new(move |p: &[u8]| pcap::testbed_header_len(p, &protos)),
+        )
+        .map_err(|e| {
+            RunError::Scenario(format!(
+                "{}: [trace] pcap: cannot capture {name} on the testbed's {dev}: {e}",
+                path.display()
+            ))
+        })?;
+        captures.push((name.clone(), *dev, c));
+    }
+    Ok(captures)
+}
+
+/// Stops the captures and makes each link's file of its packets in the trace's window, with
+/// `origin_realtime` (the run's start on the captures' clock) at t = 0; says on stderr what
+/// each capture saw and missed. Called once the receivers have stopped reading, after the
+/// drain: the captures have then seen every packet of their window (it ends at the run's end
+/// at the latest).
+pub(super) fn write(
+    captures: Vec<Started>,
+    plan: Option<&CapturePlan>,
+    origin_realtime: Option<u64>,
+) -> Result<Vec<PcapFile>, RunError> {
+    let mut pcaps = Vec::new();
+    for (name, dev, c) in captures {
+        let st = c.stop().map_err(|e| {
+            RunError::Scenario(format!("[trace] pcap: the capture of {name} on {dev}: {e}"))
+        })?;
+        let (Some(plan), Some(origin)) = (plan, origin_realtime) else {
+            return Err(RunError::Scenario(
+                "[trace] pcap: the run never started its clock".into(),
+            ));
+        };
+        let (file, kept) = pcap::write_testbed_capture(
+            &name,
+            &st.packets,
+            origin,
+            plan.from,
+            plan.until,
+            plan.inclusive,
+        )
+        .map_err(RunError::Scenario)?;
+        eprintln!(
+            "capture of {name} ({dev}, transmit side): {kept} packets in the trace's window, {} \
+             over the run, {} lost by the capture socket{}, CPU {:.1} %",
+            st.packets.len(),
+            st.dropped,
+            if st.not_ipv4 > 0 {
+                format!(", {} frames not IPv4 left out", st.not_ipv4)
+            } else {
+                String::new()
+            },
+            100.0 * st.cpu()
+        );
+        if st.dropped > 0 {
+            eprintln!(
+                "warning: {} misses {} packets the kernel could not queue on the capture socket",
+                file.name, st.dropped
+            );
+        }
+        pcaps.push(file);
+    }
+    Ok(pcaps)
+}
+
+/// The run's trace: the captured links' files alone (`pcap_only`), with the traced links'
+/// names by link id, as the simulator's trace has them; `None` without a capture.
+pub(super) fn trace_columns(
+    plan: Option<&CapturePlan>,
+    built: &scenario::Built,
+    pcaps: Vec<PcapFile>,
+) -> Option<TraceColumns> {
+    plan.map(|c| {
+        // By link id, the traced links' names, as the simulator's trace has them.
+        let mut links = vec![None; built.topology.links.len()];
+        for (name, _) in &c.links {
+            if let Some(id) = built.topology.link_id(name) {
+                links[id as usize] = Some(name.clone());
+            }
+        }
+        TraceColumns {
+            links,
+            records: Vec::new(),
+            pcaps,
+            pcap_only: true,
         }
     })
 }

@@ -3,18 +3,22 @@
 //! `packets_lost`; this module attributes the queues' drops to flows (by sequence range for
 //! tfcc flows, by the relay's epoch marks for kernel TCP, by elimination where neither is
 //! counted) and says why where it cannot. It also sets how long the receivers read on after
-//! the run (`drain_time`), since both counts need the queues emptied of the window's packets.
+//! the run (`drain`), since both counts need the queues emptied of the window's packets.
 
 use std::time::Duration;
 
 use tfcc_core::Dur;
-use tfcc_net::relay::{DropCounts, FlowPath};
+use tfcc_net::arrivals::Epoch;
+use tfcc_net::relay::{DropCounts, FlowPath, RelayStats};
 use tfcc_net::seqs::SeqLedger;
-use tfcc_net::testbed::DEFAULT_DRAIN;
+use tfcc_net::testbed::{FlowResult, FlowSpec, QdiscSample, DEFAULT_DRAIN};
 use tfcc_sim::LinkAction;
 
+use super::plan::Plan;
+use super::series::Directions;
+
 /// The longest the receivers read on after the run (`drain_time`).
-pub(super) const MAX_DRAIN: Duration = Duration::from_secs(10);
+const MAX_DRAIN: Duration = Duration::from_secs(10);
 
 /// How long the receivers read after the senders stop: long enough for a full queue to
 /// empty at the lowest scheduled rate, and for the longest path's delays (the relay holds a
@@ -22,7 +26,7 @@ pub(super) const MAX_DRAIN: Duration = Duration::from_secs(10);
 /// [`DEFAULT_DRAIN`], at most [`MAX_DRAIN`]. A packet still queued when the receivers stop would
 /// otherwise look lost to `flow_losses`, which therefore also checks that the queues are
 /// empty by then.
-pub(super) fn drain_time(
+fn drain_time(
     rate: tfcc_core::Rate,
     events: &[(Duration, LinkAction)],
     limit: u32,
@@ -48,23 +52,130 @@ pub(super) fn drain_time(
         .min(MAX_DRAIN)
 }
 
+/// How long the receivers read on after the run. With two flows or more a queue's drops are
+/// shared, and the relay is where each flow's arrivals at the queue are counted
+/// (`flow_losses`). Every flow's count of what came out of the queue (a tfcc receiver's
+/// sequence numbers, the marked packets counted at the receiving veth) needs the queue
+/// emptied of the window's packets before the receivers stop. A lone kernel TCP flow's count
+/// is tc's, which a full queue does not change; and where a full queue cannot empty within
+/// the longest drain (10 kb/s after a rate change: 100 packets take 120 s), kernel TCP flows
+/// do not wait for it: their counts fall back to the older rules when it is still full.
+pub(super) fn drain(plan: &Plan) -> Duration {
+    let tfcc_flows = plan.paths.iter().any(|p| p.proto.is_some());
+    let needed = drain_time(
+        plan.rate,
+        &plan.events,
+        plan.limit.max(plan.reverse_limit),
+        &plan.paths,
+    );
+    if tfcc_flows || (plan.flows.len() > 1 && needed < MAX_DRAIN) {
+        needed
+    } else {
+        DEFAULT_DRAIN
+    }
+}
+
+/// Of what the queues (forward, reverse) held at the window's end, what had not left them by
+/// the drain's reading (`drained`; `None` without it): FIFO queues send what they held before
+/// anything that came later, so this is 0 once they have sent as many packets since; without
+/// a reading at the end, what they held at the drain's reading.
+pub(super) fn left_queued(
+    drained: Option<Directions>,
+    at_end: Option<Directions>,
+) -> Option<(u64, u64)> {
+    drained.map(|d| {
+        let left = |late: QdiscSample, at: Option<QdiscSample>| match at {
+            Some(a) => a
+                .backlog_packets
+                .saturating_sub(late.sent_packets.saturating_sub(a.sent_packets)),
+            None => late.backlog_packets,
+        };
+        (
+            left(d.forward, at_end.map(|e| e.forward)),
+            left(d.reverse, at_end.map(|e| e.reverse)),
+        )
+    })
+}
+
+/// Each flow's `packets_lost` in the window (`flow_losses`), `None` where it is unknown, the
+/// reason on stderr. `relay` is the relay's statistics where it ran, `came_out` each flow's
+/// marked packets that came out of its queue per epoch (before, in, after the window), or why
+/// they were not counted. Also says on stderr each flow's marked packets handed to its queue
+/// and come out of it.
+pub(super) fn packets_lost(
+    flows: &[FlowSpec],
+    results: &[FlowResult],
+    relay: Option<&RelayStats>,
+    came_out: &Result<Vec<[u64; 3]>, String>,
+    q: QueueDrops,
+) -> Vec<Option<u64>> {
+    let edges = relay.map(|s| s.window_edges());
+    if let (Ok(counts), Some(st)) = (came_out, relay) {
+        // Each flow's marked packets against those that came out of its queue: in the window
+        // (the count `flow_losses` takes for kernel TCP, a second one for tfcc flows) and over
+        // the whole run, whose difference also holds what the queue still held when the
+        // receivers stopped (the senders' packets after the window's end).
+        let (a, b) = edges.clone().unwrap_or_default();
+        for (i, c) in counts.iter().enumerate() {
+            let at = |v: &[u64]| v.get(i).copied().unwrap_or(0u64);
+            let in_window = at(&b.handed).saturating_sub(at(&a.handed));
+            eprintln!(
+                "flow {i} data: in the window {in_window} handed to the queue, {} came out of \
+                 it; over the run {} and {} (before / in / after the window: {} / {} / {})",
+                c[Epoch::In as usize],
+                at(&st.handed),
+                c.iter().sum::<u64>(),
+                c[0],
+                c[1],
+                c[2]
+            );
+        }
+    }
+    let inputs: Vec<LossInput> = flows
+        .iter()
+        .zip(results)
+        .enumerate()
+        .map(|(i, (f, r))| LossInput {
+            reverse: f.reverse,
+            received: r.received_seqs.as_ref(),
+            rcvbuf_errors: r.rcvbuf_errors,
+            out_of_order: relay
+                .and_then(|s| s.out_of_order.get(i).copied())
+                .unwrap_or(0),
+            arrived: came_out
+                .as_ref()
+                .ok()
+                .and_then(|c| c.get(i))
+                .map(|c| c[Epoch::In as usize]),
+        })
+        .collect();
+    let uncounted = came_out.as_ref().err().map(String::as_str);
+    let lost = flow_losses(&inputs, edges.as_ref().map(|(a, b)| (a, b)), q, uncounted);
+    for (i, l) in lost.iter().enumerate() {
+        if let Err(why) = l {
+            eprintln!("flow {i}: packets_lost unknown: {why}");
+        }
+    }
+    lost.into_iter().map(|l| l.ok()).collect()
+}
+
 /// One flow as the loss accounting sees it.
 #[derive(Clone, Copy)]
-pub(super) struct LossInput<'a> {
-    pub(super) reverse: bool,
+struct LossInput<'a> {
+    reverse: bool,
     /// The data sequence numbers its receiver accepted over the whole run (tfcc flows).
-    pub(super) received: Option<&'a SeqLedger>,
+    received: Option<&'a SeqLedger>,
     /// Its data packets the relay wrote out of sequence order
     /// (tfcc_net::relay::RelayStats::out_of_order).
-    pub(super) out_of_order: u64,
+    out_of_order: u64,
     /// UDP datagrams its receiving namespace dropped for a full receive buffer while it
     /// received (tfcc flows; `None` if unread): such a drop after the queue would count as one
     /// of the queue's.
-    pub(super) rcvbuf_errors: Option<u64>,
+    rcvbuf_errors: Option<u64>,
     /// Its data packets marked as the window's by the relay that came out of its queue,
     /// counted at the receiving namespace's veth (tfcc_net::arrivals; `None` where no counter
     /// ran or it could not be read).
-    pub(super) arrived: Option<u64>,
+    arrived: Option<u64>,
 }
 
 /// The bottleneck queues' drops in the window (tc), the packets from before the window's end
@@ -130,7 +241,7 @@ enum QueuePart {
 /// window. The marks would count a tfcc flow's drops as well, with no sequence numbers (the
 /// run's stderr gives both; they agreed in the two runs measured), but its count by sequence
 /// range is kept: it also works without the counter.
-pub(super) fn flow_losses(
+fn flow_losses(
     flows: &[LossInput],
     relay: Option<(&DropCounts, &DropCounts)>,
     q: QueueDrops,
@@ -608,5 +719,24 @@ mod tests {
             drain_time(r(10), &ev, 100, &paths),
             Duration::from_millis(1440)
         );
+    }
+
+    /// What a queue held at the window's end has left it once it has sent as many packets
+    /// since; without a reading at the end, the drain's backlog is what is left, and without
+    /// the drain's reading nothing is known.
+    #[test]
+    fn the_window_end_backlog_has_left_once_as_many_packets_went_out() {
+        let q = |sent_packets, backlog_packets| QdiscSample {
+            sent_packets,
+            backlog_packets,
+            ..QdiscSample::default()
+        };
+        let d = |forward, reverse| Directions { forward, reverse };
+        let end = d(q(100, 20), q(50, 4));
+        let drained = d(q(115, 0), q(60, 2));
+        // Forward: 15 of the 20 sent since, 5 left; reverse: 10 sent since, all 4 gone.
+        assert_eq!(left_queued(Some(drained), Some(end)), Some((5, 0)));
+        assert_eq!(left_queued(Some(drained), None), Some((0, 2)));
+        assert_eq!(left_queued(None, Some(end)), None);
     }
 }

@@ -6,6 +6,8 @@
 //! mapped (too small for tfcc's header, too large for the path's MTU) is refused with the
 //! reason.
 
+use tfcc_net::testbed::{FlowKind, FlowResult, FlowSpec};
+
 /// UDP/IPv4 header bytes the kernel puts on the wire in front of each datagram's payload.
 const UDP_IPV4_HEADER: u32 = 28;
 
@@ -168,6 +170,39 @@ pub(super) fn kernel_mss(cfg: &tfcc_core::tcp::TcpConfig) -> Result<(u32, u32, u
         ));
     }
     Ok((mss, cfg.segment_size, mss - TCP_TIMESTAMPS))
+}
+
+/// The receivers' bytes as the simulator counts them, for the flows whose datagrams or
+/// segments are shorter than the simulator's packets on the wire (`counted`: the flow, the
+/// simulator's bytes per packet, the testbed's). TFWC's and WARC's bytes as the simulator
+/// counts them (exact: every datagram of theirs is full-size).
+pub(super) fn to_simulator_bytes(
+    results: Vec<FlowResult>,
+    counted: &[(usize, u32, u32)],
+    flows: &[FlowSpec],
+) -> Vec<FlowResult> {
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut r)| {
+            if let Some(&(_, sim, here)) = counted.iter().find(|c| c.0 == i) {
+                let scale = |b: u64| b / u64::from(here) * u64::from(sim);
+                r.window_bytes = scale(r.window_bytes);
+                r.total_bytes = scale(r.total_bytes);
+                r.delivered.iter_mut().for_each(|d| *d = scale(*d));
+                // A rate scheme's sender states its rate as packets per RTT times its packet
+                // size, and CBR's its configured rate, both in the datagram here: in the
+                // simulator's bytes they are the same packets per RTT, or per second.
+                if matches!(flows[i].kind, FlowKind::Rate { .. } | FlowKind::Cbr(_)) {
+                    let k = f64::from(sim) / f64::from(here);
+                    for smp in &mut r.sender {
+                        smp.rate = smp.rate.map(|x| x * k);
+                    }
+                }
+            }
+            r
+        })
+        .collect()
 }
 
 #[cfg(test)]
