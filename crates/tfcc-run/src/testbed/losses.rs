@@ -16,6 +16,7 @@ use tfcc_sim::LinkAction;
 
 use super::plan::Plan;
 use super::series::Directions;
+use super::wire_size::PATH_MTU;
 
 /// The longest the receivers read on after the run (`drain_time`).
 const MAX_DRAIN: Duration = Duration::from_secs(10);
@@ -40,8 +41,9 @@ fn drain_time(
         })
         .fold(rate.bps(), u64::min)
         .max(1);
-    // The veths' MTU bounds a packet at 1500 B.
-    let queue = Duration::from_secs_f64(f64::from(limit) * 1500.0 * 8.0 / lowest as f64);
+    // The path's MTU bounds a packet.
+    let queue =
+        Duration::from_secs_f64(f64::from(limit) * f64::from(PATH_MTU) * 8.0 / lowest as f64);
     let path = paths
         .iter()
         .map(|p| p.forward + p.reverse)

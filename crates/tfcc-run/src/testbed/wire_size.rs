@@ -138,7 +138,7 @@ const TCP_IPV4_HEADER: u32 = 40;
 /// 1 (the default) in the testbed's namespaces, and the spurious-timeout counts read them.
 const TCP_TIMESTAMPS: u32 = 12;
 /// The testbed path's MTU: the veths' and the relay's TUN device's (both Linux's default).
-const PATH_MTU: u32 = 1500;
+pub(super) const PATH_MTU: u32 = 1500;
 /// Linux's smallest MSS (`TCP_MIN_MSS`): a smaller `TCP_MAXSEG` is raised to it.
 const TCP_MIN_MSS: u32 = 88;
 
