@@ -56,6 +56,14 @@
 //! `CapturePlan`) into the simulator's `trace-<link>.pcap` files, with the run's start at
 //! t = 0; it writes no `trace.parquet`, and a `[trace]` without pcap, or one naming another
 //! link, is refused.
+//!
+//! One module per piece: `plan` (what a scenario maps to, and every refusal, found before a
+//! namespace exists), `wire_size` (the simulator's packet sizes on the testbed's wire),
+//! `capture` (the pcap captures), `timed` (the run in real time and what is read during it),
+//! `whole_run` (the run's stderr over the whole run), `losses` (whose packets the queues
+//! dropped in the window, and the drain that counting needs), `spurious_rtos` (kernel TCP's
+//! spurious timeouts per namespace), `window` (the summary's figures over the window) and
+//! `series` (the time series). `run` is the sequence of their steps.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
