@@ -273,6 +273,11 @@ pub struct RelayStats {
     /// The longest a mark held the relay (its `tc` reading): packets due meanwhile went out
     /// that much late, which the lateness histogram includes.
     pub mark_pause: Dur,
+    /// The longest from a mark's due time to the end of its `tc` reading: the relay's lateness
+    /// in handling the mark plus its pause. tc's counters are of some instant in that span,
+    /// while the queues keep sending, so a window's edge in tc's counts can lie that much after
+    /// the mark's time.
+    pub mark_span: Dur,
     /// The counts when [`RelayCommand::MarkWindow`] arrived; `None` if it never did.
     pub at_window: Option<DropCounts>,
     /// The counts when [`RelayCommand::MarkEnd`] arrived; `None` if it never did.
@@ -704,7 +709,7 @@ fn run_relay(
     let spin = cfg.spin.0;
     // Scheduled commands by relay time, earliest first; commands to apply now.
     let mut pending: Vec<(u64, RelayCommand)> = Vec::new();
-    let mut due: Vec<RelayCommand> = Vec::new();
+    let mut due: Vec<(u64, RelayCommand)> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         while let Ok(c) = commands.try_recv() {
             match c {
@@ -714,14 +719,14 @@ fn run_relay(
                     let k = pending.partition_point(|p| p.0 <= at);
                     pending.insert(k, (at, *c));
                 }
-                c => due.push(c),
+                c => due.push((now(), c)),
             }
         }
         let t = now();
         while pending.first().is_some_and(|p| p.0 <= t) {
-            due.push(pending.remove(0).1);
+            due.push(pending.remove(0));
         }
-        for c in due.drain(..) {
+        for (at, c) in due.drain(..) {
             match c {
                 // Scheduled from a scheduled command: not a case the testbed has.
                 RelayCommand::At(..) => {}
@@ -733,7 +738,9 @@ fn run_relay(
                 RelayCommand::MarkWindow | RelayCommand::MarkEnd => {
                     let t0 = now();
                     let m = Some(st.mark(ns));
-                    st.mark_pause = st.mark_pause.max(Dur(now().saturating_sub(t0)));
+                    let t1 = now();
+                    st.mark_pause = st.mark_pause.max(Dur(t1.saturating_sub(t0)));
+                    st.mark_span = st.mark_span.max(Dur(t1.saturating_sub(at)));
                     if matches!(c, RelayCommand::MarkWindow) {
                         st.at_window = m;
                         window = Epoch::In;

@@ -25,7 +25,8 @@ pub(super) fn report(
             "relay (whole run): {} packets, {} lost to the loss model, {} dropped while the \
              bottleneck was down, {} and {} of no flow towards the receivers' and the senders' \
              side, lateness p50 {:.3} p99 {:.3} max {:.3} ms (the window marks' tc readings \
-             held it up to {:.1} ms), CPU {:.1} %{}",
+             held it up to {:.1} ms and ended up to {:.1} ms after the mark's time), CPU \
+             {:.1} %{}",
             st.forwarded,
             st.lost,
             st.down_drops,
@@ -35,6 +36,7 @@ pub(super) fn report(
             st.lateness.quantile(0.99).as_millis_f64(),
             st.lateness.max().as_millis_f64(),
             st.mark_pause.as_millis_f64(),
+            st.mark_span.as_millis_f64(),
             100.0 * st.cpu_share(),
             if st.realtime { "" } else { " (no SCHED_FIFO)" }
         );
