@@ -27,7 +27,7 @@ start)
     echo "$* --test testbed_backend --test testbed (in the background from here)"
     # One line per test binary: its executable, the directory cargo would run it in (its
     # package's), and its source file.
-    "$@" --test testbed_backend --test testbed --no-run --message-format=json-render-diagnostics \
+    if ! "$@" --test testbed_backend --test testbed --no-run --message-format=json-render-diagnostics \
         | python3 -c '
 import json, os, sys
 for line in sys.stdin:
@@ -35,7 +35,10 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["profile"]["test"] and m.get("executable"):
         t = m["target"]
         print(m["executable"], os.path.dirname(m["manifest_path"]), t["src_path"], sep="\t")
-' >"$dir/bins"
+' >"$dir/bins"; then
+        echo "testbed_tests.sh: building the testbed tests failed (cargo's output above)" >&2
+        exit 1
+    fi
     [[ $(wc -l <"$dir/bins") == 2 ]] || { echo "testbed_tests.sh: expected 2 test binaries, cargo built:" >&2; cat "$dir/bins" >&2; exit 1; }
     (
         rc=0
