@@ -129,7 +129,12 @@ py-test: install ns2 chromium ffmpeg tshark testbed-tools
 # Beside pytest, at the end, they had been the longer branch (221 s against pytest's 178 s
 # in a fresh-clone run of 766 s before this change). Beside a from-scratch clippy and Rust
 # test build (load average 5-8 with other agents' work) they passed three times of three:
-# testbed_backend in 232, 227 and 222 s, testbed.rs in 19 and 19 s (two runs).
+# testbed_backend in 232, 227 and 222 s, testbed.rs in 19 and 19 s (two runs). In a fresh-clone
+# run at 8e71c84 (796 s) building them took 24 s after the install (tfcc-net's test build
+# compiles proptest), and they ended 39 s before the Rust test build (190 s); pytest then took
+# 213 s alone (168 s when run again alone right after: the machine drifts). tfcc-net's loopback,
+# relay and video tests passed 6 times of 6 beside them too (pacing p99 1-43 us, echo RTTs
+# 40.15-42.2 ms), so the wait in rust-test is a precaution for machines that build faster.
 #
 # The Debian packages are installed in the background from the start (debs-start), beside the
 # install, lint and Rust build, and each target that needs one waits for its installer.
