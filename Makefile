@@ -16,7 +16,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 # Where `make demo` writes its sweep and report (a re-run resumes: only missing runs run).
 OUT ?= out/fairness-map
 
-.PHONY: demo test testbed-start install rust-tools ns2 chromium ffmpeg tshark testbed-tools debs-start lint rust-test py-test fmt bench
+.PHONY: demo test install rust-tools ns2 chromium ffmpeg tshark testbed-tools debs-start lint rust-test py-test fmt bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -98,18 +98,8 @@ lint: rust-tools install
 # tfcc-py's (`test = false`) and with it pyo3 a second time, for a binary with no test in it.
 RUST_TEST := $(CARGO) test --profile ci --workspace --features tfcc-py/extension-module
 # tshark: the smoke testbed test reads its pcap files with tools/wireshark/tfcc.lua.
-# Under `make test` (TESTBED_DIR set) the testbed tests were started in the background after
-# the install (testbed-start); the other tests are built first, then wait for them, so that the
-# load-sensitive ones (tfcc-net's loopback pacing, the relay's echo RTT) never run beside them.
-TESTBED_DIR ?=
 rust-test: testbed-tools tshark
-	@if [ -n "$(TESTBED_DIR)" ]; then \
-	  echo "$(RUST_TEST) --bins --tests --no-run"; $(RUST_TEST) --bins --tests --no-run || exit 1; \
-	  bash scripts/testbed_tests.sh wait $(TESTBED_DIR) || true; \
-	  echo "TFCC_SKIP_TESTBED=1 $(RUST_TEST) --bins --tests"; TFCC_SKIP_TESTBED=1 $(RUST_TEST) --bins --tests; \
-	else \
-	  echo "$(RUST_TEST) --bins --tests"; $(RUST_TEST) --bins --tests; \
-	fi
+	TFCC_SKIP_TESTBED=$(OVERLAP_TESTBED) $(RUST_TEST) --bins --tests
 	$(RUST_TEST) --doc
 
 # Parallel workers (pytest-xdist), one per core: a serial run keeps one core about half busy (its
@@ -120,39 +110,37 @@ rust-test: testbed-tools tshark
 # this one serial too.
 PYTEST_WORKERS ?= auto
 py-test: install ns2 chromium ffmpeg tshark testbed-tools
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
+	@if [ "$(OVERLAP_TESTBED)" = 1 ]; then \
+	  log=$$(mktemp); \
+	  echo "$(RUST_TEST) --test testbed_backend (in the background) and pytest -q -n $(PYTEST_WORKERS)"; \
+	  $(RUST_TEST) --test testbed_backend >$$log 2>&1 & tb=$$!; \
+	  $(BIN)/pytest -q -n $(PYTEST_WORKERS); py=$$?; \
+	  wait $$tb; t=$$?; \
+	  echo "--- the testbed tests, run beside pytest (exit $$t):"; cat $$log; rm -f $$log; \
+	  exit $$(( py != 0 || t != 0 )); \
+	else \
+	  echo "$(BIN)/pytest -q -n $(PYTEST_WORKERS)"; $(BIN)/pytest -q -n $(PYTEST_WORKERS); \
+	fi
 
-# The root-only testbed tests (crates/tfcc-run/tests/testbed_backend.rs, 14 runs, and
-# crates/tfcc-net/tests/testbed.rs, 3: real time, their sessions and relay under SCHED_FIFO)
-# start in the background right after the install (testbed-start, scripts/testbed_tests.sh)
-# and run beside lint and the Rust test build; the Rust tests wait for them (rust-test).
-# Beside pytest, at the end, they had been the longer branch (221 s against pytest's 178 s
-# in a fresh-clone run of 766 s before this change). Beside a from-scratch clippy and Rust
-# test build (load average 5-8 with other agents' work) they passed three times of three:
-# testbed_backend in 232, 227 and 222 s, testbed.rs in 19 and 19 s (two runs). In a fresh-clone
-# run at 8e71c84 (796 s) building them took 24 s after the install (tfcc-net's test build
-# compiles proptest), and they ended 39 s before the Rust test build (190 s); pytest then took
-# 213 s alone (168 s when run again alone right after: the machine drifts). tfcc-net's loopback,
-# relay and video tests passed 6 times of 6 beside them too (pacing p99 1-43 us, echo RTTs
-# 40.15-42.2 ms), so the wait in rust-test is a precaution for machines that build faster.
+# The root-only testbed tests (crates/tfcc-run/tests/testbed_backend.rs: 14 runs in real time,
+# their sessions and relay under SCHED_FIFO) run beside the Python tests instead of before them:
+# with the two one after the other `make test` took 884 s at 02854c4, 16 s short of its
+# 15-minute budget. pytest keeps its two workers beside them: in the fresh-clone runs at 7b4671b
+# the testbed tests took 222 s beside two workers and 219 s beside one (at bc88200), and pytest
+# 180 s against 278 s, so the whole run took 783 s against 838 s. They had passed beside loads
+# of 10-18 from other agents' testbed runs and builds too. `make rust-test` alone still runs them.
+# Starting them in the background right after the install instead, beside lint and the Rust
+# build (tried at 8e71c84, session 24): fresh-clone runs of 796 s (another agent's build beside
+# it) and 783 s (quiet; 604 Python tests in 182 s) against 766 s before; building their two
+# binaries (24 s) then sits before lint on the critical path, and pytest, CPU-bound, ends the
+# run either way. Reverted; they passed beside a from-scratch clippy and Rust build 3 of 3.
 #
 # The Debian packages are installed in the background from the start (debs-start), beside the
 # install, lint and Rust build, and each target that needs one waits for its installer.
-# When lint or the Rust tests fail, `make test` still waits for the testbed tests (they clean
-# up their namespaces as they end) and reports both.
 test: PROFILE = ci
+test: OVERLAP_TESTBED = 1
 test: DEBS_DIR = $(CURDIR)/.debs
-test: TESTBED_DIR = $(CURDIR)/.testbed-tests
-test: debs-start testbed-start
-	@$(MAKE) --no-print-directory -o install PROFILE=$(PROFILE) DEBS_DIR=$(DEBS_DIR) \
-	  TESTBED_DIR=$(TESTBED_DIR) lint rust-test py-test; rc=$$?; \
-	  bash scripts/testbed_tests.sh wait $(TESTBED_DIR); t=$$?; \
-	  exit $$(( rc != 0 || t != 0 ))
-
-# The testbed tests need the install's `tfcc-run` (the smoke test runs the executable), ip and
-# tc, and tshark for the smoke test's pcap checks.
-testbed-start: install testbed-tools tshark
-	@bash scripts/testbed_tests.sh start $(TESTBED_DIR) $(RUST_TEST)
+test: debs-start lint rust-test py-test
 
 debs-start:
 	@bash scripts/debs.sh start $(DEBS_DIR)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian packages `make test` needs (testbed tools, tshark, ns-2, Chromium, ffmpeg),
+# The Debian packages `make test` needs (testbed tools, ns-2, Chromium, ffmpeg, tshark),
 # installed in the background from the start of the run, while the Rust builds keep the cores
 # busy: apt mostly waits on the network and the disk, and the installs one after the other
 # had added their whole time to a test run close to its 15-minute budget.
@@ -13,8 +13,7 @@
 # directly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The testbed tests start first, right after the install, and need the first two.
-NAMES=(testbed-tools tshark ns2 chromium ffmpeg)
+NAMES=(testbed-tools ns2 chromium ffmpeg tshark)
 
 case "${1:-}" in
 start)

@@ -22,9 +22,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 #[test]
 fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if common::testbed_skipped() {
-        return;
-    }
     let Some(bed) = common::dumbbell(4, 100) else {
         return;
     };
@@ -95,9 +92,6 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
 #[test]
 fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if common::testbed_skipped() {
-        return;
-    }
     let Some(bed) = common::ten_mbps_dumbbell() else {
         return;
     };
@@ -174,9 +168,6 @@ fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
 #[test]
 fn the_reverse_direction_has_its_own_tbf_and_queue_limit() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if common::testbed_skipped() {
-        return;
-    }
     let bed = match tfcc_net::testbed::Dumbbell::new(tfcc_net::testbed::Bottleneck {
         rate: tfcc_core::Rate::from_mbps(4),
         limit: 30,

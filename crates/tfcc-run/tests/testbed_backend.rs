@@ -23,8 +23,7 @@ fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)
         eprintln!("skipped: not root");
         return None;
     }
-    // `make test` runs this binary on its own, in the background from right after the install
-    // (scripts/testbed_tests.sh), and skips it in its main Rust test run.
+    // `make test` runs this binary again, alone, beside the Python tests (Makefile, py-test).
     if std::env::var_os("TFCC_SKIP_TESTBED").is_some_and(|v| v == "1") {
         eprintln!("skipped: TFCC_SKIP_TESTBED=1");
         return None;

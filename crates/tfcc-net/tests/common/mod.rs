@@ -22,16 +22,3 @@ pub fn dumbbell(mbps: u64, limit: u32) -> Option<Dumbbell> {
         Err(e) => panic!("{e}"),
     }
 }
-
-/// `make test` runs testbed.rs's namespace tests in the background from right after the
-/// install, beside lint and the Rust build (scripts/testbed_tests.sh), and its main Rust test
-/// run skips them with `TFCC_SKIP_TESTBED=1`; the relay's echo test, which measures an RTT,
-/// stays in the main run, after them.
-#[allow(dead_code)]
-pub fn testbed_skipped() -> bool {
-    let skip = std::env::var_os("TFCC_SKIP_TESTBED").is_some_and(|v| v == "1");
-    if skip {
-        eprintln!("skipped: TFCC_SKIP_TESTBED=1");
-    }
-    skip
-}
