@@ -455,6 +455,7 @@ def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_p
     out = tmp_path / "out"
     r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q", "--seeds", "1")
     assert r.returncode == 0, r.stderr
+    assert "4 points (1 seed): 4 ran" in r.stdout, r.stdout
     victim = [p for p in sw.load(scenario).points() if p.seed == 2][1]
     # a file where the point's run directory goes: its outputs cannot be written
     (out / "runs" / victim.id).write_text("in the way")

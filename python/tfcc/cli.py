@@ -608,7 +608,7 @@ def sweep(
     for pid, err in outcome.errors[:10]:
         typer.echo(f"failed {pid}: {err}", err=True)
     typer.echo(
-        f"{outcome.total} points ({len(spec.seeds)} seeds): {outcome.ran} ran, "
+        f"{outcome.total} points ({_count(len(spec.seeds), 'seed')}): {outcome.ran} ran, "
         f"{outcome.failed} failed, {outcome.skipped} were done before; "
         f"{outcome.wall_seconds:.1f} s. Results in {out}"
     )
