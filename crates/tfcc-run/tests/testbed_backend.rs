@@ -5,7 +5,8 @@
 //! reverse direction, WARC alone and against kernel TCP, and TEAR and TFRCP alone, each beside
 //! the simulator.
 
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 
 use tfcc_run::cli::{run_command, Exit};
 
@@ -13,17 +14,24 @@ use tfcc_run::cli::{run_command, Exit};
 /// runs of this test binary at once would collide (and share the 2 cores).
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary and
-/// the size of its `timeseries.parquet` in bytes, or `None` (after saying "skipped") when not
-/// root.
-fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)> {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+/// A test's turn on the testbed: the serial lock, its output directory and its scenario file
+/// (written, beside the directory).
+struct Slot {
+    _one: MutexGuard<'static, ()>,
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+/// Takes the testbed for `name` and writes `scenario` (TOML text) to its file, or `None` (after
+/// saying "skipped") when not root or with `TFCC_SKIP_TESTBED=1`: `make test` runs this binary
+/// again, alone, beside the Python tests (Makefile, py-test).
+fn testbed_slot(name: &str, scenario: &str) -> Option<Slot> {
+    let one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc_geteuid() } != 0 {
         eprintln!("skipped: not root");
         return None;
     }
-    // `make test` runs this binary again, alone, beside the Python tests (Makefile, py-test).
     if std::env::var_os("TFCC_SKIP_TESTBED").is_some_and(|v| v == "1") {
         eprintln!("skipped: TFCC_SKIP_TESTBED=1");
         return None;
@@ -31,6 +39,18 @@ fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)
     let dir = std::env::temp_dir().join(format!("tfcc-{name}-{}", std::process::id()));
     let file = dir.with_extension("toml");
     std::fs::write(&file, scenario).unwrap();
+    Some(Slot {
+        _one: one,
+        dir,
+        file,
+    })
+}
+
+/// Runs `scenario` (TOML text) with `tfcc run --backend testbed` and returns its summary and
+/// the size of its `timeseries.parquet` in bytes, or `None` (after saying "skipped") when not
+/// root.
+fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)> {
+    let Slot { _one, dir, file } = testbed_slot(name, scenario)?;
     let argv: Vec<String> = [
         file.to_str().unwrap(),
         "--out",
@@ -227,19 +247,7 @@ struct BinaryRun {
 /// and the arrival counter's per-flow counts) can be read; the output directory is kept for
 /// the caller to read and remove.
 fn run_binary_on_testbed(name: &str, scenario: &str) -> Option<BinaryRun> {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc_geteuid() } != 0 {
-        eprintln!("skipped: not root");
-        return None;
-    }
-    if std::env::var_os("TFCC_SKIP_TESTBED").is_some_and(|v| v == "1") {
-        eprintln!("skipped: TFCC_SKIP_TESTBED=1");
-        return None;
-    }
-    let dir = std::env::temp_dir().join(format!("tfcc-{name}-{}", std::process::id()));
-    let file = dir.with_extension("toml");
-    std::fs::write(&file, scenario).unwrap();
+    let Slot { _one, dir, file } = testbed_slot(name, scenario)?;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfcc-run"))
         .arg(&file)
         .args(["--out", dir.to_str().unwrap(), "--backend", "testbed"])
