@@ -66,18 +66,20 @@ def test_the_replay_reproduces_every_report_after_the_first(run: Path) -> None:
     # replay's receiver sends it too but outside a round, so it is not in the table's rounds.
     r = _script(run, "--params", '{"s": 40}', "--shift", "19.25", "--step", "10")
     assert r.returncode == 0, r.stderr
-    last = r.stdout.strip().splitlines()[-1]
-    reproduced, total = (int(x) for x in last.split(": ")[1].split(",")[0].split(" of "))
-    assert total > 300 and reproduced == total - 1, last
+    lines = r.stdout.strip().splitlines()
+    reproduced, total = (int(x) for x in lines[-2].split(": ")[1].split(",")[0].split(" of "))
+    assert total > 300 and reproduced == total - 1, lines[-2]
+    assert lines[-1].endswith(": 0 packets per RTT"), lines[-1]
 
 
 def test_a_different_estimator_does_not_reproduce_the_reports(run: Path) -> None:
     # The check can fail: Table 3.1's s = 160 is not the run's s = 40.
     r = _script(run, "--shift", "19.25", "--step", "10")
     assert r.returncode == 0, r.stderr
-    last = r.stdout.strip().splitlines()[-1]
-    reproduced, total = (int(x) for x in last.split(": ")[1].split(",")[0].split(" of "))
-    assert reproduced < total / 2, last
+    lines = r.stdout.strip().splitlines()
+    reproduced, total = (int(x) for x in lines[-2].split(": ")[1].split(",")[0].split(" of "))
+    assert reproduced < total / 2, lines[-2]
+    assert float(lines[-1].split(": ")[1].split()[0]) > 1, lines[-1]
 
 
 def test_the_gaps_are_the_runs_drops(run: Path) -> None:
