@@ -6,6 +6,11 @@
 //! The clock only moves forward: scheduling in the past is a bug in the caller, caught by a
 //! `debug_assert!` and, in release builds, clamped to "now" so time still never goes backwards.
 //!
+//! An event may be ranked [`Rank::First`] or [`Rank::Last`] among those due at its nanosecond
+//! instead of taking its scheduling order: the simulator's `ties` setting uses this for a
+//! link's transmission end against arrivals at the same instant (see [`Ties`]). The rank is
+//! the top two bits of `seq`, so the order stays one integer comparison.
+//!
 //! The queue is generic over a small `Copy` payload; the simulator keeps few events pending
 //! (one per busy link, one per non-empty propagation pipe, one per armed endpoint timer), so a
 //! binary heap of 24-byte entries is the right structure: the heap stays small and hot in cache.
@@ -15,6 +20,66 @@
 //! tenth of the run on that stall. Moving a hole down instead reads each entry once.
 
 use tfcc_core::Time;
+
+/// Where an event stands among the events due at the same nanosecond: before all of them,
+/// in scheduling order (the default), after the in-order ones in the order of a drawn key
+/// (`Shuffled`, the low [`SHUFFLE_BITS`] bits of the key count), or after all of them.
+/// Within a rank (and a key), scheduling order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    First,
+    InOrder,
+    Shuffled(u32),
+    Last,
+}
+
+/// Bits of a `Rank::Shuffled` key: a million levels, so two shuffled events at one instant
+/// fall back on scheduling order once in a million ties.
+pub const SHUFFLE_BITS: u32 = 20;
+
+/// Bits of `seq` below the rank and the shuffle key: the scheduling counter's. Past 2^42
+/// events (4.4e12, days of this simulator's time) the counter runs into the key's bits; the
+/// order then stays deterministic, only no longer strictly first-come among equal keys.
+const COUNTER_BITS: u32 = 62 - SHUFFLE_BITS;
+
+impl Rank {
+    /// The rank's top bits of `seq`, above the scheduling counter.
+    const fn bits(self) -> u64 {
+        match self {
+            Rank::First => 0,
+            Rank::InOrder => 1 << 62,
+            Rank::Shuffled(k) => {
+                (1 << 62) | (((k as u64) & ((1 << SHUFFLE_BITS) - 1)) << COUNTER_BITS)
+            }
+            Rank::Last => 2 << 62,
+        }
+    }
+}
+
+/// Whose turn it is when a packet arrives at a link on the very nanosecond the link's current
+/// transmission ends (scenario key `ties`, docs/scenarios.md).
+///
+/// With integer time such ties are not rare: a 10 Mb/s CBR of 1000-byte packets (one every
+/// 0.8 ms) and a 16 Mb/s bottleneck (0.5 ms a packet) meet every 4 ms, and at a full queue the
+/// order decides who is dropped. In scheduling order (`Fifo`) the same side wins every time:
+/// in 003's E3.5 all 1084 of the CBR's drops in 450-600 s fell on such ties, and its test flow
+/// got 1.205 Mb/s where ns-2.35, whose double-precision clock rarely makes times exactly
+/// equal, gives 1.026 (docs/reproductions/warc.md, warcfall). `Random` draws, from the
+/// scenario seed, a key for every transmission end and every arrival at a hop, and ties among
+/// them go in key order: each pair in either order with equal odds, as a clock of infinite
+/// resolution would break them (arrivals tie with each other too: a 5 Mb/s CBR of the same
+/// packets reaches the queue with every second packet of the 10 Mb/s one). `DeparturesFirst`
+/// ends the transmission first every time (a router whose buffer slot frees as the last bit
+/// leaves); arrivals among themselves keep scheduling order. `Fifo` stays the default so that
+/// earlier results stand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ties {
+    #[default]
+    Fifo,
+    DeparturesFirst,
+    Random,
+}
 
 #[derive(Clone, Copy)]
 struct Entry<E> {
@@ -68,14 +133,20 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `event` at `at`. Events at equal times run in scheduling order.
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
+        self.schedule_ranked(at, event, Rank::InOrder);
+    }
+
+    /// Schedule `event` at `at`, placed by `rank` among the events due at the same time.
+    pub fn schedule_ranked(&mut self, at: Time, event: E, rank: Rank) {
         debug_assert!(
             at >= self.now,
             "event scheduled in the past: {at} < {}",
             self.now
         );
         let time = at.max(self.now);
-        let seq = self.next_seq;
+        let seq = rank.bits() | self.next_seq;
         self.next_seq += 1;
         let item = Entry { time, seq, event };
         // Sift up: move parents down into the hole until the item's place is found.
@@ -178,6 +249,31 @@ mod tests {
         q.schedule(t, 2);
         assert_eq!(q.pop(), Some((Time(1), 1)));
         assert_eq!(q.pop(), Some((Time(1), 2)));
+    }
+
+    #[test]
+    fn ranked_events_go_before_or_after_the_others_at_their_time() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(5), 'a');
+        q.schedule_ranked(Time(5), 'z', Rank::Last);
+        q.schedule(Time(5), 'b');
+        q.schedule_ranked(Time(5), 'f', Rank::First);
+        q.schedule_ranked(Time(5), 'g', Rank::First);
+        q.schedule_ranked(Time(4), 'l', Rank::Last);
+        q.schedule_ranked(Time(5), 'y', Rank::Shuffled(9));
+        q.schedule_ranked(Time(5), 'x', Rank::Shuffled(3));
+        q.schedule_ranked(Time(5), 'w', Rank::Shuffled(3 | (1 << SHUFFLE_BITS)));
+        let order: String = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        // Shuffled after the in-order ones, by key; a key's bits above SHUFFLE_BITS ignored.
+        assert_eq!(order, "lfgabxwyz");
+        // A First event scheduled at the current time runs before the rest still due then.
+        let mut q = EventQueue::new();
+        q.schedule(Time(1), 'a');
+        q.schedule(Time(1), 'b');
+        q.pop();
+        q.schedule_ranked(Time(1), 'f', Rank::First);
+        assert_eq!(q.pop(), Some((Time(1), 'f')));
+        assert_eq!(q.pop(), Some((Time(1), 'b')));
     }
 
     proptest! {

@@ -9,7 +9,7 @@
 //! every ACK therefore costs no event per ACK: the old event fires, finds the deadline moved,
 //! and re-arms once.
 
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Rank, Ties};
 use crate::flow::{FlowSpec, ReceiverImpl, SenderImpl};
 use crate::frames::FrameLog;
 use crate::link::{Link, LinkCounters, LinkId, Wake};
@@ -49,6 +49,8 @@ pub struct SimConfig {
     pub progress_interval: Dur,
     /// The per-packet trace to record, if any ([`crate::trace`]).
     pub trace: Option<TraceConfig>,
+    /// Who goes first when a packet arrives at a link as its transmission ends ([`Ties`]).
+    pub ties: Ties,
 }
 
 impl Default for SimConfig {
@@ -62,6 +64,7 @@ impl Default for SimConfig {
             series_links: None,
             progress_interval: Dur::from_secs(1),
             trace: None,
+            ties: Ties::Fifo,
         }
     }
 }
@@ -392,6 +395,9 @@ struct World {
     cfg: SimConfig,
     end: Time,
     q: EventQueue<Ev>,
+    /// The keys of `Ties::Random`, one per transmission end and per arrival at a hop (a stream
+    /// of its own, so the setting moves no other draw).
+    tie_coins: Option<crate::rng::SimRng>,
     links: Vec<Link>,
     /// Every route's forward links, `LinkId::MAX`, its reverse links, `LinkId::MAX`, route after
     /// route in one array: a hop reads its next link from here and the packet's own metadata,
@@ -522,6 +528,8 @@ impl World {
         let mut w = World {
             end: Time::ZERO + cfg.duration,
             q: EventQueue::with_capacity(4 * n_links + 2 * flows.len() + 16),
+            tie_coins: (cfg.ties == Ties::Random)
+                .then(|| crate::rng::SimRng::named(cfg.seed, "engine/ties")),
             links,
             route_links,
             oracle_links,
@@ -819,11 +827,34 @@ impl World {
     #[inline]
     fn wake(&mut self, l: LinkId, w: Wake) {
         if let Some(t) = w.tx_done {
-            self.q.schedule(t, Ev::TxDone(l));
+            let rank = match self.cfg.ties {
+                Ties::Fifo => Rank::InOrder,
+                Ties::DeparturesFirst => Rank::First,
+                Ties::Random => self.shuffled(),
+            };
+            self.q.schedule_ranked(t, Ev::TxDone(l), rank);
         }
         if let Some(t) = w.pipe {
-            self.q.schedule(t, Ev::Arrive(l));
+            self.schedule_arrival(t, l);
         }
+    }
+
+    /// The pipe of link `l` delivers its head packet at `t`.
+    #[inline]
+    fn schedule_arrival(&mut self, t: Time, l: LinkId) {
+        match self.cfg.ties {
+            Ties::Random => {
+                let rank = self.shuffled();
+                self.q.schedule_ranked(t, Ev::Arrive(l), rank);
+            }
+            _ => self.q.schedule(t, Ev::Arrive(l)),
+        }
+    }
+
+    /// A drawn place among the events tied at one instant (`Ties::Random`).
+    fn shuffled(&mut self) -> Rank {
+        let key = self.tie_coins.as_mut().map_or(0, |c| c.next_u64() as u32);
+        Rank::Shuffled(key)
     }
 
     fn on_tx_done(&mut self, now: Time, l: LinkId) {
@@ -846,7 +877,7 @@ impl World {
             return;
         };
         if let Some(t) = link.pipe_head() {
-            self.q.schedule(t, Ev::Arrive(l));
+            self.schedule_arrival(t, l);
         }
         if self.trace.is_some() {
             self.record(now, l, TraceEvent::Receive, id);

@@ -8,7 +8,8 @@
 //! scheduled rate, loss, up/down and stall events, and one to six flows of random protocols,
 //! including extreme but valid values (a few kb/s, 1 Gb/s, zero propagation delay, a queue
 //! limit of 2, the smallest the scenario layer takes (1 admits nothing), loss close to 1, flows
-//! starting at the very end), random sampling intervals and trace windows.
+//! starting at the very end), random sampling intervals and trace windows, and each `ties`
+//! rule (who goes first when an arrival meets a transmission end on the same nanosecond).
 //!
 //! What every case must satisfy:
 //! - it runs without a panic (debug assertions are on in the `ci` profile);
@@ -206,6 +207,8 @@ struct Scn {
     measure_frac: f64,
     seed: u64,
     ns2_1b9: bool,
+    /// The scenario's `ties` (`None`: the key left out, i.e. "fifo").
+    ties: Option<&'static str>,
     topo: Topo,
     groups: Vec<Group>,
     events: Vec<Event>,
@@ -251,6 +254,9 @@ impl Scn {
         );
         if self.ns2_1b9 {
             let _ = writeln!(s, "tcp_defaults = \"ns-2.1b9\"");
+        }
+        if let Some(t) = self.ties {
+            let _ = writeln!(s, "ties = \"{t}\"");
         }
         let _ = writeln!(s, "[topology]");
         match &self.topo {
@@ -819,6 +825,12 @@ fn scenario() -> impl Strategy<Value = Scn> {
             ),
         ),
         prop_oneof![Just(50u64), Just(10), Just(100), Just(333), Just(1000)],
+        prop_oneof![
+            2 => Just(None),
+            1 => Just(Some("fifo")),
+            2 => Just(Some("departures-first")),
+            2 => Just(Some("random")),
+        ],
     )
         .prop_map(
             |(
@@ -831,6 +843,7 @@ fn scenario() -> impl Strategy<Value = Scn> {
                 events,
                 trace,
                 sample_ms,
+                ties,
             )| {
                 if matches!(topo, Topo::Gateway { .. }) {
                     groups.clear();
@@ -848,6 +861,7 @@ fn scenario() -> impl Strategy<Value = Scn> {
                     measure_frac,
                     seed,
                     ns2_1b9,
+                    ties,
                     topo,
                     groups,
                     events,

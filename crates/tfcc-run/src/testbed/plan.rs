@@ -52,6 +52,14 @@ pub(super) struct Plan {
 pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Plan, RunError> {
     let mut notes = Vec::new();
     let built = load(path, overrides, seed)?;
+    if built.cfg.ties != tfcc_sim::engine::Ties::Fifo {
+        // Real time has no exact ties to order; the file still runs on both backends.
+        notes.push(
+            "ties applies in the simulator only: on the testbed arrivals and transmission \
+             ends are not on one clock"
+                .into(),
+        );
+    }
     let link = built
         .topology
         .links
@@ -454,6 +462,29 @@ mod tests {
         cfg.congestion = Congestion::Reno;
         assert!(kernel_cubic(&cfg).is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A file that orders the simulator's ties runs on the testbed too, with a note that the
+    /// setting has nothing to order there; the default says nothing.
+    #[test]
+    fn ties_other_than_fifo_are_named_as_simulator_only() {
+        let path = std::env::temp_dir().join(format!("tfcc-ties-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "duration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"4Mbps\", delay = \"10ms\", limit = 30 }\n\
+             [[flows]]\nprotocol = \"tfrc\"\n",
+        )
+        .unwrap();
+        let notes = |set: &[String]| plan(&path, set, None).map(|p| p.notes);
+        let named = |n: &Vec<String>| n.iter().any(|n| n.starts_with("ties applies"));
+        assert!(!named(&notes(&[]).unwrap()));
+        assert!(!named(&notes(&["ties=\"fifo\"".into()]).unwrap()));
+        assert!(named(&notes(&["ties=\"random\"".into()]).unwrap()));
+        assert!(named(
+            &notes(&["ties=\"departures-first\"".into()]).unwrap()
+        ));
+        std::fs::remove_file(&path).ok();
     }
 
     /// A TFRC `packet_size` too small for tfcc's data header is refused before anything is

@@ -692,6 +692,7 @@ pub(super) fn sim_config(
         // in `scenarios/` (2500 s at most) reaches the cap, so their event counts stay.
         progress_interval: Dur((spec.duration.0 / 100).clamp(1, MAX_PROGRESS_INTERVAL.0)),
         trace,
+        ties: spec.ties,
     })
 }
 

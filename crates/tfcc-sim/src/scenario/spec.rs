@@ -56,6 +56,10 @@ pub struct ScenarioSpec {
     /// `params` still win.
     #[serde(default)]
     pub tcp_defaults: super::protocols::TcpDefaults,
+    /// Who goes first when a packet arrives at a link as its transmission ends: `"fifo"` (the
+    /// default, scheduling order), `"departures-first"` or `"random"` ([`crate::engine::Ties`]).
+    #[serde(default)]
+    pub ties: crate::engine::Ties,
     /// `[trace]`: a per-packet trace of some links (off when absent).
     #[serde(default)]
     pub trace: Option<TraceSpec>,
