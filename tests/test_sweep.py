@@ -320,6 +320,24 @@ def test_the_python_api_takes_str_paths(scenario: Path, tmp_path: Path) -> None:
         sw.load(str(scenario), grid="topology.bottleneck.rate=1Mbps,2Mbps")
 
 
+def test_a_finished_sweep_leaves_no_pool_thread_behind(scenario: Path, tmp_path: Path) -> None:
+    # The pool's manager thread, left running after a finished sweep, raced the interpreter's
+    # exit hook for its wake-up pipe: "Exception ignored ... OSError: [Errno 9] Bad file
+    # descriptor" after about one flagship sweep in six.
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    spec = sw.load(scenario, seeds=1, overrides=["duration=2s"])
+    pool = sw.LocalPool(workers=2)
+    try:
+        outcome = sw.run(spec, tmp_path / "out", backend=pool, plots=False)
+    finally:
+        pool.close()
+    assert outcome.ran == 4 and outcome.failed == 0
+    left = [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)]
+    assert left == []
+
+
 def test_an_axis_named_like_a_flow_field_survives_in_the_flows_view(tmp_path: Path) -> None:
     # ux3: the flagship's axis `protocol` was overwritten in every flows row by the flow's own
     # protocol, so "TCP's throughput against ttfwc(0.9)" could not be asked of `flows`

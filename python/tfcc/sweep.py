@@ -589,9 +589,16 @@ class LocalPool(Backend):
         # if the executor object is still alive when it wakes, and after a Ctrl-C it is often
         # collected first, so every queued point ran before the process could exit (seen as
         # all 24 points of a test sweep finishing after the signal).
+        #
+        # When nothing is left running (a finished sweep), wait for the executor's manager thread:
+        # left to finish on its own it closes its wake-up pipe while the interpreter's exit hook
+        # (CPython 3.11's `concurrent.futures.process._python_exit`) may be writing to it, which
+        # printed "Exception ignored ... OSError: [Errno 9] Bad file descriptor" after 3 of 18
+        # finished flagship sweeps. A worker still running (Ctrl-C) is not waited for.
         for fut in self.futures:
             fut.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        idle = all(fut.done() for fut in self.futures)
+        self.pool.shutdown(wait=idle, cancel_futures=True)
 
 
 class DaskBackend(Backend):
