@@ -32,20 +32,12 @@ $ns duplex-link $r1 $r2 16Mb 30ms DropTail
 $ns queue-limit $r1 $r2 192
 $ns queue-limit $r2 $r1 192
 
-# A sender on a new access node behind r1 and a receiver behind r2, flow id `fid`.
+# A sender and a receiver of these classes, on access links of their own, flow id `fid`.
+source [file join [file dirname [info script]] access_pair.tcl]
 proc pair {snd_class rcv_class fid} {
-    global ns r1 r2
-    set s [$ns node]
-    set d [$ns node]
-    $ns duplex-link $s $r1 100Mb 1ms DropTail
-    $ns duplex-link $r2 $d 100Mb 1ms DropTail
-    foreach {a b} [list $s $r1 $r1 $s $r2 $d $d $r2] { $ns queue-limit $a $b 10000 }
     set snd [new $snd_class]
     set rcv [new $rcv_class]
-    $snd set fid_ $fid
-    $ns attach-agent $s $snd
-    $ns attach-agent $d $rcv
-    $ns connect $snd $rcv
+    access_pair $snd $rcv 100Mb 1ms 10000 $fid
     return [list $snd $rcv]
 }
 

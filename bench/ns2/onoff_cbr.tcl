@@ -101,17 +101,10 @@ set qmon [new QueueMonitor]
     [new SnoopQueue/Drop] $qmon
 
 # A sender node behind r1 and a receiver node behind r2, each on its own duplex access link.
+source [file join [file dirname [info script]] access_pair.tcl]
 proc pair {snd rcv delay fid} {
-    global ns r1 r2 P
-    set s [$ns node]
-    set d [$ns node]
-    $ns duplex-link $s $r1 $P(access_rate) $delay DropTail
-    $ns duplex-link $r2 $d $P(access_rate) $delay DropTail
-    foreach {a b} [list $s $r1 $r1 $s $r2 $d $d $r2] { $ns queue-limit $a $b $P(access_limit) }
-    $snd set fid_ $fid
-    $ns attach-agent $s $snd
-    $ns attach-agent $d $rcv
-    $ns connect $snd $rcv
+    global P
+    access_pair $snd $rcv $P(access_rate) $delay $P(access_limit) $fid
 }
 
 # tfcc's draw of `start = { random = ["0s", "1s"] }` for each flow's stream (tfcc_rng.tcl).
