@@ -22,8 +22,11 @@
 use tfcc_core::Time;
 
 /// Where an event stands among the events due at the same nanosecond: before all of them,
-/// in scheduling order (the default), after the in-order ones in the order of a drawn key
-/// (`Shuffled`, the low [`SHUFFLE_BITS`] bits of the key count), or after all of them.
+/// in scheduling order (the default), in the order of a drawn key (`Shuffled`, the low
+/// [`SHUFFLE_BITS`] bits of the key count), or after all of them. The in-order events sit at
+/// the middle key, so a shuffled event goes before or after them with equal odds (a sender
+/// that puts a packet straight onto a shared link, with no access link between, is an
+/// in-order event, and it must not win every tie with a shuffled transmission end).
 /// Within a rank (and a key), scheduling order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rank {
@@ -39,7 +42,8 @@ pub const SHUFFLE_BITS: u32 = 20;
 
 /// Bits of `seq` below the rank and the shuffle key: the scheduling counter's. Past 2^42
 /// events (4.4e12, days of this simulator's time) the counter runs into the key's bits; the
-/// order then stays deterministic, only no longer strictly first-come among equal keys.
+/// order then stays deterministic, only no longer strictly first-come among equal keys (and,
+/// in `Ties::Fifo` runs, which never shuffle, not at all affected below 2^61 events).
 const COUNTER_BITS: u32 = 62 - SHUFFLE_BITS;
 
 impl Rank {
@@ -47,7 +51,7 @@ impl Rank {
     const fn bits(self) -> u64 {
         match self {
             Rank::First => 0,
-            Rank::InOrder => 1 << 62,
+            Rank::InOrder => (1 << 62) | (1 << (SHUFFLE_BITS - 1) << COUNTER_BITS),
             Rank::Shuffled(k) => {
                 (1 << 62) | (((k as u64) & ((1 << SHUFFLE_BITS) - 1)) << COUNTER_BITS)
             }
@@ -260,12 +264,15 @@ mod tests {
         q.schedule_ranked(Time(5), 'f', Rank::First);
         q.schedule_ranked(Time(5), 'g', Rank::First);
         q.schedule_ranked(Time(4), 'l', Rank::Last);
-        q.schedule_ranked(Time(5), 'y', Rank::Shuffled(9));
+        let half = 1 << (SHUFFLE_BITS - 1);
+        q.schedule_ranked(Time(5), 'y', Rank::Shuffled(half + 9));
         q.schedule_ranked(Time(5), 'x', Rank::Shuffled(3));
         q.schedule_ranked(Time(5), 'w', Rank::Shuffled(3 | (1 << SHUFFLE_BITS)));
+        q.schedule_ranked(Time(5), 'h', Rank::Shuffled(half));
         let order: String = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-        // Shuffled after the in-order ones, by key; a key's bits above SHUFFLE_BITS ignored.
-        assert_eq!(order, "lfgabxwyz");
+        // Shuffled by key, below the middle before the in-order ones, from it after them (a
+        // key's bits above SHUFFLE_BITS ignored).
+        assert_eq!(order, "lfgxwabhyz");
         // A First event scheduled at the current time runs before the rest still due then.
         let mut q = EventQueue::new();
         q.schedule(Time(1), 'a');
