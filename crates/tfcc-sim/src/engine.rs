@@ -6,10 +6,11 @@
 //! The clock only moves forward: scheduling in the past is a bug in the caller, caught by a
 //! `debug_assert!` and, in release builds, clamped to "now" so time still never goes backwards.
 //!
-//! An event may be ranked [`Rank::First`] or [`Rank::Last`] among those due at its nanosecond
-//! instead of taking its scheduling order: the simulator's `ties` setting uses this for a
-//! link's transmission end against arrivals at the same instant (see [`Ties`]). The rank is
-//! the top two bits of `seq`, so the order stays one integer comparison.
+//! An event may be ranked [`Rank::First`] among those due at its nanosecond, or placed among
+//! them by a drawn key ([`Rank::Shuffled`]), instead of taking its scheduling order: the
+//! simulator's `ties` setting uses this for a link's transmission ends and arrivals at the same
+//! instant (see [`Ties`]). Rank and key are the top bits of `seq`, so the order stays one
+//! integer comparison.
 //!
 //! The queue is generic over a small `Copy` payload; the simulator keeps few events pending
 //! (one per busy link, one per non-empty propagation pipe, one per armed endpoint timer), so a
@@ -22,8 +23,8 @@
 use tfcc_core::Time;
 
 /// Where an event stands among the events due at the same nanosecond: before all of them,
-/// in scheduling order (the default), in the order of a drawn key (`Shuffled`, the low
-/// [`SHUFFLE_BITS`] bits of the key count), or after all of them. The in-order events sit at
+/// in scheduling order (the default), or in the order of a drawn key (`Shuffled`, the low
+/// [`SHUFFLE_BITS`] bits of the key count). The in-order events sit at
 /// the middle key, so a shuffled event goes before or after them with equal odds (a sender
 /// that puts a packet straight onto a shared link, with no access link between, is an
 /// in-order event, and it must not win every tie with a shuffled transmission end).
@@ -33,7 +34,6 @@ pub enum Rank {
     First,
     InOrder,
     Shuffled(u32),
-    Last,
 }
 
 /// Bits of a `Rank::Shuffled` key: a million levels, so two shuffled events at one instant
@@ -55,7 +55,6 @@ impl Rank {
             Rank::Shuffled(k) => {
                 (1 << 62) | (((k as u64) & ((1 << SHUFFLE_BITS) - 1)) << COUNTER_BITS)
             }
-            Rank::Last => 2 << 62,
         }
     }
 }
@@ -259,20 +258,19 @@ mod tests {
     fn ranked_events_go_before_or_after_the_others_at_their_time() {
         let mut q = EventQueue::new();
         q.schedule(Time(5), 'a');
-        q.schedule_ranked(Time(5), 'z', Rank::Last);
         q.schedule(Time(5), 'b');
         q.schedule_ranked(Time(5), 'f', Rank::First);
         q.schedule_ranked(Time(5), 'g', Rank::First);
-        q.schedule_ranked(Time(4), 'l', Rank::Last);
+        q.schedule_ranked(Time(4), 'l', Rank::Shuffled(u32::MAX));
         let half = 1 << (SHUFFLE_BITS - 1);
         q.schedule_ranked(Time(5), 'y', Rank::Shuffled(half + 9));
         q.schedule_ranked(Time(5), 'x', Rank::Shuffled(3));
         q.schedule_ranked(Time(5), 'w', Rank::Shuffled(3 | (1 << SHUFFLE_BITS)));
         q.schedule_ranked(Time(5), 'h', Rank::Shuffled(half));
         let order: String = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-        // Shuffled by key, below the middle before the in-order ones, from it after them (a
-        // key's bits above SHUFFLE_BITS ignored).
-        assert_eq!(order, "lfgxwabhyz");
+        // Time first; then shuffled by key, below the middle before the in-order ones, from it
+        // after them (a key's bits above SHUFFLE_BITS ignored).
+        assert_eq!(order, "lfgxwabhy");
         // A First event scheduled at the current time runs before the rest still due then.
         let mut q = EventQueue::new();
         q.schedule(Time(1), 'a');

@@ -827,34 +827,28 @@ impl World {
     #[inline]
     fn wake(&mut self, l: LinkId, w: Wake) {
         if let Some(t) = w.tx_done {
-            let rank = match self.cfg.ties {
-                Ties::Fifo => Rank::InOrder,
-                Ties::DeparturesFirst => Rank::First,
-                Ties::Random => self.shuffled(),
-            };
+            let rank = self.tie_rank(true);
             self.q.schedule_ranked(t, Ev::TxDone(l), rank);
         }
         if let Some(t) = w.pipe {
-            self.schedule_arrival(t, l);
+            let rank = self.tie_rank(false);
+            self.q.schedule_ranked(t, Ev::Arrive(l), rank);
         }
     }
 
-    /// The pipe of link `l` delivers its head packet at `t`.
+    /// Where a link's transmission end (`departure`) or a pipe's delivery at the next hop goes
+    /// among the events due at its nanosecond, by the scenario's `ties` ([`Ties`]).
     #[inline]
-    fn schedule_arrival(&mut self, t: Time, l: LinkId) {
+    fn tie_rank(&mut self, departure: bool) -> Rank {
         match self.cfg.ties {
+            Ties::Fifo => Rank::InOrder,
+            Ties::DeparturesFirst if departure => Rank::First,
+            Ties::DeparturesFirst => Rank::InOrder,
             Ties::Random => {
-                let rank = self.shuffled();
-                self.q.schedule_ranked(t, Ev::Arrive(l), rank);
+                let key = self.tie_coins.as_mut().map_or(0, |c| c.next_u64() as u32);
+                Rank::Shuffled(key)
             }
-            _ => self.q.schedule(t, Ev::Arrive(l)),
         }
-    }
-
-    /// A drawn place among the events tied at one instant (`Ties::Random`).
-    fn shuffled(&mut self) -> Rank {
-        let key = self.tie_coins.as_mut().map_or(0, |c| c.next_u64() as u32);
-        Rank::Shuffled(key)
     }
 
     fn on_tx_done(&mut self, now: Time, l: LinkId) {
@@ -877,7 +871,8 @@ impl World {
             return;
         };
         if let Some(t) = link.pipe_head() {
-            self.schedule_arrival(t, l);
+            let rank = self.tie_rank(false);
+            self.q.schedule_ranked(t, Ev::Arrive(l), rank);
         }
         if self.trace.is_some() {
             self.record(now, l, TraceEvent::Receive, id);
