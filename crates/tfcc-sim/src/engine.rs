@@ -73,8 +73,9 @@ impl Rank {
 /// resolution would break them (arrivals tie with each other too: a 5 Mb/s CBR of the same
 /// packets reaches the queue with every second packet of the 10 Mb/s one). `DeparturesFirst`
 /// ends the transmission first every time (a router whose buffer slot frees as the last bit
-/// leaves); arrivals among themselves keep scheduling order. `Fifo` stays the default so that
-/// earlier results stand.
+/// leaves); arrivals among themselves keep scheduling order. `Fifo` stays the default: it is
+/// ns-3's rule too (integer time stamps, ties by a scheduling counter), and phase effects are
+/// better broken where an experimenter sees it (docs/reproductions/README.md, "Exact ties").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ties {
