@@ -32,6 +32,19 @@ pub enum Protocol {
     Rate(warc::RateScheme),
 }
 
+impl Protocol {
+    /// The protocol's name as scenarios and `tfcc send`/`recv` spell it (a rate scheme's own
+    /// name), except `raw` for the header CBR and on/off sources send.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Raw => "raw",
+            Protocol::Tfrc => "tfrc",
+            Protocol::Tfwc => "tfwc",
+            Protocol::Rate(s) => s.name(),
+        }
+    }
+}
+
 /// The two directions of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -205,6 +218,36 @@ pub fn decode(proto: Protocol, dir: Direction, buf: &[u8]) -> Result<(Header, us
             warc::FEEDBACK_LEN,
         ),
     })
+}
+
+/// The protocol and direction a datagram's leading type word names, for a reader that does not
+/// know the flow (a capture, a dissector's cross-check); `None` if it names none of them. Only
+/// the type is looked at: [`decode`] with the answer checks the rest. The words are each
+/// protocol's own, so at most one `(protocol, direction)` decodes any datagram, and it is this
+/// one (property-tested below). TFWC's headers start with a type byte alone (1 or 2), which no
+/// other type word here starts with ("TF" and "WR" are 0x54 and 0x57).
+pub fn identify(buf: &[u8]) -> Option<(Protocol, Direction)> {
+    match buf.first() {
+        Some(&tfwc::TYPE_DATA) => return Some((Protocol::Tfwc, Direction::Data)),
+        Some(&tfwc::TYPE_ACK) => return Some((Protocol::Tfwc, Direction::Feedback)),
+        _ => {}
+    }
+    let word = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?);
+    match word {
+        RAW_WORD => Some((Protocol::Raw, Direction::Data)),
+        tfrc::DATA_WORD => Some((Protocol::Tfrc, Direction::Data)),
+        tfrc::FEEDBACK_WORD => Some((Protocol::Tfrc, Direction::Feedback)),
+        _ => warc::RateScheme::ALL.into_iter().find_map(|s| {
+            let dir = if word == s.data_word() {
+                Direction::Data
+            } else if word == s.feedback_word() {
+                Direction::Feedback
+            } else {
+                return None;
+            };
+            Some((Protocol::Rate(s), dir))
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -384,16 +427,103 @@ mod tests {
         );
     }
 
+    #[test]
+    fn every_header_is_identified_as_its_protocol_and_direction_by_its_type_word() {
+        use tfcc_core::warc::{DataHeader as RateData, FeedbackHeader as RateReport};
+        let tfrc_data = Header::TfrcData(DataHeader {
+            seq: 1,
+            timestamp: Time(2),
+            rtt: Dur(3),
+            rtt_sample: Dur(4),
+            rate: 5,
+            mode: Mode::CongestionControl,
+        });
+        let tfrc_report = Header::TfrcFeedback(FeedbackHeader {
+            seq_echo: 1,
+            timestamp_echo: Time(2),
+            t_delay: Dur(3),
+            x_recv: 4,
+            p: 0.5,
+        });
+        let tfwc_data = Header::TfwcData {
+            seq: 1,
+            sent_at: Time(2),
+            aoa: None,
+        };
+        let vector = tfcc_core::tfwc::AckVector { head: 9, bits: 5 };
+        let tfwc_ack = Header::TfwcAck {
+            vector,
+            echo: Time(3),
+        };
+        let rate_data = Header::WarcData(RateData {
+            seq: 1,
+            sent_at: Time(2),
+            rtt: Dur(3),
+            rto: Dur(4),
+        });
+        let rate_report = Header::WarcFeedback(RateReport {
+            echo: Time(1),
+            hold: Dur(2),
+            rate: 3.5,
+        });
+        let mut cases = vec![
+            (
+                Protocol::Raw,
+                Direction::Data,
+                Packet::raw(1, Time(2), 0).header,
+            ),
+            (Protocol::Tfrc, Direction::Data, tfrc_data),
+            (Protocol::Tfrc, Direction::Feedback, tfrc_report),
+            (Protocol::Tfwc, Direction::Data, tfwc_data),
+            (Protocol::Tfwc, Direction::Feedback, tfwc_ack),
+        ];
+        for s in warc::RateScheme::ALL {
+            cases.push((Protocol::Rate(s), Direction::Data, rate_data));
+            cases.push((Protocol::Rate(s), Direction::Feedback, rate_report));
+        }
+        let mut buf = [0u8; 1500];
+        for (proto, dir, header) in cases {
+            let n = encode(proto, &Packet { size: 0, header }, &mut buf, None).unwrap();
+            assert_eq!(identify(&buf[..n]), Some((proto, dir)), "{header:?}");
+            let (got, at) = decode(proto, dir, &buf[..n]).unwrap();
+            assert_eq!((got, at), (header, n), "{}", proto.name());
+            // The type word alone names it; a truncated header is the decoder's to refuse.
+            assert_eq!(identify(&buf[..4]), Some((proto, dir)));
+            assert!(decode(proto, dir, &buf[..n - 1]).is_err());
+        }
+        // Nothing names another protocol's words, a scheme code beyond TFRCP's, or fewer than
+        // four bytes that are not TFWC's type byte.
+        for word in [0x5446_0101u32, 0x5446_0203, 0x5752_0301, 0x5752_0003, 0] {
+            assert_eq!(identify(&word.to_be_bytes()), None, "{word:#x}");
+        }
+        assert_eq!(identify(&[0x54, 0x46, 0x02]), None);
+        assert_eq!(identify(&[]), None);
+        assert_eq!(identify(&[2]), Some((Protocol::Tfwc, Direction::Feedback)));
+    }
+
+    /// The `(protocol, direction)` pairs that decode `bytes`, at most one; and it is the one
+    /// [`identify`] names.
+    fn check_identify_agrees_with_decode(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let mut read = Vec::new();
+        for proto in ALL {
+            for dir in [Direction::Data, Direction::Feedback] {
+                if let Ok((_, at)) = decode(proto, dir, bytes) {
+                    prop_assert!(at <= bytes.len());
+                    read.push((proto, dir));
+                }
+            }
+        }
+        prop_assert!(read.len() <= 1, "{read:?}");
+        if let Some(&only) = read.first() {
+            prop_assert_eq!(identify(bytes), Some(only));
+        }
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn decoding_random_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-            for proto in ALL {
-                for dir in [Direction::Data, Direction::Feedback] {
-                    if let Ok((_, at)) = decode(proto, dir, &bytes) {
-                        prop_assert!(at <= bytes.len());
-                    }
-                }
-            }
+            check_identify_agrees_with_decode(&bytes)?;
         }
 
         #[test]
@@ -404,16 +534,17 @@ mod tests {
                 Just(0x5446_0202u32),
                 Just(0x5752_0001u32),
                 Just(0x5752_0002u32),
+                Just(0x5752_0101u32),
+                Just(0x5752_0202u32),
+                // TFWC's data and ACK type bytes, then three random-ish bytes of the word.
+                Just(0x0100_0000u32),
+                Just(0x0200_0001u32),
             ],
             rest in proptest::collection::vec(any::<u8>(), 0..60),
         ) {
             let mut bytes = word.to_be_bytes().to_vec();
             bytes.extend(rest);
-            for proto in ALL {
-                for dir in [Direction::Data, Direction::Feedback] {
-                    let _ = decode(proto, dir, &bytes);
-                }
-            }
+            check_identify_agrees_with_decode(&bytes)?;
         }
     }
 }

@@ -126,6 +126,11 @@ pub const FEEDBACK_LEN: usize = 40;
 const MAGIC: u32 = 0x5446_0200;
 const TYPE_DATA: u32 = 1;
 const TYPE_FEEDBACK: u32 = 2;
+/// The type word a data header starts with: what tells a datagram's reader (tfcc-net's
+/// `wire::identify`) that a TFRC data header follows.
+pub const DATA_WORD: u32 = MAGIC | TYPE_DATA;
+/// The type word a feedback header starts with.
+pub const FEEDBACK_WORD: u32 = MAGIC | TYPE_FEEDBACK;
 
 /// Why bytes are not a TFRC header.
 #[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]

@@ -20,8 +20,11 @@ use crate::time::Time;
 pub const DATA_LEN: usize = 28;
 /// Bytes of an encoded ACK before its runs (one byte per run follows).
 pub const ACK_FIXED_LEN: usize = 20;
-const TYPE_DATA: u8 = 1;
-const TYPE_ACK: u8 = 2;
+/// The first byte of a data header, its type: the only thing that tells a datagram's reader
+/// (tfcc-net's `wire::identify`) a TFWC packet from another protocol's.
+pub const TYPE_DATA: u8 = 1;
+/// The first byte of an ACK.
+pub const TYPE_ACK: u8 = 2;
 const STATE_RECEIVED: u8 = 0;
 const STATE_NOT_RECEIVED: u8 = 3;
 const MAX_RUN: u64 = 64;

@@ -55,6 +55,17 @@ impl RateScheme {
         self as u32
     }
 
+    /// The type word this scheme's data headers start with: what tells a datagram's reader
+    /// (tfcc-net's `wire::identify`) which scheme and header follow.
+    pub fn data_word(self) -> u32 {
+        type_word(self, TYPE_DATA)
+    }
+
+    /// The type word this scheme's reports start with.
+    pub fn feedback_word(self) -> u32 {
+        type_word(self, TYPE_FEEDBACK)
+    }
+
     fn from_code(code: u32) -> Option<RateScheme> {
         RateScheme::ALL.into_iter().find(|s| s.code() == code)
     }
