@@ -28,7 +28,8 @@ Sweeps are :mod:`tfcc.sweep` (``tfcc sweep``), their results :func:`tfcc.store.q
 an application's own sockets are :class:`TfrcSender`, :class:`TfrcReceiver`,
 :class:`TfwcSender`, :class:`TfwcReceiver`, and :class:`RateSender` and :class:`RateReceiver`
 (WARC, TEAR, TFRCP); :class:`Equation` and :class:`LossHistory` are
-the throughput equations and the loss-interval history.
+the throughput equations and the loss-interval history. :func:`decode_datagram` reads any tfcc
+UDP payload's header (a capture's, a test's) with the transport's own Rust decoder.
 """
 
 # No `typing` import at run time (it costs more than a small native run): the checker-only
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         TfwcSender,
         __version__,
         check_scenario,
+        decode_datagram,
         run_scenario,
     )
 
@@ -94,6 +96,7 @@ __all__ = [
     "TfwcSender",
     "__version__",
     "check_scenario",
+    "decode_datagram",
     "p_from_rate",
     "p_from_window",
     "padhye_rate",

@@ -331,6 +331,13 @@ def cli_net(command: str, argv: Sequence[str]) -> int:
     """The ``tfcc send`` / ``tfcc recv`` commands (``command`` is ``"send"`` or ``"recv"``) with
     ``argv``: one UDP flow with a rate report; returns the exit code."""
 
+def decode_datagram(payload: bytes) -> dict[str, Any]:
+    """The tfcc header at the front of a UDP payload, read by the Rust decoder the transport
+    uses (crates/tfcc-net/src/wire.rs): ``protocol`` (``raw``, ``tfrc``, ``tfwc``, ``warc``,
+    ``tear``, ``tfrcp``), ``kind`` (the trace's name, e.g. ``tfrc-feedback``), ``header_len``
+    and the header's fields by their Rust names, times in integer nanoseconds (a TFWC ACK:
+    ``head``, ``bits``, ``echo``). Raises ValueError on anything else."""
+
 def parse_quantity(text: str) -> tuple[str, float] | None:
     """``(kind, value)`` of a scenario quantity string in SI base units: ``("duration",
     seconds)``, ``("rate", bits/s)`` or ``("size", bytes)``; None if it is none of them."""

@@ -17,6 +17,7 @@ mod scenario;
 mod tfrc;
 mod tfwc;
 mod warc_analysis;
+mod wire;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -44,6 +45,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
     m.add_function(wrap_pyfunction!(quantity::parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(net::cli_net, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::decode_datagram, m)?)?;
     m.add_function(wrap_pyfunction!(warc_analysis::warc_hr_false_positive, m)?)?;
     m.add_function(wrap_pyfunction!(
         warc_analysis::warc_equal_smoothness_aggressiveness,
