@@ -19,7 +19,8 @@ round before it is printed. The capture's times are where the bottleneck sent th
 the testbed that is about when they reach the receiver (up to the receiver's own scheduling
 delay, so a round's boundary can fall on the other side of an arrival and the rates differ a
 little), in the simulator 31.5 ms earlier on E3.5's path (``--shift``).
-Flows are told apart by their receiver's port (5001 + flow index on both backends). Used for
+Flows are told apart by their receiver's port (5001 + flow index on both backends); tfcc's
+headers are read by the transport's own decoder (``tfcc._core.decode_datagram``). Used for
 the section "E3.5's untraced differences, traced" of docs/reproductions/warc.md.
 """
 
@@ -34,15 +35,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfcc import _core
+
 PCAP_MICRO = 0xA1B2C3D4
 PCAP_NANO = 0xA1B23C4D
 LINKTYPE_ETHERNET = 1
 LINKTYPE_RAW = 101
 FIRST_PORT = 5001
-WARC_MAGIC = 0x5752_0000  # the rate schemes' type word (tfcc_core::warc::wire)
-RAW_WORD = 0x5446_0110  # CBR's raw header (tfcc_net::wire)
-DATA_LEN = 36
-REPORT_LEN = 28
 
 
 class InputError(Exception):
@@ -55,6 +54,17 @@ class Datagram:
     sport: int
     dport: int
     payload: bytes
+    # tfcc's header at the front of the payload as decode() reads it, or None.
+    header: dict | None
+
+
+def decode(payload: bytes) -> dict | None:
+    """The tfcc header a UDP payload starts with, as the transport reads it; None for anything
+    else (another program's datagram, a header cut short by the capture)."""
+    try:
+        return _core.decode_datagram(payload)
+    except ValueError:
+        return None
 
 
 def read_pcap(path: Path) -> list[Datagram]:
@@ -88,43 +98,44 @@ def read_pcap(path: Path) -> list[Datagram]:
         if len(pkt) < ihl + 8:
             continue
         sport, dport = struct.unpack_from(">HH", pkt, ihl)
-        out.append(Datagram(sec * 10**9 + frac * frac_ns, sport, dport, pkt[ihl + 8 :]))
+        payload = pkt[ihl + 8 :]
+        out.append(Datagram(sec * 10**9 + frac * frac_ns, sport, dport, payload, decode(payload)))
     return out
 
 
-def type_word(d: Datagram) -> int:
-    return struct.unpack_from(">I", d.payload, 0)[0] if len(d.payload) >= 4 else 0
-
-
-def is_warc(d: Datagram, ty: int) -> bool:
-    """A WARC/TEAR/TFRCP header of type ``ty`` (1 data, 2 report), any scheme byte."""
-    return type_word(d) & 0xFFFF_00FF == WARC_MAGIC | ty
+def is_rate(d: Datagram, kind: str) -> bool:
+    """A WARC/TEAR/TFRCP header of ``kind`` (``rate-data`` or ``rate-feedback``), any scheme."""
+    return d.header is not None and d.header["kind"] == kind
 
 
 def sequence(d: Datagram) -> int | None:
     """The sequence number of a WARC data packet or a CBR packet, else ``None``."""
-    if is_warc(d, 1) and len(d.payload) >= DATA_LEN:
-        return struct.unpack_from(">Q", d.payload, 4)[0]
-    if type_word(d) == RAW_WORD and len(d.payload) >= 12:
-        return struct.unpack_from(">Q", d.payload, 4)[0]
+    if d.header is not None and d.header["kind"] in ("rate-data", "raw"):
+        return d.header["seq"]
     return None
 
 
 def sent_at(d: Datagram) -> float:
-    return struct.unpack_from(">Q", d.payload, 12)[0] * 1e-9
+    """A WARC data or CBR packet's send time in seconds."""
+    assert d.header is not None
+    return d.header["sent_at"] * 1e-9
+
+
+def data_header_len() -> int:
+    """Bytes of the rate schemes' data header, as tfcc's sender writes it."""
+    header = _core.RateSender(scheme="warc").poll_transmit(0)
+    assert header is not None
+    return len(header)
 
 
 def replay(data: list[Datagram], params: dict, packet_size: int, shift_ns: int) -> list[tuple]:
     """Feed the data packets to a fresh receiver at their capture time + ``shift_ns``; one row
     per round: (end s, emulated window, reported rate, loss events so far, timeouts so far,
     carried SRTT s)."""
-    from tfcc import _core
-
     try:
         rx = _core.RateReceiver(scheme="warc", packet_size=packet_size, params=params)
     except ValueError as e:
         raise InputError(f"--params: {e}") from None
-    pad = bytes(max(0, packet_size - DATA_LEN))
     rounds: list[tuple] = []
 
     def until(t_ns: int) -> None:
@@ -132,7 +143,7 @@ def replay(data: list[Datagram], params: dict, packet_size: int, shift_ns: int) 
             rx.on_timeout(nt)
             rep = rx.poll_transmit(nt)
             st = rx.stats()
-            rate = struct.unpack_from(">d", rep, 20)[0] if rep else math.nan
+            rate = _core.decode_datagram(rep)["rate"] if rep else math.nan
             rounds.append(
                 (nt * 1e-9, st["window"], rate, st["loss_events"], st["timeouts"], st["rtt"] or 0.0)
             )
@@ -140,7 +151,9 @@ def replay(data: list[Datagram], params: dict, packet_size: int, shift_ns: int) 
     for d in data:
         t = d.t_ns + shift_ns
         until(t)
-        rx.on_datagram(t, d.payload[:DATA_LEN] + pad)
+        assert d.header is not None
+        n = d.header["header_len"]
+        rx.on_datagram(t, d.payload[:n] + bytes(max(0, packet_size - n)))
         rx.poll_transmit(t)
     return rounds
 
@@ -184,9 +197,7 @@ def table(
 ) -> str:
     fwd = read_pcap(run / "trace-bottleneck.pcap")
     rev_path = run / "trace-bottleneck-rev.pcap"
-    data = [
-        d for d in fwd if d.dport == FIRST_PORT and is_warc(d, 1) and len(d.payload) >= DATA_LEN
-    ]
+    data = [d for d in fwd if d.dport == FIRST_PORT and is_rate(d, "rate-data")]
     if not data:
         raise InputError(
             f"{run}: no WARC data packets to port {FIRST_PORT} in trace-bottleneck.pcap"
@@ -216,9 +227,9 @@ def table(
         t += step
     if rev_path.is_file():
         reports = [
-            (d.t_ns * 1e-9, struct.unpack_from(">d", d.payload, 20)[0])
+            (d.t_ns * 1e-9, d.header["rate"])
             for d in read_pcap(rev_path)
-            if d.sport == FIRST_PORT and is_warc(d, 2) and len(d.payload) >= REPORT_LEN
+            if d.sport == FIRST_PORT and is_rate(d, "rate-feedback")
         ]
         window = [r for r in reports if lo <= r[0] < hi]
         every, inside = matched_reports(rounds, reports), matched_reports(rounds, window)
@@ -256,10 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError("--params: not a JSON object")
         if not (a.step > 0 and math.isfinite(a.step)):
             raise InputError(f"--step: {a.step} is not a positive number of seconds")
-        if a.packet_size < DATA_LEN:
-            raise InputError(
-                f"--packet-size: {a.packet_size} B is below the {DATA_LEN}-byte header"
-            )
+        if a.packet_size < (header := data_header_len()):
+            raise InputError(f"--packet-size: {a.packet_size} B is below the {header}-byte header")
         hi = a.hi
         if math.isinf(hi):
             summary = a.run / "summary.json"
