@@ -18,6 +18,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tfcc import decode_datagram
+
 ROOT = Path(__file__).resolve().parent.parent
 LUA = ROOT / "tools" / "wireshark" / "tfcc.lua"
 TFCC = [sys.executable, "-m", "tfcc.cli"]
@@ -268,20 +270,32 @@ def test_the_dissector_reads_tfrc_feedback_as_the_receiver_sent_it(traced, tmp_p
     fb = [p for p in read["bottleneck-rev"] if p["tfcc.kind"] == "tfrc-feedback"]
     assert len(fb) > 50
     assert {p["udp.srcport"] for p in fb} == {"5002"}
-    # The same bytes decoded here from the padded file, by wire.rs's layout: the dissector's
-    # offsets agree.
+    # The same bytes, from the padded file, read by the Rust decoder the transport uses
+    # (decode_datagram, crates/tfcc-net/src/wire.rs): every record is the message the
+    # dissector names, with the header length it reads, and the feedback's fields agree, so the
+    # dissector's offsets are wire.rs's.
     full = tmp_path / "rev.pcap"
     padded(out / "trace-bottleneck-rev.pcap", full)
     b = full.read_bytes()
-    mine = []
+    decoded = []
     at = 24
     while at < len(b):
         incl = struct.unpack_from("<I", b, at + 8)[0]
         pkt = b[at + 16 : at + 16 + incl]
-        if pkt[9] == 17 and pkt[28:32] == bytes.fromhex("54460202"):
-            seq, _ts, _delay, x_recv, p = struct.unpack_from(">QQQId", pkt, 32)
-            mine.append((seq, x_recv, p))
+        # UDP after a 20-byte IPv4 header: a tfcc datagram, or the decoder raises ValueError
+        decoded.append(decode_datagram(pkt[28:]) if pkt[9] == 17 else None)
         at += 16 + incl
+    rev = read["bottleneck-rev"]
+    assert len(decoded) == len(rev)
+    for d, p in zip(decoded, rev, strict=True):
+        assert (d["kind"] if d else "") == p["tfcc.kind"], (d, p)
+        if d:
+            runs = int(p["tfcc.tfwc.runs"] or 0)
+            assert d["header_len"] == UDP_HEADER[d["kind"]] + runs, (d, p)
+    assert {d["kind"] for d in decoded if d} == {"tfrc-feedback", "tfwc-ack", "rate-feedback"}
+    mine = [
+        (d["seq_echo"], d["x_recv"], d["p"]) for d in decoded if d and d["kind"] == "tfrc-feedback"
+    ]
     got = [
         (int(p["tfcc.tfrc.seq_echo"]), int(p["tfcc.tfrc.x_recv"]), float(p["tfcc.tfrc.p"]))
         for p in fb
