@@ -87,8 +87,8 @@ lint: rust-tools install
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --profile $(PROFILE) --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --profile $(PROFILE) --workspace --no-deps --quiet
-	$(BIN)/ruff check python tests bench scripts
-	$(BIN)/ruff format --check python tests bench scripts
+	$(BIN)/ruff check python tests bench scripts examples
+	$(BIN)/ruff format --check python tests bench scripts examples
 
 # tfcc-py is tested from Python (pytest), where the extension module is importable; it has no
 # Rust test target, but selecting it with the extension's feature makes cargo resolve every
@@ -154,5 +154,5 @@ bench: install ns2
 
 fmt:
 	$(CARGO) fmt --all
-	$(BIN)/ruff format python tests bench scripts
-	$(BIN)/ruff check --fix python tests bench scripts
+	$(BIN)/ruff format python tests bench scripts examples
+	$(BIN)/ruff check --fix python tests bench scripts examples
