@@ -99,6 +99,20 @@ def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
             assert "\n" not in paragraph.strip(), (c.callback.__name__, paragraph)
 
 
+def test_help_texts_lose_no_bracketed_words_to_rich_markup() -> None:
+    # typer renders help as rich markup, which swallows an unescaped "[word]": `tfcc sweep
+    # --help` said "adds to or replaces the axes of the file's )." for "... file's [sweep.grid])."
+    from rich.text import Text
+    from typer.main import get_command
+
+    from tfcc.cli import app
+
+    for name, command in get_command(app).commands.items():  # type: ignore[attr-defined]
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        for text in texts:
+            assert Text.from_markup(text).plain == text.replace("\\[", "["), (name, text)
+
+
 def test_send_and_recv_help_comes_from_the_transport() -> None:
     for command in ("send", "recv"):
         r = run_cli(command, "--help")

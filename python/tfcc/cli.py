@@ -99,7 +99,7 @@ def run(ctx: typer.Context) -> None:
 
     Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT.
 
-    With video, PTCP or a [trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
+    With video, PTCP or a \\[trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
@@ -530,7 +530,7 @@ def sweep(
             "--grid",
             "-g",
             help="An axis: KEY=V1,V2,... or NAME:KEY1+KEY2=V1,V2,... (repeatable; adds to or "
-            "replaces the axes of the file's [sweep.grid]).",
+            "replaces the axes of the file's \\[sweep.grid]).",
             show_default=False,
         ),
     ] = None,
