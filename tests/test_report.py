@@ -136,6 +136,9 @@ def test_report_errors_name_what_is_wrong(swept: Path, tmp_path: Path) -> None:
         report.render(swept, runs=["x"])
     with pytest.raises(store.StoreError, match="not a sweep directory"):
         report.render(tmp_path)
+    # a typo in the path said "not a sweep directory (no sweep.json)" of a path that is nothing
+    with pytest.raises(store.StoreError, match="typo: no such directory"):
+        report.render(tmp_path / "typo")
 
 
 def test_an_out_that_cannot_be_written_is_one_message(swept: Path, tmp_path: Path) -> None:
