@@ -107,7 +107,7 @@ def test_help_texts_lose_no_bracketed_words_to_rich_markup() -> None:
 
     from tfcc.cli import app
 
-    for name, command in get_command(app).commands.items():  # type: ignore[attr-defined]
+    for name, command in get_command(app).commands.items():
         texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
         for text in texts:
             assert Text.from_markup(text).plain == text.replace("\\[", "["), (name, text)
