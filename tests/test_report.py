@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,3 +195,68 @@ def test_heat_maps_of_bounded_metrics_span_their_whole_range(
     monkeypatch.setattr(Axes, "imshow", spy)
     report.render(swept, metrics=["jain_index", "fairness_theta"])
     assert seen and all(s == (0.0, 1.0) for s in seen), seen
+
+
+@pytest.fixture(scope="module")
+def many_lines(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep whose CI figures hold 12 lines, as the fairness map's (4 source counts × 3
+    protocols), one seed each: more lines than matplotlib has colours."""
+    d = tmp_path_factory.mktemp("report-lines")
+    scen = d / "lines.toml"
+    scen.write_text(
+        PAIR
+        + """[sweep]
+seeds = 1
+[sweep.grid]
+bandwidth = { keys = ["topology.bottleneck.rate"], values = ["1Mbps", "2Mbps"] }
+sources = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2, 3, 4] }
+[sweep.grid.protocol.cases]
+tfwc = { "flows.1.protocol" = "tfwc" }
+tfrc = { "flows.1.protocol" = "tfrc" }
+ttfwc = { "flows.1.protocol" = "ttfwc" }
+"""
+    )
+    out = d / "out"
+    outcome = sw.run(sw.load(scen), out, plots=False)
+    assert (outcome.ran, outcome.failed) == (2 * 4 * 3, 0)
+    return out
+
+
+def _drawn_figures(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """Render the report of ``root`` and return, per figure, its lines' styles and whether its
+    legend overlaps its axes (looked at just before the figure is saved and closed)."""
+    seen: list[dict[str, object]] = []
+    png = report._png
+
+    def spy(fig: Any) -> str:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            styles = [(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in ax.lines]
+            box = ax.get_window_extent()
+            seen.append(
+                {
+                    "title": ax.get_title(),
+                    "styles": styles,
+                    "legend_over_axes": legend.get_window_extent().overlaps(box),
+                }
+            )
+        return png(fig)
+
+    monkeypatch.setattr(report, "_png", spy)
+    report.render(root)
+    return seen
+
+
+def test_every_line_of_a_ci_figure_has_its_own_style(
+    many_lines: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With 12 lines the fairness map's θ and Jain figures drew "sources=8, protocol=tfwc" and
+    # "sources=8, protocol=ttfwc(0.9)" in the colour and marker of the first two lines.
+    figures = [f for f in _drawn_figures(many_lines, monkeypatch) if "confidence" in f["title"]]
+    assert len(figures) == 2, figures
+    for f in figures:
+        styles = f["styles"]
+        assert len(styles) == 12 and len(set(styles)) == 12, f

@@ -81,6 +81,24 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
+#: Line styles beyond matplotlib's ten colours: the fairness map's CI figures hold 12 lines
+#: (4 source counts × 3 protocols), and on one style the 11th and 12th took the 1st's and 2nd's
+#: colour and marker, so two of its lines could not be told apart.
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+_DASHES = ("-", "--", ":", "-.")
+
+
+def _line_style(i: int) -> dict[str, str]:
+    """The i-th line's colour, marker and dash, different from every other line's for the
+    first 10 × 6 lines."""
+    cycle = i // 10
+    return {
+        "color": f"C{i % 10}",
+        "marker": _MARKERS[cycle % len(_MARKERS)],
+        "linestyle": _DASHES[cycle % len(_DASHES)],
+    }
+
+
 def _img(data: str, alt: str) -> str:
     return f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"></figure>'
 
@@ -264,7 +282,7 @@ def _lines(d: _Data) -> list[str]:
                 continue
             j, mean, ci = zip(*pts, strict=True)
             label = ", ".join(f"{a['name']}={v}" for a, v in zip(rest, combo, strict=True))
-            (line,) = ax.plot(j, mean, marker="o", label=label or m)
+            (line,) = ax.plot(j, mean, label=label or m, **_line_style(drawn))
             lo, hi = zip(*(ci_band(m, a, b) for a, b in zip(mean, ci, strict=True)), strict=True)
             ax.fill_between(j, lo, hi, alpha=0.2, color=line.get_color())
             drawn += 1
