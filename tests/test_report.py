@@ -260,3 +260,11 @@ def test_every_line_of_a_ci_figure_has_its_own_style(
     for f in figures:
         styles = f["styles"]
         assert len(styles) == 12 and len(set(styles)) == 12, f
+
+
+def test_legends_stay_off_the_data(many_lines: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inside the axes, the CI figures' two-column legend covered the points below θ = 0.37.
+    figures = _drawn_figures(many_lines, monkeypatch)
+    assert any("confidence" in f["title"] for f in figures)
+    assert any(str(f["title"]).startswith("run ") for f in figures)
+    assert not [f["title"] for f in figures if f["legend_over_axes"]]

@@ -99,6 +99,12 @@ def _line_style(i: int) -> dict[str, str]:
     }
 
 
+def _legend_outside(ax: Any, ncol: int = 1) -> None:
+    """The legend to the right of the axes: inside them it hid a dozen points of the CI
+    figures (and peaks of the time series), wherever matplotlib's "best" put it."""
+    ax.legend(fontsize=7, ncol=ncol, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+
+
 def _img(data: str, alt: str) -> str:
     return f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"></figure>'
 
@@ -295,7 +301,7 @@ def _lines(d: _Data) -> list[str]:
         ax.set_title(f"{m}: mean and 95 % confidence interval over seeds", fontsize=10)
         ax.grid(alpha=0.3)
         if drawn > 1:
-            ax.legend(fontsize=7, ncol=2)
+            _legend_outside(ax, ncol=1 if drawn <= 20 else 2)
         out.append(_img(_png(fig), f"{m} along {xa['name']}"))
     return out
 
@@ -339,7 +345,7 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
         ax.set_xlabel("time (s)")
         ax.set_ylabel("throughput per flow (Mb/s)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _legend_outside(ax)
         out.append(_img(_png(fig), f"time series of run {rid}"))
     return out
 
