@@ -368,8 +368,10 @@ def reproduce(
         if tmp is not None:
             tmp.cleanup()
     table = Table(title=title)
+    # folded, never cut: at 80 columns (a pipe, a file) rich cut the claim ids, the names the
+    # pages and --update-doc go by, to "e12-tfrc-halves-on…"
     for col in ("claim", "source", "target", "measured", "result"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for o in outcomes:
         table.add_row(
             o.claim.id,
