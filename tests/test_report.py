@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,46 @@ def test_legends_stay_off_the_data(many_lines: Path, monkeypatch: pytest.MonkeyP
     assert any("confidence" in f["title"] for f in figures)
     assert any(str(f["title"]).startswith("run ") for f in figures)
     assert not [f["title"] for f in figures if f["legend_over_axes"]]
+
+
+def test_time_series_are_window_means_of_at_most_max_bins_points() -> None:
+    # 300 s sampled every 100 ms, value = t: 1 s windows, 300 of them, each the mean of its
+    # ten samples (0.1 ... 1.0 s in the first: 0.55). 0.3 s sits in the first window although
+    # 0.3 / 0.1 is 2.9999999999999996 in floating point and 0.30000000000000004 / 0.1 is 3.0...04.
+    times = [round(0.1 * k, 1) for k in range(1, 3001)] + [0.30000000000000004]
+    points = {t: t for t in times}
+    width, xs, ys = report.bin_means(points, 300.0)
+    assert width == 1 and len(xs) == report.MAX_BINS == 300
+    assert xs[:2] == [0.5, 1.5]
+    assert ys[0] == pytest.approx(statistics.fmean([0.1 * k for k in range(1, 11)] + [0.3]))
+    assert ys[-1] == pytest.approx(299.55)
+    # a short run keeps its samples: one per 100 ms window
+    width, xs, ys = report.bin_means({0.1: 1.0, 0.2: 3.0, 0.3: 2.0}, 0.3)
+    assert (width, ys) == (0.1, [1.0, 3.0, 2.0])
+    # samples every 1 s: windows of 1 s, each at the centre of the interval its sample covers
+    width, xs, ys = report.bin_means({1.0: 1.0, 2.0: 3.0, 3.0: 2.0}, 3.0)
+    assert (width, xs, ys) == (1, [0.5, 1.5, 2.5], [1.0, 3.0, 2.0])
+
+
+def test_the_report_draws_a_long_run_as_window_means(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 3 s sampled every 5 ms: 600 samples per flow, drawn as 30 means of 100 ms each
+    scen = tmp_path / "fine.toml"
+    scen.write_text(
+        PAIR.replace('measure_from = "1s"', 'measure_from = "1s"\nsample_interval = "5ms"')
+    )
+    out = tmp_path / "out"
+    assert sw.run(sw.load(scen), out, plots=False).ran == 1
+    drawn: list[tuple[str, list[int]]] = []
+    png = report._png
+
+    def spy(fig: Any) -> str:
+        for ax in fig.axes:
+            drawn.append((ax.get_ylabel(), [len(ln.get_xdata()) for ln in ax.lines]))
+        return png(fig)
+
+    monkeypatch.setattr(report, "_png", spy)
+    report.render(out)
+    series = [(label, n) for label, n in drawn if label.startswith("throughput")]
+    assert series == [("throughput per flow (Mb/s),\n0.1 s means", [30, 30])], drawn
