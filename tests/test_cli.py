@@ -134,6 +134,38 @@ def test_a_bad_option_value_exits_2_without_a_traceback() -> None:
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ("demo", "--rtt-ms", "-5"),
+            "error: Invalid value for '--rtt-ms': Input should be greater than or equal to "
+            "0.001 (see python -m tfcc.cli demo --help)",
+        ),
+        (
+            ("no-such-command",),
+            "error: No such command 'no-such-command'. (see python -m tfcc.cli --help)",
+        ),
+        (
+            ("query", "d", "q", "--bogus"),
+            "error: No such option: --bogus (see python -m tfcc.cli query --help)",
+        ),
+        (("check",), "error: Missing argument 'scenario'. (see python -m tfcc.cli check --help)"),
+        (("--bogus",), "error: No such option: --bogus (see python -m tfcc.cli --help)"),
+    ],
+)
+def test_usage_errors_are_one_line(args: tuple[str, ...], line: str) -> None:
+    # typer's own usage errors were five lines: the usage, a hint and the message in a box
+    r = run_cli(*args)
+    assert (r.returncode, r.stderr) == (2, line + "\n")
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    r = run_cli()
+    assert "Usage: " in r.stdout + r.stderr and "│ sweep " in r.stdout + r.stderr
+    assert "error" not in r.stderr
+
+
 def test_demo_refuses_an_infinite_rtt_and_a_packet_larger_than_a_datagram() -> None:
     # Before: --rtt-ms inf printed a table of nan and 0.0, --packet-size 1e20 one of 1e17 kbit/s,
     # and --packet-size 4294967295 (a scenario's limit then) a table of 4 GB packets.

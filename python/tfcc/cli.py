@@ -12,12 +12,49 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from tfcc import __version__
 from tfcc.entry import interrupt_status, interrupt_word
 
+#: The base of the usage errors: click's, or the copy of click that typer carries since 0.2x.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _Commands(TyperGroup):
+    """The command group, with typer's usage errors as one line like the commands' own."""
+
+    def invoke(self, ctx: Any) -> Any:
+        # An unknown command, an unknown option, a value out of range or a missing argument:
+        # typer drew the usage line, a hint and the message in a three-line box (five lines for
+        # "tfcc demo --rtt-ms -5"). Caught here, below typer's handler, whose rich formatting
+        # would be imported only to draw the box.
+        try:
+            return super().invoke(ctx)
+        except _ClickException as e:
+            raise _one_line(e) from None
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        # the group's own options ("tfcc --bogus"); `tfcc` alone still shows the help
+        try:
+            return super().make_context(*args, **kwargs)
+        except _ClickException as e:
+            if type(e).__name__ == "NoArgsIsHelpError":
+                raise
+            raise _one_line(e) from None
+
+
+def _one_line(e: Any) -> typer.Exit:
+    """A usage error on one line of stderr, naming the --help to read; its exit code (2)."""
+    sub = getattr(e, "ctx", None)
+    hint = f" (see {sub.command_path} --help)" if sub is not None else ""
+    typer.echo(f"error: {e.format_message()}{hint}", err=True)
+    return typer.Exit(e.exit_code)
+
+
 app = typer.Typer(
     name="tfcc",
+    cls=_Commands,
     help="TCP-friendly congestion control for real-time media: protocols, simulator, testbed.",
     no_args_is_help=True,
     add_completion=False,
