@@ -647,8 +647,9 @@ def sweep(
     for pid, err in outcome.errors[:10]:
         typer.echo(f"failed {pid}: {err}", err=True)
     typer.echo(
-        f"{outcome.total} points ({_count(len(spec.seeds), 'seed')}): {outcome.ran} ran, "
-        f"{outcome.failed} failed, {outcome.skipped} were done before; "
+        f"{_count(outcome.total, 'point')} ({_count(len(spec.seeds), 'seed')}): "
+        f"{outcome.ran} ran, {outcome.failed} failed, "
+        f"{outcome.skipped} {'was' if outcome.skipped == 1 else 'were'} done before; "
         f"{outcome.wall_seconds:.1f} s. Results in {out}"
     )
     if outcome.failed:
