@@ -99,6 +99,20 @@ def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
             assert "\n" not in paragraph.strip(), (c.callback.__name__, paragraph)
 
 
+def test_help_texts_lose_no_bracketed_words_to_rich_markup() -> None:
+    # typer renders help as rich markup, which swallows an unescaped "[word]": `tfcc sweep
+    # --help` said "adds to or replaces the axes of the file's )." for "... file's [sweep.grid])."
+    from rich.text import Text
+    from typer.main import get_command
+
+    from tfcc.cli import app
+
+    for name, command in get_command(app).commands.items():
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        for text in texts:
+            assert Text.from_markup(text).plain == text.replace("\\[", "["), (name, text)
+
+
 def test_send_and_recv_help_comes_from_the_transport() -> None:
     for command in ("send", "recv"):
         r = run_cli(command, "--help")
@@ -118,6 +132,38 @@ def test_a_bad_option_value_exits_2_without_a_traceback() -> None:
     r = run_cli("demo", "--rtt-ms", "-5")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ("demo", "--rtt-ms", "-5"),
+            "error: Invalid value for '--rtt-ms': Input should be greater than or equal to "
+            "0.001 (see python -m tfcc.cli demo --help)",
+        ),
+        (
+            ("no-such-command",),
+            "error: No such command 'no-such-command'. (see python -m tfcc.cli --help)",
+        ),
+        (
+            ("query", "d", "q", "--bogus"),
+            "error: No such option: --bogus (see python -m tfcc.cli query --help)",
+        ),
+        (("check",), "error: Missing argument 'scenario'. (see python -m tfcc.cli check --help)"),
+        (("--bogus",), "error: No such option: --bogus (see python -m tfcc.cli --help)"),
+    ],
+)
+def test_usage_errors_are_one_line(args: tuple[str, ...], line: str) -> None:
+    # typer's own usage errors were five lines: the usage, a hint and the message in a box
+    r = run_cli(*args)
+    assert (r.returncode, r.stderr) == (2, line + "\n")
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    r = run_cli()
+    assert "Usage: " in r.stdout + r.stderr and "│ sweep " in r.stdout + r.stderr
+    assert "error" not in r.stderr
 
 
 def test_demo_refuses_an_infinite_rtt_and_a_packet_larger_than_a_datagram() -> None:

@@ -178,3 +178,20 @@ def test_demo_prints_the_table_and_the_worked_example() -> None:
     assert r.returncode == 0, r.stderr
     assert "11.23" in r.stdout  # W(0.01)
     assert "108.33" in r.stdout  # the DEC-mode worked check
+
+
+def test_submodules_are_attributes_after_a_plain_import() -> None:
+    # The README's "from Python, `tfcc.store.query(DIR, sql)`" after `import tfcc` raised
+    # AttributeError: module 'tfcc' has no attribute 'store'
+    code = (
+        "import tfcc\n"
+        "assert callable(tfcc.store.query) and callable(tfcc.sweep.run)\n"
+        "assert callable(tfcc.report.write)\n"
+        "try:\n"
+        "    tfcc.no_such_module\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "module 'tfcc' has no attribute 'no_such_module'"

@@ -31,6 +31,28 @@ def test_a_panel_figure_is_a_png_of_the_asked_size(tmp_path: Path) -> None:
     assert int.from_bytes(data[20:24], "big") == 300
 
 
+def test_the_last_time_label_is_not_cut_at_the_right_edge(tmp_path: Path) -> None:
+    # The x axis ends on a labelled tick ("100.0" for a 100 s run), centred on the axis's end:
+    # with an 8 px right margin the label ran into the image's edge and was cut to "100.(".
+    from PIL import Image
+
+    out = tmp_path / "p.png"
+    xs = [0.1 * k for k in range(1001)]
+    _core.plot_panels(
+        str(out),
+        [{"ylabel": "y", "lines": [("a", xs, [1.0] * len(xs))]}],
+        title="t",
+        xlabel="time (s)",
+        width=880,
+        height=300,
+        font=font_path(),
+    )
+    img = Image.open(out).convert("L")
+    w, h = img.size
+    edge = [img.getpixel((x, y)) for x in range(w - 8, w) for y in range(h)]
+    assert min(edge) > 200, "something drawn within 8 px of the right edge"
+
+
 def test_the_font_is_found_without_importing_matplotlib() -> None:
     path = font_path()
     assert path is not None and path.endswith(".ttf")

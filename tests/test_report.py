@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,6 +138,9 @@ def test_report_errors_name_what_is_wrong(swept: Path, tmp_path: Path) -> None:
         report.render(swept, runs=["x"])
     with pytest.raises(store.StoreError, match="not a sweep directory"):
         report.render(tmp_path)
+    # a typo in the path said "not a sweep directory (no sweep.json)" of a path that is nothing
+    with pytest.raises(store.StoreError, match="typo: no such directory"):
+        report.render(tmp_path / "typo")
 
 
 def test_an_out_that_cannot_be_written_is_one_message(swept: Path, tmp_path: Path) -> None:
@@ -191,3 +196,119 @@ def test_heat_maps_of_bounded_metrics_span_their_whole_range(
     monkeypatch.setattr(Axes, "imshow", spy)
     report.render(swept, metrics=["jain_index", "fairness_theta"])
     assert seen and all(s == (0.0, 1.0) for s in seen), seen
+
+
+@pytest.fixture(scope="module")
+def many_lines(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep whose CI figures hold 12 lines, as the fairness map's (4 source counts × 3
+    protocols), one seed each: more lines than matplotlib has colours."""
+    d = tmp_path_factory.mktemp("report-lines")
+    scen = d / "lines.toml"
+    scen.write_text(
+        PAIR
+        + """[sweep]
+seeds = 1
+[sweep.grid]
+bandwidth = { keys = ["topology.bottleneck.rate"], values = ["1Mbps", "2Mbps"] }
+sources = { keys = ["flows.0.count", "flows.1.count"], values = [1, 2, 3, 4] }
+[sweep.grid.protocol.cases]
+tfwc = { "flows.1.protocol" = "tfwc" }
+tfrc = { "flows.1.protocol" = "tfrc" }
+ttfwc = { "flows.1.protocol" = "ttfwc" }
+"""
+    )
+    out = d / "out"
+    outcome = sw.run(sw.load(scen), out, plots=False)
+    assert (outcome.ran, outcome.failed) == (2 * 4 * 3, 0)
+    return out
+
+
+def _drawn_figures(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """Render the report of ``root`` and return, per figure, its lines' styles and whether its
+    legend overlaps its axes (looked at just before the figure is saved and closed)."""
+    seen: list[dict[str, object]] = []
+    png = report._png
+
+    def spy(fig: Any) -> str:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            styles = [(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in ax.lines]
+            box = ax.get_window_extent()
+            seen.append(
+                {
+                    "title": ax.get_title(),
+                    "styles": styles,
+                    "legend_over_axes": legend.get_window_extent().overlaps(box),
+                }
+            )
+        return png(fig)
+
+    monkeypatch.setattr(report, "_png", spy)
+    report.render(root)
+    return seen
+
+
+def test_every_line_of_a_ci_figure_has_its_own_style(
+    many_lines: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With 12 lines the fairness map's θ and Jain figures drew "sources=8, protocol=tfwc" and
+    # "sources=8, protocol=ttfwc(0.9)" in the colour and marker of the first two lines.
+    figures = [f for f in _drawn_figures(many_lines, monkeypatch) if "confidence" in f["title"]]
+    assert len(figures) == 2, figures
+    for f in figures:
+        styles = f["styles"]
+        assert len(styles) == 12 and len(set(styles)) == 12, f
+
+
+def test_legends_stay_off_the_data(many_lines: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inside the axes, the CI figures' two-column legend covered the points below θ = 0.37.
+    figures = _drawn_figures(many_lines, monkeypatch)
+    assert any("confidence" in f["title"] for f in figures)
+    assert any(str(f["title"]).startswith("run ") for f in figures)
+    assert not [f["title"] for f in figures if f["legend_over_axes"]]
+
+
+def test_time_series_are_window_means_of_at_most_max_bins_points() -> None:
+    # 300 s sampled every 100 ms, value = t: 1 s windows, 300 of them, each the mean of its
+    # ten samples (0.1 ... 1.0 s in the first: 0.55). 0.3 s sits in the first window although
+    # 0.3 / 0.1 is 2.9999999999999996 in floating point and 0.30000000000000004 / 0.1 is 3.0...04.
+    times = [round(0.1 * k, 1) for k in range(1, 3001)] + [0.30000000000000004]
+    points = {t: t for t in times}
+    width, xs, ys = report.bin_means(points, 300.0)
+    assert width == 1 and len(xs) == report.MAX_BINS == 300
+    assert xs[:2] == [0.5, 1.5]
+    assert ys[0] == pytest.approx(statistics.fmean([0.1 * k for k in range(1, 11)] + [0.3]))
+    assert ys[-1] == pytest.approx(299.55)
+    # a short run keeps its samples: one per 100 ms window
+    width, xs, ys = report.bin_means({0.1: 1.0, 0.2: 3.0, 0.3: 2.0}, 0.3)
+    assert (width, ys) == (0.1, [1.0, 3.0, 2.0])
+    # samples every 1 s: windows of 1 s, each at the centre of the interval its sample covers
+    width, xs, ys = report.bin_means({1.0: 1.0, 2.0: 3.0, 3.0: 2.0}, 3.0)
+    assert (width, xs, ys) == (1, [0.5, 1.5, 2.5], [1.0, 3.0, 2.0])
+
+
+def test_the_report_draws_a_long_run_as_window_means(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 3 s sampled every 5 ms: 600 samples per flow, drawn as 30 means of 100 ms each
+    scen = tmp_path / "fine.toml"
+    scen.write_text(
+        PAIR.replace('measure_from = "1s"', 'measure_from = "1s"\nsample_interval = "5ms"')
+    )
+    out = tmp_path / "out"
+    assert sw.run(sw.load(scen), out, plots=False).ran == 1
+    drawn: list[tuple[str, list[int]]] = []
+    png = report._png
+
+    def spy(fig: Any) -> str:
+        for ax in fig.axes:
+            drawn.append((ax.get_ylabel(), [len(ln.get_xdata()) for ln in ax.lines]))
+        return png(fig)
+
+    monkeypatch.setattr(report, "_png", spy)
+    report.render(out)
+    series = [(label, n) for label, n in drawn if label.startswith("throughput")]
+    assert series == [("throughput per flow (Mb/s),\n0.1 s means", [30, 30])], drawn

@@ -1114,6 +1114,32 @@ def test_a_stand_in_outside_the_bound_fails_the_quick_design(tmp_path: Path) -> 
     assert back[1].claim.stands_for == "full"
 
 
+def test_the_results_table_keeps_whole_claim_ids_at_80_columns(tmp_path: Path) -> None:
+    # `tfcc reproduce tfrc --quick | less` showed "e12-tfrc-halves-on…" and
+    # "e5-lowmux-nokia-tf…" (47 of the 75 ids): the table cut the ids it is read by
+    import os
+    import subprocess
+    import sys
+
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    long_id = "521b-250m-tp09-less-fair-than-cubic-rtt320"  # ttfwc's longest
+    text = CLAIMS.replace('id = "a"', f'id = "{long_id}"').replace("seeds = [1, 2]", "seeds = [1]")
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", str(write(tmp_path, text))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert r.returncode in (0, 1), r.stderr
+    table = r.stdout[r.stdout.index("┏") :]
+    assert "…" not in table, table
+    claim_column = "".join(line.split("│")[1].strip() for line in table.splitlines() if "│" in line)
+    assert long_id in claim_column, table
+
+
 def test_the_quick_precision_lines_are_readable_at_80_columns(tmp_path: Path) -> None:
     """The CLI's loss-of-precision lines (a full run holds the stand-ins beside their full
     claims) at 80 columns: each stand-in's id, its full claim's id, z and the verdict on one

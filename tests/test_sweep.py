@@ -469,6 +469,17 @@ def test_the_runs_view_always_has_the_documented_columns(swept: Path) -> None:
     assert set(rows["status"]) == {"ok"} and rows["error"].null_count() == 8
 
 
+def test_the_summary_line_counts_one_point_in_the_singular(tmp_path: Path) -> None:
+    # "1 points (1 seed): ..." and "..., 1 were done before"
+    scen = tmp_path / "pair.toml"
+    scen.write_text(PAIR)
+    out = tmp_path / "out"
+    r = tfcc_cli("sweep", scen, "--out", out, "--grid", "flows.0.count=1", "--no-plots", "-q")
+    assert "1 point (1 seed): 1 ran, 0 failed, 0 were done before;" in r.stdout, r.stdout
+    r = tfcc_cli("sweep", scen, "--out", out, "--grid", "flows.0.count=1,2", "--no-plots", "-q")
+    assert "2 points (1 seed): 1 ran, 0 failed, 1 was done before;" in r.stdout, r.stdout
+
+
 def test_a_failing_point_is_recorded_and_the_others_finish(scenario: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = tfcc_cli("sweep", scenario, "--out", out, "--no-plots", "-q", "--seeds", "1")

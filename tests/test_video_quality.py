@@ -204,6 +204,10 @@ def test_cli_end_to_end_on_a_short_vic_run(coded: vq.CodedClip, tmp_path: Path) 
 
 
 def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    # a mistyped run directory said "not a run's output directory (no summary.json)"
+    p = _cli(str(tmp_path / "typo"))
+    why = "no such directory (give a run's output directory, tfcc run --out)"
+    assert (p.returncode, p.stderr) == (2, f"error: {tmp_path / 'typo'}: {why}\n")
     p = _cli(str(tmp_path))
     assert p.returncode == 2 and "no summary.json" in p.stderr and "Traceback" not in p.stderr
     (tmp_path / "summary.json").write_text("{}")

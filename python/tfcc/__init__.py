@@ -67,6 +67,18 @@ def __getattr__(name: str) -> object:
         value = getattr(_core, name)
         globals()[name] = value
         return value
+    # A submodule on first use, so that ``import tfcc`` then ``tfcc.store.query(DIR, sql)``
+    # works as the README and docs/sweeps.md write it (it raised AttributeError unless
+    # ``tfcc.store`` had been imported), without loading polars and duckdb for every import.
+    # Private and dunder names (``__wrapped__``, probed by tools) are never looked for.
+    if not name.startswith("_"):
+        import importlib
+
+        try:
+            return importlib.import_module(f"tfcc.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"tfcc.{name}":
+                raise  # a dependency of an existing submodule is missing: say that
     raise AttributeError(f"module 'tfcc' has no attribute {name!r}")
 
 

@@ -12,12 +12,49 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from tfcc import __version__
 from tfcc.entry import interrupt_status, interrupt_word
 
+#: The base of the usage errors: click's, or the copy of click that typer carries since 0.2x.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _Commands(TyperGroup):
+    """The command group, with typer's usage errors as one line like the commands' own."""
+
+    def invoke(self, ctx: Any) -> Any:
+        # An unknown command, an unknown option, a value out of range or a missing argument:
+        # typer drew the usage line, a hint and the message in a three-line box (five lines for
+        # "tfcc demo --rtt-ms -5"). Caught here, below typer's handler, whose rich formatting
+        # would be imported only to draw the box.
+        try:
+            return super().invoke(ctx)
+        except _ClickException as e:
+            raise _one_line(e) from None
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        # the group's own options ("tfcc --bogus"); `tfcc` alone still shows the help
+        try:
+            return super().make_context(*args, **kwargs)
+        except _ClickException as e:
+            if type(e).__name__ == "NoArgsIsHelpError":
+                raise
+            raise _one_line(e) from None
+
+
+def _one_line(e: Any) -> typer.Exit:
+    """A usage error on one line of stderr, naming the --help to read; its exit code (2)."""
+    sub = getattr(e, "ctx", None)
+    hint = f" (see {sub.command_path} --help)" if sub is not None else ""
+    typer.echo(f"error: {e.format_message()}{hint}", err=True)
+    return typer.Exit(e.exit_code)
+
+
 app = typer.Typer(
     name="tfcc",
+    cls=_Commands,
     help="TCP-friendly congestion control for real-time media: protocols, simulator, testbed.",
     no_args_is_help=True,
     add_completion=False,
@@ -99,7 +136,7 @@ def run(ctx: typer.Context) -> None:
 
     Writes summary.json, timeseries.parquet, queues.parquet and PNG plots into OUT.
 
-    With video, PTCP or a [trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
+    With video, PTCP or a \\[trace]: frames.parquet, ptcp_slots.parquet, trace.parquet."""
     # The console script (tfcc.entry) sends `tfcc run` to the native command before this app
     # is imported; this entry keeps the command listed here and serves `python -m tfcc.cli`.
     from tfcc.entry import run as native_run
@@ -368,8 +405,10 @@ def reproduce(
         if tmp is not None:
             tmp.cleanup()
     table = Table(title=title)
+    # folded, never cut: at 80 columns (a pipe, a file) rich cut the claim ids, the names the
+    # pages and --update-doc go by, to "e12-tfrc-halves-on…"
     for col in ("claim", "source", "target", "measured", "result"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for o in outcomes:
         table.add_row(
             o.claim.id,
@@ -530,7 +569,7 @@ def sweep(
             "--grid",
             "-g",
             help="An axis: KEY=V1,V2,... or NAME:KEY1+KEY2=V1,V2,... (repeatable; adds to or "
-            "replaces the axes of the file's [sweep.grid]).",
+            "replaces the axes of the file's \\[sweep.grid]).",
             show_default=False,
         ),
     ] = None,
@@ -608,8 +647,9 @@ def sweep(
     for pid, err in outcome.errors[:10]:
         typer.echo(f"failed {pid}: {err}", err=True)
     typer.echo(
-        f"{outcome.total} points ({_count(len(spec.seeds), 'seed')}): {outcome.ran} ran, "
-        f"{outcome.failed} failed, {outcome.skipped} were done before; "
+        f"{_count(outcome.total, 'point')} ({_count(len(spec.seeds), 'seed')}): "
+        f"{outcome.ran} ran, {outcome.failed} failed, "
+        f"{outcome.skipped} {'was' if outcome.skipped == 1 else 'were'} done before; "
         f"{outcome.wall_seconds:.1f} s. Results in {out}"
     )
     if outcome.failed:

@@ -34,6 +34,13 @@ PREFERRED = ("fairness_theta", "jain_index")
 #: At most this many heat maps and time-series runs (a report stays readable and small).
 MAX_MAPS = 12
 MAX_SERIES = 3
+#: At most this many points per time-series line: a 300 s run sampled every 100 ms drew 3000
+#: per line, and the last line drawn covered the others (the fairness map's TCP at 0.21 Mb/s
+#: hid under TFRC's 0.17, as if TCP were starved where θ was 0.52).
+MAX_BINS = 300
+#: The window widths the time series are averaged over, in seconds: the narrowest that keeps a
+#: run within MAX_BINS and is not narrower than its sampling interval.
+BIN_WIDTHS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 
 # t(0.975, df) for df = 1..30; 1.96 beyond.
 _T975 = (
@@ -79,6 +86,30 @@ def _png(fig: Any) -> str:
 
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode()
+
+
+#: Line styles beyond matplotlib's ten colours: the fairness map's CI figures hold 12 lines
+#: (4 source counts × 3 protocols), and on one style the 11th and 12th took the 1st's and 2nd's
+#: colour and marker, so two of its lines could not be told apart.
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+_DASHES = ("-", "--", ":", "-.")
+
+
+def _line_style(i: int) -> dict[str, str]:
+    """The i-th line's colour, marker and dash, different from every other line's for the
+    first 10 × 6 lines."""
+    cycle = i // 10
+    return {
+        "color": f"C{i % 10}",
+        "marker": _MARKERS[cycle % len(_MARKERS)],
+        "linestyle": _DASHES[cycle % len(_DASHES)],
+    }
+
+
+def _legend_outside(ax: Any, ncol: int = 1) -> None:
+    """The legend to the right of the axes: inside them it hid a dozen points of the CI
+    figures (and peaks of the time series), wherever matplotlib's "best" put it."""
+    ax.legend(fontsize=7, ncol=ncol, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
 
 
 def _img(data: str, alt: str) -> str:
@@ -264,7 +295,7 @@ def _lines(d: _Data) -> list[str]:
                 continue
             j, mean, ci = zip(*pts, strict=True)
             label = ", ".join(f"{a['name']}={v}" for a, v in zip(rest, combo, strict=True))
-            (line,) = ax.plot(j, mean, marker="o", label=label or m)
+            (line,) = ax.plot(j, mean, label=label or m, **_line_style(drawn))
             lo, hi = zip(*(ci_band(m, a, b) for a, b in zip(mean, ci, strict=True)), strict=True)
             ax.fill_between(j, lo, hi, alpha=0.2, color=line.get_color())
             drawn += 1
@@ -277,9 +308,31 @@ def _lines(d: _Data) -> list[str]:
         ax.set_title(f"{m}: mean and 95 % confidence interval over seeds", fontsize=10)
         ax.grid(alpha=0.3)
         if drawn > 1:
-            ax.legend(fontsize=7, ncol=2)
+            _legend_outside(ax, ncol=1 if drawn <= 20 else 2)
         out.append(_img(_png(fig), f"{m} along {xa['name']}"))
     return out
+
+
+def bin_means(points: dict[float, float], span: float) -> tuple[float, list[float], list[float]]:
+    """``points`` (time in s -> value) averaged over consecutive windows of one of BIN_WIDTHS,
+    the narrowest that makes at most MAX_BINS windows over ``span`` seconds and holds at least
+    one sampling interval: the width, each window's centre and its mean. A sample stamped
+    ``t`` covers the interval that ends at ``t``, so the window ``(k·w, (k+1)·w]`` holds it;
+    times are matched in integer nanoseconds, where 0.3 / 0.1 in floating point would put
+    0.3 s into the next window."""
+    t_ns = {t: round(t * 1e9) for t in points}
+    stamps = sorted(set(t_ns.values()))
+    step = min((b - a for a, b in itertools.pairwise(stamps)), default=0)
+    width = next(
+        (w for w in BIN_WIDTHS if span / w <= MAX_BINS and round(w * 1e9) >= step),
+        BIN_WIDTHS[-1],
+    )
+    w_ns = round(width * 1e9)
+    bins: dict[int, list[float]] = {}
+    for t, v in points.items():
+        bins.setdefault(max(t_ns[t] - 1, 0) // w_ns, []).append(v)
+    ks = sorted(bins)
+    return width, [(k + 0.5) * width for k in ks], [statistics.fmean(bins[k]) for k in ks]
 
 
 def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
@@ -312,16 +365,19 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
             if v is not None:
                 groups.setdefault(labels.get(f, "?"), {}).setdefault(t, []).append(v)
         fig, ax = plt.subplots(figsize=(6.4, 3.0))
+        span = max((t for pts in groups.values() for t in pts), default=0.0)
+        width = BIN_WIDTHS[0]
         for label, pts in sorted(groups.items()):
-            ts_ = sorted(pts)
-            ax.plot(ts_, [statistics.fmean(pts[t]) / 1e6 for t in ts_], label=f"{label} (mean)")
+            per_t = {t: statistics.fmean(vs) / 1e6 for t, vs in pts.items()}
+            width, xs, ys = bin_means(per_t, span)
+            ax.plot(xs, ys, linewidth=1, label=f"{label} (mean)")
         r = by_id[rid]
         where = ", ".join(f"{a['name']}={r.get(a['column'])}" for a in d.axes)
         ax.set_title(f"run {rid}: {where}, seed {r['seed']}", fontsize=9)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("throughput per flow (Mb/s)")
+        ax.set_ylabel(f"throughput per flow (Mb/s),\n{width:g} s means", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _legend_outside(ax)
         out.append(_img(_png(fig), f"time series of run {rid}"))
     return out
 

@@ -327,6 +327,9 @@ def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any
 
 
 def _check_dir(root: Path) -> None:
+    # a mistyped path is named as one, not as a directory that lacks a sweep.json
+    if not root.exists():
+        raise StoreError(f"{root}: no such directory (give a sweep directory, tfcc sweep --out)")
     if not (root / "sweep.json").is_file():
         raise StoreError(f"{root}: not a sweep directory (no sweep.json); run `tfcc sweep` first")
 

@@ -399,6 +399,12 @@ def check_run_dir(run_dir: Path) -> None:
     """:class:`VideoQualityError` unless ``run_dir`` is a run's outputs with a
     ``frames.parquet`` (cheap: call it before coding a clip)."""
     run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        # a mistyped path, named as one (as tfcc ns2-trace does), not "no summary.json"
+        what = "no such directory" if not run_dir.exists() else "not a directory"
+        raise VideoQualityError(
+            f"{run_dir}: {what} (give a run's output directory, tfcc run --out)"
+        )
     if not (run_dir / "summary.json").is_file():
         raise VideoQualityError(f"{run_dir}: not a run's output directory (no summary.json)")
     if not (run_dir / "frames.parquet").is_file():
