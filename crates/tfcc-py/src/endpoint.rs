@@ -9,7 +9,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tfcc_core::endpoint::Endpoint;
-use tfcc_core::{Dur, Header, Packet, Stats, Time};
+use tfcc_core::{Dur, Packet, Stats, Time};
+use tfcc_net::wire::{self, Direction, Protocol, WireError};
 
 /// The latest `now_ns` an endpoint takes: `i64::MAX` nanoseconds, 292 years, the range of
 /// `time.monotonic_ns()`. The endpoints add their timers (an RTO, a no-feedback interval, a
@@ -136,18 +137,21 @@ impl<E: Endpoint> Clocked<E> {
     }
 }
 
-/// A datagram's length as a packet size (saturating: a UDP datagram is far below `u32::MAX`).
-pub(crate) fn datagram_size(datagram: &[u8]) -> u32 {
-    u32::try_from(datagram.len()).unwrap_or(u32::MAX)
-}
-
-/// The packet a received datagram is, its header decoded from the datagram's bytes: the size
-/// is the whole datagram, as the simulator counts a packet on the wire.
-pub(crate) fn datagram_packet(datagram: &[u8], header: Header) -> Packet {
-    Packet {
-        size: datagram_size(datagram),
+/// The packet a datagram of `proto` travelling in `dir` is, or why the bytes are not one. The
+/// header is read by tfcc-net's `wire::decode`, the transport's decoder, so a class accepts the
+/// bytes `tfcc send`/`recv` accept and makes the same `Header` of them. The size is the whole
+/// datagram, as the simulator counts a packet on the wire (saturating: a UDP datagram is far
+/// below `u32::MAX`).
+pub(crate) fn decode_packet(
+    proto: Protocol,
+    dir: Direction,
+    datagram: &[u8],
+) -> Result<Packet, WireError> {
+    let (header, _) = wire::decode(proto, dir, datagram)?;
+    Ok(Packet {
+        size: u32::try_from(datagram.len()).unwrap_or(u32::MAX),
         header,
-    }
+    })
 }
 
 /// The message of a name argument that is none of `names`, e.g. `preset must be "thesis",

@@ -11,16 +11,15 @@
 //! times are integer nanoseconds on any monotonic clock, clamped so they never go backwards
 //! (`endpoint.rs`).
 
-use crate::endpoint::{
-    datagram_packet, datagram_size, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey,
-};
+use crate::endpoint::{decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::Receiver;
-use tfcc_core::warc::wire::{DataHeader, FeedbackHeader, RateScheme, DATA_LEN, FEEDBACK_LEN};
+use tfcc_core::warc::wire::{RateScheme, DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundReceiver};
 use tfcc_core::{Header, Packet};
+use tfcc_net::wire::{Direction, Protocol};
 use tfcc_sim::scenario::protocols::rate_endpoints;
 
 /// A `params` dict as the TOML table a scenario's `params` is, through JSON: numbers, strings
@@ -131,9 +130,7 @@ impl PyRateSender {
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a report of
     /// this scheme; anything else is ignored.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
-        let report = FeedbackHeader::decode_as(self.scheme, datagram)
-            .ok()
-            .map(|f| datagram_packet(datagram, Header::WarcFeedback(f)));
+        let report = decode_packet(Protocol::Rate(self.scheme), Direction::Feedback, datagram).ok();
         self.ep.on_datagram(now_ns, report)
     }
 
@@ -196,12 +193,12 @@ impl PyRateReceiver {
     /// if it was not a data packet (ignored).
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
         let scheme = self.ep.inner.estimator().scheme();
-        let data = DataHeader::decode_as(scheme, datagram)
+        let data = decode_packet(Protocol::Rate(scheme), Direction::Data, datagram)
             .ok()
-            .map(|h| Packet {
+            .map(|pkt| Packet {
                 // The core counts a packet's size as delivered: the payload's here.
-                size: datagram_size(datagram).saturating_sub(DATA_LEN as u32),
-                header: Header::WarcData(h),
+                size: pkt.size.saturating_sub(DATA_LEN as u32),
+                ..pkt
             });
         self.ep.on_datagram(now_ns, data).then_some(DATA_LEN)
     }

@@ -6,16 +6,15 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{
-    datagram_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey,
-};
+use crate::endpoint::{decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::{Receiver, Sender};
-use tfcc_core::tfrc::wire::{DataHeader, FeedbackHeader, DATA_LEN, FEEDBACK_LEN};
+use tfcc_core::tfrc::wire::{DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as CoreSender};
 use tfcc_core::Header;
+use tfcc_net::wire::{Direction, Protocol};
 
 fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     let mut cfg = TfrcConfig::preset(preset)
@@ -84,9 +83,7 @@ impl PyTfrcSender {
     /// A datagram from the receiver arrived at `now_ns`. Returns whether it was a TFRC report;
     /// anything else is ignored.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> bool {
-        let report = FeedbackHeader::decode(datagram)
-            .ok()
-            .map(|f| datagram_packet(datagram, Header::TfrcFeedback(f)));
+        let report = decode_packet(Protocol::Tfrc, Direction::Feedback, datagram).ok();
         self.ep.on_datagram(now_ns, report)
     }
 
@@ -164,9 +161,7 @@ impl PyTfrcReceiver {
     /// A datagram from the sender arrived at `now_ns`. Returns the offset of the payload, or
     /// `None` if it was not a TFRC data packet (ignored).
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
-        let data = DataHeader::decode(datagram)
-            .ok()
-            .map(|h| datagram_packet(datagram, Header::TfrcData(h)));
+        let data = decode_packet(Protocol::Tfrc, Direction::Data, datagram).ok();
         self.ep.on_datagram(now_ns, data).then_some(DATA_LEN)
     }
 

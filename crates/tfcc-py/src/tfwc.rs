@@ -9,17 +9,16 @@
 //! the TFRC classes (`tfrc.rs`).
 
 use crate::endpoint::{
-    datagram_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
+    decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tfcc_core::endpoint::Receiver;
-use tfcc_core::tfwc::wire::{
-    decode_ack, decode_data, encode_ack, encode_data, DataHeader, DATA_LEN,
-};
+use tfcc_core::tfwc::wire::{encode_ack, encode_data, DataHeader, DATA_LEN};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver as CoreReceiver, TfwcSender as CoreSender};
 use tfcc_core::{Header, Packet, Time};
+use tfcc_net::wire::{Direction, Protocol};
 
 /// The configuration of a preset name: `ns2` (or `default`) is `TfwcConfig::default()`, Choi's
 /// ns-2.34 `Agent/TFWC` that ran 002's Ch. 3-4 simulations and what `tfcc send` runs; `thesis`
@@ -44,27 +43,14 @@ fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcCon
 
 /// An Ack Vector from the receiver as the sender's packet, or why the bytes are not one.
 fn ack_packet(datagram: &[u8]) -> Result<Packet, String> {
-    let a = decode_ack(datagram).map_err(|e| format!("not a TFWC Ack Vector: {e}"))?;
-    Ok(datagram_packet(
-        datagram,
-        Header::TfwcAck {
-            vector: a.to_vector(),
-            echo: a.echo,
-        },
-    ))
+    decode_packet(Protocol::Tfwc, Direction::Feedback, datagram)
+        .map_err(|e| format!("not a TFWC Ack Vector: {e}"))
 }
 
 /// A data packet from the sender as the receiver's packet, or why the bytes are not one.
 fn data_packet(datagram: &[u8]) -> Result<Packet, String> {
-    let h = decode_data(datagram).map_err(|e| format!("not a TFWC data packet: {e}"))?;
-    Ok(datagram_packet(
-        datagram,
-        Header::TfwcData {
-            seq: h.seq,
-            sent_at: h.sent_at,
-            aoa: h.aoa,
-        },
-    ))
+    decode_packet(Protocol::Tfwc, Direction::Data, datagram)
+        .map_err(|e| format!("not a TFWC data packet: {e}"))
 }
 
 /// The keys of both classes' `stats()`, before each class's own.
@@ -187,7 +173,7 @@ impl PyTfwcReceiver {
     fn on_packet(&mut self, now_ns: NowNs, data: &[u8]) -> PyResult<usize> {
         let pkt = data_packet(data).map_err(PyValueError::new_err)?;
         self.ep.on_packet(now_ns, &pkt);
-        Ok(tfcc_core::tfwc::wire::DATA_LEN)
+        Ok(DATA_LEN)
     }
 
     /// As `on_packet`, but anything that is not TFWC data is ignored and `None` returned.
