@@ -104,7 +104,7 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
     frame_gap = int(1e9 / args.fps)
     codec_bps = args.bitrate
     next_frame = next_print = start
-    offered = sent = datagrams = 0
+    offered = sent = carried = datagrams = 0
     while (now := time.monotonic_ns()) < end:
         while next_frame <= now:
             frame = int(codec_bps / 8 / args.fps)
@@ -116,6 +116,7 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
             try:
                 sock.send(header + PAYLOAD[: max(size - len(header), 0)])
                 sent += size
+                carried += size - len(header)  # the frame bytes after the 44-byte header
                 datagrams += 1
             except BlockingIOError:
                 tx.on_send_error(now)  # the socket's buffer is full: 004 Sec. 3.8
@@ -150,6 +151,7 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
         "rate": tx.rate,
         "offered": offered,
         "sent": sent,
+        "carried": carried,
         "datagrams": datagrams,
         "buffered": tx.buffered,
     }

@@ -15,7 +15,7 @@ def _run(seconds: float, loss_every: int) -> tuple[tfcc.TfrcSender, tfcc.TfrcRec
     drive(
         tx,
         rx,
-        size=1200,
+        size=1200 + 44,  # the payload and the data header on top
         header_len=44,
         lost=lambda seq: seq % loss_every == loss_every - 1,
         seconds=seconds,
@@ -76,8 +76,9 @@ def test_an_application_limited_sender_sends_what_it_is_offered() -> None:
             frame_at += 40 * MS
         while (header := tx.poll_transmit(now)) is not None:
             size = tx.last_datagram_size
-            sent += size
-            to_rx.append((now + 25 * MS, header + bytes(max(size - len(header), 0))))
+            assert len(header) == 44 and 44 < size <= 1200 + 44, size
+            sent += size - len(header)  # the frame's bytes, the header on top
+            to_rx.append((now + 25 * MS, header + bytes(size - len(header))))
         while (report := rx.poll_transmit(now)) is not None:
             to_tx.append((now + 25 * MS, report))
         deadlines = [t for t in (tx.next_timeout(), rx.next_timeout()) if t is not None]
@@ -91,6 +92,9 @@ def test_an_application_limited_sender_sends_what_it_is_offered() -> None:
         rx.on_timeout(now)
     assert sent + tx.buffered == offered
     assert tx.buffered < 5000 * 3, tx.buffered  # it kept up with 1 Mb/s
+    # ... and the receiver counts exactly the payload that reached it, headers left out.
+    in_flight = sum(len(d) - 44 for _, d in to_rx)
+    assert rx.delivered_bytes == sent - in_flight, (rx.delivered_bytes, sent, in_flight)
     rtt = tx.stats()["rtt"]
     assert abs(rtt - 0.05) < 1e-3, rtt
     # RFC 5348 §4.2: W_init = min(4s, max(2s, 4380 B)) = 4380 B at s = 1200.
@@ -101,6 +105,22 @@ def test_an_application_limited_sender_sends_what_it_is_offered() -> None:
     )
     tx.offer(None)
     assert tx.buffered is None
+
+
+def test_the_header_rides_on_top_of_packet_size() -> None:
+    """``packet_size`` is a full datagram's payload (RFC 5348's s, headers excluded): the
+    datagram is 44 bytes more, and so at most the largest UDP payload, 65 507 bytes."""
+    tx = tfcc.TfrcSender(packet_size=1200)
+    header = tx.poll_transmit(0)
+    assert header is not None and len(header) == 44 and tx.last_datagram_size == 1244
+    tfcc.TfrcReceiver(packet_size=65_463)
+    for cls in (tfcc.TfrcSender, tfcc.TfrcReceiver):
+        try:
+            cls(packet_size=65_464)
+        except ValueError as e:
+            assert "largest UDP payload (65507 B); at most 65463" in str(e), e
+        else:
+            raise AssertionError("a datagram above 65 507 bytes was accepted")
 
 
 def test_every_rate_says_its_unit() -> None:

@@ -62,13 +62,14 @@ def test_a_media_sender_settles_at_the_equation_rate_over_real_sockets() -> None
     assert 0.05 <= rtt < 0.08, rtt
     expected = tfcc.padhye_rate(s=1200, rtt=rtt, p=sent["stats"]["p"])
     assert abs(sent["rate"] - expected) <= 0.1 * expected, (sent["rate"], expected)
-    # The media bytes: each offered byte left once or still waits (`offer` counts whole
-    # datagrams, header included), every byte sent arrived, and the decoder got the payload after
-    # each kept datagram's 44-byte header.
-    assert sent["offered"] == sent["sent"] + sent["buffered"], sent
+    # The media bytes: each offered byte was carried once after a header or still waits,
+    # every byte sent arrived, and the decoder got each kept datagram's bytes after its 44-byte
+    # header, which is what the receiver counts as delivered.
+    assert sent["offered"] == sent["carried"] + sent["buffered"], sent
+    assert sent["sent"] == sent["carried"] + 44 * sent["datagrams"]
     assert got["arrived_bytes"] == sent["sent"]
     kept = got["arrived"] - got["discarded"]
-    assert got["payload"] == got["kept_bytes"] - 44 * kept, got
+    assert got["payload"] == got["delivered"] == got["kept_bytes"] - 44 * kept, got
     assert "allowed" in out.getvalue()
 
 

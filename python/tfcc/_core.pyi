@@ -37,9 +37,11 @@ class TfrcSender:
     The Rust state machine the simulator and ``tfcc send`` run. Times are integer nanoseconds of
     any monotonic clock (``time.monotonic_ns()``), from 0 to ``2**63 - 1`` (else ``ValueError``;
     an earlier time than the last call's is taken as the last); packets are bytes in ``tfcc
-    send``'s wire form. ``packet_size`` is 1 to ``2**32 - 1`` bytes. Loop: send what
-    ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
-    in all) until it returns ``None``, hand every datagram from the
+    send``'s wire form. ``packet_size`` is the payload of a full datagram, 1 to 65 463 bytes
+    (RFC 5348's ``s``, headers excluded; 1460 in the thesis preset): the 44-byte data header
+    rides on top, so ``rate``, ``offer`` and the receiver's ``delivered_bytes`` all count the
+    application's bytes. Loop: send what ``poll_transmit(now)`` returns (the header; append up
+    to ``packet_size`` bytes of payload) until it returns ``None``, hand every datagram from the
     receiver to ``on_datagram``, and call ``on_timeout`` when the clock reaches
     ``next_timeout()``. Poll only when a packet is ready to go: a polled header that is not sent
     counts as a loss at the receiver (report a refused send with ``on_send_error``).
@@ -49,18 +51,20 @@ class TfrcSender:
 
     def __init__(self, *, packet_size: int | None = None, preset: str = "thesis") -> None: ...
     def poll_transmit(self, now_ns: int) -> bytes | None:
-        """The data header due at ``now_ns`` (36 bytes), or ``None``; the datagram is
-        ``last_datagram_size`` bytes in all."""
+        """The data header due at ``now_ns`` (44 bytes), or ``None``; the datagram is
+        ``last_datagram_size`` bytes in all (the header and up to ``packet_size`` of payload)."""
     def offer(self, nbytes: int | None) -> None:
-        """``None`` (the default state): a bulk source. ``nbytes``: add that many datagram bytes
-        to the send buffer; ``poll_transmit`` returns nothing while it is empty, and each
-        datagram is ``packet_size`` bytes or the buffer's rest. Poll right after offering."""
+        """``None`` (the default state): a bulk source. ``nbytes``: add that many payload bytes
+        (a frame, say) to the send buffer; ``poll_transmit`` returns nothing while it is empty,
+        and each datagram carries ``packet_size`` of them or the buffer's rest after its
+        header. Poll right after offering."""
     @property
     def buffered(self) -> int | None:
         """Offered bytes not yet polled; ``None`` for a bulk source."""
     @property
     def last_datagram_size(self) -> int:
-        """Bytes of the datagram the last ``poll_transmit`` returned, header included."""
+        """Bytes of the datagram the last ``poll_transmit`` returned, header included (its
+        payload plus 44)."""
     def on_datagram(self, now_ns: int, datagram: bytes) -> bool:
         """A report arrived; ``False`` (and ignored) if the bytes are not a TFRC report."""
     def on_send_error(self, now_ns: int) -> None: ...
@@ -91,9 +95,10 @@ class TfrcReceiver:
     def p(self) -> float:
         """The loss event rate as reported (0 before the first loss)."""
     @property
-    def delivered_bytes(self) -> int: ...
+    def delivered_bytes(self) -> int:
+        """Payload bytes received (the 44-byte data header and duplicates excluded)."""
     def stats(self) -> dict[str, object]:
-        """Keys ``rate`` (the receive rate ``X_recv`` in bytes/s), ``rate_bps`` (the same in
+        """Keys ``rate`` (the receive rate ``X_recv`` in bytes/s of payload), ``rate_bps`` (the same in
         bits/s), ``p``, ``rtt`` (the sender's, s), ``packets_sent``, ``loss_events``,
         ``timeouts``, ``mode``."""
 

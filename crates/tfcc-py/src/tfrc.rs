@@ -16,11 +16,31 @@ use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as Co
 use tfcc_core::Header;
 use tfcc_net::wire::{Direction, Protocol};
 
+/// The largest UDP payload over IPv4 (65 535 − 20 − 8).
+const MAX_UDP_PAYLOAD: u32 = 65_507;
+
+/// The configuration of a preset name, with `packet_size` the payload of a full datagram: the
+/// 44-byte data header rides on top (`header_size`, as `tfcc send --source video` sends), so
+/// that `X`, `X_recv`, the equation's `s` (RFC 5348 §3.1: "excluding IP and transport protocol
+/// headers"), `offer` and `delivered_bytes` all count the application's bytes, and a frame
+/// offered is carried whole. (Until 2026-11-28 a datagram here was `packet_size` bytes with
+/// the header inside, so an application-limited sender carried 44 bytes less of every offered
+/// packet's worth, and `delivered_bytes` counted the headers its doc said it left out.)
 fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
     let mut cfg = TfrcConfig::preset(preset)
         .ok_or_else(|| not_one_of("preset", &["thesis", "ns2", "rfc5348"], preset))?;
     if let Some(s) = packet_size {
         cfg.packet_size = s;
+    }
+    cfg.header_size = DATA_LEN as u32;
+    if cfg.packet_size > MAX_UDP_PAYLOAD - cfg.header_size {
+        return Err(PyValueError::new_err(format!(
+            "packet_size {}: with the {}-byte header a datagram would be larger than the \
+             largest UDP payload ({MAX_UDP_PAYLOAD} B); at most {}",
+            cfg.packet_size,
+            cfg.header_size,
+            MAX_UDP_PAYLOAD - cfg.header_size
+        )));
     }
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -62,9 +82,9 @@ impl PyTfrcSender {
         })
     }
 
-    /// The data header of the packet due at `now_ns`, or `None` if none is due (or the
-    /// offered bytes are all sent). Send it with the payload appended, `last_datagram_size`
-    /// bytes in all.
+    /// The data header (44 bytes) of the packet due at `now_ns`, or `None` if none is due (or
+    /// the offered bytes are all sent). Send it with up to `packet_size` bytes of payload
+    /// appended, `last_datagram_size` bytes in all.
     fn poll_transmit<'py>(
         &mut self,
         py: Python<'py>,
@@ -88,7 +108,8 @@ impl PyTfrcSender {
     }
 
     /// Application-limited sending (RFC 5348 §4.3, §8.2): `None` (the default) is a bulk
-    /// source; `nbytes` adds that many datagram bytes to the send buffer. Poll right after.
+    /// source; `nbytes` adds that many payload bytes (a frame, say) to the send buffer, each
+    /// carried once after a header. Poll right after.
     #[pyo3(signature = (nbytes))]
     fn offer(&mut self, nbytes: Option<u64>) {
         self.ep.inner.offer(nbytes);
@@ -100,7 +121,8 @@ impl PyTfrcSender {
         self.ep.inner.buffered()
     }
 
-    /// Bytes of the datagram last returned by `poll_transmit`, header included.
+    /// Bytes of the datagram last returned by `poll_transmit`, header included: the payload
+    /// it carries (`packet_size`, or less for an offered buffer's tail) plus 44.
     #[getter]
     fn last_datagram_size(&self) -> u32 {
         self.last_size
@@ -196,7 +218,7 @@ impl PyTfrcReceiver {
         self.ep.inner.loss_event_rate()
     }
 
-    /// Payload bytes received (headers excluded).
+    /// Payload bytes received (headers excluded), each sequence number once.
     #[getter]
     fn delivered_bytes(&self) -> u64 {
         self.ep.inner.delivered_bytes()
