@@ -30,7 +30,7 @@ def _run(
     drive(
         tx,
         rx,
-        size=1000,
+        size=1000 + 28,  # the payload and the data header on top
         header_len=28,
         one_way_ms=one_way_ms,
         lost=lost,
@@ -218,3 +218,47 @@ def test_a_python_receiver_answers_tfcc_send_over_loopback() -> None:
     assert "malformed 0, unexpected 0" in out, out
     feedback = int(out.split("feedback ")[1].split()[0])
     assert feedback > 0, out
+
+
+def test_an_application_limited_sender_carries_every_offered_byte_once() -> None:
+    """A codec's frames (4500 B every 40 ms, 900 kb/s) through ``offer``: each datagram is the
+    28-byte header and up to ``packet_size`` (1000) bytes of the frame, a frame's tail goes in a
+    shorter one, nothing is polled while the buffer is empty, and the receiver counts exactly
+    the payload that reached it."""
+    tx = tfcc.TfwcSender(packet_size=1000)
+    rx = tfcc.TfwcReceiver(packet_size=1000)
+    tx.offer(0)
+    assert tx.buffered == 0 and tx.poll_transmit(0) is None
+    to_rx: list[tuple[int, bytes]] = []
+    to_tx: list[tuple[int, bytes]] = []
+    offered = sent = 0
+    sizes: set[int] = set()
+    now, frame_at, end = 0, 0, 10_000 * MS
+    while now < end:
+        if now >= frame_at:
+            tx.offer(4500)
+            offered += 4500
+            frame_at += 40 * MS
+        while (header := tx.poll_transmit(now)) is not None:
+            size = tx.last_datagram_size
+            assert len(header) == 28 and 28 < size <= 1028, size
+            sizes.add(size)
+            sent += size - 28
+            to_rx.append((now + 20 * MS, header + bytes(size - 28)))
+        deadlines = [t for t in (tx.next_timeout(), frame_at) if t is not None]
+        deadlines += [q[0][0] for q in (to_rx, to_tx) if q]
+        now = min(deadlines)
+        while to_rx and to_rx[0][0] <= now:
+            assert rx.on_packet(now, to_rx.pop(0)[1]) == 28
+            while (ack := rx.poll_transmit(now)) is not None:
+                to_tx.append((now + 20 * MS, ack))
+        while to_tx and to_tx[0][0] <= now:
+            tx.on_packet(now, to_tx.pop(0)[1])
+        tx.on_timeout(now)
+    assert sent + tx.buffered == offered, (sent, tx.buffered, offered)
+    assert tx.buffered < 4500 * 3, tx.buffered  # the window kept up with 900 kb/s
+    assert sizes == {1028, 528}, sizes  # four full packets and the frame's 500-byte tail
+    in_flight = sum(len(d) - 28 for _, d in to_rx)
+    assert rx.delivered_bytes == sent - in_flight, (rx.delivered_bytes, sent, in_flight)
+    tx.offer(None)
+    assert tx.buffered is None

@@ -98,8 +98,8 @@ class TfrcReceiver:
     def delivered_bytes(self) -> int:
         """Payload bytes received (the 44-byte data header and duplicates excluded)."""
     def stats(self) -> dict[str, object]:
-        """Keys ``rate`` (the receive rate ``X_recv`` in bytes/s of payload), ``rate_bps`` (the same in
-        bits/s), ``p``, ``rtt`` (the sender's, s), ``packets_sent``, ``loss_events``,
+        """Keys ``rate`` (the receive rate ``X_recv`` in bytes/s of payload), ``rate_bps`` (the
+        same in bits/s), ``p``, ``rtt`` (the sender's, s), ``packets_sent``, ``loss_events``,
         ``timeouts``, ``mode``."""
 
 class TfwcSender:
@@ -111,9 +111,11 @@ class TfwcSender:
     the default, as in Rust and ``tfcc send``), ``"thesis"`` (002's text) or ``"vic"`` (the TFWC
     inside Vic of 002 Ch. 6, ``TfwcConfig::vic``); ``seed`` seeds the
     cwnd jitter's draws (Sec. 3.3.3). Times are integer nanoseconds of any monotonic clock; an
-    earlier time than the last call's is taken as the last. Loop: send what
-    ``poll_transmit(now)`` returns (the header; append the payload, up to ``packet_size`` bytes
-    in all) until it returns ``None``, hand every Ack Vector from the receiver to ``on_packet``,
+    earlier time than the last call's is taken as the last. ``packet_size`` (1000 when not
+    given) is the payload of a full datagram, as for :class:`TfrcSender`: the 28-byte data
+    header rides on top. Loop: send what ``poll_transmit(now)`` returns (the header; append up
+    to ``packet_size`` bytes of payload, ``last_datagram_size`` in all) until it returns
+    ``None``, hand every Ack Vector from the receiver to ``on_packet``,
     and call ``on_timeout`` when the clock reaches ``next_timeout()``. Poll only when a packet
     is ready to go: a polled header that is not sent is a loss at the receiver.
     """
@@ -123,6 +125,19 @@ class TfwcSender:
     ) -> None: ...
     def poll_transmit(self, now_ns: int) -> bytes | None:
         """The data header the window lets out at ``now_ns`` (28 bytes), or ``None``."""
+    def offer(self, nbytes: int | None) -> None:
+        """``None`` (the default state): a bulk source. ``nbytes``: add that many payload bytes
+        (a frame, say) to the send buffer; ``poll_transmit`` returns nothing while it is empty,
+        and each datagram carries ``packet_size`` of them or the buffer's rest after its
+        header."""
+    @property
+    def buffered(self) -> int | None:
+        """Offered bytes not yet polled (002 Sec. 6.2's ``get_sbuf_len()``); ``None`` for a
+        bulk source."""
+    @property
+    def last_datagram_size(self) -> int:
+        """Bytes of the datagram the last ``poll_transmit`` returned, header included (its
+        payload plus 28)."""
     def on_packet(self, now_ns: int, data: bytes) -> None:
         """An Ack Vector arrived; raises ``ValueError`` saying why if ``data`` is not one."""
     def on_datagram(self, now_ns: int, datagram: bytes) -> bool:

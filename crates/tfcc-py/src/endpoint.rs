@@ -41,6 +41,10 @@ impl<'py> FromPyObject<'py> for NowNs {
 #[derive(Clone, Copy)]
 pub(crate) struct PacketSize(pub(crate) u32);
 
+/// The largest UDP payload over IPv4 (65 535 − 20 − 8): a datagram, header and payload, that
+/// the classes' `packet_size` would make larger is refused by name.
+pub(crate) const MAX_UDP_PAYLOAD: u32 = 65_507;
+
 impl<'py> FromPyObject<'py> for PacketSize {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
         let v: i128 = ob.extract()?;

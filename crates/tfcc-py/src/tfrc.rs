@@ -6,7 +6,9 @@
 //! `tfcc send`/`recv` put on the network), times are integer nanoseconds on any monotonic clock
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
-use crate::endpoint::{decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey};
+use crate::endpoint::{
+    decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey, MAX_UDP_PAYLOAD,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -15,9 +17,6 @@ use tfcc_core::tfrc::wire::{DATA_LEN, FEEDBACK_LEN};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver as CoreReceiver, TfrcSender as CoreSender};
 use tfcc_core::Header;
 use tfcc_net::wire::{Direction, Protocol};
-
-/// The largest UDP payload over IPv4 (65 535 − 20 − 8).
-const MAX_UDP_PAYLOAD: u32 = 65_507;
 
 /// The configuration of a preset name, with `packet_size` the payload of a full datagram: the
 /// 44-byte data header rides on top (`header_size`, as `tfcc send --source video` sends), so

@@ -10,11 +10,12 @@
 
 use crate::endpoint::{
     decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
+    MAX_UDP_PAYLOAD,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tfcc_core::endpoint::Receiver;
+use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::tfwc::wire::{encode_ack, encode_data, DataHeader, DATA_LEN};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver as CoreReceiver, TfwcSender as CoreSender};
 use tfcc_core::{Header, Packet, Time};
@@ -27,15 +28,31 @@ use tfcc_net::wire::{Direction, Protocol};
 /// packets, Sec. 3.3.2, paced by footnote 6's interval as printed; the jitter rules of
 /// Sec. 3.3.3; the doubling back-off of Sec. 3.2.5); `vic` is `TfwcConfig::vic()`, the Vic code
 /// of 002 Ch. 6.
+///
+/// `packet_size` (the preset's when `None`: 1000 B in all three) is the payload of a datagram,
+/// as in the TFRC classes: the 28-byte data header rides on top, so a datagram is
+/// `packet_size + 28` bytes (the core's `packet_size`, with `header_size = 28`), `offer` and
+/// `delivered_bytes` count the application's bytes, and an offered frame is carried whole.
 fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcConfig> {
     let mut cfg = TfwcConfig::preset(preset)
         .ok_or_else(|| not_one_of("preset", &["ns2", "thesis", "vic"], preset))?;
-    if let Some(s) = packet_size {
-        cfg.packet_size = s;
+    let payload = packet_size.unwrap_or(cfg.packet_size);
+    let header = DATA_LEN as u32;
+    if payload == 0 {
+        return Err(PyValueError::new_err(
+            "packet_size must be at least 1 byte of payload, got 0",
+        ));
     }
+    if payload > MAX_UDP_PAYLOAD - header {
+        return Err(PyValueError::new_err(format!(
+            "packet_size {payload}: with the {header}-byte header a datagram would be larger \
+             than the largest UDP payload ({MAX_UDP_PAYLOAD} B); at most {}",
+            MAX_UDP_PAYLOAD - header
+        )));
+    }
+    cfg.packet_size = payload + header;
     cfg.seed = seed;
-    // Datagrams here carry the TFWC data header before the payload: goodput counts payload.
-    cfg.header_size = DATA_LEN as u32;
+    cfg.header_size = header;
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)
@@ -72,6 +89,9 @@ const STATS: &[StatKey] = &[
 #[pyclass(module = "tfcc._core", name = "TfwcSender")]
 pub struct PyTfwcSender {
     ep: Clocked<CoreSender>,
+    /// Bytes of the datagram last polled: the header and `packet_size` of payload, or less
+    /// for an offered buffer's tail.
+    last_size: u32,
 }
 
 #[pymethods]
@@ -86,23 +106,52 @@ impl PyTfwcSender {
                 config(preset, packet_size, seed)?,
                 Time::ZERO,
             )),
+            last_size: 0,
         })
     }
 
     /// The data header (28 bytes) of the packet the window lets out at `now_ns`, or `None`.
-    /// Send it with the payload appended, up to `packet_size` bytes in all.
+    /// Send it with up to `packet_size` bytes of payload appended, `last_datagram_size` bytes
+    /// in all.
     fn poll_transmit<'py>(
         &mut self,
         py: Python<'py>,
         now_ns: NowNs,
     ) -> Option<Bound<'py, PyBytes>> {
+        let waiting = self.ep.inner.buffered();
         let pkt = self.ep.poll_transmit(now_ns)?;
+        let cfg = self.ep.inner.config();
+        let payload = u64::from(cfg.packet_size - cfg.header_size);
+        let carried = waiting.map_or(payload, |w| w.min(payload));
+        self.last_size = cfg.header_size + carried as u32;
         let Header::TfwcData { seq, sent_at, aoa } = pkt.header else {
             return None;
         };
         let mut buf = Vec::new();
         encode_data(&DataHeader { seq, sent_at, aoa }, &mut buf);
         Some(PyBytes::new(py, &buf))
+    }
+
+    /// Application-limited sending (002 Ch. 6: Vic's TFWC sends what the codec put in its
+    /// buffer): `None` (the default) is a bulk source; `nbytes` adds that many payload bytes (a
+    /// frame, say) to the send buffer, each carried once after a header. Poll right after.
+    #[pyo3(signature = (nbytes))]
+    fn offer(&mut self, nbytes: Option<u64>) {
+        self.ep.inner.offer(nbytes);
+    }
+
+    /// Bytes offered and not yet polled (002 Sec. 6.2's `get_sbuf_len()`); `None` for a bulk
+    /// source.
+    #[getter]
+    fn buffered(&self) -> Option<u64> {
+        self.ep.inner.buffered()
+    }
+
+    /// Bytes of the datagram last returned by `poll_transmit`, header included: the payload
+    /// it carries (`packet_size`, or less for an offered buffer's tail) plus 28.
+    #[getter]
+    fn last_datagram_size(&self) -> u32 {
+        self.last_size
     }
 
     /// An Ack Vector from the receiver arrived at `now_ns`; bytes that are not one raise

@@ -140,7 +140,8 @@ pub struct TfwcConfig {
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ack_size: u32,
     /// Bytes of a data packet that are not the application's: the receiver counts
-    /// `packet_size - header_size` of each packet as delivered (goodput). 0 in the simulator,
+    /// `packet_size - header_size` of each packet as delivered (goodput), and an
+    /// application-limited sender takes that much of its offered buffer per packet. 0 in the simulator,
     /// where a packet is ns-2's `Agent/TFWC` `size_`, the whole packet, as in Choi's traces;
     /// the UDP transport sets it to the TFWC data header it puts before the payload
     /// (`wire::DATA_LEN`), so `tfcc recv` reports payload, as it does for TFRC.

@@ -148,7 +148,8 @@ pub struct TfwcSender {
     released: u32,
     jitter: JitterRound,
     rng: Pcg64Mcg,
-    /// Bytes the application still has to send; `None` is a bulk source.
+    /// Bytes the application still has to send; `None` is a bulk source. Each packet takes
+    /// `packet_size - header_size` of them (or the rest).
     backlog: Option<u64>,
     stats: Stats,
     /// [`Self::count_loss_events_from`]: loss events whose first lost packet was sent at or
@@ -684,7 +685,10 @@ impl Endpoint for TfwcSender {
         self.sent.push_back((now, self.stall));
         let size = self.cfg.packet_size;
         if let Some(b) = &mut self.backlog {
-            *b = b.saturating_sub(u64::from(size));
+            // A packet carries the application's bytes after the header (`header_size`, 0 in
+            // the simulator, where a packet is ns-2's `size_` whole).
+            let payload = size.saturating_sub(self.cfg.header_size).max(1);
+            *b = b.saturating_sub(u64::from(payload));
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += u64::from(size);
