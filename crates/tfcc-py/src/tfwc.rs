@@ -225,9 +225,12 @@ impl PyTfwcReceiver {
         Ok(DATA_LEN)
     }
 
-    /// As `on_packet`, but anything that is not TFWC data is ignored and `None` returned.
+    /// As `on_packet`, but anything that is not TFWC data is ignored and `None` returned; the
+    /// clock moves to `now_ns` either way, as in the other classes.
     fn on_datagram(&mut self, now_ns: NowNs, datagram: &[u8]) -> Option<usize> {
-        self.on_packet(now_ns, datagram).ok()
+        self.ep
+            .on_datagram(now_ns, data_packet(datagram).ok())
+            .then_some(DATA_LEN)
     }
 
     /// The Ack Vector owed at `now_ns` as bytes to send back (one per data packet), or `None`.
