@@ -170,13 +170,14 @@ impl Px {
     }
 }
 
-/// Where a figure's legends go. Inside the plot's upper right corner they cost no room but
-/// hide what they cover (a user's 20-flow figure, fig4-7a, lost its upper right to a column
-/// of 20 entries), so they go there only if no line passes under them; otherwise outside
-/// (all of a figure's legends alike), and the image grows by the legends so that the plots
-/// keep the size they had.
+/// Where a figure's legends go. Inside a plot they cost no room but hide what they cover (a
+/// user's 20-flow figure, fig4-7a, lost its upper right to a column of 20 entries), so they go
+/// outside (all of a figure's legends alike) unless each finds a corner of its plot where no
+/// line passes under it; the image then grows by the legends, so that the plots keep the size
+/// they have in the image asked for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Place {
+    /// In the first free corner of the plot: upper right, upper left, lower right, lower left.
     Inside,
     /// One column (more if the plot is too short) to the right of the plot.
     Right,
@@ -253,9 +254,18 @@ impl Grid {
         }
     }
 
-    /// The box in the upper right corner of `plot`.
-    fn inside(&self, plot: &Px) -> Px {
-        self.at(plot.x1 - OFFSET - self.size().0, plot.y0 + OFFSET)
+    /// The box in each corner of `plot`, in the order tried: upper right, upper left, lower
+    /// right, lower left.
+    fn corners(&self, plot: &Px) -> [Px; 4] {
+        let (w, h) = self.size();
+        let (left, right) = (plot.x0 + OFFSET, plot.x1 - OFFSET - w);
+        let (top, bottom) = (plot.y0 + OFFSET, plot.y1 - OFFSET - h);
+        [
+            self.at(right, top),
+            self.at(left, top),
+            self.at(right, bottom),
+            self.at(left, bottom),
+        ]
     }
 
     /// The top left corner of entry `k`'s cell, from the box's top left corner.
@@ -315,12 +325,11 @@ struct Drawn {
     legend: Option<Px>,
 }
 
-/// The figure as asked for (`size`), before any legend: each panel's chart area, its plot and
-/// its legend's grid for the plot's upper right corner, and whether some panel's corner would
-/// hide a line. Measured by laying the charts out on a scratch bitmap.
+/// The figure as asked for (`size`), before any legend: each panel's chart area, its plot, its
+/// legend's grid inside the plot and the first corner of the plot where that hides no line, if
+/// one does not. Measured by laying the charts out on a scratch bitmap.
 struct Measured {
-    panels: Vec<(Px, Px, Grid)>,
-    covered: bool,
+    panels: Vec<(Px, Px, Grid, Option<Px>)>,
 }
 
 fn measure(
@@ -338,7 +347,6 @@ fn measure(
     };
     let font: TextStyle = ("sans-serif", LEGEND_FONT).into_font().into();
     let mut out = Vec::new();
-    let mut covered = false;
     let areas = body.split_evenly((panels.len().max(1), 1));
     for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
         let chart = build_chart(area, panel, i + 1 == panels.len(), text)?;
@@ -358,9 +366,9 @@ fn measure(
             plot.size().1 - 2 * OFFSET,
         );
         // a line is a pixel wide: one along the box's edge counts as under it
-        let near = grid.inside(&plot).grown(1);
-        if text && !covered {
-            covered = panel.lines.iter().any(|(_, xs, ys)| {
+        let hides = |corner: &Px| {
+            let near = corner.grown(1);
+            panel.lines.iter().any(|(_, xs, ys)| {
                 let mut points = xs
                     .iter()
                     .zip(ys)
@@ -371,14 +379,16 @@ fn measure(
                 };
                 near.crossed_by(a, a)
                     || points.any(|b| near.crossed_by(std::mem::replace(&mut a, b), b))
-            });
-        }
-        out.push((Px::of(area), plot, grid));
+            })
+        };
+        let clear = if text {
+            grid.corners(&plot).into_iter().find(|c| !hides(c))
+        } else {
+            None
+        };
+        out.push((Px::of(area), plot, grid, clear));
     }
-    Ok(Measured {
-        panels: out,
-        covered,
-    })
+    Ok(Measured { panels: out })
 }
 
 fn draw(
@@ -411,7 +421,12 @@ fn render(
 ) -> Result<Rendered, Box<dyn std::error::Error>> {
     let measured = measure(size, title, panels, text)?;
     let entries = panels.iter().map(|p| p.lines.len()).max().unwrap_or(0);
-    let place = if !text || entries == 0 || !measured.covered {
+    let covered = measured
+        .panels
+        .iter()
+        .zip(panels)
+        .any(|((.., clear), p)| clear.is_none() && !p.lines.is_empty());
+    let place = if !text || entries == 0 || !covered {
         Place::Inside
     } else if entries > MAX_BESIDE {
         Place::Below
@@ -424,7 +439,7 @@ fn render(
         .panels
         .iter()
         .zip(panels)
-        .map(|((_, plot, grid), panel)| match place {
+        .map(|((_, plot, grid, _), panel)| match place {
             Place::Inside => *grid,
             Place::Right => Grid::new(panel.lines.len(), grid.cell, place, plot.size().1),
             Place::Below => Grid::new(panel.lines.len(), grid.cell, place, plot.size().0),
@@ -452,13 +467,15 @@ fn render(
         }
         let mut below = 0;
         let measured = measured.panels.iter().zip(&grids);
-        for (i, (panel, ((area, plot, _), grid))) in panels.iter().zip(measured).enumerate() {
+        for (i, (panel, ((area, plot, _, clear), grid))) in panels.iter().zip(measured).enumerate()
+        {
             let (area, plot) = (area.down(below), plot.down(below));
             let chart_area = root.clone().shrink((area.x0, area.y0), area.size());
             let last = i + 1 == panels.len();
             draw_panel(&chart_area, panel, last, xlabel, text)?;
             let legend = (text && !panel.lines.is_empty()).then(|| match place {
-                Place::Inside => grid.inside(&plot),
+                // Inside, nothing is below: the plot is where it was measured.
+                Place::Inside => clear.unwrap_or(grid.corners(&plot)[0]),
                 Place::Right => grid.at(area.x1 + OFFSET, plot.y0),
                 Place::Below => grid.at(plot.x0, area.y1 + OFFSET),
             });
@@ -898,8 +915,14 @@ mod tests {
         let legend = reference[0].legend.unwrap();
         let plot = reference[0].plot;
         assert!(plot.x0 < legend.x0 && legend.x1 < plot.x1 && plot.y0 < legend.y0);
-        // One flow at the top of the plot (a run of one flow at the link's rate): beside it.
+        // One flow along the top of the plot (at the link's rate): the lower right corner.
         let (full, drawn) = checked(size, &[lines(1, |_, _| 10.0)], &reference);
+        assert_eq!(full, size);
+        let (legend, plot) = (drawn[0].legend.unwrap(), drawn[0].plot);
+        assert!(legend.x1 < plot.x1 && legend.y1 < plot.y1 && legend.y0 > plot.y1 - 40);
+        // One flow swinging from top to bottom every second: no corner is free, beside it.
+        let swing = |_, x: f64| if x as i64 % 2 == 0 { 0.0 } else { 10.0 };
+        let (full, drawn) = checked(size, &[lines(1, swing)], &reference);
         assert_eq!(full.1, size.1);
         assert!(drawn[0].legend.unwrap().x0 >= drawn[0].area.x1, "{drawn:?}");
         // 8 flows across the plot: one column beside it.
