@@ -810,23 +810,30 @@ mod tests {
         run
     }
 
-    /// Register DejaVu Sans, as `tfcc run` does (legends are drawn only with text): Debian's
-    /// copy, else matplotlib's in the workspace's `.venv` (`make install`).
+    /// Register DejaVu Sans (legends are drawn only with text): Debian's copy, else
+    /// matplotlib's in the workspace's `.venv` (`make install`). Directly, not by
+    /// `load_font`: another test of the process may have settled that without a font.
     fn with_font() {
-        let debian = PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-        let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/lib");
-        let found = std::iter::once(debian)
-            .chain(
-                std::fs::read_dir(venv)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|d| d.path().join("site-packages/matplotlib/mpl-data/fonts/ttf"))
-                    .map(|d| d.join("DejaVuSans.ttf")),
-            )
-            .find(|p| p.is_file());
-        let font = found.expect("DejaVu Sans: fonts-dejavu-core or `make install`'s matplotlib");
-        assert!(load_font(Some(&font)), "{}: not registered", font.display());
+        static DONE: OnceLock<()> = OnceLock::new();
+        DONE.get_or_init(|| {
+            let debian = PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+            let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/lib");
+            let found = std::iter::once(debian)
+                .chain(
+                    std::fs::read_dir(venv)
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .map(|d| d.path().join("site-packages/matplotlib/mpl-data/fonts/ttf"))
+                        .map(|d| d.join("DejaVuSans.ttf")),
+                )
+                .find(|p| p.is_file());
+            let font =
+                found.expect("DejaVu Sans: fonts-dejavu-core or `make install`'s matplotlib");
+            let bytes: &'static [u8] = Box::leak(std::fs::read(&font).unwrap().into_boxed_slice());
+            let registered = plotters::style::register_font("sans-serif", FontStyle::Normal, bytes);
+            assert!(registered.is_ok(), "{}: not registered", font.display());
+        });
     }
 
     fn overlap(a: &Px, b: &Px) -> bool {
