@@ -53,6 +53,44 @@ def test_the_last_time_label_is_not_cut_at_the_right_edge(tmp_path: Path) -> Non
     assert min(edge) > 200, "something drawn within 8 px of the right edge"
 
 
+def _size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize(
+    ("n", "level", "grown"),
+    [
+        # low lines after a peak at the start: the legend in the plot's upper right corner
+        (3, lambda j, x: 10.0 if x < 10 else j, (0, 0)),
+        # one flow at the link's rate, along the top: in the lower right corner
+        (1, lambda j, x: 10.0, (0, 0)),
+        # one flow swinging from top to bottom every second, no corner free: beside the plot
+        (1, lambda j, x: 10.0 * (int(x) % 2), (1, 0)),
+        # 20 flows across the plot (fig4-7a): the legend in rows below it
+        (20, lambda j, x: j, (0, 1)),
+    ],
+)
+def test_a_legend_that_would_hide_lines_grows_the_image(
+    tmp_path: Path, n: int, level, grown: tuple[int, int]
+) -> None:
+    out = tmp_path / "p.png"
+    xs = [float(k) for k in range(101)]
+    lines = [(f"{j} tcp-sack", xs, [float(level(j, x)) for x in xs]) for j in range(n)]
+    _core.plot_panels(
+        str(out),
+        [{"ylabel": "y", "lines": lines}],
+        title="t",
+        xlabel="time (s)",
+        width=880,
+        height=440,
+        font=font_path(),
+    )
+    w, h = _size(out)
+    assert (w > 880, h > 440) == (bool(grown[0]), bool(grown[1])), (w, h)
+    assert w >= 880 and h >= 440
+
+
 def test_the_font_is_found_without_importing_matplotlib() -> None:
     path = font_path()
     assert path is not None and path.endswith(".ttf")

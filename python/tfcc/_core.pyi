@@ -376,8 +376,10 @@ def plot_panels(
     font: str | None = None,
 ) -> None:
     """Draw line-chart panels (``{"ylabel": str, "lines": [(label, xs, ys), ...]}``), stacked,
-    into one PNG. ``font`` is a TrueType file for the text (none: no text). Raises ValueError on
-    bad sizes or mismatched series, OSError when the file cannot be written."""
+    into one PNG of ``width`` by ``height`` pixels, wider (a legend beside each plot) or taller
+    (below each, past 8 entries) where a legend inside a plot would hide its lines. ``font`` is a
+    TrueType file for the text (none: no text, no legends). Raises ValueError on bad sizes or
+    mismatched series, OSError when the file cannot be written."""
 
 def warc_hr_false_positive(k: float, n: int) -> float:
     """003 Eqs. 3.10–3.11: History-Reset's false-positive probability per loss for (K, N) under

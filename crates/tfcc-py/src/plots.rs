@@ -19,7 +19,8 @@ pub struct Panel {
     lines: Vec<Line>,
 }
 
-/// Draw `panels` stacked in one PNG at `path`, `width`×`height` pixels.
+/// Draw `panels` stacked in one PNG at `path`, `width`×`height` pixels, wider or taller by the
+/// legends where they would hide lines inside the plots.
 #[pyfunction]
 #[pyo3(signature = (path, panels, *, title, xlabel, width = 880, height = 440, font = None))]
 #[allow(clippy::too_many_arguments)]

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
 use crate::columns::{FlowColumns, LinkColumns};
@@ -96,6 +97,300 @@ fn bounds(panel: &Panel) -> (f64, f64, f64, f64) {
     (xmin, xmax, ymin, ymax * 1.05)
 }
 
+/// A rectangle in pixels of the whole image: `x0..x1` by `y0..y1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Px {
+    x0: i32,
+    y0: i32,
+    x1: i32,
+    y1: i32,
+}
+
+impl Px {
+    fn of<CT: plotters::coord::CoordTranslate>(area: &DrawingArea<BitMapBackend<'_>, CT>) -> Px {
+        let (x, y) = area.get_pixel_range();
+        Px {
+            x0: x.start,
+            y0: y.start,
+            x1: x.end,
+            y1: y.end,
+        }
+    }
+
+    fn size(&self) -> (i32, i32) {
+        (self.x1 - self.x0, self.y1 - self.y0)
+    }
+
+    /// The rectangle grown by `d` pixels on each side.
+    fn grown(&self, d: i32) -> Px {
+        Px {
+            x0: self.x0 - d,
+            y0: self.y0 - d,
+            x1: self.x1 + d,
+            y1: self.y1 + d,
+        }
+    }
+
+    /// The rectangle moved `dy` pixels down.
+    fn down(&self, dy: i32) -> Px {
+        Px {
+            y0: self.y0 + dy,
+            y1: self.y1 + dy,
+            ..*self
+        }
+    }
+
+    /// Whether the segment from `a` to `b` passes through (clipping it to the rectangle leaves
+    /// something: Liang and Barsky's parametric test).
+    fn crossed_by(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        let (ax, ay) = (f64::from(a.0), f64::from(a.1));
+        let (dx, dy) = (f64::from(b.0) - ax, f64::from(b.1) - ay);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let sides = [
+            (-dx, ax - f64::from(self.x0)),
+            (dx, f64::from(self.x1) - ax),
+            (-dy, ay - f64::from(self.y0)),
+            (dy, f64::from(self.y1) - ay),
+        ];
+        for (p, q) in sides {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return false;
+                }
+            } else if p < 0.0 {
+                t0 = t0.max(q / p);
+            } else {
+                t1 = t1.min(q / p);
+            }
+            if t0 > t1 {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Where a figure's legends go. Inside a plot they cost no room but hide what they cover (a
+/// user's 20-flow figure, fig4-7a, lost its upper right to a column of 20 entries), so they go
+/// outside (all of a figure's legends alike) unless each finds a corner of its plot where no
+/// line passes under it; the image then grows by the legends, so that the plots keep the size
+/// they have in the image asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    /// In the first free corner of the plot: upper right, upper left, lower right, lower left.
+    Inside,
+    /// One column (more if the plot is too short) to the right of the plot.
+    Right,
+    /// Rows under the plot, as many entries to a row as fit in the plot's width: a column of
+    /// many entries beside the plot would need a plot as tall, or smaller text.
+    Below,
+}
+
+/// Up to this many entries a legend outside the plot is a column to its right; past it, rows
+/// below, like the HTML report's legends.
+const MAX_BESIDE: usize = 8;
+/// The legend's text size, the axes' labels' less one; it does not shrink with many entries.
+const LEGEND_FONT: u32 = 10;
+/// Pixels: the line sample before an entry's text, the gap after it, the gap between columns,
+/// the padding inside the legend's box, its distance from the plot (inside: from the plot's
+/// edges; outside: from the panel's chart area, which holds the axis labels) and, outside,
+/// from the image's edge (a box drawn up to the edge loses its border there).
+const SAMPLE: i32 = 16;
+const SAMPLE_GAP: i32 = 4;
+const COL_GAP: i32 = 10;
+const PAD: i32 = 4;
+const OFFSET: i32 = 8;
+const EDGE: i32 = 12;
+
+/// A legend's entries in a grid of cells of the widest entry's size; below the plot they run
+/// along rows (left to right, then down), beside it down columns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Grid {
+    cols: usize,
+    rows: usize,
+    cell: (i32, i32),
+    along_rows: bool,
+}
+
+impl Grid {
+    /// `n` entries in cells of `cell` pixels; `room`: the plot's width (rows below it) or
+    /// height (columns beside or inside it).
+    fn new(n: usize, cell: (i32, i32), place: Place, room: i32) -> Grid {
+        let n = n.max(1);
+        let (cols, rows) = if place == Place::Below {
+            let fit = ((room - 2 * PAD + COL_GAP) / (cell.0 + COL_GAP)).max(1) as usize;
+            let cols = fit.min(n);
+            (cols, n.div_ceil(cols))
+        } else {
+            let fit = ((room - 2 * PAD) / cell.1.max(1)).max(1) as usize;
+            let cols = n.div_ceil(fit);
+            (cols, n.div_ceil(cols))
+        };
+        Grid {
+            cols,
+            rows,
+            cell,
+            along_rows: place == Place::Below,
+        }
+    }
+
+    /// The box's width and height, padding included.
+    fn size(&self) -> (i32, i32) {
+        let cols = self.cols as i32;
+        (
+            2 * PAD + cols * self.cell.0 + (cols - 1) * COL_GAP,
+            2 * PAD + self.rows as i32 * self.cell.1,
+        )
+    }
+
+    /// The box with its top left corner at `(x, y)`.
+    fn at(&self, x: i32, y: i32) -> Px {
+        let (w, h) = self.size();
+        Px {
+            x0: x,
+            y0: y,
+            x1: x + w,
+            y1: y + h,
+        }
+    }
+
+    /// The box in each corner of `plot`, in the order tried: upper right, upper left, lower
+    /// right, lower left.
+    fn corners(&self, plot: &Px) -> [Px; 4] {
+        let (w, h) = self.size();
+        let (left, right) = (plot.x0 + OFFSET, plot.x1 - OFFSET - w);
+        let (top, bottom) = (plot.y0 + OFFSET, plot.y1 - OFFSET - h);
+        [
+            self.at(right, top),
+            self.at(left, top),
+            self.at(right, bottom),
+            self.at(left, bottom),
+        ]
+    }
+
+    /// The top left corner of entry `k`'s cell, from the box's top left corner.
+    fn cell_at(&self, k: usize) -> (i32, i32) {
+        let (c, r) = if self.along_rows {
+            (k % self.cols, k / self.cols)
+        } else {
+            (k / self.rows, k % self.rows)
+        };
+        (
+            PAD + c as i32 * (self.cell.0 + COL_GAP),
+            PAD + r as i32 * self.cell.1,
+        )
+    }
+}
+
+/// Line `j`'s colour and whether it is dashed (see [`Panel::styles`]).
+fn line_style(panel: &Panel, j: usize) -> (RGBColor, bool) {
+    let style = panel.styles.get(j).copied().unwrap_or(j);
+    let dashed = style % (2 * COLOURS.len()) >= COLOURS.len();
+    (COLOURS[style % COLOURS.len()], dashed)
+}
+
+type Area<'b> = DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>;
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The panel's axes in `area`; the same call lays out the plot when measuring and drawing, so
+/// the drawn plot is the measured one.
+fn build_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    panel: &Panel,
+    last: bool,
+    text: bool,
+) -> Result<Chart<'a, 'b>, String> {
+    let (xmin, xmax, ymin, ymax) = bounds(panel);
+    // The right margin holds half of the last x label, which is centred on the axis's end
+    // ("100.0" of a 100 s run): at 8 px like the others it was cut to "100.(".
+    ChartBuilder::on(area)
+        .margin(8)
+        .margin_right(24)
+        .x_label_area_size(if text && last { 32 } else { 8 })
+        .y_label_area_size(if text { 56 } else { 8 })
+        .build_cartesian_2d(xmin..xmax, ymin..ymax)
+        .map_err(|e| e.to_string())
+}
+
+/// One panel as drawn: its chart area (axes and labels), its plot (inside the axes) and its
+/// legend's box, if it has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Drawn {
+    area: Px,
+    plot: Px,
+    legend: Option<Px>,
+}
+
+/// The figure as asked for (`size`), before any legend: each panel's chart area, its plot, its
+/// legend's grid inside the plot and the first corner of the plot where that hides no line, if
+/// one does not. Measured by laying the charts out on a scratch bitmap.
+struct Measured {
+    panels: Vec<(Px, Px, Grid, Option<Px>)>,
+}
+
+fn measure(
+    size: (u32, u32),
+    title: &str,
+    panels: &[Panel],
+    text: bool,
+) -> Result<Measured, Box<dyn std::error::Error>> {
+    let mut scratch = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let root = BitMapBackend::with_buffer(&mut scratch, size).into_drawing_area();
+    let body = if text {
+        root.titled(title, ("sans-serif", 16))?
+    } else {
+        root.clone()
+    };
+    let font: TextStyle = ("sans-serif", LEGEND_FONT).into_font().into();
+    let mut out = Vec::new();
+    let areas = body.split_evenly((panels.len().max(1), 1));
+    for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
+        let chart = build_chart(area, panel, i + 1 == panels.len(), text)?;
+        let plot = Px::of(chart.plotting_area());
+        let mut cell = (0, 0);
+        if text {
+            for (label, ..) in &panel.lines {
+                let (w, h) = root.estimate_text_size(label, &font)?;
+                cell = (cell.0.max(w as i32), cell.1.max(h as i32 + 4));
+            }
+        }
+        cell.0 += SAMPLE + SAMPLE_GAP;
+        let grid = Grid::new(
+            panel.lines.len(),
+            cell,
+            Place::Inside,
+            plot.size().1 - 2 * OFFSET,
+        );
+        // a line is a pixel wide: one along the box's edge counts as under it
+        let hides = |corner: &Px| {
+            let near = corner.grown(1);
+            panel.lines.iter().any(|(_, xs, ys)| {
+                let mut points = xs
+                    .iter()
+                    .zip(ys)
+                    .filter(|(x, y)| x.is_finite() && y.is_finite())
+                    .map(|(&x, &y)| chart.backend_coord(&(x, y)));
+                let Some(mut a) = points.next() else {
+                    return false;
+                };
+                near.crossed_by(a, a)
+                    || points.any(|b| near.crossed_by(std::mem::replace(&mut a, b), b))
+            })
+        };
+        let clear = if text {
+            grid.corners(&plot).into_iter().find(|c| !hides(c))
+        } else {
+            None
+        };
+        out.push((Px::of(area), plot, grid, clear));
+    }
+    Ok(Measured { panels: out })
+}
+
 fn draw(
     path: &Path,
     size: (u32, u32),
@@ -104,12 +399,169 @@ fn draw(
     panels: &[Panel],
     text: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let drawn = render(size, title, xlabel, panels, text)?;
+    write_png(path, drawn.size, &drawn.pixels)
+}
+
+/// A figure drawn: its RGB pixels, its size (the size asked for, widened or heightened by
+/// legends outside the plots) and each panel as drawn.
+struct Rendered {
+    pixels: Vec<u8>,
+    size: (u32, u32),
+    #[cfg_attr(not(test), allow(dead_code))] // where the legends went, for the tests
+    panels: Vec<Drawn>,
+}
+
+fn render(
+    size: (u32, u32),
+    title: &str,
+    xlabel: &str,
+    panels: &[Panel],
+    text: bool,
+) -> Result<Rendered, Box<dyn std::error::Error>> {
+    let measured = measure(size, title, panels, text)?;
+    let entries = panels.iter().map(|p| p.lines.len()).max().unwrap_or(0);
+    let covered = measured
+        .panels
+        .iter()
+        .zip(panels)
+        .any(|((.., clear), p)| clear.is_none() && !p.lines.is_empty());
+    let place = if !text || entries == 0 || !covered {
+        Place::Inside
+    } else if entries > MAX_BESIDE {
+        Place::Below
+    } else {
+        Place::Right
+    };
+    // Each panel's legend grid, in its place, and the room it takes outside the chart area: the
+    // box and its distances from the chart area and from the image's edge.
+    let grids: Vec<Grid> = measured
+        .panels
+        .iter()
+        .zip(panels)
+        .map(|((_, plot, grid, _), panel)| match place {
+            Place::Inside => *grid,
+            Place::Right => Grid::new(panel.lines.len(), grid.cell, place, plot.size().1),
+            Place::Below => Grid::new(panel.lines.len(), grid.cell, place, plot.size().0),
+        })
+        .collect();
+    let extra = |g: &Grid| match place {
+        Place::Inside => (0, 0),
+        Place::Right => (g.size().0 + OFFSET + EDGE, 0),
+        Place::Below => (0, g.size().1 + OFFSET + EDGE),
+    };
+    let wider = grids.iter().map(|g| extra(g).0).max().unwrap_or(0);
+    let taller: i32 = grids.iter().map(|g| extra(g).1).sum();
+    let full = (size.0 + wider as u32, size.1 + taller as u32);
+
+    let mut pixels = vec![0u8; full.0 as usize * full.1 as usize * 3];
+    let mut drawn = Vec::new();
     {
-        let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
-        draw_into(root, title, xlabel, panels, text)?;
+        let root = BitMapBackend::with_buffer(&mut pixels, full).into_drawing_area();
+        root.fill(&WHITE)?;
+        if text {
+            // centred over the plots, not over the legends beside them
+            root.clone()
+                .shrink((0, 0), (size.0, full.1))
+                .titled(title, ("sans-serif", 16))?;
+        }
+        let mut below = 0;
+        let measured = measured.panels.iter().zip(&grids);
+        for (i, (panel, ((area, plot, _, clear), grid))) in panels.iter().zip(measured).enumerate()
+        {
+            let (area, plot) = (area.down(below), plot.down(below));
+            let chart_area = root.clone().shrink((area.x0, area.y0), area.size());
+            let last = i + 1 == panels.len();
+            draw_panel(&chart_area, panel, last, xlabel, text)?;
+            let legend = (text && !panel.lines.is_empty()).then(|| match place {
+                // Inside, nothing is below: the plot is where it was measured.
+                Place::Inside => clear.unwrap_or(grid.corners(&plot)[0]),
+                Place::Right => grid.at(area.x1 + OFFSET, plot.y0),
+                Place::Below => grid.at(plot.x0, area.y1 + OFFSET),
+            });
+            if let Some(at) = legend {
+                draw_legend(&root, panel, grid, at, place == Place::Inside)?;
+            }
+            below += extra(grid).1;
+            drawn.push(Drawn { area, plot, legend });
+        }
+        root.present()?;
     }
-    write_png(path, size, &pixels)
+    Ok(Rendered {
+        pixels,
+        size: full,
+        panels: drawn,
+    })
+}
+
+/// Draw the panel's axes and lines in `area`.
+fn draw_panel(
+    area: &Area<'_>,
+    panel: &Panel,
+    last: bool,
+    xlabel: &str,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut chart = build_chart(area, panel, last, text)?;
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(WHITE.mix(0.0));
+    if text {
+        mesh.y_desc(panel.ylabel.as_str())
+            .label_style(("sans-serif", 11));
+        if last {
+            mesh.x_desc(xlabel);
+        }
+    } else {
+        mesh.disable_x_axis().disable_y_axis();
+    }
+    mesh.draw()?;
+    for (j, (_, xs, ys)) in panel.lines.iter().enumerate() {
+        let (colour, dashed) = line_style(panel, j);
+        let points = xs
+            .iter()
+            .zip(ys)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|(&x, &y)| (x, y));
+        let style = colour.stroke_width(1);
+        if dashed {
+            chart.draw_series(DashedLineSeries::new(points, DASH, GAP, style))?;
+        } else {
+            chart.draw_series(LineSeries::new(points, style))?;
+        }
+    }
+    Ok(())
+}
+
+/// Draw the panel's legend in its box `at` (whole-image pixels); inside the plot the box is a
+/// little see-through, as plotters' own legends were.
+fn draw_legend(
+    root: &Area<'_>,
+    panel: &Panel,
+    grid: &Grid,
+    at: Px,
+    inside: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    // a rectangle's corners are its first and last pixels
+    let corners = [(at.x0, at.y0), (at.x1 - 1, at.y1 - 1)];
+    let fill = WHITE.mix(if inside { 0.85 } else { 1.0 });
+    root.draw(&Rectangle::new(corners, fill.filled()))?;
+    root.draw(&Rectangle::new(corners, BLACK.mix(0.3)))?;
+    let font = ("sans-serif", LEGEND_FONT)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (k, (label, ..)) in panel.lines.iter().enumerate() {
+        let (colour, dashed) = line_style(panel, k);
+        let stroke = colour.stroke_width(2);
+        let (cx, cy) = grid.cell_at(k);
+        let (x, y) = (at.x0 + cx, at.y0 + cy + grid.cell.1 / 2);
+        // The sample is two strokes, touching for a solid line and apart for a dashed one.
+        let (a, b) = if dashed { (6, 10) } else { (8, 8) };
+        root.draw(&PathElement::new(vec![(x, y), (x + a, y)], stroke))?;
+        root.draw(&PathElement::new(vec![(x + b, y), (x + SAMPLE, y)], stroke))?;
+        root.draw_text(label, &font, (x + SAMPLE + SAMPLE_GAP, y))?;
+    }
+    Ok(())
 }
 
 /// Encode RGB `pixels` of `size` as a PNG file at `path`.
@@ -130,86 +582,9 @@ fn write_png(
     Ok(())
 }
 
-fn draw_into(
-    root: DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
-    title: &str,
-    xlabel: &str,
-    panels: &[Panel],
-    text: bool,
-) -> Result<(), Box<dyn std::error::Error>> {
-    root.fill(&WHITE)?;
-    let root = if text {
-        root.titled(title, ("sans-serif", 16))?
-    } else {
-        root
-    };
-    let areas = root.split_evenly((panels.len().max(1), 1));
-    for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
-        let (xmin, xmax, ymin, ymax) = bounds(panel);
-        let last = i + 1 == panels.len();
-        // The right margin holds half of the last x label, which is centred on the axis's end
-        // ("100.0" of a 100 s run): at 8 px like the others it was cut to "100.(".
-        let mut chart = ChartBuilder::on(area)
-            .margin(8)
-            .margin_right(24)
-            .x_label_area_size(if text && last { 32 } else { 8 })
-            .y_label_area_size(if text { 56 } else { 8 })
-            .build_cartesian_2d(xmin..xmax, ymin..ymax)?;
-        let mut mesh = chart.configure_mesh();
-        mesh.light_line_style(WHITE.mix(0.0));
-        if text {
-            mesh.y_desc(panel.ylabel.as_str())
-                .label_style(("sans-serif", 11));
-            if last {
-                mesh.x_desc(xlabel);
-            }
-        } else {
-            mesh.disable_x_axis().disable_y_axis();
-        }
-        mesh.draw()?;
-        for (j, (label, xs, ys)) in panel.lines.iter().enumerate() {
-            let style = panel.styles.get(j).copied().unwrap_or(j);
-            let colour = COLOURS[style % COLOURS.len()];
-            let dashed = style % (2 * COLOURS.len()) >= COLOURS.len();
-            let points = xs
-                .iter()
-                .zip(ys)
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-                .map(|(&x, &y)| (x, y));
-            let style = colour.stroke_width(1);
-            let series = if dashed {
-                chart.draw_series(DashedLineSeries::new(points, DASH, GAP, style))?
-            } else {
-                chart.draw_series(LineSeries::new(points, style))?
-            };
-            if text {
-                let legend = colour.stroke_width(2);
-                // The legend sample is two strokes, touching for a solid line and apart for a
-                // dashed one (offsets from the legend entry's anchor).
-                let (a, b) = if dashed { (6, 10) } else { (8, 8) };
-                series.label(label.as_str()).legend(move |(x, y)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (a, 0)], legend)
-                        + PathElement::new(vec![(b, 0), (16, 0)], legend)
-                });
-            }
-        }
-        if text && !panel.lines.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .label_font(("sans-serif", 10))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .draw()?;
-        }
-    }
-    root.present()?;
-    Ok(())
-}
-
 /// Draw `panels` stacked in one PNG at `path`, `size` pixels (width, height), with text if
-/// `font` is a readable TrueType file.
+/// `font` is a readable TrueType file. The image is wider or taller by the legends where they
+/// would hide lines inside the plots (see [`Place`]).
 pub fn plot_panels(
     path: &Path,
     panels: &[Panel],
@@ -433,6 +808,166 @@ mod tests {
         let run = crate::run(&path, &[], None, &mut |_, _| true).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
         run
+    }
+
+    /// Register DejaVu Sans (legends are drawn only with text): Debian's copy, else
+    /// matplotlib's in the workspace's `.venv` (`make install`). Directly, not by
+    /// `load_font`: another test of the process may have settled that without a font.
+    fn with_font() {
+        static DONE: OnceLock<()> = OnceLock::new();
+        DONE.get_or_init(|| {
+            let debian = PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+            let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/lib");
+            let found = std::iter::once(debian)
+                .chain(
+                    std::fs::read_dir(venv)
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .map(|d| d.path().join("site-packages/matplotlib/mpl-data/fonts/ttf"))
+                        .map(|d| d.join("DejaVuSans.ttf")),
+                )
+                .find(|p| p.is_file());
+            let font =
+                found.expect("DejaVu Sans: fonts-dejavu-core or `make install`'s matplotlib");
+            let bytes: &'static [u8] = Box::leak(std::fs::read(&font).unwrap().into_boxed_slice());
+            let registered = plotters::style::register_font("sans-serif", FontStyle::Normal, bytes);
+            assert!(registered.is_ok(), "{}: not registered", font.display());
+        });
+    }
+
+    fn overlap(a: &Px, b: &Px) -> bool {
+        a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+    }
+
+    /// `n` lines over 0-100 s, line `j` at `y(j, x)`, as in a run's chart.
+    fn lines(n: usize, y: impl Fn(usize, f64) -> f64) -> Panel {
+        let xs: Vec<f64> = (0..=100).map(f64::from).collect();
+        Panel {
+            ylabel: "y".into(),
+            lines: (0..n)
+                .map(|j| {
+                    let ys = xs.iter().map(|&x| y(j, x)).collect();
+                    (format!("{j} tcp-sack"), xs.clone(), ys)
+                })
+                .collect(),
+            styles: Vec::new(),
+        }
+    }
+
+    /// Render and check what holds wherever a legend goes: each legend lies in the image, clear
+    /// of its edges and of every panel's plot (its own legend excepted if inside), and of the
+    /// other legends; each plot keeps the size of `reference`'s (if given).
+    fn checked(
+        size: (u32, u32),
+        panels: &[Panel],
+        reference: &[Drawn],
+    ) -> ((u32, u32), Vec<Drawn>) {
+        let Rendered {
+            pixels,
+            size: full,
+            panels: drawn,
+        } = render(size, "t", "time (s)", panels, true).unwrap();
+        assert_eq!(pixels.len(), full.0 as usize * full.1 as usize * 3);
+        assert!(
+            full.0 >= size.0 && full.1 >= size.1,
+            "{full:?} smaller than {size:?}"
+        );
+        let image = Px {
+            x0: 0,
+            y0: 0,
+            x1: full.0 as i32,
+            y1: full.1 as i32,
+        };
+        for (i, d) in drawn.iter().enumerate() {
+            if let Some(r) = reference.get(i) {
+                assert_eq!(d.plot.size(), r.plot.size(), "panel {i}'s plot");
+            }
+            let legend = d.legend.expect("a legend");
+            let inner = image.grown(-8);
+            assert!(
+                inner.x0 <= legend.x0
+                    && inner.y0 <= legend.y0
+                    && legend.x1 <= inner.x1
+                    && legend.y1 <= inner.y1,
+                "legend {legend:?} not 8 px inside the image {image:?}"
+            );
+            for (k, other) in drawn.iter().enumerate() {
+                if k != i || image.size() != (size.0 as i32, size.1 as i32) {
+                    assert!(!overlap(&legend, &other.plot), "legend {i} on plot {k}");
+                }
+                if k != i {
+                    assert!(
+                        !overlap(&legend, &other.legend.unwrap()),
+                        "legends {i}, {k}"
+                    );
+                }
+            }
+        }
+        (full, drawn)
+    }
+
+    #[test]
+    fn a_legend_stays_off_the_lines_and_the_plot_keeps_its_size() {
+        with_font();
+        let size = (880, 440);
+        // Lines low in the plot after a peak at the start leave its upper right corner to the
+        // legend: the image is the size asked for.
+        let low = || lines(3, |j, x| if x < 10.0 { 10.0 } else { j as f64 });
+        let low = [low(), low()];
+        let (full, reference) = checked(size, &low[..1], &[]);
+        assert_eq!(full, size);
+        let (full, reference2) = checked(size, &low, &[]);
+        assert_eq!(full, size);
+        let legend = reference[0].legend.unwrap();
+        let plot = reference[0].plot;
+        assert!(plot.x0 < legend.x0 && legend.x1 < plot.x1 && plot.y0 < legend.y0);
+        // One flow along the top of the plot (at the link's rate): the lower right corner.
+        let (full, drawn) = checked(size, &[lines(1, |_, _| 10.0)], &reference);
+        assert_eq!(full, size);
+        let (legend, plot) = (drawn[0].legend.unwrap(), drawn[0].plot);
+        assert!(legend.x1 < plot.x1 && legend.y1 < plot.y1 && legend.y0 > plot.y1 - 40);
+        // One flow swinging from top to bottom every second: no corner is free, beside it.
+        let swing = |_, x: f64| if x as i64 % 2 == 0 { 0.0 } else { 10.0 };
+        let (full, drawn) = checked(size, &[lines(1, swing)], &reference);
+        assert_eq!(full.1, size.1);
+        assert!(drawn[0].legend.unwrap().x0 >= drawn[0].area.x1, "{drawn:?}");
+        // 8 flows across the plot: one column beside it.
+        let (_, drawn) = checked(size, &[lines(8, |j, _| j as f64)], &reference);
+        assert!(drawn[0].legend.unwrap().x0 >= drawn[0].area.x1, "{drawn:?}");
+        // 20 flows (fig4-7a), in a figure of two panels: rows under each panel, no taller than
+        // the column of 3 entries (the text no smaller), and the plots as with the legend
+        // inside.
+        let many = [lines(20, |j, _| j as f64), lines(20, |j, _| j as f64)];
+        let (full, drawn) = checked(size, &many, &reference2);
+        assert_eq!(full.0, size.0);
+        let legend = drawn[0].legend.unwrap();
+        assert!(legend.y0 >= drawn[0].area.y1 && legend.y1 <= drawn[1].area.y0);
+        assert!(drawn[1].legend.unwrap().y0 >= drawn[1].area.y1);
+        let (_, row) = reference[0].legend.unwrap().size();
+        assert!(
+            legend.size().1 <= row,
+            "{legend:?}: more rows than 3 entries' column"
+        );
+    }
+
+    #[test]
+    fn a_segment_crosses_a_rectangle_only_through_it() {
+        let r = Px {
+            x0: 10,
+            y0: 10,
+            x1: 20,
+            y1: 20,
+        };
+        assert!(r.crossed_by((0, 15), (30, 15)));
+        assert!(r.crossed_by((15, 0), (15, 30)));
+        assert!(r.crossed_by((12, 12), (12, 12)));
+        assert!(r.crossed_by((0, 0), (30, 30)));
+        assert!(!r.crossed_by((0, 0), (30, 0)));
+        assert!(!r.crossed_by((0, 30), (30, 30)));
+        assert!(!r.crossed_by((0, 15), (15, 0)));
+        assert!(!r.crossed_by((5, 5), (5, 5)));
+        assert!(!r.crossed_by((21, 0), (21, 40)));
     }
 
     #[test]
