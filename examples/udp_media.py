@@ -1,20 +1,22 @@
-"""A TFRC media sender and its receiver over real UDP sockets: README's "Embedding a controller
-in a media application", as a program to run and to copy from.
+"""A media sender and its receiver over real UDP sockets, with TFRC (004) or TFWC (002) as
+the congestion control: README's "Embedding a controller in a media application", as a program
+to run and to copy from.
 
-    python examples/udp_tfrc.py recv --port 5000 --delay 50ms --loss-every 50
-    python examples/udp_tfrc.py send --to 127.0.0.1:5000 --seconds 10 --bitrate 4Mbps --adapt
+    python examples/udp_media.py recv --port 5000 --delay 50ms --loss-every 50
+    python examples/udp_media.py send --to 127.0.0.1:5000 --seconds 10 --bitrate 4Mbps --adapt
 
-The sender is a media source: every 1/fps s a frame of ``bitrate / fps`` bytes is offered to the
-controller (``TfrcSender.offer``), which sends it in packets as fast as TFRC allows. A codec
-that ignores the allowed rate fills the send buffer (the frames wait, latency grows); with
-``--adapt`` the codec's bitrate follows the allowed rate once a second, as a media application's
-encoder should. Each second the sender prints the allowed rate, the codec's rate, the RTT, the
-loss event rate its receiver reports and the bytes waiting.
+(``--protocol tfwc`` on both ends for TFWC.) The sender is a media source: every 1/fps s a
+frame of ``bitrate / fps`` bytes is offered to the controller (``offer``), which sends it in
+packets as fast as TFRC's rate or TFWC's window allows. A codec that ignores the allowed rate
+fills the send buffer (the frames wait, latency grows); with ``--adapt`` the codec's bitrate
+follows the allowed rate once a second (TFWC's: its window per RTT), as a media application's
+encoder should. Each second the sender prints the allowed rate (and TFWC's window), the codec's
+rate, the RTT, the loss event rate and the bytes waiting.
 
 On one machine the receiver stands in for the path: ``--delay`` holds its reports back (the
 round-trip time the sender measures) and ``--loss-every N`` discards every N-th data packet
-before the controller sees it (a lossy link). With 50 ms and every 50th packet the sender
-settles where the test virtual path puts it, at the rate of 004's Eq. 2.7 for p = 0.02.
+before the controller sees it (a lossy link). With 50 ms and every 50th packet TFRC settles at
+the rate of 004's Eq. 2.7 for p = 0.02, TFWC at the window 1/f(p) of 002's Eq. 3.4.
 
 The loop is the whole of the embedding: poll what is due, feed each datagram in with the time it
 came, sleep on the socket until the earliest deadline. tfcc never reads a clock or a socket;
@@ -86,9 +88,31 @@ def wait(sel: selectors.DefaultSelector, deadline_ns: int) -> None:
     sel.select(max(deadline_ns - time.monotonic_ns(), 0) / 1e9)
 
 
+#: Each protocol's classes and default preset: RFC 5348's rules for TFRC (a media source is
+#: application-limited, and RFC 5348 Sec. 4.3/8.2 say what a data-limited sender may do; 004's
+#: sender is always bulk), Choi's ns-2 agent for TFWC (as ``tfcc send``).
+PROTOCOLS = {
+    "tfrc": (tfcc.TfrcSender, tfcc.TfrcReceiver, "rfc5348"),
+    "tfwc": (tfcc.TfwcSender, tfcc.TfwcReceiver, "ns2"),
+}
+
+
+def endpoint(args: argparse.Namespace, end: int):
+    cls = PROTOCOLS[args.protocol][end]
+    return cls(packet_size=args.packet_size, preset=args.preset or PROTOCOLS[args.protocol][2])
+
+
+def allowed_bps(tx, packet_size: int) -> float | None:
+    """What the controller allows now: TFRC's rate, TFWC's window per RTT (None before an RTT)."""
+    if hasattr(tx, "rate_bps"):
+        return tx.rate_bps
+    rtt = tx.stats()["rtt"]
+    return tx.window * packet_size * 8 / rtt if rtt else None
+
+
 def send(args: argparse.Namespace, out=sys.stdout) -> dict:
     """Runs the media sender for ``args.seconds``; returns its last stats and counters."""
-    tx = tfcc.TfrcSender(packet_size=args.packet_size, preset=args.preset)
+    tx = endpoint(args, 0)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.connect(args.to)
         return _send(args, tx, sock, out)
@@ -116,22 +140,26 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
             try:
                 sock.send(header + PAYLOAD[: max(size - len(header), 0)])
                 sent += size
-                carried += size - len(header)  # the frame bytes after the 44-byte header
+                carried += size - len(header)  # the frame bytes after the header
                 datagrams += 1
-            except BlockingIOError:
-                tx.on_send_error(now)  # the socket's buffer is full: 004 Sec. 3.8
+            except BlockingIOError:  # the socket's buffer is full
+                if hasattr(tx, "on_send_error"):
+                    tx.on_send_error(now)  # TFRC takes it as a loss (004 Sec. 3.8)
             except ConnectionRefusedError:
                 pass  # no receiver yet; the no-feedback timer slows the sender down
         tx.on_timeout(now)
         if now >= next_print:
             st = tx.stats()
             rtt = "  none  " if st["rtt"] is None else f"{st['rtt'] * 1e3:5.1f} ms"
+            allowed = allowed_bps(tx, args.packet_size)
             if args.adapt:  # the encoder's knob: 90 % of the allowed rate, within its range
-                codec_bps = min(max(0.9 * tx.rate_bps, 64e3), args.bitrate)
+                codec_bps = min(max(0.9 * (allowed or 0.0), 64e3), args.bitrate)
+            window = f"window {tx.window:3d}  " if hasattr(tx, "window") else ""
+            rate = "   none   " if allowed is None else f"{allowed / 1e6:7.3f} Mb/s"
             print(
-                f"{(now - start) / 1e9:5.1f} s  allowed {tx.rate_bps / 1e6:7.3f} Mb/s  "
+                f"{(now - start) / 1e9:5.1f} s  allowed {rate}  {window}"
                 f"codec {codec_bps / 1e6:6.3f} Mb/s  rtt {rtt}  "
-                f"p {st['p']:.4f}  waiting {tx.buffered} B",
+                f"p {st['p'] or 0:.4f}  waiting {tx.buffered} B",
                 file=out,
                 flush=True,
             )
@@ -148,7 +176,8 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
             tx.on_datagram(time.monotonic_ns(), report)
     return {
         "stats": tx.stats(),
-        "rate": tx.rate,
+        "allowed_bps": allowed_bps(tx, args.packet_size),
+        "window_exact": getattr(tx, "window_exact", None),
         "offered": offered,
         "sent": sent,
         "carried": carried,
@@ -160,7 +189,7 @@ def _send(args: argparse.Namespace, tx, sock: socket.socket, out) -> dict:
 def recv(args: argparse.Namespace, out=sys.stdout, ready=None, stop=None) -> dict:
     """Runs the receiver until ``args.seconds`` pass (0: until interrupted) or ``stop`` is set;
     returns its stats and counters. ``ready`` (a threading.Event) is set once it listens."""
-    rx = tfcc.TfrcReceiver(packet_size=args.packet_size, preset=args.preset)
+    rx = endpoint(args, 1)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.bind((args.bind, args.port))
         if ready is not None:
@@ -204,10 +233,11 @@ def _recv(args: argparse.Namespace, rx, sock: socket.socket, out, stop) -> dict:
         while held and held[0][0] <= now and peer is not None:
             sock.sendto(heapq.heappop(held)[2], peer)
     st = rx.stats()
-    print(f"received {arrived} datagrams, discarded {discarded}, p {rx.p:.4f}", file=out)
+    p = f", p {rx.p:.4f}" if hasattr(rx, "p") else ""  # TFWC's sender measures p
+    print(f"received {arrived} datagrams, discarded {discarded}{p}", file=out)
     return {
         "stats": st,
-        "p": rx.p,
+        "p": getattr(rx, "p", None),
         "arrived": arrived,
         "arrived_bytes": arrived_bytes,
         "discarded": discarded,
@@ -223,9 +253,11 @@ def parser() -> argparse.ArgumentParser:
     for role in ("send", "recv"):
         p = sub.add_parser(role)
         p.add_argument("--packet-size", type=int, default=1200, help="bytes (default 1200)")
-        # rfc5348: a media source is application-limited, and RFC 5348 Sec. 4.3/8.2 say what a
-        # data-limited sender may do (004's sender is always bulk)
-        p.add_argument("--preset", default="rfc5348", help="thesis, ns2 or rfc5348 (default)")
+        p.add_argument("--protocol", choices=sorted(PROTOCOLS), default="tfrc")
+        p.add_argument(
+            "--preset",
+            help="tfrc: thesis, ns2 or rfc5348 (default); tfwc: ns2 (default), thesis or vic",
+        )
     s = sub.choices["send"]
     s.add_argument("--to", type=address, required=True, help="the receiver's HOST:PORT")
     s.add_argument("--seconds", type=float, default=10.0)
