@@ -584,7 +584,8 @@ fn write_png(
 
 /// Draw `panels` stacked in one PNG at `path`, `size` pixels (width, height), with text if
 /// `font` is a readable TrueType file. The image is wider or taller by the legends where they
-/// would hide lines inside the plots (see [`Place`]).
+/// would hide lines inside the plots: a legend stays in a corner of its plot where no line
+/// passes, else all go outside (beside up to 8 entries, in rows below past that).
 pub fn plot_panels(
     path: &Path,
     panels: &[Panel],
