@@ -45,24 +45,32 @@ fn after(line: &str, key: &str) -> u64 {
 fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r() {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let recv = Command::new(EXE)
+    let mut recv = Command::new(EXE)
         .args(["recv", "--listen", &addr, "--duration", "7500ms"])
         .args(["--preset", "rfc5348"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // The receiver's clock must start before the sender's, or the frame that ends the pause
+    // (sent at 5 s) counts in the receiver's second to 5 s: wait for its header line, which it
+    // prints once its session (and clock) exists. With a fixed 100 ms sleep instead the test
+    // failed once in a workspace run (bytes in the receiver's second to 5 s; the output was not
+    // kept), most likely a receiver slower to start than that.
+    let mut rstdout = std::io::BufReader::new(recv.stdout.take().unwrap());
+    let mut header = String::new();
+    std::io::BufRead::read_line(&mut rstdout, &mut header).unwrap();
+    assert!(header.contains("time_s"), "{header}");
     let send = Command::new(EXE)
         .args(["send", &addr, "--duration", "7s", "--preset", "rfc5348"])
         .args(["--source", "video:1Mbps:25", "--pause", "3s-5s"])
         .output()
         .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut rstdout, &mut rest).unwrap();
     let recv = recv.wait_with_output().unwrap();
-    let (sout, rout) = (
-        String::from_utf8_lossy(&send.stdout),
-        String::from_utf8_lossy(&recv.stdout),
-    );
+    let rout = header + &rest;
+    let sout = String::from_utf8_lossy(&send.stdout);
     println!("{sout}\n{rout}");
     assert!(
         send.status.success(),
