@@ -263,6 +263,34 @@ def test_every_line_of_a_ci_figure_has_its_own_style(
         assert len(styles) == 12 and len(set(styles)) == 12, f
 
 
+def test_a_point_of_one_seed_is_ringed_not_given_a_zero_width_band(
+    many_lines: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # many_lines runs one seed a point: a band would collapse onto each mean and read as
+    # certainty, so each of the 24 points (12 lines x 2 bandwidths) is ringed (a hollow scatter
+    # marker) and the title says what a ring means.
+    from matplotlib.collections import PathCollection
+
+    rings: list[int] = []
+    png = report._png
+
+    def spy(fig: Any) -> str:
+        for ax in fig.axes:
+            if "confidence" in ax.get_title():
+                assert ax.get_title().endswith("; ringed: one seed, no interval"), ax.get_title()
+                hollow = [
+                    c
+                    for c in ax.collections
+                    if isinstance(c, PathCollection) and c.get_facecolor().size == 0
+                ]
+                rings.append(sum(len(c.get_offsets()) for c in hollow))
+        return png(fig)
+
+    monkeypatch.setattr(report, "_png", spy)
+    report.render(many_lines)
+    assert rings == [24, 24], rings
+
+
 def test_legends_stay_off_the_data(many_lines: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Inside the axes, the CI figures' two-column legend covered the points below θ = 0.37.
     figures = _drawn_figures(many_lines, monkeypatch)

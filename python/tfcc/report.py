@@ -284,20 +284,27 @@ def _lines(d: _Data) -> list[str]:
     xs = list(range(len(xa["cases"])))
     for m in d.metrics:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
-        drawn = 0
+        drawn = single = 0
         for combo in itertools.product(*(a["cases"] for a in rest)):
             pts = []
             for j, x in enumerate(xa["cases"]):
                 vs = d.values((x, *combo), m)
                 if vs:
-                    pts.append((j, *mean_ci(vs)))
+                    pts.append((j, *mean_ci(vs), len(vs)))
             if not pts:
                 continue
-            j, mean, ci = zip(*pts, strict=True)
+            j, mean, ci, n = zip(*pts, strict=True)
             label = ", ".join(f"{a['name']}={v}" for a, v in zip(rest, combo, strict=True))
             (line,) = ax.plot(j, mean, label=label or m, **_line_style(drawn))
             lo, hi = zip(*(ci_band(m, a, b) for a, b in zip(mean, ci, strict=True)), strict=True)
             ax.fill_between(j, lo, hi, alpha=0.2, color=line.get_color())
+            # A point of one seed has no interval: its band would shrink to the mean and read
+            # as certainty (a grid grown with fewer seeds for its new points), so it is ringed.
+            ones = [(a, b) for a, b, k in zip(j, mean, n, strict=True) if k == 1]
+            if ones:
+                xs1, ys1 = zip(*ones, strict=True)
+                ax.scatter(xs1, ys1, s=90, facecolors="none", edgecolors=line.get_color(), zorder=3)
+                single += len(ones)
             drawn += 1
         if not drawn:
             plt.close(fig)
@@ -305,7 +312,8 @@ def _lines(d: _Data) -> list[str]:
         ax.set_xticks(xs, xa["cases"])
         ax.set_xlabel(xa["name"])
         ax.set_ylabel(m)
-        ax.set_title(f"{m}: mean and 95 % confidence interval over seeds", fontsize=10)
+        ringed = "; ringed: one seed, no interval" if single else ""
+        ax.set_title(f"{m}: mean and 95 % confidence interval over seeds{ringed}", fontsize=10)
         ax.grid(alpha=0.3)
         if drawn > 1:
             _legend_outside(ax, ncol=1 if drawn <= 20 else 2)
