@@ -25,8 +25,14 @@ pub fn check_writable(out: &Path) -> Result<(), String> {
     }
     // Try it rather than ask access(2): root passes access checks on read-only filesystems.
     let trial = fresh_dir(&probe, ".tfcc-probe").map_err(|e| {
+        // A directory that exists but takes no new entries (/proc) answers ENOENT, which
+        // read "No such file or directory" of a directory that is there.
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "it takes no new entries".to_string(),
+            _ => e.to_string(),
+        };
         format!(
-            "{shown}: the directory {} is not writable ({e})",
+            "{shown}: the directory {} is not writable ({why})",
             probe.display()
         )
     })?;
@@ -287,6 +293,9 @@ mod tests {
             e.contains("/proc/tfcc-test/run") && e.contains("not writable"),
             "{e}"
         );
+        // As root, mkdir there fails with ENOENT, which is not "No such file or directory"
+        // to the user: /proc is there.
+        assert!(!e.contains("No such file"), "{e}");
         let dir = scratch("file");
         std::fs::write(dir.join("f"), "x").unwrap();
         let e = check_writable(&dir.join("f").join("run")).unwrap_err();
