@@ -159,7 +159,12 @@ def test_a_byte_order_mark_is_accepted_and_binary_is_one_message(tmp_path: Path)
     binary.write_bytes(b"\x7fELF\x02\x01\xd0\xff")
     r = tfcc_cli("sweep", binary, "--out", tmp_path / "out")
     assert r.returncode == 2, r.stderr
-    assert r.stderr == f"error: {binary}: cannot read (not UTF-8 text)\n"
+    assert r.stderr == f"error: {binary}: cannot read the scenario: not UTF-8 text\n"
+    # A missing file and a directory in the words of tfcc run and tfcc check.
+    for path, why in ((tmp_path / "nosuch.toml", "no such file"), (tmp_path, "is a directory")):
+        r = tfcc_cli("sweep", path, "--out", tmp_path / "out")
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"error: {path}: cannot read the scenario: {why}"), r.stderr
 
 
 def test_an_axis_given_twice_on_the_command_line_is_refused(scenario: Path) -> None:

@@ -442,13 +442,20 @@ class Task:
 
 
 def _read_scenario(scenario: Path) -> str:
-    """The scenario's text, or a SweepError that names the file (not a traceback)."""
+    """The scenario's text, or a SweepError that names the file (not a traceback), in the
+    words of `tfcc run` and `tfcc check`: the Rust loader says why it cannot read it."""
     try:
         return scenario.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SweepError(f"{scenario}: cannot read (not UTF-8 text)") from None
-    except OSError as e:
-        raise SweepError(f"{scenario}: cannot read ({e.strerror or e})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e
+    from tfcc._core import ScenarioError, check_scenario
+
+    try:
+        check_scenario(str(scenario))
+    except ScenarioError as e:
+        raise SweepError(str(e)) from None
+    # Readable by the time the loader looked (the file changed in between): Python's reason.
+    raise SweepError(f"{scenario}: cannot read the scenario: {reason}") from None
 
 
 def _scenario_file(task: Task) -> tuple[str, str | None]:
