@@ -240,6 +240,12 @@ def test_query_prints_a_table_csv_and_json(swept: Path) -> None:
     r = tfcc_cli("query", swept, sql, "--json")
     rows = json.loads(r.stdout)
     assert len(rows) == 4 and all(0.0 < row["theta"] < 1.0 for row in rows)
+    # Into a pipe, a wide table keeps its width: every column's name whole, on one line.
+    r = tfcc_cli("query", swept, "SELECT * FROM runs LIMIT 2")
+    names = json.loads(tfcc_cli("query", swept, "SELECT * FROM runs LIMIT 1", "--json").stdout)
+    assert len(names[0]) > 10, names
+    header = next(ln for ln in r.stdout.splitlines() if "fairness_theta" in ln)
+    assert all(f" {c} " in header for c in names[0]), header
     r = tfcc_cli("query", swept, "SELECT count(*) AS n FROM timeseries")
     assert r.returncode == 0 and "n" in r.stdout
     r = tfcc_cli("query", swept, "SELECT nope FROM runs")

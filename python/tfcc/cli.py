@@ -701,7 +701,9 @@ def query(
             table.add_row(
                 *("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in row)
             )
-        Console().print(table)
+        # Into a pipe or a file the table keeps its natural width: rich's 80 columns there
+        # folded a wide result's headers to 2-3 characters a line (--csv is for machines).
+        Console(width=None if sys.stdout.isatty() else 100_000).print(table)
 
 
 @app.command()
