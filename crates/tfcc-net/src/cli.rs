@@ -21,6 +21,7 @@ use tfcc_sim::CbrConfig;
 
 use crate::stop_signal::{self, StopSignals};
 use crate::video::VideoFeed;
+use crate::wire::MAX_UDP_PAYLOAD;
 use crate::{Protocol, Session, SessionConfig};
 
 /// Send one flow to a `tfcc recv`, printing the rate once per report interval.
@@ -388,9 +389,6 @@ fn default_bind(to: &SocketAddr) -> &'static str {
 fn bind_error(flag: &str, addr: &str, e: std::io::Error) -> String {
     format!("--{flag} {addr}: {e}")
 }
-
-/// The largest UDP payload over IPv4 (65 535 − 20 B IP header − 8 B UDP header).
-const MAX_UDP_PAYLOAD: u32 = 65_507;
 
 /// `--packet-size` must fit a datagram and hold the protocol's header: a smaller packet would
 /// go out as the bare header, larger than the `s` its rate is paced with.

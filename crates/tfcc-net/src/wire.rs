@@ -56,6 +56,12 @@ pub enum Direction {
 
 /// Raw header: type word, seq u64, sent_at u64 (ns), big-endian.
 pub const RAW_LEN: usize = 20;
+
+/// The largest UDP payload over IPv4 (65 535 − 20 B IP header − 8 B UDP header): no datagram,
+/// header and payload, may be larger (`tfcc send --packet-size`, the Python classes'
+/// `packet_size`).
+pub const MAX_UDP_PAYLOAD: u32 = 65_507;
+
 /// "TF", version 1, type 0x10: beside TFRC's types 1 and 2 under the same "TF" (TFRC's
 /// headers are at version 2, `0x5446_0201`/`0x5446_0202`; the raw header never changed).
 const RAW_WORD: u32 = 0x5446_0110;

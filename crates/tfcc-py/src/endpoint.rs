@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tfcc_core::endpoint::Endpoint;
 use tfcc_core::{Dur, Packet, Stats, Time};
-use tfcc_net::wire::{self, Direction, Protocol, WireError};
+use tfcc_net::wire::{self, Direction, Protocol, WireError, MAX_UDP_PAYLOAD};
 
 /// The latest `now_ns` an endpoint takes: `i64::MAX` nanoseconds, 292 years, the range of
 /// `time.monotonic_ns()`. The endpoints add their timers (an RTO, a no-feedback interval, a
@@ -41,9 +41,19 @@ impl<'py> FromPyObject<'py> for NowNs {
 #[derive(Clone, Copy)]
 pub(crate) struct PacketSize(pub(crate) u32);
 
-/// The largest UDP payload over IPv4 (65 535 − 20 − 8): a datagram, header and payload, that
-/// the classes' `packet_size` would make larger is refused by name.
-pub(crate) const MAX_UDP_PAYLOAD: u32 = 65_507;
+/// `Ok` if a datagram of `payload` bytes after a `header`-byte data header fits a UDP payload
+/// over IPv4, else the `ValueError` naming `packet_size` and its largest value: the TFRC and
+/// TFWC classes carry their header on top of `packet_size`.
+pub(crate) fn fits_udp(payload: u32, header: u32) -> PyResult<()> {
+    let most = MAX_UDP_PAYLOAD - header;
+    if payload > most {
+        return Err(PyValueError::new_err(format!(
+            "packet_size {payload}: with the {header}-byte header a datagram would be larger \
+             than the largest UDP payload ({MAX_UDP_PAYLOAD} B); at most {most}"
+        )));
+    }
+    Ok(())
+}
 
 impl<'py> FromPyObject<'py> for PacketSize {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {

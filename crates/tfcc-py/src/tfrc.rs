@@ -7,7 +7,7 @@
 //! the application chooses (`time.monotonic_ns()`), so the Python side only moves bytes.
 
 use crate::endpoint::{
-    decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey, MAX_UDP_PAYLOAD,
+    decode_packet, fits_udp, not_one_of, stats_dict, Clocked, NowNs, PacketSize, StatKey,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -32,15 +32,7 @@ fn config(preset: &str, packet_size: Option<u32>) -> PyResult<TfrcConfig> {
         cfg.packet_size = s;
     }
     cfg.header_size = DATA_LEN as u32;
-    if cfg.packet_size > MAX_UDP_PAYLOAD - cfg.header_size {
-        return Err(PyValueError::new_err(format!(
-            "packet_size {}: with the {}-byte header a datagram would be larger than the \
-             largest UDP payload ({MAX_UDP_PAYLOAD} B); at most {}",
-            cfg.packet_size,
-            cfg.header_size,
-            MAX_UDP_PAYLOAD - cfg.header_size
-        )));
-    }
+    fits_udp(cfg.packet_size, cfg.header_size)?;
     cfg.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)

@@ -9,8 +9,7 @@
 //! the TFRC classes (`tfrc.rs`).
 
 use crate::endpoint::{
-    decode_packet, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
-    MAX_UDP_PAYLOAD,
+    decode_packet, fits_udp, not_one_of, stats_dict, Clocked, NowNs, PacketSize, Seed, StatKey,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -43,13 +42,7 @@ fn config(preset: &str, packet_size: Option<u32>, seed: u64) -> PyResult<TfwcCon
             "packet_size must be at least 1 byte of payload, got 0",
         ));
     }
-    if payload > MAX_UDP_PAYLOAD - header {
-        return Err(PyValueError::new_err(format!(
-            "packet_size {payload}: with the {header}-byte header a datagram would be larger \
-             than the largest UDP payload ({MAX_UDP_PAYLOAD} B); at most {}",
-            MAX_UDP_PAYLOAD - header
-        )));
-    }
+    fits_udp(payload, header)?;
     cfg.packet_size = payload + header;
     cfg.seed = seed;
     cfg.header_size = header;
