@@ -179,6 +179,17 @@ def test_demo_refuses_an_infinite_rtt_and_a_packet_larger_than_a_datagram() -> N
     assert run_cli("demo", "--packet-size", "65535", "--rtt-ms", "1e300").returncode == 0
 
 
+def test_demo_into_a_pipe_prints_whole_tables() -> None:
+    # Into a pipe rich assumed 80 columns and cut the equation table's header after its fourth
+    # column ("┏━━━━━━━━┳…━━━━━━━━━━━━━" and no corner); tfcc.console keeps tables whole there.
+    r = run_cli("demo")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    tops = [ln.rstrip() for ln in lines if ln.startswith("┏")]
+    assert len(tops) == 2 and all(t.endswith("┓") for t in tops), tops
+    assert any("p from W (inverse)" in ln for ln in lines)
+
+
 def test_send_and_recv_carry_a_tfrc_flow_over_loopback() -> None:
     # The `tfcc send` / `tfcc recv` route (tfcc.entry -> tfcc._core.cli_net -> tfcc-net): a 2 s
     # TFRC flow on loopback, reported by both ends.

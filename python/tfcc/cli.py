@@ -466,10 +466,10 @@ def compare(
     """Run a scenario on the simulator and on the testbed (root): one table of both.
 
     One row per flow and metric, the simulator's value beside the testbed's."""
-    from rich.console import Console
     from rich.table import Table
 
     from tfcc import testbed as tb
+    from tfcc.console import table_console
     from tfcc.sweep import MAX_SEED, seed_range_error
 
     # Checked here, before anything runs: the testbed run's own `tfcc run --seed` check
@@ -499,7 +499,7 @@ def compare(
 
     for flow, metric, a, b in tb.compare_rows(sim, bed):
         table.add_row(flow, metric, fmt(a), fmt(b))
-    Console().print(table)
+    table_console().print(table)
 
 
 class _SweepProgress:
@@ -691,8 +691,9 @@ def query(
     elif json_:
         sys.stdout.write(json.dumps(df.to_dicts(), default=str) + "\n")
     else:
-        from rich.console import Console
         from rich.table import Table
+
+        from tfcc.console import table_console
 
         table = Table()
         for c in df.columns:
@@ -701,9 +702,7 @@ def query(
             table.add_row(
                 *("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in row)
             )
-        # Into a pipe or a file the table keeps its natural width: rich's 80 columns there
-        # folded a wide result's headers to 2-3 characters a line (--csv is for machines).
-        Console(width=None if sys.stdout.isatty() else 100_000).print(table)
+        table_console().print(table)
 
 
 @app.command()
@@ -865,10 +864,9 @@ def video_quality(
     if json_:
         sys.stdout.write(vq.to_json(result) + "\n")
         return
-    import shutil
-
-    from rich.console import Console
     from rich.table import Table
+
+    from tfcc.console import table_console
 
     deadline = "" if playout_delay is None else f", play-out deadline {1000 * playout_delay:g} ms"
     table = Table(title=f"{run_dir} on {reference.name} ({result[0].mode} frames{deadline})")
@@ -889,8 +887,7 @@ def video_quality(
             ms(f.frame_delay_s(0.95)),
             f"{f.throughput_bps / 1e6:.3f}",
         )
-    # Not narrower than the table needs when the output is a file or a pipe (rich's 80 columns).
-    Console(width=max(110, shutil.get_terminal_size().columns)).print(table)
+    table_console(min_width=110).print(table)
 
 
 @app.command("ns2-trace")

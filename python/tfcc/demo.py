@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 import tfcc
+from tfcc.console import table_console
 
 #: Loss event rates for the table: the range the theses plot (004 Fig. 2.2, 002 Table 3.1).
 P_GRID = (0.0001, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
@@ -94,7 +95,7 @@ def loss_history_table() -> Table:
 
 
 def run_demo(packet_size: int = 1000, rtt_s: float = 0.1, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or table_console()
     console.print(equation_table(packet_size, rtt_s))
     console.print()
     console.print(loss_history_table())
