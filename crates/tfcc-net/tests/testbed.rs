@@ -63,9 +63,12 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
     );
     assert_eq!(r.total_bytes, want);
     // Sampled every 100 ms: nothing arrives from 3.2 s (the last frame before the pause left
-    // at 2.96 s) to 5.0 s.
+    // at 2.96 s) to 4.9 s. Not to the 5.0 s sample: the frame due at 5.0 s, the first after
+    // the pause, reaches the receiver a few ms later (a 1.5 kB packet takes 3 ms at the 4 Mb/s
+    // bottleneck), and a receiver thread that wakes for its sample a few ms late on a loaded
+    // machine counts it there (seen once, 2026-11-28).
     let d = &r.delivered;
-    assert_eq!(d[31], d[49], "{:?}", &d[28..52]);
+    assert_eq!(d[31], d[48], "{:?}", &d[28..52]);
     // Outside the pause the stream's 1 Mb/s (within a second's frame-size variation), over
     // 1-2 s, 2-3 s and 6-7 s (entry k is at (k + 1)/10 s).
     for (a, b) in [(9, 19), (19, 29), (59, 69)] {
