@@ -167,6 +167,32 @@ def test_a_byte_order_mark_is_accepted_and_binary_is_one_message(tmp_path: Path)
         assert r.stderr.startswith(f"error: {path}: cannot read the scenario: {why}"), r.stderr
 
 
+def test_a_file_tfcc_run_accepts_is_read_by_the_sweep_and_a_bad_one_in_its_words(
+    tmp_path: Path,
+) -> None:
+    # An inline table over two lines is TOML 1.1, which the simulator's parser reads (12 of the
+    # committed 004 scenarios write `params` so) and Python 3.11's tomllib (TOML 1.0) did not:
+    # `tfcc sweep scenarios/004-e11-halving.toml` was "invalid TOML" while `tfcc run` ran it.
+    wide = tmp_path / "wide.toml"
+    wide.write_text(
+        SCENARIO.replace(
+            'bottleneck = { rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 20 }',
+            'bottleneck = { rate = "2Mbps", delay = "10ms",\n  queue = "droptail", limit = 20 }',
+        )
+    )
+    assert '10ms",\n  queue' in wide.read_text()
+    assert len(sw.load(wide).points()) == 2 * 2 * 2
+    r = tfcc_cli("check", wide)
+    assert r.returncode == 0 and "[sweep]: 8 points (2 seeds)" in r.stdout, r.stderr
+    # A file neither reads: the simulator's message, with the file's name, exit 2.
+    bad = tmp_path / "bad.toml"
+    bad.write_text("a = \n")
+    r = tfcc_cli("sweep", bad, "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"error: {bad}: invalid TOML at line 1, column 5: "), r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+
+
 def test_an_axis_given_twice_on_the_command_line_is_refused(scenario: Path) -> None:
     grid = ["flows.0.count=1,2", "flows.0.count=3"]
     with pytest.raises(sw.SweepError, match="axis flows.0.count is given twice"):

@@ -304,6 +304,12 @@ def check_scenario(
     testbed runs otherwise than the file says without refusing it (empty for ``"sim"``).
     """
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """A TOML document as the scenario loader reads it (TOML 1.1: an inline table may span
+    lines), as dicts, lists, str, int, float and bool; a date-time as its TOML text. Raises
+    ``ValueError``: ``invalid TOML at line L, column C: why``. Read scenario, sweep and claim
+    files with this, not ``tomllib`` (TOML 1.0), so Python and ``tfcc run`` accept the same."""
+
 def run_scenario(
     path: PathLike[str] | str,
     overrides: Sequence[str] | None = None,

@@ -231,11 +231,11 @@ def _count(n: int, noun: str) -> str:
 def _sweep_table(scenario: Path) -> object | None:
     """The file's ``[sweep]`` table, or None (also for a file the scenario check accepted
     but this parser does not read: the sweep reports that itself)."""
-    import tomllib
+    from tfcc import _core
 
     try:
-        doc = tomllib.loads(scenario.read_text(encoding="utf-8").removeprefix("\ufeff"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = _core.parse_toml(scenario.read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
     return doc.get("sweep")
 

@@ -112,12 +112,12 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfcc import _core
 from tfcc.metrics import METRICS, MetricError, RunResult
 
 #: Where claim files live: ``scenarios/reproduce`` in a source checkout.
@@ -301,9 +301,9 @@ def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
         shown = name_or_path if path.parent == CLAIMS_DIR else path
         raise ClaimFileError(f"{shown}: no such reproduction (available: {names})")
     try:
-        doc = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise ClaimFileError(f"{path}: invalid TOML: {e}") from None
+        doc = _core.parse_toml(path.read_text())
+    except ValueError as e:
+        raise ClaimFileError(f"{path}: {e}") from None
     claims = []
     for i, c in enumerate(doc.get("claims", [])):
         where = f"{path}: claims[{i}]"
@@ -497,8 +497,8 @@ def measurement_window(claim: Claim) -> tuple[float, float]:
     if claim.scenario is None:
         raise ValueError(f"{claim.id}: a trace claim runs nothing, so has no window")
     try:
-        doc = tomllib.loads(claim.scenario.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
+        doc = _core.parse_toml(claim.scenario.read_text())
+    except (OSError, ValueError) as e:
         raise ValueError(f"{claim.id}: cannot read {claim.scenario} ({e})") from None
     values: dict[str, object] = {k: doc.get(k) for k in WINDOW_KEYS}
     for o in claim.set:

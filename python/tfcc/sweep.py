@@ -36,7 +36,6 @@ import re
 import signal
 import tempfile
 import time
-import tomllib
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,9 +132,11 @@ def _canonical(override: str) -> list[Any]:
     point."""
     key, _, raw = override.partition("=")
     raw = raw.strip()
+    from tfcc import _core
+
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+        value = _core.parse_toml(f"v = {raw}")["v"]
+    except ValueError:
         value = raw
     return [key.strip(), value]
 
@@ -189,8 +190,8 @@ def quantity_of(label: str) -> tuple[str, float] | None:
     text = label.strip()
     if text[:1] in "\"'" and len(text) >= 2:
         try:
-            inner = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
+            inner = _core.parse_toml(f"v = {text}")["v"]
+        except ValueError:
             inner = None
         if isinstance(inner, str):
             text = inner.strip()
@@ -348,9 +349,9 @@ def load(
     text = _read_scenario(scenario)
     try:
         # a leading byte-order mark (Windows editors) is accepted, as the Rust loader does
-        doc = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{scenario}: invalid TOML ({e})") from None
+        doc = _core.parse_toml(text.removeprefix("\ufeff"))
+    except ValueError as e:
+        raise SweepError(f"{scenario}: {e}") from None
     table = doc.get("sweep", {})
     where = f"{scenario}: sweep"
     if not isinstance(table, dict):

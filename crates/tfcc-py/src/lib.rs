@@ -42,6 +42,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::cli_run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::fairness_theta, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::parse_toml, m)?)?;
     m.add_function(wrap_pyfunction!(plots::plot_panels, m)?)?;
     m.add_function(wrap_pyfunction!(quantity::parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(net::cli_net, m)?)?;

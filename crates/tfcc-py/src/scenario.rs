@@ -503,3 +503,42 @@ fn trace_dict<'py>(py: Python<'py>, c: &tfcc_run::TraceColumns) -> PyResult<Boun
     d.set_item("size", r.size)?;
     Ok(d)
 }
+
+/// The TOML document `text` as plain Python data (dicts, lists, str, int, float, bool), read
+/// by the scenario loader's own parser, so that Python reads scenario, sweep and claim files
+/// exactly as `tfcc run` does: they are TOML 1.1 (an inline table may span lines, as the 004
+/// scenarios' `params` do), which Python 3.11's `tomllib` (TOML 1.0) refused. A date-time,
+/// which no tfcc file holds, comes back as its TOML text. Raises `ValueError` with the
+/// loader's message, `invalid TOML at line L, column C: why`.
+#[pyfunction]
+pub fn parse_toml<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
+    let table = scenario::parse_toml(text).map_err(PyValueError::new_err)?;
+    table_to_py(py, &table)
+}
+
+fn table_to_py<'py>(py: Python<'py>, table: &toml::Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in table {
+        d.set_item(k, toml_to_py(py, v)?)?;
+    }
+    Ok(d)
+}
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::types::{PyBool, PyList};
+    Ok(match v {
+        toml::Value::String(s) => PyString::new(py, s).into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        toml::Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        toml::Value::Datetime(d) => PyString::new(py, &d.to_string()).into_any(),
+        toml::Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| toml_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        toml::Value::Table(t) => table_to_py(py, t)?.into_any(),
+    })
+}

@@ -146,19 +146,7 @@ pub fn load_str(
         key,
         message: plain_types(&message),
     };
-    let table: toml::Table = toml::from_str(text).map_err(|e| {
-        let at = e
-            .span()
-            .map(|s| {
-                let (line, col) = line_col(text, s.start);
-                format!(" at line {line}, column {col}")
-            })
-            .unwrap_or_default();
-        fail(
-            None,
-            format!("invalid TOML{at}: {}", e.message().trim_end()),
-        )
-    })?;
+    let table = parse_toml(text).map_err(|m| fail(None, m))?;
     let mut root = toml::Value::Table(table);
     for o in overrides {
         apply_override(&mut root, o).map_err(|m| fail(Some(format!("--set {o}")), m))?;
@@ -180,6 +168,25 @@ pub fn load_str(
     }
     let name = spec.name.clone().unwrap_or_else(|| stem.to_string());
     build::build(&spec, name).map_err(|e| fail(Some(e.key), e.message))
+}
+
+/// The TOML document `text` as the scenario loader reads it, or `invalid TOML at line L, column
+/// C: why`. Scenario files are TOML 1.1 (the `toml` crate's, which lets an inline table span
+/// lines, as the 004 scenarios' `params` do); the Python side reads scenario, sweep and claim
+/// files through this function (`tfcc._core.parse_toml`), since Python 3.11's `tomllib` reads
+/// TOML 1.0 only and refused files that `tfcc run` accepts. Tables keep the file's key order
+/// (the workspace's `toml` has `preserve_order`).
+pub fn parse_toml(text: &str) -> Result<toml::Table, String> {
+    toml::from_str(text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|s| {
+                let (line, col) = line_col(text, s.start);
+                format!(" at line {line}, column {col}")
+            })
+            .unwrap_or_default();
+        format!("invalid TOML{at}: {}", e.message().trim_end())
+    })
 }
 
 /// serde reports a missing field at its parent (`flows[0]`: "missing field `protocol`"); name
