@@ -25,7 +25,6 @@ import os
 import re
 import statistics
 import time
-import tomllib
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -44,36 +43,15 @@ SCALES = {"off": 0.0, "on": 1.0, "half": 0.5, "tiny": 0.01}
 
 
 def load_toml(path: Path) -> dict[str, Any]:
-    """A scenario as a dict. Folds the newlines inside inline tables, which the simulator's
-    TOML reader takes and tomllib does not."""
-    out: list[str] = []
-    depth, quote, comment = 0, "", False
-    for ch in path.read_text():
-        if comment:
-            if ch != "\n":
-                continue
-            comment = False
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch == "#":
-            comment = True
-            continue
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "\n" and depth > 0:
-            ch = " "
-        out.append(ch)
-    return tomllib.loads("".join(out))
+    """A scenario as a dict, read by the simulator's own TOML parser (inline tables may span
+    lines, which tomllib refuses)."""
+    return _core.parse_toml(path.read_text())
 
 
 def _value(text: str) -> Any:
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        return _core.parse_toml(f"v = {text}")["v"]
+    except ValueError:
         return text
 
 

@@ -8,10 +8,11 @@ its packets are 1000 B on the wire, as WARC's, TEAR's, TFRCP's and the CBR's are
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+
+from tfcc import _core
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("003-e*.toml"))
@@ -28,14 +29,14 @@ def _tfrc_params_in_sets(sets: list[str]) -> list[dict[str, object]]:
         flow = key.removesuffix(".protocol")
         params = [s.partition("=")[2] for s in sets if s.partition("=")[0] == f"{flow}.params"]
         assert len(params) == 1, f"{entry}: its params are not set exactly once"
-        found.append(tomllib.loads(f"p = {params[0]}")["p"])
+        found.append(_core.parse_toml(f"p = {params[0]}")["p"])
     return found
 
 
 def test_every_003_scenario_tfrc_flow_is_ns2s_agent_with_1000_byte_packets() -> None:
     flows = []
     for path in SCENARIOS:
-        doc = tomllib.loads(path.read_text())
+        doc = _core.parse_toml(path.read_text())
         for f in doc.get("flows", []):
             if f.get("protocol") == "tfrc":
                 flows.append(path.name)
