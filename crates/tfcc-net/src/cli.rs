@@ -218,6 +218,19 @@ fn tfwc_config(preset: Option<&str>, packet_size: Option<u32>) -> Result<TfwcCon
     Ok(cfg)
 }
 
+/// `TO` as one socket address. An address without a port (`::1`, `10.0.0.2`) is named as such:
+/// the resolver's own words for it were "failed to lookup address information: Name or service
+/// not known".
+fn destination(to: &str) -> Result<SocketAddr, String> {
+    if lacks_port(to) {
+        return Err(format!("{to}: no port ({ADDR_FORM})"));
+    }
+    to.to_socket_addrs()
+        .map_err(|e| format!("{to}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{to}: no address ({ADDR_FORM})"))
+}
+
 /// `--source` (and `--pause`): `None` for `bulk`, the video source's configuration for
 /// `video[:RATE[:FPS]]`. The frame model is the simulator's ([`tfcc_sim::video`], one model
 /// for both); the keys the flags do not set keep [`VideoConfig`]'s defaults.
@@ -387,7 +400,18 @@ fn default_bind(to: &SocketAddr) -> &'static str {
 /// A socket that could not be made, named by its flag and address ("--listen 127.0.0.1:5000:
 /// Address already in use"), not by the OS error alone.
 fn bind_error(flag: &str, addr: &str, e: std::io::Error) -> String {
+    if lacks_port(addr) {
+        return format!("--{flag} {addr}: no port ({ADDR_FORM})");
+    }
     format!("--{flag} {addr}: {e}")
+}
+
+/// How a socket address is written, for the messages that refuse one.
+const ADDR_FORM: &str = "expected HOST:PORT, e.g. 10.0.0.2:5000 or [::1]:5000";
+
+/// An address written without its port: a bare IPv4 or IPv6 address or a host name.
+fn lacks_port(addr: &str) -> bool {
+    addr.parse::<std::net::IpAddr>().is_ok() || !addr.contains(':')
 }
 
 /// `--packet-size` must fit a datagram and hold the protocol's header: a smaller packet would
@@ -444,11 +468,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
         Some(s) => tfcc_sim::scenario::parse_seed(s).map_err(|m| format!("--seed: {m}"))?,
         None => 1,
     };
-    let to: SocketAddr =
-        a.to.to_socket_addrs()
-            .map_err(|e| format!("{}: {e}", a.to))?
-            .next()
-            .ok_or_else(|| format!("{}: no address", a.to))?;
+    let to = destination(&a.to)?;
     let cfg = session_config(a.realtime)?;
     let bind = a
         .bind
@@ -829,6 +849,38 @@ mod tests {
         let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let a: RecvArgs = parse("tfcc recv", &argv).expect("flags parse");
         recv(&a).expect_err("refused")
+    }
+
+    #[test]
+    fn a_destination_without_a_port_says_so() {
+        // Before: "::1: failed to lookup address information: Name or service not known".
+        for to in ["::1", "10.0.0.2", "localhost"] {
+            assert_eq!(
+                destination(to).unwrap_err(),
+                format!("{to}: no port (expected HOST:PORT, e.g. 10.0.0.2:5000 or [::1]:5000)")
+            );
+        }
+        assert_eq!(
+            destination("[::1]:5000").unwrap(),
+            "[::1]:5000".parse().unwrap()
+        );
+        assert_eq!(
+            destination("127.0.0.1:9").unwrap(),
+            "127.0.0.1:9".parse().unwrap()
+        );
+        let e = destination("127.0.0.1:99999").unwrap_err();
+        assert!(e.starts_with("127.0.0.1:99999: invalid port value"), "{e}");
+        // The same for the addresses a socket binds to.
+        for a in [
+            vec!["--listen", "10.0.0.2"],
+            vec!["--listen", "::1"],
+            vec!["--listen", "foo"],
+        ] {
+            assert_eq!(
+                recv_error(&a),
+                format!("--listen {}: no port ({ADDR_FORM})", a[1])
+            );
+        }
     }
 
     #[test]
