@@ -8,7 +8,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 
 use clap::Parser;
-use tfcc_core::endpoint::{Receiver, Sender};
+use tfcc_core::endpoint::{Endpoint, Receiver, Sender};
 use tfcc_core::quantity::{parse_dur, parse_rate};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
@@ -66,10 +66,11 @@ struct SendArgs {
     #[arg(long, value_name = "PRIO")]
     realtime: Option<i32>,
     /// What the application has to send: bulk (always backlogged), or video[:RATE[:FPS]], a
-    /// codec handing TFRC one frame every 1/FPS s at its real time (RATE default 1Mbps, FPS
-    /// 25; GOP 12 with 3x I-frames, frame-size CV 0.2, as the simulator's video source).
-    /// Use --preset rfc5348 (at both ends) for RFC 5348's data-limited rules: the thesis'
-    /// sender assumes it always has data. tfrc only.
+    /// codec handing the sender one frame every 1/FPS s at its real time (RATE default 1Mbps,
+    /// FPS 25; GOP 12 with 3x I-frames, frame-size CV 0.2, as the simulator's video source);
+    /// a frame's last datagram is short. With tfrc use --preset rfc5348 (at both ends) for
+    /// RFC 5348's data-limited rules: the thesis' sender assumes it always has data. tfrc and
+    /// tfwc only.
     #[arg(long, default_value = "bulk", value_name = "SOURCE")]
     source: String,
     /// A silent period of the video source, FROM-TO in session time (e.g. 3s-5s); repeat for
@@ -480,14 +481,24 @@ fn send(a: &SendArgs) -> Result<(), String> {
             "--seed {s}: only a video --source draws (its frame sizes); a bulk source takes no seed"
         ));
     }
-    if video.is_some() && a.protocol != "tfrc" {
+    if video.is_some() && a.protocol != "tfrc" && a.protocol != "tfwc" {
         return Err(format!(
-            "--source {}: only tfrc takes an application-limited source",
+            "--source {}: only tfrc and tfwc take an application-limited source",
             a.source
         ));
     }
+    let tfwc_header = tfcc_core::tfwc::wire::DATA_LEN as u32;
+    if video.is_some() && a.protocol == "tfwc" && a.packet_size <= tfwc_header {
+        // TFWC's packet size is the datagram, header included: this one has no room for the
+        // frames' bytes.
+        return Err(format!(
+            "--packet-size {}: with a video source a tfwc datagram needs room for payload after \
+             its {tfwc_header} B header",
+            a.packet_size
+        ));
+    }
     let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
-    if video.is_some() && a.packet_size + header > MAX_UDP_PAYLOAD {
+    if video.is_some() && a.protocol == "tfrc" && a.packet_size + header > MAX_UDP_PAYLOAD {
         return Err(format!(
             "--packet-size {}: with a video source a datagram is packet-size + {header} B, \
              larger than the largest UDP payload ({MAX_UDP_PAYLOAD} B)",
@@ -518,16 +529,33 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
             match feed {
-                Some(f) => drive_sender_fed(s, duration, every, f, |e| e.buffered()),
+                Some(f) => drive_sender_fed(s, duration, every, f, |e| {
+                    (e.stats().bytes_sent, e.buffered())
+                }),
                 None => drive_sender(s, duration, every, true),
             }
         }
         "tfwc" => {
+            // The frame's bytes ride after tfcc's 28-byte data header, inside `packet_size`
+            // (TFWC's packet is the datagram); a frame's tail goes in a short datagram
+            // (`TfwcConfig::tail_packet`), so every offered byte is on the wire once.
             let c = tfwc_config(a.preset.as_deref(), Some(a.packet_size))?;
             let ep = TfwcSender::new(c, Time::ZERO);
             let s = Session::sender(ep, Protocol::Tfwc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
-            drive_sender(s, duration, every, true)
+            match video {
+                Some(v) => {
+                    let feed = VideoFeed::new(VideoSource::new(
+                        v,
+                        Time::ZERO,
+                        SimRng::named(seed, "video"),
+                    ));
+                    drive_sender_fed(s, duration, every, feed, |e| {
+                        (e.payload_sent(), e.buffered())
+                    })
+                }
+                None => drive_sender(s, duration, every, true),
+            }
         }
         "cbr" => {
             no_preset("cbr", a.preset.as_deref())?;
@@ -657,21 +685,25 @@ fn drive_sender<S: Sender>(
     every: Dur,
     feedback: bool,
 ) -> Result<(), String> {
-    drive(s, duration, every, feedback, None, |_| None)
+    drive(s, duration, every, feedback, None, |_| (0, None))
 }
 
-/// Runs a TFRC sender fed by a video source: each frame is offered ([`Sender::offer`]) at
-/// its time, the session sending what is due between frames. The per-interval line adds the
-/// rate offered and the bytes buffered; the summary says how many frames and bytes were
-/// offered, sent and still buffered at the end.
+/// What a fed sender reports of the offered bytes: how many it has sent (the frames' bytes,
+/// without tfcc's headers) and how many it still buffers.
+type Carried<S> = fn(&S) -> (u64, Option<u64>);
+
+/// Runs a TFRC or TFWC sender fed by a video source: each frame is offered
+/// ([`Sender::offer`]) at its time, the session sending what is due between frames. The
+/// per-interval line adds the rate offered and the bytes buffered; the summary says how many
+/// frames and bytes were offered, sent and still buffered at the end.
 fn drive_sender_fed<S: Sender>(
     s: Session<S>,
     duration: Dur,
     every: Dur,
     feed: VideoFeed,
-    buffered: fn(&S) -> Option<u64>,
+    carried: Carried<S>,
 ) -> Result<(), String> {
-    drive(s, duration, every, true, Some(feed), buffered)
+    drive(s, duration, every, true, Some(feed), carried)
 }
 
 fn drive<S: Sender>(
@@ -680,7 +712,7 @@ fn drive<S: Sender>(
     every: Dur,
     feedback: bool,
     mut feed: Option<VideoFeed>,
-    buffered: fn(&S) -> Option<u64>,
+    carried: Carried<S>,
 ) -> Result<(), String> {
     let extra = if feed.is_some() {
         format!(" {:>12} {:>10}", "offered_Mbps", "buffered_B")
@@ -725,7 +757,7 @@ fn drive<S: Sender>(
             format!(
                 " {:>12.3} {:>10}",
                 mbps(offered, next - t),
-                buffered(s.endpoint()).unwrap_or(0)
+                carried(s.endpoint()).1.unwrap_or(0)
             )
         } else {
             String::new()
@@ -756,14 +788,15 @@ fn drive<S: Sender>(
     );
     if let Some(f) = &feed {
         let st = s.endpoint().stats();
+        let (sent, buffered) = carried(s.endpoint());
         println!(
             "video: offered {} frames, {} B ({:.3} Mb/s); sent {} B of them in {} packets; {} B still buffered at the end",
             f.frames(),
             f.bytes(),
             mbps(f.bytes(), ran),
-            st.bytes_sent,
+            sent,
             st.packets_sent,
-            buffered(s.endpoint()).unwrap_or(0)
+            buffered.unwrap_or(0)
         );
     }
     if feedback && c.received == 0 && c.sent > 0 {
@@ -960,8 +993,19 @@ mod tests {
         assert_eq!(e, "--pause 5s-3s: a pause must end after it starts");
         let e = video_source("video", &["5s".to_string()]).unwrap_err();
         assert!(e.starts_with("--pause 5s: use FROM-TO"), "{e}");
-        let e = send_error(&["127.0.0.1:9", "--protocol", "tfwc", "--source", "video"]);
-        assert!(e.contains("only tfrc takes"), "{e}");
+        // Before: "only tfrc takes an application-limited source" for tfwc too.
+        let e = send_error(&["127.0.0.1:9", "--protocol", "cbr", "--source", "video"]);
+        assert!(e.contains("only tfrc and tfwc take"), "{e}");
+        let e = send_error(&[
+            "127.0.0.1:9",
+            "--protocol",
+            "tfwc",
+            "--source",
+            "video",
+            "--packet-size",
+            "28",
+        ]);
+        assert!(e.contains("room for payload after its 28 B header"), "{e}");
         let e = send_error(&["127.0.0.1:9", "--source", "video", "--packet-size", "65500"]);
         assert!(e.contains("packet-size + 44 B"), "{e}");
         // Before: read only for a video source, and silently dropped for a bulk one.
@@ -1021,7 +1065,7 @@ mod tests {
                 format!("--packet-size 35: smaller than the {p} header (36 B)")
             );
             let e = send_error(&["127.0.0.1:9", "--protocol", p, "--source", "video"]);
-            assert!(e.contains("only tfrc takes"), "{e}");
+            assert!(e.contains("only tfrc and tfwc take"), "{e}");
         }
         let e = send_error(&["127.0.0.1:9", "--protocol", "warcs"]);
         assert_eq!(

@@ -1,6 +1,7 @@
 //! An application-limited TFRC sender over real sockets (issue 5): `tfcc send --source video`
 //! and `tfcc recv` (the `tfcc-net` binary, the same code `tfcc send`/`recv` run) on loopback,
 //! a 1 Mb/s, 25 fps video silent from 3 s to 5 s, with RFC 5348's rules (`--preset rfc5348`).
+//! (A TFWC sender fed the same way: the last test.)
 //!
 //! - Every offered byte is sent once: the sender's summary has offered = sent and nothing left
 //!   in the buffer, and the receiver got exactly those bytes plus tfcc's data header (`DATA_LEN`, 44 B)
@@ -160,4 +161,101 @@ fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r
     // Nothing was sent during the pause.
     let quiet = s.iter().find(|x| x[0] == "4.0").unwrap();
     assert_eq!(quiet[1], "0.000", "{quiet:?}");
+}
+
+/// The same over TFWC (`--protocol tfwc`, Choi's ns-2.34 agent, the default preset): a
+/// 1 Mb/s, 25 fps video for 3 s. TFWC's `--packet-size` (1460) is the datagram, so a frame goes
+/// out in datagrams of 1432 B of its bytes after tfcc's 28-byte header and its tail in a short
+/// one (`TfwcConfig::tail_packet`).
+///
+/// - Every frame due is offered (3 s at 25 fps: 75), and the sender's bytes add up exactly:
+///   offered = sent + still buffered, sent counting the frames' bytes only.
+/// - The receiver counts payload: it gets at most what was sent, and when every datagram
+///   arrived (loopback loses nothing), exactly the bytes sent. A padded tail (the sender's rule
+///   before 2026-11-28) made it count up to 1431 B of padding per frame more than was offered.
+/// - Each of the sender's lines has the offered rate and the buffered bytes.
+#[test]
+fn a_video_over_tfwc_is_sent_in_short_tails_and_every_byte_is_accounted_for() {
+    const TFWC_HEADER: u64 = tfcc_core::tfwc::wire::DATA_LEN as u64;
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut recv = Command::new(EXE)
+        .args([
+            "recv",
+            "--listen",
+            &addr,
+            "--duration",
+            "4s",
+            "--protocol",
+            "tfwc",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // As above: the receiver's session exists once it has printed its header line.
+    let mut rstdout = std::io::BufReader::new(recv.stdout.take().unwrap());
+    let mut header = String::new();
+    std::io::BufRead::read_line(&mut rstdout, &mut header).unwrap();
+    assert!(header.contains("time_s"), "{header}");
+    let send = Command::new(EXE)
+        .args(["send", &addr, "--duration", "3s", "--protocol", "tfwc"])
+        .args(["--source", "video:1Mbps:25"])
+        .output()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut rstdout, &mut rest).unwrap();
+    let recv = recv.wait_with_output().unwrap();
+    let rout = header + &rest;
+    let sout = String::from_utf8_lossy(&send.stdout);
+    println!("{sout}\n{rout}");
+    assert!(
+        send.status.success(),
+        "{}",
+        String::from_utf8_lossy(&send.stderr)
+    );
+    assert!(
+        recv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recv.stderr)
+    );
+
+    let head = sout.lines().next().unwrap();
+    assert!(
+        head.ends_with("offered_Mbps buffered_B"),
+        "the sender's header: {head}"
+    );
+    let s = rows(&sout);
+    assert_eq!(s.len(), 3, "one line a second: {sout}");
+    for r in &s {
+        // time, sent, "cwnd N", p, rtt, mode, offered, buffered
+        assert_eq!(r.len(), 9, "{r:?}");
+        let offered: f64 = r[7].parse().unwrap();
+        assert!(
+            offered > 0.5,
+            "a 1 Mb/s stream offered {offered} Mb/s: {r:?}"
+        );
+        r[8].parse::<u64>().unwrap();
+    }
+
+    let video = sout.lines().find(|l| l.starts_with("video:")).unwrap();
+    let (frames, offered) = (after(video, "offered"), after(video, "frames,"));
+    let (sent, packets) = (after(video, "sent"), after(video, "in"));
+    let buffered = after(video, "packets;");
+    assert_eq!(frames, 75, "{video}");
+    assert_eq!(offered, sent + buffered, "{video}");
+    // 3 s of a 1 Mb/s stream: 375 kB, within the frame-size noise (3 GOPs of 12 frames).
+    assert!((offered as f64 - 375e3).abs() < 0.1 * 375e3, "{video}");
+    // At least one datagram per frame that went out, and at most one short one per frame.
+    let full = 1460 - TFWC_HEADER;
+    assert!(packets >= sent.div_ceil(full), "{video}");
+    assert!(packets <= sent / full + frames, "{video}");
+
+    let rline = rout.lines().find(|l| l.starts_with("received")).unwrap();
+    let (got, delivered) = (after(rline, "received"), after(rline, "datagrams,"));
+    assert!(got <= packets, "{rline} / {video}");
+    assert!(delivered <= sent, "{rline} / {video}");
+    if got == packets {
+        assert_eq!(delivered, sent, "{rline} / {video}");
+    }
 }

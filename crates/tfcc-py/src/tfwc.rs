@@ -111,12 +111,9 @@ impl PyTfwcSender {
         py: Python<'py>,
         now_ns: NowNs,
     ) -> Option<Bound<'py, PyBytes>> {
-        let waiting = self.ep.inner.buffered();
         let pkt = self.ep.poll_transmit(now_ns)?;
-        let cfg = self.ep.inner.config();
-        let payload = u64::from(cfg.packet_size - cfg.header_size);
-        let carried = waiting.map_or(payload, |w| w.min(payload));
-        self.last_size = cfg.header_size + carried as u32;
+        // The core sizes the packet: a full payload, or an offered buffer's tail.
+        self.last_size = pkt.size;
         let Header::TfwcData { seq, sent_at, aoa } = pkt.header else {
             return None;
         };

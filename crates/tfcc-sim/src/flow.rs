@@ -318,9 +318,9 @@ impl SenderImpl {
         dispatch_sender!(self, s => s.offer(bytes))
     }
     /// Bytes on the wire of a full data packet, the size every bulk data packet has (TCP's SYN
-    /// is smaller, a TFRC packet may carry less payload): a DropTail queue limited in bytes that
-    /// cannot admit it admits none of the flow's data, which the scenario check refuses rather
-    /// than run a flow of zero throughput. Taken from the sizes each sender puts on its
+    /// is smaller, an application-limited TFRC or TFWC packet may carry less payload): a
+    /// DropTail queue limited in bytes that cannot admit it admits none of the flow's data,
+    /// which the scenario check refuses rather than run a flow of zero throughput. Taken from the sizes each sender puts on its
     /// packets; `None` for a boxed sender, which does not say.
     pub fn data_wire_size(&self) -> Option<u32> {
         match self {

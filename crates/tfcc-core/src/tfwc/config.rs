@@ -124,6 +124,30 @@ pub enum RttEstimator {
     Rfc6298,
 }
 
+/// What the packet carries that a sender polls while its offered send buffer
+/// ([`crate::endpoint::Sender::offer`]) holds less than a full payload (`packet_size −
+/// header_size`): a frame's tail. A bulk source (never offered) always has a full payload, so
+/// only application-limited flows read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TailPacket {
+    /// The header and what is left, so that [`crate::packet::Packet::size`] is the datagram
+    /// the application sends, as TFRC's sender does. Vic, the code 002 Ch. 6 ran (the only
+    /// application-limited TFWC of the thesis), packetises each frame into RTP packets:
+    /// "the actual packet sizes are nearly 1000 bytes, where the last packet on every frame
+    /// appears to be a lot smaller" (002 Sec. 5.1, Fig. 5.5; spec 002 §2.10). Choi's ns-2.34
+    /// `Agent/TFWC` has no application interface at all (its `send` command starts a flow
+    /// that always has data, and `send_more` puts `pktSize_` on every packet), so no figure
+    /// of 002 shows an application-limited flow sending whole packets. The default, in every
+    /// preset.
+    #[default]
+    Short,
+    /// A whole `packet_size` packet however little is left, the tail padded: ns-2's rule of
+    /// one `size_` for every packet, and what this sender did before 2026-11-28 (kept so
+    /// that runs made before can be repeated, `params = { tail_packet = "whole" }`).
+    Whole,
+}
+
 /// TFWC sender and receiver parameters.
 ///
 /// `Default` is Choi's ns-2.34 `Agent/TFWC` (GitHub `soohyunc/TFWC`, `ns-2.34/tcp/tfwc.cc`),
@@ -139,14 +163,17 @@ pub struct TfwcConfig {
     /// Bytes of an ACK on the wire: ns-2's TFWC sink sends 40-byte ACKs (spec 002 §2.3 \[X\]).
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub ack_size: u32,
-    /// Bytes of a data packet that are not the application's: the receiver counts
-    /// `packet_size - header_size` of each packet as delivered (goodput), and an
-    /// application-limited sender takes that much of its offered buffer per packet. 0 in the simulator,
+    /// Bytes of a data packet that are not the application's: the receiver counts each
+    /// packet's size less `header_size` as delivered (goodput), and an application-limited
+    /// sender takes up to `packet_size - header_size` of its offered buffer per packet. 0 in the simulator,
     /// where a packet is ns-2's `Agent/TFWC` `size_`, the whole packet, as in Choi's traces;
     /// the UDP transport sets it to the TFWC data header it puts before the payload
     /// (`wire::DATA_LEN`), so `tfcc recv` reports payload, as it does for TFRC.
     #[serde(deserialize_with = "crate::quantity::bytes_u32")]
     pub header_size: u32,
+    /// What a frame's tail goes out in; see [`TailPacket`]. `short` (header and the rest) in
+    /// every preset.
+    pub tail_packet: TailPacket,
     /// The 3 numbers below the Ack Vector head that are not yet judged, TCP's 3-DupAck rule
     /// (002 Sec. 3.2.3). The sender's AoA is the number below the margin (ns-2's `H − 4`).
     pub margin: u64,
@@ -270,6 +297,7 @@ impl Default for TfwcConfig {
             packet_size: 1000,
             ack_size: 40,
             header_size: 0,
+            tail_packet: TailPacket::Short,
             margin: 3,
             history_size: 16,
             history_weights: HistoryWeights::Choi,
@@ -335,8 +363,8 @@ impl TfwcConfig {
     /// no Vic value the field keeps 002's text, as [`TfwcConfig::thesis`] does; each line says
     /// which. Fields the spec does not discuss at all (sizes, `max_window`, `stall_losses`,
     /// `min_rtt_sample`) keep the default. Vic's byte-counted window (Eq. 5.1-5.2) and its
-    /// reordering revert (Sec. 5.1.4) have no field: the simulator sends fixed-size packets
-    /// and does not reorder.
+    /// reordering revert (Sec. 5.1.4) have no field: the window counts packets (a frame's
+    /// short tail, [`TailPacket::Short`], counts as one) and the simulator does not reorder.
     pub fn vic() -> Self {
         TfwcConfig {
             // §2.3 [X]: Vic's margin is (H, H − 1, H − 2) and its AoA H − 3, one closer to the

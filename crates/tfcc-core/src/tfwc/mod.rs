@@ -21,7 +21,8 @@ mod tests;
 
 pub use ack_vector::AckVector;
 pub use config::{
-    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TfwcConfig,
+    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TailPacket,
+    TfwcConfig,
 };
 pub use receiver::TfwcReceiver;
 pub use sender::TfwcSender;

@@ -8,7 +8,8 @@ use rand_pcg::Pcg64Mcg;
 
 use super::ack_vector::{AckVector, Coverage};
 use super::config::{
-    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TfwcConfig,
+    FirstLossSeed, HistoryWeights, JitterRule, Rounding, RttEstimator, StallLosses, TailPacket,
+    TfwcConfig,
 };
 use crate::endpoint::{Endpoint, Sender, Stats};
 use crate::equation::{Equation, TimeoutTerm};
@@ -99,7 +100,9 @@ impl Ns2Rtt {
 /// Feed it every Ack Vector ([`Header::TfwcAck`]) with [`Endpoint::on_packet`] and poll
 /// [`Endpoint::poll_transmit`] after each one and at [`Endpoint::next_timeout`]. Packets are
 /// never retransmitted; [`Sender::offer`] limits the data an application has (`None`, the
-/// default, is a bulk source).
+/// default, is a bulk source): each packet then carries up to `packet_size - header_size` of
+/// the offered bytes, the buffer's tail in a short packet whose [`Packet::size`] is the header
+/// and the rest ([`TfwcConfig::tail_packet`]), and none leaves while the buffer is empty.
 #[derive(Clone, Debug)]
 pub struct TfwcSender {
     cfg: TfwcConfig,
@@ -149,7 +152,7 @@ pub struct TfwcSender {
     jitter: JitterRound,
     rng: Pcg64Mcg,
     /// Bytes the application still has to send; `None` is a bulk source. Each packet takes
-    /// `packet_size - header_size` of them (or the rest).
+    /// `packet_size - header_size` of them, or the rest.
     backlog: Option<u64>,
     stats: Stats,
     /// [`Self::count_loss_events_from`]: loss events whose first lost packet was sent at or
@@ -249,6 +252,15 @@ impl TfwcSender {
     /// `get_sbuf_len()`).
     pub fn buffered(&self) -> Option<u64> {
         self.backlog
+    }
+
+    /// Application bytes sent: [`Stats::bytes_sent`] less the `header_size` of each packet
+    /// (`Stats::bytes_sent` counts whole packets, as the link carries them). What a media
+    /// application set against the bytes it offered: with [`TfwcConfig::tail_packet`] `short`,
+    /// offered = this + [`Self::buffered`].
+    pub fn payload_sent(&self) -> u64 {
+        let header = u64::from(self.cfg.header_size) * self.stats.packets_sent;
+        self.stats.bytes_sent.saturating_sub(header)
     }
 
     /// Slow start, window or rate mode.
@@ -683,13 +695,25 @@ impl Endpoint for TfwcSender {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.sent.push_back((now, self.stall));
-        let size = self.cfg.packet_size;
-        if let Some(b) = &mut self.backlog {
-            // A packet carries the application's bytes after the header (`header_size`, 0 in
-            // the simulator, where a packet is ns-2's `size_` whole).
-            let payload = size.saturating_sub(self.cfg.header_size).max(1);
-            *b = b.saturating_sub(u64::from(payload));
-        }
+        let size = match &mut self.backlog {
+            None => self.cfg.packet_size,
+            Some(b) => {
+                // A packet carries the application's bytes after the header (`header_size`,
+                // 0 in the simulator, where a packet is ns-2's `size_` whole): a full payload,
+                // or the rest of the buffer ([`TfwcConfig::tail_packet`]).
+                let full = self
+                    .cfg
+                    .packet_size
+                    .saturating_sub(self.cfg.header_size)
+                    .max(1);
+                let carried = (*b).min(u64::from(full)) as u32;
+                *b -= u64::from(carried);
+                match self.cfg.tail_packet {
+                    TailPacket::Short => self.cfg.header_size.saturating_add(carried),
+                    TailPacket::Whole => self.cfg.packet_size,
+                }
+            }
+        };
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += u64::from(size);
         if self.mode != Mode::Rate {
@@ -756,7 +780,8 @@ impl Sender for TfwcSender {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ns2Rtt, TfwcConfig, TfwcSender};
+    use super::{Ns2Rtt, TailPacket, TfwcConfig, TfwcSender};
+    use crate::endpoint::{Endpoint, Sender};
     use crate::loss_history::LossEstimator;
     use crate::time::{Dur, Time};
 
@@ -821,6 +846,63 @@ mod tests {
                 ipi * scale
             );
         }
+    }
+
+    /// An offered buffer goes out in full payloads and its tail in a short packet, header and
+    /// the rest (as TFRC's sender in its test
+    /// `offered_bytes_limit_what_is_sent_and_an_empty_buffer_sends_nothing`); `tail_packet =
+    /// whole` pads the tail to `packet_size` as before; a bulk source's packets are all
+    /// `packet_size`. A window of 10 lets every packet out without an Ack Vector.
+    #[test]
+    fn an_offered_buffer_s_tail_goes_in_a_short_packet() {
+        let sizes = |tail: TailPacket, offer: Option<u64>| {
+            let cfg = TfwcConfig {
+                packet_size: 1028,
+                header_size: 28,
+                initial_window: 10,
+                tail_packet: tail,
+                ..TfwcConfig::default()
+            };
+            let mut tx = TfwcSender::new(cfg, Time::ZERO);
+            tx.offer(offer);
+            let sizes: Vec<u32> = std::iter::from_fn(|| tx.poll_transmit(Time::ZERO))
+                .map(|p| p.size)
+                .collect();
+            (
+                sizes,
+                tx.buffered(),
+                tx.stats().bytes_sent,
+                tx.payload_sent(),
+            )
+        };
+        // Wire bytes 2500 + 3 headers; the payload is exactly what was offered.
+        let (short, left, sent, payload) = sizes(TailPacket::Short, Some(2500));
+        assert_eq!(short, vec![1028, 1028, 528]);
+        assert_eq!((left, sent, payload), (Some(0), 2584, 2500));
+        let (whole, left, sent, payload) = sizes(TailPacket::Whole, Some(2500));
+        assert_eq!(whole, vec![1028; 3]);
+        assert_eq!((left, sent, payload), (Some(0), 3084, 3000));
+        // Exactly two payloads: no tail, no third packet.
+        assert_eq!(sizes(TailPacket::Short, Some(2000)).0, vec![1028; 2]);
+        for tail in [TailPacket::Short, TailPacket::Whole] {
+            assert_eq!(sizes(tail, None).0, vec![1028; 10], "{tail:?}");
+        }
+        // More bytes offered later join the buffer: the window of 10 has room for 7 more.
+        let mut tx = TfwcSender::new(
+            TfwcConfig {
+                initial_window: 10,
+                ..TfwcConfig::default()
+            },
+            Time::ZERO,
+        );
+        tx.offer(Some(1500));
+        let first: Vec<u32> = std::iter::from_fn(|| tx.poll_transmit(Time::ZERO))
+            .map(|p| p.size)
+            .collect();
+        assert_eq!(first, vec![1000, 500]);
+        tx.offer(Some(1));
+        assert_eq!(tx.poll_transmit(Time::ZERO).map(|p| p.size), Some(1));
+        assert_eq!(tx.poll_transmit(Time::ZERO), None);
     }
 
     /// Vic's estimator is Choi's with df = 0.95 (spec 002 §2.5 [X]): samples 0.1 s then 0.2 s

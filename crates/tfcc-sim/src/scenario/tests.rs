@@ -1219,6 +1219,38 @@ fn ttfwc_params_split_between_the_congestion_control_and_the_tcp() {
     refused_as("ttfwc", "{ tpp = 0.5 }", "flows[0].params.tpp", "");
 }
 
+/// TFWC's `tail_packet` (tfcc_core::tfwc::TailPacket): `short` in every preset, `whole` (the
+/// padded tail of before) settable beside a preset, and an unknown value refused at the key.
+#[test]
+fn tfwc_tail_packet_is_short_in_every_preset_and_whole_by_params() {
+    use tfcc_core::tfwc::TailPacket;
+    let tail = |params: &str| {
+        let b = ok_with(
+            &base_without_rate(),
+            &["flows.0.protocol=tfwc", &format!("flows.0.params={params}")],
+        );
+        let crate::flow::SenderImpl::Tfwc(s) = &b.flows[0].sender else {
+            panic!("a TFWC sender");
+        };
+        s.config().tail_packet
+    };
+    for preset in ["ns2", "thesis", "vic"] {
+        let p = format!("{{ preset = \"{preset}\" }}");
+        assert_eq!(tail(&p), TailPacket::Short, "{preset}");
+    }
+    assert_eq!(tail("{ tail_packet = \"whole\" }"), TailPacket::Whole);
+    assert_eq!(
+        tail("{ preset = \"vic\", tail_packet = \"whole\" }"),
+        TailPacket::Whole
+    );
+    refused_as(
+        "tfwc",
+        "{ tail_packet = \"padded\" }",
+        "flows[0].params.tail_packet",
+        "",
+    );
+}
+
 /// `{ random = [low, high] }`: per-flow draws within the range, the same for the same seed,
 /// different for another seed, and independent of how many other flows there are.
 #[test]
