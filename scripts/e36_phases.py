@@ -11,7 +11,7 @@ begins at ``measure_from + 2·half·k`` with the on (low-rate, 1 Mb/s left) phas
 phase is the delivered payload between the phase's sample instants; a window cut is a sample
 whose window is more than 2 % below the one before (so a sample interval of a few ms to 10 ms
 is needed: 100 ms merges cuts); a timeout is a fall of the window to one packet. Used for the
-section "E3.6's period-4 claims for SIMD and GAIMD" of docs/reproductions/warc.md (e36).
+section "E3.6's period-4 claims for SIMD and GAIMD" of docs/reproductions/log/warc.md (e36).
 """
 
 from __future__ import annotations

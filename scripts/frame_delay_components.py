@@ -8,7 +8,7 @@ Runs scenarios/002-r7-vic-psnr.toml's case (d) (5 Mb/s, 80 ms, 1 % Bernoulli los
 sender and seed, tracing the flow's access links and the bottleneck, and prints a Markdown table
 per sender (medians, means and 95th percentiles over the whole frames due in the window that
 ``tfcc video-quality`` scores, and the medians of the per-seed medians when several seeds run).
-Written for the play-out section of docs/reproductions/tfwc.md (issue 6). The components of a
+Written for the play-out section of docs/reproductions/log/tfwc.md (issue 6). The components of a
 frame, which add up to its delay:
 
 - ``behind``: due until the sender sent the packet carrying its first byte: the time the bytes

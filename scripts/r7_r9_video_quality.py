@@ -7,7 +7,7 @@ Runs scenarios/002-r7-vic-psnr.toml for R7's cases (a) 5 Mb/s, (b) 2.5 Mb/s, (c)
 0.1 % loss, (d) 5 Mb/s and 1 % loss, each with TFWC, TFRC and no CC, and R8 (case (b) at a fixed
 15 fps, q control only, TFWC and TFRC); scores every run with ``tfcc.video_quality`` (rendered
 frames, 002's reading, and with freezes), writes OUTDIR/r7-r9.json and prints the Markdown
-tables of docs/reproductions/tfwc.md's "R7-R9" section. Needs ffmpeg (``make ffmpeg``). The
+tables of docs/reproductions/log/tfwc.md's "R7-R9" section. Needs ffmpeg (``make ffmpeg``). The
 reference is the synthetic ``testsrc2`` CIF clip unless --reference names another: absolute dB
 are the clip's, not foreman's, so only the comparisons between protocols and cases carry over.
 """

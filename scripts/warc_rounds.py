@@ -21,7 +21,7 @@ delay, so a round's boundary can fall on the other side of an arrival and the ra
 little), in the simulator 31.5 ms earlier on E3.5's path (``--shift``).
 Flows are told apart by their receiver's port (5001 + flow index on both backends); tfcc's
 headers are read by the transport's own decoder (``tfcc._core.decode_datagram``). Used for
-the section "E3.5's untraced differences, traced" of docs/reproductions/warc.md.
+the section "E3.5's untraced differences, traced" of docs/reproductions/log/warc.md.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ TFRC and GAIMD are not checked per seed: a 1-ns shift of TFRC's start moves its 
 to 95 packets (seed 1), so only means over many seeds compare. Over seeds 1-40 ns-2 gives TFRC
 245.2 ± 13.0 and GAIMD 145.1 ± 2.6 packets lost, tfcc 225.1 ± 15.7 and 147.3 ± 2.5; the claims'
 TFRC/GAIMD (mean of per-seed ratios) is 1.70 in ns-2 and 1.55 in tfcc, 1.96 and 1.54 on the
-claims' seeds 1-12 (docs/reproductions/taxonomy.md, "E2.4's loss counts in stock ns-2.35").
+claims' seeds 1-12 (docs/reproductions/log/taxonomy.md, "E2.4's loss counts in stock ns-2.35").
 The two runs of seeds 1-3 take about 6 s.
 """
 

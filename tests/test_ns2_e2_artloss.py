@@ -11,7 +11,7 @@ protocols ns-2.35 lacks are started at the end here, so both bottlenecks carry t
 The two simulators then run the same packets up to exact-time ties: on E2.1 at CV[T] = 1,
 seed 1, 300 s (all eleven flows in tfcc), GAIMD and IIAD delivered the same bytes to the byte
 and TCP-SACK, SQRT and TFRC within 0.04 %; the claims' full runs agree as closely
-(docs/reproductions/taxonomy.md, "E2.1 and E2.3 in stock ns-2.35"). Every flow must meet the
+(docs/reproductions/log/taxonomy.md, "E2.1 and E2.3 in stock ns-2.35"). Every flow must meet the
 same number of losses. The window-based flows
 (one TcpAgent in ns-2, the same rules in tfcc) must agree within 1 % on throughput, which
 leaves room for the near-ties that ns-2 orders by floating-point rounding and tfcc by integer

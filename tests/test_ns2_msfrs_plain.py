@@ -8,7 +8,7 @@ no merging) and Http/Server over FullTcp/Sack, drawing tfcc's own requests, size
 and server delays for the seed (``bench/ns2/tfcc_rng.tcl``). On the claim's 400 s runs ns-2's
 plain cache gives 10.50, 10.45 and 11.54 s (seeds 1-3) where tfcc's plain gateway with ns-2's
 connection layout (``web.connections = "per-server"``) gives 10.71, 10.70 and 11.74 s, with
-2 903 / 3 011, 2 329 / 2 591 and 2 648 / 2 893 drops (docs/reproductions/msfrs.md, "M2's plain
+2 903 / 3 011, 2 329 / 2 591 and 2 648 / 2 893 drops (docs/reproductions/log/msfrs.md, "M2's plain
 gateway in stock ns-2.35's web cache"). Here: 100 s runs (transactions arriving in the first
 50 s), where the latencies differed by at most 4.7 % and the drops by 7-12 %; the tolerances are
 10 % on latency (issue 5's cross-simulator tolerance) and 20 % on drops. The runs take about 4 s.

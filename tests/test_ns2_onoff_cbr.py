@@ -7,7 +7,7 @@ s, 15 Mb/s, 4 ms, 16-packet DropTail) and computes the claims' metric, the idle-
 (U C - X_cbr) / (C - X_cbr), from ns-2's counters; tfcc runs the claims' ``versus`` set-up.
 Measured 2026-11-26 over seeds 1-20 (mean ± s.d., ns-2 / tfcc): x = 0.05 s 0.7677 ± 0.0018 /
 0.7679 ± 0.0062, x = 1.6 s 0.9898 ± 0.0005 / 0.9894 ± 0.0009; timeouts per flow at x = 1.6 s
-75.6 ± 4.1 / 77.0 ± 6.2 (docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock
+75.6 ± 4.1 / 77.0 ± 6.2 (docs/reproductions/log/ttfwc.md, "The on/off-CBR TCP baseline in stock
 ns-2.35"). Single runs differ by where DropTail's near-ties fall, so the check is on the mean
 over seeds 1-3: within 0.01 at x = 0.05 s (about 2.5 standard deviations of the difference of
 two 3-seed means there), within 0.003 at x = 1.6 s (the same at its spread), and the timeouts
@@ -69,7 +69,7 @@ def test_the_script_computes_the_claims_metric() -> None:
 def test_with_the_cbrs_exact_count_the_runs_are_the_same_run() -> None:
     """On the scenario's own network (8.4 and 8.8 ms), with ns-2's CBR stopped 1 us early so
     that it sends tfcc's 2000 packets per on phase (`cbr_exact`), seed 5 at x = 1.6 s is the
-    same run in both simulators until 28.14 s (docs/reproductions/ttfwc.md, "The lock gap on
+    same run in both simulators until 28.14 s (docs/reproductions/log/ttfwc.md, "The lock gap on
     the on/off network"): over 5-25 s every counter agrees exactly, 46 timeouts of flow 0
     included. Without `cbr_exact` ns-2's 2001st packet at the first off instant (3.2 s) sets
     the runs apart (709 drops and 41 timeouts there)."""

@@ -5,7 +5,7 @@ DropTail 100; every flow on its own 1 Gb/s, 2.5 ms access links) with ns-2's Age
 the Reno flows, started at the instants tfcc spreads them over, and ns-2's Agent/TCP/Sack1 as
 the PTCP flow, whose congestion-avoidance increase `increase_num_ / cwnd_` per ACK is Eq. 1
 with `increase_num_` = k set by the thesis' controller from a 1 ms tick, with the oracle's A
-and P (docs/reproductions/ptcp.md, "PTCP in stock ns-2.35"). Short runs (10 s), seed 1, about
+and P (docs/reproductions/log/ptcp.md, "PTCP in stock ns-2.35"). Short runs (10 s), seed 1, about
 10 s for the file. Checked where the two simulators agree:
 
 - plain Reno in PTCP's place against 30 Reno flows capped at 15 packets (E3's reading of "about
@@ -16,7 +16,7 @@ and P (docs/reproductions/ptcp.md, "PTCP in stock ns-2.35"). Short runs (10 s), 
 - PTCP against 10 uncapped Reno flows (e2-bw20-n10) holds bw on average in both, with the
   same mean k (the k the last congestion-avoidance ACK met, sampled every 0.1 s: 2.76 and 2.85
   here; the harness's former series of every tick's k, also of ticks no ACK meets, read 4.61,
-  docs/reproductions/ptcp.md, "Mean k, tfcc against ns-2.35").
+  docs/reproductions/log/ptcp.md, "Mean k, tfcc against ns-2.35").
 """
 
 from __future__ import annotations

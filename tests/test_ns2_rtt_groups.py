@@ -3,7 +3,7 @@
 convergence and tcp_friendliness on, no HyStart), run live through
 ``bench/ns2/rtt_groups.py`` on thesis 000's testbed set-up.
 
-Measured 2026-11-26 (docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35"):
+Measured 2026-11-26 (docs/reproductions/log/ttfwc.md, "CUBIC in stock ns-2.35"):
 - One flow alone at 100 Mb/s, 100 ms, 50-packet DropTail follows each side's own equations.
   ns-2's window falls to 0.800 of the peak and tfcc's to 0.700 (RFC 9438's β). With
   `beta = 0.8` tfcc's sawtooth and goodput are ns-2's: 92.84 / 92.89 Mb/s, time back to the

@@ -24,7 +24,7 @@ TCP flow 0 has the shortest RTT of all flows in every seed (see the script).
 Usage: `python bench/ns2/e22_loss.py [--scheme tfrc|gaimd|tear] [--case spread|rtt0] [--seeds 1-10]
 [--side both|ns2|tfcc] [--draws substream|seeded] [--tfcc PATH]` (`--tfcc` defaults to
 `.venv/bin/tfcc`). One ns-2 run
-takes 2-6 s, one tfcc run about 1 s. Findings: docs/reproductions/taxonomy.md, "E2.2's TFRC in
+takes 2-6 s, one tfcc run about 1 s. Findings: docs/reproductions/log/taxonomy.md, "E2.2's TFRC in
 stock ns-2.35".
 """
 

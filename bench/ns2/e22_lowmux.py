@@ -6,7 +6,7 @@ the mean TCP goodput (the claims' `normalized_throughput`), which group holds a 
 without such flows, and the timeouts. Usage: `python bench/ns2/e22_lowmux.py CASE[,CASE...]
 [maxwin]`, cases `rtt0-new`, `spread-new` (the one-way reading of 003-e22-lowmux.toml),
 `rtt0-old`, `spread-old` (the 50 ms read as the RTT, queue 150). Findings:
-docs/reproductions/taxonomy.md, "E2.2: the escaped flow decides".
+docs/reproductions/log/taxonomy.md, "E2.2: the escaped flow decides".
 """
 
 import statistics

@@ -10,7 +10,7 @@ and the ratio of the sums, in each simulator.
 
 Usage: `python bench/ns2/e24_bursty.py [PROTOCOLS] [SEEDS] [--json FILE]`, PROTOCOLS a comma list
 of `tfrc`, `gaimd`, `sack` (default `sack,tfrc,gaimd`), SEEDS e.g. `1-12` (the default) or
-`1,3,5`. Findings: docs/reproductions/taxonomy.md, "E2.4's loss counts in stock ns-2.35".
+`1,3,5`. Findings: docs/reproductions/log/taxonomy.md, "E2.4's loss counts in stock ns-2.35".
 """
 
 from __future__ import annotations

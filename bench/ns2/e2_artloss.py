@@ -17,7 +17,7 @@ decrease on both sides, ns-2 with precisionReduce_ true (ns-2.35's default) and 
 GAIMD, IIAD and SQRT flows with `precision_reduce = true` (the rest of `ns-2.1b9` kept);
 `--same-flows` starts tfcc's flows of the protocols ns-2.35 lacks 1 ms before the end, so that
 both bottlenecks carry the same flows (`tfcc_overrides`).
-Findings: docs/reproductions/taxonomy.md, "E2.1 and E2.3 in stock ns-2.35".
+Findings: docs/reproductions/log/taxonomy.md, "E2.1 and E2.3 in stock ns-2.35".
 """
 
 from __future__ import annotations

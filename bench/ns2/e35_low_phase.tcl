@@ -8,7 +8,7 @@
 # `--set flows.1.start=...`); the 5 Mb/s one at 0 and, as the whole run ends at 450 s, never
 # goes off. Measured with a Fid flow monitor on the bottleneck r1 -> r2 between 150 and 450 s.
 # Prints one line: per flow (1 TFRC, 2 the 10 Mb/s CBR, 3 the 5 Mb/s) its throughput (1000 B
-# per departure) and drops. Findings in docs/reproductions/warc.md ("E3.5's untraced
+# per departure) and drops. Findings in docs/reproductions/log/warc.md ("E3.5's untraced
 # differences, traced").
 # Usage: ns e35_low_phase.tcl [cbr_start=SECONDS]
 

@@ -13,12 +13,12 @@ the claim's MSF-RS side. Printed per seed: mean latency of the transactions arri
 its drops.
 
 `--load backlogged` runs scenarios/003-msfrs-backlogged.toml's load instead (4 threads per client,
-1000 s, transactions arriving in 50-900 s; the third pass's M2 rows in msfrs.md).
+1000 s, transactions arriving in 50-900 s; the third pass's M2 rows in log/msfrs.md).
 
 Usage: `python bench/ns2/msfrs_plain.py [--seeds 1,2,3] [--load claim|backlogged]
 [--ns-arg key=value ...] [--json FILE]` (`--ns-arg` passes keys to the Tcl script, e.g.
 `nodelay=1`). Findings:
-docs/reproductions/msfrs.md, "M2's plain gateway in stock ns-2.35's web cache".
+docs/reproductions/log/msfrs.md, "M2's plain gateway in stock ns-2.35's web cache".
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ x = 0.05 and 0.4 s); `--tick-phase random` also runs tfcc with `rtt.tick_phase =
 `--cbr-exact` runs ns-2 with `cbr_exact=1` (its CBR stopped 1 us before each off instant, so
 that every on phase sends tfcc's number of packets instead of one more at the off instant
 itself, a diagnostic).
-Findings: docs/reproductions/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35" and "The
+Findings: docs/reproductions/log/ttfwc.md, "The on/off-CBR TCP baseline in stock ns-2.35" and "The
 lock gap on the on/off network".
 """
 

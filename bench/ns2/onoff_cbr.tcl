@@ -3,7 +3,7 @@
 # scenarios/000-onoff-cbr.toml builds it in tfcc's simulator with `flows.0.protocol=tcp-sack`.
 #
 # Why it exists: the claims divide TTFWC's idle-bandwidth use by SACK TCP's; this script checks
-# that denominator against ns-2's own `Agent/TCP/Sack1` (docs/reproductions/ttfwc.md, "The
+# that denominator against ns-2's own `Agent/TCP/Sack1` (docs/reproductions/log/ttfwc.md, "The
 # on/off-CBR TCP baseline in stock ns-2.35").
 #
 # Network, value by value as tfcc builds the scenario (crates/tfcc-sim/src/topology.rs,
@@ -16,7 +16,7 @@
 #   over *all three* flows of the dumbbell (`DelaySpread::Uniform`, flow i of n at
 #   lo + (hi - lo) i / (n - 1)): TCP 0 at 0.1 ms, TCP 1 at 0.2 ms, the CBR at 0.3 ms (base
 #   RTTs 8.4 and 8.8 ms, 000 Sec. 5.1.1). Until 2026-11-26 the TOML had 0.1-0.2 ms, which put
-#   TCP 1 at 0.15 ms (8.6 ms); the runs in docs/reproductions/ttfwc.md's onoffns2 section
+#   TCP 1 at 0.15 ms (8.6 ms); the runs in docs/reproductions/log/ttfwc.md's onoffns2 section
 #   used those delays (`'access_delays=0.0001 0.00015 0.0002'` reproduces them).
 # - TCP: `Agent/TCP/Sack1` -> `Agent/TCPSink/Sack1`, FTP, `packetSize_ 1000` (1040 B on the
 #   wire), `window_ 10000` (tfcc's `max_window` default; ns-2's 20 would cap the flows), every
@@ -38,7 +38,7 @@
 #   x = 1.6 s: 2001 packets where tfcc, counting k with k·interval < x, sends 2000).
 #   `cbr_exact=1` (a diagnostic) stops the CBR 1 us early, so that every on phase sends tfcc's
 #   count; with it the two simulators' packet sequences at the bottleneck agree far longer
-#   (docs/reproductions/ttfwc.md, "The lock gap on the on/off network").
+#   (docs/reproductions/log/ttfwc.md, "The lock gap on the on/off network").
 # - measured over [measure_from, duration] = [5, 200] s.
 #
 #   ns onoff_cbr.tcl seed=1 x=0.05

@@ -15,7 +15,7 @@ The k column is the mean over 0.1 s samples of the k the last congestion-avoidan
 both sides; `--k-series tick` records ns-2's k from every tick instead, also from ticks no ACK
 meets (the harness before 2026-11-27, which inflated ns-2's mean k 1.4-1.9 times). The
 scenarios spread the Reno starts evenly, so only `--random-starts` (uniform draws in the same
-ranges, tfcc's streams on both sides) makes seeds differ. Findings: docs/reproductions/ptcp.md,
+ranges, tfcc's streams on both sides) makes seeds differ. Findings: docs/reproductions/log/ptcp.md,
 "PTCP in stock ns-2.35".
 """
 

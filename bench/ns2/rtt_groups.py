@@ -31,7 +31,7 @@ Usage: `python bench/ns2/rtt_groups.py [--cc CC] [--cc-a CC] [--cc-c CC] [--n N]
 [--tfcc-cubic-params '{ beta = 0.8 }'] [--json FILE]`; `--tfcc-cubic-params` sets the `params`
 of tfcc's `tcp-cubic` flows (e.g. the 2.6 kernel's β, to tell a version difference from a
 defect).
-Findings: docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
+Findings: docs/reproductions/log/ttfwc.md, "CUBIC in stock ns-2.35 (2026-11-26, cubicns2)".
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@
 #         sides (`timestamps_`, `ts_echo_rfc1323_`), as ns-2's Linux TCP documentation sets it;
 #         `linux_ts=0` turns them off. ns-2 adds `ts_option_size_` (10 bytes) to every segment
 #         with timestamps: 1510 bytes on the wire instead of 1500, which alone decides the
-#         120 + 16 ms groups' outcome (docs/reproductions/ttfwc.md, "CUBIC in stock ns-2.35").
+#         120 + 16 ms groups' outcome (docs/reproductions/log/ttfwc.md, "CUBIC in stock ns-2.35").
 #
 #   ns rtt_groups.tcl seed=1 delay_c=0.0158                 # SACK, 120 ms against 32 ms
 #   ns rtt_groups.tcl cc=cubic seed=1 delay_c=0.0078        # Linux CUBIC, 120 + 16 ms

@@ -1,4 +1,4 @@
-"""Per-flow trains at the bottleneck in stock ns-2.35 (docs/reproductions/ptcp.md, "The inline
+"""Per-flow trains at the bottleneck in stock ns-2.35 (docs/reproductions/log/ptcp.md, "The inline
 estimator against Reno, traced", imtcp2).
 
 Runs `trains.tcl` (flow 0 and N Reno flows on the imtcp harness' dumbbell) with equal access

@@ -1,4 +1,4 @@
-# Per-flow trains at a DropTail bottleneck (docs/reproductions/ptcp.md, "The inline estimator
+# Per-flow trains at a DropTail bottleneck (docs/reproductions/log/ptcp.md, "The inline estimator
 # against Reno, traced"): flow 0 and N more `Agent/TCP/Reno` -> `Agent/TCPSink` flows (1000 B
 # segments, window 10000, an ACK per segment) over the imtcp harness' dumbbell: 100 Mb/s, 5 ms
 # DropTail bottleneck of 100 packets, every flow on its own 1 Gb/s access links (DropTail 10000).

@@ -18,7 +18,7 @@ letters (e.g. 0.8 of TCP at CV[T] = 1 is Δ, 0.6 is X; > 1.5 x TCP at low multip
 - a claim id ``ID`` is looked up as ``ID``, then ``ID-quick``, so a ``--quick`` run gives a table.
 
 A cell whose run is not part of the reproduction reads "—". The result is a Markdown table for
-``docs/reproductions/taxonomy.md``.
+``docs/reproductions/log/taxonomy.md``.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ impl Tfrcp {
     /// `T_RTO` is the rate sender's TCP RTO estimate, floor included (ns-2.1b9's 1 s under
     /// `tcp_defaults = "ns-2.1b9"`): PFTK's `T_0` is the timeout of the TCP it models, and with
     /// the floor TFRCP settles at 0.88 of the TCP beside it in E2.3, without it at 1.7
-    /// (docs/reproductions/taxonomy.md, "TFRCP's slow fall traced"). The floor also makes the
+    /// (docs/reproductions/log/taxonomy.md, "TFRCP's slow fall traced"). The floor also makes the
     /// timeout term weigh more, which slows the 5-s fixed-point iteration after a rise in loss.
     pub fn adjust(&mut self, received: u64, lost: u64, rtt: Dur, rto: Dur) {
         self.adjustments += 1;

@@ -90,7 +90,7 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
 /// on a loaded 2-core machine): latest sample 100.6 µs beside a smoothed RTT of 101 ms, 6 of every
 /// 7 TFRC packets lost while CUBIC refilled the queue, about 50 events in 50 ms, `p` 0.00028 to
 /// 0.81, `X` 119 B/s, and no packet for the rest of the 10 s run; 4 of about 50 thesis-preset
-/// runs under load, none of 15 with this preset (docs/reproductions/tfrc.md, "The current-RTT
+/// runs under load, none of 15 with this preset (docs/reproductions/log/tfrc.md, "The current-RTT
 /// rule on a path without propagation delay").
 #[test]
 fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {

@@ -15,7 +15,7 @@
 //! - `rxp`: the TFRC receiver's loss event rate changed (`a` the new p).
 //!
 //! The analysis (drops per flow, queue or random, per TCP window, fast recoveries against
-//! timeouts) is `scripts/e10_setup3_trace.py`; docs/reproductions/tfrc.md has the findings.
+//! timeouts) is `scripts/e10_setup3_trace.py`; docs/reproductions/log/tfrc.md has the findings.
 
 use std::path::Path;
 

@@ -16,7 +16,7 @@
 //! - `rxp`: the receiver's loss event rate changed (`a` the new p, `b` loss events so far,
 //!   `c` the newest closed interval in packets, `d` closed intervals held, `e` the open one).
 //!
-//! TCP flows run unwrapped. docs/reproductions/tfrc.md (section "Cable-modem stand-in: why
+//! TCP flows run unwrapped. docs/reproductions/log/tfrc.md (section "Cable-modem stand-in: why
 //! TFRC's low-multiplexing fairness falls short") has what it showed.
 
 use std::path::PathBuf;

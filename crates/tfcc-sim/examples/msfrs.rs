@@ -2,7 +2,7 @@
 //! tables: `cargo run --release -p tfcc-sim --example msfrs [-- --quick] [--seed N]
 //! [--tcp ns-2.35] [--per-server] [--merge at-arrival|at-release] [--m1] [--m2] [--m2-claim]`.
 //!
-//! The detailed tables of docs/reproductions/msfrs.md come from this program; the pass/fail
+//! The detailed tables of docs/reproductions/log/msfrs.md come from this program; the pass/fail
 //! claims are `tfcc reproduce msfrs` (scenarios/reproduce/msfrs.toml, on the scenario files
 //! scenarios/003-msfrs-*.toml).
 

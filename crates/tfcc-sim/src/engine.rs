@@ -67,7 +67,7 @@ impl Rank {
 /// order decides who is dropped. In scheduling order (`Fifo`) the same side wins every time:
 /// in 003's E3.5 all 1084 of the CBR's drops in 450-600 s fell on such ties, and its test flow
 /// got 1.205 Mb/s where ns-2.35, whose double-precision clock rarely makes times exactly
-/// equal, gives 1.026 (docs/reproductions/warc.md, warcfall). `Random` draws, from the
+/// equal, gives 1.026 (docs/reproductions/log/warc.md, warcfall). `Random` draws, from the
 /// scenario seed, a key for every transmission end and every arrival at a hop, and ties among
 /// them go in key order: each pair in either order with equal odds, as a clock of infinite
 /// resolution would break them (arrivals tie with each other too: a 5 Mb/s CBR of the same

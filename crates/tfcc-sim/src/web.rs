@@ -400,7 +400,7 @@ struct Thread {
 /// `slow_start_restart_` with `restart_bugfix_`, [`tfcc_core::tcp`]): a response that follows
 /// a pause pays slow start again, as on a new connection but without a handshake. ns-2's
 /// `FullTcp`, under `HTTP/Cache`, restarts from the initial window (2) instead; trying that
-/// moved M2's closed-loop latencies by under 0.1 s (docs/reproductions/msfrs.md).
+/// moved M2's closed-loop latencies by under 0.1 s (docs/reproductions/log/msfrs.md).
 pub fn server_tcp() -> TcpConfig {
     let mut tcp = TcpConfig::with_variant(Variant::Sack);
     tcp.max_window = 200; // §4.5.1

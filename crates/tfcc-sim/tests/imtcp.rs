@@ -34,7 +34,7 @@ enum Cross {
     /// same mean RTT (20 ms), different RTTs. With equal RTTs the ACK-clocked flows reach the
     /// bottleneck in trains of their own packets (a phase effect, in ns-2.35 as here) and the
     /// estimator's streams, made of its flow's own packets, land inside its own train;
-    /// differing RTTs break the trains up (docs/reproductions/ptcp.md, "The inline estimator
+    /// differing RTTs break the trains up (docs/reproductions/log/ptcp.md, "The inline estimator
     /// against Reno, traced").
     RenoSpread(u32),
 }

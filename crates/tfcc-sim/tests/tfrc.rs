@@ -466,7 +466,7 @@ fn e11_tfrc_keeps_sending_after_the_30s_dropout() {
 /// arrives (143-144 s), whose header carries the path's fresh 0.11 s sample; their send times,
 /// interpolated between the packets on either side of the gap, are 0.12 s apart, so each is
 /// its own loss event (with the 0.17 s sample the lost packets themselves carried, every
-/// second one; with their true send times 68-89 events: docs/reproductions/tfrc.md, "Loss
+/// second one; with their true send times 68-89 events: docs/reproductions/log/tfrc.md, "Loss
 /// events grouped by the current RTT"). The n = 8 history then holds intervals of one or two
 /// packets: `p` is above 0.3 at 150 s (0.348 on seeds 1-3), against below 0.1 with the smoothed
 /// RTT (lifted to ~3 s by the held packets' 30 s samples, it puts ~23 lost packets in an
@@ -496,7 +496,7 @@ fn e11_the_thesis_rule_makes_each_packet_lost_in_the_30s_dropout_a_loss_event() 
 /// deweighting (004 Sec. 3.7) follows it.
 /// So `p` at 150 s is below 0.3 on seeds 1-3 (0.117, 0.112, 0.084) and TFRC delivers data in
 /// every 10 s of 140-180 s. This encodes what the thesis' report rule does here; E11's claims
-/// carry the effect (docs/reproductions/tfrc.md, "Mechanism audit against the thesis text").
+/// carry the effect (docs/reproductions/log/tfrc.md, "Mechanism audit against the thesis text").
 #[test]
 fn e11_the_thesis_receiver_reports_the_dropouts_loss_events_an_rtt_later() {
     for seed in [1u64, 2, 3] {

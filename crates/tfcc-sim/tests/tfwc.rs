@@ -91,7 +91,7 @@ fn one_tfwc_flow_fills_the_link() {
 /// arrives back-to-back with the ACK-clocked one and meets the full queue. With a 100-packet
 /// queue and spread access delays the 4+4 case gives θ = 0.46. (Those numbers are 002's text,
 /// now `TfwcConfig::thesis()`. With the default, Choi's ns-2.34 agent, 2+2 at 5 Mb/s gives
-/// θ = 0.760: docs/reproductions/tfwc.md, audit of 2026-11-26.)
+/// θ = 0.760: docs/reproductions/log/tfwc.md, audit of 2026-11-26.)
 #[test]
 #[ignore = "does not reproduce yet: θ 0.68–0.81 against the thesis' 0.35–0.75 (issue 6)"]
 fn tfwc_shares_a_droptail_bottleneck_with_tcp_within_the_thesis_band() {

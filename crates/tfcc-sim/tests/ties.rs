@@ -5,7 +5,7 @@
 //! 10 Mb/s CBR meets a transmission end every 4 ms and the 5 Mb/s one meets the 10 Mb/s one at
 //! every one of its packets. In scheduling order one side wins every such tie; ns-2.35 gives
 //! this TFRC 1.026 Mb/s over 150-450 s of the full scenario (bench/ns2/e35_low_phase.tcl),
-//! tfcc 1.205 in scheduling order (docs/reproductions/warc.md, warcfall).
+//! tfcc 1.205 in scheduling order (docs/reproductions/log/warc.md, warcfall).
 
 use tfcc_sim::scenario::load_str;
 use tfcc_sim::RunResult;

@@ -96,7 +96,7 @@ fn mean_run(n: usize, tp: f64, secs: u64, seeds: u64) -> Shares {
 /// slightly *below* TCP.
 ///
 /// Fails by a hair since the kernel's whole-packet windows became the default (audit of
-/// 2026-11-26, docs/reproductions/ttfwc.md): TTFWC/TCP = 0.870 / 0.873 / 0.923 at N = 4 and
+/// 2026-11-26, docs/reproductions/log/ttfwc.md): TTFWC/TCP = 0.870 / 0.873 / 0.923 at N = 4 and
 /// 0.854 / **0.797** / 0.876 at N = 8 (tp 0.0 / 0.4 / 0.9); with real-valued windows
 /// (`integer_windows = false`) 0.903 / 0.930 / 0.940 and 0.930 / 0.837 / 0.880. The truncated
 /// window sits up to a packet lower, about 4 % of TTFWC's throughput on this dumbbell; the
@@ -121,15 +121,16 @@ fn ttfwc_is_tcp_friendly_at_every_tp() {
 /// 000 Sec. 5.1.2: throughput grows with tp, about +2 % at 0.4 and +10 % at 0.9 over tp = 0.0.
 ///
 /// Does not reproduce in size or order. Measured before the cwnd jitter; with it, see
-/// docs/reproductions/ttfwc.md (+2–5 % at tp 0.9 on the reproduction's dumbbell). Gain at tp = 0.4 / 0.9 over
-/// tp = 0.0 (mean of 3 seeds × 200 s; normalised per-flow throughput in brackets):
+/// docs/reproductions/log/ttfwc.md (+2–5 % at tp 0.9 on the reproduction's dumbbell). Gain at
+/// tp = 0.4 / 0.9 over tp = 0.0 (mean of 3 seeds × 200 s; normalised per-flow throughput in
+/// brackets):
 /// N = 2: +0.6 % / +5.0 % (0.906 → 0.911 / 0.951); N = 4: +2.2 % / −3.1 % (1.033 → 1.056 /
 /// 1.001); N = 8: +2.6 % / +3.5 % (1.016 → 1.043 / 1.052); N = 16: +0.9 % / −0.9 %;
 /// N = 32: −0.5 % / −0.7 %; N = 64: +3.7 % / −5.4 %; N = 1: −17.5 % / −13.9 % (one flow of
 /// each kind, dominated by phase effects). +2 % at 0.4 matches at N = 4 and 8; +10 % at 0.9
 /// is not reached anywhere (at most +5 %, N = 2).
 /// How often the Eq. 3.1 gate passes, and what the kernel's `u32` windows and ACK counting
-/// change, is in the audit of 2026-11-26 (docs/reproductions/ttfwc.md): on 8 + 8 the gate
+/// change, is in the audit of 2026-11-26 (docs/reproductions/log/ttfwc.md): on 8 + 8 the gate
 /// passes at 27 % of the loss events with real-valued windows and 8 % with `u32` ones, and no
 /// reading of the printed code gets the tp-0.9 gain beyond +2.7 % (30 seeds).
 #[test]

@@ -409,7 +409,7 @@ mod tests {
     /// per 36 RTTs (E[T] = 5 s at 140 ms) every scheme keeps TCP's mean window when the losses
     /// are periodic and falls below it when they are exponential (CV[T] = 1): GAIMD to ≈ 0.80,
     /// IIAD, SQRT and AIAD/H to ≈ 0.76. The thesis' ≈ 0.6 for the last three is below what
-    /// their rules give here (docs/reproductions/taxonomy.md).
+    /// their rules give here (docs/reproductions/log/taxonomy.md).
     #[test]
     fn window_rules_keep_tcps_window_under_periodic_loss_and_lose_under_exponential() {
         let periodic = vec![36u32; 20_000];

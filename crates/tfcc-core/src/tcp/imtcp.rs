@@ -101,12 +101,12 @@ pub struct ImtcpConfig {
     pub form_timeout: Dur,
     /// How a stream's increasing trend is detected. ImTCP's papers (as far as could be read
     /// for this implementation) say only that `A` is where the delays start to increase;
-    /// this implementation's choice, measured both ways in docs/reproductions/ptcp.md.
+    /// this implementation's choice, measured both ways in docs/reproductions/log/ptcp.md.
     pub trend: Trend,
     /// How a measurement's streams are combined. ImTCP's description assumes the verdicts rise
     /// monotonically across the sub-ranges and takes the first rise; what it does with a rise
     /// below a flat stream is not in what could be read of it: this implementation's choice,
-    /// both measured in docs/reproductions/ptcp.md.
+    /// both measured in docs/reproductions/log/ptcp.md.
     pub combine: Combine,
 }
 
@@ -177,7 +177,8 @@ pub enum Trend {
     /// (the per-packet onset); `A` lies between that gap's rate and the one before. Exact for
     /// fluid cross traffic, but a 5-segment stream near `P` lasts a few hundred µs, less than
     /// the spacing of 1000 B cross-traffic packets at 25 Mb/s (320 µs): whether it rises
-    /// depends on where one cross packet lands, not on `A` (harness, docs/reproductions/ptcp.md).
+    /// depends on where one cross packet lands, not on `A` (harness,
+    /// docs/reproductions/log/ptcp.md).
     Onset,
 }
 
@@ -930,7 +931,7 @@ mod tests {
         // the capacity pair back to back and the rest at the sub-range's gaps (9 000, 9 750,
         // 10 500 pkt/s) counted from that release, not from when the window freed them, and
         // the delays are taken from the actual release (the imtcp2 trace against Reno: every
-        // segment at its deadline, docs/reproductions/ptcp.md).
+        // segment at its deadline, docs/reproductions/log/ptcp.md).
         let mut est = probing_with(1, Trend::Stream);
         let mut out = VecDeque::new();
         let start = Time::from_millis(1);

@@ -43,7 +43,7 @@
 //!   over 4 seeds (random Reno starts), % of evaluation slots met, `one_round` → `k_max`: E2
 //!   20 Mb/s against 30 Reno flows 63.1 → 87.2, 40 flows 40.3 → 77.8, 50 flows 16.6 → 44.8;
 //!   10 Mb/s against 40 flows 47.1 → 79.3; 10-20 flows and E1 within the seeds' spread
-//!   (docs/reproductions/ptcp.md).
+//!   (docs/reproductions/log/ptcp.md).
 //! - **`a_j` of Eq. 2** is "the number of transmitted packets from the beginning of the control
 //!   slot" (001 Sec. 2.2.1), while the slot's throughput counts "successfully transmitted"
 //!   packets: new segments *sent* is the literal reading and the default

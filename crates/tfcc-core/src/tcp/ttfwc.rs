@@ -26,7 +26,7 @@
 //!   every loss; with it the boost fired once in 394 loss events of the closed-loop test.)
 //!   Entering Reno mode leaves it alone, as Fig. 4.5 does (an earlier version reset it there;
 //!   on the 8 + 8 dumbbell Reno mode is entered in under 1 % of the loss events and the
-//!   difference did not show, docs/reproductions/ttfwc.md, audit of 2026-11-26).
+//!   difference did not show, docs/reproductions/log/ttfwc.md, audit of 2026-11-26).
 //! - Windows are whole packets as in the kernel (`u32`, [`TtfwcConfig::integer_windows`]):
 //!   the equation window, the halvings, `dthresh` and the boost are truncated. The shadow
 //!   Reno window grows as Linux' `tcp_cong_avoid_ai` does, one per `reno_cwnd + 1` packets

@@ -180,7 +180,7 @@ pub enum NofeedbackRule {
 /// The value used is the one in the header of the arrival that lets the receiver judge the
 /// losses (the `reorder_tolerance + 1`-th packet above the gap), i.e. the sender's latest
 /// sample when it sent that packet. After a long outage that sample was taken after the
-/// outage; docs/reproductions/tfrc.md ("Loss events grouped by the current RTT") traces what
+/// outage; docs/reproductions/log/tfrc.md ("Loss events grouped by the current RTT") traces what
 /// that does to E11's 30 s dropout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -239,7 +239,7 @@ pub struct TfrcConfig {
     /// `b`, packets acknowledged per ACK in Eq. 2.7: unstated in 004; 1 as RFC 5348 and ns-2
     /// (`bval_ 1`). The 004 reproduction scenarios set 2: 004 Sec. 4.3.2 says its measured rates
     /// match "the complex TCP equation [...] and an RTT of 100 ms", which holds only with b = 2
-    /// (a TCP with delayed ACKs), see `docs/reproductions/tfrc.md`.
+    /// (a TCP with delayed ACKs), see `docs/reproductions/log/tfrc.md`.
     pub b: f64,
     /// `k` in `t_RTO = k·R` (004 Eq. 3.3): unstated in 004; 4 as RFC 5348 §3.1.
     pub rto_factor: f64,

@@ -557,7 +557,7 @@ mod tests {
 
     /// Losses are judged when the `reorder_tolerance + 1`-th packet above the gap arrives, and
     /// grouped with the sample in that packet's header: after an outage, a sample taken after
-    /// it, not the one the lost packets carried (E11's 30 s dropout, docs/reproductions/tfrc.md
+    /// it, not the one the lost packets carried (E11's 30 s dropout, docs/reproductions/log/tfrc.md
     /// "Loss events grouped by the current RTT"). Here 250 packets are lost 120 ms apart: the
     /// packets before carry a 170 ms sample, the first after the gap one of 30 s (a packet held
     /// through the outage), the next three the path's 108 ms again: 250 events.

@@ -1163,7 +1163,7 @@ mod tests {
 
     /// 004 Sec. 3.5.1 smooths an increase only "whenever the sending rate is higher than one
     /// packet per RTT". A sender that collapsed to a few bytes per second (the testbed trace in
-    /// docs/reproductions/tfrc.md: `p` 0.81, `X` 119 B/s) takes the next report's increase at
+    /// docs/reproductions/log/tfrc.md: `p` 0.81, `X` 119 B/s) takes the next report's increase at
     /// once, Eq. 3.8's `min(X + s/R, b_exp)`, and its next packet is due at the new rate.
     #[test]
     fn below_one_packet_per_rtt_an_increase_is_taken_when_the_report_arrives() {

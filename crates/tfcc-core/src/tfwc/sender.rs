@@ -303,7 +303,7 @@ impl TfwcSender {
     /// no back-off), so this interval stands for the window mode's expiry in
     /// [`StallLosses::OneEvent`]. Judged one loss event per SRTT of send time, the packets a
     /// rate-mode flow sent into a 9 s outage took `p` from 0.16 to 0.5 (docs/reproductions/
-    /// tfwc.md, "Outages that begin in rate mode").
+    /// log/tfwc.md, "Outages that begin in rate mode").
     fn rate_mode_stalled(&self, now: Time) -> bool {
         let quiet = now.saturating_since(self.last_feedback);
         let r = self.srtt().unwrap_or(self.cfg.initial_rto);
