@@ -42,36 +42,37 @@ fn after(line: &str, key: &str) -> u64 {
     w.next().unwrap().trim_end_matches(',').parse().unwrap()
 }
 
-#[test]
-fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r() {
-    let port = free_port();
-    let addr = format!("127.0.0.1:{port}");
+/// Runs `tfcc-net recv --listen ADDR RECV...` and then `tfcc-net send ADDR SEND... SOURCE...` to
+/// it on a free loopback port; both must succeed. Returns their standard outputs (sender,
+/// receiver). The receiver's clock must start before the sender's, or the frame that ends a
+/// pause (sent at 5 s) counts in the receiver's second to 5 s: the sender starts once the
+/// receiver has printed its header line, which it does once its session (and clock) exists.
+/// With a fixed 100 ms sleep instead the first test failed once in a workspace run (bytes in the
+/// receiver's second to 5 s; the output was not kept), most likely a receiver slower to start.
+fn send_and_receive(recv_args: &[&str], send_args: &[&str], source: &[&str]) -> (String, String) {
+    let addr = format!("127.0.0.1:{}", free_port());
     let mut recv = Command::new(EXE)
-        .args(["recv", "--listen", &addr, "--duration", "7500ms"])
-        .args(["--preset", "rfc5348"])
+        .args(["recv", "--listen", &addr])
+        .args(recv_args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The receiver's clock must start before the sender's, or the frame that ends the pause
-    // (sent at 5 s) counts in the receiver's second to 5 s: wait for its header line, which it
-    // prints once its session (and clock) exists. With a fixed 100 ms sleep instead the test
-    // failed once in a workspace run (bytes in the receiver's second to 5 s; the output was not
-    // kept), most likely a receiver slower to start than that.
     let mut rstdout = std::io::BufReader::new(recv.stdout.take().unwrap());
     let mut header = String::new();
     std::io::BufRead::read_line(&mut rstdout, &mut header).unwrap();
     assert!(header.contains("time_s"), "{header}");
     let send = Command::new(EXE)
-        .args(["send", &addr, "--duration", "7s", "--preset", "rfc5348"])
-        .args(["--source", "video:1Mbps:25", "--pause", "3s-5s"])
+        .args(["send", &addr])
+        .args(send_args)
+        .args(source)
         .output()
         .unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut rstdout, &mut rest).unwrap();
     let recv = recv.wait_with_output().unwrap();
     let rout = header + &rest;
-    let sout = String::from_utf8_lossy(&send.stdout);
+    let sout = String::from_utf8_lossy(&send.stdout).into_owned();
     println!("{sout}\n{rout}");
     assert!(
         send.status.success(),
@@ -82,6 +83,16 @@ fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r
         recv.status.success(),
         "{}",
         String::from_utf8_lossy(&recv.stderr)
+    );
+    (sout, rout)
+}
+
+#[test]
+fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r() {
+    let (sout, rout) = send_and_receive(
+        &["--duration", "7500ms", "--preset", "rfc5348"],
+        &["--duration", "7s", "--preset", "rfc5348"],
+        &["--source", "video:1Mbps:25", "--pause", "3s-5s"],
     );
 
     // Every offered byte sent once, and received once.
@@ -177,47 +188,10 @@ fn a_video_with_a_pause_is_sent_once_at_its_rate_and_resumes_above_w_init_over_r
 #[test]
 fn a_video_over_tfwc_is_sent_in_short_tails_and_every_byte_is_accounted_for() {
     const TFWC_HEADER: u64 = tfcc_core::tfwc::wire::DATA_LEN as u64;
-    let port = free_port();
-    let addr = format!("127.0.0.1:{port}");
-    let mut recv = Command::new(EXE)
-        .args([
-            "recv",
-            "--listen",
-            &addr,
-            "--duration",
-            "4s",
-            "--protocol",
-            "tfwc",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // As above: the receiver's session exists once it has printed its header line.
-    let mut rstdout = std::io::BufReader::new(recv.stdout.take().unwrap());
-    let mut header = String::new();
-    std::io::BufRead::read_line(&mut rstdout, &mut header).unwrap();
-    assert!(header.contains("time_s"), "{header}");
-    let send = Command::new(EXE)
-        .args(["send", &addr, "--duration", "3s", "--protocol", "tfwc"])
-        .args(["--source", "video:1Mbps:25"])
-        .output()
-        .unwrap();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut rstdout, &mut rest).unwrap();
-    let recv = recv.wait_with_output().unwrap();
-    let rout = header + &rest;
-    let sout = String::from_utf8_lossy(&send.stdout);
-    println!("{sout}\n{rout}");
-    assert!(
-        send.status.success(),
-        "{}",
-        String::from_utf8_lossy(&send.stderr)
-    );
-    assert!(
-        recv.status.success(),
-        "{}",
-        String::from_utf8_lossy(&recv.stderr)
+    let (sout, rout) = send_and_receive(
+        &["--duration", "4s", "--protocol", "tfwc"],
+        &["--duration", "3s", "--protocol", "tfwc"],
+        &["--source", "video:1Mbps:25"],
     );
 
     let head = sout.lines().next().unwrap();
