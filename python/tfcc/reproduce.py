@@ -1223,7 +1223,7 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
     reproduction of ``rows`` (their ``--out`` directories, in any order), with the run each
     row comes from. "settled by the seeds" counts the full set's verdicts whose 95 % interval
     lies on the verdict's side of the bounds, of the claims that have an interval (two seeds
-    or more and a value)."""
+    or more and a value; "— (no interval)" where none has, as in ptcp's one-seed claims)."""
     found: dict[str, tuple[RunInfo, tuple[int, int], tuple[int, int], tuple[int, int]]] = {}
     for out in outs:
         row = counts_row(out)
@@ -1243,8 +1243,9 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
     for name, label in rows:
         info, (qp, qn), (fp, fn), (sp, sn) = found[name]
         page = f"{Path(name).stem}.md"
+        settled = f"{sp} of {sn}" if sn else "— (no interval)"
         lines.append(
-            f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} | {sp} of {sn} "
+            f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} | {settled} "
             f"| [{page}]({page}) | {info.started}, {info.commit}, {info.wall()} |"
         )
     return "\n".join(lines) + "\n"
