@@ -7,10 +7,11 @@
 
 replaces the counts table of ``docs/reproductions/README.md`` (the lines between
 ``<!-- counts:begin -->`` and ``<!-- counts:end -->``) by one row per reproduction: its
-``--quick`` and full-set pass counts and the run they come from (each ``--out`` directory's
-``run.json``). The ``--quick`` counts are those of the claims the claim file marks
-``quick = true`` (``--quick`` only selects claims and each runs as in the full set, so a full
-run holds both counts).
+``--quick`` and full-set pass counts, how many of the full set's verdicts their seeds settle (of
+the claims with a 95 % interval, :meth:`tfcc.reproduce.Outcome.settled`) and the run they come
+from (each ``--out`` directory's ``run.json``). The ``--quick`` counts are those of the claims
+the claim file marks ``quick = true`` (``--quick`` only selects claims and each runs as in the
+full set, so a full run holds both counts).
 
     .venv/bin/python scripts/reproduction_counts.py \
         --page docs/reproductions/tfrc.md /tmp/repro-tfrc

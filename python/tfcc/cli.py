@@ -390,11 +390,16 @@ def reproduce(
         finally:
             bar.close()
 
+    def verdict(o: rep.Outcome) -> str:
+        word = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
+        return f"{word} {rep.UNSETTLED}" if o.settled() is False else word
+
     def show(o: rep.Outcome) -> None:
-        verdict = "[green]pass[/]" if o.passed else "[red]FAIL[/]"
         measured = "—" if o.measured is None else f"{o.measured:.4g}"
+        ci = "" if o.ci95() is None else f" (95 % CI {rep.describe_ci(o)})"
         console.print(
-            f"{verdict}  {o.claim.id}: measured {measured}, wanted {o.claim.describe_target()}"
+            f"{verdict(o)}  {o.claim.id}: measured {measured}{ci}, "
+            f"wanted {o.claim.describe_target()}"
         )
         if o.error:
             console.print(f"      {o.error}", markup=False, highlight=False)
@@ -407,7 +412,7 @@ def reproduce(
     table = Table(title=title)
     # folded, never cut: at 80 columns (a pipe, a file) rich cut the claim ids, the names the
     # pages and --update-doc go by, to "e12-tfrc-halves-on…"
-    for col in ("claim", "source", "target", "measured", "result"):
+    for col in ("claim", "source", "target", "measured", "95 % CI", "result"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
         table.add_row(
@@ -415,9 +420,11 @@ def reproduce(
             f"{o.claim.thesis} {o.claim.section}",
             o.claim.describe_target(),
             "—" if o.measured is None else f"{o.measured:.4g}",
-            "[green]pass[/]" if o.passed else "[red]FAIL[/]",
+            rep.describe_ci(o),
+            verdict(o),
         )
     console.print(table)
+    console.print(rep.describe_verdicts(outcomes), highlight=False)
     # a full run holds the quick stand-ins beside their full claims: the stated precision's test
     pairs = rep.quick_pairs(outcomes)
     if pairs:

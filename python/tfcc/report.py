@@ -8,7 +8,8 @@ axis with 95 % confidence bands over seeds, one line per combination of the othe
 series of a few runs; and the failed points with their errors.
 
 The confidence interval is Student's t over the seeds of a point (``mean ± t(0.975, n-1)·s/√n``),
-the usual reading of the theses' error bars; with one seed there is no interval.
+the usual reading of the theses' error bars (:func:`tfcc.confidence.mean_ci`); with one seed
+there is no interval.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcc import store
+from tfcc.confidence import mean_ci
 from tfcc.sweep import ordered_cases
 
 #: Run columns that are bookkeeping rather than metrics.
@@ -42,27 +44,10 @@ MAX_BINS = 300
 #: run within MAX_BINS and is not narrower than its sampling interval.
 BIN_WIDTHS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 
-# t(0.975, df) for df = 1..30; 1.96 beyond.
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
 
 class ReportError(ValueError):
     """Nothing to report (no finished run), an unknown metric or run was asked for, or the
     report cannot be written where --out says."""
-
-
-def mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % confidence interval (Student's t; 0 for one value)."""
-    n = len(values)
-    m = statistics.fmean(values)
-    if n < 2:
-        return m, 0.0
-    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
-    return m, t * statistics.stdev(values) / math.sqrt(n)
 
 
 #: Metrics that cannot leave [0, 1] (TCP's share, Jain's index, a link's utilisation): their

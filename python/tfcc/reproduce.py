@@ -106,6 +106,28 @@ reports the difference and no ``z`` (untested). A stand-in that is literally one
 claim's runs (same window, a subset of the seeds) must measure exactly those runs' values
 (checked); with one quick seed its ``|z|`` cannot exceed ``√(n − 1)``, so there the test only
 shows how typical that seed is among the full claim's.
+
+Do the seeds settle the verdict?
+--------------------------------
+
+A claim's ``measured`` is the mean of its per-seed values (:func:`evaluate`): each the metric on
+one seed's runs, averaged over the variants, and for a ``versus`` claim that seed's *ratio* (the
+ratio is taken per seed, then averaged: the mean of per-seed ratios, not a ratio of means). The
+seeds' runs are independent, so every claim with ``n ≥ 2`` per-seed values has a 95 %
+confidence interval of exactly that mean, Student's t with ``n − 1`` degrees of freedom
+(:meth:`Outcome.ci95`, :func:`tfcc.confidence.mean_ci`); a trace claim's seeds pick its
+synthetic traces and count the same way. A claim of one seed has none (no spread to estimate),
+nor has one whose metric failed (no value). Seeds that all measure the same value give an
+interval of width 0: the seed does not change what the claim measures.
+
+The verdict is *settled by the seeds* (:meth:`Outcome.settled`) when the interval lies on the
+verdict's side of the target's bounds: inside the accepted interval for a pass, wholly outside
+it for a failure. A pass whose interval leaves the band, or a failure whose interval reaches it
+(touching a bound counts), is not: more seeds could turn it. The marking reports and changes
+nothing: targets, tolerances, seeds and the pass rule stay as the claim file says. With three
+seeds ``t(0.975, 2) = 4.30`` makes the interval wide, and the t interval assumes per-seed
+values roughly normal, which three seeds cannot check: "settled" is a statement about the seeds
+run, not a proof.
 """
 
 from __future__ import annotations
@@ -118,6 +140,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcc import _core
+from tfcc.confidence import mean_ci
 from tfcc.metrics import METRICS, MetricError, RunResult
 
 #: Where claim files live: ``scenarios/reproduce`` in a source checkout.
@@ -254,6 +277,55 @@ class Outcome:
     per_seed: list[float]
     passed: bool
     error: str = ""
+
+    def ci95(self) -> tuple[float, float] | None:
+        """The 95 % confidence interval of ``measured``, the mean of the per-seed values
+        (module doc, "Do the seeds settle the verdict?"), or None: one seed, no value, or
+        per-seed values that are not all there or not finite (a metric that failed part-way
+        leaves fewer values than seeds, and their mean is not ``measured``)."""
+        values = self.per_seed
+        if (
+            self.measured is None
+            or len(values) < 2
+            or len(values) != len(self.claim.seeds)
+            or not all(math.isfinite(v) for v in values)
+        ):
+            return None
+        _, half = mean_ci(values)
+        # centred on ``measured`` itself, the value the verdict was drawn from
+        return self.measured - half, self.measured + half
+
+    def settled(self) -> bool | None:
+        """Whether the seeds settle the verdict: a pass whose interval lies within the target's
+        bounds, a failure whose interval lies wholly outside them; None without an interval."""
+        ci = self.ci95()
+        if ci is None:
+            return None
+        lo, hi = self.claim.bounds()
+        if self.passed:
+            return lo <= ci[0] and ci[1] <= hi
+        return ci[1] < lo or ci[0] > hi
+
+
+#: The words beside a verdict the seeds do not settle (tables, console, pages).
+UNSETTLED = "(seeds do not settle)"
+
+
+def settle_counts(outcomes: list[Outcome]) -> tuple[int, int, int]:
+    """(settled, not settled, without an interval) over ``outcomes``."""
+    states = [o.settled() for o in outcomes]
+    return states.count(True), states.count(False), states.count(None)
+
+
+def describe_verdicts(outcomes: list[Outcome]) -> str:
+    """The run's summary: ``65 of 82 claims pass; verdicts settled by their seeds: 40, not
+    settled: 20, no interval (one seed or no value): 22``."""
+    passed = sum(o.passed for o in outcomes)
+    settled, unsettled, none = settle_counts(outcomes)
+    return (
+        f"{passed} of {len(outcomes)} claims pass; verdicts settled by their seeds: {settled}, "
+        f"not settled: {unsettled}, no interval (one seed or no value): {none}"
+    )
 
 
 def available() -> list[str]:
@@ -643,6 +715,8 @@ def to_json(outcomes: list[Outcome]) -> str:
             "per_seed": o.per_seed,
             "passed": o.passed,
             "error": o.error,
+            "ci95": None if (ci := o.ci95()) is None else list(ci),
+            "settled": o.settled(),
         }
         if o.claim.id in pairs:
             p = asdict(pairs[o.claim.id])
@@ -707,19 +781,28 @@ def results_table(outcomes: list[Outcome]) -> str:
     """The table committed under ``docs/reproductions/``: every claim with its measured value
     (``results.md`` and the marked block of a page, :func:`update_page`, both use it)."""
     lines = [
-        "| claim | source | statement | target | measured | per seed | result |",
-        "|---|---|---|---|---|---|---|",
+        "| claim | source | statement | target | measured | per seed | 95 % CI | result |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         measured = "—" if o.measured is None else f"{o.measured:.4g}"
         seeds = ", ".join(f"{v:.4g}" for v in o.per_seed)
-        result = "pass" if o.passed else f"**FAIL** {o.error}".strip()
+        result = "pass" if o.passed else "**FAIL**"
+        if o.settled() is False:
+            result += f" {UNSETTLED}"
+        result = f"{result} {o.error}".strip()
         c = o.claim
         lines.append(
             f"| {c.id} | {c.thesis} {c.section} | {c.claim} | {c.describe_target()} "
-            f"| {measured} | {seeds} | {result} |"
+            f"| {measured} | {seeds} | {describe_ci(o)} | {result} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def describe_ci(o: Outcome) -> str:
+    """The interval as the tables show it, ``[0.6503, 2.234]``, or ``—`` without one."""
+    ci = o.ci95()
+    return "—" if ci is None else f"[{ci[0]:.4g}, {ci[1]:.4g}]"
 
 
 def _smooth(t: list[float], v: list[float], window: float) -> tuple[list[float], list[float]]:
@@ -836,6 +919,8 @@ def write_results(
         if info is not None:
             meta = {**asdict(info), "title": title}
             meta |= {"passed": sum(o.passed for o in outcomes), "claims": len(outcomes)}
+            settled, unsettled, _ = settle_counts(outcomes)
+            meta |= {"settled": settled, "unsettled": unsettled}
             (tmp / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
         if figures:
             draw_figures(figures, tmp / "figures", runner)
@@ -960,10 +1045,9 @@ def git_commit(where: Path = CLAIMS_DIR) -> str:
 
 def results_block(info: RunInfo, outcomes: list[Outcome]) -> str:
     """A page's generated block: the line naming the run, then :func:`results_table`."""
-    passed = sum(o.passed for o in outcomes)
     return (
         f"Generated by `{info.command()} --update-doc` ({info.describe()}): "
-        f"{passed} of {len(outcomes)} claims pass.\n\n" + results_table(outcomes)
+        f"{describe_verdicts(outcomes)}.\n\n" + results_table(outcomes)
     )
 
 
@@ -1102,10 +1186,14 @@ def read_run(out: Path) -> tuple[RunInfo, list[dict[str, Any]]]:
         raise PageError(f"{out}/run.json: {e}") from None
 
 
-def counts_row(out: Path) -> tuple[RunInfo, tuple[int, int], tuple[int, int]]:
-    """(run, (quick passes, quick claims), (passes, claims)) of one full run. The ``--quick``
-    counts are those of the claims the claim file marks ``quick = true``: ``--quick`` only
-    selects claims, each runs as in the full set, so a full run holds both counts."""
+def counts_row(
+    out: Path,
+) -> tuple[RunInfo, tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(run, (quick passes, quick claims), (passes, claims), (verdicts the seeds settle,
+    claims with an interval)) of one full run. The ``--quick`` counts are those of the claims
+    the claim file marks ``quick = true``: ``--quick`` only selects claims, each runs as in the
+    full set, so a full run holds both counts. The settled count is the full set's
+    (:meth:`Outcome.settled`, from the per-seed values of ``results.json``)."""
     info, rows = read_run(out)
     if info.quick:
         raise PageError(f"{out}: a --quick run; the counts need the full set of {info.name}")
@@ -1121,18 +1209,22 @@ def counts_row(out: Path) -> tuple[RunInfo, tuple[int, int], tuple[int, int]]:
             f"{len(ids)} (other claims: the run is older than the claim file); run it again"
         )
     quick = [c.id for c in claims if c.quick]
+    settled, unsettled, _ = settle_counts(outcomes_from_json(rows))
     return (
         info,
         (sum(passed[i] for i in quick), len(quick)),
         (sum(passed.values()), len(ids)),
+        (settled, settled + unsettled),
     )
 
 
 def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
     """The counts table of ``docs/reproductions/README.md`` from one full run of each
     reproduction of ``rows`` (their ``--out`` directories, in any order), with the run each
-    row comes from."""
-    found: dict[str, tuple[RunInfo, tuple[int, int], tuple[int, int]]] = {}
+    row comes from. "settled by the seeds" counts the full set's verdicts whose 95 % interval
+    lies on the verdict's side of the bounds, of the claims that have an interval (two seeds
+    or more and a value; "— (no interval)" where none has, as in ptcp's one-seed claims)."""
+    found: dict[str, tuple[RunInfo, tuple[int, int], tuple[int, int], tuple[int, int]]] = {}
     for out in outs:
         row = counts_row(out)
         if row[0].name in found:
@@ -1144,14 +1236,16 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
     if missing := [n for n in names if n not in found]:
         raise PageError(f"no run of {', '.join(missing)}: the table needs one of each")
     lines = [
-        "| thesis | command | `--quick` passes | full set passes | page | run |",
-        "|---|---|---|---|---|---|",
+        "| thesis | command | `--quick` passes | full set passes | settled by the seeds "
+        "| page | run |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, label in rows:
-        info, (qp, qn), (fp, fn) = found[name]
+        info, (qp, qn), (fp, fn), (sp, sn) = found[name]
         page = f"{Path(name).stem}.md"
+        settled = f"{sp} of {sn}" if sn else "— (no interval)"
         lines.append(
-            f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} "
+            f"| {label} | `tfcc reproduce {name}` | {qp} of {qn} | {fp} of {fn} | {settled} "
             f"| [{page}]({page}) | {info.started}, {info.commit}, {info.wall()} |"
         )
     return "\n".join(lines) + "\n"
