@@ -153,7 +153,8 @@ class TfwcSender:
         """``1/f(p)`` before rounding (the slow-start window before the first loss)."""
     def stats(self) -> dict[str, object]:
         """Keys ``window``, ``window_exact``, ``p``, ``ali`` (packets), ``rtt`` and ``rto`` (s),
-        ``packets_sent``, ``bytes_sent``, ``loss_events``, ``timeouts``, ``mode``
+        ``packets_sent``, ``bytes_sent`` (datagram bytes, the 28-byte headers included: the
+        payload sent is ``bytes_sent - 28 * packets_sent``), ``loss_events``, ``timeouts``, ``mode``
         (``"slowstart"``, ``"window"`` or ``"rate"``); ``p``, ``ali``, ``rtt`` are ``None``
         until measured."""
 
