@@ -221,8 +221,9 @@ pub fn run(
         flows: flow_columns(&results, interval),
         links: link_columns(&readings.queue, interval),
         trace: capture::trace_columns(plan.capture.as_ref(), &plan.built, pcaps),
-        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC
-        // video flows on real sockets and does not match packets to frames).
+        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC and
+        // TFWC video flows on real sockets and does not match packets to frames; `plan` says
+        // so in a note).
         frames: Default::default(),
         // PTCP is refused on the testbed (`protocol ptcp is not supported yet`, in `plan`).
         ptcp_slots: None,
