@@ -43,6 +43,13 @@ pub trait Sender: Endpoint {
     /// Limit the data the application has to send: `None` is a bulk (always backlogged) source,
     /// `Some(bytes)` adds that many bytes to the send buffer.
     fn offer(&mut self, _bytes: Option<u64>) {}
+    /// Application bytes offered and not yet sent (the send buffer); `None` for a bulk source
+    /// and for senders that do not tell. A media source that adapts to its sender reads it at
+    /// each frame (002 Sec. 6.2's `get_sbuf_len()`); through the trait so that the real-time
+    /// feed (tfcc-net's `VideoFeed`) reads it from any sender, as the simulator does.
+    fn buffered(&self) -> Option<u64> {
+        None
+    }
     /// Count the loss events the sender locates itself again from `from` on
     /// ([`Self::loss_events_since`]): a measurement window's start. The simulator's summary
     /// and the testbed's both count through this, so a window's `loss_event_rate` has one

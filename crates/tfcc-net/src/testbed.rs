@@ -32,7 +32,7 @@ use tfcc_core::{Rate, Time};
 
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::rng::SimRng;
-use tfcc_sim::video::{VideoConfig, VideoSource};
+use tfcc_sim::video::{VideoConfig, VideoCounts, VideoSource};
 use tfcc_sim::CbrConfig;
 
 use crate::arrivals::ArrivalCounter;
@@ -427,6 +427,16 @@ pub enum FlowKind {
     },
     /// TFWC with this configuration.
     Tfwc(TfwcConfig),
+    /// TFWC fed by a video source, as [`FlowKind::TfrcVideo`] (002 Ch. 6's Vic over TFWC):
+    /// the frames' bytes ride after tfcc's data header (`cfg.header_size` is at least
+    /// `tfcc_core::tfwc::wire::DATA_LEN`) and a frame's tail goes in a short datagram
+    /// (`TfwcConfig::tail_packet`), so every offered byte is on the wire once.
+    TfwcVideo {
+        cfg: TfwcConfig,
+        video: VideoConfig,
+        seed: u64,
+        flow: u32,
+    },
     /// A receiver-driven rate scheme of 003 (WARC, TEAR or TFRCP, which `estimator` is): the
     /// rate sender paced at the receiver's reports, the receiver running `estimator` (as
     /// built, before any packet) over its rounds. `sender.packet_size` and
@@ -509,6 +519,8 @@ pub struct FlowResult {
     pub receiver_p: Option<f64>,
     /// The receiving session's transport counters at its end (tfcc flows).
     pub receiver_counters: Option<crate::Counters>,
+    /// What a video-fed flow's source grabbed and its sender carried (video flows only).
+    pub video: Option<VideoRun>,
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
@@ -520,6 +532,22 @@ pub struct FlowResult {
     /// handed to the queue, the flow's losses at and after the queue, which the run's stderr
     /// gives.
     pub tcp_data_segs_in: Option<u64>,
+}
+
+/// A video-fed sender's frames and bytes ([`FlowResult::video`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VideoRun {
+    /// The source's counts when the measurement window began (zero if the flow started in
+    /// it) and when the flow ended: the window's frames are their difference, as the
+    /// simulator's summary counts them.
+    pub at_window: VideoCounts,
+    pub at_end: VideoCounts,
+    /// The grabbed frames' bytes offered to the sender over the flow.
+    pub offered: u64,
+    /// Of those, the bytes the sender sent (frame bytes only, without tfcc's headers).
+    pub sent: u64,
+    /// Of those, the bytes the sender still held at its end.
+    pub buffered: u64,
 }
 
 /// `Udp: RcvbufErrors` of the calling thread's network namespace.
@@ -698,7 +726,7 @@ pub fn run_flows_sampled(
                     let ep = TfrcReceiver::new(cfg);
                     udp_receiver(ep, Protocol::Tfrc, at, clk, ready_tx)
                 }
-                FlowKind::Tfwc(cfg) => {
+                FlowKind::Tfwc(cfg) | FlowKind::TfwcVideo { cfg, .. } => {
                     let ep = TfwcReceiver::new(&cfg);
                     udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
                 }
@@ -734,11 +762,25 @@ pub fn run_flows_sampled(
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    run_sender(s, clk, stop, Some((video, rng, offset)))
+                    // TFRC's `bytes_sent` counts payload, the frames' bytes.
+                    let sent = |e: &TfrcSender| tfcc_core::endpoint::Endpoint::stats(e).bytes_sent;
+                    run_sender(s, clk, stop, Some((video, rng, offset, sent)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let ep = TfwcSender::new(cfg, Time::ZERO);
                     run_sender(udp_sender(ep, Protocol::Tfwc, &bind, to)?, clk, stop, None)
+                }
+                FlowKind::TfwcVideo {
+                    cfg,
+                    video,
+                    seed,
+                    flow,
+                } => {
+                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    let ep = TfwcSender::new(cfg, Time::ZERO);
+                    let s = udp_sender(ep, Protocol::Tfwc, &bind, to)?;
+                    let sent = |e: &TfwcSender| e.payload_sent();
+                    run_sender(s, clk, stop, Some((video, rng, offset, sent)))
                 }
                 FlowKind::Rate { sender, estimator } => {
                     let proto = Protocol::Rate(estimator.scheme());
@@ -789,6 +831,7 @@ pub fn run_flows_sampled(
         r.sender = sent.samples;
         r.sender_counters = sent.counters;
         r.sender_window_loss_events = sent.window_loss_events;
+        r.video = sent.video;
         out.push(r);
     }
     match tick_err {
@@ -815,18 +858,25 @@ struct SenderRun {
     counters: Option<crate::Counters>,
     /// [`FlowResult::sender_window_loss_events`].
     window_loss_events: Option<u64>,
+    /// [`FlowResult::video`].
+    video: Option<VideoRun>,
 }
+
+/// A video-fed sender's source: its configuration in run time, its random stream, the flow's
+/// start, and how many of the frames' bytes the sender says it sent (its headers left out).
+type Feeding<S> = (VideoConfig, SimRng, Duration, fn(&S) -> u64);
 
 /// Runs a sending session from now (its flow's start) to `stop` (run time, at most the run's
 /// end), sampling the endpoint's stats at the run's sampling instants (those before the start
 /// stay empty, those after the stop keep its state at the stop). With a video source (its
-/// configuration in run time, its random stream, the flow's start) the sender is
-/// application-limited and fed each frame at its time.
+/// configuration in run time, its random stream, the flow's start, and what the sender says
+/// it sent of the frames' bytes) the sender is application-limited and fed each frame at its
+/// time.
 fn run_sender<S: tfcc_core::endpoint::Sender>(
     mut s: Session<S>,
     clk: Clocking,
     stop: Duration,
-    video: Option<(VideoConfig, SimRng, Duration)>,
+    video: Option<Feeding<S>>,
 ) -> io::Result<SenderRun> {
     // Session time 0 is its construction, at about the flow's start.
     let born = Instant::now();
@@ -835,7 +885,8 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
     };
     let end = at(stop.min(clk.duration));
-    let mut feed = video.map(|(mut v, rng, offset)| {
+    let carried = video.as_ref().map(|v| v.3);
+    let mut feed = video.map(|(mut v, rng, offset, _)| {
         // Run time to session time.
         let run = |t: Time| at(Duration::from_nanos(t.0));
         for p in &mut v.pauses {
@@ -851,10 +902,8 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
     // window counts from its first packet (session time 0).
     s.endpoint_mut()
         .count_loss_events_from(at(clk.measure_from));
-    let mut advance = |s: &mut Session<S>, t: Time| match feed.as_mut() {
-        Some(f) => f.run_until(s, t, end),
-        None => s.run_until(t),
-    };
+    // The video source's counts at the window's start: none yet if the flow starts in it.
+    let mut at_window = None;
     let mut samples = Vec::with_capacity(clk.samples());
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
@@ -862,7 +911,13 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             samples.push(SenderSample::default());
             continue;
         }
-        advance(&mut s, at(t).min(end))?;
+        if at_window.is_none() && t > clk.measure_from {
+            if clk.start + clk.measure_from > born {
+                advance(&mut s, &mut feed, at(clk.measure_from).min(end), end)?;
+            }
+            at_window = Some(feed.as_ref().map(VideoFeed::counts).unwrap_or_default());
+        }
+        advance(&mut s, &mut feed, at(t).min(end), end)?;
         let st = s.endpoint().stats();
         samples.push(SenderSample {
             rate: st.rate,
@@ -873,7 +928,17 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
             timeouts: st.timeouts,
         });
     }
-    advance(&mut s, end)?;
+    advance(&mut s, &mut feed, end, end)?;
+    let video = feed.as_ref().zip(carried).map(|(f, carried)| {
+        let at_end = f.counts();
+        VideoRun {
+            at_window: at_window.unwrap_or(at_end),
+            at_end,
+            offered: f.bytes(),
+            sent: carried(s.endpoint()),
+            buffered: s.endpoint().buffered().unwrap_or(0),
+        }
+    });
     // A stopped sender keeps its socket to the run's end, as the simulator's stopped agent
     // stays attached: reports still on their way then meet a bound port, not an ICMP port
     // unreachable that a receiving session would read as an error.
@@ -882,7 +947,21 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         samples,
         counters: Some(s.counters()),
         window_loss_events: s.endpoint().loss_events_since(),
+        video,
     })
+}
+
+/// Runs `s` to `t`, a video feed offering its frames due before `end` on the way.
+fn advance<S: tfcc_core::endpoint::Sender>(
+    s: &mut Session<S>,
+    feed: &mut Option<VideoFeed>,
+    t: Time,
+    end: Time,
+) -> io::Result<()> {
+    match feed {
+        Some(f) => f.run_until(s, t, end),
+        None => s.run_until(t),
+    }
 }
 
 /// The testbed's sessions run under `SCHED_FIFO`, one step below the relay
@@ -1169,6 +1248,7 @@ fn tcp_sender(
         samples,
         counters: None,
         window_loss_events: None,
+        video: None,
     })
 }
 

@@ -5,10 +5,14 @@
 //! each frame's bytes to a [`Session`]'s sender ([`Session::offer`]) at the frame's time;
 //! the driver runs the session between frames up to [`VideoFeed::next_time`]. `tfcc send
 //! --source video` and the testbed's video flows use it.
+//!
+//! A coupled source (`adapt`, Vic's send-buffer coupling of 002 Sec. 6.2) is told what the
+//! sender still holds at each frame ([`Sender::buffered`]) through the simulator's own
+//! [`VideoSource::frame_due`], so it skips and scales frames as it does there.
 
 use tfcc_core::endpoint::Sender;
 use tfcc_core::Time;
-use tfcc_sim::video::VideoSource;
+use tfcc_sim::video::{VideoCounts, VideoSource};
 
 use crate::Session;
 
@@ -35,7 +39,7 @@ impl VideoFeed {
         self.src.next_time()
     }
 
-    /// Frames offered so far.
+    /// Frames grabbed and offered so far.
     pub fn frames(&self) -> u64 {
         self.frames
     }
@@ -45,6 +49,12 @@ impl VideoFeed {
         self.bytes
     }
 
+    /// The source's frames due and grabbed (and their quantizers) so far: what the
+    /// simulator's summary reports of a video flow in its window.
+    pub fn counts(&self) -> VideoCounts {
+        self.src.counts()
+    }
+
     /// Makes the session's sender application-limited with nothing to send yet; call once,
     /// before its first step.
     pub fn start<S: Sender>(&self, s: &mut Session<S>) {
@@ -52,11 +62,14 @@ impl VideoFeed {
     }
 
     /// Offers the sender every frame due at or before `t` and before `end` (a frame due when
-    /// the flow ends is not produced); returns the bytes offered.
+    /// the flow ends is not produced) that the source grabs, a coupled source reading the
+    /// sender's send buffer at each; returns the bytes offered.
     pub fn offer_due<S: Sender>(&mut self, s: &mut Session<S>, t: Time, end: Time) -> u64 {
         let mut n = 0;
         while self.src.next_time() <= t && self.src.next_time() < end {
-            let b = self.src.take_frame();
+            let Some(b) = self.src.frame_due(s.endpoint().buffered()) else {
+                continue;
+            };
             s.offer(Some(b));
             self.frames += 1;
             n += b;

@@ -82,6 +82,86 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
     }
 }
 
+/// A TFWC sender (002 Ch. 6's Vic preset) fed by a 30 fps, 2 Mb/s video coupled to its send
+/// buffer as Vic's grabber is (`adapt`, 002 Algorithm 4, q fixed at 10), through a 1 Mb/s
+/// bottleneck for 6 s: the source offers twice what the path carries, so the coupling skips
+/// frames, and every byte is accounted for exactly: the grabbed frames' bytes offered are the
+/// bytes the sender sent plus what it still holds, the receiver counts no more than was sent
+/// (the frames' bytes only, its tails in short datagrams), and all of it when every datagram
+/// arrived.
+#[test]
+fn a_coupled_video_over_tfwc_skips_frames_and_accounts_for_every_byte() {
+    use tfcc_core::send_buffer_control::SendBufferConfig;
+    use tfcc_core::tfwc::TfwcConfig;
+    use tfcc_sim::video::VicCoupling;
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(bed) = common::dumbbell(1, 20) else {
+        return;
+    };
+    let video = VideoConfig {
+        fps: 30.0,
+        rate: tfcc_core::Rate::from_mbps(2),
+        gop: 1,
+        adapt: Some(VicCoupling {
+            control: SendBufferConfig {
+                quantizer_control: false,
+                ..SendBufferConfig::default()
+            },
+            ..VicCoupling::default()
+        }),
+        ..VideoConfig::default()
+    };
+    // The simulator's 1000-byte packet as a 972-byte datagram (UDP/IPv4 adds 28), the frames'
+    // bytes after tfcc's 28-byte header, as the testbed's plan builds a video-fed TFWC flow.
+    let cfg = TfwcConfig {
+        packet_size: 972,
+        header_size: tfcc_core::tfwc::wire::DATA_LEN as u32,
+        ..TfwcConfig::vic()
+    };
+    let kind = FlowKind::TfwcVideo {
+        cfg,
+        video,
+        seed: 1,
+        flow: 0,
+    };
+    let res = run_flows(
+        &bed,
+        &[(kind, Duration::ZERO)],
+        Duration::from_secs(6),
+        Duration::from_secs(2),
+    )
+    .unwrap();
+    drop(bed);
+    let r = &res[0];
+    let v = r.video.expect("a video flow reports its frames");
+    let (sent_dg, got_dg) = (
+        r.sender_counters.unwrap().sent,
+        r.receiver_counters.unwrap().received,
+    );
+    eprintln!(
+        "{v:?}; {sent_dg} datagrams sent, {got_dg} received, {} B delivered",
+        r.total_bytes
+    );
+    let (due, grabbed) = (v.at_end.frames_due, v.at_end.frames_grabbed);
+    // A frame every 1/30 s of the 6 s (the sender's thread starts within a frame of the run).
+    assert!((179..=180).contains(&due), "{v:?}");
+    // Twice the path's rate offered: the coupling suspended grabbing, not forever.
+    assert!(grabbed > 0 && grabbed < due, "{v:?}");
+    // q fixed at 10 for every grabbed frame.
+    assert_eq!(v.at_end.q_sum, 10 * grabbed, "{v:?}");
+    // The window's frames are the run's from 2 s.
+    assert!(
+        v.at_window.frames_due > 0 && v.at_window.frames_due < due,
+        "{v:?}"
+    );
+    assert_eq!(v.offered, v.sent + v.buffered, "{v:?}");
+    assert!(v.sent > 0);
+    assert!(r.total_bytes <= v.sent, "{} > {v:?}", r.total_bytes);
+    if got_dg == sent_dg {
+        assert_eq!(r.total_bytes, v.sent, "{v:?}");
+    }
+}
+
 /// TFRC with RFC 5348's rules (`TfrcConfig::rfc5348()`, what an RFC 5348 reader deploys),
 /// not the thesis preset, whose loss events span the sender's latest RTT sample (004 Sec.
 /// 3.4): this dumbbell has no propagation delay (RTT 0.1-0.2 ms when the 100-packet queue is

@@ -255,6 +255,18 @@ pub struct VideoEntry {
     pub mean_q: Option<f64>,
 }
 
+impl VideoEntry {
+    /// The summary's entry of a video flow's window, from either backend's record.
+    pub(crate) fn new(v: &tfcc_sim::recorder::VideoRecord) -> VideoEntry {
+        VideoEntry {
+            fps: v.fps,
+            frames_due: v.frames_due,
+            frames_grabbed: v.frames_grabbed,
+            mean_q: v.mean_q.and_then(finite),
+        }
+    }
+}
+
 /// A PTCP flow's requirement and how many evaluation slots met it (001 Sec. 3's "slots
 /// achieving bw"). The slots themselves, evaluation and control, are rows of
 /// `ptcp_slots.parquet` ([`crate::columns::PtcpSlotColumns`]): as arrays here they made most of
@@ -379,12 +391,7 @@ impl Summary {
                     spurious_timeouts: Some(f.spurious_timeouts),
                     receiver_timeouts: f.receiver_timeouts,
                     ptcp: f.ptcp.as_ref().map(|r| PtcpEntry::new(r, s.measure_from_s)),
-                    video: f.video.as_ref().map(|v| VideoEntry {
-                        fps: v.fps,
-                        frames_due: v.frames_due,
-                        frames_grabbed: v.frames_grabbed,
-                        mean_q: v.mean_q.and_then(finite),
-                    }),
+                    video: f.video.as_ref().map(VideoEntry::new),
                 }
             })
             .collect();

@@ -111,6 +111,44 @@ protocol = "tfwc"
     assert!((0.9..1.1).contains(&ratio), "{delivered} of {bytes}");
 }
 
+/// A video-fed TFWC flow with Vic's send-buffer coupling (002 R2's stand-in, shortened): the
+/// summary has its window's frames as the simulator's has them, a frame every 1/30 s of the
+/// 3-s window due, q fixed at 10, and a stream of twice the path's rate skipped in part.
+#[test]
+fn a_coupled_video_tfwc_flow_reports_its_windows_frames() {
+    let Some((v, _)) = run_on_testbed(
+        "tfwc-vic",
+        r#"
+name = "tfwc-vic"
+duration = "4s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1Mbps", delay = "10ms", queue = "droptail", limit = 30 }
+[[flows]]
+protocol = "tfwc"
+params = { preset = "vic" }
+packet_size = "1000B"
+source = { kind = "video", fps = 30, rate = "2Mbps", gop = 1, adapt = { kind = "vic", quantizer_control = false } }
+"#,
+    ) else {
+        return;
+    };
+    let f = &v["flows"][0];
+    eprintln!("{f}");
+    let video = &f["video"];
+    let (due, grabbed) = (
+        video["frames_due"].as_u64().unwrap(),
+        video["frames_grabbed"].as_u64().unwrap(),
+    );
+    // 90 frames due in [1 s, 4 s), give or take the one at an edge the sender's thread met a
+    // little late.
+    assert!((89..=91).contains(&due), "{video}");
+    assert!(grabbed > 0 && grabbed < due, "{video}");
+    assert_eq!(video["mean_q"].as_f64(), Some(10.0), "{video}");
+    assert_eq!(video["fps"].as_f64(), Some(30.0), "{video}");
+}
+
 /// A reverse flow (`direction = "reverse"`): its sender sits on the receivers' side, its data
 /// crosses `bottleneck-rev` (reported as a link of its own), and it is reported as reverse
 /// and left out of θ and Jain.

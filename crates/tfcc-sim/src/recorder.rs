@@ -194,6 +194,26 @@ pub struct VideoRecord {
     pub mean_q: Option<f64>,
 }
 
+impl VideoRecord {
+    /// The window's frames of a source configured as `cfg`, from its counts at the window's
+    /// start (`mark`) and now: the one reading of a source's counts, for the simulator's
+    /// summary and the testbed's.
+    pub fn of_window(
+        cfg: &crate::video::VideoConfig,
+        mark: crate::video::VideoCounts,
+        now: crate::video::VideoCounts,
+    ) -> VideoRecord {
+        let grabbed = now.frames_grabbed - mark.frames_grabbed;
+        VideoRecord {
+            fps: cfg.fps,
+            frames_due: now.frames_due - mark.frames_due,
+            frames_grabbed: grabbed,
+            mean_q: (cfg.adapt.is_some() && grabbed > 0)
+                .then(|| (now.q_sum - mark.q_sum) as f64 / grabbed as f64),
+        }
+    }
+}
+
 /// A link's results in the measurement window.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSummary {

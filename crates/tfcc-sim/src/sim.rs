@@ -1364,15 +1364,11 @@ impl World {
     fn video_record(&self, flow: u32) -> Option<VideoRecord> {
         let k = self.videos.iter().position(|(f, _)| *f == flow)?;
         let (_, v) = &self.videos[k];
-        let (c, m) = (v.counts(), self.video_marks[k]);
-        let grabbed = c.frames_grabbed - m.frames_grabbed;
-        Some(VideoRecord {
-            fps: v.config().fps,
-            frames_due: c.frames_due - m.frames_due,
-            frames_grabbed: grabbed,
-            mean_q: (v.control().is_some() && grabbed > 0)
-                .then(|| (c.q_sum - m.q_sum) as f64 / grabbed as f64),
-        })
+        Some(VideoRecord::of_window(
+            v.config(),
+            self.video_marks[k],
+            v.counts(),
+        ))
     }
 }
 

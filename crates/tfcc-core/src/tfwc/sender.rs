@@ -751,6 +751,9 @@ impl Endpoint for TfwcSender {
 }
 
 impl Sender for TfwcSender {
+    fn buffered(&self) -> Option<u64> {
+        TfwcSender::buffered(self)
+    }
     /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
     /// window's start.
     fn count_loss_events_from(&mut self, from: Time) {

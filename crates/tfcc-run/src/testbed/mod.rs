@@ -21,8 +21,11 @@
 //! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration, and the rate flows of 003 (WARC,
 //! TEAR, TFRCP: one rate sender paced at its receiver's reports, the receiver running the
 //! scheme's estimator, tfcc_core::warc's wire format) with theirs and the simulator's wire size
-//! (`rate_on_udp`). What is refused, with the reason: RED queues, byte limits, loss on
-//! other links, other protocols (tfcc's TCP-like window schemes among them), queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
+//! (`rate_on_udp`). A video `source` feeds a TFRC or TFWC flow through the simulator's own
+//! source, `adapt` included (`tfcc_net::video::VideoFeed`); no frames.parquet is written.
+//! What is refused, with the reason: RED queues, byte limits, loss on
+//! other links, other protocols (tfcc's TCP-like window schemes among them), a video source on
+//! any other flow, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
 //! faster than any bottleneck here). For tfcc flows the summary's packets sent, loss event
 //! rate, timeouts and mean RTT come from the endpoints' own statistics, read at the sampling instants
 //! (as the simulator's recorder reads them); for kernel TCP flows the mean RTT is the kernel's
@@ -221,8 +224,9 @@ pub fn run(
         flows: flow_columns(&results, interval),
         links: link_columns(&readings.queue, interval),
         trace: capture::trace_columns(plan.capture.as_ref(), &plan.built, pcaps),
-        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC
-        // video flows on real sockets and does not match packets to frames).
+        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC and
+        // TFWC video flows on real sockets and does not match packets to frames; `plan` says
+        // so in a note).
         frames: Default::default(),
         // PTCP is refused on the testbed (`protocol ptcp is not supported yet`, in `plan`).
         ptcp_slots: None,

@@ -109,31 +109,31 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
     }
     let capture = capture::plan(path, &built, &mut notes)?;
     let loss = link.loss.clone();
-    if let Some((flow, _)) = built
-        .videos
-        .iter()
-        .find(|(f, _)| !matches!(built.flows[*f as usize].sender, SenderImpl::Tfrc(_)))
-    {
-        // Only the TFRC sender is fed frame by frame on real sockets; running another flow
-        // bulk would silently measure something else than the file describes.
+    if let Some((flow, _)) = built.videos.iter().find(|(f, _)| {
+        !matches!(
+            built.flows[*f as usize].sender,
+            SenderImpl::Tfrc(_) | SenderImpl::Tfwc(_)
+        )
+    }) {
+        // Only TFRC's and TFWC's senders are fed frame by frame on real sockets; running
+        // another flow bulk would silently measure something else than the file describes.
         return Err(refuse(
             path,
             format!(
-                "a video `source` runs on TFRC flows only, not on {} (flow {flow})",
+                "a video `source` runs on TFRC and TFWC flows only, not on {} (flow {flow})",
                 built.flows[*flow as usize].protocol
             ),
         ));
     }
-    if let Some((flow, _)) = built.videos.iter().find(|(_, v)| v.adapt.is_some()) {
-        // The real-time feed offers every frame; ignoring `adapt` would measure an uncoupled
-        // source under a file that describes a coupled one.
-        return Err(refuse(
-            path,
-            format!(
-                "a video source's send-buffer coupling (`adapt`) runs in the simulator only \
-                 (flow {flow})"
-            ),
-        ));
+    if !built.videos.is_empty() {
+        // The run's video flows are fed and summarised (frames due and grabbed, mean q) as in
+        // the simulator, but their packets are not matched to frames.
+        notes.push(
+            "frames.parquet (which packets carried which frame, and when each frame was \
+             whole at the receiver) is recorded by the simulator only: `tfcc video-quality` \
+             needs a --backend sim run"
+                .into(),
+        );
     }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
@@ -171,10 +171,39 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
                 }
             }
             (SenderImpl::Tfwc(s), _) => {
-                let (cfg, sim, here) =
+                let (mut cfg, sim, here) =
                     tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                counted.push((i, sim, here));
-                FlowKind::Tfwc(cfg)
+                match built.videos.iter().find(|v| v.0 as usize == i) {
+                    Some((flow, v)) => {
+                        // The frames' bytes ride after tfcc's header inside the datagram, as
+                        // `tfcc send --protocol tfwc --source video` sends them; the receiver
+                        // then counts the frames' bytes, as the simulator's does (its packets
+                        // are all payload), so its bytes are not rescaled.
+                        let header = tfcc_core::tfwc::wire::DATA_LEN as u32;
+                        cfg.header_size = cfg.header_size.max(header);
+                        if cfg.packet_size <= cfg.header_size {
+                            return Err(refuse(
+                                path,
+                                format!(
+                                    "flow {i}: a video-fed TFWC packet of {} B leaves no room \
+                                     for the frames' bytes after UDP/IPv4's 28 B and tfcc's \
+                                     {header} B header",
+                                    s.config().packet_size
+                                ),
+                            ));
+                        }
+                        FlowKind::TfwcVideo {
+                            cfg,
+                            video: v.clone(),
+                            seed: built.cfg.seed,
+                            flow: *flow,
+                        }
+                    }
+                    None => {
+                        counted.push((i, sim, here));
+                        FlowKind::Tfwc(cfg)
+                    }
+                }
             }
             // WARC, TEAR and TFRCP: one sender, the receiver's estimator as the scenario built
             // it (its configuration, no packet seen yet).
@@ -242,7 +271,7 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
         };
         paths[i].proto = match &kind {
             FlowKind::Tfrc(_) | FlowKind::TfrcVideo { .. } => Some(Protocol::Tfrc),
-            FlowKind::Tfwc(_) => Some(Protocol::Tfwc),
+            FlowKind::Tfwc(_) | FlowKind::TfwcVideo { .. } => Some(Protocol::Tfwc),
             FlowKind::Rate { estimator, .. } => Some(Protocol::Rate(estimator.scheme())),
             FlowKind::Cbr(_) => Some(Protocol::Raw),
             FlowKind::Tcp { .. } => None,
@@ -627,8 +656,8 @@ params = {{ {own}, feedback_size = "60B" }}
     }
 
     /// A CBR packet too small for UDP/IPv4 and tfcc's sequence header, and a CBR flow fed by a
-    /// video source (the testbed's video flows are TFRC's), are refused before anything is set
-    /// up.
+    /// video source (the testbed's video flows are TFRC's and TFWC's), are refused before
+    /// anything is set up.
     #[test]
     fn a_tiny_cbr_packet_and_a_video_fed_cbr_flow_are_refused() {
         let err = refusal(
@@ -649,13 +678,13 @@ params = {{ {own}, feedback_size = "60B" }}
             "a video-fed CBR flow",
         );
         assert!(
-            err.contains("a video `source` runs on TFRC flows only, not on cbr (flow 0)"),
+            err.contains("a video `source` runs on TFRC and TFWC flows only, not on cbr (flow 0)"),
             "{err}"
         );
     }
 
-    /// A video `source` on a flow other than TFRC is refused before anything is set up, not
-    /// run as a bulk flow.
+    /// A video `source` on a flow other than TFRC or TFWC is refused before anything is set
+    /// up, not run as a bulk flow.
     #[test]
     fn a_video_source_on_a_tcp_flow_is_refused() {
         let err = refusal(
@@ -668,25 +697,71 @@ source = { kind = "video" }
             "a TCP flow with a video source",
         );
         assert!(
-            err.contains("runs on TFRC flows only, not on tcp-sack"),
+            err.contains("runs on TFRC and TFWC flows only, not on tcp-sack"),
             "{err}"
         );
     }
 
-    /// Vic's send-buffer coupling of a video source (002 Sec. 6.2) is the simulator's: the
-    /// real-time feed would offer every frame, so the testbed refuses it.
+    /// A video source on TFWC, coupled to the send buffer as Vic's (002 Ch. 6, `adapt`), runs:
+    /// the source's configuration as the simulator builds it (the coupling with it), its seed
+    /// and flow number (the simulator's frames), the simulator's 1000-byte packet as a
+    /// 972-byte datagram with the frames' bytes after tfcc's 28-byte header, and no rescaling
+    /// of the receiver's bytes (both count the frames' bytes); a note says that frames.parquet
+    /// is the simulator's. A datagram with no room for payload after the header is refused.
     #[test]
-    fn a_coupled_video_source_is_refused() {
-        let err = refusal(
-            "video-vic",
-            r#"
-[[flows]]
-protocol = "tfrc"
-source = { kind = "video", adapt = "vic" }
-"#,
-            "a TFRC flow with a coupled video source",
+    fn a_coupled_video_source_on_tfwc_runs_and_a_tiny_one_is_refused() {
+        let flow = |size: u32| {
+            format!(
+                "[[flows]]\nprotocol = \"tfwc\"\nparams = {{ preset = \"vic\" }}\n\
+                 packet_size = \"{size}B\"\n\
+                 source = {{ kind = \"video\", fps = 30, rate = \"1.5Mbps\", gop = 1, \
+                 adapt = {{ kind = \"vic\", quantizer_control = false }} }}\n"
+            )
+        };
+        let path = std::env::temp_dir().join(format!("tfcc-vic-plan-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            format!(
+                "seed = 3\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = {{ rate = \"4Mbps\", delay = \"10ms\", limit = 30 }}\n{}",
+                flow(1000)
+            ),
+        )
+        .unwrap();
+        let p = plan(&path, &[], None);
+        let sim = load(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let (p, sim) = (p.unwrap(), sim.unwrap());
+        let FlowKind::TfwcVideo {
+            cfg,
+            video,
+            seed,
+            flow: f,
+        } = &p.flows[0].kind
+        else {
+            panic!("{:?}", p.flows[0].kind);
+        };
+        assert_eq!((*seed, *f), (3, 0));
+        assert_eq!(*video, sim.videos[0].1);
+        assert!(!video.adapt.as_ref().unwrap().control.quantizer_control);
+        assert_eq!((cfg.packet_size, cfg.header_size), (972, 28));
+        assert_eq!(cfg.tail_packet, tfcc_core::tfwc::TailPacket::Short);
+        assert!(p.counted.is_empty(), "{:?}", p.counted);
+        assert_eq!(p.paths[0].proto, Some(Protocol::Tfwc));
+        assert!(
+            p.notes.iter().any(|n| n.starts_with("frames.parquet")),
+            "{:?}",
+            p.notes
         );
-        assert!(err.contains("runs in the simulator only"), "{err}");
+        let err = refusal(
+            "vic-tiny",
+            &flow(56),
+            "a TFWC video in header-only datagrams",
+        );
+        assert!(
+            err.contains("flow 0: a video-fed TFWC packet of 56 B leaves no room"),
+            "{err}"
+        );
     }
 
     /// A stall (a link that queues arrivals while it does not transmit, 004 E12) has no tc

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use tfcc_net::relay::RelayStats;
 use tfcc_net::testbed::{FlowResult, QdiscSample};
-use tfcc_sim::recorder::{fairness_theta, jain_index};
+use tfcc_sim::recorder::{fairness_theta, jain_index, VideoRecord};
 use tfcc_sim::LinkAction;
 
 use super::plan::Plan;
 use super::series::{mean_backlog, Directions};
 use super::spurious_rtos;
-use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos};
+use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos, VideoEntry};
 
 /// A flow's figures over the measurement window from its endpoints' statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -201,9 +201,22 @@ pub(super) fn flow_entries(
             spurious_timeouts: spurious_rtos::of_flow(spurious, i),
             receiver_timeouts: r.window_receiver_timeouts.unwrap_or(0),
             ptcp: None,
-            video: None,
+            video: video_entry(plan, i, r),
         })
         .collect()
+}
+
+/// A video flow's frames in the window, as the simulator's summary has them
+/// (`tfcc_sim::recorder::VideoRecord`): the source's counts at the window's edges, which the
+/// sender thread read from the same `VideoSource` the simulator runs.
+fn video_entry(plan: &Plan, i: usize, r: &FlowResult) -> Option<VideoEntry> {
+    let run = r.video?;
+    let (_, cfg) = plan.built.videos.iter().find(|(f, _)| *f as usize == i)?;
+    Some(VideoEntry::new(&VideoRecord::of_window(
+        cfg,
+        run.at_window,
+        run.at_end,
+    )))
 }
 
 /// θ and Jain over the forward flows, as the simulator's summary (summary.rs).

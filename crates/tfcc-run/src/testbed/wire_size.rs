@@ -50,7 +50,9 @@ pub(super) fn tfrc_on_udp(
 /// packet (the whole 1000 B with the default `header_size = 0`), the receiver here counts the
 /// datagram less what remains of `header_size` after the 28 B the kernel carries. The caller
 /// scales the receiver's bytes by simulator / testbed bytes per packet, which is exact since
-/// every TFWC datagram has `packet_size` bytes (a bulk sender; video runs on TFRC only).
+/// every bulk TFWC datagram has `packet_size` bytes. A video-fed TFWC flow (its tails short)
+/// is not rescaled: `plan` puts the frames' bytes after tfcc's header, and both receivers then
+/// count the frames' bytes.
 pub(super) fn tfwc_on_udp(
     cfg: &tfcc_core::tfwc::TfwcConfig,
 ) -> Result<(tfcc_core::tfwc::TfwcConfig, u32, u32), String> {
