@@ -340,12 +340,23 @@ def load(name_or_path: str) -> tuple[str, list[Claim]]:
 
 def _figures(path: Path, doc: Mapping[str, Any]) -> list[Figure]:
     figures = []
-    for i, f in enumerate(doc.get("figures", [])):
+    entries = doc.get("figures", [])
+    if not isinstance(entries, list) or not all(isinstance(f, dict) for f in entries):
+        raise ClaimFileError(f"{path}: figures: expected [[figures]] tables")
+    for i, f in enumerate(entries):
         where = f"{path}: figures[{i}]"
         f = dict(f)
         missing = {"id", "title", "scenario"} - set(f)
         if missing:
             raise ClaimFileError(f"{where}: missing {', '.join(sorted(missing))}")
+        _check_kinds(where, f, _FIGURE_KINDS)
+        if "seed" in f:
+            _seed_list(f"{where}.seed", [f["seed"]])
+        if f.get("flows") is not None and not (
+            isinstance(f["flows"], list)
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in f["flows"])
+        ):
+            raise ClaimFileError(f"{where}.flows: expected a list of flow numbers")
         f["scenario"] = (path.parent / f["scenario"]).resolve()
         try:
             fig = Figure(**f)
@@ -360,6 +371,88 @@ def _figures(path: Path, doc: Mapping[str, Any]) -> list[Figure]:
             )
         figures.append(fig)
     return figures
+
+
+#: What each key of a claim or figure holds, as the file writes it (before ``scenario`` becomes a
+#: path): a claim file is user input, and a value of the wrong kind was a Python traceback
+#: deep in the run (``id = [1]``, ``min = ["x"]``, ``scenario = true``, ``seeds = []``) instead
+#: of one message naming the key.
+_TEXT, _NUMBER, _TEXTS, _TABLE, _FLAG = (
+    "a string",
+    "a number",
+    "a list of strings",
+    "a table",
+    "true or false",
+)
+_CLAIM_KINDS: dict[str, str] = {
+    **dict.fromkeys(("id", "thesis", "section", "claim", "metric", "note", "stands_for"), _TEXT),
+    **dict.fromkeys(("scenario",), _TEXT),
+    **dict.fromkeys(("target", "rel", "abs", "min", "max"), _NUMBER),
+    "set": _TEXTS,
+    "args": _TABLE,
+    **dict.fromkeys(("quick", "testbed"), _FLAG),
+}
+_FIGURE_KINDS: dict[str, str] = {
+    **dict.fromkeys(("id", "title", "scenario", "smooth", "after"), _TEXT),
+    "set": _TEXTS,
+    "plot": _TEXTS,
+}
+
+
+def _is(kind: str, v: Any) -> bool:
+    if kind == _TEXT:
+        return isinstance(v, str)
+    if kind == _NUMBER:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    if kind == _TEXTS:
+        return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    if kind == _TABLE:
+        return isinstance(v, dict)
+    return isinstance(v, bool)
+
+
+def _check_kinds(where: str, entry: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
+    """One message for the first key whose value is not of its kind (unknown keys are left to
+    the dataclass, which names them)."""
+    for key, kind in kinds.items():
+        if key in entry and not _is(kind, entry[key]):
+            raise ClaimFileError(f"{where}.{key}: expected {kind}, got {entry[key]!r}")
+
+
+def _seed_list(where: str, v: Any) -> None:
+    from tfcc.sweep import MAX_SEED
+
+    if not isinstance(v, list) or not v:
+        raise ClaimFileError(f"{where}: expected a non-empty list of seeds, got {v!r}")
+    for s in v:
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SEED:
+            raise ClaimFileError(
+                f"{where}: a seed is a whole number from 0 to {MAX_SEED}, got {s!r}"
+            )
+
+
+def _check_claim(where: str, c: Mapping[str, Any]) -> None:
+    _check_kinds(where, c, _CLAIM_KINDS)
+    if "seeds" in c:
+        _seed_list(f"{where}.seeds", c["seeds"])
+    for key in ("rel", "abs"):
+        if c.get(key) is not None and c[key] < 0:
+            raise ClaimFileError(f"{where}.tolerance.{key}: must not be negative, got {c[key]!r}")
+    variants = c.get("variants")
+    if variants is not None and (
+        not isinstance(variants, list)
+        or not variants
+        or not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in variants)
+    ):
+        raise ClaimFileError(f"{where}.variants: expected a non-empty list of lists of strings")
+    versus = c.get("versus")
+    if versus is not None and (
+        not isinstance(versus, dict)
+        or set(versus) - {"set", "args"}
+        or not _is(_TEXTS, versus.get("set", []))
+        or not _is(_TABLE, versus.get("args", {}))
+    ):
+        raise ClaimFileError(f"{where}.versus: expected {{ set = [...], args = {{...}} }}")
 
 
 def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
@@ -377,7 +470,11 @@ def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
     except ValueError as e:
         raise ClaimFileError(f"{path}: {e}") from None
     claims = []
-    for i, c in enumerate(doc.get("claims", [])):
+    seen: dict[str, int] = {}
+    entries = doc.get("claims", [])
+    if not isinstance(entries, list) or not all(isinstance(c, dict) for c in entries):
+        raise ClaimFileError(f"{path}: claims: expected [[claims]] tables")
+    for i, c in enumerate(entries):
         where = f"{path}: claims[{i}]"
         c = dict(c)
         tol = c.pop("tolerance", {})
@@ -387,13 +484,14 @@ def load_all(name_or_path: str) -> tuple[str, list[Claim], list[Figure]]:
         missing = {"id", "thesis", "section", "claim", "metric"} - set(c)
         if missing:
             raise ClaimFileError(f"{where}: missing {', '.join(sorted(missing))}")
+        _check_claim(where, c)
         if c["metric"] not in METRICS:
             raise ClaimFileError(
                 f"{where}.metric: unknown metric {c['metric']!r} (known: {', '.join(METRICS)})"
             )
-        versus = c.get("versus")
-        if versus is not None and (not isinstance(versus, dict) or set(versus) - {"set", "args"}):
-            raise ClaimFileError(f"{where}.versus: expected {{ set = [...], args = {{...}} }}")
+        if c["id"] in seen:
+            raise ClaimFileError(f"{where}.id: {c['id']!r} is also claims[{seen[c['id']]}]'s")
+        seen[c["id"]] = i
         if "scenario" in c:
             c["scenario"] = (path.parent / c["scenario"]).resolve()
         else:
