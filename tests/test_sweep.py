@@ -286,6 +286,38 @@ def test_an_empty_query_is_an_error(swept: Path) -> None:
     assert r.stderr == 'error: SQL: empty query (e.g. "SELECT * FROM runs")\n'
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("garbage", "Expecting value"),
+        ("[]", "expected a JSON object"),
+        ('{"axes": 5}', "axes: expected a list of named axes"),
+        ('{"axes": [{"name": "n"}]}', "axes: expected a list of named axes"),
+        ('{"seeds": ["x"]}', "seeds: expected a list of seeds"),
+    ],
+)
+def test_a_sweep_record_of_another_shape_is_one_message(
+    scenario: Path, tmp_path: Path, text: str, why: str
+) -> None:
+    # Each was a Python traceback in report and query (json.loads, then a KeyError or a
+    # TypeError on the axes), and in a sweep resumed into the directory.
+    (tmp_path / "sweep.json").write_text(text)
+    for args in (
+        ("report", tmp_path),
+        ("query", tmp_path, "SELECT 1"),
+        ("sweep", scenario, "--out", tmp_path),
+    ):
+        r = tfcc_cli(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.startswith(
+            f"error: {tmp_path / 'sweep.json'}: not a tfcc sweep record ("
+        ), (
+            args,
+            r.stderr,
+        )
+        assert why in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+
+
 def test_rerunning_a_finished_sweep_runs_nothing(swept: Path, scenario: Path) -> None:
     r = tfcc_cli("sweep", scenario, "--out", swept)
     assert r.returncode == 0, r.stderr

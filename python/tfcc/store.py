@@ -152,7 +152,11 @@ class Store:
             store.close()
             raise SweepError(f"{root}: another sweep is writing here") from None
         if meta_path.exists():
-            old = json.loads(meta_path.read_text())
+            try:
+                old = read_meta(meta_path, SweepError)
+            except SweepError:
+                store.close()
+                raise
             if old.get("fingerprint") != meta["fingerprint"]:
                 store.close()
                 raise SweepError(f"{root}: {_what_differs(old, meta)}; choose another --out")
@@ -500,4 +504,34 @@ def meta(root: Path | str) -> dict[str, Any]:
     """The sweep's ``sweep.json``."""
     root = Path(root)
     _check_dir(root)
-    return json.loads((root / "sweep.json").read_text())
+    return read_meta(root / "sweep.json", StoreError)
+
+
+def read_meta(path: Path, error: type[Exception]) -> dict[str, Any]:
+    """``path`` (a ``sweep.json``) as :func:`tfcc.sweep.sweep_meta` wrote it, or ``error`` with
+    one message: a file that is not JSON, or whose ``axes``/``seeds`` have another shape (another
+    tool's file, or one edited by hand), was a traceback in ``tfcc report``/``query`` and in a
+    resumed ``tfcc sweep``."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise error(f"{path}: not a tfcc sweep record ({e})") from None
+    if not isinstance(doc, dict):
+        raise error(f"{path}: not a tfcc sweep record (expected a JSON object)")
+    axes = doc.get("axes", [])
+    if not isinstance(axes, list) or not all(
+        isinstance(a, dict)
+        and isinstance(a.get("name"), str)
+        and isinstance(a.get("cases"), list)
+        and isinstance(a.get("column", ""), str)
+        for a in axes
+    ):
+        raise error(f"{path}: not a tfcc sweep record (axes: expected a list of named axes)")
+    seeds = doc.get("seeds", [])
+    if not isinstance(seeds, list) or not all(
+        isinstance(x, int) and not isinstance(x, bool) for x in seeds
+    ):
+        raise error(f"{path}: not a tfcc sweep record (seeds: expected a list of seeds)")
+    doc.setdefault("axes", axes)
+    doc.setdefault("seeds", seeds)
+    return doc
