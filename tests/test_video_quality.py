@@ -227,6 +227,22 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "c").exists()
 
 
+def test_an_unreadable_summary_or_frames_file_is_named(tmp_path: Path) -> None:
+    # Before: the JSON parser's or Arrow's words alone ("Expecting property name enclosed in
+    # double quotes: line 2 column 1", "Could not open Parquet input source ..."), no file named
+    # for the summary.
+    d = _run_dir(tmp_path, [_row(0, True, 10, 0.1)])
+    (d / "frames.parquet").write_bytes(b"garbage")
+    with pytest.raises(vq.VideoQualityError, match=r"frames\.parquet: not a readable Parquet"):
+        vq.unfollowed_flows(d)
+    (d / "summary.json").write_text("{")
+    with pytest.raises(vq.VideoQualityError, match=r"summary\.json: cannot read it \(Expecting"):
+        vq.unfollowed_flows(d)
+    (d / "summary.json").write_text("[]")
+    with pytest.raises(vq.VideoQualityError, match=r"summary\.json: not a run summary"):
+        vq.unfollowed_flows(d)
+
+
 def test_synthetic_clip_has_the_size_asked_and_leaves_nothing_when_it_fails(
     tmp_path: Path,
 ) -> None:

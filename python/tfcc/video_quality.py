@@ -422,17 +422,39 @@ def check_run_dir(run_dir: Path) -> None:
         )
 
 
+def _summary(run_dir: Path) -> dict[str, Any]:
+    """The run's ``summary.json``; one message naming it when it cannot be read (a run killed
+    mid-write, a hand edit) instead of the JSON parser's words alone."""
+    path = Path(run_dir) / "summary.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise VideoQualityError(f"{path}: cannot read it ({e})") from None
+    if not isinstance(doc, dict):
+        raise VideoQualityError(f"{path}: not a run summary (expected a JSON object)")
+    return doc
+
+
+def _frames_table(run_dir: Path, columns: list[str] | None = None) -> Any:
+    """The run's ``frames.parquet`` as a pyarrow table, or one message naming the file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(run_dir) / "frames.parquet"
+    try:
+        return pq.read_table(path, columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise VideoQualityError(f"{path}: not a readable Parquet file ({e})") from None
+
+
 def unfollowed_flows(run_dir: Path) -> dict[int, str]:
     """The run's video flows whose packets ``frames.parquet`` does not follow (a protocol not
     in :data:`FOLLOWED_PROTOCOLS`), with their protocol: their frames cannot be scored.
     :func:`run_quality` leaves them out unless one is asked for by ``flow``."""
-    import pyarrow.parquet as pq
 
     check_run_dir(run_dir)
-    summary = json.loads((Path(run_dir) / "summary.json").read_text())
-    video = set(
-        pq.read_table(Path(run_dir) / "frames.parquet", columns=["flow"])["flow"].to_pylist()
-    )
+    summary = _summary(run_dir)
+    video = set(_frames_table(run_dir, ["flow"])["flow"].to_pylist())
     return {
         int(f["id"]): str(f["protocol"])
         for f in summary.get("flows", [])
@@ -442,10 +464,8 @@ def unfollowed_flows(run_dir: Path) -> dict[int, str]:
 
 
 def _read_frames(run_dir: Path) -> dict[str, list[Any]]:
-    import pyarrow.parquet as pq
-
     check_run_dir(run_dir)
-    return pq.read_table(run_dir / "frames.parquet").to_pydict()
+    return _frames_table(run_dir).to_pydict()
 
 
 def run_quality(
@@ -468,7 +488,7 @@ def run_quality(
     when every video flow is one)."""
     run_dir = Path(run_dir)
     cols = _read_frames(run_dir)
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = _summary(run_dir)
     t0 = float(summary.get("measure_from_s", 0.0))
     end = float(summary.get("sim_seconds", math.inf))
     t1 = end - grace_s
