@@ -143,6 +143,26 @@ def test_report_errors_name_what_is_wrong(swept: Path, tmp_path: Path) -> None:
         report.render(tmp_path / "typo")
 
 
+def test_damaged_store_or_run_files_are_one_message(swept: Path, tmp_path: Path) -> None:
+    # Both were tracebacks: DuckDB's "too small to be a Parquet file" from the views, and the
+    # JSON parser's from a run's summary read for the time-series figures.
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(swept, copy)
+    summaries = sorted((copy / "runs").glob("*/summary.json"))
+    for s in summaries:
+        s.write_text("{")
+    with pytest.raises(report.ReportError, match=r"cannot read its outputs \(Expecting"):
+        report.render(copy)
+    part = sorted((copy / "store" / "runs").glob("part-*.parquet"))[0]
+    part.write_bytes(b"garbage")
+    with pytest.raises(store.StoreError, match=r"the results store cannot be read \(.*Parquet"):
+        report.render(copy)
+    with pytest.raises(store.StoreError, match="the results store cannot be read"):
+        store.query(copy, "SELECT 1")
+
+
 def test_an_out_that_cannot_be_written_is_one_message(swept: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")

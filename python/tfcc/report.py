@@ -19,6 +19,7 @@ import contextlib
 import html
 import io
 import itertools
+import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -333,6 +334,7 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if run_ids:
@@ -348,10 +350,13 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
         path = root / "runs" / rid / "timeseries.parquet"
         if not path.exists():
             continue
-        ts = pq.read_table(path, columns=["t", "flow", "throughput_bps"]).to_pydict()
-        import json
-
-        summary = json.loads((root / "runs" / rid / "summary.json").read_text())
+        spath = root / "runs" / rid / "summary.json"
+        try:
+            ts = pq.read_table(path, columns=["t", "flow", "throughput_bps"]).to_pydict()
+            summary = json.loads(spath.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, pa.ArrowException) as e:
+            # a run's file damaged after the sweep stored it: name it, not a traceback
+            raise ReportError(f"{root / 'runs' / rid}: cannot read its outputs ({e})") from None
         labels = {f["id"]: f.get("label") or f["protocol"] for f in summary.get("flows", [])}
         groups: dict[str, dict[float, list[float]]] = {}
         for t, f, v in zip(ts["t"], ts["flow"], ts["throughput_bps"], strict=True):

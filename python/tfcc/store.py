@@ -390,6 +390,19 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
     root = Path(root)
     _check_dir(root)
     con = duckdb.connect(":memory:")
+    try:
+        _create_views(con, root)
+    except duckdb.Error as e:
+        # a store part or a run's Parquet file that is not one (a disk that filled up, a file
+        # copied in by hand): DuckDB's words were a traceback in `tfcc report`
+        con.close()
+        why = str(e).splitlines()[0]
+        raise StoreError(f"{root}: the results store cannot be read ({why})") from None
+    return con
+
+
+def _create_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """The views of :func:`connect` on ``con``."""
 
     def lit(p: Path) -> str:
         return "'" + str(p).replace("'", "''") + "'"
@@ -462,7 +475,6 @@ def connect(root: Path | str) -> duckdb.DuckDBPyConnection:
             f"CREATE VIEW {view} AS SELECT ts.*{cols} FROM ({series}) ts "
             "LEFT JOIN runs r ON ts.run_id = r.run_id"
         )
-    return con
 
 
 def query(root: Path | str, sql: str) -> polars.DataFrame:
