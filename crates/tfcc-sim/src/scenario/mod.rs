@@ -321,6 +321,17 @@ pub fn apply_override(root: &mut toml::Value, assignment: &str) -> Result<(), St
                     t.insert(seg.to_string(), value);
                     return Ok(());
                 }
+                // A missing key followed by an index (`events.0.at=1s` in a file without
+                // events) is meant as a list entry, which a table cannot stand for: it was
+                // made a table and refused later as "events: invalid type: table, expected a
+                // list".
+                let next = segs[i + 1];
+                if !t.contains_key(*seg) && next.parse::<usize>().is_ok() {
+                    return Err(format!(
+                        "`{here}` is not in the file, so it has no entry {next}: set the whole list, \
+                         e.g. {here}=[{{ ... }}], or add the entry to the file"
+                    ));
+                }
                 t.entry(seg.to_string())
                     .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             }

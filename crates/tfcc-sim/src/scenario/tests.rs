@@ -672,6 +672,15 @@ fn a_bad_override_names_itself() {
     let (k, m) = bad(BASE, &["duration.x=1"]);
     assert!(k.starts_with("--set") && m.contains("not a table"), "{m}");
     refused(BASE, &["duration"], "--set duration", "");
+    // An entry of a list the file does not have: was "events: invalid type: table, expected a
+    // list", a table having been made for it.
+    let (k, m) = bad(BASE, &["events.0.at=1s"]);
+    assert_eq!(k, "--set events.0.at=1s");
+    assert_eq!(
+        m,
+        "`events` is not in the file, so it has no entry 0: set the whole list, e.g. \
+         events=[{ ... }], or add the entry to the file"
+    );
     // The overridden value goes through the same checks as the file.
     refused(
         BASE,
