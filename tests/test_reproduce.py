@@ -180,6 +180,43 @@ def test_bad_claim_files_name_the_file_and_key(tmp_path: Path, edit, message: st
     assert str(path) in str(e.value)
 
 
+def test_check_finds_a_set_the_scenario_refuses_without_running(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    scen = tmp_path / "x.toml"
+    scen.write_text(
+        'duration = "2s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "1Mbps", delay = "10ms", queue = "droptail", limit = 20 }\n'
+        '[[flows]]\nprotocol = "tcp-sack"\n[[flows]]\nprotocol = "tfrc"\n'
+    )
+    path = write(tmp_path, CLAIMS)
+    _, claims, figures = reproduce.load_all(str(path))
+    # a: 2 seeds, b: 1 seed, one scenario and no set: one distinct run
+    assert reproduce.check_runs(claims, figures) == 1
+    bad = write(
+        tmp_path, CLAIMS.replace('metric = "jain"', 'metric = "jain"\nset = ["flows.5.count=1"]')
+    )
+    _, claims, figures = reproduce.load_all(str(bad))
+    with pytest.raises(reproduce.ClaimFileError, match=r"^claim b: .*x\.toml: --set flows\.5"):
+        reproduce.check_runs(claims, figures)
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", str(bad), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "there is no 5" in r.stderr and not list(tmp_path.glob("*results*"))
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", "tfrc", "--check", "--quick"],
+        capture_output=True,
+        text=True,
+    )
+    quick = sum(c.quick for c in reproduce.load("tfrc")[1])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"tfrc: ok: {quick} claims, "), r.stdout
+
+
 def test_an_unknown_reproduction_lists_the_available_ones() -> None:
     with pytest.raises(reproduce.ClaimFileError, match="no such reproduction"):
         reproduce.load("no-such-thesis")

@@ -304,6 +304,14 @@ def reproduce(
             "real time, runs side by side; with --quick each claim's first seed only).",
         ),
     ] = "sim",
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Check the claim file and every run it would make (each scenario with its "
+            "set, as tfcc check does) without running anything.",
+        ),
+    ] = False,
     update_doc: Annotated[
         Path | None,
         typer.Option(
@@ -335,6 +343,17 @@ def reproduce(
         _, claims, figures = rep.load_all(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
+    if check:
+        chosen_claims = [c for c in claims if c.quick] if quick else claims
+        try:
+            n = rep.check_runs(chosen_claims, figures)
+        except rep.ClaimFileError as e:
+            raise _fail(f"{name}: {e}") from None
+        typer.echo(
+            f"{name}: ok: {_count(len(chosen_claims), 'claim')}, {_count(len(figures), 'figure')}, "
+            f"{_count(n, 'distinct run')} checked"
+        )
+        return
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
     if out is not None and (why := rep.check_out(Path(out))) is not None:

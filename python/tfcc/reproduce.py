@@ -971,6 +971,31 @@ def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_run
     return written
 
 
+def check_runs(claims: list[Claim], figures: list[Figure]) -> int:
+    """Check every run the claims and figures would make, without running it: each distinct
+    (scenario, overrides) through the simulator's own scenario check (``tfcc check``), so a
+    claim file's ``set`` that the scenario refuses is found before a run of hours. Returns how
+    many distinct runs were checked; raises :class:`ClaimFileError` naming the claim."""
+    seen: set[tuple[Path, tuple[str, ...]]] = set()
+    entries: list[tuple[str, Path | None, list[list[str]]]] = [
+        (f"claim {c.id}", c.scenario, [o for o, _ in c.runs()]) for c in claims
+    ]
+    entries += [(f"figure {f.id}", f.scenario, [list(f.set)]) for f in figures]
+    for what, scenario, sets in entries:
+        if scenario is None:
+            continue
+        for overrides in sets:
+            key = (scenario, tuple(overrides))
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                _core.check_scenario(str(scenario), overrides)
+            except _core.ScenarioError as e:
+                raise ClaimFileError(f"{what}: {e}") from None
+    return len(seen)
+
+
 def check_out(out: Path) -> str | None:
     """Why ``out`` cannot take a reproduction's results, or None; checked before any run starts.
     ``write_results`` replaces ``out`` as a whole, so an existing directory must be empty or an
