@@ -207,6 +207,20 @@ def test_check_finds_a_set_the_scenario_refuses_without_running(tmp_path: Path) 
     )
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "there is no 5" in r.stderr and not list(tmp_path.glob("*results*"))
+    # `tfcc check` given a claim file checks it the same way (it said "title: unknown field")
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "check", str(bad)], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "claim b: " in r.stderr and "there is no 5" in r.stderr, r.stderr
+    good = tmp_path / "good.toml"  # `bad` was written over `path` (write() has one name)
+    good.write_text(CLAIMS)
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "check", str(good)], capture_output=True, text=True
+    )
+    assert (r.returncode, r.stdout) == (
+        0,
+        f"{good}: ok: 2 claims, 0 figures, 1 distinct run checked\n",
+    )
     r = subprocess.run(
         [sys.executable, "-m", "tfcc.cli", "reproduce", "tfrc", "--check", "--quick"],
         capture_output=True,

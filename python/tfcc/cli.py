@@ -186,6 +186,13 @@ def check(
 
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
+    if _is_claim_file(scenario):
+        # A claim file given where a scenario goes was refused as "title: unknown field":
+        # check it as `tfcc reproduce FILE --check` does.
+        if set_:
+            raise _fail(f"--set: {scenario} is a claim file; its claims carry their own sets")
+        _check_claim_file(str(scenario))
+        return
     try:
         info = check_scenario(scenario, set_ or [], backend=backend)
     except ScenarioError as e:
@@ -226,6 +233,37 @@ def check(
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _is_claim_file(path: Path) -> bool:
+    """Whether ``path`` reads as a claim file (``[[claims]]`` tables, no ``[topology]``)."""
+    from tfcc import _core
+
+    try:
+        doc = _core.parse_toml(Path(path).read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False  # the scenario check says what is wrong with it
+    return "claims" in doc and "topology" not in doc
+
+
+def _check_claim_file(name: str, quick: bool = False) -> None:
+    """``tfcc reproduce NAME --check``: the claim file and every distinct run its claims and
+    figures would make, checked without running; one line either way."""
+    from tfcc import reproduce as rep
+
+    try:
+        _, claims, figures = rep.load_all(name)
+    except rep.ClaimFileError as e:
+        raise _fail(str(e)) from None
+    chosen = [c for c in claims if c.quick] if quick else claims
+    try:
+        n = rep.check_runs(chosen, figures)
+    except rep.ClaimFileError as e:
+        raise _fail(f"{name}: {e}") from None
+    typer.echo(
+        f"{name}: ok: {_count(len(chosen), 'claim')}, {_count(len(figures), 'figure')}, "
+        f"{_count(n, 'distinct run')} checked"
+    )
 
 
 def _sweep_table(scenario: Path) -> object | None:
@@ -344,15 +382,7 @@ def reproduce(
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
     if check:
-        chosen_claims = [c for c in claims if c.quick] if quick else claims
-        try:
-            n = rep.check_runs(chosen_claims, figures)
-        except rep.ClaimFileError as e:
-            raise _fail(f"{name}: {e}") from None
-        typer.echo(
-            f"{name}: ok: {_count(len(chosen_claims), 'claim')}, {_count(len(figures), 'figure')}, "
-            f"{_count(n, 'distinct run')} checked"
-        )
+        _check_claim_file(name, quick)
         return
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
