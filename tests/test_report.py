@@ -153,7 +153,7 @@ def test_damaged_store_or_run_files_are_one_message(swept: Path, tmp_path: Path)
     summaries = sorted((copy / "runs").glob("*/summary.json"))
     for s in summaries:
         s.write_text("{")
-    with pytest.raises(report.ReportError, match=r"cannot read its outputs \(Expecting"):
+    with pytest.raises(report.ReportError, match=r"summary\.json: cannot read it \(Expecting"):
         report.render(copy)
     part = sorted((copy / "store" / "runs").glob("part-*.parquet"))[0]
     part.write_bytes(b"garbage")

@@ -58,7 +58,6 @@ megabytes, and an interrupted or failed conversion leaves no half-written file.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
@@ -133,16 +132,13 @@ def _load(run_dir: Path) -> tuple[Path, dict[str, Any]]:
             f"{run_dir}: no trace.parquet: the run recorded no packet trace; run the scenario "
             "with a [trace] table (docs/scenarios.md), e.g. --set 'trace.links=[\"bottleneck\"]'"
         )
+    from tfcc.run import read_summary
+
     summary_path = run_dir / "summary.json"
-    try:
-        summary = json.loads(summary_path.read_text())
-    except FileNotFoundError:
-        raise Ns2TraceError(
-            f"{summary_path}: no such file (the trace's node numbers are there)"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise Ns2TraceError(f"{summary_path}: cannot read it ({e})") from None
-    section = summary.get("trace") if isinstance(summary, dict) else None
+    if not summary_path.exists():
+        raise Ns2TraceError(f"{summary_path}: no such file (the trace's node numbers are there)")
+    summary = read_summary(run_dir, Ns2TraceError)
+    section = summary.get("trace")
     if not isinstance(section, dict):
         raise Ns2TraceError(
             f'{summary_path}: no "trace" section with the node numbers of the traced links '

@@ -19,7 +19,6 @@ import contextlib
 import html
 import io
 import itertools
-import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from typing import Any
 
 from tfcc import store
 from tfcc.confidence import mean_ci
+from tfcc.run import read_summary
 from tfcc.sweep import ordered_cases
 
 #: Run columns that are bookkeeping rather than metrics.
@@ -350,13 +350,12 @@ def _series(root: Path, d: _Data, run_ids: Sequence[str] | None) -> list[str]:
         path = root / "runs" / rid / "timeseries.parquet"
         if not path.exists():
             continue
-        spath = root / "runs" / rid / "summary.json"
         try:
             ts = pq.read_table(path, columns=["t", "flow", "throughput_bps"]).to_pydict()
-            summary = json.loads(spath.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, pa.ArrowException) as e:
+        except (OSError, pa.ArrowException) as e:
             # a run's file damaged after the sweep stored it: name it, not a traceback
-            raise ReportError(f"{root / 'runs' / rid}: cannot read its outputs ({e})") from None
+            raise ReportError(f"{path}: not a readable Parquet file ({e})") from None
+        summary = read_summary(root / "runs" / rid, ReportError)
         labels = {f["id"]: f.get("label") or f["protocol"] for f in summary.get("flows", [])}
         groups: dict[str, dict[float, list[float]]] = {}
         for t, f, v in zip(ts["t"], ts["flow"], ts["throughput_bps"], strict=True):

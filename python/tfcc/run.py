@@ -80,3 +80,18 @@ def write_run(
         None if ptcp_slots is None else dict(ptcp_slots),
         None if pcaps is None else dict(pcaps),
     )
+
+
+def read_summary(run_dir: Path | str, error: type[Exception]) -> dict[str, Any]:
+    """A run's ``summary.json`` as a dict, or ``error`` with one message naming the file (a run
+    killed mid-write, a hand edit, another tool's file): the commands that read a run's outputs
+    (``tfcc video-quality``, ``tfcc ns2-trace``, ``tfcc report``) say so in one line, not with
+    the JSON parser's traceback."""
+    path = Path(run_dir) / "summary.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise error(f"{path}: cannot read it ({e})") from None
+    if not isinstance(doc, dict):
+        raise error(f"{path}: not a run summary (expected a JSON object)")
+    return doc

@@ -423,16 +423,9 @@ def check_run_dir(run_dir: Path) -> None:
 
 
 def _summary(run_dir: Path) -> dict[str, Any]:
-    """The run's ``summary.json``; one message naming it when it cannot be read (a run killed
-    mid-write, a hand edit) instead of the JSON parser's words alone."""
-    path = Path(run_dir) / "summary.json"
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise VideoQualityError(f"{path}: cannot read it ({e})") from None
-    if not isinstance(doc, dict):
-        raise VideoQualityError(f"{path}: not a run summary (expected a JSON object)")
-    return doc
+    from tfcc.run import read_summary
+
+    return read_summary(run_dir, VideoQualityError)
 
 
 def _frames_table(run_dir: Path, columns: list[str] | None = None) -> Any:
