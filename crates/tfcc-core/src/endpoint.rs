@@ -50,6 +50,14 @@ pub trait Sender: Endpoint {
     fn buffered(&self) -> Option<u64> {
         None
     }
+    /// Application bytes sent, headers excluded: what a media source set against the bytes it
+    /// offered (offered = this + [`Self::buffered`]). `None` for senders that do not tell.
+    /// Through the trait, as `buffered`, so that `tfcc send` and the testbed account for any
+    /// video-fed sender the same way ([`Stats::bytes_sent`] counts payload for TFRC, whose
+    /// header rides on top of `s`, and whole packets for TFWC).
+    fn payload_sent(&self) -> Option<u64> {
+        None
+    }
     /// Count the loss events the sender locates itself again from `from` on
     /// ([`Self::loss_events_since`]): a measurement window's start. The simulator's summary
     /// and the testbed's both count through this, so a window's `loss_event_rate` has one

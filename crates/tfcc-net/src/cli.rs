@@ -8,7 +8,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 
 use clap::Parser;
-use tfcc_core::endpoint::{Endpoint, Receiver, Sender};
+use tfcc_core::endpoint::{Receiver, Sender};
 use tfcc_core::quantity::{parse_dur, parse_rate};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
@@ -529,9 +529,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
             let s = Session::sender(ep, Protocol::Tfrc, &bind, to, cfg)
                 .map_err(|e| bind_error("bind", &bind, e))?;
             match feed {
-                Some(f) => drive_sender_fed(s, duration, every, f, |e| {
-                    (e.stats().bytes_sent, e.buffered())
-                }),
+                Some(f) => drive_sender_fed(s, duration, every, f),
                 None => drive_sender(s, duration, every, true),
             }
         }
@@ -550,9 +548,7 @@ fn send(a: &SendArgs) -> Result<(), String> {
                         Time::ZERO,
                         SimRng::named(seed, "video"),
                     ));
-                    drive_sender_fed(s, duration, every, feed, |e| {
-                        (e.payload_sent(), e.buffered())
-                    })
+                    drive_sender_fed(s, duration, every, feed)
                 }
                 None => drive_sender(s, duration, every, true),
             }
@@ -685,25 +681,21 @@ fn drive_sender<S: Sender>(
     every: Dur,
     feedback: bool,
 ) -> Result<(), String> {
-    drive(s, duration, every, feedback, None, |_| (0, None))
+    drive(s, duration, every, feedback, None)
 }
-
-/// What a fed sender reports of the offered bytes: how many it has sent (the frames' bytes,
-/// without tfcc's headers) and how many it still buffers.
-type Carried<S> = fn(&S) -> (u64, Option<u64>);
 
 /// Runs a TFRC or TFWC sender fed by a video source: each frame is offered
 /// ([`Sender::offer`]) at its time, the session sending what is due between frames. The
 /// per-interval line adds the rate offered and the bytes buffered; the summary says how many
-/// frames and bytes were offered, sent and still buffered at the end.
+/// frames and bytes were offered, sent and still buffered at the end (the sender's own
+/// [`Sender::payload_sent`] and [`Sender::buffered`]).
 fn drive_sender_fed<S: Sender>(
     s: Session<S>,
     duration: Dur,
     every: Dur,
     feed: VideoFeed,
-    carried: Carried<S>,
 ) -> Result<(), String> {
-    drive(s, duration, every, true, Some(feed), carried)
+    drive(s, duration, every, true, Some(feed))
 }
 
 fn drive<S: Sender>(
@@ -712,7 +704,6 @@ fn drive<S: Sender>(
     every: Dur,
     feedback: bool,
     mut feed: Option<VideoFeed>,
-    carried: Carried<S>,
 ) -> Result<(), String> {
     let extra = if feed.is_some() {
         format!(" {:>12} {:>10}", "offered_Mbps", "buffered_B")
@@ -757,7 +748,7 @@ fn drive<S: Sender>(
             format!(
                 " {:>12.3} {:>10}",
                 mbps(offered, next - t),
-                carried(s.endpoint()).1.unwrap_or(0)
+                s.endpoint().buffered().unwrap_or(0)
             )
         } else {
             String::new()
@@ -788,13 +779,13 @@ fn drive<S: Sender>(
     );
     if let Some(f) = &feed {
         let st = s.endpoint().stats();
-        let (sent, buffered) = carried(s.endpoint());
+        let (sent, buffered) = (s.endpoint().payload_sent(), s.endpoint().buffered());
         println!(
             "video: offered {} frames, {} B ({:.3} Mb/s); sent {} B of them in {} packets; {} B still buffered at the end",
             f.frames(),
             f.bytes(),
             mbps(f.bytes(), ran),
-            sent,
+            sent.unwrap_or(0),
             st.packets_sent,
             buffered.unwrap_or(0)
         );

@@ -762,9 +762,7 @@ pub fn run_flows_sampled(
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    // TFRC's `bytes_sent` counts payload, the frames' bytes.
-                    let sent = |e: &TfrcSender| tfcc_core::endpoint::Endpoint::stats(e).bytes_sent;
-                    run_sender(s, clk, stop, Some((video, rng, offset, sent)))
+                    run_sender(s, clk, stop, Some((video, rng, offset)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let ep = TfwcSender::new(cfg, Time::ZERO);
@@ -779,8 +777,7 @@ pub fn run_flows_sampled(
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let ep = TfwcSender::new(cfg, Time::ZERO);
                     let s = udp_sender(ep, Protocol::Tfwc, &bind, to)?;
-                    let sent = |e: &TfwcSender| e.payload_sent();
-                    run_sender(s, clk, stop, Some((video, rng, offset, sent)))
+                    run_sender(s, clk, stop, Some((video, rng, offset)))
                 }
                 FlowKind::Rate { sender, estimator } => {
                     let proto = Protocol::Rate(estimator.scheme());
@@ -863,20 +860,19 @@ struct SenderRun {
 }
 
 /// A video-fed sender's source: its configuration in run time, its random stream, the flow's
-/// start, and how many of the frames' bytes the sender says it sent (its headers left out).
-type Feeding<S> = (VideoConfig, SimRng, Duration, fn(&S) -> u64);
+/// start.
+type Feeding = (VideoConfig, SimRng, Duration);
 
 /// Runs a sending session from now (its flow's start) to `stop` (run time, at most the run's
 /// end), sampling the endpoint's stats at the run's sampling instants (those before the start
 /// stay empty, those after the stop keep its state at the stop). With a video source (its
-/// configuration in run time, its random stream, the flow's start, and what the sender says
-/// it sent of the frames' bytes) the sender is application-limited and fed each frame at its
-/// time.
+/// configuration in run time, its random stream, the flow's start) the sender is
+/// application-limited and fed each frame at its time.
 fn run_sender<S: tfcc_core::endpoint::Sender>(
     mut s: Session<S>,
     clk: Clocking,
     stop: Duration,
-    video: Option<Feeding<S>>,
+    video: Option<Feeding>,
 ) -> io::Result<SenderRun> {
     // Session time 0 is its construction, at about the flow's start.
     let born = Instant::now();
@@ -885,8 +881,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
     };
     let end = at(stop.min(clk.duration));
-    let carried = video.as_ref().map(|v| v.3);
-    let mut feed = video.map(|(mut v, rng, offset, _)| {
+    let mut feed = video.map(|(mut v, rng, offset)| {
         // Run time to session time.
         let run = |t: Time| at(Duration::from_nanos(t.0));
         for p in &mut v.pauses {
@@ -929,13 +924,13 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         });
     }
     advance(&mut s, &mut feed, end, end)?;
-    let video = feed.as_ref().zip(carried).map(|(f, carried)| {
+    let video = feed.as_ref().map(|f| {
         let at_end = f.counts();
         VideoRun {
             at_window: at_window.unwrap_or(at_end),
             at_end,
             offered: f.bytes(),
-            sent: carried(s.endpoint()),
+            sent: s.endpoint().payload_sent().unwrap_or(0),
             buffered: s.endpoint().buffered().unwrap_or(0),
         }
     });

@@ -716,6 +716,10 @@ impl Sender for TfrcSender {
     fn buffered(&self) -> Option<u64> {
         TfrcSender::buffered(self)
     }
+    /// `bytes_sent`: TFRC counts each packet's payload `s`, its header on top.
+    fn payload_sent(&self) -> Option<u64> {
+        Some(self.bytes_sent)
+    }
     /// The packet just returned was not sent (004 Sec. 3.6.3). It is not retried: its sequence
     /// number stays used, so the receiver sees it as a loss. In slowstart (or before it) the
     /// sender knows that loss is coming and stops doubling at once: Forced Congestion Control,

@@ -754,6 +754,9 @@ impl Sender for TfwcSender {
     fn buffered(&self) -> Option<u64> {
         TfwcSender::buffered(self)
     }
+    fn payload_sent(&self) -> Option<u64> {
+        Some(TfwcSender::payload_sent(self))
+    }
     /// Count loss events again from `from` on ([`Self::loss_events_since`]): a measurement
     /// window's start.
     fn count_loss_events_from(&mut self, from: Time) {
