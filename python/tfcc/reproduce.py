@@ -385,8 +385,9 @@ _TEXT, _NUMBER, _TEXTS, _TABLE, _FLAG = (
     "true or false",
 )
 _CLAIM_KINDS: dict[str, str] = {
-    **dict.fromkeys(("id", "thesis", "section", "claim", "metric", "note", "stands_for"), _TEXT),
-    **dict.fromkeys(("scenario",), _TEXT),
+    **dict.fromkeys(
+        ("id", "thesis", "section", "claim", "metric", "note", "stands_for", "scenario"), _TEXT
+    ),
     **dict.fromkeys(("target", "rel", "abs", "min", "max"), _NUMBER),
     "set": _TEXTS,
     "args": _TABLE,
@@ -420,15 +421,13 @@ def _check_kinds(where: str, entry: Mapping[str, Any], kinds: Mapping[str, str])
 
 
 def _seed_list(where: str, v: Any) -> None:
-    from tfcc.sweep import MAX_SEED
+    from tfcc.sweep import MAX_SEED, seed_range_error
 
     if not isinstance(v, list) or not v:
         raise ClaimFileError(f"{where}: expected a non-empty list of seeds, got {v!r}")
     for s in v:
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SEED:
-            raise ClaimFileError(
-                f"{where}: a seed is a whole number from 0 to {MAX_SEED}, got {s!r}"
-            )
+            raise ClaimFileError(f"{where}: {seed_range_error(repr(s))}")
 
 
 def _check_claim(where: str, c: Mapping[str, Any]) -> None:
