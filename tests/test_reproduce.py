@@ -1022,6 +1022,19 @@ def test_a_run_that_reuses_runs_says_so_and_keeps_their_original_wall_time(
     assert "(2 of 2 runs reused, made in " in info.describe()
     fresh, _ = reproduce.read_run(tmp_path / "first")
     assert "reused" not in fresh.describe()
+    # A comment in the scenario changes no run, so the runs are reused; so are runs kept under
+    # the text fingerprint of the runs directories made before 2026-11-28.
+    from tfcc import sweep as sw
+
+    (kept,) = (tmp_path / "runs").iterdir()
+    old = sw.Sweep(tmp_path / "x.toml", PAIR, [], []).text_fingerprint()
+    kept.rename(tmp_path / "runs" / f"x-{old}")
+    third = cli("third")
+    assert (third["runs_total"], third["runs_reused"]) == (2, 2)
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == [kept.name]
+    (tmp_path / "x.toml").write_text("# a new comment\n" + PAIR)
+    fourth = cli("fourth")
+    assert (fourth["runs_total"], fourth["runs_reused"]) == (2, 2)
 
 
 def test_the_counts_table_comes_from_full_runs_and_the_quick_flags(tmp_path: Path) -> None:

@@ -338,10 +338,43 @@ def test_another_sweep_is_refused_in_the_same_directory(
     assert r.returncode == 2
     assert "--set duration=2s" in r.stderr and "now" in r.stderr, r.stderr
     edited = tmp_path / scenario.name
-    edited.write_text(scenario.read_text() + "\n# edited\n")
+    edited.write_text(scenario.read_text().replace('duration = "3s"', 'duration = "4s"'))
     r = tfcc_cli("sweep", edited, "--out", swept)
     assert r.returncode == 2
-    assert "the file has changed since" in r.stderr, r.stderr
+    assert "its settings have changed since" in r.stderr, r.stderr
+
+
+def test_a_sweep_resumes_after_its_file_gains_a_comment_cases_or_seeds(tmp_path: Path) -> None:
+    # Before: the fingerprint was the file's text, so each of these edits refused the
+    # directory ("the file has changed since"), although a grid grown with --grid resumed.
+    one = SCENARIO.replace('["1Mbps", "2Mbps"]', '["1Mbps"]').replace(
+        "values = [1, 2]", "values = [1]"
+    )
+    one = one.replace("seeds = 2", "seeds = 1")
+    f, out = tmp_path / "pair.toml", tmp_path / "out"
+    f.write_text(one)
+
+    def sweep_says(expected: str) -> None:
+        r = tfcc_cli("sweep", f, "--out", out)
+        assert r.returncode == 0, r.stderr
+        assert expected in r.stdout, r.stdout
+
+    sweep_says("1 point (1 seed): 1 ran, 0 failed, 0 were done before")
+    f.write_text("# a comment the first run did not have\n" + one.replace("\n[", "\n\n["))
+    sweep_says("1 point (1 seed): 0 ran, 0 failed, 1 was done before")
+    f.write_text(one.replace('["1Mbps"]', '["1Mbps", "2Mbps"]'))
+    sweep_says("2 points (1 seed): 1 ran, 0 failed, 1 was done before")
+    f.write_text(one.replace('["1Mbps"]', '["1Mbps", "2Mbps"]').replace("seeds = 1", "seeds = 2"))
+    sweep_says("4 points (2 seeds): 2 ran, 0 failed, 2 were done before")
+    assert store.runs(out).height == 4
+    # A directory written under the old text fingerprint resumes while the file is the same,
+    # and takes the new fingerprint.
+    meta = json.loads((out / "sweep.json").read_text())
+    swp = sw.load(f)
+    assert meta["fingerprint"] == swp.fingerprint() != swp.text_fingerprint()
+    (out / "sweep.json").write_text(json.dumps({**meta, "fingerprint": swp.text_fingerprint()}))
+    sweep_says("4 points (2 seeds): 0 ran, 0 failed, 4 were done before")
+    assert json.loads((out / "sweep.json").read_text())["fingerprint"] == swp.fingerprint()
 
 
 def test_a_seed_axis_points_to_seeds(scenario: Path) -> None:

@@ -29,7 +29,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,9 +128,11 @@ class Store:
         self.lock_fd: int | None = None
 
     @classmethod
-    def create(cls, root: Path, meta: Mapping[str, Any]) -> Store:
+    def create(cls, root: Path, meta: Mapping[str, Any], also: Sequence[str] = ()) -> Store:
         """Open ``root`` for writing a sweep described by ``meta`` (see
-        :func:`tfcc.sweep.sweep_meta`), creating it, or resuming the same sweep there."""
+        :func:`tfcc.sweep.sweep_meta`), creating it, or resuming the same sweep there: one
+        whose fingerprint is ``meta``'s or one of ``also`` (the same sweep under an older
+        fingerprint, :meth:`tfcc.sweep.Sweep.text_fingerprint`; resumed, it takes the new one)."""
         from tfcc.sweep import SweepError
 
         if root.exists() and not root.is_dir():
@@ -157,7 +159,7 @@ class Store:
             except SweepError:
                 store.close()
                 raise
-            if old.get("fingerprint") != meta["fingerprint"]:
+            if old.get("fingerprint") not in (meta["fingerprint"], *also):
                 store.close()
                 raise SweepError(f"{root}: {_what_differs(old, meta)}; choose another --out")
             meta = _merge_meta(old, meta)
@@ -307,7 +309,10 @@ def _what_differs(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         )
     if Path(str(old.get("scenario"))).name != Path(str(new.get("scenario"))).name:
         return f"holds a sweep of another scenario ({old.get('scenario')})"
-    return f"holds a sweep of {old.get('scenario')} as it was: the file has changed since"
+    return (
+        f"holds a sweep of {old.get('scenario')} as it was: its settings have changed since "
+        "(comments and its [sweep] table do not count)"
+    )
 
 
 def _merge_meta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

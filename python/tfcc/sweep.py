@@ -87,8 +87,24 @@ class Sweep:
     base: list[str] = field(default_factory=list)
 
     def fingerprint(self) -> str:
-        """What a resumed sweep must share with the first one: the scenario text and the
-        overrides applied to every point (the grid may grow)."""
+        """What a resumed sweep must share with the first one: the scenario as the simulator
+        reads it and the overrides applied to every point. The file's comments and layout do
+        not count, nor its ``[sweep]`` table (which the simulator ignores): a grid grown in the
+        file, or more seeds, resume the sweep as they do from ``--grid`` and ``--seeds``. The
+        values are hashed as the loader parses them, with table keys sorted, so ``"1Mbps"`` and
+        ``"1000kbps"`` still count as a change (reading them alike is the simulator's call)."""
+        from tfcc import _core
+
+        doc = dict(_core.parse_toml(self.text.removeprefix("\ufeff")))
+        doc.pop("sweep", None)
+        h = hashlib.sha256()
+        h.update(json.dumps(doc, sort_keys=True, default=str).encode())
+        h.update(json.dumps(self.base).encode())
+        return h.hexdigest()[:16]
+
+    def text_fingerprint(self) -> str:
+        """The fingerprint sweeps written before 2026-11-28 hold: the scenario's text byte for
+        byte and the overrides. Such a sweep still resumes while its file is unchanged."""
         h = hashlib.sha256()
         h.update(self.text.encode())
         h.update(json.dumps(self.base).encode())
@@ -694,7 +710,7 @@ def run(
     from tfcc.store import Store
 
     started = time.perf_counter()
-    store = Store.create(Path(out), sweep_meta(sweep))
+    store = Store.create(Path(out), sweep_meta(sweep), also=(sweep.text_fingerprint(),))
     try:
         points = list(points) if points is not None else sweep.points()
         done = store.reconcile({p.id: p for p in points})
@@ -875,7 +891,16 @@ def prerun_claims(
     for scenario, pts in by_scenario.items():
         text = _read_scenario(scenario)
         sweep = Sweep(scenario, text, [], sorted({p.seed for p in pts.values()}))
-        plans.append((sweep, out / f"{scenario.stem}-{sweep.fingerprint()}", list(pts.values())))
+        d = out / f"{scenario.stem}-{sweep.fingerprint()}"
+        before = out / f"{scenario.stem}-{sweep.text_fingerprint()}"
+        if not d.exists() and before.is_dir():
+            # runs kept before the fingerprint ignored comments: the same runs, renamed to
+            # the name they have now
+            try:
+                before.rename(d)
+            except OSError:
+                d = before
+        plans.append((sweep, d, list(pts.values())))
     todo = total = 0
     from tfcc.store import Store, _write_json
 
