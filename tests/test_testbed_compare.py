@@ -109,3 +109,25 @@ def test_compare_asks_the_testbed_first(tmp_path, monkeypatch) -> None:  # type:
     res = CliRunner().invoke(app, ["compare", str(s)])
     assert res.exit_code != 0
     assert calls == ["testbed"]
+
+
+def test_a_run_carries_its_frames_for_the_frame_metrics(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # tfcc.testbed.run read no frames.parquet, so a claim's frame metric (R3's
+    # send_buffer_empty_share, packets_per_frame) had no rows on `tfcc reproduce --backend
+    # testbed` ("frame metrics need the run's frame records"); the testbed writes the file now.
+    # Run here on the sim backend (no root): the same reader behind both.
+    from tfcc.metrics import packets_per_frame, send_buffer_empty_share
+    from tfcc.testbed import run
+
+    s = tmp_path / "v.toml"
+    s.write_text(
+        'duration = "3s"\nmeasure_from = "1s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "4Mbps", delay = "10ms", limit = 30 }\n'
+        '[[flows]]\nprotocol = "tfwc"\nparams = { preset = "vic" }\npacket_size = "1000B"\n'
+        'source = { kind = "video", fps = 30, rate = "1Mbps", gop = 1 }\n'
+    )
+    r = run(s, [], 1, backend="sim")
+    rows = r.frame_rows(0)
+    assert len(rows) == 90 and all(row["grabbed"] for row in rows)
+    assert 0.0 <= send_buffer_empty_share(r) <= 1.0
+    assert packets_per_frame(r) >= 1.0

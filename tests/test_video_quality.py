@@ -213,9 +213,16 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text("{}")
     p = _cli(str(tmp_path))
     assert p.returncode == 2 and "no frames.parquet" in p.stderr
+    # A testbed run without a video flow has none either, and is told so.
     (tmp_path / "summary.json").write_text('{"testbed": {"tcp_spurious_rtos": []}}')
     p = _cli(str(tmp_path))
-    assert p.returncode == 2 and "a testbed run has no frames.parquet" in p.stderr
+    assert p.returncode == 2 and "the run has no flow with a video source" in p.stderr
+    # A video run without one: an older tfcc's testbed run (it wrote none).
+    (tmp_path / "summary.json").write_text(
+        '{"testbed": {"tcp_spurious_rtos": []}, "flows": [{"id": 0, "video": {"frames_due": 3}}]}'
+    )
+    p = _cli(str(tmp_path))
+    assert p.returncode == 2 and "a run with a video flow but no frames.parquet" in p.stderr
     (tmp_path / "frames.parquet").write_bytes(b"")
     p = _cli(str(tmp_path), "--reference", str(tmp_path / "none.yuv"))
     assert p.returncode == 2 and "none.yuv" in p.stderr

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfcc import _core
 from tfcc.fonts import font_path
+
+if TYPE_CHECKING:
+    from tfcc.metrics import RunResult
 
 Progress = Callable[[float, float], object]
 
@@ -79,6 +82,31 @@ def write_run(
         dict(trace) if trace is not None else None,
         None if ptcp_slots is None else dict(ptcp_slots),
         None if pcaps is None else dict(pcaps),
+    )
+
+
+def read_run_result(run_dir: Path | str) -> RunResult:
+    """A finished run's outputs in ``run_dir`` as a :class:`tfcc.metrics.RunResult`: its summary
+    and time series, and its ``frames.parquet`` and ``ptcp_slots.parquet`` where it wrote them
+    (a video flow, on either backend; a PTCP flow), so that every metric reads a testbed run as
+    it reads a simulator run. The one reader behind a sweep's points and the testbed's runs
+    (``tfcc compare``, ``tfcc reproduce --backend testbed``)."""
+    import pyarrow.parquet as pq
+
+    from tfcc.metrics import RunResult
+
+    run_dir = Path(run_dir)
+
+    def table(name: str) -> dict[str, list[Any]] | None:
+        path = run_dir / name
+        return pq.read_table(path).to_pydict() if path.exists() else None
+
+    return RunResult(
+        json.loads((run_dir / "summary.json").read_text()),
+        pq.read_table(run_dir / "timeseries.parquet").to_pydict(),
+        pq.read_table(run_dir / "queues.parquet").to_pydict(),
+        table("frames.parquet"),
+        table("ptcp_slots.parquet"),
     )
 
 

@@ -835,9 +835,7 @@ class ClaimRuns:
     runs_wall_s: float | None
 
     def __call__(self, scenario: Path, overrides: list[str], seed: int) -> Any:
-        import pyarrow.parquet as pq
-
-        from tfcc.metrics import RunResult
+        from tfcc.run import read_run_result
 
         d = self.dirs[Path(scenario)]
         pid = point_id(overrides, seed)
@@ -846,14 +844,7 @@ class ClaimRuns:
             err = d / "failed" / f"{pid}.json"
             reason = json.loads(err.read_text())["error"] if err.exists() else "no result"
             raise ValueError(f"seed {seed}: the run failed: {reason}")
-        summary = json.loads((run_dir / "summary.json").read_text())
-        flows = pq.read_table(run_dir / "timeseries.parquet").to_pydict()
-        links = pq.read_table(run_dir / "queues.parquet").to_pydict()
-        frames_path = run_dir / "frames.parquet"
-        frames = pq.read_table(frames_path).to_pydict() if frames_path.exists() else None
-        slots_path = run_dir / "ptcp_slots.parquet"
-        slots = pq.read_table(slots_path).to_pydict() if slots_path.exists() else None
-        return RunResult(summary, flows, links, frames, slots)
+        return read_run_result(run_dir)
 
 
 def _read_run_wall(d: Path) -> dict[str, float]:

@@ -11,7 +11,6 @@ claim's first seed only.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -49,8 +48,10 @@ def native() -> str:
 def run(
     scenario: Path, overrides: Sequence[str], seed: int | None, backend: str = "testbed"
 ) -> RunResult:
-    """One run of ``scenario`` on ``backend`` (``sim`` or ``testbed``) through ``tfcc-run``."""
-    import pyarrow.parquet as pq
+    """One run of ``scenario`` on ``backend`` (``sim`` or ``testbed``) through ``tfcc-run``: its
+    outputs, ``frames.parquet`` included (a video flow's frame metrics read it on either
+    backend)."""
+    from tfcc.run import read_run_result
 
     with tempfile.TemporaryDirectory(prefix="tfcc-tb.") as tmp:
         out = Path(tmp) / "out"
@@ -71,13 +72,7 @@ def run(
                 + ([f"seed {seed}"] if seed is not None else [])
             )
             raise TestbedError(f"{what}: {msg}")
-        summary = json.loads((out / "summary.json").read_text())
-        flows = pq.read_table(out / "timeseries.parquet").to_pydict()
-        links = pq.read_table(out / "queues.parquet").to_pydict()
-        # a sim-backend run of a PTCP scenario (the testbed refuses PTCP)
-        slots_path = out / "ptcp_slots.parquet"
-        slots = pq.read_table(slots_path).to_pydict() if slots_path.exists() else None
-        return RunResult(summary, flows, links, ptcp_slots=slots)
+        return read_run_result(out)
 
 
 #: How long an interrupted testbed run may take to remove its namespaces before it is killed

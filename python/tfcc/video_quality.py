@@ -1,10 +1,13 @@
-"""The picture quality of a simulated video run (002 Sec. 6.3, R7-R9): PSNR per frame against a
-reference clip, Table 6.3's MOS, their mean and distribution (``tfcc video-quality``).
+"""The picture quality of a video run (002 Sec. 6.3, R7-R9), in the simulator or on the testbed:
+PSNR per frame against a reference clip, Table 6.3's MOS, their mean and distribution
+(``tfcc video-quality``).
 
 A run's ``frames.parquet`` says, per frame slot of each video flow, whether Vic's coupling
 grabbed the frame (Algorithm 4), at which quantizer q (Algorithm 5), and whether the receiver got
-all of it. The pictures come from a real codec: the reference clip (raw YUV 4:2:0, CIF) is coded
-with ffmpeg's H.261 encoder, Vic's codec (Sec. 6.1.4), once per q in H.261's range 1-31,
+all of it (both backends write it with one bookkeeping, ``crates/tfcc-sim/src/frames.rs``; on the
+testbed a frame is whole at the kernel's receive stamp of its last packet to arrive). The
+pictures come from a real codec: the reference clip (raw YUV 4:2:0, CIF) is coded with ffmpeg's
+H.261 encoder, Vic's codec (Sec. 6.1.4), once per q in H.261's range 1-31,
 all-intra (``-g 1``, as Vic codes H.261), with a fixed quantizer per encode, and decoded again.
 ``-q:v Q`` with ``-qmin 1 -qmax 31`` makes every GOB header's GQUANT exactly Q (checked by
 ``tests/test_video_quality.py`` on the bitstream; without ``-qmin 1`` ffmpeg's default qmin 2
@@ -409,13 +412,18 @@ def check_run_dir(run_dir: Path) -> None:
         raise VideoQualityError(f"{run_dir}: not a run's output directory (no summary.json)")
     if not (run_dir / "frames.parquet").is_file():
         try:
-            testbed = "testbed" in json.loads((run_dir / "summary.json").read_text())
+            summary = json.loads((run_dir / "summary.json").read_text())
+            flows = summary.get("flows") if isinstance(summary, dict) else None
+            video = isinstance(flows, list) and any(
+                isinstance(f, dict) and f.get("video") for f in flows
+            )
         except (OSError, ValueError):
-            testbed = False
-        if testbed:
+            video = False
+        if video:
+            # A testbed run of a tfcc from before the testbed followed frames to the receiver.
             raise VideoQualityError(
-                f"{run_dir}: a testbed run has no frames.parquet (frames are followed to the "
-                "receiver in the simulator only: run the scenario without --backend testbed)"
+                f"{run_dir}: a run with a video flow but no frames.parquet (written by an older "
+                "tfcc, which recorded frames in the simulator only): run the scenario again"
             )
         raise VideoQualityError(
             f"{run_dir}: no frames.parquet (the run has no flow with a video source)"

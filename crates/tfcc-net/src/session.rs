@@ -170,6 +170,14 @@ pub struct Session<E: Endpoint> {
     readable: bool,
     /// The data sequence numbers a receiver accepted (empty for a sender).
     seqs: SeqLedger,
+    /// Once asked for ([`Session::keep_data_arrivals`]): each data packet a receiver accepted,
+    /// as (the time the endpoint was given for it, its sequence number).
+    arrivals: Option<Vec<(Time, u64)>>,
+    /// Once asked for ([`Session::keep_data_sent`]): each data packet a sender's endpoint
+    /// handed out, as (its sequence number, the bytes its send buffer shrank by).
+    sent_data: Option<Vec<(u64, u64)>>,
+    /// The endpoint's send buffer ([`Sender::buffered`]; `None` for a receiver).
+    buffered: fn(&E) -> Option<u64>,
 }
 
 fn sender_error<S: Sender>(s: &mut S, now: Time) {
@@ -181,6 +189,12 @@ fn receiver_delivered<R: Receiver>(r: &R) -> u64 {
 }
 fn nothing_delivered<E>(_: &E) -> u64 {
     0
+}
+fn sender_buffered<S: Sender>(s: &S) -> Option<u64> {
+    s.buffered()
+}
+fn no_buffer<E>(_: &E) -> Option<u64> {
+    None
 }
 
 impl<E: Endpoint> Session<E> {
@@ -222,6 +236,9 @@ impl<E: Endpoint> Session<E> {
             last: Time::ZERO,
             readable: true,
             seqs: SeqLedger::default(),
+            arrivals: None,
+            sent_data: None,
+            buffered: no_buffer::<E>,
         })
     }
 
@@ -285,6 +302,24 @@ impl<E: Endpoint> Session<E> {
     /// flow's losses there. Empty for a sender.
     pub fn received_seqs(&self) -> &SeqLedger {
         &self.seqs
+    }
+
+    /// From now on, keep each data packet a receiver accepts with its time, for
+    /// [`Self::take_data_arrivals`]: what the testbed matches to a video flow's frames
+    /// (tfcc_sim::frames). Off by default (memory per packet).
+    pub fn keep_data_arrivals(&mut self) {
+        self.arrivals.get_or_insert_with(Vec::new);
+    }
+
+    /// The data packets accepted since the last call, in the order they were handed to the
+    /// endpoint: (session time the endpoint was given for it, which is its kernel receive
+    /// stamp unless that was older than a time the endpoint had already seen; its sequence
+    /// number). A duplicate is listed again. Empty unless [`Self::keep_data_arrivals`].
+    pub fn take_data_arrivals(&mut self) -> Vec<(Time, u64)> {
+        self.arrivals
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Payload bytes the receiver endpoint delivered (0 for a sender).
@@ -360,9 +395,19 @@ impl<E: Endpoint> Session<E> {
         for _ in 0..BURST {
             let requested = self.ep.next_timeout();
             let (t, now) = self.tick();
+            let before = match self.sent_data {
+                Some(_) => (self.buffered)(&self.ep),
+                None => None,
+            };
             let Some(pkt) = self.ep.poll_transmit(t) else {
                 return;
             };
+            if let (Some(log), Some(b0)) = (self.sent_data.as_mut(), before) {
+                if let Some(seq) = wire::data_seq(&pkt.header) {
+                    let after = (self.buffered)(&self.ep).unwrap_or(0);
+                    log.push((seq, b0.saturating_sub(after)));
+                }
+            }
             // A send the endpoint had asked for (not one a report triggered) is paced; one
             // whose time passed while an application-limited sender had nothing to send went
             // out when the data came, not late, and the next gap counts from it.
@@ -491,6 +536,9 @@ impl<E: Endpoint> Session<E> {
             if self.incoming == Direction::Data {
                 if let Some(seq) = wire::data_seq(&header) {
                     self.seqs.record(seq);
+                    if let Some(a) = self.arrivals.as_mut() {
+                        a.push((t, seq));
+                    }
                 }
             }
             let pkt = Packet {
@@ -539,6 +587,25 @@ impl<S: Sender> Session<S> {
         self.ep.offer(bytes);
     }
 
+    /// From now on, keep each data packet a sender's endpoint hands out with the bytes its
+    /// send buffer ([`Sender::buffered`]) shrank by, for [`Self::take_data_sent`]: a video
+    /// flow's frames are followed byte by byte through that buffer (tfcc_sim::frames, which
+    /// the simulator drives the same way). Off by default (two buffer reads per packet).
+    pub fn keep_data_sent(&mut self) {
+        self.sent_data.get_or_insert_with(Vec::new);
+    }
+
+    /// The data packets the endpoint handed out since the last call, in order: (sequence
+    /// number, bytes the send buffer shrank by). A packet the kernel then refused is listed
+    /// too (it is lost, as on a full interface queue). Empty unless [`Self::keep_data_sent`]
+    /// or for an endpoint that does not report its send buffer.
+    pub fn take_data_sent(&mut self) -> Vec<(u64, u64)> {
+        self.sent_data
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
     /// A sending session on a socket bound to `bind`, sending to `peer`.
     pub fn sender(
         ep: S,
@@ -549,6 +616,7 @@ impl<S: Sender> Session<S> {
     ) -> io::Result<Self> {
         let mut s = Self::build(ep, proto, Direction::Feedback, bind, Some(peer), cfg)?;
         s.send_error = sender_error::<S>;
+        s.buffered = sender_buffered::<S>;
         Ok(s)
     }
 }

@@ -31,6 +31,7 @@ use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundRecei
 use tfcc_core::{Rate, Time};
 
 use tfcc_sim::flow::{CbrSender, CbrSink};
+use tfcc_sim::frames::{FrameLog, FrameRecord};
 use tfcc_sim::rng::SimRng;
 use tfcc_sim::video::{VideoConfig, VideoCounts, VideoSource};
 use tfcc_sim::CbrConfig;
@@ -521,6 +522,22 @@ pub struct FlowResult {
     pub receiver_counters: Option<crate::Counters>,
     /// What a video-fed flow's source grabbed and its sender carried (video flows only).
     pub video: Option<VideoRun>,
+    /// A video-fed flow's frame slots, as the simulator records them (`frames.parquet`,
+    /// [`tfcc_sim::frames`], the same bookkeeping): the sender's thread follows the frames'
+    /// bytes into its data packets, the receiver's thread lists the data packets that arrived,
+    /// and [`run_flows_sampled`] hands the log those arrivals. Times are on the run's clock
+    /// (from its start, as the sampled series): a slot's `t` is its place on the source's
+    /// frame grid from the flow's start, the simulator's time for it (the sender's thread
+    /// offers it on its own clock, later by as long as the thread took to start its session
+    /// after the flow's start); `complete_at` is the
+    /// kernel's receive stamp of the frame's last packet to arrive (`SO_TIMESTAMPNS`, the
+    /// time the receiver endpoint was given for it), the counterpart of the simulator's
+    /// delivery event. Only packets that arrived by the run's end count as delivered, as in
+    /// the simulator, which ends with packets still in flight: what arrives while the
+    /// receivers drain the queue does not. A packet lost anywhere on the real path (the
+    /// relay's loss model, the queue, a full socket buffer) never arrives and is not
+    /// delivered. `None` for other flows.
+    pub frames: Option<Vec<FrameRecord>>,
     /// UDP datagrams the receiver's namespace dropped for a full receive buffer during the
     /// flow (`RcvbufErrors` of /proc/net/snmp, per namespace: every flow received there).
     pub rcvbuf_errors: Option<u64>,
@@ -533,6 +550,10 @@ pub struct FlowResult {
     /// gives.
     pub tcp_data_segs_in: Option<u64>,
 }
+
+/// A receiver thread's measurements, and the data packets it accepted with their arrival
+/// times on the run's clock (up to the run's end; kept for video flows only).
+type ReceiverRun = (FlowResult, Vec<(Time, u64)>);
 
 /// A video-fed sender's frames and bytes ([`FlowResult::video`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -718,25 +739,29 @@ pub fn run_flows_sampled(
         };
         let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
         let f2 = f.clone();
-        let rx = thread::spawn(move || -> io::Result<FlowResult> {
+        let rx = thread::spawn(move || -> io::Result<ReceiverRun> {
             enter(&rns)?;
             let at = format!("{rip}:{port}");
+            // A video flow's arrivals are matched to its frames.
+            let video = matches!(f2, FlowKind::TfrcVideo { .. } | FlowKind::TfwcVideo { .. });
             match f2 {
                 FlowKind::Tfrc(cfg) | FlowKind::TfrcVideo { cfg, .. } => {
                     let ep = TfrcReceiver::new(cfg);
-                    udp_receiver(ep, Protocol::Tfrc, at, clk, ready_tx)
+                    udp_receiver(ep, Protocol::Tfrc, at, clk, video, ready_tx)
                 }
                 FlowKind::Tfwc(cfg) | FlowKind::TfwcVideo { cfg, .. } => {
                     let ep = TfwcReceiver::new(&cfg);
-                    udp_receiver(ep, Protocol::Tfwc, at, clk, ready_tx)
+                    udp_receiver(ep, Protocol::Tfwc, at, clk, video, ready_tx)
                 }
                 FlowKind::Rate { sender, estimator } => {
                     let proto = Protocol::Rate(estimator.scheme());
                     let ep = RoundReceiver::for_sender(estimator, &sender);
-                    udp_receiver(ep, proto, at, clk, ready_tx)
+                    udp_receiver(ep, proto, at, clk, false, ready_tx)
                 }
-                FlowKind::Cbr(_) => udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, ready_tx),
-                FlowKind::Tcp { .. } => tcp_receiver(at, clk, ready_tx),
+                FlowKind::Cbr(_) => {
+                    udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, false, ready_tx)
+                }
+                FlowKind::Tcp { .. } => Ok((tcp_receiver(at, clk, ready_tx)?, Vec::new())),
             }
         });
         ready_rx
@@ -762,7 +787,7 @@ pub fn run_flows_sampled(
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    run_sender(s, clk, stop, Some((video, rng, offset)))
+                    run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
                 FlowKind::Tfwc(cfg) => {
                     let ep = TfwcSender::new(cfg, Time::ZERO);
@@ -777,7 +802,7 @@ pub fn run_flows_sampled(
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
                     let ep = TfwcSender::new(cfg, Time::ZERO);
                     let s = udp_sender(ep, Protocol::Tfwc, &bind, to)?;
-                    run_sender(s, clk, stop, Some((video, rng, offset)))
+                    run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
                 FlowKind::Rate { sender, estimator } => {
                     let proto = Protocol::Rate(estimator.scheme());
@@ -822,13 +847,19 @@ pub fn run_flows_sampled(
         let sent = tx
             .join()
             .map_err(|_| io::Error::other("sender thread panicked"))??;
-        let mut r = rx
+        let (mut r, arrivals) = rx
             .join()
             .map_err(|_| io::Error::other("receiver thread panicked"))??;
         r.sender = sent.samples;
         r.sender_counters = sent.counters;
         r.sender_window_loss_events = sent.window_loss_events;
         r.video = sent.video;
+        r.frames = sent.frames.map(|mut log| {
+            for (t, seq) in arrivals {
+                log.on_delivered(t, seq);
+            }
+            log.into_records()
+        });
         out.push(r);
     }
     match tick_err {
@@ -857,11 +888,14 @@ struct SenderRun {
     window_loss_events: Option<u64>,
     /// [`FlowResult::video`].
     video: Option<VideoRun>,
+    /// A video flow's frame log with every slot and data packet sent, slot times on the run's
+    /// clock; the deliveries are added from the receiver's arrivals ([`FlowResult::frames`]).
+    frames: Option<FrameLog>,
 }
 
 /// A video-fed sender's source: its configuration in run time, its random stream, the flow's
-/// start.
-type Feeding = (VideoConfig, SimRng, Duration);
+/// start, and its flow number in the scenario (its frame records').
+type Feeding = (VideoConfig, SimRng, Duration, u32);
 
 /// Runs a sending session from now (its flow's start) to `stop` (run time, at most the run's
 /// end), sampling the endpoint's stats at the run's sampling instants (those before the start
@@ -881,17 +915,20 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         Time::ZERO + tfcc_core::Dur(since.as_nanos() as u64)
     };
     let end = at(stop.min(clk.duration));
-    let mut feed = video.map(|(mut v, rng, offset)| {
+    let mut feed = video.map(|(mut v, rng, offset, flow)| {
         // Run time to session time.
         let run = |t: Time| at(Duration::from_nanos(t.0));
         for p in &mut v.pauses {
             *p = (run(p.0), run(p.1));
         }
-        VideoFeed::new(VideoSource::new(v, at(offset), rng))
-    });
-    if let Some(f) = &feed {
+        let mut f = VideoFeed::new(VideoSource::new(v, at(offset), rng));
         f.start(&mut s);
-    }
+        // The source's frame grid starts at the flow's start: session time `at(offset)` (0
+        // when the thread got here late), run time `offset`.
+        let run0 = Time::ZERO + tfcc_core::Dur(offset.as_nanos() as u64);
+        f.follow_frames(&mut s, flow, (at(offset), run0));
+        f
+    });
     // Events are located by their packets' send times, so counting from the window's start
     // before any packet is sent is counting at the window's start; a flow that starts in the
     // window counts from its first packet (session time 0).
@@ -924,6 +961,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         });
     }
     advance(&mut s, &mut feed, end, end)?;
+    let frames = feed.as_mut().and_then(|f| f.take_frames(&mut s));
     let video = feed.as_ref().map(|f| {
         let at_end = f.counts();
         VideoRun {
@@ -943,6 +981,7 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
         counters: Some(s.counters()),
         window_loss_events: s.endpoint().loss_events_since(),
         video,
+        frames,
     })
 }
 
@@ -980,13 +1019,16 @@ fn wait_until(t: Instant) {
     }
 }
 
+/// A receiving session's measurements; with `arrivals`, also the data packets it accepted by
+/// the run's end and when, on the run's clock ([`FlowResult::frames`]).
 fn udp_receiver<R: Receiver>(
     ep: R,
     proto: Protocol,
     at: String,
     clk: Clocking,
+    arrivals: bool,
     ready: mpsc::Sender<io::Result<()>>,
-) -> io::Result<FlowResult> {
+) -> io::Result<ReceiverRun> {
     let mut s = match Session::receiver(ep, proto, at, session_config()) {
         Ok(s) => {
             let _ = ready.send(Ok(()));
@@ -1001,6 +1043,9 @@ fn udp_receiver<R: Receiver>(
     let rcvbuf_before = udp_rcvbuf_errors();
     let lead = clk.start.saturating_duration_since(Instant::now());
     let at = |d: Duration| Time::ZERO + tfcc_core::Dur((lead + d).as_nanos() as u64);
+    if arrivals {
+        s.keep_data_arrivals();
+    }
     let mut delivered = Vec::with_capacity(clk.samples());
     let mut before = None;
     // The receiver's loss events, judged packets and timeouts at the window's start.
@@ -1035,7 +1080,16 @@ fn udp_receiver<R: Receiver>(
     // Reading on past the sender's end lets the last packets drain from the queue.
     s.run_until(at(clk.duration + clk.drain))?;
     let total = s.delivered_bytes();
-    Ok(FlowResult {
+    // Session time to run time. Taken after the drain: a packet stamped by the run's end may
+    // have been read after it. One stamped later (still queued at the end) is dropped.
+    let end = at(clk.duration);
+    let arrived: Vec<(Time, u64)> = s
+        .take_data_arrivals()
+        .into_iter()
+        .filter(|&(t, _)| t <= end)
+        .map(|(t, seq)| (Time(t.0.saturating_sub(lead.as_nanos() as u64)), seq))
+        .collect();
+    let r = FlowResult {
         window_bytes: in_window - before.unwrap_or(0),
         total_bytes: total,
         delivered,
@@ -1050,7 +1104,8 @@ fn udp_receiver<R: Receiver>(
             .zip(rcvbuf_before)
             .map(|(a, b)| a.saturating_sub(b)),
         ..FlowResult::default()
-    })
+    };
+    Ok((r, arrived))
 }
 
 fn tcp_receiver(
@@ -1244,6 +1299,7 @@ fn tcp_sender(
         counters: None,
         window_loss_events: None,
         video: None,
+        frames: None,
     })
 }
 

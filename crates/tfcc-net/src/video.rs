@@ -8,11 +8,18 @@
 //!
 //! A coupled source (`adapt`, Vic's send-buffer coupling of 002 Sec. 6.2) is told what the
 //! sender still holds at each frame ([`Sender::buffered`]) through the simulator's own
-//! [`VideoSource::frame_due`], so it skips and scales frames as it does there.
+//! [`VideoSource::frame_slot`], so it skips and scales frames as it does there.
+//!
+//! Asked to ([`VideoFeed::follow_frames`]), it also keeps the simulator's per-frame records
+//! ([`tfcc_sim::frames::FrameLog`], one bookkeeping for both backends): each frame slot as the
+//! source produced it, and each data packet the session's sender handed out with the bytes
+//! its send buffer shrank by ([`Session::take_data_sent`]), in the order they happened at the
+//! sender. Deliveries are the receiver's to add ([`FrameLog::on_delivered`]).
 
 use tfcc_core::endpoint::Sender;
 use tfcc_core::Time;
-use tfcc_sim::video::{VideoCounts, VideoSource};
+use tfcc_sim::frames::FrameLog;
+use tfcc_sim::video::{FrameSlot, VideoCounts, VideoSource};
 
 use crate::Session;
 
@@ -22,6 +29,9 @@ pub struct VideoFeed {
     src: VideoSource,
     frames: u64,
     bytes: u64,
+    /// The frames' records, once [`Self::follow_frames`] asked for them, and the clock their
+    /// slot times are on ([`Self::follow_frames`]'s `clock`).
+    log: Option<(FrameLog, (Time, Time))>,
 }
 
 impl VideoFeed {
@@ -31,6 +41,36 @@ impl VideoFeed {
             src,
             frames: 0,
             bytes: 0,
+            log: None,
+        }
+    }
+
+    /// From now on, record every frame slot and match the sender's data packets to the
+    /// frames' bytes as flow `flow`'s [`FrameLog`]; call after [`Self::start`] (the sender
+    /// reports its send buffer from then on; the simulator decides the same way whether a
+    /// flow can be followed byte by byte). A slot's time is recorded on another clock,
+    /// on which session time `clock.0` is `clock.1`: the testbed records the run's (a slot
+    /// due `d` after the source's start at `clock.0` is recorded at `clock.1 + d`, the flow's
+    /// start in the run plus `d`, the simulator's time for it).
+    pub fn follow_frames<S: Sender>(&mut self, s: &mut Session<S>, flow: u32, clock: (Time, Time)) {
+        s.keep_data_sent();
+        let log = FrameLog::new(flow, s.endpoint().buffered().is_some());
+        self.log = Some((log, clock));
+    }
+
+    /// The frame log, with every packet the sender has handed out; `None` unless
+    /// [`Self::follow_frames`]. The receiver's deliveries are the caller's to add.
+    pub fn take_frames<S: Sender>(&mut self, s: &mut Session<S>) -> Option<FrameLog> {
+        self.note_sent(s);
+        self.log.take().map(|(log, _)| log)
+    }
+
+    /// Hands the log the data packets sent since the last call.
+    fn note_sent<S: Sender>(&mut self, s: &mut Session<S>) {
+        if let Some((log, _)) = self.log.as_mut() {
+            for (seq, taken) in s.take_data_sent() {
+                log.on_sent(seq, taken);
+            }
         }
     }
 
@@ -65,9 +105,17 @@ impl VideoFeed {
     /// the flow ends is not produced) that the source grabs, a coupled source reading the
     /// sender's send buffer at each; returns the bytes offered.
     pub fn offer_due<S: Sender>(&mut self, s: &mut Session<S>, t: Time, end: Time) -> u64 {
+        // The packets sent before this frame took the bytes of the frames before it.
+        self.note_sent(s);
         let mut n = 0;
         while self.src.next_time() <= t && self.src.next_time() < end {
-            let Some(b) = self.src.frame_due(s.endpoint().buffered()) else {
+            let sbuf = s.endpoint().buffered();
+            let slot = self.src.frame_slot(sbuf);
+            if let Some((log, (from, to))) = self.log.as_mut() {
+                let time = *to + (slot.time - *from);
+                log.on_slot(&FrameSlot { time, ..slot }, sbuf);
+            }
+            let Some((b, _)) = slot.grabbed else {
                 continue;
             };
             s.offer(Some(b));

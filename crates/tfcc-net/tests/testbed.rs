@@ -62,6 +62,16 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
         r.total_bytes
     );
     assert_eq!(r.total_bytes, want);
+    frames_account_for_the_stream(r, 25.0);
+    // Nothing lost: every frame due by 6.5 s was whole at the receiver by the run's end.
+    let frames = r.frames.as_ref().unwrap();
+    assert!(
+        frames
+            .iter()
+            .filter(|f| f.t < Time::from_millis(6500))
+            .all(|f| f.complete_at.is_some()),
+        "{frames:?}"
+    );
     // Sampled every 100 ms: nothing arrives from 3.2 s (the last frame before the pause left
     // at 2.96 s) to 4.9 s. Not to the 5.0 s sample: the frame due at 5.0 s, the first after
     // the pause, reaches the receiver a few ms later (a 1.5 kB packet takes 3 ms at the 4 Mb/s
@@ -160,6 +170,77 @@ fn a_coupled_video_over_tfwc_skips_frames_and_accounts_for_every_byte() {
     if got_dg == sent_dg {
         assert_eq!(r.total_bytes, v.sent, "{v:?}");
     }
+    frames_account_for_the_stream(r, 30.0);
+}
+
+/// A video flow's frame records (`frames.parquet`'s rows) account for what its source offered
+/// and its sender sent: one row per frame slot due, in order, on the source's grid from the
+/// run's start (frame `k` at `k/fps`, the simulator's times); the grabbed rows' bytes are every byte offered; a frame
+/// whose bytes were all sent went out in at least one packet, one none of whose bytes were
+/// sent in none; no frame has more packets delivered than carried it, and one is complete
+/// (no earlier than it came due) exactly when all of them arrived and its last byte was sent.
+/// With a datagram lost (or still queued at the run's end), some frame is incomplete.
+fn frames_account_for_the_stream(r: &tfcc_net::testbed::FlowResult, fps: f64) {
+    let v = r.video.unwrap();
+    let frames = r
+        .frames
+        .as_ref()
+        .expect("a video flow's frames are followed");
+    assert_eq!(frames.len() as u64, v.at_end.frames_due, "{v:?}");
+    let grabbed: Vec<_> = frames.iter().filter(|f| f.grabbed).collect();
+    assert_eq!(grabbed.len() as u64, v.at_end.frames_grabbed, "{v:?}");
+    assert_eq!(grabbed.iter().map(|f| f.bytes).sum::<u64>(), v.offered);
+    let (mut offered, mut incomplete) = (0, 0);
+    for (k, f) in frames.iter().enumerate() {
+        // In slot order; a pause's slots are skipped.
+        assert!(k == 0 || f.index > frames[k - 1].index, "{f:?}");
+        assert_eq!(
+            f.t,
+            Time::ZERO + tfcc_core::Dur::from_secs_f64(f.index as f64 / fps),
+            "{f:?}"
+        );
+        assert!(f.delivered <= f.packets, "{f:?}");
+        if !f.grabbed {
+            assert!(
+                f.bytes == 0 && f.packets == 0 && f.complete_at.is_none(),
+                "{f:?}"
+            );
+            continue;
+        }
+        let end = offered + f.bytes;
+        if end <= v.sent {
+            assert!(f.packets >= 1, "{f:?} of bytes [{offered}, {end}), {v:?}");
+        } else if offered >= v.sent {
+            assert_eq!(f.packets, 0, "{f:?} of bytes [{offered}, {end}), {v:?}");
+        }
+        match f.complete_at {
+            Some(at) => assert!(
+                end <= v.sent && f.delivered == f.packets && at >= f.t,
+                "{f:?} of bytes [{offered}, {end}), {v:?}"
+            ),
+            None => {
+                assert!(end > v.sent || f.delivered < f.packets, "{f:?}");
+                incomplete += 1;
+            }
+        }
+        offered = end;
+    }
+    let (sent_dg, got_dg) = (
+        r.sender_counters.unwrap().sent,
+        r.receiver_counters.unwrap().received,
+    );
+    if got_dg < sent_dg {
+        assert!(
+            incomplete > 0,
+            "{sent_dg} datagrams sent, {got_dg} received"
+        );
+    }
+    eprintln!(
+        "frames: {} due, {} grabbed, {} complete; {incomplete} grabbed and incomplete",
+        frames.len(),
+        grabbed.len(),
+        frames.iter().filter(|f| f.complete_at.is_some()).count()
+    );
 }
 
 /// TFRC with RFC 5348's rules (`TfrcConfig::rfc5348()`, what an RFC 5348 reader deploys),

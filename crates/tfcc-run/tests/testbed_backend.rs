@@ -50,6 +50,15 @@ fn testbed_slot(name: &str, scenario: &str) -> Option<Slot> {
 /// the size of its `timeseries.parquet` in bytes, or `None` (after saying "skipped") when not
 /// root.
 fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)> {
+    run_on_testbed_and(name, scenario, |_| ())
+}
+
+/// [`run_on_testbed`], `inspect` looking at the output directory before it is removed.
+fn run_on_testbed_and(
+    name: &str,
+    scenario: &str,
+    inspect: impl FnOnce(&std::path::Path),
+) -> Option<(serde_json::Value, u64)> {
     let Slot { _one, dir, file } = testbed_slot(name, scenario)?;
     let argv: Vec<String> = [
         file.to_str().unwrap(),
@@ -68,9 +77,49 @@ fn run_on_testbed(name: &str, scenario: &str) -> Option<(serde_json::Value, u64)
     let series = std::fs::metadata(dir.join("timeseries.parquet"))
         .unwrap()
         .len();
+    inspect(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
     Some((serde_json::from_str(&text).unwrap(), series))
+}
+
+/// One row of a run's `frames.parquet`, each column by name (null: `None`; integers and
+/// doubles as f64).
+type FrameRow = std::collections::HashMap<String, Option<f64>>;
+
+/// A run's `frames.parquet`: its schema (as parquet prints it) and its rows.
+fn read_frames(dir: &std::path::Path) -> (String, Vec<FrameRow>) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let f = std::fs::File::open(dir.join("frames.parquet")).expect("frames.parquet");
+    let reader = SerializedFileReader::new(f).unwrap();
+    let schema = format!(
+        "{:?}",
+        reader
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .root_schema()
+    );
+    let rows = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(name, v)| {
+                    let x = match v {
+                        Field::Null => None,
+                        Field::Long(i) => Some(*i as f64),
+                        Field::Double(d) => Some(*d),
+                        other => panic!("{name}: {other:?}"),
+                    };
+                    (name.clone(), x)
+                })
+                .collect()
+        })
+        .collect();
+    (schema, rows)
 }
 
 /// A TFWC flow alone: every packet on the bottleneck is its 1000-byte data packet, as in the
@@ -113,12 +162,12 @@ protocol = "tfwc"
 
 /// A video-fed TFWC flow with Vic's send-buffer coupling (002 R2's stand-in, shortened): the
 /// summary has its window's frames as the simulator's has them, a frame every 1/30 s of the
-/// 3-s window due, q fixed at 10, and a stream of twice the path's rate skipped in part.
+/// 3-s window due, q fixed at 10, and a stream of twice the path's rate skipped in part. Its
+/// frames.parquet has the simulator's schema and a row per frame slot of the run at the
+/// simulator's times, whose packets, deliveries and completions add up ([`frames_add_up`]).
 #[test]
 fn a_coupled_video_tfwc_flow_reports_its_windows_frames() {
-    let Some((v, _)) = run_on_testbed(
-        "tfwc-vic",
-        r#"
+    let scenario = r#"
 name = "tfwc-vic"
 duration = "4s"
 measure_from = "1s"
@@ -130,10 +179,17 @@ protocol = "tfwc"
 params = { preset = "vic" }
 packet_size = "1000B"
 source = { kind = "video", fps = 30, rate = "2Mbps", gop = 1, adapt = { kind = "vic", quantizer_control = false } }
-"#,
-    ) else {
+"#;
+    let mut bed = None;
+    let Some((v, _)) = run_on_testbed_and("tfwc-vic", scenario, |d| bed = Some(read_frames(d)))
+    else {
         return;
     };
+    let mut sim = None;
+    run_in_simulator_and("tfwc-vic", scenario, |d| sim = Some(read_frames(d)));
+    let ((bed_schema, bed), (sim_schema, sim)) = (bed.unwrap(), sim.unwrap());
+    assert_eq!(bed_schema, sim_schema);
+    frames_add_up(&bed, &sim, &v);
     let f = &v["flows"][0];
     eprintln!("{f}");
     let video = &f["video"];
@@ -147,6 +203,80 @@ source = { kind = "video", fps = 30, rate = "2Mbps", gop = 1, adapt = { kind = "
     assert!(grabbed > 0 && grabbed < due, "{video}");
     assert_eq!(video["mean_q"].as_f64(), Some(10.0), "{video}");
     assert_eq!(video["fps"].as_f64(), Some(30.0), "{video}");
+}
+
+/// A testbed run's frame rows (`bed`) beside the simulator's of the same scenario (`sim`):
+/// the same slots at the same times (the testbed's last may be missing: its sender's thread
+/// starts a little late, and the run can end before it reaches that slot), each with no more
+/// packets delivered than carried it; a grabbed frame carried by at least one packet unless
+/// it was still in the send buffer at the end (and every grabbed frame after it then too);
+/// complete only when all its packets were delivered, at or after it came due and by the
+/// run's end; q fixed at 10. The rows of the window (`t` after `measure_from`) are the
+/// summary's frames due and grabbed, give or take the slot at its start.
+fn frames_add_up(bed: &[FrameRow], sim: &[FrameRow], summary: &serde_json::Value) {
+    assert!(
+        bed.len() == sim.len() || bed.len() + 1 == sim.len(),
+        "{} rows against the simulator's {}",
+        bed.len(),
+        sim.len()
+    );
+    let end = summary["sim_seconds"].as_f64().unwrap();
+    let mut unsent_from = None;
+    for (k, (b, s)) in bed.iter().zip(sim).enumerate() {
+        let msg = format!("row {k}: {b:?}");
+        assert_eq!(b["flow"], Some(0.0), "{msg}");
+        assert_eq!(b["frame"], Some(k as f64), "{msg}");
+        assert_eq!(b["t"], s["t"], "{msg}");
+        let (packets, delivered) = (b["packets"].unwrap(), b["delivered"].unwrap());
+        assert!(delivered <= packets, "{msg}");
+        assert!(b["sbuf_bytes"].is_some(), "{msg}");
+        if b["grabbed"] == Some(0.0) {
+            assert_eq!(
+                (b["bytes"], packets, b["q"]),
+                (Some(0.0), 0.0, None),
+                "{msg}"
+            );
+            assert_eq!(b["complete_s"], None, "{msg}");
+            continue;
+        }
+        assert!(b["bytes"].unwrap() > 0.0, "{msg}");
+        assert_eq!(b["q"], Some(10.0), "{msg}");
+        if packets == 0.0 {
+            unsent_from.get_or_insert(k);
+        } else {
+            assert!(
+                unsent_from.is_none(),
+                "{msg} after row {unsent_from:?} unsent"
+            );
+        }
+        if let Some(c) = b["complete_s"] {
+            assert!(delivered == packets && packets > 0.0, "{msg}");
+            assert!(c >= b["t"].unwrap() && c <= end, "{msg}");
+        }
+    }
+    let from = summary["measure_from_s"].as_f64().unwrap();
+    let video = &summary["flows"][0]["video"];
+    let window: Vec<_> = bed.iter().filter(|r| r["t"].unwrap() > from).collect();
+    let grabbed = window.iter().filter(|r| r["grabbed"] == Some(1.0)).count() as i64;
+    let due = video["frames_due"].as_i64().unwrap();
+    assert!(
+        (window.len() as i64 - due).abs() <= 1,
+        "{} rows in the window, {video}",
+        window.len()
+    );
+    assert!(
+        (grabbed - video["frames_grabbed"].as_i64().unwrap()).abs() <= 1,
+        "{grabbed} grabbed in the window, {video}"
+    );
+    let complete = |rows: &[FrameRow]| rows.iter().filter(|r| r["complete_s"].is_some()).count();
+    eprintln!(
+        "frames: {} rows, {} complete; the simulator's {} rows, {} complete",
+        bed.len(),
+        complete(bed),
+        sim.len(),
+        complete(sim)
+    );
+    assert!(complete(bed) > 0);
 }
 
 /// A reverse flow (`direction = "reverse"`): its sender sits on the receivers' side, its data
@@ -588,6 +718,15 @@ fn pcap_files_match_the_runs_accounting(run: &BinaryRun) {
 
 /// Runs `scenario` in the simulator (`tfcc run` without a backend) and returns its summary.
 fn run_in_simulator(name: &str, scenario: &str) -> serde_json::Value {
+    run_in_simulator_and(name, scenario, |_| ())
+}
+
+/// [`run_in_simulator`], `inspect` looking at the output directory before it is removed.
+fn run_in_simulator_and(
+    name: &str,
+    scenario: &str,
+    inspect: impl FnOnce(&std::path::Path),
+) -> serde_json::Value {
     let dir = std::env::temp_dir().join(format!("tfcc-sim-{name}-{}", std::process::id()));
     let file = dir.with_extension("toml");
     std::fs::write(&file, scenario).unwrap();
@@ -597,6 +736,7 @@ fn run_in_simulator(name: &str, scenario: &str) -> serde_json::Value {
         .collect();
     assert_eq!(run_command(&argv, None, &mut || true), Exit::Code(0));
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    inspect(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
     serde_json::from_str(&text).unwrap()

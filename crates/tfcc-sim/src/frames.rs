@@ -17,6 +17,11 @@
 //! followed byte by byte; for other senders the frames are recorded with their grab, q and bytes
 //! and no packets (a reading: a TCP flow's video would need its segments' byte ranges, which no
 //! 002 experiment uses).
+//!
+//! The testbed keeps its video flows' records with this same log (tfcc-net's `VideoFeed` and
+//! `testbed::FlowResult::frames`): its sender's session lists each data packet with the bytes
+//! the send buffer shrank by, its receiver's each data packet accepted with the kernel's receive
+//! stamp, so both backends' `frames.parquet` mean the same.
 
 use std::collections::BTreeMap;
 

@@ -22,7 +22,10 @@
 //! TEAR, TFRCP: one rate sender paced at its receiver's reports, the receiver running the
 //! scheme's estimator, tfcc_core::warc's wire format) with theirs and the simulator's wire size
 //! (`rate_on_udp`). A video `source` feeds a TFRC or TFWC flow through the simulator's own
-//! source, `adapt` included (`tfcc_net::video::VideoFeed`); no frames.parquet is written.
+//! source, `adapt` included (`tfcc_net::video::VideoFeed`), and its frames are followed to
+//! the receiver as the simulator follows them (`frames.parquet`, one `tfcc_sim::frames::FrameLog`
+//! for both; `tfcc_net::testbed::FlowResult::frames` says how its times are taken on real
+//! sockets).
 //! What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols (tfcc's TCP-like window schemes among them), a video source on
 //! any other flow, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
@@ -75,10 +78,11 @@ use tfcc_core::time::std_secs_f64;
 use tfcc_net::arrivals::ArrivalCounter;
 use tfcc_net::relay::{DropCounts, Relay, RelayConfig};
 use tfcc_net::testbed::{Bottleneck, Dumbbell, TestbedError};
+use tfcc_sim::frames::FrameRecord;
 use tfcc_sim::LinkAction;
 
 use crate::summary::{Summary, TestbedSection};
-use crate::{Finished, RunError};
+use crate::{Finished, FrameColumns, RunError};
 
 mod capture;
 mod losses;
@@ -195,6 +199,13 @@ pub fn run(
         },
     );
     let entries = window::flow_entries(&plan, &results, &lost, &tcp_spurious_rtos, interval);
+    // The video flows' frame slots, flow by flow as the simulator lists them.
+    let frames: Vec<FrameRecord> = results
+        .iter()
+        .filter_map(|r| r.frames.as_deref())
+        .flatten()
+        .cloned()
+        .collect();
     let metrics = window::metrics(&entries);
     let links = window::link_entries(
         &plan,
@@ -224,10 +235,7 @@ pub fn run(
         flows: flow_columns(&results, interval),
         links: link_columns(&readings.queue, interval),
         trace: capture::trace_columns(plan.capture.as_ref(), &plan.built, pcaps),
-        // Per-frame delivery is followed in the simulator only (the testbed feeds its TFRC and
-        // TFWC video flows on real sockets and does not match packets to frames; `plan` says
-        // so in a note).
-        frames: Default::default(),
+        frames: FrameColumns::from_records(&frames),
         // PTCP is refused on the testbed (`protocol ptcp is not supported yet`, in `plan`).
         ptcp_slots: None,
     })
