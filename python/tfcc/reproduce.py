@@ -128,6 +128,21 @@ nothing: targets, tolerances, seeds and the pass rule stay as the claim file say
 seeds ``t(0.975, 2) = 4.30`` makes the interval wide, and the t interval assumes per-seed
 values roughly normal, which three seeds cannot check: "settled" is a statement about the seeds
 run, not a proof.
+
+How robust is a verdict? ``--seeds``
+-----------------------------------
+
+``tfcc reproduce NAME --seeds SPEC`` replaces every claim's seed list with ``SPEC`` for that run
+(:func:`with_seeds`; SPEC as ``tfcc sweep --seeds`` reads it, :func:`tfcc.sweep.parse_seeds`:
+``1-10``, ``1,2,7``, or a count ``N`` for the seeds 1 to N, the claim files' seeds all counting
+from 1). A ``versus`` claim's two configurations and a stand-in and its full claim all take the
+same list, so per-seed ratios still pair runs of one seed. A figure keeps its ``seed``: it
+draws one run, as the thesis' figure does, and says nothing about a verdict. The run records
+the list (``run.json``'s ``seeds``, each claim's ``seeds`` in ``results.json``, the run line of
+``results.md``). Such a run measures how robust a verdict is, at more seeds than the claim file
+spends; the verdicts of record stay those at the claim files' seeds, so ``--update-doc``
+refuses it and the counts table (:func:`counts_table`) will not take it, and
+:func:`seeds_table` sets it beside a run at the claim files' seeds.
 """
 
 from __future__ import annotations
@@ -315,6 +330,14 @@ def settle_counts(outcomes: list[Outcome]) -> tuple[int, int, int]:
     """(settled, not settled, without an interval) over ``outcomes``."""
     states = [o.settled() for o in outcomes]
     return states.count(True), states.count(False), states.count(None)
+
+
+def with_seeds(claims: list[Claim], seeds: list[int]) -> list[Claim]:
+    """Copies of ``claims`` measuring ``seeds`` instead of their own (module doc, "How robust
+    is a verdict?"); the claims themselves are left as the claim file holds them."""
+    from dataclasses import replace
+
+    return [replace(c, seeds=list(seeds)) for c in claims]
 
 
 def describe_verdicts(outcomes: list[Outcome]) -> str:
@@ -868,10 +891,14 @@ def precision_section(pairs: list[QuickPair]) -> str:
     )
 
 
-def to_markdown(title: str, outcomes: list[Outcome]) -> str:
-    """``results.md``: the title, :func:`results_table` and, in a full run with quick
-    stand-ins, :func:`precision_section`."""
-    return f"# {title}\n\n" + results_table(outcomes) + precision_section(quick_pairs(outcomes))
+def to_markdown(title: str, outcomes: list[Outcome], info: RunInfo | None = None) -> str:
+    """``results.md``: the title, with ``info`` the line naming the run (its command, so a
+    ``--seeds`` run says so), :func:`results_table` and, in a full run with quick stand-ins,
+    :func:`precision_section`."""
+    run = "" if info is None else f"`{info.command()}` ({info.describe()}).\n\n"
+    return (
+        f"# {title}\n\n{run}" + results_table(outcomes) + precision_section(quick_pairs(outcomes))
+    )
 
 
 def results_table(outcomes: list[Outcome]) -> str:
@@ -1037,7 +1064,7 @@ def write_results(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         (tmp / "results.json").write_text(to_json(outcomes))
-        (tmp / "results.md").write_text(to_markdown(title, outcomes))
+        (tmp / "results.md").write_text(to_markdown(title, outcomes, info))
         if info is not None:
             meta = {**asdict(info), "title": title}
             meta |= {"passed": sum(o.passed for o in outcomes), "claims": len(outcomes)}
@@ -1076,6 +1103,13 @@ README_ROWS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Why a ``--seeds`` run fills no page: a page's table is the verdicts of record.
+SEEDS_NOT_A_PAGE = (
+    "a --seeds run fills no page: a page shows the claim files' seeds, the verdicts of record "
+    "(scripts/reproduction_counts.py --seeds reports a --seeds run beside them)"
+)
+
+
 class PageError(ValueError):
     """A page cannot take a generated block (markers missing, duplicated or out of order, or
     the page unreadable); the page is left as it was."""
@@ -1103,15 +1137,26 @@ class RunInfo:
     runs_total: int = 0
     runs_reused: int = 0
     runs_wall_s: float | None = None
+    #: ``--seeds``: the seeds every claim measured instead of its own (None: the claim files'
+    #: seeds, as in every ``run.json`` written before the option).
+    seeds: list[int] | None = None
 
     def command(self) -> str:
+        from tfcc.sweep import format_seeds
+
         flags = " --quick" if self.quick else ""
         if self.backend != "sim":
             flags += f" --backend {self.backend}"
+        if self.seeds is not None:
+            flags += f" --seeds {format_seeds(self.seeds)}"
         return f"tfcc reproduce {self.name}{flags}"
 
     def describe(self) -> str:
+        from tfcc.sweep import format_seeds
+
         kind = "`--quick` set" if self.quick else "full set"
+        if self.seeds is not None:
+            kind += f" at seeds {format_seeds(self.seeds)} for every claim (not the claim files')"
         return f"run {self.started}, commit {self.commit}, {kind}, wall time {self.wall()}"
 
     def wall(self) -> str:
@@ -1319,6 +1364,11 @@ def counts_row(
     info, rows = read_run(out)
     if info.quick:
         raise PageError(f"{out}: a --quick run; the counts need the full set of {info.name}")
+    if info.seeds is not None:
+        raise PageError(
+            f"{out}: a run at `{info.command()}`; the counts are those at the claim files' "
+            "seeds (scripts/reproduction_counts.py --seeds sets it beside one)"
+        )
     try:
         _, claims = load(info.name)
     except ClaimFileError as e:
@@ -1391,5 +1441,7 @@ def update_page_from(out: Path, page: Path) -> RunInfo:
     if (why := check_page(page)) is not None:
         raise PageError(why)
     info, rows = read_run(out)
+    if info.seeds is not None:
+        raise PageError(f"{out}: {SEEDS_NOT_A_PAGE}")
     update_page(page, results_block(info, outcomes_from_json(rows)))
     return info
