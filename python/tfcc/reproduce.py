@@ -1423,6 +1423,103 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
     return "\n".join(lines) + "\n"
 
 
+#: The lines around ``docs/reproductions/README.md``'s table of verdicts at ``--seeds``.
+SEEDS_MARKERS = ("<!-- seeds:begin -->", "<!-- seeds:end -->")
+
+
+def _full_run(out: Path) -> tuple[RunInfo, list[Outcome]]:
+    """A full run's info and outcomes, holding exactly the claims of its claim file."""
+    info, rows = read_run(out)
+    if info.quick:
+        raise PageError(f"{out}: a --quick run; the table needs the full set of {info.name}")
+    try:
+        _, claims = load(info.name)
+    except ClaimFileError as e:
+        raise PageError(f"{out}: {e}") from None
+    outcomes = outcomes_from_json(rows)
+    if sorted(o.claim.id for o in outcomes) != sorted(c.id for c in claims):
+        raise PageError(
+            f"{out}: results of {len(outcomes)} claims, the claim file of {info.name} has "
+            f"{len(claims)} (other claims: the run is older than the claim file); run it again"
+        )
+    return info, outcomes
+
+
+def _value(o: Outcome) -> str:
+    """A measured value with its interval and seeds, as the seeds table's rows show it."""
+    from tfcc.sweep import format_seeds
+
+    if o.measured is None:
+        return f"— ({o.error or 'no value'})"
+    ci = "" if o.ci95() is None else f", 95 % CI {describe_ci(o)}"
+    verdict = "pass" if o.passed else "FAIL"
+    if o.settled() is False:
+        verdict += " (not settled)"
+    return f"{o.measured:.4g}{ci}, seeds {format_seeds(o.claim.seeds)}: {verdict}"
+
+
+def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
+    """The table of ``docs/reproductions/README.md`` that sets every reproduction's verdicts at
+    ``--seeds`` beside those at the claim files' seeds (module doc, "How robust is a
+    verdict?"), from a full run of each reproduction of ``rows`` at its claim file's seeds and
+    one at ``--seeds`` (their ``--out`` directories, in any order; all ``--seeds`` runs at the
+    same seeds). One row per reproduction: passes at either, the verdicts the ``--seeds``
+    run's intervals settle (of the claims with one) and how many verdicts differ; then, per
+    reproduction, the claims whose verdict differs, each with both values."""
+    from tfcc.sweep import format_seeds
+
+    found: dict[tuple[str, bool], tuple[RunInfo, list[Outcome]]] = {}
+    for out in outs:
+        info, outcomes = _full_run(out)
+        key = (info.name, info.seeds is not None)
+        if key in found:
+            kind = f"--seeds {format_seeds(info.seeds)}" if key[1] else "claim-file seeds"
+            raise PageError(f"{out}: a second run of {info.name} at {kind}")
+        found[key] = (info, outcomes)
+    names = [n for n, _ in rows]
+    if unknown := sorted({n for n, _ in found} - set(names)):
+        raise PageError(f"runs of {', '.join(unknown)}: not in the table ({', '.join(names)})")
+    for at_seeds, kind in ((False, "at its claim file's seeds"), (True, "at --seeds")):
+        if missing := [n for n in names if (n, at_seeds) not in found]:
+            raise PageError(f"no run of {', '.join(missing)} {kind}: the table needs one of each")
+    spec = {tuple(found[n, True][0].seeds or []) for n in names}
+    if len(spec) != 1:
+        shown = ", ".join(sorted(format_seeds(s) for s in spec))
+        raise PageError(f"the --seeds runs are at different seeds ({shown}); run all at one")
+    at = format_seeds(found[names[0], True][0].seeds or [])
+    lines = [
+        f"| thesis | passes at the claim files' seeds | passes at seeds {at} "
+        f"| settled at seeds {at} | verdicts that differ | runs (claim seeds; seeds {at}) |",
+        "|---|---|---|---|---|---|",
+    ]
+    details = []
+    for name, label in rows:
+        info0, base = found[name, False]
+        info1, wide = found[name, True]
+        by_id = {o.claim.id: o for o in wide}
+        differ = [(o, by_id[o.claim.id]) for o in base if o.passed != by_id[o.claim.id].passed]
+        settled, unsettled, _ = settle_counts(wide)
+        runs = "; ".join(f"{i.started}, {i.commit}, {i.wall()}" for i in (info0, info1))
+        lines.append(
+            f"| {label} | {sum(o.passed for o in base)} of {len(base)} "
+            f"| {sum(o.passed for o in wide)} of {len(wide)} "
+            f"| {settled} of {settled + unsettled} | {len(differ)} | {runs} |"
+        )
+        if differ:
+            details += [
+                "",
+                f"{label} (`tfcc reproduce {name}`): {len(differ)} verdicts differ.",
+                "",
+                f"| claim | target | at the claim file's seeds | at seeds {at} |",
+                "|---|---|---|---|",
+            ]
+            details += [
+                f"| {a.claim.id} | {a.claim.describe_target()} | {_value(a)} | {_value(b)} |"
+                for a, b in differ
+            ]
+    return "\n".join([*lines, *details]) + "\n"
+
+
 def outcomes_from_json(rows: list[dict[str, Any]]) -> list[Outcome]:
     """The outcomes of a ``results.json`` (:func:`to_json`'s rows), to render a page's table
     from a finished run without running it again."""
