@@ -1508,7 +1508,8 @@ def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROW
         if differ:
             details += [
                 "",
-                f"{label} (`tfcc reproduce {name}`): {len(differ)} verdicts differ.",
+                f"{label} (`tfcc reproduce {name}`): "
+                + ("1 verdict differs." if len(differ) == 1 else f"{len(differ)} verdicts differ."),
                 "",
                 f"| claim | target | at the claim file's seeds | at seeds {at} |",
                 "|---|---|---|---|",
