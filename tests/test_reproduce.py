@@ -1651,11 +1651,11 @@ def test_the_seeds_table_sets_the_verdicts_at_seeds_beside_the_claim_files(
     table = reproduce.seeds_table([tmp_path / "wide", tmp_path / "own"], rows)
     assert table.startswith(
         "| thesis | passes at the claim files' seeds | passes at seeds 1-10 | settled at seeds "
-        "1-10 | verdicts that differ | runs (claim seeds; seeds 1-10) |"
+        "1-10 | of its failures, settled | verdicts that differ | runs (claim seeds; seeds 1-10) |"
     )
-    # both verdicts at 1-10 settled: a's mean 76.4 ± 5.47 lies inside [70, 130]
+    # both verdicts at 1-10 settled: a's mean 76.4 ± 5.47 lies inside [70, 130], b's failure
     run = "2026-11-26 14:50 UTC, abc1234, 1 min 23 s"
-    assert f"| a test | 0 of 2 | 1 of 2 | 2 of 2 | 1 | {run}; {run} |\n" in table
+    assert f"| a test | 0 of 2 | 1 of 2 | 2 of 2 | 1 of 1 | 1 | {run}; {run} |\n" in table
     assert f"(`tfcc reproduce {path}`): 1 verdict differs." in table
     # only a differs; its two means with their t intervals (1 and 9 degrees of freedom)
     assert table.endswith(

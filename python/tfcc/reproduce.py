@@ -1464,8 +1464,9 @@ def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROW
     verdict?"), from a full run of each reproduction of ``rows`` at its claim file's seeds and
     one at ``--seeds`` (their ``--out`` directories, in any order; all ``--seeds`` runs at the
     same seeds). One row per reproduction: passes at either, the verdicts the ``--seeds``
-    run's intervals settle (of the claims with one) and how many verdicts differ; then, per
-    reproduction, the claims whose verdict differs, each with both values."""
+    run's intervals settle (of the claims with one), how many of its failures they settle
+    (wholly outside the band: systematic at those seeds, not noise) and how many verdicts
+    differ; then, per reproduction, the claims whose verdict differs, each with both values."""
     from tfcc.sweep import format_seeds
 
     found: dict[tuple[str, bool], tuple[RunInfo, list[Outcome]]] = {}
@@ -1489,8 +1490,9 @@ def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROW
     at = format_seeds(found[names[0], True][0].seeds or [])
     lines = [
         f"| thesis | passes at the claim files' seeds | passes at seeds {at} "
-        f"| settled at seeds {at} | verdicts that differ | runs (claim seeds; seeds {at}) |",
-        "|---|---|---|---|---|---|",
+        f"| settled at seeds {at} | of its failures, settled | verdicts that differ "
+        f"| runs (claim seeds; seeds {at}) |",
+        "|---|---|---|---|---|---|---|",
     ]
     details = []
     for name, label in rows:
@@ -1499,11 +1501,14 @@ def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROW
         by_id = {o.claim.id: o for o in wide}
         differ = [(o, by_id[o.claim.id]) for o in base if o.passed != by_id[o.claim.id].passed]
         settled, unsettled, _ = settle_counts(wide)
+        # the question a failing claim's reader asks: systematic, or the seeds' noise?
+        failed = [o.settled() for o in wide if not o.passed]
         runs = "; ".join(f"{i.started}, {i.commit}, {i.wall()}" for i in (info0, info1))
         lines.append(
             f"| {label} | {sum(o.passed for o in base)} of {len(base)} "
             f"| {sum(o.passed for o in wide)} of {len(wide)} "
-            f"| {settled} of {settled + unsettled} | {len(differ)} | {runs} |"
+            f"| {settled} of {settled + unsettled} | {failed.count(True)} of {len(failed)} "
+            f"| {len(differ)} | {runs} |"
         )
         if differ:
             details += [
