@@ -121,6 +121,17 @@ def test_the_seeds_option_reads_a_count_a_range_and_a_list() -> None:
         assert str(e.value).startswith("--seeds: ") and message in str(e.value), spec
 
 
+def test_the_sweep_command_takes_a_seed_range_and_refuses_a_bad_one(
+    scenario: Path, tmp_path: Path
+) -> None:
+    spec = sw.load(scenario, seeds=sw.parse_seeds("4-5"))
+    assert spec.seeds == [4, 5] and len(spec.points()) == 8
+    r = tfcc_cli("sweep", scenario, "--out", tmp_path / "out", "--seeds", "5-4")
+    assert r.returncode == 2
+    assert r.stderr == "error: --seeds: the range 5-4 runs down; write 4-5\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_grid_options_parse_keys_linked_keys_and_values() -> None:
     a = sw.parse_grid_option("topology.bottleneck.rate=1Mbps, 2Mbps")
     assert a.name == "topology.bottleneck.rate"
