@@ -1361,31 +1361,19 @@ def counts_row(
     the claim file marks ``quick = true``: ``--quick`` only selects claims, each runs as in the
     full set, so a full run holds both counts. The settled count is the full set's
     (:meth:`Outcome.settled`, from the per-seed values of ``results.json``)."""
-    info, rows = read_run(out)
-    if info.quick:
-        raise PageError(f"{out}: a --quick run; the counts need the full set of {info.name}")
+    info, outcomes, claims = _full_run(out)
     if info.seeds is not None:
         raise PageError(
             f"{out}: a run at `{info.command()}`; the counts are those at the claim files' "
             "seeds (scripts/reproduction_counts.py --seeds sets it beside one)"
         )
-    try:
-        _, claims = load(info.name)
-    except ClaimFileError as e:
-        raise PageError(f"{out}: {e}") from None
-    passed = {r["claim"]["id"]: bool(r["passed"]) for r in rows}
-    ids = [c.id for c in claims]
-    if sorted(passed) != sorted(ids):
-        raise PageError(
-            f"{out}: results of {len(passed)} claims, the claim file of {info.name} has "
-            f"{len(ids)} (other claims: the run is older than the claim file); run it again"
-        )
+    passed = {o.claim.id: o.passed for o in outcomes}
     quick = [c.id for c in claims if c.quick]
-    settled, unsettled, _ = settle_counts(outcomes_from_json(rows))
+    settled, unsettled, _ = settle_counts(outcomes)
     return (
         info,
         (sum(passed[i] for i in quick), len(quick)),
-        (sum(passed.values()), len(ids)),
+        (sum(passed.values()), len(claims)),
         (settled, settled + unsettled),
     )
 
@@ -1427,11 +1415,12 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
 SEEDS_MARKERS = ("<!-- seeds:begin -->", "<!-- seeds:end -->")
 
 
-def _full_run(out: Path) -> tuple[RunInfo, list[Outcome]]:
-    """A full run's info and outcomes, holding exactly the claims of its claim file."""
+def _full_run(out: Path) -> tuple[RunInfo, list[Outcome], list[Claim]]:
+    """A full run's info and outcomes, holding exactly the claims of its claim file, and
+    those claims (for the counts table and the seeds table)."""
     info, rows = read_run(out)
     if info.quick:
-        raise PageError(f"{out}: a --quick run; the table needs the full set of {info.name}")
+        raise PageError(f"{out}: a --quick run; the tables need the full set of {info.name}")
     try:
         _, claims = load(info.name)
     except ClaimFileError as e:
@@ -1442,7 +1431,7 @@ def _full_run(out: Path) -> tuple[RunInfo, list[Outcome]]:
             f"{out}: results of {len(outcomes)} claims, the claim file of {info.name} has "
             f"{len(claims)} (other claims: the run is older than the claim file); run it again"
         )
-    return info, outcomes
+    return info, outcomes, claims
 
 
 def _value(o: Outcome) -> str:
@@ -1471,7 +1460,7 @@ def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROW
 
     found: dict[tuple[str, bool], tuple[RunInfo, list[Outcome]]] = {}
     for out in outs:
-        info, outcomes = _full_run(out)
+        info, outcomes, _ = _full_run(out)
         key = (info.name, info.seeds is not None)
         if key in found:
             kind = f"--seeds {format_seeds(info.seeds)}" if key[1] else "claim-file seeds"
