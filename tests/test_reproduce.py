@@ -1662,6 +1662,8 @@ def test_the_seeds_table_sets_the_verdicts_at_seeds_beside_the_claim_files(
         "| a | 100 ±30 % | 62, 95 % CI [36.59, 87.41], seeds 1-2: FAIL (not settled) "
         "| 76.4, 95 % CI [70.93, 81.87], seeds 1-10: pass |\n"
     )
+    # a claim of one seed reads "seed 1", not the option's "1-1"
+    assert reproduce._value(own[1]).endswith(", seed 1: FAIL")
     # a README without the markers is left as it is; with them, only the block is replaced
     script = Path(__file__).resolve().parents[1] / "scripts" / "reproduction_counts.py"
     readme = tmp_path / "README.md"

@@ -1444,7 +1444,9 @@ def _value(o: Outcome) -> str:
     verdict = "pass" if o.passed else "FAIL"
     if o.settled() is False:
         verdict += " (not settled)"
-    return f"{o.measured:.4g}{ci}, seeds {format_seeds(o.claim.seeds)}: {verdict}"
+    seeds = o.claim.seeds
+    at = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {format_seeds(seeds)}"
+    return f"{o.measured:.4g}{ci}, {at}: {verdict}"
 
 
 def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
