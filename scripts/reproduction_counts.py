@@ -18,9 +18,22 @@ full set, so a full run holds both counts).
 
 instead fills one page's results block from a finished run, as ``--update-doc`` would have.
 
+    for n in tfrc tfwc ttfwc taxonomy warc ptcp msfrs; do
+        tfcc reproduce $n --runs /tmp/runs-$n --out /tmp/repro-$n
+        tfcc reproduce $n --runs /tmp/runs-$n --out /tmp/seeds10-$n --seeds 1-10
+    done
+    .venv/bin/python scripts/reproduction_counts.py --seeds /tmp/repro-* /tmp/seeds10-*
+
+replaces, instead of the counts table, the table between ``<!-- seeds:begin -->`` and
+``<!-- seeds:end -->``: each reproduction's verdicts at ``--seeds`` beside those at its claim
+file's seeds, and the claims whose verdict differs (:func:`tfcc.reproduce.seeds_table`); it
+takes one full run of each reproduction at its claim file's seeds and one at ``--seeds`` (the
+same seeds for all), told apart by their ``run.json``. (The same ``--runs`` directory makes the
+second command run only the seeds the first did not.)
+
 The file is left untouched, with a message and exit code 2, when its markers are missing or
-duplicated, a run is a ``--quick`` one or older than its claim file, or a reproduction has no
-run.
+duplicated, a run is a ``--quick`` one or older than its claim file, a reproduction has no
+run, or a ``--seeds`` run is given for the counts table or a page.
 """
 
 from __future__ import annotations
@@ -41,8 +54,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--page", type=Path, help="fill this page's results block from the one run given instead"
     )
+    ap.add_argument(
+        "--seeds",
+        action="store_true",
+        help="fill the --seeds table instead, from a run of each reproduction at its claim "
+        "file's seeds and one at --seeds",
+    )
     args = ap.parse_args(argv)
     try:
+        if args.page is not None and args.seeds:
+            raise rep.PageError("--page and --seeds: choose one")
         if args.page is not None:
             if len(args.runs) != 1:
                 raise rep.PageError("--page takes exactly one run directory")
@@ -52,15 +73,18 @@ def main(argv: list[str] | None = None) -> int:
             for why in rep.status_mismatches(args.page.read_text(encoding="utf-8"), outcomes):
                 print(f"check the page's Status lines: {why}")
             return 0
-        if (why := rep.check_page(args.readme, rep.COUNTS_MARKERS)) is not None:
+        markers, what = rep.COUNTS_MARKERS, "counts"
+        if args.seeds:
+            markers, what = rep.SEEDS_MARKERS, "--seeds"
+        if (why := rep.check_page(args.readme, markers)) is not None:
             raise rep.PageError(why)
-        table = rep.counts_table(args.runs)
-        rep.update_page(args.readme, table, rep.COUNTS_MARKERS)
+        table = rep.seeds_table(args.runs) if args.seeds else rep.counts_table(args.runs)
+        rep.update_page(args.readme, table, markers)
     except (rep.PageError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(table, end="")
-    print(f"{args.readme}: counts table replaced")
+    print(f"{args.readme}: {what} table replaced")
     return 0
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -1532,3 +1534,171 @@ def test_the_interval_and_the_settled_counts_reach_json_the_run_line_and_the_cou
     reproduce.write_results(tmp_path / "out", "t", outcomes, info=_info())
     meta = json.loads((tmp_path / "out" / "run.json").read_text())
     assert (meta["passed"], meta["settled"], meta["unsettled"]) == (2, 1, 1)
+
+
+# --- --seeds: every claim at other seeds, for one run ------------------------------------------
+
+
+def test_with_seeds_replaces_every_claims_seeds_on_both_sides_of_a_versus(tmp_path: Path) -> None:
+    versus = 'versus = { set = ["flows.0.protocol=tcp-sack"], args = { protocol = "tfrc" } }'
+    path = write(tmp_path, CLAIMS.replace("quick = true", f"quick = true\n{versus}"))
+    _, claims = reproduce.load(str(path))
+    seen = []
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        seen.append((overrides, seed))
+        return summary(("tcp", 80e3 * seed), ("tfrc", 100e3))
+
+    chosen = reproduce.with_seeds(claims, [3, 5])
+    _, out = reproduce.run(str(path), runner=runner, chosen=chosen)
+    # claim a: per seed the ratio of its run to the versus run of the same seed, 2.4 and 4.0
+    assert seen[:4] == [
+        ([], 3), (["flows.0.protocol=tcp-sack"], 3), ([], 5), (["flows.0.protocol=tcp-sack"], 5)
+    ]  # fmt: skip
+    assert out[0].per_seed == pytest.approx([2.4, 4.0])
+    # claim b, of one seed in its file, measures both too and so has an interval
+    assert seen[4:] == [([], 3), ([], 5)]
+    assert [o.claim.seeds for o in out] == [[3, 5], [3, 5]]
+    assert out[1].ci95() is not None
+    # the claims as loaded keep their file's seeds
+    assert [c.seeds for c in claims] == [[1, 2], [1]]
+
+
+def _cli(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "reproduce", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_cli_runs_every_claim_at_the_seeds_given_and_records_them(tmp_path: Path) -> None:
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    path = write(tmp_path, CLAIMS)
+    runs = tmp_path / "runs"
+    r = _cli(path, "--seeds", "2-3", "--runs", runs, "--out", tmp_path / "res")
+    assert r.returncode in (0, 1), r.stderr
+    info, rows = reproduce.read_run(tmp_path / "res")
+    assert info.seeds == [2, 3]
+    assert json.loads((tmp_path / "res" / "run.json").read_text())["seeds"] == [2, 3]
+    assert [row["claim"]["seeds"] for row in rows] == [[2, 3], [2, 3]]
+    assert all(row["ci95"] is not None for row in rows)
+    md = (tmp_path / "res" / "results.md").read_text()
+    assert f"`tfcc reproduce {path} --seeds 2-3` (run " in md
+    assert "full set at seeds 2-3 for every claim (not the claim files')" in md
+    # at the claim file's seeds, the same --runs directory: seed 2 is reused, seed 1 is run
+    r = _cli(path, "--runs", runs, "--out", tmp_path / "own")
+    assert r.returncode in (0, 1), r.stderr
+    own, rows = reproduce.read_run(tmp_path / "own")
+    assert own.seeds is None and (own.runs_total, own.runs_reused) == (2, 1)
+    assert [row["claim"]["seeds"] for row in rows] == [[1, 2], [1]]
+    assert f"`tfcc reproduce {path}` (run " in (tmp_path / "own" / "results.md").read_text()
+    # a --seeds run gives neither the counts table nor a page
+    with pytest.raises(reproduce.PageError, match=r"--seeds 2-3`; the counts are those at"):
+        reproduce.counts_table([tmp_path / "res"], ((str(path), "a test"),))
+    page = tmp_path / "page.md"
+    page.write_bytes(PAGE.encode())
+    with pytest.raises(reproduce.PageError, match="a --seeds run fills no page"):
+        reproduce.update_page_from(tmp_path / "res", page)
+    assert page.read_bytes() == PAGE.encode()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seeds", "1-x"], "--seeds: expected a count N, a range A-B or a list A,B,C of seeds"),
+        (["--seeds", "0"], "--seeds: at least one seed"),
+        (["--seeds", "4-2"], "--seeds: the range 4-2 runs down; write 2-4"),
+        (["--seeds", "1,-2"], "--seeds: a seed is a whole number from 0 to 9223372036854775807"),
+        (["--seeds", "1-3", "--update-doc", "PAGE"], "--seeds with --update-doc: a --seeds run"),
+        (["--seeds", "1-3", "--backend", "testbed"], "--seeds with --backend testbed: the"),
+        (["--seeds", "1-3,3", "--check"], "--seeds: a seed is listed twice"),
+    ],
+)
+def test_a_bad_seeds_option_is_one_line_and_writes_nothing(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    from pair_scenario import PAIR
+
+    (tmp_path / "x.toml").write_text(PAIR)
+    path = write(tmp_path, CLAIMS)
+    page = tmp_path / "page.md"
+    page.write_bytes(PAGE.encode())
+    args = [str(page) if a == "PAGE" else a for a in args]
+    r = _cli(path, "--out", tmp_path / "res", "--runs", tmp_path / "runs", *args)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"error: {message}") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / "res").exists() and not (tmp_path / "runs").exists()
+    assert page.read_bytes() == PAGE.encode()
+    # --check takes the option and checks as without it
+    r = _cli(path, "--check", "--seeds", "1-10")
+    assert r.returncode == 0 and r.stdout.startswith(f"{path}: ok: 2 claims"), r.stderr
+
+
+def test_the_seeds_table_sets_the_verdicts_at_seeds_beside_the_claim_files(
+    tmp_path: Path,
+) -> None:
+    path = str(write(tmp_path, CLAIMS))
+    _, claims = reproduce.load(path)
+    # claim a (100 ± 30 % KByte/s): 60 at seed 1, 64 at seed 2, 80 at every other seed, so it
+    # fails at its file's seeds 1 and 2 (mean 62) and passes at 1-10 (mean 76.4); claim b
+    # (Jain's index of TCP against TFRC's 20 KByte/s ≥ 0.95) fails at any seed
+    tcp = {1: 480e3, 2: 512e3}
+
+    def runner(scenario: Path, overrides: list[str], seed: int) -> dict:
+        return summary(("tcp", tcp.get(seed, 640e3)), ("tfrc", 160e3))
+
+    title, own = reproduce.run(path, runner=runner)
+    ten = reproduce.with_seeds(claims, list(range(1, 11)))
+    title, wide = reproduce.run(path, runner=runner, chosen=ten)
+    assert [o.passed for o in own] == [False, False] and [o.passed for o in wide] == [True, False]
+    assert wide[0].measured == pytest.approx(76.4)
+    reproduce.write_results(tmp_path / "own", title, own, info=_info(path))
+    info = _info(path)
+    info.seeds = list(range(1, 11))
+    reproduce.write_results(tmp_path / "wide", title, wide, info=info)
+    rows = ((path, "a test"),)
+    table = reproduce.seeds_table([tmp_path / "wide", tmp_path / "own"], rows)
+    assert table.startswith(
+        "| thesis | passes at the claim files' seeds | passes at seeds 1-10 | settled at seeds "
+        "1-10 | of its failures, settled | verdicts that differ | runs (claim seeds; seeds 1-10) |"
+    )
+    # both verdicts at 1-10 settled: a's mean 76.4 ± 5.47 lies inside [70, 130], b's failure
+    run = "2026-11-26 14:50 UTC, abc1234, 1 min 23 s"
+    assert f"| a test | 0 of 2 | 1 of 2 | 2 of 2 | 1 of 1 | 1 | {run}; {run} |\n" in table
+    assert f"(`tfcc reproduce {path}`): 1 verdict differs." in table
+    # only a differs; its two means with their t intervals (1 and 9 degrees of freedom)
+    assert table.endswith(
+        "| a | 100 ±30 % | 62, 95 % CI [36.59, 87.41], seeds 1-2: FAIL (not settled) "
+        "| 76.4, 95 % CI [70.93, 81.87], seeds 1-10: pass |\n"
+    )
+    # a claim of one seed reads "seed 1", not the option's "1-1"
+    assert reproduce._value(own[1]).endswith(", seed 1: FAIL")
+    # a README without the markers is left as it is; with them, only the block is replaced
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduction_counts.py"
+    readme = tmp_path / "README.md"
+    text = "# Where\n\n<!-- counts:begin -->\n| old |\n<!-- counts:end -->\n\nmore\n"
+    readme.write_text(text)
+    dirs = [tmp_path / "own", tmp_path / "wide"]
+    r = subprocess.run(
+        [sys.executable, script, "--seeds", "--readme", readme, *dirs],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "seeds:begin --> is missing" in r.stderr, r.stderr
+    assert readme.read_text() == text
+    readme.write_text(text + "<!-- seeds:begin -->\n| old |\n<!-- seeds:end -->\n")
+    reproduce.update_page(readme, table, reproduce.SEEDS_MARKERS)
+    assert readme.read_text() == text + f"<!-- seeds:begin -->\n{table}<!-- seeds:end -->\n"
+    # the counts table refuses the --seeds run
+    r = subprocess.run(
+        [sys.executable, script, "--readme", readme, *dirs], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "the counts are those at the claim files'" in r.stderr
+    with pytest.raises(reproduce.PageError, match=r"no run of .* at --seeds"):
+        reproduce.seeds_table([tmp_path / "own"], rows)
+    with pytest.raises(reproduce.PageError, match="a second run of"):
+        reproduce.seeds_table([tmp_path / "own", tmp_path / "own", tmp_path / "wide"], rows)

@@ -93,6 +93,45 @@ def test_a_sweep_past_a_million_points_or_the_largest_seed_is_refused(scenario: 
     assert sw._seeds(2, "--seeds", 2**63 - 2) == [2**63 - 2, 2**63 - 1]
 
 
+def test_the_seeds_option_reads_a_count_a_range_and_a_list() -> None:
+    """One parser for ``tfcc sweep --seeds`` and ``tfcc reproduce --seeds``: a count as the
+    file's ``seeds = N``, a range and a list (ranges in it) as ``seeds = [...]``."""
+    assert sw.parse_seeds("3") == 3
+    assert sw.seeds_option("3", first=5) == [5, 6, 7]
+    assert sw.seeds_option("1-10", first=5) == list(range(1, 11))
+    assert sw.seeds_option(" 1-3, 7 ", first=1) == [1, 2, 3, 7]
+    assert sw.seeds_option("7-7", first=1) == [7]
+    for seeds in ([1, 2, 3, 7], [7], [2, 4], list(range(1, 11)), [0, 9, 10]):
+        assert sw.seeds_option(sw.format_seeds(seeds), first=1) == seeds
+    assert sw.format_seeds(list(range(1, 11))) == "1-10"
+    largest = 2**63 - 1
+    for spec, message in [
+        ("0", "at least one seed"),
+        ("x", "expected a count N, a range A-B or a list A,B,C of seeds"),
+        ("1-", "expected a count N"),
+        ("1,,2", "expected a count N"),
+        ("3-1", "the range 3-1 runs down; write 1-3"),
+        ("1-3,2", "a seed is listed twice"),
+        ("-1", f"a seed is a whole number from 0 to {largest} (a scenario file's seed"),
+        (f"1-{2**63}", f"TOML integer), got {2**63}"),
+        ("1-1000001", "at most 1000000 seeds"),
+    ]:
+        with pytest.raises(sw.SweepError) as e:
+            sw.seeds_option(spec, first=1)
+        assert str(e.value).startswith("--seeds: ") and message in str(e.value), spec
+
+
+def test_the_sweep_command_takes_a_seed_range_and_refuses_a_bad_one(
+    scenario: Path, tmp_path: Path
+) -> None:
+    spec = sw.load(scenario, seeds=sw.parse_seeds("4-5"))
+    assert spec.seeds == [4, 5] and len(spec.points()) == 8
+    r = tfcc_cli("sweep", scenario, "--out", tmp_path / "out", "--seeds", "5-4")
+    assert r.returncode == 2
+    assert r.stderr == "error: --seeds: the range 5-4 runs down; write 4-5\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_grid_options_parse_keys_linked_keys_and_values() -> None:
     a = sw.parse_grid_option("topology.bottleneck.rate=1Mbps, 2Mbps")
     assert a.name == "topology.bottleneck.rate"

@@ -361,6 +361,17 @@ def reproduce(
             show_default=False,
         ),
     ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            "--seeds",
+            help="Measure every claim at these seeds instead of its own, for this run only "
+            "(how robust the verdicts are): a range A-B, a list A,B,C or a count N for 1 to N, "
+            "as tfcc sweep --seeds. Figures keep their seed. Simulator only; not with "
+            "--update-doc (pages show the claim files' seeds).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a thesis' experiments and check each claim against its target and tolerance.
 
@@ -381,6 +392,21 @@ def reproduce(
         _, claims, figures = rep.load_all(name)
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
+    seed_list: list[int] | None = None
+    if seeds is not None:
+        try:
+            # a count N is the seeds 1 to N: the claim files' seeds all count up from 1
+            seed_list = sw.seeds_option(seeds, first=1)
+        except sw.SweepError as e:
+            raise _fail(str(e)) from None
+        if update_doc is not None:
+            raise _fail(f"--seeds with --update-doc: {rep.SEEDS_NOT_A_PAGE}")
+        if backend == "testbed":
+            raise _fail(
+                "--seeds with --backend testbed: the testbed runs each seed in real time; run "
+                "it at the claim files' seeds (--seeds is for the simulator)"
+            )
+        claims = rep.with_seeds(claims, seed_list)
     if check:
         _check_claim_file(name, quick)
         return
@@ -453,6 +479,8 @@ def reproduce(
         if o.error:
             console.print(f"      {o.error}", markup=False, highlight=False)
 
+    if chosen is None and seed_list is not None:
+        chosen = claims  # rep.run would read the claim files' seeds again
     try:
         title, outcomes = rep.run(name, quick=quick, on_outcome=show, runner=runner, chosen=chosen)
     finally:
@@ -485,6 +513,7 @@ def reproduce(
         commit=rep.git_commit(),
         wall_s=time.monotonic() - t0,
         backend=backend,
+        seeds=seed_list,
     )
     if isinstance(runner, sw.ClaimRuns):
         info.runs_total, info.runs_reused = runner.total, runner.reused
@@ -630,8 +659,13 @@ def sweep(
         ),
     ] = None,
     seeds: Annotated[
-        int | None,
-        typer.Option("--seeds", min=1, help="Seeds per point, counting up from the scenario's."),
+        str | None,
+        typer.Option(
+            "--seeds",
+            help="Seeds per point: N (counting up from the scenario's), a range A-B or a list "
+            "A,B,C.",
+            show_default=False,
+        ),
     ] = None,
     set_: SetOpt = None,
     workers: Annotated[
@@ -659,7 +693,8 @@ def sweep(
     from tfcc import sweep as sw
 
     try:
-        spec = sw.load(scenario, grid or [], seeds, set_ or [])
+        seed_spec = None if seeds is None else sw.parse_seeds(seeds)
+        spec = sw.load(scenario, grid or [], seed_spec, set_ or [])
     except (sw.SweepError, ScenarioError) as e:
         raise _fail(str(e)) from None
     if scheduler is not None and workers is not None:

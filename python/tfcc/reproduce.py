@@ -128,6 +128,21 @@ nothing: targets, tolerances, seeds and the pass rule stay as the claim file say
 seeds ``t(0.975, 2) = 4.30`` makes the interval wide, and the t interval assumes per-seed
 values roughly normal, which three seeds cannot check: "settled" is a statement about the seeds
 run, not a proof.
+
+How robust is a verdict? ``--seeds``
+-----------------------------------
+
+``tfcc reproduce NAME --seeds SPEC`` replaces every claim's seed list with ``SPEC`` for that run
+(:func:`with_seeds`; SPEC as ``tfcc sweep --seeds`` reads it, :func:`tfcc.sweep.parse_seeds`:
+``1-10``, ``1,2,7``, or a count ``N`` for the seeds 1 to N, the claim files' seeds all counting
+from 1). A ``versus`` claim's two configurations and a stand-in and its full claim all take the
+same list, so per-seed ratios still pair runs of one seed. A figure keeps its ``seed``: it
+draws one run, as the thesis' figure does, and says nothing about a verdict. The run records
+the list (``run.json``'s ``seeds``, each claim's ``seeds`` in ``results.json``, the run line of
+``results.md``). Such a run measures how robust a verdict is, at more seeds than the claim file
+spends; the verdicts of record stay those at the claim files' seeds, so ``--update-doc``
+refuses it and the counts table (:func:`counts_table`) will not take it, and
+:func:`seeds_table` sets it beside a run at the claim files' seeds.
 """
 
 from __future__ import annotations
@@ -315,6 +330,14 @@ def settle_counts(outcomes: list[Outcome]) -> tuple[int, int, int]:
     """(settled, not settled, without an interval) over ``outcomes``."""
     states = [o.settled() for o in outcomes]
     return states.count(True), states.count(False), states.count(None)
+
+
+def with_seeds(claims: list[Claim], seeds: list[int]) -> list[Claim]:
+    """Copies of ``claims`` measuring ``seeds`` instead of their own (module doc, "How robust
+    is a verdict?"); the claims themselves are left as the claim file holds them."""
+    from dataclasses import replace
+
+    return [replace(c, seeds=list(seeds)) for c in claims]
 
 
 def describe_verdicts(outcomes: list[Outcome]) -> str:
@@ -868,10 +891,14 @@ def precision_section(pairs: list[QuickPair]) -> str:
     )
 
 
-def to_markdown(title: str, outcomes: list[Outcome]) -> str:
-    """``results.md``: the title, :func:`results_table` and, in a full run with quick
-    stand-ins, :func:`precision_section`."""
-    return f"# {title}\n\n" + results_table(outcomes) + precision_section(quick_pairs(outcomes))
+def to_markdown(title: str, outcomes: list[Outcome], info: RunInfo | None = None) -> str:
+    """``results.md``: the title, with ``info`` the line naming the run (its command, so a
+    ``--seeds`` run says so), :func:`results_table` and, in a full run with quick stand-ins,
+    :func:`precision_section`."""
+    run = "" if info is None else f"`{info.command()}` ({info.describe()}).\n\n"
+    return (
+        f"# {title}\n\n{run}" + results_table(outcomes) + precision_section(quick_pairs(outcomes))
+    )
 
 
 def results_table(outcomes: list[Outcome]) -> str:
@@ -1037,7 +1064,7 @@ def write_results(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         (tmp / "results.json").write_text(to_json(outcomes))
-        (tmp / "results.md").write_text(to_markdown(title, outcomes))
+        (tmp / "results.md").write_text(to_markdown(title, outcomes, info))
         if info is not None:
             meta = {**asdict(info), "title": title}
             meta |= {"passed": sum(o.passed for o in outcomes), "claims": len(outcomes)}
@@ -1076,6 +1103,13 @@ README_ROWS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Why a ``--seeds`` run fills no page: a page's table is the verdicts of record.
+SEEDS_NOT_A_PAGE = (
+    "a --seeds run fills no page: a page shows the claim files' seeds, the verdicts of record "
+    "(scripts/reproduction_counts.py --seeds reports a --seeds run beside them)"
+)
+
+
 class PageError(ValueError):
     """A page cannot take a generated block (markers missing, duplicated or out of order, or
     the page unreadable); the page is left as it was."""
@@ -1103,15 +1137,26 @@ class RunInfo:
     runs_total: int = 0
     runs_reused: int = 0
     runs_wall_s: float | None = None
+    #: ``--seeds``: the seeds every claim measured instead of its own (None: the claim files'
+    #: seeds, as in every ``run.json`` written before the option).
+    seeds: list[int] | None = None
 
     def command(self) -> str:
+        from tfcc.sweep import format_seeds
+
         flags = " --quick" if self.quick else ""
         if self.backend != "sim":
             flags += f" --backend {self.backend}"
+        if self.seeds is not None:
+            flags += f" --seeds {format_seeds(self.seeds)}"
         return f"tfcc reproduce {self.name}{flags}"
 
     def describe(self) -> str:
+        from tfcc.sweep import format_seeds
+
         kind = "`--quick` set" if self.quick else "full set"
+        if self.seeds is not None:
+            kind += f" at seeds {format_seeds(self.seeds)} for every claim (not the claim files')"
         return f"run {self.started}, commit {self.commit}, {kind}, wall time {self.wall()}"
 
     def wall(self) -> str:
@@ -1316,26 +1361,19 @@ def counts_row(
     the claim file marks ``quick = true``: ``--quick`` only selects claims, each runs as in the
     full set, so a full run holds both counts. The settled count is the full set's
     (:meth:`Outcome.settled`, from the per-seed values of ``results.json``)."""
-    info, rows = read_run(out)
-    if info.quick:
-        raise PageError(f"{out}: a --quick run; the counts need the full set of {info.name}")
-    try:
-        _, claims = load(info.name)
-    except ClaimFileError as e:
-        raise PageError(f"{out}: {e}") from None
-    passed = {r["claim"]["id"]: bool(r["passed"]) for r in rows}
-    ids = [c.id for c in claims]
-    if sorted(passed) != sorted(ids):
+    info, outcomes, claims = _full_run(out)
+    if info.seeds is not None:
         raise PageError(
-            f"{out}: results of {len(passed)} claims, the claim file of {info.name} has "
-            f"{len(ids)} (other claims: the run is older than the claim file); run it again"
+            f"{out}: a run at `{info.command()}`; the counts are those at the claim files' "
+            "seeds (scripts/reproduction_counts.py --seeds sets it beside one)"
         )
+    passed = {o.claim.id: o.passed for o in outcomes}
     quick = [c.id for c in claims if c.quick]
-    settled, unsettled, _ = settle_counts(outcomes_from_json(rows))
+    settled, unsettled, _ = settle_counts(outcomes)
     return (
         info,
         (sum(passed[i] for i in quick), len(quick)),
-        (sum(passed.values()), len(ids)),
+        (sum(passed.values()), len(claims)),
         (settled, settled + unsettled),
     )
 
@@ -1373,6 +1411,112 @@ def counts_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_RO
     return "\n".join(lines) + "\n"
 
 
+#: The lines around ``docs/reproductions/README.md``'s table of verdicts at ``--seeds``.
+SEEDS_MARKERS = ("<!-- seeds:begin -->", "<!-- seeds:end -->")
+
+
+def _full_run(out: Path) -> tuple[RunInfo, list[Outcome], list[Claim]]:
+    """A full run's info and outcomes, holding exactly the claims of its claim file, and
+    those claims (for the counts table and the seeds table)."""
+    info, rows = read_run(out)
+    if info.quick:
+        raise PageError(f"{out}: a --quick run; the tables need the full set of {info.name}")
+    try:
+        _, claims = load(info.name)
+    except ClaimFileError as e:
+        raise PageError(f"{out}: {e}") from None
+    outcomes = outcomes_from_json(rows)
+    if sorted(o.claim.id for o in outcomes) != sorted(c.id for c in claims):
+        raise PageError(
+            f"{out}: results of {len(outcomes)} claims, the claim file of {info.name} has "
+            f"{len(claims)} (other claims: the run is older than the claim file); run it again"
+        )
+    return info, outcomes, claims
+
+
+def _value(o: Outcome) -> str:
+    """A measured value with its interval and seeds, as the seeds table's rows show it."""
+    from tfcc.sweep import format_seeds
+
+    if o.measured is None:
+        return f"— ({o.error or 'no value'})"
+    ci = "" if o.ci95() is None else f", 95 % CI {describe_ci(o)}"
+    verdict = "pass" if o.passed else "FAIL"
+    if o.settled() is False:
+        verdict += " (not settled)"
+    seeds = o.claim.seeds
+    at = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {format_seeds(seeds)}"
+    return f"{o.measured:.4g}{ci}, {at}: {verdict}"
+
+
+def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
+    """The table of ``docs/reproductions/README.md`` that sets every reproduction's verdicts at
+    ``--seeds`` beside those at the claim files' seeds (module doc, "How robust is a
+    verdict?"), from a full run of each reproduction of ``rows`` at its claim file's seeds and
+    one at ``--seeds`` (their ``--out`` directories, in any order; all ``--seeds`` runs at the
+    same seeds). One row per reproduction: passes at either, the verdicts the ``--seeds``
+    run's intervals settle (of the claims with one), how many of its failures they settle
+    (wholly outside the band: systematic at those seeds, not noise) and how many verdicts
+    differ; then, per reproduction, the claims whose verdict differs, each with both values."""
+    from tfcc.sweep import format_seeds
+
+    found: dict[tuple[str, bool], tuple[RunInfo, list[Outcome]]] = {}
+    for out in outs:
+        info, outcomes, _ = _full_run(out)
+        key = (info.name, info.seeds is not None)
+        if key in found:
+            kind = f"--seeds {format_seeds(info.seeds)}" if key[1] else "claim-file seeds"
+            raise PageError(f"{out}: a second run of {info.name} at {kind}")
+        found[key] = (info, outcomes)
+    names = [n for n, _ in rows]
+    if unknown := sorted({n for n, _ in found} - set(names)):
+        raise PageError(f"runs of {', '.join(unknown)}: not in the table ({', '.join(names)})")
+    for at_seeds, kind in ((False, "at its claim file's seeds"), (True, "at --seeds")):
+        if missing := [n for n in names if (n, at_seeds) not in found]:
+            raise PageError(f"no run of {', '.join(missing)} {kind}: the table needs one of each")
+    spec = {tuple(found[n, True][0].seeds or []) for n in names}
+    if len(spec) != 1:
+        shown = ", ".join(sorted(format_seeds(s) for s in spec))
+        raise PageError(f"the --seeds runs are at different seeds ({shown}); run all at one")
+    at = format_seeds(found[names[0], True][0].seeds or [])
+    lines = [
+        f"| thesis | passes at the claim files' seeds | passes at seeds {at} "
+        f"| settled at seeds {at} | of its failures, settled | verdicts that differ "
+        f"| runs (claim seeds; seeds {at}) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    details = []
+    for name, label in rows:
+        info0, base = found[name, False]
+        info1, wide = found[name, True]
+        by_id = {o.claim.id: o for o in wide}
+        differ = [(o, by_id[o.claim.id]) for o in base if o.passed != by_id[o.claim.id].passed]
+        settled, unsettled, _ = settle_counts(wide)
+        # the question a failing claim's reader asks: systematic, or the seeds' noise?
+        failed = [o.settled() for o in wide if not o.passed]
+        runs = "; ".join(f"{i.started}, {i.commit}, {i.wall()}" for i in (info0, info1))
+        lines.append(
+            f"| {label} | {sum(o.passed for o in base)} of {len(base)} "
+            f"| {sum(o.passed for o in wide)} of {len(wide)} "
+            f"| {settled} of {settled + unsettled} | {failed.count(True)} of {len(failed)} "
+            f"| {len(differ)} | {runs} |"
+        )
+        if differ:
+            details += [
+                "",
+                f"{label} (`tfcc reproduce {name}`): "
+                + ("1 verdict differs." if len(differ) == 1 else f"{len(differ)} verdicts differ."),
+                "",
+                f"| claim | target | at the claim file's seeds | at seeds {at} |",
+                "|---|---|---|---|",
+            ]
+            details += [
+                f"| {a.claim.id} | {a.claim.describe_target()} | {_value(a)} | {_value(b)} |"
+                for a, b in differ
+            ]
+    return "\n".join([*lines, *details]) + "\n"
+
+
 def outcomes_from_json(rows: list[dict[str, Any]]) -> list[Outcome]:
     """The outcomes of a ``results.json`` (:func:`to_json`'s rows), to render a page's table
     from a finished run without running it again."""
@@ -1391,5 +1535,7 @@ def update_page_from(out: Path, page: Path) -> RunInfo:
     if (why := check_page(page)) is not None:
         raise PageError(why)
     info, rows = read_run(out)
+    if info.seeds is not None:
+        raise PageError(f"{out}: {SEEDS_NOT_A_PAGE}")
     update_page(page, results_block(info, outcomes_from_json(rows)))
     return info

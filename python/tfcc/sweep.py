@@ -338,15 +338,71 @@ def _seeds(value: Any, where: str, first: int) -> list[int]:
     raise SweepError(f"{where}: expected a count or a list of seeds")
 
 
+#: One item of a ``--seeds`` list: a seed, or an inclusive range ``A-B`` of them.
+_SEED_ITEM = re.compile(r"\s*(-?\d+)\s*(?:-\s*(\d+)\s*)?")
+
+
+def parse_seeds(text: str, where: str = "--seeds") -> int | list[int]:
+    """A ``--seeds`` option as the value a ``[sweep]`` table's ``seeds`` holds, for
+    :func:`_seeds` to check: ``N`` is a count (``seeds = N``), ``A-B`` the seeds ``A`` to ``B``
+    and ``1,2,7`` (or ``1-3,7``) a list (``seeds = [1, 2, 7]``); one seed alone is ``7-7``. The
+    one parser of ``tfcc sweep --seeds`` and ``tfcc reproduce --seeds``: both commands take the
+    same words and refuse a seed in the same words (:func:`seed_range_error`)."""
+    text = text.strip()
+    if text.isdecimal():
+        return int(text)
+    seeds: list[int] = []
+    for item in text.split(","):
+        m = _SEED_ITEM.fullmatch(item)
+        if m is None:
+            raise SweepError(
+                f"{where}: expected a count N, a range A-B or a list A,B,C of seeds (ranges "
+                f"allowed in it), got {text!r}"
+            )
+        first = int(m[1])
+        last = first if m[2] is None else int(m[2])
+        for s in (first, last):
+            if not 0 <= s <= MAX_SEED:
+                raise SweepError(f"{where}: {seed_range_error(s)}")
+        if last < first:
+            raise SweepError(f"{where}: the range {item.strip()} runs down; write {last}-{first}")
+        # checked before the list is built: `1-1000000000` was not to hold a billion seeds
+        if len(seeds) + last - first + 1 > MAX_POINTS:
+            raise SweepError(f"{where}: at most {MAX_POINTS} seeds, got more in {text!r}")
+        seeds.extend(range(first, last + 1))
+    return seeds
+
+
+def seeds_option(text: str, first: int, where: str = "--seeds") -> list[int]:
+    """The seeds a ``--seeds`` option names (:func:`parse_seeds`), a count counting up from
+    ``first``; checked as a ``[sweep]`` table's ``seeds`` is."""
+    return _seeds(parse_seeds(text, where), where, first)
+
+
+def format_seeds(seeds: Sequence[int]) -> str:
+    """A seed list as :func:`parse_seeds` reads it back: ``[1, 2, 3, 7]`` is ``1-3,7`` (each
+    run of consecutive seeds a range; one seed alone ``7-7``, which a count would not be)."""
+    parts: list[str] = []
+    i = 0
+    while i < len(seeds):
+        j = i
+        while j + 1 < len(seeds) and seeds[j + 1] == seeds[j] + 1:
+            j += 1
+        parts.append(f"{seeds[i]}-{seeds[j]}" if j > i or len(seeds) == 1 else str(seeds[i]))
+        i = j + 1
+    return ",".join(parts)
+
+
 def load(
     scenario: Path | str,
     grid: Sequence[str] = (),
-    seeds: int | None = None,
+    seeds: int | list[int] | None = None,
     overrides: Sequence[str] = (),
 ) -> Sweep:
     """The sweep of ``scenario``: its ``[sweep]`` table, with ``grid`` options added (an option
-    naming an axis of the table replaces it) and ``seeds`` (a count) replacing the table's.
-    Seeds count up from the scenario's own seed. Raises :class:`SweepError`, or
+    naming an axis of the table replaces it) and ``seeds`` (a count, counting up from the
+    scenario's own seed, or a list; :func:`parse_seeds` reads the option) replacing the
+    table's. Raises :class:`SweepError`, or
     :class:`tfcc.ScenarioError` for a scenario that does not check."""
     from tfcc import _core
 
