@@ -43,6 +43,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from tfcc.sweep import SweepError, seeds_option
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "002-r7-vic-psnr.toml"
 CASE_D = 'topology.bottleneck.loss={ model = "bernoulli", p = 0.01 }'
@@ -276,13 +278,13 @@ def describe(tables: list[pl.DataFrame]) -> dict[str, dict[str, float]]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir", type=Path)
-    ap.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
+    ap.add_argument("--seeds", default="1", help="N (1 to N), A-B or A,B,C (default 1)")
     ap.add_argument("--senders", default="tfwc,tfrc", help=f"of {', '.join(SENDERS)}")
     a = ap.parse_args(argv)
     try:
-        seeds = [int(s) for s in a.seeds.split(",")]
-    except ValueError:
-        print(f"error: --seeds: comma-separated integers, got {a.seeds!r}", file=sys.stderr)
+        seeds = seeds_option(a.seeds, first=1)
+    except SweepError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     senders = a.senders.split(",")
     unknown = [s for s in senders if s not in SENDERS]

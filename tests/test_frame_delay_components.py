@@ -107,7 +107,7 @@ def test_a_run_that_cannot_be_decomposed_is_refused(runs: Path, tmp_path: Path) 
     ("args", "message"),
     [
         (["--senders", "tfwc,nope"], "unknown sender 'nope'"),
-        (["--seeds", "1,x"], "--seeds: comma-separated integers"),
+        (["--seeds", "1,x"], "--seeds: expected a count N, a range A-B or a list"),
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_2(

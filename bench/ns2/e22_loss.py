@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 
 from tfcc.metrics import MetricError, normalized_loss_rate, normalized_throughput
+from tfcc.sweep import SweepError, seeds_option
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -118,18 +119,11 @@ def describe(s: dict, scheme: str) -> tuple[float, str]:
     return m, text
 
 
-def seeds_of(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(x) for x in text.split(",")]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scheme", choices=sorted(SCHEME_SET), default="tfrc")
     ap.add_argument("--case", choices=sorted(CASES), default="spread")
-    ap.add_argument("--seeds", default="1-10")
+    ap.add_argument("--seeds", default="1-10", help="N, A-B or A,B,C")
     ap.add_argument("--side", choices=["both", "ns2", "tfcc"], default="both")
     ap.add_argument(
         "--draws",
@@ -139,13 +133,17 @@ def main() -> None:
     )
     ap.add_argument("--tfcc", default=str(ROOT / ".venv" / "bin" / "tfcc"))
     a = ap.parse_args()
+    try:
+        a.seeds = seeds_option(a.seeds, first=1)
+    except SweepError as e:
+        ap.error(str(e))
     sides = ["ns2", "tfcc"] if a.side == "both" else [a.side]
     if a.scheme == "tear" and "ns2" in sides:
         ap.error("ns-2.35 has no TEAR: use --side tfcc")
     for side in sides:
         values = []
         print(f"{side}, {a.scheme}, {a.case}:")
-        for seed in seeds_of(a.seeds):
+        for seed in a.seeds:
             if side == "ns2":
                 s = ns2_summary(a.scheme, a.case, seed, a.draws)
             else:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tfcc.ns2 import find_ns
 from tfcc.run import run
+from tfcc.sweep import seeds_option
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "e24_bursty.tcl"
@@ -85,13 +86,6 @@ def tfcc_run(protocol: str, seed: int) -> dict:
     }
 
 
-def seeds_arg(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(x) for x in text.split(",")]
-
-
 def ratios(lost: dict[str, dict[int, int]], a: str, b: str) -> tuple[float, float, list[float]]:
     """The claims' value (mean over seeds of a's packets lost over b's), the ratio of the sums
     and the per-seed ratios."""
@@ -106,7 +100,7 @@ def main() -> None:
         out = Path(sys.argv[sys.argv.index("--json") + 1])
         args = [a for a in args if a != str(out)]
     protocols = (args[0] if args else "sack,tfrc,gaimd").split(",")
-    seeds = seeds_arg(args[1] if len(args) > 1 else "1-12")
+    seeds = seeds_option(args[1] if len(args) > 1 else "1-12", first=1)
     rows = []
     lost: dict[str, dict[str, dict[int, int]]] = {"ns2": {}, "tfcc": {}}
     for p in protocols:

@@ -35,6 +35,7 @@ from typing import Any
 from tfcc import _core, reproduce
 from tfcc.metrics import RunResult
 from tfcc.ns2 import find_ns
+from tfcc.sweep import seeds_option
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "e2_artloss.tcl"
@@ -280,7 +281,7 @@ def main() -> None:
     if "--json" in argv:
         out = Path(argv[argv.index("--json") + 1])
     if "--seeds" in argv:
-        seeds = [int(x) for x in argv[argv.index("--seeds") + 1].split(",")]
+        seeds = seeds_option(argv[argv.index("--seeds") + 1], first=1)
     pos = [
         a
         for k, a in enumerate(argv)

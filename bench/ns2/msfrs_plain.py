@@ -34,6 +34,7 @@ from typing import Any
 
 from tfcc import reproduce
 from tfcc.ns2 import find_ns
+from tfcc.sweep import SweepError, seeds_option
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -155,12 +156,16 @@ def per_seed_ratio(rows: Sequence[Mapping[str, Any]]) -> list[float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--seeds", default="1-3", help="N, A-B or A,B,C")
     ap.add_argument("--ns-arg", action="append", default=[], help="key=value for the Tcl script")
     ap.add_argument("--load", choices=["claim", "backlogged"], default="claim")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    rows = compare([int(s) for s in a.seeds.split(",")], a.ns_arg, a.load)
+    try:
+        a.seeds = seeds_option(a.seeds, first=1)
+    except SweepError as e:
+        ap.error(str(e))
+    rows = compare(a.seeds, a.ns_arg, a.load)
     print_table(rows)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))

@@ -36,6 +36,7 @@ from typing import Any
 from tfcc import _core
 from tfcc.metrics import RunResult, idle_bandwidth_use
 from tfcc.ns2 import find_ns
+from tfcc.sweep import seeds_option
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "onoff_cbr.tcl"
@@ -129,13 +130,6 @@ def tfcc_run(
     }
 
 
-def seeds_arg(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(v) for v in text.split(",")]
-
-
 def per_run(r: dict) -> dict[str, float]:
     """The numbers compared per run: idle use, both flows' summed goodput per phase (Mb/s),
     timeouts and retransmissions per flow (mean of the two), bottleneck drops, the longer of
@@ -180,7 +174,7 @@ def main() -> None:
         argv.remove("--cbr-exact")
         extra["cbr_exact"] = 1
     xs = [float(v) for v in (argv[0] if argv else "0.05,0.4,1.6,3.2").split(",")]
-    seeds = seeds_arg(argv[1] if len(argv) > 1 else "1-5")
+    seeds = seeds_option(argv[1] if len(argv) > 1 else "1-5", first=1)
     rows = []
     table: dict[float, dict[str, list[dict[str, float]]]] = {}
     for x in xs:

@@ -33,6 +33,7 @@ from typing import Any
 from tfcc import _core, reproduce
 from tfcc.metrics import RunResult, binned_throughput, ptcp_slot_rows, slot_success_pct
 from tfcc.ns2 import find_ns
+from tfcc.sweep import seeds_option
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -255,7 +256,7 @@ def main() -> None:
         if flag in argv:
             value = argv[argv.index(flag) + 1]
             if flag == "--seeds":
-                seeds = [int(x) for x in value.split(",")]
+                seeds = seeds_option(value, first=1)
             elif flag == "--tick":
                 tick = float(value)
             elif flag == "--k-series":

@@ -46,6 +46,7 @@ from pathlib import Path
 from tfcc import _core
 from tfcc.metrics import RunResult, jain_index
 from tfcc.ns2 import find_ns
+from tfcc.sweep import SweepError, seeds_option
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "rtt_groups.tcl"
@@ -267,13 +268,6 @@ def groups(r: dict, n: int) -> dict:
     }
 
 
-def seeds_arg(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(v) for v in text.split(",")]
-
-
 def fmt(v: float | None, spec: str = ".3f") -> str:
     return "-" if v is None else format(v, spec)
 
@@ -290,7 +284,7 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=10e6, help="bottleneck b/s")
     ap.add_argument("--duration", type=float, default=200.0)
     ap.add_argument("--from", dest="from_s", type=float)
-    ap.add_argument("--seeds", default="1-3")
+    ap.add_argument("--seeds", default="1-3", help="N, A-B or A,B,C")
     ap.add_argument("--cwnd-every", type=float, default=0.0)
     ap.add_argument("--start-c", type=float, default=0.0, help="group C starts this much later")
     ap.add_argument(
@@ -303,6 +297,10 @@ def main() -> None:
     ap.add_argument("--tfcc-cubic-params", default="{}", help="e.g. '{ beta = 0.8 }'")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
+    try:
+        a.seeds = seeds_option(a.seeds, first=1)
+    except SweepError as e:
+        ap.error(str(e))
     kw = {
         "cc_a": a.cc_a or a.cc,
         "cc_c": a.cc_c or a.cc,
@@ -322,7 +320,7 @@ def main() -> None:
         f"tfcc {TFCC_PROTOCOL[kw['cc_a']]} / {TFCC_PROTOCOL[kw['cc_c']]}"
     )
     rows = []
-    for seed in seeds_arg(a.seeds):
+    for seed in a.seeds:
         for sim in ("ns-2", "tfcc"):
             if sim == "ns-2":
                 r = ns2_run(seed=seed, linux_ts=not a.no_linux_ts, packet_size=a.packet_size, **kw)
