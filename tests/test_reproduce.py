@@ -1702,3 +1702,22 @@ def test_the_seeds_table_sets_the_verdicts_at_seeds_beside_the_claim_files(
         reproduce.seeds_table([tmp_path / "own"], rows)
     with pytest.raises(reproduce.PageError, match="a second run of"):
         reproduce.seeds_table([tmp_path / "own", tmp_path / "own", tmp_path / "wide"], rows)
+
+
+@pytest.mark.parametrize(
+    ("values", "bounds", "shown"),
+    [
+        # 4 digits would show 0.9995 or 0.999, inside the band the value fails
+        ([0.999504, 0.999504], {"max": 0.9995}, "0.999504"),
+        ([0.9990004, 0.9990004], {"max": 0.999}, "0.9990004"),
+        ([1.000003, 1.000003], {"max": 0.999}, "1"),  # failing, and "1" says so
+        ([0.98004, 0.98004], {"target": 0.98, "abs": 0.01}, "0.98"),  # inside: 4 digits do
+        ([1.23456, 1.23456], {"min": 1.0}, "1.235"),
+    ],
+)
+def test_a_measured_value_is_shown_on_its_own_side_of_the_band(
+    values: list[float], bounds: dict[str, float], shown: str
+) -> None:
+    o = _settle(values, **bounds)
+    assert reproduce.show_measured(o) == shown
+    assert f"| {shown} |" in reproduce.results_table([o])

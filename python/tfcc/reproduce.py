@@ -909,7 +909,7 @@ def results_table(outcomes: list[Outcome]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
-        measured = "—" if o.measured is None else f"{o.measured:.4g}"
+        measured = show_measured(o)
         seeds = ", ".join(f"{v:.4g}" for v in o.per_seed)
         result = "pass" if o.passed else "**FAIL**"
         if o.settled() is False:
@@ -921,6 +921,25 @@ def results_table(outcomes: list[Outcome]) -> str:
             f"| {measured} | {seeds} | {describe_ci(o)} | {result} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def show_measured(o: Outcome) -> str:
+    """The measured value at 4 significant digits, or at as many more as it takes for the
+    shown value to lie on the same side of the accepted band as the value: 1.000003 against
+    "≤ 0.999" shows as 1.000003, not as a failing "1" that reads as if it were the bound's."""
+    v = o.measured
+    if v is None:
+        return "—"
+    lo, hi = o.claim.bounds()
+
+    def side(x: float) -> int:
+        return -1 if x < lo else 1 if x > hi else 0
+
+    for digits in range(4, 16):
+        shown = f"{v:.{digits}g}"
+        if side(float(shown)) == side(v):
+            return shown
+    return repr(v)
 
 
 def describe_ci(o: Outcome) -> str:
@@ -1446,7 +1465,7 @@ def _value(o: Outcome) -> str:
         verdict += " (not settled)"
     seeds = o.claim.seeds
     at = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {format_seeds(seeds)}"
-    return f"{o.measured:.4g}{ci}, {at}: {verdict}"
+    return f"{show_measured(o)}{ci}, {at}: {verdict}"
 
 
 def seeds_table(outs: list[Path], rows: tuple[tuple[str, str], ...] = README_ROWS) -> str:
