@@ -233,6 +233,73 @@ def test_check_finds_a_set_the_scenario_refuses_without_running(tmp_path: Path) 
     assert r.stdout.startswith(f"tfrc: ok: {quick} claims, "), r.stdout
 
 
+def test_check_with_the_testbed_backend_uses_the_testbeds_refusals(tmp_path: Path) -> None:
+    # `--check --backend testbed` used to check the simulator only (and took any backend), so a
+    # claim marked `testbed = true` that the testbed refuses passed the check and failed only
+    # in the real-time run. A video source on a CBR flow runs in the simulator, not there.
+    (tmp_path / "v.toml").write_text(
+        'duration = "2s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "10Mbps", delay = "10ms", queue = "droptail", limit = 20 }\n'
+        '[[flows]]\nprotocol = "tfwc"\nsource = { kind = "video", fps = 30, rate = "1Mbps" }\n'
+    )
+    claim = (
+        '[[claims]]\nid = "{id}"\nthesis = "002"\nsection = "s"\nclaim = "c"\n'
+        'scenario = "v.toml"\nmetric = "frame_rate"\nmin = 1.0\n{extra}\n'
+    )
+    path = tmp_path / "r.toml"
+    path.write_text(
+        'title = "t"\n'
+        + claim.format(id="video-tfwc", extra="testbed = true")
+        + claim.format(
+            id="no-cc",
+            extra='set = ["flows.0.protocol=cbr", "flows.0.rate=100Mbps", "flows.0.params={}"]',
+        )
+    )
+
+    def check(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "tfcc.cli", "reproduce", str(path), "--check", *args]
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+    r = check()
+    assert (r.returncode, r.stdout) == (
+        0,
+        f"{path}: ok: 2 claims, 0 figures, 2 distinct runs checked\n",
+    )
+    # the unmarked CBR claim is not the testbed's to run, so it is not checked there
+    r = check("--backend", "testbed")
+    assert (r.returncode, r.stdout) == (
+        0,
+        f"{path}: ok on the testbed: 1 claim, 0 figures, 1 distinct run checked\n",
+    ), r.stderr
+    path.write_text(path.read_text().replace('params={}"]', 'params={}"]\ntestbed = true'))
+    r = check()
+    assert r.returncode == 0, r.stderr
+    r = check("--backend", "testbed")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "claim no-cc: " in r.stderr and "TFRC and TFWC flows only, not on cbr" in r.stderr
+    # `tfcc check` on a claim file takes the backend too
+    r = subprocess.run(
+        [sys.executable, "-m", "tfcc.cli", "check", str(path), "--backend", "testbed"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "claim no-cc: " in r.stderr, r.stderr
+    r = check("--backend", "tested")
+    assert r.returncode == 2 and "--backend tested: unknown backend" in r.stderr, r.stderr
+
+
+def test_every_claim_marked_for_the_testbed_passes_its_check() -> None:
+    # What `tfcc reproduce NAME --backend testbed` would run, checked as the testbed checks it
+    # (no root, nothing run): a mark on a claim whose runs the testbed refuses fails here.
+    marked = 0
+    for f in sorted((Path(__file__).parents[1] / "scenarios" / "reproduce").glob("*.toml")):
+        _, claims, _ = reproduce.load_all(str(f))
+        chosen = [c for c in claims if c.testbed]
+        marked += len(chosen)
+        reproduce.check_runs(chosen, [], backend="testbed")
+    assert marked > 0
+
+
 def test_an_unknown_reproduction_lists_the_available_ones() -> None:
     with pytest.raises(reproduce.ClaimFileError, match="no such reproduction"):
         reproduce.load("no-such-thesis")

@@ -191,7 +191,7 @@ def check(
         # check it as `tfcc reproduce FILE --check` does.
         if set_:
             raise _fail(f"--set: {scenario} is a claim file; its claims carry their own sets")
-        _check_claim_file(str(scenario))
+        _check_claim_file(str(scenario), backend=backend)
         return
     try:
         info = check_scenario(scenario, set_ or [], backend=backend)
@@ -246,9 +246,11 @@ def _is_claim_file(path: Path) -> bool:
     return "claims" in doc and "topology" not in doc
 
 
-def _check_claim_file(name: str, quick: bool = False) -> None:
+def _check_claim_file(name: str, quick: bool = False, backend: str = "sim") -> None:
     """``tfcc reproduce NAME --check``: the claim file and every distinct run its claims and
-    figures would make, checked without running; one line either way."""
+    figures would make, checked without running; one line either way. With ``--backend
+    testbed`` the claims are those the testbed would run (``testbed = true``), checked by the
+    testbed's own check, so a marked claim it refuses is named without root or real time."""
     from tfcc import reproduce as rep
 
     try:
@@ -256,12 +258,17 @@ def _check_claim_file(name: str, quick: bool = False) -> None:
     except rep.ClaimFileError as e:
         raise _fail(str(e)) from None
     chosen = [c for c in claims if c.quick] if quick else claims
+    if backend == "testbed":
+        chosen = [c for c in chosen if c.testbed]
+        if not chosen:
+            raise _fail(f"{name}: no claim is marked testbed = true")
     try:
-        n = rep.check_runs(chosen, figures)
+        n = rep.check_runs(chosen, figures, backend)
     except rep.ClaimFileError as e:
         raise _fail(f"{name}: {e}") from None
+    where = " on the testbed" if backend == "testbed" else ""
     typer.echo(
-        f"{name}: ok: {_count(len(chosen), 'claim')}, {_count(len(figures), 'figure')}, "
+        f"{name}: ok{where}: {_count(len(chosen), 'claim')}, {_count(len(figures), 'figure')}, "
         f"{_count(n, 'distinct run')} checked"
     )
 
@@ -347,7 +354,8 @@ def reproduce(
         typer.Option(
             "--check",
             help="Check the claim file and every run it would make (each scenario with its "
-            "set, as tfcc check does) without running anything.",
+            "set, as tfcc check does) without running anything; with --backend testbed, the "
+            "claims marked testbed = true, by what the testbed refuses (no root needed).",
         ),
     ] = False,
     update_doc: Annotated[
@@ -407,11 +415,11 @@ def reproduce(
                 "it at the claim files' seeds (--seeds is for the simulator)"
             )
         claims = rep.with_seeds(claims, seed_list)
-    if check:
-        _check_claim_file(name, quick)
-        return
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
+    if check:
+        _check_claim_file(name, quick, backend)
+        return
     if out is not None and (why := rep.check_out(Path(out))) is not None:
         # before the runs, not after minutes of them
         raise _fail(why)

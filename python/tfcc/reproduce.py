@@ -1016,26 +1016,30 @@ def draw_figures(figures: list[Figure], dest: Path, runner: Runner = default_run
     return written
 
 
-def check_runs(claims: list[Claim], figures: list[Figure]) -> int:
+def check_runs(claims: list[Claim], figures: list[Figure], backend: str = "sim") -> int:
     """Check every run the claims and figures would make, without running it: each distinct
     (scenario, overrides) through the simulator's own scenario check (``tfcc check``), so a
-    claim file's ``set`` that the scenario refuses is found before a run of hours. Returns how
+    claim file's ``set`` that the scenario refuses is found before a run of hours. With
+    ``backend="testbed"`` the claims' runs go through the testbed's check instead (what
+    ``tfcc-run --backend testbed`` refuses, e.g. a video source on a CBR flow), so a claim
+    marked ``testbed = true`` that the testbed cannot run is found without root and before
+    minutes of real time; figures are drawn from simulator runs on either backend. Returns how
     many distinct runs were checked; raises :class:`ClaimFileError` naming the claim."""
-    seen: set[tuple[Path, tuple[str, ...]]] = set()
-    entries: list[tuple[str, Path | None, list[list[str]]]] = [
-        (f"claim {c.id}", c.scenario, [o for o, _ in c.runs()]) for c in claims
+    seen: set[tuple[Path, tuple[str, ...], str]] = set()
+    entries: list[tuple[str, Path | None, list[list[str]], str]] = [
+        (f"claim {c.id}", c.scenario, [o for o, _ in c.runs()], backend) for c in claims
     ]
-    entries += [(f"figure {f.id}", f.scenario, [list(f.set)]) for f in figures]
-    for what, scenario, sets in entries:
+    entries += [(f"figure {f.id}", f.scenario, [list(f.set)], "sim") for f in figures]
+    for what, scenario, sets, on in entries:
         if scenario is None:
             continue
         for overrides in sets:
-            key = (scenario, tuple(overrides))
+            key = (scenario, tuple(overrides), on)
             if key in seen:
                 continue
             seen.add(key)
             try:
-                _core.check_scenario(str(scenario), overrides)
+                _core.check_scenario(str(scenario), overrides, on)
             except _core.ScenarioError as e:
                 raise ClaimFileError(f"{what}: {e}") from None
     return len(seen)
