@@ -540,7 +540,8 @@ impl TfrcConfig {
     /// `max(2R, 2s/X)` no-feedback timer and its report timer's `1.5·R` (here one `R`, as
     /// [`Self::report_timer`]). bench/ns2/README.md lists them with
     /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
-    /// the one difference that mattered.
+    /// the one difference that mattered there. At a packet or two per RTT and 20-30 % loss
+    /// ns-2's `PreciseLoss_ 1` matters as much ([`Self::loss_event_round`]).
     pub fn ns2() -> Self {
         TfrcConfig {
             packet_size: 1000,
