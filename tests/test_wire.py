@@ -30,6 +30,7 @@ def test_each_endpoints_packets_decode_as_their_protocol_with_the_rust_field_nam
         "rtt_sample": 0,
         "rate": d["rate"],
         "mode": "init-rtt",
+        "round": 0,
     }
     assert d["rate"] > 0
     assert rx.on_datagram(20 * MS, data + bytes(956)) == 44
@@ -100,16 +101,20 @@ def test_the_raw_header_cbr_sends() -> None:
         (b"", "not a tfcc datagram: 0 bytes, too short for a type word"),
         (b"TF\x02", "not a tfcc datagram: 3 bytes, too short for a type word"),
         (bytes(40), "not a tfcc datagram: unknown type word 0x00000000"),
-        # TFRC's version-1 data word, and a fourth rate scheme
+        # TFRC's version-1 and version-2 data words, and a fourth rate scheme
         (
             bytes.fromhex("54460101") + bytes(40),
             "not a tfcc datagram: unknown type word 0x54460101",
         ),
         (
+            bytes.fromhex("54460201") + bytes(40),
+            "not a tfcc datagram: unknown type word 0x54460201",
+        ),
+        (
             bytes.fromhex("57520301") + bytes(40),
             "not a tfcc datagram: unknown type word 0x57520301",
         ),
-        (bytes.fromhex("54460201"), "malformed tfrc data datagram: tfrc header truncated"),
+        (bytes.fromhex("54460301"), "malformed tfrc data datagram: tfrc header truncated"),
         (b"\x02\x00\x00", "malformed tfwc feedback datagram: TFWC packet too short: 3 bytes"),
         (bytes.fromhex("57520102") + bytes(10), "malformed tear feedback datagram: truncated"),
         # A NaN rate in a WARC report, a loss event rate of 2 in a TFRC one
@@ -118,7 +123,7 @@ def test_the_raw_header_cbr_sends() -> None:
             "malformed warc feedback datagram: rate is not a finite non-negative number",
         ),
         (
-            bytes.fromhex("54460202") + bytes(28) + bytes.fromhex("4000000000000000"),
+            bytes.fromhex("54460302") + bytes(28) + bytes.fromhex("4000000000000000"),
             "malformed tfrc feedback datagram: tfrc feedback header: loss event rate",
         ),
     ],

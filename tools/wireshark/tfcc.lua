@@ -4,7 +4,7 @@
 -- definitions, which are the reference when the two disagree:
 --
 --   raw (CBR)       crates/tfcc-net/src/wire.rs       type word 0x54460110
---   TFRC data/fb    crates/tfcc-core/src/tfrc/wire.rs type words 0x54460201 / 0x54460202
+--   TFRC data/fb    crates/tfcc-core/src/tfrc/wire.rs type words 0x54460301 / 0x54460302
 --   TFWC data/ack   crates/tfcc-core/src/tfwc/wire.rs type byte 1 / 2
 --   WARC/TEAR/TFRCP crates/tfcc-core/src/warc/wire.rs type words 0x5752ss01 / 0x5752ss02
 --                                                     (ss: scheme, 0 WARC, 1 TEAR, 2 TFRCP)
@@ -40,7 +40,9 @@ local f = {
     tfrc_rtt = ProtoField.uint64("tfcc.tfrc.rtt_ns", "Smoothed RTT (ns)"),
     tfrc_rtt_sample = ProtoField.uint64("tfcc.tfrc.rtt_sample_ns", "Latest RTT sample (ns)"),
     tfrc_rate = ProtoField.uint32("tfcc.tfrc.rate", "Sending rate (bytes/s)"),
-    tfrc_mode = ProtoField.uint32("tfcc.tfrc.mode", "Mode", base.DEC, MODES),
+    -- One word: the mode code in the low byte, the sender's round (mod 2^24) above it.
+    tfrc_mode = ProtoField.uint32("tfcc.tfrc.mode", "Mode", base.DEC, MODES, 0x000000FF),
+    tfrc_round = ProtoField.uint32("tfcc.tfrc.round", "Sender round (mod 2^24)", base.DEC, nil, 0xFFFFFF00),
     tfrc_seq_echo = ProtoField.uint64("tfcc.tfrc.seq_echo", "Echoed sequence number"),
     tfrc_ts_echo = ProtoField.uint64("tfcc.tfrc.ts_echo_ns", "Echoed send time (ns)"),
     tfrc_delay = ProtoField.uint64("tfcc.tfrc.t_delay_ns", "t_delay (ns)"),
@@ -71,7 +73,7 @@ tfcc.experts = { e_short, e_value }
 tfcc.prefs.ports = Pref.range("UDP ports", "5001-6000", "Ports tried first (the testbed's plan: 5001 + flow)", 65535)
 
 local RAW_WORD = 0x54460110
-local TFRC_DATA, TFRC_FB = 0x54460201, 0x54460202
+local TFRC_DATA, TFRC_FB = 0x54460301, 0x54460302
 
 -- What the datagram in `tvb` is, by its type word: a KINDS number, or nil.
 local function classify(tvb)
@@ -121,7 +123,8 @@ local function dissect(tvb, pinfo, tree, kind)
         t:add(f.tfrc_rtt, tvb(20, 8)); t:add(f.tfrc_rtt_sample, tvb(28, 8))
         t:add(f.tfrc_rate, tvb(36, 4))
         local m = t:add(f.tfrc_mode, tvb(40, 4))
-        if not MODES[tvb(40, 4):uint()] then m:add_proto_expert_info(e_value, "unknown mode code") end
+        if not MODES[tvb(43, 1):uint()] then m:add_proto_expert_info(e_value, "unknown mode code") end
+        t:add(f.tfrc_round, tvb(40, 4))
         info = string.format("TFRC data seq=%s rate=%d B/s", tvb(4, 8):uint64(), tvb(36, 4):uint())
     elseif kind == 3 then
         t:add(f.word, tvb(0, 4))

@@ -63,7 +63,7 @@ pub const RAW_LEN: usize = 20;
 pub const MAX_UDP_PAYLOAD: u32 = 65_507;
 
 /// "TF", version 1, type 0x10: beside TFRC's types 1 and 2 under the same "TF" (TFRC's
-/// headers are at version 2, `0x5446_0201`/`0x5446_0202`; the raw header never changed).
+/// headers are at version 3, `0x5446_0301`/`0x5446_0302`; the raw header never changed).
 const RAW_WORD: u32 = 0x5446_0110;
 
 /// Why a datagram was not accepted.
@@ -274,6 +274,7 @@ mod tests {
                 rtt_sample: Dur(2),
                 rate: 1000,
                 mode: Mode::Slowstart,
+                round: 0,
             }),
         };
         let mut buf = [0xffu8; 2048];
@@ -443,6 +444,7 @@ mod tests {
             rtt_sample: Dur(4),
             rate: 5,
             mode: Mode::CongestionControl,
+            round: 6,
         });
         let tfrc_report = Header::TfrcFeedback(FeedbackHeader {
             seq_echo: 1,
@@ -499,7 +501,14 @@ mod tests {
         }
         // Nothing names another protocol's words, a scheme code beyond TFRCP's, or fewer than
         // four bytes that are not TFWC's type byte.
-        for word in [0x5446_0101u32, 0x5446_0203, 0x5752_0301, 0x5752_0003, 0] {
+        for word in [
+            0x5446_0101u32,
+            0x5446_0201,
+            0x5446_0303,
+            0x5752_0301,
+            0x5752_0003,
+            0,
+        ] {
             assert_eq!(identify(&word.to_be_bytes()), None, "{word:#x}");
         }
         assert_eq!(identify(&[0x54, 0x46, 0x02]), None);
@@ -536,8 +545,8 @@ mod tests {
         fn random_bytes_behind_a_valid_type_word_never_panic(
             word in prop_oneof![
                 Just(RAW_WORD),
-                Just(0x5446_0201u32),
-                Just(0x5446_0202u32),
+                Just(0x5446_0301u32),
+                Just(0x5446_0302u32),
                 Just(0x5752_0001u32),
                 Just(0x5752_0002u32),
                 Just(0x5752_0101u32),

@@ -250,6 +250,7 @@ fn junk_and_strangers_are_dropped_and_counted() {
         rtt_sample: Dur(1),
         rate: 1,
         mode: tfcc_core::tfrc::Mode::CongestionControl,
+        round: 0,
     };
     h.encode(&mut pkt).unwrap();
     stranger.send_to(&pkt, addr).unwrap();

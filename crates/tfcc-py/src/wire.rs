@@ -55,6 +55,7 @@ pub fn decode_datagram<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'
             d.set_item("rtt_sample", h.rtt_sample.0)?;
             d.set_item("rate", h.rate)?;
             d.set_item("mode", h.mode.name())?;
+            d.set_item("round", h.round)?;
         }
         Header::TfrcFeedback(f) => {
             d.set_item("seq_echo", f.seq_echo)?;

@@ -324,6 +324,16 @@ pub struct TfrcConfig {
     /// "current RTT", the thesis preset) or its smoothed RTT (RFC 5348 §5.2, ns-2); see
     /// [`LossEventRtt`].
     pub loss_event_rtt: LossEventRtt,
+    /// A lost packet starts a new loss event only if, besides being sent more than an RTT
+    /// after the current event's first loss, it is judged by an arrival from a later sender
+    /// round (the sender's count of reports taken and no-feedback expiries, carried in the
+    /// data header): ns-2.35's `Agent/TFRCSink` `PreciseLoss_ 1`, its default, which neither
+    /// 004 nor RFC 5348 §5.2 has. Off in the thesis and `rfc5348` presets, on in `ns2`. At a
+    /// packet or two per RTT it makes consecutive losses, judged by the same arrival, one
+    /// event however far apart they were sent; at 20-30 % Bernoulli loss that halves TFRC's
+    /// rate against the RTT rule alone (docs/reproductions/log/tfrc.md, "TFRC at high loss
+    /// against ns-2.35"). See [`crate::loss_events::LossEventGrouper`].
+    pub loss_event_round: bool,
     /// Later packets that may overtake a missing one before it counts as lost: 3 (004 Sec. 3.4).
     /// See [`DetectorConfig::reorder_tolerance`]; RFC 5348's NDUPACK = 3 is 2 here.
     pub reorder_tolerance: u32,
@@ -401,6 +411,7 @@ impl Default for TfrcConfig {
             initial_nofeedback: Dur::from_secs(2),             // RFC 5348 §4.2
             t_mbi: Dur::from_secs(64),                         // RFC 5348 §4.3
             loss_event_rtt: LossEventRtt::Sample,              // 004 Sec. 3.4
+            loss_event_round: false,                           // not in 004 nor RFC 5348
             reorder_tolerance: 3,                              // 004 Sec. 3.4
             estimator: EstimatorKind::Ali,                     // 004 Sec. 3.4.1
             history_size: 8,                                   // 004 Sec. 3.4.1
@@ -518,6 +529,7 @@ impl TfrcConfig {
     /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
     /// | `reorder_tolerance` | 3 | 2 | NDUPACK 3 (RFC 5348 §5.1) |
     /// | `loss_event_rtt` | latest sample | smoothed | `rtt_` from the data header |
+    /// | `loss_event_round` | off | on | `PreciseLoss_ 1` (`round_id`) |
     /// | `discounting` | proportional + remodel | RFC 5348 §5.5, floor 0.5 | `discount_ 1`, `minDiscountRatio_ 0.5` |
     ///
     /// Shared: `df_ 0.95` (β = 0.05), `bval_ 1`, `ca_ 1` (ISM on), `algo_ 1` (ALI), n = 8,
@@ -528,7 +540,8 @@ impl TfrcConfig {
     /// `max(2R, 2s/X)` no-feedback timer and its report timer's `1.5·R` (here one `R`, as
     /// [`Self::report_timer`]). bench/ns2/README.md lists them with
     /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
-    /// the one difference that mattered.
+    /// the one difference that mattered there. At a packet or two per RTT and 20-30 % loss
+    /// ns-2's `PreciseLoss_ 1` matters as much ([`Self::loss_event_round`]).
     pub fn ns2() -> Self {
         TfrcConfig {
             packet_size: 1000,
@@ -547,6 +560,7 @@ impl TfrcConfig {
             nofeedback_packets: 2.0,
             reorder_tolerance: 2,
             loss_event_rtt: LossEventRtt::Smoothed,
+            loss_event_round: true,
             discounting: DiscountingKind::Rfc5348,
             d_lim: 0.5,
             ..Self::default()

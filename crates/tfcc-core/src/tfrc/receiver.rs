@@ -188,6 +188,10 @@ impl TfrcReceiver {
             LossEventRtt::Sample if !self.rtt_sample.is_zero() => self.rtt_sample,
             _ => self.rtt,
         };
+        if self.cfg.loss_event_round {
+            // ns-2's `PreciseLoss_ 1`: the round of the arrival that judges the losses.
+            self.pipeline.grouper.set_round(h.round);
+        }
         let mut lost = 0u64;
         let mut new_event = false;
         let arrival = self
@@ -358,6 +362,7 @@ mod tests {
                 rtt_sample: Dur::from_millis(rtt_ms),
                 rate,
                 mode: Mode::CongestionControl,
+                round: 0,
             }),
         }
     }
@@ -492,9 +497,21 @@ mod tests {
     }
 
     /// Feeds `0..300` except `lost`, sent 4 ms apart and arriving 80 ms later, every header
-    /// carrying the smoothed RTT `rtt_ms` and the latest sample `sample_ms`; returns the loss
-    /// events after the first (the one that ends slowstart and seeds the history).
+    /// carrying the smoothed RTT `rtt_ms` and the latest sample `sample_ms`, and a sender
+    /// round that advances every 25 packets (100 ms); returns the loss events after the first
+    /// (the one that ends slowstart and seeds the history).
     fn events_after_the_seed(cfg: TfrcConfig, lost: &[u64], rtt_ms: u64, sample_ms: u64) -> u64 {
+        events_with_rounds(cfg, lost, rtt_ms, sample_ms, |q| (q / 25) as u32)
+    }
+
+    /// As [`events_after_the_seed`], packet `q` carrying the round `round(q)`.
+    fn events_with_rounds(
+        cfg: TfrcConfig,
+        lost: &[u64],
+        rtt_ms: u64,
+        sample_ms: u64,
+        round: impl Fn(u64) -> u32,
+    ) -> u64 {
         let mut r = TfrcReceiver::new(TfrcConfig {
             packet_size: S,
             header_size: 0,
@@ -505,11 +522,38 @@ mod tests {
             let mut pkt = data(q, sent, rtt_ms, 365_000);
             if let Header::TfrcData(h) = &mut pkt.header {
                 h.rtt_sample = Dur::from_millis(sample_ms);
+                h.round = round(q);
             }
             r.on_packet(sent + Dur::from_millis(80), &pkt);
         }
         assert!(r.seeded());
         r.estimator().loss_events() - 1
+    }
+
+    /// ns-2.35's `PreciseLoss_ 1`: two losses 400 ms apart (four RTTs) judged by arrivals of
+    /// the same sender round (the sender took no report in between) are one event under the
+    /// `ns2` preset and two under the RTT rule alone (`rfc5348`, or `ns2` with the field off);
+    /// once the round advances between them they are two in every preset.
+    #[test]
+    fn under_ns2_losses_in_one_sender_round_are_one_event_however_far_apart() {
+        let lost = [50u64, 52, 200, 300 - 10];
+        let stuck = |q: u64| if q < 150 { (q / 25) as u32 } else { 6 };
+        assert!(TfrcConfig::ns2().loss_event_round);
+        assert!(!TfrcConfig::rfc5348().loss_event_round);
+        assert_eq!(
+            events_with_rounds(TfrcConfig::ns2(), &lost, 100, 100, stuck),
+            1
+        );
+        assert_eq!(
+            events_with_rounds(TfrcConfig::rfc5348(), &lost, 100, 100, stuck),
+            2
+        );
+        let off = TfrcConfig {
+            loss_event_round: false,
+            ..TfrcConfig::ns2()
+        };
+        assert_eq!(events_with_rounds(off, &lost, 100, 100, stuck), 2);
+        assert_eq!(events_after_the_seed(TfrcConfig::ns2(), &lost, 100, 100), 2);
     }
 
     /// 004 Sec. 3.4: "it is important that the receiver uses the current RTT `t_RTT_cur` and
@@ -701,6 +745,7 @@ mod tests {
             rtt_sample: Dur::from_millis(10),
             rate: 1,
             mode: Mode::Slowstart,
+            round: 0,
         };
         r.on_packet(
             ms(1),
@@ -742,7 +787,7 @@ mod tests {
             let mut now = Time::ZERO;
             for (seq, ts, rtt, rate, step) in msgs {
                 now = now.saturating_add(Dur(step));
-                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(rtt / 2), rate, mode: Mode::CongestionControl };
+                let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(rtt / 2), rate, mode: Mode::CongestionControl, round: 0 };
                 r.on_packet(now, &Packet { size: S, header: Header::TfrcData(h) });
                 // Time never goes backwards: a deadline is served when the clock reaches it.
                 if let Some(t) = r.next_timeout().filter(|t| *t <= now.saturating_add(Dur(step))) {

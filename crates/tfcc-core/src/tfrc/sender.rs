@@ -10,7 +10,7 @@ use crate::time::{Dur, Time};
 use super::config::{
     DataLimitedRule, InitialWindow, NofeedbackRule, RtoRule, SlowstartBound, TfrcConfig,
 };
-use super::wire::{DataHeader, FeedbackHeader, Mode};
+use super::wire::{DataHeader, FeedbackHeader, Mode, ROUND_MAX};
 
 /// A TFRC sender. See the [module doc](super) for the rules.
 ///
@@ -664,6 +664,9 @@ impl Endpoint for TfrcSender {
             rtt_sample: self.rtt.latest().unwrap_or(Dur::ZERO),
             rate: self.x.clamp(0.0, f64::from(u32::MAX)) as u32,
             mode: self.mode,
+            // ns-2's `round_id`: +1 per report taken and per no-feedback expiry; the header
+            // keeps 24 bits.
+            round: (self.feedbacks.wrapping_add(self.timeouts) & u64::from(ROUND_MAX)) as u32,
         };
         self.seq += 1;
         self.packets_sent += 1;

@@ -18,7 +18,13 @@
 //! - the feedback carries the loss event rate `p` (an IEEE-754 double) and the receiver's
 //!   holding delay instead of the expected rate `b_exp`: the sender evaluates the equation
 //!   (RFC 5348 §6, ns-2), see [`super`] for why that gives the thesis' `b_exp`. The holding
-//!   delay is 004 Sec. 3.3 footnote 1's second option ("report the delay").
+//!   delay is 004 Sec. 3.3 footnote 1's second option ("report the delay");
+//! - the word after the rate carries the mode code in its low byte and, in the upper three
+//!   bytes, the sender's round (its count of reports taken and no-feedback expiries, modulo
+//!   2^24): ns-2.35's `round_id`, which its receiver needs to group losses the way
+//!   `PreciseLoss_ 1` does ([`super::config::TfrcConfig::loss_event_round`]). Packing it into
+//!   the mode word keeps the header at 44 bytes, which packet sizes and the video payload
+//!   layout depend on.
 //!
 //! Decoding checks the length, the type word and every value's domain and returns an error;
 //! it never panics on any input (property-tested below).
@@ -96,7 +102,14 @@ pub struct DataHeader {
     /// seeds the history from it (004 Sec. 3.6.2, `b_sst/2`).
     pub rate: u32,
     pub mode: Mode,
+    /// The sender's round, modulo 2^24: reports taken plus no-feedback expiries (ns-2.35's
+    /// `round_id`). Only the receiver's loss-event grouping under
+    /// [`super::config::TfrcConfig::loss_event_round`] reads it.
+    pub round: u32,
 }
+
+/// The largest [`DataHeader::round`] the header holds; larger values are taken modulo 2^24.
+pub const ROUND_MAX: u32 = 0x00FF_FFFF;
 
 /// The receiver report (004 App. A), RFC 5348 §6's feedback packet.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,10 +133,11 @@ pub const DATA_LEN: usize = 44;
 /// Bytes of an encoded feedback header.
 pub const FEEDBACK_LEN: usize = 40;
 
-/// "TF", version 2, type in the low byte. Version 2 added the data header's `rtt_sample` (36 to
-/// 44 bytes); a version-1 peer's headers fail to decode as [`DecodeError::WrongType`] rather
-/// than being misread.
-const MAGIC: u32 = 0x5446_0200;
+/// "TF", version 3, type in the low byte. Version 2 added the data header's `rtt_sample` (36 to
+/// 44 bytes), version 3 the sender's round in the mode word's upper bytes (zero in version 2);
+/// an older peer's headers fail to decode as [`DecodeError::WrongType`] rather than being
+/// misread.
+const MAGIC: u32 = 0x5446_0300;
 const TYPE_DATA: u32 = 1;
 const TYPE_FEEDBACK: u32 = 2;
 /// The type word a data header starts with: what tells a datagram's reader (tfcc-net's
@@ -233,7 +247,7 @@ impl DataHeader {
         w.put(&self.rtt.0.to_be_bytes());
         w.put(&self.rtt_sample.0.to_be_bytes());
         w.put(&self.rate.to_be_bytes());
-        w.put(&self.mode.code().to_be_bytes());
+        w.put(&(((self.round & ROUND_MAX) << 8) | self.mode.code()).to_be_bytes());
         Some(DATA_LEN)
     }
 
@@ -245,7 +259,8 @@ impl DataHeader {
         let rtt = Dur(r.u64());
         let rtt_sample = Dur(r.u64());
         let rate = r.u32();
-        let code = r.u32();
+        let word = r.u32();
+        let code = word & 0xFF;
         let mode = Mode::from_code(code).ok_or(DecodeError::BadMode(code))?;
         Ok(DataHeader {
             seq,
@@ -254,6 +269,7 @@ impl DataHeader {
             rtt_sample,
             rate,
             mode,
+            round: word >> 8,
         })
     }
 }
@@ -314,17 +330,26 @@ mod tests {
             rtt_sample: Dur(6),
             rate: 5,
             mode: Mode::Forced,
+            round: 0x0A_0B0C,
         };
         let mut b = [0u8; DATA_LEN];
         assert_eq!(h.encode(&mut b), Some(DATA_LEN));
-        assert_eq!(&b[..4], &[0x54, 0x46, 0x02, 0x01]);
+        assert_eq!(&b[..4], &[0x54, 0x46, 0x03, 0x01]);
         assert_eq!(&b[4..12], &[0, 0, 0, 0, 0, 0, 1, 2]);
         assert_eq!(b[19], 3);
         assert_eq!(b[27], 4);
         assert_eq!(b[35], 6);
         assert_eq!(b[39], 5);
-        assert_eq!(b[43], 4);
+        assert_eq!(&b[40..44], &[0x0A, 0x0B, 0x0C, 4]);
         assert_eq!(h.encode(&mut [0u8; DATA_LEN - 1]), None);
+        // A round beyond 24 bits is sent modulo 2^24.
+        DataHeader {
+            round: 0x0100_0002,
+            ..h
+        }
+        .encode(&mut b)
+        .unwrap();
+        assert_eq!(DataHeader::decode(&b).map(|d| d.round), Ok(2));
     }
 
     #[test]
@@ -357,6 +382,7 @@ mod tests {
             rtt_sample: Dur(0),
             rate: 0,
             mode: Mode::InitRtt,
+            round: 0,
         }
         .encode(&mut d)
         .unwrap();
@@ -366,22 +392,22 @@ mod tests {
             DataHeader::decode(&d[..DATA_LEN - 1]),
             Err(DecodeError::Truncated { need: 44, got: 43 })
         );
-        // A version-1 data header (36 bytes, no `rtt_sample`) is refused, not misread.
-        let mut v1 = [0u8; DATA_LEN];
-        v1[..4].copy_from_slice(&0x5446_0101u32.to_be_bytes());
-        assert!(matches!(
-            DataHeader::decode(&v1),
-            Err(DecodeError::WrongType {
-                expected: "data",
-                word: 0x5446_0101
-            })
-        ));
+        // Version-1 (36 bytes, no `rtt_sample`) and version-2 (no round) data headers are
+        // refused, not misread.
+        for word in [0x5446_0101u32, 0x5446_0201] {
+            let mut old = [0u8; DATA_LEN];
+            old[..4].copy_from_slice(&word.to_be_bytes());
+            assert!(matches!(
+                DataHeader::decode(&old),
+                Err(DecodeError::WrongType { expected: "data", word: w }) if w == word
+            ));
+        }
     }
 
     proptest! {
         #[test]
-        fn data_round_trips(seq: u64, ts: u64, rtt: u64, sample: u64, rate: u32, mode in mode()) {
-            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(sample), rate, mode };
+        fn data_round_trips(seq: u64, ts: u64, rtt: u64, sample: u64, rate: u32, mode in mode(), round in 0..=ROUND_MAX) {
+            let h = DataHeader { seq, timestamp: Time(ts), rtt: Dur(rtt), rtt_sample: Dur(sample), rate, mode, round };
             let mut b = [0u8; DATA_LEN + 8];
             h.encode(&mut b).unwrap();
             prop_assert_eq!(DataHeader::decode(&b), Ok(h));
