@@ -24,11 +24,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tfcc_core::endpoint::{Receiver, Sender};
+use tfcc_core::endpoint::{Endpoint, Receiver, Sender, Stats};
 use tfcc_core::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use tfcc_core::tfwc::{TfwcConfig, TfwcReceiver, TfwcSender};
 use tfcc_core::warc::{AnyRateEstimator, RateSender, RateSenderConfig, RoundReceiver};
-use tfcc_core::{Rate, Time};
+use tfcc_core::{Packet, Rate, Time};
 
 use tfcc_sim::flow::{CbrSender, CbrSink};
 use tfcc_sim::frames::{FrameLog, FrameRecord};
@@ -454,6 +454,22 @@ pub enum FlowKind {
     /// sizes so that the packets take the same bytes and leave at the same times on the
     /// bottleneck. Its on periods count from the flow's start, as in the simulator.
     Cbr(CbrConfig),
+    /// A CBR sender fed by a video source, as [`FlowKind::TfrcVideo`] (002's Vic without
+    /// congestion control, R1 and R4): it sends only the frames' bytes it is offered, one
+    /// packet per `cfg.packet_size · 8 / cfg.rate`, a frame's short remainder in a whole
+    /// packet (`tfcc_sim::flow::CbrSender`). `cfg` is the simulator's own, its sizes on the
+    /// wire, so that each packet takes the simulator's `packet_size` of the frames (a CBR
+    /// packet is all payload there, headers included) and leaves at its times: the same
+    /// packets per frame and the same send buffer as in the simulator. Only the datagram the
+    /// session writes is shorter, `datagram` bytes (the caller's mapping of the simulator's
+    /// wire size, the kernel adding the rest), which the receiver counts.
+    CbrVideo {
+        cfg: CbrConfig,
+        datagram: u32,
+        video: VideoConfig,
+        seed: u64,
+        flow: u32,
+    },
     /// A kernel TCP bulk transfer with congestion control `cc` (`cubic`, `reno`, ...) and, if
     /// `mss` is set, that maximum segment size (`TCP_MAXSEG` before connecting, tcp(7): the
     /// segment's payload and its TCP options, so with Linux's default timestamps a segment
@@ -743,7 +759,10 @@ pub fn run_flows_sampled(
             enter(&rns)?;
             let at = format!("{rip}:{port}");
             // A video flow's arrivals are matched to its frames.
-            let video = matches!(f2, FlowKind::TfrcVideo { .. } | FlowKind::TfwcVideo { .. });
+            let video = matches!(
+                f2,
+                FlowKind::TfrcVideo { .. } | FlowKind::TfwcVideo { .. } | FlowKind::CbrVideo { .. }
+            );
             match f2 {
                 FlowKind::Tfrc(cfg) | FlowKind::TfrcVideo { cfg, .. } => {
                     let ep = TfrcReceiver::new(cfg);
@@ -758,8 +777,8 @@ pub fn run_flows_sampled(
                     let ep = RoundReceiver::for_sender(estimator, &sender);
                     udp_receiver(ep, proto, at, clk, false, ready_tx)
                 }
-                FlowKind::Cbr(_) => {
-                    udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, false, ready_tx)
+                FlowKind::Cbr(_) | FlowKind::CbrVideo { .. } => {
+                    udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, video, ready_tx)
                 }
                 FlowKind::Tcp { .. } => Ok((tcp_receiver(at, clk, ready_tx)?, Vec::new())),
             }
@@ -812,6 +831,21 @@ pub fn run_flows_sampled(
                 FlowKind::Cbr(c) => {
                     let ep = CbrSender::new(c, Time::ZERO, None);
                     run_sender(udp_sender(ep, Protocol::Raw, &bind, to)?, clk, stop, None)
+                }
+                FlowKind::CbrVideo {
+                    cfg,
+                    datagram,
+                    video,
+                    seed,
+                    flow,
+                } => {
+                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    let ep = CbrDatagrams {
+                        cbr: CbrSender::new(cfg, Time::ZERO, None),
+                        datagram,
+                    };
+                    let s = udp_sender(ep, Protocol::Raw, &bind, to)?;
+                    run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
                 FlowKind::Tcp { cc, mss } => tcp_sender(to, &cc, mss, clk, stop),
             }
@@ -877,6 +911,44 @@ fn udp_sender<S: Sender>(
     to: SocketAddr,
 ) -> io::Result<Session<S>> {
     Session::sender(ep, proto, bind, to, session_config())
+}
+
+/// A video-fed CBR sender ([`FlowKind::CbrVideo`]) whose packets go out as `datagram`-byte
+/// datagrams: the simulator's sender paces them and takes the frames' bytes in its own packet
+/// size, only the size the session writes on each is the datagram's. A wrapper rather than a
+/// second CBR sender, so that the pacing and the send buffer stay the simulator's one.
+struct CbrDatagrams {
+    cbr: CbrSender,
+    datagram: u32,
+}
+
+impl Endpoint for CbrDatagrams {
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        self.cbr.on_packet(now, pkt);
+    }
+    fn on_timeout(&mut self, now: Time) {
+        self.cbr.on_timeout(now);
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let mut p = self.cbr.poll_transmit(now)?;
+        p.size = self.datagram;
+        Some(p)
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        self.cbr.next_timeout()
+    }
+    fn stats(&self) -> Stats {
+        self.cbr.stats()
+    }
+}
+
+impl Sender for CbrDatagrams {
+    fn offer(&mut self, bytes: Option<u64>) {
+        self.cbr.offer(bytes);
+    }
+    fn buffered(&self) -> Option<u64> {
+        self.cbr.buffered()
+    }
 }
 
 /// What a tfcc sender thread brings back.
@@ -1509,5 +1581,40 @@ qdisc pfifo 10: dev rd parent 1:1 limit 30p\n Sent 1500000 bytes 1000 pkt (dropp
             (1_500_000, 7, 2)
         );
         assert!(parse_root_qdiscs("").is_empty());
+    }
+
+    /// A video-fed CBR sender's datagrams are `datagram` bytes, while its pacing and send
+    /// buffer count the simulator's packets: a 2500-byte frame at 1000 B and 8 Mb/s is three
+    /// 972-byte datagrams 1 ms apart, the buffer shrinking by 1000 B, then 1000, then the
+    /// 500 left (the simulator's packets per frame), and nothing more until the next offer.
+    #[test]
+    fn a_video_fed_cbr_sends_short_datagrams_at_the_simulators_packets() {
+        let cfg = CbrConfig {
+            rate: Rate::from_mbps(8),
+            packet_size: 1000,
+            on_off: None,
+        };
+        let mut s = CbrDatagrams {
+            cbr: CbrSender::new(cfg, Time::ZERO, None),
+            datagram: 972,
+        };
+        s.offer(Some(0));
+        assert_eq!((s.buffered(), s.next_timeout()), (Some(0), None));
+        s.offer(Some(2500));
+        let mut sent = Vec::new();
+        let mut now = Time::from_millis(10);
+        while let Some(p) = s.poll_transmit(now) {
+            sent.push((now, p.size, s.buffered()));
+            now = s.next_timeout().unwrap_or(Time::MAX);
+        }
+        assert_eq!(
+            sent,
+            [
+                (Time::from_millis(10), 972, Some(1500)),
+                (Time::from_millis(11), 972, Some(500)),
+                (Time::from_millis(12), 972, Some(0)),
+            ]
+        );
+        assert_eq!(s.stats().bytes_sent, 3000);
     }
 }

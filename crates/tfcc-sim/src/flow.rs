@@ -81,11 +81,6 @@ impl CbrSender {
         s
     }
 
-    /// Application bytes waiting to be sent; `None` for a continuous CBR source.
-    pub fn buffered(&self) -> Option<u64> {
-        self.backlog
-    }
-
     pub fn config(&self) -> &CbrConfig {
         &self.cfg
     }
@@ -172,6 +167,12 @@ impl Sender for CbrSender {
                 Some(x)
             }
         };
+    }
+    /// Application bytes waiting to be sent; `None` for a continuous CBR source. Through the
+    /// trait, as TFRC's and TFWC's, so that the testbed's video feed and its frame log read a
+    /// video-fed CBR sender's buffer as the simulator does.
+    fn buffered(&self) -> Option<u64> {
+        self.backlog
     }
 }
 

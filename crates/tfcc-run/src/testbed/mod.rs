@@ -21,7 +21,9 @@
 //! `params` change CUBIC's own constants is refused. TFWC flows run over the transport with their configuration, and the rate flows of 003 (WARC,
 //! TEAR, TFRCP: one rate sender paced at its receiver's reports, the receiver running the
 //! scheme's estimator, tfcc_core::warc's wire format) with theirs and the simulator's wire size
-//! (`rate_on_udp`). A video `source` feeds a TFRC or TFWC flow through the simulator's own
+//! (`rate_on_udp`). A video `source` feeds a TFRC, TFWC or CBR flow (a CBR one is 002's Vic
+//! without congestion control: the simulator's CBR sender, sending only the frames' bytes, in
+//! its packets and at its rate) through the simulator's own
 //! source, `adapt` included (`tfcc_net::video::VideoFeed`), and its frames are followed to
 //! the receiver as the simulator follows them (`frames.parquet`, one `tfcc_sim::frames::FrameLog`
 //! for both; `tfcc_net::testbed::FlowResult::frames` says how its times are taken on real

@@ -112,15 +112,16 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
     if let Some((flow, _)) = built.videos.iter().find(|(f, _)| {
         !matches!(
             built.flows[*f as usize].sender,
-            SenderImpl::Tfrc(_) | SenderImpl::Tfwc(_)
+            SenderImpl::Tfrc(_) | SenderImpl::Tfwc(_) | SenderImpl::Cbr(_)
         )
     }) {
-        // Only TFRC's and TFWC's senders are fed frame by frame on real sockets; running
-        // another flow bulk would silently measure something else than the file describes.
+        // Only TFRC's, TFWC's and CBR's senders are fed frame by frame on real sockets;
+        // running another flow bulk would silently measure something else than the file
+        // describes.
         return Err(refuse(
             path,
             format!(
-                "a video `source` runs on TFRC and TFWC flows only, not on {} (flow {flow})",
+                "a video `source` runs on TFRC, TFWC and CBR flows only, not on {} (flow {flow})",
                 built.flows[*flow as usize].protocol
             ),
         ));
@@ -237,12 +238,32 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
                     mss: Some(mss),
                 }
             }
-            // A video-fed CBR flow (002 R7's "Vic without CC") was refused above.
+            // A video source on a CBR flow is 002's Vic without congestion control (R1, R4,
+            // R7): the simulator's sender, fed the same frames, paces and takes the frames'
+            // bytes in the simulator's packets, sent as the datagrams `cbr_on_udp` maps them
+            // to, so the receiver's bytes are rescaled as a bulk CBR flow's are.
             (SenderImpl::Cbr(s), _) => {
                 let (cfg, sim, here) =
                     cbr_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
                 counted.push((i, sim, here));
-                FlowKind::Cbr(cfg)
+                match built.videos.iter().find(|v| v.0 as usize == i) {
+                    // The simulator refuses it when it builds the run (`add_video`), which a
+                    // testbed run never does.
+                    Some(_) if s.config().on_off.is_some() => {
+                        return Err(refuse(
+                            path,
+                            format!("flow {i}: an on/off cbr flow cannot take a video source"),
+                        ))
+                    }
+                    Some((flow, v)) => FlowKind::CbrVideo {
+                        cfg: s.config().clone(),
+                        datagram: cfg.packet_size,
+                        video: v.clone(),
+                        seed: built.cfg.seed,
+                        flow: *flow,
+                    },
+                    None => FlowKind::Cbr(cfg),
+                }
             }
             // tfcc's own window schemes change how TCP grows and cuts its window: on a real
             // network that is the kernel's TCP with another congestion control (eBPF
@@ -263,7 +284,7 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
             FlowKind::Tfrc(_) | FlowKind::TfrcVideo { .. } => Some(Protocol::Tfrc),
             FlowKind::Tfwc(_) | FlowKind::TfwcVideo { .. } => Some(Protocol::Tfwc),
             FlowKind::Rate { estimator, .. } => Some(Protocol::Rate(estimator.scheme())),
-            FlowKind::Cbr(_) => Some(Protocol::Raw),
+            FlowKind::Cbr(_) | FlowKind::CbrVideo { .. } => Some(Protocol::Raw),
             FlowKind::Tcp { .. } => None,
         };
         flows.push(FlowSpec {
@@ -645,11 +666,11 @@ params = {{ {own}, feedback_size = "60B" }}
         assert_eq!(p.counted, [(0, 1000, 972)]);
     }
 
-    /// A CBR packet too small for UDP/IPv4 and tfcc's sequence header, and a CBR flow fed by a
-    /// video source (the testbed's video flows are TFRC's and TFWC's), are refused before
-    /// anything is set up.
+    /// A CBR packet too small for UDP/IPv4 and tfcc's sequence header, and an on/off CBR flow
+    /// fed by a video source (the simulator refuses it too), are refused before anything is
+    /// set up.
     #[test]
-    fn a_tiny_cbr_packet_and_a_video_fed_cbr_flow_are_refused() {
+    fn a_tiny_cbr_packet_and_a_video_fed_on_off_cbr_flow_are_refused() {
         let err = refusal(
             "cbr-tiny",
             "[[flows]]\nprotocol = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 40\n",
@@ -662,18 +683,62 @@ params = {{ {own}, feedback_size = "60B" }}
             "{err}"
         );
         let err = refusal(
-            "cbr-video",
-            "[[flows]]\nprotocol = \"cbr\"\nrate = \"100Mbps\"\n\
+            "cbr-onoff-video",
+            "[[flows]]\nprotocol = \"cbr\"\nrate = \"100Mbps\"\non = \"1s\"\noff = \"1s\"\n\
              source = { kind = \"video\", fps = 30, rate = \"1Mbps\" }\n",
-            "a video-fed CBR flow",
+            "a video-fed on/off CBR flow",
         );
         assert!(
-            err.contains("a video `source` runs on TFRC and TFWC flows only, not on cbr (flow 0)"),
+            err.contains("flow 0: an on/off cbr flow cannot take a video source"),
             "{err}"
         );
     }
 
-    /// A video `source` on a flow other than TFRC or TFWC is refused before anything is set
+    /// A video source on a CBR flow (002's Vic without congestion control) runs: the
+    /// simulator's own CBR configuration (its 1000-byte packets at its rate, so the frames'
+    /// bytes are taken per packet and paced as there), sent as 972-byte datagrams, with the
+    /// source's configuration, seed and flow number (the simulator's frames), the receiver's
+    /// bytes rescaled as a bulk CBR flow's, and raw datagrams for the relay.
+    #[test]
+    fn a_video_fed_cbr_flow_runs_with_the_simulators_packets() {
+        let path =
+            std::env::temp_dir().join(format!("tfcc-cbr-video-plan-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "seed = 4\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"10Mbps\", delay = \"10ms\", limit = 50 }\n\
+             [[flows]]\nprotocol = \"cbr\"\nrate = \"100Mbps\"\npacket_size = \"1000B\"\n\
+             source = { kind = \"video\", fps = 30, rate = \"1.5Mbps\", gop = 1, \
+             adapt = { kind = \"vic\", frame_rate_control = false, quantizer_control = false } }\n",
+        )
+        .unwrap();
+        let p = plan(&path, &[], None);
+        let sim = load(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let (p, sim) = (p.unwrap(), sim.unwrap());
+        let FlowKind::CbrVideo {
+            cfg,
+            datagram,
+            video,
+            seed,
+            flow,
+        } = &p.flows[0].kind
+        else {
+            panic!("{:?}", p.flows[0].kind);
+        };
+        let SenderImpl::Cbr(s) = &sim.flows[0].sender else {
+            panic!("a CBR sender");
+        };
+        assert_eq!(cfg, s.config());
+        assert_eq!((cfg.packet_size, cfg.rate.bps()), (1000, 100_000_000));
+        assert_eq!(*datagram, 972);
+        assert_eq!((*seed, *flow), (4, 0));
+        assert_eq!(*video, sim.videos[0].1);
+        assert_eq!(p.counted, [(0, 1000, 972)]);
+        assert_eq!(p.paths[0].proto, Some(Protocol::Raw));
+    }
+
+    /// A video `source` on a flow other than TFRC, TFWC or CBR is refused before anything is set
     /// up, not run as a bulk flow.
     #[test]
     fn a_video_source_on_a_tcp_flow_is_refused() {
@@ -687,7 +752,7 @@ source = { kind = "video" }
             "a TCP flow with a video source",
         );
         assert!(
-            err.contains("runs on TFRC and TFWC flows only, not on tcp-sack"),
+            err.contains("runs on TFRC, TFWC and CBR flows only, not on tcp-sack"),
             "{err}"
         );
     }

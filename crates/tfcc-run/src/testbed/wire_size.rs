@@ -111,7 +111,11 @@ pub(super) fn rate_on_udp(
 /// making up the rest, and the rate is scaled by the same ratio: the datagrams then leave at
 /// the simulator's times (one every `packet_size · 8 / rate`) and take its bytes on the
 /// bottleneck. The rate's rounding to whole bits per second moves the send times by less than
-/// one part in a million at the rates here.
+/// one part in a million at the rates here. A video-fed CBR flow takes only the datagram's
+/// size from this: its sender keeps the simulator's packet size and rate, so that each packet
+/// takes the simulator's bytes of the frames (`plan`, `FlowKind::CbrVideo`); every datagram is
+/// full-size there too (a frame's remainder takes a whole packet), so the receiver's bytes
+/// scale back exactly.
 pub(super) fn cbr_on_udp(
     cfg: &tfcc_sim::CbrConfig,
 ) -> Result<(tfcc_sim::CbrConfig, u32, u32), String> {
@@ -194,7 +198,9 @@ pub(super) fn to_simulator_bytes(
                 r.delivered.iter_mut().for_each(|d| *d = scale(*d));
                 // A rate scheme's sender states its rate as packets per RTT times its packet
                 // size, and CBR's its configured rate, both in the datagram here: in the
-                // simulator's bytes they are the same packets per RTT, or per second.
+                // simulator's bytes they are the same packets per RTT, or per second. A
+                // video-fed CBR sender runs on the simulator's configuration (only its
+                // datagrams are shorter, `FlowKind::CbrVideo`): its rate needs no scaling.
                 if matches!(flows[i].kind, FlowKind::Rate { .. } | FlowKind::Cbr(_)) {
                     let k = f64::from(sim) / f64::from(here);
                     for smp in &mut r.sender {
