@@ -236,7 +236,7 @@ def test_check_finds_a_set_the_scenario_refuses_without_running(tmp_path: Path) 
 def test_check_with_the_testbed_backend_uses_the_testbeds_refusals(tmp_path: Path) -> None:
     # `--check --backend testbed` used to check the simulator only (and took any backend), so a
     # claim marked `testbed = true` that the testbed refuses passed the check and failed only
-    # in the real-time run. A video source on a CBR flow runs in the simulator, not there.
+    # in the real-time run. A video source on a TCP flow runs in the simulator, not there.
     (tmp_path / "v.toml").write_text(
         'duration = "2s"\n[topology]\nkind = "dumbbell"\n'
         'bottleneck = { rate = "10Mbps", delay = "10ms", queue = "droptail", limit = 20 }\n'
@@ -251,8 +251,8 @@ def test_check_with_the_testbed_backend_uses_the_testbeds_refusals(tmp_path: Pat
         'title = "t"\n'
         + claim.format(id="video-tfwc", extra="testbed = true")
         + claim.format(
-            id="no-cc",
-            extra='set = ["flows.0.protocol=cbr", "flows.0.rate=100Mbps", "flows.0.params={}"]',
+            id="video-tcp",
+            extra='set = ["flows.0.protocol=tcp-sack", "flows.0.params={}"]',
         )
     )
 
@@ -265,7 +265,7 @@ def test_check_with_the_testbed_backend_uses_the_testbeds_refusals(tmp_path: Pat
         0,
         f"{path}: ok: 2 claims, 0 figures, 2 distinct runs checked\n",
     )
-    # the unmarked CBR claim is not the testbed's to run, so it is not checked there
+    # the unmarked TCP claim is not the testbed's to run, so it is not checked there
     r = check("--backend", "testbed")
     assert (r.returncode, r.stdout) == (
         0,
@@ -276,14 +276,15 @@ def test_check_with_the_testbed_backend_uses_the_testbeds_refusals(tmp_path: Pat
     assert r.returncode == 0, r.stderr
     r = check("--backend", "testbed")
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert "claim no-cc: " in r.stderr and "TFRC and TFWC flows only, not on cbr" in r.stderr
+    assert "claim video-tcp: " in r.stderr, r.stderr
+    assert "TFRC, TFWC and CBR flows only, not on tcp-sack" in r.stderr, r.stderr
     # `tfcc check` on a claim file takes the backend too
     r = subprocess.run(
         [sys.executable, "-m", "tfcc.cli", "check", str(path), "--backend", "testbed"],
         capture_output=True,
         text=True,
     )
-    assert r.returncode == 2 and "claim no-cc: " in r.stderr, r.stderr
+    assert r.returncode == 2 and "claim video-tcp: " in r.stderr, r.stderr
     r = check("--backend", "tested")
     assert r.returncode == 2 and "--backend tested: unknown backend" in r.stderr, r.stderr
 

@@ -1021,7 +1021,7 @@ def check_runs(claims: list[Claim], figures: list[Figure], backend: str = "sim")
     (scenario, overrides) through the simulator's own scenario check (``tfcc check``), so a
     claim file's ``set`` that the scenario refuses is found before a run of hours. With
     ``backend="testbed"`` the claims' runs go through the testbed's check instead (what
-    ``tfcc-run --backend testbed`` refuses, e.g. a video source on a CBR flow), so a claim
+    ``tfcc-run --backend testbed`` refuses, e.g. a video source on a TCP flow), so a claim
     marked ``testbed = true`` that the testbed cannot run is found without root and before
     minutes of real time; figures are drawn from simulator runs on either backend. Returns how
     many distinct runs were checked; raises :class:`ClaimFileError` naming the claim."""
