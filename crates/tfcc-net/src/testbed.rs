@@ -420,20 +420,26 @@ pub enum FlowKind {
     /// run's start, as in a scenario); its frame 0 is at the flow's start, and its frame
     /// sizes come from `SimRng::named(seed, "flow/{flow}/video")`, the simulator's stream
     /// for flow number `flow`, so both backends see the same frames.
+    ///
+    /// Its data packets are sized as [`KernelHeaders`] says with `kernel_headers`: the
+    /// testbed's caller gives the simulator's own `cfg` and UDP/IPv4's 28 B, so that each
+    /// packet takes the simulator's bytes of the frames and is the simulator's size on the
+    /// bottleneck (`tfcc send --source video` gives its datagram sizes and 0).
     TfrcVideo {
         cfg: TfrcConfig,
+        kernel_headers: u32,
         video: VideoConfig,
         seed: u64,
         flow: u32,
     },
     /// TFWC with this configuration.
     Tfwc(TfwcConfig),
-    /// TFWC fed by a video source, as [`FlowKind::TfrcVideo`] (002 Ch. 6's Vic over TFWC):
-    /// the frames' bytes ride after tfcc's data header (`cfg.header_size` is at least
-    /// `tfcc_core::tfwc::wire::DATA_LEN`) and a frame's tail goes in a short datagram
-    /// (`TfwcConfig::tail_packet`), so every offered byte is on the wire once.
+    /// TFWC fed by a video source, as [`FlowKind::TfrcVideo`] (002 Ch. 6's Vic over TFWC),
+    /// its data packets sized by [`KernelHeaders`] with `kernel_headers` as there; a frame's
+    /// tail goes in a short packet (`TfwcConfig::tail_packet`).
     TfwcVideo {
         cfg: TfwcConfig,
+        kernel_headers: u32,
         video: VideoConfig,
         seed: u64,
         flow: u32,
@@ -461,11 +467,11 @@ pub enum FlowKind {
     /// wire, so that each packet takes the simulator's `packet_size` of the frames (a CBR
     /// packet is all payload there, headers included) and leaves at its times: the same
     /// packets per frame and the same send buffer as in the simulator. Only the datagram the
-    /// session writes is shorter, `datagram` bytes (the caller's mapping of the simulator's
-    /// wire size, the kernel adding the rest), which the receiver counts.
+    /// session writes is shorter, by `kernel_headers` ([`KernelHeaders`], as the TFRC and
+    /// TFWC video flows').
     CbrVideo {
         cfg: CbrConfig,
-        datagram: u32,
+        kernel_headers: u32,
         video: VideoConfig,
         seed: u64,
         flow: u32,
@@ -764,12 +770,28 @@ pub fn run_flows_sampled(
                 FlowKind::TfrcVideo { .. } | FlowKind::TfwcVideo { .. } | FlowKind::CbrVideo { .. }
             );
             match f2 {
-                FlowKind::Tfrc(cfg) | FlowKind::TfrcVideo { cfg, .. } => {
+                FlowKind::Tfrc(cfg) => {
                     let ep = TfrcReceiver::new(cfg);
+                    udp_receiver(ep, Protocol::Tfrc, at, clk, false, ready_tx)
+                }
+                FlowKind::TfrcVideo {
+                    cfg,
+                    kernel_headers,
+                    ..
+                } => {
+                    let ep = KernelHeaders::new(TfrcReceiver::new(cfg), kernel_headers);
                     udp_receiver(ep, Protocol::Tfrc, at, clk, video, ready_tx)
                 }
-                FlowKind::Tfwc(cfg) | FlowKind::TfwcVideo { cfg, .. } => {
+                FlowKind::Tfwc(cfg) => {
                     let ep = TfwcReceiver::new(&cfg);
+                    udp_receiver(ep, Protocol::Tfwc, at, clk, false, ready_tx)
+                }
+                FlowKind::TfwcVideo {
+                    cfg,
+                    kernel_headers,
+                    ..
+                } => {
+                    let ep = KernelHeaders::new(TfwcReceiver::new(&cfg), kernel_headers);
                     udp_receiver(ep, Protocol::Tfwc, at, clk, video, ready_tx)
                 }
                 FlowKind::Rate { sender, estimator } => {
@@ -777,8 +799,12 @@ pub fn run_flows_sampled(
                     let ep = RoundReceiver::for_sender(estimator, &sender);
                     udp_receiver(ep, proto, at, clk, false, ready_tx)
                 }
-                FlowKind::Cbr(_) | FlowKind::CbrVideo { .. } => {
-                    udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, video, ready_tx)
+                FlowKind::Cbr(_) => {
+                    udp_receiver(CbrSink::new(), Protocol::Raw, at, clk, false, ready_tx)
+                }
+                FlowKind::CbrVideo { kernel_headers, .. } => {
+                    let ep = KernelHeaders::new(CbrSink::new(), kernel_headers);
+                    udp_receiver(ep, Protocol::Raw, at, clk, video, ready_tx)
                 }
                 FlowKind::Tcp { .. } => Ok((tcp_receiver(at, clk, ready_tx)?, Vec::new())),
             }
@@ -799,13 +825,15 @@ pub fn run_flows_sampled(
                 }
                 FlowKind::TfrcVideo {
                     cfg,
+                    kernel_headers,
                     video,
                     seed,
                     flow,
                 } => {
                     // The simulator's source on the same random stream: the same frames.
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
-                    let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
+                    let ep = KernelHeaders::new(TfrcSender::new(cfg), kernel_headers);
+                    let s = udp_sender(ep, Protocol::Tfrc, &bind, to)?;
                     run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
                 FlowKind::Tfwc(cfg) => {
@@ -814,12 +842,13 @@ pub fn run_flows_sampled(
                 }
                 FlowKind::TfwcVideo {
                     cfg,
+                    kernel_headers,
                     video,
                     seed,
                     flow,
                 } => {
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
-                    let ep = TfwcSender::new(cfg, Time::ZERO);
+                    let ep = KernelHeaders::new(TfwcSender::new(cfg, Time::ZERO), kernel_headers);
                     let s = udp_sender(ep, Protocol::Tfwc, &bind, to)?;
                     run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
@@ -834,16 +863,14 @@ pub fn run_flows_sampled(
                 }
                 FlowKind::CbrVideo {
                     cfg,
-                    datagram,
+                    kernel_headers,
                     video,
                     seed,
                     flow,
                 } => {
                     let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
-                    let ep = CbrDatagrams {
-                        cbr: CbrSender::new(cfg, Time::ZERO, None),
-                        datagram,
-                    };
+                    let ep =
+                        KernelHeaders::new(CbrSender::new(cfg, Time::ZERO, None), kernel_headers);
                     let s = udp_sender(ep, Protocol::Raw, &bind, to)?;
                     run_sender(s, clk, stop, Some((video, rng, offset, flow)))
                 }
@@ -913,41 +940,93 @@ fn udp_sender<S: Sender>(
     Session::sender(ep, proto, bind, to, session_config())
 }
 
-/// A video-fed CBR sender ([`FlowKind::CbrVideo`]) whose packets go out as `datagram`-byte
-/// datagrams: the simulator's sender paces them and takes the frames' bytes in its own packet
-/// size, only the size the session writes on each is the datagram's. A wrapper rather than a
-/// second CBR sender, so that the pacing and the send buffer stay the simulator's one.
-struct CbrDatagrams {
-    cbr: CbrSender,
-    datagram: u32,
+/// An endpoint whose data packets are `bytes` longer in its own accounting than the datagrams
+/// that carry them: the bytes of headers the kernel puts around each datagram (UDP/IPv4's 28),
+/// which the simulator counts in its packets. Each data packet the endpoint sends goes out
+/// that much shorter (never shorter than its tfcc header, [`crate::wire::encode`]), and each
+/// one it receives is handed to it that much longer; feedback is left as it is.
+///
+/// Why: the testbed runs the simulator's scenario on real sockets, so that its figures can be
+/// set beside the simulator's one for one. A video-fed flow ([`FlowKind::TfrcVideo`],
+/// [`FlowKind::TfwcVideo`], [`FlowKind::CbrVideo`]) therefore runs the simulator's own sender
+/// and receiver configuration inside this wrapper: each packet takes the simulator's bytes of
+/// the frames from the send buffer and is the simulator's size on the bottleneck (a 1000-byte
+/// packet is a 972-byte datagram and 1000 B on the wire), and the receiver counts the
+/// simulator's bytes for it. The packets per frame, the send buffer, `frames.parquet` and
+/// the bytes delivered are then the simulator's. The real cost of tfcc's header (28 B for
+/// TFWC, 44 B for TFRC, 20 B for CBR, inside the datagram) is not charged to the video: the
+/// simulator's packets are all the application's (TFWC's and CBR's `header_size` 0, TFRC's
+/// headers on top of its `s`), and that is what this keeps. Before, a video-fed TFWC packet
+/// put the frames after tfcc's header and carried 944 B of them per 1000-byte packet, 6 %
+/// fewer than the simulator's. A packet whose size in the simulator is below `bytes` plus its
+/// tfcc header (a frame's tail of a few dozen bytes) goes out padded to that header, and its
+/// receiver counts it padded; one implementation for all three so that no copy drifts.
+pub struct KernelHeaders<E> {
+    ep: E,
+    bytes: u32,
 }
 
-impl Endpoint for CbrDatagrams {
+impl<E> KernelHeaders<E> {
+    /// `ep` with its data packets `bytes` longer than their datagrams.
+    pub fn new(ep: E, bytes: u32) -> Self {
+        KernelHeaders { ep, bytes }
+    }
+}
+
+impl<E: Endpoint> Endpoint for KernelHeaders<E> {
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        self.cbr.on_packet(now, pkt);
+        if crate::wire::data_seq(&pkt.header).is_some() && self.bytes > 0 {
+            let mut p = *pkt;
+            p.size = p.size.saturating_add(self.bytes);
+            self.ep.on_packet(now, &p);
+        } else {
+            self.ep.on_packet(now, pkt);
+        }
     }
     fn on_timeout(&mut self, now: Time) {
-        self.cbr.on_timeout(now);
+        self.ep.on_timeout(now);
     }
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        let mut p = self.cbr.poll_transmit(now)?;
-        p.size = self.datagram;
+        let mut p = self.ep.poll_transmit(now)?;
+        if crate::wire::data_seq(&p.header).is_some() {
+            p.size = p.size.saturating_sub(self.bytes);
+        }
         Some(p)
     }
     fn next_timeout(&self) -> Option<Time> {
-        self.cbr.next_timeout()
+        self.ep.next_timeout()
     }
     fn stats(&self) -> Stats {
-        self.cbr.stats()
+        self.ep.stats()
     }
 }
 
-impl Sender for CbrDatagrams {
+/// Every method forwarded, so that the wrapped sender behaves as it does unwrapped (its
+/// send-error response, its loss-event counts).
+impl<S: Sender> Sender for KernelHeaders<S> {
+    fn on_send_error(&mut self, now: Time) {
+        self.ep.on_send_error(now);
+    }
     fn offer(&mut self, bytes: Option<u64>) {
-        self.cbr.offer(bytes);
+        self.ep.offer(bytes);
     }
     fn buffered(&self) -> Option<u64> {
-        self.cbr.buffered()
+        self.ep.buffered()
+    }
+    fn payload_sent(&self) -> Option<u64> {
+        self.ep.payload_sent()
+    }
+    fn count_loss_events_from(&mut self, from: Time) {
+        self.ep.count_loss_events_from(from);
+    }
+    fn loss_events_since(&self) -> Option<u64> {
+        self.ep.loss_events_since()
+    }
+}
+
+impl<R: Receiver> Receiver for KernelHeaders<R> {
+    fn delivered_bytes(&self) -> u64 {
+        self.ep.delivered_bytes()
     }
 }
 
@@ -1583,21 +1662,80 @@ qdisc pfifo 10: dev rd parent 1:1 limit 30p\n Sent 1500000 bytes 1000 pkt (dropp
         assert!(parse_root_qdiscs("").is_empty());
     }
 
-    /// A video-fed CBR sender's datagrams are `datagram` bytes, while its pacing and send
-    /// buffer count the simulator's packets: a 2500-byte frame at 1000 B and 8 Mb/s is three
-    /// 972-byte datagrams 1 ms apart, the buffer shrinking by 1000 B, then 1000, then the
-    /// 500 left (the simulator's packets per frame), and nothing more until the next offer.
+    /// Drives two copies of a video-fed flow side by side, a frame every `every`: the simulator's
+    /// sender and receiver as they are, and the same pair wrapped in [`KernelHeaders`] with
+    /// UDP/IPv4's 28 B, the wrapped sender's datagrams carried to its receiver through tfcc's
+    /// wire format (encoded and decoded, as the session sends and reads them). No feedback
+    /// reaches either sender. Asserts that both senders send at the same times with the same
+    /// send buffer after each packet, and returns each packet's (simulator's size, datagram
+    /// size) and the bytes each receiver delivered: (simulator, wrapped).
+    fn beside_the_simulator<S: Sender, R: Receiver>(
+        proto: Protocol,
+        tx: impl Fn() -> S,
+        rx: impl Fn() -> R,
+        frames: &[u64],
+        every: tfcc_core::Dur,
+    ) -> (Vec<(u32, u32)>, u64, u64) {
+        let (mut sim_tx, mut sim_rx) = (tx(), rx());
+        let (mut bed_tx, mut bed_rx) = (KernelHeaders::new(tx(), 28), KernelHeaders::new(rx(), 28));
+        let mut sizes = Vec::new();
+        let mut buf = vec![0u8; 2048];
+        let mut now = Time::ZERO;
+        for &frame in frames {
+            sim_tx.offer(Some(frame));
+            bed_tx.offer(Some(frame));
+            let until = now + every;
+            loop {
+                loop {
+                    let (a, b) = (sim_tx.poll_transmit(now), bed_tx.poll_transmit(now));
+                    let (Some(a), Some(b)) = (a, b) else {
+                        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} at {now:?}");
+                        break;
+                    };
+                    assert_eq!(sim_tx.buffered(), bed_tx.buffered());
+                    let n = crate::wire::encode(proto, &b, &mut buf, None).unwrap();
+                    let (h, _) =
+                        crate::wire::decode(proto, crate::wire::Direction::Data, &buf[..n])
+                            .unwrap();
+                    let datagram = Packet {
+                        size: n as u32,
+                        header: h,
+                    };
+                    sizes.push((a.size, datagram.size));
+                    sim_rx.on_packet(now, &a);
+                    bed_rx.on_packet(now, &datagram);
+                    while sim_rx.poll_transmit(now).is_some() {}
+                    while bed_rx.poll_transmit(now).is_some() {}
+                }
+                assert_eq!(sim_tx.next_timeout(), bed_tx.next_timeout());
+                match sim_tx.next_timeout() {
+                    Some(t) if t < until => {
+                        now = now.max(t);
+                        sim_tx.on_timeout(now);
+                        bed_tx.on_timeout(now);
+                    }
+                    _ => break,
+                }
+            }
+            now = until;
+        }
+        assert_eq!(sim_tx.stats(), bed_tx.stats());
+        (sizes, sim_rx.delivered_bytes(), bed_rx.delivered_bytes())
+    }
+
+    const SEC: tfcc_core::Dur = tfcc_core::Dur::from_secs(1);
+
+    /// A video-fed CBR flow in [`KernelHeaders`]: a 2500-byte frame at 1000 B and 8 Mb/s is
+    /// the simulator's three packets 1 ms apart (the remainder a whole packet), each a
+    /// 972-byte datagram, 1000 B with UDP/IPv4, and its receiver counts the simulator's 3000 B.
     #[test]
-    fn a_video_fed_cbr_sends_short_datagrams_at_the_simulators_packets() {
+    fn a_video_fed_cbr_flow_keeps_the_simulators_packets_in_shorter_datagrams() {
         let cfg = CbrConfig {
             rate: Rate::from_mbps(8),
             packet_size: 1000,
             on_off: None,
         };
-        let mut s = CbrDatagrams {
-            cbr: CbrSender::new(cfg, Time::ZERO, None),
-            datagram: 972,
-        };
+        let mut s = KernelHeaders::new(CbrSender::new(cfg.clone(), Time::ZERO, None), 28);
         s.offer(Some(0));
         assert_eq!((s.buffered(), s.next_timeout()), (Some(0), None));
         s.offer(Some(2500));
@@ -1616,5 +1754,58 @@ qdisc pfifo 10: dev rd parent 1:1 limit 30p\n Sent 1500000 bytes 1000 pkt (dropp
             ]
         );
         assert_eq!(s.stats().bytes_sent, 3000);
+        let tx = || CbrSender::new(cfg.clone(), Time::ZERO, None);
+        let (sizes, sim, bed) = beside_the_simulator(Protocol::Raw, tx, CbrSink::new, &[2500], SEC);
+        assert_eq!(sizes, [(1000, 972); 3]);
+        assert_eq!((sim, bed), (3000, 3000));
+    }
+
+    /// A video-fed TFWC flow (the simulator's 1000-byte packets, all payload) in
+    /// [`KernelHeaders`]: each packet takes the simulator's bytes of the frame (1000, 1000,
+    /// then the 530 left, in a short packet), not 944 B after tfcc's header, and goes out 28 B
+    /// shorter; the receiver counts the simulator's 2530 B. A tail of 10 B (10 B in the
+    /// simulator) cannot be a datagram shorter than tfcc's 28-byte TFWC header: it goes out as
+    /// that header, 56 B on the wire, and its receiver counts 56 B, the one place the
+    /// accounting parts from the simulator's.
+    #[test]
+    fn a_video_fed_tfwc_flow_takes_the_simulators_bytes_per_packet() {
+        let cfg = TfwcConfig {
+            initial_window: 10,
+            ..TfwcConfig::default()
+        };
+        assert_eq!((cfg.packet_size, cfg.header_size), (1000, 0));
+        let tx = || TfwcSender::new(cfg.clone(), Time::ZERO);
+        let rx = || TfwcReceiver::new(&cfg);
+        let (sizes, sim, bed) = beside_the_simulator(Protocol::Tfwc, tx, rx, &[2530], SEC);
+        assert_eq!(sizes, [(1000, 972), (1000, 972), (530, 502)]);
+        assert_eq!((sim, bed), (2530, 2530));
+        let (sizes, sim, bed) = beside_the_simulator(Protocol::Tfwc, tx, rx, &[2530, 1010], SEC);
+        assert_eq!(sizes[3..], [(1000, 972), (10, 28)]);
+        assert_eq!((sim, bed), (3540, 3540 - 10 + 56));
+    }
+
+    /// The same for a video-fed TFRC flow (RFC 5348's rules, 002 Ch. 6's TFRC, 1000-byte
+    /// packets and no header bytes on top, as 002's scenarios set it): the simulator's packets
+    /// and pacing, each datagram 28 B shorter so that it is 1000 B on the wire (it was a
+    /// 1000-byte datagram, 1028 B there), and the simulator's bytes at the receiver. A 10-byte
+    /// tail goes out as tfcc's 44-byte TFRC header and is counted as 72 B.
+    #[test]
+    fn a_video_fed_tfrc_flow_takes_the_simulators_bytes_per_packet() {
+        let cfg = TfrcConfig {
+            packet_size: 1000,
+            ..TfrcConfig::rfc5348()
+        };
+        assert_eq!(cfg.header_size, 0);
+        let tx = || TfrcSender::new(cfg.clone());
+        let rx = || TfrcReceiver::new(cfg.clone());
+        // Without feedback TFRC sends a packet per second or less (RFC 5348 §4.2, §4.4): a
+        // minute per frame lets each go out.
+        let minute = tfcc_core::Dur::from_secs(60);
+        let (sizes, sim, bed) = beside_the_simulator(Protocol::Tfrc, tx, rx, &[2530, 1010], minute);
+        assert_eq!(
+            sizes,
+            [(1000, 972), (1000, 972), (530, 502), (1000, 972), (10, 44)]
+        );
+        assert_eq!((sim, bed), (3540, 3540 - 10 + 72));
     }
 }

@@ -32,12 +32,15 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
     // The frame bytes ride after tfcc's data header (`DATA_LEN`, 44 B), as `tfcc send --source
     // video` does (a scenario's `header_size = "72B"`, with UDP/IPv4's 28): the receiver counts the
     // payload after it. With the thesis' layout (the header inside packet_size) a frame's tail
-    // shorter than the header would go out padded to it.
+    // shorter than the header would go out padded to it. The datagrams are the packets
+    // (`kernel_headers` 0), as `tfcc send` sends them; the testbed's plan runs the simulator's
+    // packets 28 B shorter instead (`KernelHeaders`), which tfcc-run's tests check.
     let kind = FlowKind::TfrcVideo {
         cfg: TfrcConfig {
             header_size: tfcc_core::tfrc::wire::DATA_LEN as u32,
             ..TfrcConfig::rfc5348()
         },
+        kernel_headers: 0,
         video: video.clone(),
         seed: 4,
         flow: 0,
@@ -121,8 +124,11 @@ fn a_coupled_video_over_tfwc_skips_frames_and_accounts_for_every_byte() {
         }),
         ..VideoConfig::default()
     };
-    // The simulator's 1000-byte packet as a 972-byte datagram (UDP/IPv4 adds 28), the frames'
-    // bytes after tfcc's 28-byte header, as the testbed's plan builds a video-fed TFWC flow.
+    // A 972-byte datagram (UDP/IPv4 adds 28), the frames' bytes after tfcc's 28-byte header,
+    // as `tfcc send --protocol tfwc --source video` sends them (`kernel_headers` 0: the
+    // datagrams are the packets), so that the receiver counts exactly the bytes sent. The
+    // testbed's plan runs the simulator's 1000-byte packets 28 B shorter instead
+    // (`KernelHeaders`), where a tail under 56 B is counted padded; tfcc-run's tests check it.
     let cfg = TfwcConfig {
         packet_size: 972,
         header_size: tfcc_core::tfwc::wire::DATA_LEN as u32,
@@ -130,6 +136,7 @@ fn a_coupled_video_over_tfwc_skips_frames_and_accounts_for_every_byte() {
     };
     let kind = FlowKind::TfwcVideo {
         cfg,
+        kernel_headers: 0,
         video,
         seed: 1,
         flow: 0,

@@ -16,7 +16,9 @@ use tfcc_sim::LinkAction;
 use tfcc_sim::{QueueLimit, QueueSpec, ReceiverImpl, SenderImpl};
 
 use super::capture::{self, CapturePlan};
-use super::wire_size::{cbr_on_udp, kernel_mss, rate_on_udp, tfrc_on_udp, tfwc_on_udp};
+use super::wire_size::{
+    cbr_on_udp, kernel_mss, rate_on_udp, tfrc_on_udp, tfwc_on_udp, video_on_udp,
+};
 use crate::RunError;
 
 pub(super) fn refuse(path: &Path, msg: String) -> RunError {
@@ -128,8 +130,9 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
     }
     let mut flows = Vec::new();
     let mut paths = Vec::new();
-    // Per flow: bytes the simulator counts per packet and bytes the testbed's receiver counts
-    // (they differ for TFWC only, see `tfwc_on_udp`).
+    // Per flow: bytes the simulator counts per packet and bytes the testbed's receiver counts,
+    // for the bulk flows whose datagrams are shorter than the simulator's packets
+    // (`wire_size::to_simulator_bytes`).
     let mut counted = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
         let route = &built.topology.routes[f.route];
@@ -148,54 +151,47 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
         let kind = match (&f.sender, f.protocol.as_str()) {
             // A video source (issue 5) feeds the flow's sender frame by frame, the same frames
             // as in the simulator (its seed and stream name).
-            (SenderImpl::Tfrc(s), _) => {
-                let cfg =
-                    tfrc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                match built.videos.iter().find(|v| v.0 as usize == i) {
-                    Some((flow, v)) => FlowKind::TfrcVideo {
-                        cfg,
-                        video: v.clone(),
-                        seed: built.cfg.seed,
-                        flow: *flow,
-                    },
-                    None => FlowKind::Tfrc(cfg),
+            // A video-fed flow, TFRC's, TFWC's or CBR's, runs the simulator's own configuration,
+            // each packet sent 28 B shorter and counted 28 B longer at the receiver
+            // (`video_on_udp`): the simulator's bytes of the frames per packet, its packets on
+            // the bottleneck, and its bytes delivered, so nothing is rescaled.
+            (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
+                Some((flow, v)) => FlowKind::TfrcVideo {
+                    cfg: s.config().clone(),
+                    kernel_headers: video_on_udp(
+                        s.config().wire_size(),
+                        tfcc_core::tfrc::wire::DATA_LEN,
+                        "TFRC",
+                    )
+                    .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
+                    video: v.clone(),
+                    seed: built.cfg.seed,
+                    flow: *flow,
+                },
+                None => FlowKind::Tfrc(
+                    tfrc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
+                ),
+            },
+            (SenderImpl::Tfwc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
+                Some((flow, v)) => FlowKind::TfwcVideo {
+                    cfg: s.config().clone(),
+                    kernel_headers: video_on_udp(
+                        s.config().packet_size,
+                        tfcc_core::tfwc::wire::DATA_LEN,
+                        "TFWC",
+                    )
+                    .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
+                    video: v.clone(),
+                    seed: built.cfg.seed,
+                    flow: *flow,
+                },
+                None => {
+                    let (cfg, sim, here) = tfwc_on_udp(s.config())
+                        .map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                    counted.push((i, sim, here));
+                    FlowKind::Tfwc(cfg)
                 }
-            }
-            (SenderImpl::Tfwc(s), _) => {
-                let (mut cfg, sim, here) =
-                    tfwc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                match built.videos.iter().find(|v| v.0 as usize == i) {
-                    Some((flow, v)) => {
-                        // The frames' bytes ride after tfcc's header inside the datagram, as
-                        // `tfcc send --protocol tfwc --source video` sends them; the receiver
-                        // then counts the frames' bytes, as the simulator's does (its packets
-                        // are all payload), so its bytes are not rescaled.
-                        let header = tfcc_core::tfwc::wire::DATA_LEN as u32;
-                        cfg.header_size = cfg.header_size.max(header);
-                        if cfg.packet_size <= cfg.header_size {
-                            return Err(refuse(
-                                path,
-                                format!(
-                                    "flow {i}: a video-fed TFWC packet of {} B leaves no room \
-                                     for the frames' bytes after UDP/IPv4's 28 B and tfcc's \
-                                     {header} B header",
-                                    s.config().packet_size
-                                ),
-                            ));
-                        }
-                        FlowKind::TfwcVideo {
-                            cfg,
-                            video: v.clone(),
-                            seed: built.cfg.seed,
-                            flow: *flow,
-                        }
-                    }
-                    None => {
-                        counted.push((i, sim, here));
-                        FlowKind::Tfwc(cfg)
-                    }
-                }
-            }
+            },
             // WARC, TEAR and TFRCP: one sender, the receiver's estimator as the scenario built
             // it (its configuration, no packet seen yet).
             (SenderImpl::Rate(s), p) => {
@@ -240,12 +236,8 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
             }
             // A video source on a CBR flow is 002's Vic without congestion control (R1, R4,
             // R7): the simulator's sender, fed the same frames, paces and takes the frames'
-            // bytes in the simulator's packets, sent as the datagrams `cbr_on_udp` maps them
-            // to, so the receiver's bytes are rescaled as a bulk CBR flow's are.
+            // bytes in the simulator's packets, as TFRC's and TFWC's above.
             (SenderImpl::Cbr(s), _) => {
-                let (cfg, sim, here) =
-                    cbr_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
-                counted.push((i, sim, here));
                 match built.videos.iter().find(|v| v.0 as usize == i) {
                     // The simulator refuses it when it builds the run (`add_video`), which a
                     // testbed run never does.
@@ -257,12 +249,22 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
                     }
                     Some((flow, v)) => FlowKind::CbrVideo {
                         cfg: s.config().clone(),
-                        datagram: cfg.packet_size,
+                        kernel_headers: video_on_udp(
+                            s.config().packet_size,
+                            tfcc_net::wire::RAW_LEN,
+                            "CBR",
+                        )
+                        .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
                         video: v.clone(),
                         seed: built.cfg.seed,
                         flow: *flow,
                     },
-                    None => FlowKind::Cbr(cfg),
+                    None => {
+                        let (cfg, sim, here) = cbr_on_udp(s.config())
+                            .map_err(|e| refuse(path, format!("flow {i}: {e}")))?;
+                        counted.push((i, sim, here));
+                        FlowKind::Cbr(cfg)
+                    }
                 }
             }
             // tfcc's own window schemes change how TCP grows and cuts its window: on a real
@@ -696,9 +698,10 @@ params = {{ {own}, feedback_size = "60B" }}
 
     /// A video source on a CBR flow (002's Vic without congestion control) runs: the
     /// simulator's own CBR configuration (its 1000-byte packets at its rate, so the frames'
-    /// bytes are taken per packet and paced as there), sent as 972-byte datagrams, with the
-    /// source's configuration, seed and flow number (the simulator's frames), the receiver's
-    /// bytes rescaled as a bulk CBR flow's, and raw datagrams for the relay.
+    /// bytes are taken per packet and paced as there), sent 28 B shorter (972-byte datagrams)
+    /// and counted 28 B longer, with the source's configuration, seed and flow number (the
+    /// simulator's frames), no rescaling of the receiver's bytes, and raw datagrams for the
+    /// relay.
     #[test]
     fn a_video_fed_cbr_flow_runs_with_the_simulators_packets() {
         let path =
@@ -718,7 +721,7 @@ params = {{ {own}, feedback_size = "60B" }}
         let (p, sim) = (p.unwrap(), sim.unwrap());
         let FlowKind::CbrVideo {
             cfg,
-            datagram,
+            kernel_headers,
             video,
             seed,
             flow,
@@ -731,10 +734,10 @@ params = {{ {own}, feedback_size = "60B" }}
         };
         assert_eq!(cfg, s.config());
         assert_eq!((cfg.packet_size, cfg.rate.bps()), (1000, 100_000_000));
-        assert_eq!(*datagram, 972);
+        assert_eq!(*kernel_headers, 28);
         assert_eq!((*seed, *flow), (4, 0));
         assert_eq!(*video, sim.videos[0].1);
-        assert_eq!(p.counted, [(0, 1000, 972)]);
+        assert!(p.counted.is_empty(), "{:?}", p.counted);
         assert_eq!(p.paths[0].proto, Some(Protocol::Raw));
     }
 
@@ -759,21 +762,23 @@ source = { kind = "video" }
 
     /// A video source on TFWC, coupled to the send buffer as Vic's (002 Ch. 6, `adapt`), runs:
     /// the source's configuration as the simulator builds it (the coupling with it), its seed
-    /// and flow number (the simulator's frames), the simulator's 1000-byte packet as a
-    /// 972-byte datagram with the frames' bytes after tfcc's 28-byte header, and no rescaling
-    /// of the receiver's bytes (both count the frames' bytes); no note sends the run to the
-    /// simulator for frames.parquet (the testbed writes it). A datagram with no room for
-    /// payload after the header is refused.
+    /// and flow number (the simulator's frames), the simulator's own TFWC configuration (its
+    /// 1000-byte packets all frames, not 944 B of them after tfcc's header as before
+    /// 2026-11-28, bedvidpay), sent 28 B shorter and counted 28 B longer, and no rescaling of
+    /// the receiver's bytes; no note sends the run to the simulator for frames.parquet (the
+    /// testbed writes it). So does TFRC's, on RFC 5348's rules as 002's scenarios run it. A
+    /// packet that cannot hold UDP/IPv4 and tfcc's header is refused.
     #[test]
     fn a_coupled_video_source_on_tfwc_runs_and_a_tiny_one_is_refused() {
-        let flow = |size: u32| {
+        let flow_of = |protocol: &str, preset: &str, size: u32| {
             format!(
-                "[[flows]]\nprotocol = \"tfwc\"\nparams = {{ preset = \"vic\" }}\n\
+                "[[flows]]\nprotocol = \"{protocol}\"\nparams = {{ preset = \"{preset}\" }}\n\
                  packet_size = \"{size}B\"\n\
                  source = {{ kind = \"video\", fps = 30, rate = \"1.5Mbps\", gop = 1, \
                  adapt = {{ kind = \"vic\", quantizer_control = false }} }}\n"
             )
         };
+        let flow = |size: u32| flow_of("tfwc", "vic", size);
         let path = std::env::temp_dir().join(format!("tfcc-vic-plan-{}.toml", std::process::id()));
         std::fs::write(
             &path,
@@ -790,6 +795,7 @@ source = { kind = "video" }
         let (p, sim) = (p.unwrap(), sim.unwrap());
         let FlowKind::TfwcVideo {
             cfg,
+            kernel_headers,
             video,
             seed,
             flow: f,
@@ -797,10 +803,17 @@ source = { kind = "video" }
         else {
             panic!("{:?}", p.flows[0].kind);
         };
+        let SenderImpl::Tfwc(s) = &sim.flows[0].sender else {
+            panic!("a TFWC sender");
+        };
         assert_eq!((*seed, *f), (3, 0));
         assert_eq!(*video, sim.videos[0].1);
         assert!(!video.adapt.as_ref().unwrap().control.quantizer_control);
-        assert_eq!((cfg.packet_size, cfg.header_size), (972, 28));
+        assert_eq!(cfg, s.config());
+        assert_eq!(
+            (cfg.packet_size, cfg.header_size, *kernel_headers),
+            (1000, 0, 28)
+        );
         assert_eq!(cfg.tail_packet, tfcc_core::tfwc::TailPacket::Short);
         assert!(p.counted.is_empty(), "{:?}", p.counted);
         assert_eq!(p.paths[0].proto, Some(Protocol::Tfwc));
@@ -809,13 +822,55 @@ source = { kind = "video" }
             "{:?}",
             p.notes
         );
+        let err = refusal("vic-tiny", &flow(55), "a TFWC video in padded datagrams");
+        assert!(
+            err.contains(
+                "flow 0: a video-fed TFWC packet of 55 B on the wire cannot carry UDP/IPv4's \
+                 28 B and tfcc's 28 B data header (at least 56 B)"
+            ),
+            "{err}"
+        );
+        let path = std::env::temp_dir().join(format!("tfcc-vic-tfrc-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            format!(
+                "seed = 3\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck = {{ rate = \"4Mbps\", delay = \"10ms\", limit = 30 }}\n{}",
+                flow_of("tfrc", "rfc5348", 1000)
+            ),
+        )
+        .unwrap();
+        let p = plan(&path, &[], None);
+        let sim = load(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let (p, sim) = (p.unwrap(), sim.unwrap());
+        let FlowKind::TfrcVideo {
+            cfg,
+            kernel_headers,
+            video,
+            ..
+        } = &p.flows[0].kind
+        else {
+            panic!("{:?}", p.flows[0].kind);
+        };
+        let SenderImpl::Tfrc(s) = &sim.flows[0].sender else {
+            panic!("a TFRC sender");
+        };
+        assert_eq!(cfg, s.config());
+        assert_eq!(
+            (cfg.packet_size, cfg.header_size, *kernel_headers),
+            (1000, 0, 28)
+        );
+        assert_eq!(*video, sim.videos[0].1);
+        assert!(p.counted.is_empty(), "{:?}", p.counted);
+        assert_eq!(p.paths[0].proto, Some(Protocol::Tfrc));
         let err = refusal(
-            "vic-tiny",
-            &flow(56),
-            "a TFWC video in header-only datagrams",
+            "vic-tfrc-tiny",
+            &flow_of("tfrc", "rfc5348", 71),
+            "a TFRC video in padded datagrams",
         );
         assert!(
-            err.contains("flow 0: a video-fed TFWC packet of 56 B leaves no room"),
+            err.contains("flow 0: a video-fed TFRC packet of 71 B on the wire cannot carry"),
             "{err}"
         );
     }

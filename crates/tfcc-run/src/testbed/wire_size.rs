@@ -51,8 +51,7 @@ pub(super) fn tfrc_on_udp(
 /// datagram less what remains of `header_size` after the 28 B the kernel carries. The caller
 /// scales the receiver's bytes by simulator / testbed bytes per packet, which is exact since
 /// every bulk TFWC datagram has `packet_size` bytes. A video-fed TFWC flow (its tails short)
-/// is not rescaled: `plan` puts the frames' bytes after tfcc's header, and both receivers then
-/// count the frames' bytes.
+/// runs the simulator's configuration instead ([`video_on_udp`]).
 pub(super) fn tfwc_on_udp(
     cfg: &tfcc_core::tfwc::TfwcConfig,
 ) -> Result<(tfcc_core::tfwc::TfwcConfig, u32, u32), String> {
@@ -111,11 +110,8 @@ pub(super) fn rate_on_udp(
 /// making up the rest, and the rate is scaled by the same ratio: the datagrams then leave at
 /// the simulator's times (one every `packet_size · 8 / rate`) and take its bytes on the
 /// bottleneck. The rate's rounding to whole bits per second moves the send times by less than
-/// one part in a million at the rates here. A video-fed CBR flow takes only the datagram's
-/// size from this: its sender keeps the simulator's packet size and rate, so that each packet
-/// takes the simulator's bytes of the frames (`plan`, `FlowKind::CbrVideo`); every datagram is
-/// full-size there too (a frame's remainder takes a whole packet), so the receiver's bytes
-/// scale back exactly.
+/// one part in a million at the rates here. A video-fed CBR flow only has its size checked
+/// here: it runs the simulator's packet size and rate ([`video_on_udp`]).
 pub(super) fn cbr_on_udp(
     cfg: &tfcc_sim::CbrConfig,
 ) -> Result<(tfcc_sim::CbrConfig, u32, u32), String> {
@@ -136,6 +132,29 @@ pub(super) fn cbr_on_udp(
         on_off: cfg.on_off,
     };
     Ok((c, cfg.packet_size, here))
+}
+
+/// The bytes of each packet of a video-fed TFRC, TFWC or CBR flow that the kernel's UDP/IPv4
+/// headers make up on the testbed, given the simulator's largest packet of it on the wire
+/// (`wire`: TFWC's and CBR's `packet_size`, TFRC's `packet_size + header_size`) and tfcc's
+/// data header for the protocol (`header` bytes, inside the datagram). Such a flow runs the
+/// simulator's own sender and receiver configuration, each data packet sent that many bytes
+/// shorter and counted that many bytes longer at the receiver
+/// (`tfcc_net::testbed::KernelHeaders`): a packet takes the simulator's bytes of the frames
+/// and is the simulator's size on the bottleneck, so that packets per frame, the send buffer,
+/// `frames.parquet` and the bytes delivered are the simulator's, figure for figure. tfcc's
+/// header rides inside the datagram, its cost not charged to the video, as the simulator's
+/// packets are all the application's. A full packet that cannot hold UDP/IPv4 and tfcc's
+/// header would go out padded, more bytes on the bottleneck than the simulator's: refused.
+pub(super) fn video_on_udp(wire: u32, header: usize, protocol: &str) -> Result<u32, String> {
+    let min = UDP_IPV4_HEADER + header as u32;
+    if wire < min {
+        return Err(format!(
+            "a video-fed {protocol} packet of {wire} B on the wire cannot carry UDP/IPv4's \
+             {UDP_IPV4_HEADER} B and tfcc's {header} B data header (at least {min} B)"
+        ));
+    }
+    Ok(UDP_IPV4_HEADER)
 }
 
 /// IPv4 and TCP headers without options.
@@ -198,9 +217,7 @@ pub(super) fn to_simulator_bytes(
                 r.delivered.iter_mut().for_each(|d| *d = scale(*d));
                 // A rate scheme's sender states its rate as packets per RTT times its packet
                 // size, and CBR's its configured rate, both in the datagram here: in the
-                // simulator's bytes they are the same packets per RTT, or per second. A
-                // video-fed CBR sender runs on the simulator's configuration (only its
-                // datagrams are shorter, `FlowKind::CbrVideo`): its rate needs no scaling.
+                // simulator's bytes they are the same packets per RTT, or per second.
                 if matches!(flows[i].kind, FlowKind::Rate { .. } | FlowKind::Cbr(_)) {
                     let k = f64::from(sim) / f64::from(here);
                     for smp in &mut r.sender {
@@ -293,6 +310,26 @@ mod tests {
             ..TfwcConfig::default()
         };
         assert!(tfwc_on_udp(&tiny).unwrap_err().contains("at least 56 B"));
+    }
+
+    /// A video-fed flow's packets lose UDP/IPv4's 28 B to the kernel; the simulator's packet
+    /// must hold them and tfcc's data header.
+    #[test]
+    fn a_video_packet_leaves_udp_ipv4_headers_to_the_kernel_if_it_holds_tfccs_header() {
+        let tfwc = tfcc_core::tfwc::wire::DATA_LEN;
+        assert_eq!(video_on_udp(1000, tfwc, "TFWC"), Ok(28));
+        assert_eq!(video_on_udp(56, tfwc, "TFWC"), Ok(28));
+        let e = video_on_udp(55, tfwc, "TFWC").unwrap_err();
+        assert_eq!(
+            e,
+            "a video-fed TFWC packet of 55 B on the wire cannot carry UDP/IPv4's 28 B and \
+             tfcc's 28 B data header (at least 56 B)"
+        );
+        assert!(video_on_udp(71, tfcc_core::tfrc::wire::DATA_LEN, "TFRC").is_err());
+        assert_eq!(
+            video_on_udp(72, tfcc_core::tfrc::wire::DATA_LEN, "TFRC"),
+            Ok(28)
+        );
     }
 
     #[test]
