@@ -280,6 +280,118 @@ source = { kind = "video", fps = 30, rate = "1.5Mbps", gop = 1, adapt = { kind =
     assert_eq!(tx, 1000 * packets, "{link}");
 }
 
+/// A video-fed TFWC flow (002 Ch. 6's Vic preset) alone on 10 Mb/s, the source at 1.5 Mb/s
+/// with both of Vic's controls off, so that every frame is grabbed at q = 10 with the same
+/// bytes on both backends: each packet takes the simulator's 1000 B of the frames, not 944 B
+/// after tfcc's header as before (2026-11-28, bedvidpay), so a frame takes the simulator's
+/// packets ([`video_flow_packets_are_the_simulators`]).
+#[test]
+fn a_video_fed_tfwc_flow_takes_the_simulators_packets_per_frame() {
+    video_flow_packets_are_the_simulators(
+        "tfwc-pay",
+        "protocol = \"tfwc\"\nparams = { preset = \"vic\" }",
+    );
+}
+
+/// The same with TFRC on RFC 5348's rules (002 Ch. 6's TFRC): its packets took the
+/// simulator's 1000 B of the frames before too, but each was a 1000-byte datagram, 1028 B on
+/// the bottleneck; now 1000 B as in the simulator.
+#[test]
+fn a_video_fed_tfrc_flow_takes_the_simulators_packets_per_frame() {
+    video_flow_packets_are_the_simulators(
+        "tfrc-pay",
+        "protocol = \"tfrc\"\nparams = { preset = \"rfc5348\" }",
+    );
+}
+
+/// Runs a 5-s video flow (`flow`: its protocol lines) on both backends and checks the
+/// simulator's accounting on the testbed. Every frame has the simulator's bytes. A frame
+/// whose slot and the next found the send buffer empty on both backends (it neither shares a
+/// packet with the frame before nor with the one after, whatever the real host's timing) has
+/// exactly the simulator's packets, and the mean packets per frame over the frames both
+/// backends sent is the simulator's within 1 % (944-byte payloads made it about 6 % more).
+/// The bottleneck carries the simulator's bytes per packet within 1 % (tc's count against
+/// the simulator's link; 28 B more per packet is 3 % at these sizes) and the window's bytes
+/// delivered are the simulator's within 2 % (a frame at each of the window's edges may fall
+/// either side of it on a real host's clock). The frames add up ([`frames_add_up`]).
+fn video_flow_packets_are_the_simulators(name: &str, flow: &str) {
+    let scenario = format!(
+        r#"
+name = "{name}"
+duration = "5s"
+measure_from = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = "droptail", limit = 50 }}
+[[flows]]
+{flow}
+packet_size = "1000B"
+source = {{ kind = "video", fps = 30, rate = "1.5Mbps", gop = 1, adapt = {{ kind = "vic", frame_rate_control = false, quantizer_control = false }} }}
+"#
+    );
+    let mut bed = None;
+    let Some((tb, _)) = run_on_testbed_and(name, &scenario, |d| bed = Some(read_frames(d))) else {
+        return;
+    };
+    let mut sim_frames = None;
+    let sim = run_in_simulator_and(name, &scenario, |d| sim_frames = Some(read_frames(d)));
+    let ((bed_schema, bed), (sim_schema, sim_rows)) = (bed.unwrap(), sim_frames.unwrap());
+    assert_eq!(bed_schema, sim_schema);
+    frames_add_up(&bed, &sim_rows, &tb);
+    eprintln!("testbed {}\nsimulator {}", tb["flows"][0], sim["flows"][0]);
+    for (k, (b, s)) in bed.iter().zip(&sim_rows).enumerate() {
+        assert_eq!(b["bytes"], s["bytes"], "row {k}");
+    }
+    let empty = |r: &FrameRow| r["sbuf_bytes"] == Some(0.0);
+    let (mut alone, mut both, mut bed_packets, mut sim_packets) = (0, 0, 0.0, 0.0);
+    for (k, (b, s)) in bed.iter().zip(&sim_rows).enumerate() {
+        if !(b["packets"] > Some(0.0) && s["packets"] > Some(0.0)) {
+            continue;
+        }
+        both += 1;
+        bed_packets += b["packets"].unwrap();
+        sim_packets += s["packets"].unwrap();
+        let next_empty = match (bed.get(k + 1), sim_rows.get(k + 1)) {
+            (Some(b1), Some(s1)) => empty(b1) && empty(s1),
+            _ => false,
+        };
+        if empty(b) && empty(s) && next_empty {
+            assert_eq!(b["packets"], s["packets"], "row {k}: {b:?} against {s:?}");
+            alone += 1;
+        }
+    }
+    let (b_ppf, s_ppf) = (bed_packets / both as f64, sim_packets / both as f64);
+    eprintln!(
+        "{both} frames sent on both, {alone} alone in their packets; packets per frame \
+         {b_ppf:.4} against the simulator's {s_ppf:.4}"
+    );
+    assert!(both >= 140, "{both} frames sent on both backends");
+    assert!(
+        alone >= 100,
+        "{alone} frames alone in their packets on both backends"
+    );
+    assert!(
+        (b_ppf - s_ppf).abs() <= 0.01 * s_ppf,
+        "{b_ppf} packets per frame against the simulator's {s_ppf}"
+    );
+    let per_packet = |v: &serde_json::Value| {
+        let link = &v["links"][0];
+        link["tx_bytes"].as_f64().unwrap() / link["tx_packets"].as_f64().unwrap()
+    };
+    let (b, s) = (per_packet(&tb), per_packet(&sim));
+    eprintln!("bottleneck: {b:.2} B per packet against the simulator's {s:.2}");
+    assert!(
+        (b - s).abs() <= 0.01 * s,
+        "{b} B per packet on the bottleneck against the simulator's {s}"
+    );
+    let bytes = |v: &serde_json::Value| v["flows"][0]["bytes_delivered"].as_u64().unwrap();
+    let (b, s) = (bytes(&tb), bytes(&sim));
+    assert!(
+        b.abs_diff(s) as f64 <= 0.02 * s as f64,
+        "{b} B against the simulator's {s}"
+    );
+}
+
 /// A testbed run's frame rows (`bed`) beside the simulator's of the same scenario (`sim`):
 /// the same slots at the same times (the testbed's last may be missing: its sender's thread
 /// starts a little late, and the run can end before it reaches that slot), each with no more
