@@ -27,7 +27,9 @@
 //! source, `adapt` included (`tfcc_net::video::VideoFeed`), and its frames are followed to
 //! the receiver as the simulator follows them (`frames.parquet`, one `tfcc_sim::frames::FrameLog`
 //! for both; `tfcc_net::testbed::FlowResult::frames` says how its times are taken on real
-//! sockets).
+//! sockets). A video-fed flow runs the simulator's own packets, each datagram 28 B shorter
+//! (`wire_size::video_on_udp`, `tfcc_net::testbed::KernelHeaders`), so that its packets per
+//! frame and bytes are the simulator's.
 //! What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols (tfcc's TCP-like window schemes among them), a video source on
 //! any other flow, queues other than DropTail in packets in either direction. Access-link serialisation is not emulated (the veths are far
