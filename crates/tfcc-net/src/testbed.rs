@@ -955,8 +955,9 @@ fn udp_sender<S: Sender>(
 /// simulator's bytes for it. The packets per frame, the send buffer, `frames.parquet` and
 /// the bytes delivered are then the simulator's. The real cost of tfcc's header (28 B for
 /// TFWC, 44 B for TFRC, 20 B for CBR, inside the datagram) is not charged to the video: the
-/// simulator's packets are all the application's (TFWC's and CBR's `header_size` 0, TFRC's
-/// headers on top of its `s`), and that is what this keeps. Before, a video-fed TFWC packet
+/// simulator's packets are all the application's (a TFWC packet's `header_size` is 0 there, a
+/// CBR packet has none, and TFRC's `header_size` comes on top of its `s`), and that is what
+/// this keeps. Before, a video-fed TFWC packet
 /// put the frames after tfcc's header and carried 944 B of them per 1000-byte packet, 6 %
 /// fewer than the simulator's. A packet whose size in the simulator is below `bytes` plus its
 /// tfcc header (a frame's tail of a few dozen bytes) goes out padded to that header, and its
