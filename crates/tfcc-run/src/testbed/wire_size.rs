@@ -16,7 +16,11 @@ const UDP_IPV4_HEADER: u32 = 28;
 /// them all, here the kernel adds UDP/IPv4's 28 itself, so the datagram carries only the rest.
 /// A packet thus takes the same bytes on the testbed's bottleneck as in the simulator (the 004
 /// scenarios' `header_size = 28`: 1460 B datagrams, 1488 B on the wire; ns-2's `headersize_ 32`:
-/// 1004 B datagrams for 1032 B), and never more than the simulator's wire size. A datagram
+/// 1004 B datagrams for 1032 B). With a `header_size` below 28 (the thesis preset's 0) there
+/// is nothing to take the kernel's headers from, and the packet is `28 - header_size` bytes
+/// longer on the bottleneck than in the simulator (1460 B datagrams, 1488 B on the wire, for
+/// the simulator's 1460); a video-fed TFRC flow does not have this excess ([`video_on_udp`]),
+/// a bulk one still does (noticed 2026-11-28, not changed). A datagram
 /// must hold tfcc's 44-byte TFRC data header: a smaller one went out padded to 44 B, more
 /// bytes on the bottleneck than the simulator's packet (a 20-byte `packet_size` with the
 /// thesis' 28 B of headers: 48 B in the simulator, 72 B here), so it is refused as TFWC's is.
