@@ -444,11 +444,8 @@ mod tests {
 
     #[test]
     fn the_rfc_preset_seeds_at_the_first_loss_from_the_receive_rate() {
-        let cfg = TfrcConfig {
-            packet_size: S,
-            header_size: 0, // the test's packets are S bytes on the wire
-            ..TfrcConfig::ns2()
-        };
+        let cfg = TfrcConfig::rfc5348();
+        assert_eq!((cfg.packet_size, cfg.header_size), (S, 0));
         let eq = cfg.equation();
         let mut r = TfrcReceiver::new(cfg);
         let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
@@ -459,6 +456,25 @@ mod tests {
                             // previous span (25 packets from arrival 180 ms to 284 ms): 27 packets in 112 ms.
         let want = eq.loss_for_rate(S, Dur::from_millis(100), 27.0 * f64::from(S) / 0.112);
         assert!((f.p / want - 1.0).abs() < 1e-9, "{} vs {want}", f.p);
+    }
+
+    /// ns-2.35's `TFRCSink` (`numPkts_ 1`) judges a gap lost at the first later arrival,
+    /// where RFC 5348's NDUPACK waits for the third: the `ns2` preset ends slowstart and
+    /// reports at packet 51, the `rfc5348` preset at 53.
+    #[test]
+    fn under_ns2_a_gap_is_a_loss_at_the_first_later_arrival() {
+        let at = |cfg: TfrcConfig| {
+            let mut r = TfrcReceiver::new(TfrcConfig {
+                packet_size: S,
+                header_size: 0,
+                ..cfg
+            });
+            let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
+            reports.iter().find(|(_, f)| f.p > 0.0).unwrap().0
+        };
+        assert_eq!(TfrcConfig::ns2().reorder_tolerance, 0);
+        assert_eq!(at(TfrcConfig::ns2()), 51);
+        assert_eq!(at(TfrcConfig::rfc5348()), 53);
     }
 
     #[test]

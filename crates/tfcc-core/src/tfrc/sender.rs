@@ -1245,10 +1245,27 @@ mod tests {
 
     #[test]
     fn rfc_nofeedback_interval_is_max_of_four_rtts_and_two_packets() {
+        let mut s = started(TfrcConfig::rfc5348());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // X = 4380 B / 0.1 s = 43 800 B/s: max(0.4 s, 2·1460/43800 s) = 0.4 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+    }
+
+    /// ns-2.35's `Agent/TFRC` re-arms its no-feedback timer at `max(2·rtt_, 2·size_/rate_)`,
+    /// half RFC 5348's `4R`; at S1's 165 ms RTT and a packet per RTT that is the difference
+    /// between a timer that fires on one lost report and one that needs two.
+    #[test]
+    fn ns2_nofeedback_interval_is_max_of_two_rtts_and_two_packets() {
         let mut s = started(TfrcConfig::ns2());
         feedback(&mut s, ms(100), 100, 0.0, 0);
-        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.4 s, 2·1000/40000 s) = 0.4 s.
-        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.2 s, 2·1000/40000 s) = 0.2 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(200)));
+        // At 5000 B/s (p = 0.3 at R = 0.1 s gives less) the packet term rules: 2·1000/X.
+        feedback(&mut s, ms(300), 100, 0.3, 2_500);
+        let want = 2.0 * 1000.0 / s.rate();
+        assert!(want > 0.2, "{want}");
+        let got = s.stats().rto.unwrap().as_secs_f64();
+        assert!(close(got, want, 1e-6), "{got} vs {want}");
     }
 
     #[test]
