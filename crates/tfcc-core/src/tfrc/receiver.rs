@@ -47,6 +47,9 @@ pub struct TfrcReceiver {
     prev_bytes: u64,
     prev_span: Dur,
     last_report: Option<Time>,
+    /// When the last accepted data packet arrived (ns-2's `last_arrival_`, for
+    /// [`TfrcConfig::report_timer_repeat`]).
+    last_arrival: Option<Time>,
     /// A data packet arrived since the last report (the report timer's condition).
     unreported: bool,
     /// The report waiting for `poll_transmit`, and when it was made.
@@ -90,6 +93,7 @@ impl TfrcReceiver {
             prev_bytes: 0,
             prev_span: Dur::ZERO,
             last_report: None,
+            last_arrival: None,
             unreported: false,
             pending: None,
             delivered: 0,
@@ -126,17 +130,32 @@ impl TfrcReceiver {
         }
     }
 
-    /// When the report timer wants a report: one RTT after the last report, if a packet has
-    /// arrived since (004 Sec. 3.1, RFC 5348 §6.2). `None` while nothing is unreported, before
-    /// the first report (the first packet triggers it) and before the sender has an RTT.
+    /// When the report timer wants a report: [`TfrcConfig::report_timer_rtts`] RTTs after the
+    /// last report, if a packet has arrived since (004 Sec. 3.1, RFC 5348 §6.2) or, with
+    /// [`TfrcConfig::report_timer_repeat`], if the last report was made at the last arrival's
+    /// instant (ns-2's `last_arrival_ >= last_report_sent`). `None` while nothing is
+    /// unreported, before the first report (the first packet triggers it) and before the
+    /// sender has an RTT.
     fn report_due(&self) -> Option<Time> {
-        if !self.cfg.report_timer || !self.unreported || self.pending.is_some() {
+        if !self.cfg.report_timer || !(self.unreported || self.repeat_due()) {
+            return None;
+        }
+        if self.pending.is_some() {
             return None;
         }
         let last = self.last_report?;
         // The RTT comes from the data header, which any peer can fill: saturate rather than
         // overflow (a deadline past `Time::MAX` is "never").
-        (!self.rtt.is_zero()).then(|| last.saturating_add(self.rtt))
+        (!self.rtt.is_zero())
+            .then(|| last.saturating_add(self.rtt.mul_f64(self.cfg.report_timer_rtts)))
+    }
+
+    /// Whether the timer owes ns-2's repeated report ([`TfrcConfig::report_timer_repeat`]):
+    /// the last report went at the instant of the last arrival and nothing has come since.
+    fn repeat_due(&self) -> bool {
+        self.cfg.report_timer_repeat
+            && self.last_report.is_some()
+            && self.last_arrival == self.last_report
     }
 
     /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
@@ -221,6 +240,7 @@ impl TfrcReceiver {
         self.delivered += payload;
         self.bytes_since += payload;
         self.unreported = true;
+        self.last_arrival = Some(now);
         if self.since.is_none() {
             self.since = Some(now);
         }
@@ -262,7 +282,13 @@ impl TfrcReceiver {
         }
         self.p = self.loss_event_rate();
         let (x_recv, bytes, span) = self.receive_rate(now);
-        self.x_recv = x_recv;
+        // ns-2's repeated report counts no packet, and `est_thput` then reports its default,
+        // one packet per second ([`TfrcConfig::report_timer_repeat`]).
+        self.x_recv = if bytes == 0 && self.repeat_due() {
+            f64::from(self.cfg.packet_size.max(1))
+        } else {
+            x_recv
+        };
         self.prev_bytes = bytes;
         self.prev_span = span;
         let fb = FeedbackHeader {
@@ -709,6 +735,48 @@ mod tests {
             None,
             "reported; the timer waits for new data"
         );
+    }
+
+    /// ns-2.35's `TFRCSink`: its timer goes 1.5 RTTs after a report, and sends when
+    /// `last_arrival_ >= last_report_sent`, so a report made at an arrival is repeated by the
+    /// timer with nothing new in it, `X_recv` one packet per second (`est_thput`'s default).
+    /// RFC 5348 §6.2 (the `rfc5348` preset) sends nothing then.
+    #[test]
+    fn under_ns2_the_timer_repeats_a_report_made_at_an_arrival_1_5_rtts_later() {
+        let cfg = |c: TfrcConfig| TfrcConfig {
+            packet_size: S,
+            header_size: 0,
+            ..c
+        };
+        let mut r = TfrcReceiver::new(cfg(TfrcConfig::ns2()));
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        assert!(r.poll_transmit(ms(80)).is_some());
+        assert_eq!(
+            r.next_timeout(),
+            Some(ms(1580)),
+            "1.5 RTTs after the report"
+        );
+        r.on_timeout(ms(1580));
+        let Some(Packet {
+            header: Header::TfrcFeedback(f),
+            ..
+        }) = r.poll_transmit(ms(1580))
+        else {
+            panic!("no repeated report")
+        };
+        assert_eq!(f.seq_echo, 0);
+        assert_eq!(f.x_recv, S, "one packet per second");
+        assert_eq!(f.t_delay, Dur::from_millis(1500));
+        assert_eq!(r.next_timeout(), None, "repeated once only");
+        // A packet inside the RTT is reported by the timer 1.5 RTTs after the last report.
+        r.on_packet(ms(1680), &data(1, ms(1600), 1000, 1460));
+        assert!(r.poll_transmit(ms(1680)).is_none());
+        assert_eq!(r.next_timeout(), Some(ms(3080)));
+
+        let mut r = TfrcReceiver::new(cfg(TfrcConfig::rfc5348()));
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        assert!(r.poll_transmit(ms(80)).is_some());
+        assert_eq!(r.next_timeout(), None, "nothing new to report");
     }
 
     #[test]
