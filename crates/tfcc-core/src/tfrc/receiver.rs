@@ -17,14 +17,18 @@ use super::wire::{DataHeader, FeedbackHeader};
 /// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives")
 /// or by the report timer, which runs only while a packet is unreported, so the receiver sends
 /// nothing while no data arrives (Sec. 3.1: "only [...] when at least one packet was received
-/// since the last report"). A report goes out
+/// since the last report"), but for the `ns2` preset's one repeated report (below). A report
+/// goes out
 /// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
 /// - when at least one RTT (the sender's, from the header) has passed since the last report;
 /// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
 ///   and, with [`TfrcConfig::report_on_loss_event`] (RFC 5348 §6.1; not the thesis, whose
 ///   reports go once per RTT, 004 Sec. 3.1), on every later new loss event;
 /// - with [`TfrcConfig::report_timer`], from its timer one RTT after the last report if a
-///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2).
+///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2); 1.5
+///   RTTs under the `ns2` preset ([`TfrcConfig::report_timer_rtts`]), where the timer also
+///   repeats a report made at an arrival that nothing followed
+///   ([`TfrcConfig::report_timer_repeat`], ns-2.35's `TFRCSink`).
 #[derive(Clone, Debug)]
 pub struct TfrcReceiver {
     cfg: TfrcConfig,
