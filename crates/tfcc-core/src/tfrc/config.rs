@@ -270,6 +270,26 @@ pub struct TfrcConfig {
     /// next one arrives, which at a very low rate can be a minute later (004 E11's 30 s dropout
     /// showed it: no report, no fresh RTT sample, and a stale ISM factor held the sender).
     pub report_timer: bool,
+    /// The report timer's interval in RTTs: a report goes this many RTTs after the last one if
+    /// no arrival has triggered one (arrivals still trigger a report once one RTT has passed).
+    /// 1 in the thesis preset (004 Sec. 3.1: "once per RTT") and RFC 5348 §6.2; 1.5 in ns-2.35's
+    /// `TFRCSink`, which re-arms `nack_timer_` at `1.5·rtt_/NumFeedback_` after every report
+    /// (its source asks "why is this 1.5 instead of 1.0?"). In [1, 1000]
+    /// ([`MAX_NOFEEDBACK_MULTIPLE`]).
+    pub report_timer_rtts: f64,
+    /// ns-2.35's `TFRCSink` sends a timer report when `last_arrival_ >= last_report_sent`, so a
+    /// report made at an arrival leaves that arrival unreported to its timer: with no later
+    /// arrival the timer ([`Self::report_timer_rtts`] later) sends a second report with nothing
+    /// new in it, whose receive rate is `est_thput`'s default of one packet per second. With
+    /// [`Self::receive_bound`] that report holds the sender to `max(2s, s/R)` (ns-2 floors the
+    /// bound at `s/R`, [`Self::receive_bound_floor`]), it advances the sender's round
+    /// ([`Self::loss_event_round`]) and restarts its no-feedback timer. Below a packet or two
+    /// per RTT such repeats are common (ns-2's TFRC on S1's link, seed 1: about 200 of one
+    /// flow's 951 reports in 60-300 s), and they keep ns-2's `2R` no-feedback timer
+    /// ([`Self::nofeedback_rtts`]) from firing whenever one arrival is late. Neither 004 nor RFC
+    /// 5348 (§6.2: "if no data packets have been received since the last feedback was sent, no
+    /// feedback packet is sent") has it: off except in `ns2`.
+    pub report_timer_repeat: bool,
     /// Also report at once whenever a new loss event is detected after slowstart (RFC 5348
     /// §6.1, ns-2's `TFRCSink`), on top of the reports once per RTT. Off in the thesis preset:
     /// 004 Sec. 3.1 sends reports "once per RTT since this is the delay of the control system.
@@ -287,8 +307,16 @@ pub struct TfrcConfig {
     /// The rate the seeded first interval reproduces.
     pub seed: SeedRule,
     /// The thesis' increase limit (004 Eq. 3.7–3.8): the rate rises by at most one packet per
-    /// RTT per feedback. Off in RFC 5348 and ns-2.
+    /// RTT per feedback. Off in RFC 5348; on in `ns2`, whose `increase_rate` has it in the form
+    /// of [`Self::increase_elapsed`].
     pub increase_limit: bool,
+    /// With [`Self::increase_limit`], scale the step by the time since the last report taken
+    /// in congestion control: `Δb = (s/R)·min(2, Δt/R)`, ns-2.35's `increase_rate` (`mult =
+    /// (now − last_change_)/rtt_`, capped at 2; ns-2's `last_change_` is set by every report's
+    /// increase or decrease and by slowstart's changes, not by the no-feedback timer; here the
+    /// first report after slowstart counts `Δt = R`). Off: `Δb = s/R` per report (004 Eq.
+    /// 3.7). On in `ns2` only.
+    pub increase_elapsed: bool,
     /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348
     /// §4.3 step 4's `X = max(min(X_Bps, recv_limit), s/t_mbi)` (and ns-2's agent). The thesis
     /// has no such bound outside slowstart: its sender goes to the receiver's expected rate,
@@ -301,6 +329,12 @@ pub struct TfrcConfig {
     /// stall length (E12's 3 s stall: 1 KB/s). Off in the thesis preset, on in `ns2` and
     /// `rfc5348`.
     pub receive_bound: bool,
+    /// With [`Self::receive_bound`], never let the bound fall below one packet per RTT:
+    /// `X = min(X_calc, max(2·X_recv, s/R))`, ns-2.35's `maximumrate = max(maxrate_,
+    /// size_/rtt_)` in `increase_rate` and `decrease_rate` (RFC 3448 §4.3's `max(min(X_calc,
+    /// 2·X_recv), s/R)` floors `X_calc` too; ns-2 does not). RFC 5348 §4.3 floors the rate at
+    /// `s/t_mbi` only, and the thesis has no receive bound: off except in `ns2`.
+    pub receive_bound_floor: bool,
     /// Spread each increase over the packets of the next RTT (004 Sec. 3.5.1, Eq. 3.9–3.10;
     /// slowstart likewise, Sec. 3.6.1) instead of taking it when the report arrives (RFC 5348,
     /// ns-2). As the thesis says, only while the rate is above one packet per RTT; at or below
@@ -308,7 +342,8 @@ pub struct TfrcConfig {
     pub smooth_increase: bool,
     /// No-feedback timer, the RTT multiple: `t_nfb = max(a·R, c·s/X)`. The thesis'
     /// `t_dec = d·max(R, s/X)` with `d` in 5…10 (004 Eq. 3.12) gives `a = c = d`; the default is
-    /// `d = 8`, inside the range. RFC 5348 §4.3 uses `a = 4`, `c = 2`. In [1, 1000]
+    /// `d = 8`, inside the range. RFC 5348 §4.3 uses `a = 4`, `c = 2`; ns-2.35's `Agent/TFRC`
+    /// `a = 2`, `c = 2` (`NoFeedbacktimer_.resched(max(2·rtt_, 2·size_/rate_))`). In [1, 1000]
     /// ([`MAX_NOFEEDBACK_MULTIPLE`]: neither source bounds it; the cap keeps the timer on the
     /// clock).
     pub nofeedback_rtts: f64,
@@ -335,7 +370,10 @@ pub struct TfrcConfig {
     /// against ns-2.35"). See [`crate::loss_events::LossEventGrouper`].
     pub loss_event_round: bool,
     /// Later packets that may overtake a missing one before it counts as lost: 3 (004 Sec. 3.4).
-    /// See [`DetectorConfig::reorder_tolerance`]; RFC 5348's NDUPACK = 3 is 2 here.
+    /// See [`DetectorConfig::reorder_tolerance`]; RFC 5348's NDUPACK = 3 is 2 here, ns-2.35's
+    /// `Agent/TFRCSink numPkts_ 1` (a gap is a loss at the first later arrival) is 0. At a
+    /// packet or two per RTT the wait is RTTs long, and it changes which sender round judges
+    /// a loss ([`Self::loss_event_round`]).
     pub reorder_tolerance: u32,
     /// Loss-event-rate estimator.
     pub estimator: EstimatorKind,
@@ -400,11 +438,15 @@ impl Default for TfrcConfig {
             slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
             slowstart_timer: true,                             // 004 Eq. 3.16
             report_timer: true,                                // 004 Sec. 3.1, RFC 5348 §6.2
+            report_timer_rtts: 1.0,                            // 004 Sec. 3.1, RFC 5348 §6.2
+            report_timer_repeat: false,                        // not in 004 nor RFC 5348
             report_on_loss_event: false,                       // 004 Sec. 3.1, 3.6.1
             slowstart_exit_losses: 2,                          // 004 Sec. 3.6.1
             seed: SeedRule::HalfSendRate,                      // 004 Sec. 3.6.2
             increase_limit: true,                              // 004 Eq. 3.7-3.8
+            increase_elapsed: false,                           // 004 Eq. 3.7
             receive_bound: false,                              // 004 Sec. 3.5
+            receive_bound_floor: false,                        // RFC 5348 §4.3: s/t_mbi only
             smooth_increase: true,                             // 004 Eq. 3.9-3.10
             nofeedback_rtts: 8.0,                              // 004 Eq. 3.12, d = 8 in 5..10
             nofeedback_packets: 8.0,                           // 004 Eq. 3.12
@@ -489,7 +531,9 @@ fn need_positive(field: &'static str, value: Dur) -> Result<(), TfrcConfigError>
     need(field, "> 0", value.as_secs_f64(), !value.is_zero())
 }
 
-/// A multiple of the no-feedback timer's two terms, in `[1, MAX_NOFEEDBACK_MULTIPLE]`.
+/// A timer's multiple (the no-feedback timer's two terms, the report timer's RTTs), in
+/// `[1, MAX_NOFEEDBACK_MULTIPLE]`: below 1 neither timer means what its source says, and the cap
+/// keeps `now + multiple·R` on the clock.
 fn need_nofeedback_multiple(
     field: &'static str,
     expected: &'static str,
@@ -522,26 +566,32 @@ impl TfrcConfig {
     /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
     /// | `report_on_loss_event` | off (once per RTT) | on | report on a new loss event |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
-    /// | `increase_limit` | on | off | RFC 5348 rule |
-    /// | `receive_bound` | off | `min(X_calc, 2·X_recv)` | `maxrate_ = 2·rcvrate` |
+    /// | `increase_limit`, `increase_elapsed` | `s/R` per report | `(s/R)·min(2, Δt/R)` per report | `increase_rate` |
+    /// | `receive_bound`, `receive_bound_floor` | off | `min(X_calc, max(2·X_recv, s/R))` | `maxrate_ = 2·rcvrate`, `maximumrate` |
+    /// | `report_timer_rtts` | 1 | 1.5 | `nack_timer_` at `1.5·rtt_/NumFeedback_` |
+    /// | `report_timer_repeat` | off | on | `last_arrival_ >= last_report_sent`, `est_thput` 1 packet/s |
     /// | `smooth_increase` | per packet | per report | RFC 5348 rule |
     /// | `rto_rule` | `4R` | `SRTT + 4·RTTVAR` in 0.1 s ticks | `tcp_tick_ 0.1`, `rtxcur_init_ 6` |
-    /// | `nofeedback_*` | `8·max(R, s/X)` | `max(4R, 2s/X)` | RFC 5348 §4.3 |
-    /// | `reorder_tolerance` | 3 | 2 | NDUPACK 3 (RFC 5348 §5.1) |
+    /// | `nofeedback_*` | `8·max(R, s/X)` | `max(2R, 2s/X)` | `NoFeedbacktimer_` in `recv` (RFC 5348: `4R`) |
+    /// | `reorder_tolerance` | 3 | 0 | `numPkts_ 1` (RFC 5348's NDUPACK 3 would be 2) |
     /// | `loss_event_rtt` | latest sample | smoothed | `rtt_` from the data header |
     /// | `loss_event_round` | off | on | `PreciseLoss_ 1` (`round_id`) |
     /// | `discounting` | proportional + remodel | RFC 5348 §5.5, floor 0.5 | `discount_ 1`, `minDiscountRatio_ 0.5` |
     ///
     /// Shared: `df_ 0.95` (β = 0.05), `bval_ 1`, `ca_ 1` (ISM on), `algo_ 1` (ALI), n = 8,
     /// `NumFeedback_ 1` (one report per RTT), `minrto_ 0` (no RTO floor), feedback 40 B.
-    /// Not modelled: ns-2's `tcp_tick_`, `maxHeavyRounds_`, `conservative_`, `voip_`, and its
-    /// `numPkts_` loss-detection threshold, which this preset reads as RFC 5348's NDUPACK; nor
-    /// the details of its increase rule (`(s/R)·min(2, Δt/R)` per report), slowstart exit,
-    /// `max(2R, 2s/X)` no-feedback timer and its report timer's `1.5·R` (here one `R`, as
-    /// [`Self::report_timer`]). bench/ns2/README.md lists them with
-    /// what each did to θ in the live cross-check (nothing measurable); the header bytes were
-    /// the one difference that mattered there. At a packet or two per RTT and 20-30 % loss
-    /// ns-2's `PreciseLoss_ 1` matters as much ([`Self::loss_event_round`]).
+    /// Not modelled: ns-2's `tcp_tick_`, `maxHeavyRounds_`, `conservative_`, `voip_`; its
+    /// slowstart exit (the rate set to `X_calc` without the `2·X_recv` bound) and
+    /// `slow_increase_`; its `X_recv` over a span shorter than an RTT (the packets of the last
+    /// `rtt_`, where tfcc joins the previous report's span); and its no-feedback timer armed
+    /// with the rate before the report's change (here after it). bench/ns2/README.md lists the
+    /// differences with what each did to θ in the live cross-check (nothing measurable); the
+    /// header bytes were the one difference that mattered there. At a packet or two per RTT
+    /// and 10-30 % loss the sink's rules matter as much: `PreciseLoss_ 1`
+    /// ([`Self::loss_event_round`]), `numPkts_ 1`, the `2R` no-feedback timer with the repeated
+    /// timer report that keeps it from firing, and the `s/R` floor under the bound
+    /// (docs/reproductions/log/tfrc.md, "TFRC at high loss against ns-2.35" and "The ns2
+    /// preset against ns-2.35, the remaining rules").
     pub fn ns2() -> Self {
         TfrcConfig {
             packet_size: 1000,
@@ -549,16 +599,20 @@ impl TfrcConfig {
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::TwiceReceiveRate,
             slowstart_timer: false,
+            report_timer_rtts: 1.5,
+            report_timer_repeat: true,
             report_on_loss_event: true,
             slowstart_exit_losses: 1,
             seed: SeedRule::ReceiveRate,
-            increase_limit: false,
+            increase_limit: true,
+            increase_elapsed: true,
             receive_bound: true,
+            receive_bound_floor: true,
             smooth_increase: false,
             rto_rule: RtoRule::Ns2Tcp,
-            nofeedback_rtts: 4.0,
+            nofeedback_rtts: 2.0,
             nofeedback_packets: 2.0,
-            reorder_tolerance: 2,
+            reorder_tolerance: 0,
             loss_event_rtt: LossEventRtt::Smoothed,
             loss_event_round: true,
             discounting: DiscountingKind::Rfc5348,
@@ -727,6 +781,11 @@ impl TfrcConfig {
             "nofeedback_rtts",
             "in [1, 1000] (004 Eq. 3.12's d is 5..10; RFC 5348's 4)",
             self.nofeedback_rtts,
+        )?;
+        need_nofeedback_multiple(
+            "report_timer_rtts",
+            "in [1, 1000] (004 and RFC 5348: 1; ns-2: 1.5)",
+            self.report_timer_rtts,
         )?;
         need_nofeedback_multiple(
             "nofeedback_packets",

@@ -17,14 +17,18 @@ use super::wire::{DataHeader, FeedbackHeader};
 /// Reports are generated on data arrival (004 Sec. 3.2: "immediately after a packet arrives")
 /// or by the report timer, which runs only while a packet is unreported, so the receiver sends
 /// nothing while no data arrives (Sec. 3.1: "only [...] when at least one packet was received
-/// since the last report"). A report goes out
+/// since the last report"), but for the `ns2` preset's one repeated report (below). A report
+/// goes out
 /// - for the first data packet (RFC 5348 §6.3: the sender needs its first RTT sample);
 /// - when at least one RTT (the sender's, from the header) has passed since the last report;
 /// - at once when the slowstart-ending loss is seen and the history is seeded (004 Sec. 3.6.1)
 ///   and, with [`TfrcConfig::report_on_loss_event`] (RFC 5348 §6.1; not the thesis, whose
 ///   reports go once per RTT, 004 Sec. 3.1), on every later new loss event;
 /// - with [`TfrcConfig::report_timer`], from its timer one RTT after the last report if a
-///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2).
+///   packet arrived since and none has triggered a report (004 Sec. 3.1, RFC 5348 §6.2); 1.5
+///   RTTs under the `ns2` preset ([`TfrcConfig::report_timer_rtts`]), where the timer also
+///   repeats a report made at an arrival that nothing followed
+///   ([`TfrcConfig::report_timer_repeat`], ns-2.35's `TFRCSink`).
 #[derive(Clone, Debug)]
 pub struct TfrcReceiver {
     cfg: TfrcConfig,
@@ -47,6 +51,9 @@ pub struct TfrcReceiver {
     prev_bytes: u64,
     prev_span: Dur,
     last_report: Option<Time>,
+    /// When the last accepted data packet arrived (ns-2's `last_arrival_`, for
+    /// [`TfrcConfig::report_timer_repeat`]).
+    last_arrival: Option<Time>,
     /// A data packet arrived since the last report (the report timer's condition).
     unreported: bool,
     /// The report waiting for `poll_transmit`, and when it was made.
@@ -90,6 +97,7 @@ impl TfrcReceiver {
             prev_bytes: 0,
             prev_span: Dur::ZERO,
             last_report: None,
+            last_arrival: None,
             unreported: false,
             pending: None,
             delivered: 0,
@@ -126,17 +134,32 @@ impl TfrcReceiver {
         }
     }
 
-    /// When the report timer wants a report: one RTT after the last report, if a packet has
-    /// arrived since (004 Sec. 3.1, RFC 5348 §6.2). `None` while nothing is unreported, before
-    /// the first report (the first packet triggers it) and before the sender has an RTT.
+    /// When the report timer wants a report: [`TfrcConfig::report_timer_rtts`] RTTs after the
+    /// last report, if a packet has arrived since (004 Sec. 3.1, RFC 5348 §6.2) or, with
+    /// [`TfrcConfig::report_timer_repeat`], if the last report was made at the last arrival's
+    /// instant (ns-2's `last_arrival_ >= last_report_sent`). `None` while nothing is
+    /// unreported, before the first report (the first packet triggers it) and before the
+    /// sender has an RTT.
     fn report_due(&self) -> Option<Time> {
-        if !self.cfg.report_timer || !self.unreported || self.pending.is_some() {
+        if !self.cfg.report_timer || !(self.unreported || self.repeat_due()) {
+            return None;
+        }
+        if self.pending.is_some() {
             return None;
         }
         let last = self.last_report?;
         // The RTT comes from the data header, which any peer can fill: saturate rather than
         // overflow (a deadline past `Time::MAX` is "never").
-        (!self.rtt.is_zero()).then(|| last.saturating_add(self.rtt))
+        (!self.rtt.is_zero())
+            .then(|| last.saturating_add(self.rtt.mul_f64(self.cfg.report_timer_rtts)))
+    }
+
+    /// Whether the timer owes ns-2's repeated report ([`TfrcConfig::report_timer_repeat`]):
+    /// the last report went at the instant of the last arrival and nothing has come since.
+    fn repeat_due(&self) -> bool {
+        self.cfg.report_timer_repeat
+            && self.last_report.is_some()
+            && self.last_arrival == self.last_report
     }
 
     /// Receive rate in bytes/s over the time since the last report (RFC 5348 §6.2: "the last
@@ -221,6 +244,7 @@ impl TfrcReceiver {
         self.delivered += payload;
         self.bytes_since += payload;
         self.unreported = true;
+        self.last_arrival = Some(now);
         if self.since.is_none() {
             self.since = Some(now);
         }
@@ -262,7 +286,13 @@ impl TfrcReceiver {
         }
         self.p = self.loss_event_rate();
         let (x_recv, bytes, span) = self.receive_rate(now);
-        self.x_recv = x_recv;
+        // ns-2's repeated report counts no packet, and `est_thput` then reports its default,
+        // one packet per second ([`TfrcConfig::report_timer_repeat`]).
+        self.x_recv = if bytes == 0 && self.repeat_due() {
+            f64::from(self.cfg.packet_size.max(1))
+        } else {
+            x_recv
+        };
         self.prev_bytes = bytes;
         self.prev_span = span;
         let fb = FeedbackHeader {
@@ -444,11 +474,8 @@ mod tests {
 
     #[test]
     fn the_rfc_preset_seeds_at_the_first_loss_from_the_receive_rate() {
-        let cfg = TfrcConfig {
-            packet_size: S,
-            header_size: 0, // the test's packets are S bytes on the wire
-            ..TfrcConfig::ns2()
-        };
+        let cfg = TfrcConfig::rfc5348();
+        assert_eq!((cfg.packet_size, cfg.header_size), (S, 0));
         let eq = cfg.equation();
         let mut r = TfrcReceiver::new(cfg);
         let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
@@ -459,6 +486,25 @@ mod tests {
                             // previous span (25 packets from arrival 180 ms to 284 ms): 27 packets in 112 ms.
         let want = eq.loss_for_rate(S, Dur::from_millis(100), 27.0 * f64::from(S) / 0.112);
         assert!((f.p / want - 1.0).abs() < 1e-9, "{} vs {want}", f.p);
+    }
+
+    /// ns-2.35's `TFRCSink` (`numPkts_ 1`) judges a gap lost at the first later arrival,
+    /// where RFC 5348's NDUPACK waits for the third: the `ns2` preset ends slowstart and
+    /// reports at packet 51, the `rfc5348` preset at 53.
+    #[test]
+    fn under_ns2_a_gap_is_a_loss_at_the_first_later_arrival() {
+        let at = |cfg: TfrcConfig| {
+            let mut r = TfrcReceiver::new(TfrcConfig {
+                packet_size: S,
+                header_size: 0,
+                ..cfg
+            });
+            let reports = feed(&mut r, (0..100).filter(|&q| q != 50), 100, 999_999);
+            reports.iter().find(|(_, f)| f.p > 0.0).unwrap().0
+        };
+        assert_eq!(TfrcConfig::ns2().reorder_tolerance, 0);
+        assert_eq!(at(TfrcConfig::ns2()), 51);
+        assert_eq!(at(TfrcConfig::rfc5348()), 53);
     }
 
     #[test]
@@ -693,6 +739,48 @@ mod tests {
             None,
             "reported; the timer waits for new data"
         );
+    }
+
+    /// ns-2.35's `TFRCSink`: its timer goes 1.5 RTTs after a report, and sends when
+    /// `last_arrival_ >= last_report_sent`, so a report made at an arrival is repeated by the
+    /// timer with nothing new in it, `X_recv` one packet per second (`est_thput`'s default).
+    /// RFC 5348 §6.2 (the `rfc5348` preset) sends nothing then.
+    #[test]
+    fn under_ns2_the_timer_repeats_a_report_made_at_an_arrival_1_5_rtts_later() {
+        let cfg = |c: TfrcConfig| TfrcConfig {
+            packet_size: S,
+            header_size: 0,
+            ..c
+        };
+        let mut r = TfrcReceiver::new(cfg(TfrcConfig::ns2()));
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        assert!(r.poll_transmit(ms(80)).is_some());
+        assert_eq!(
+            r.next_timeout(),
+            Some(ms(1580)),
+            "1.5 RTTs after the report"
+        );
+        r.on_timeout(ms(1580));
+        let Some(Packet {
+            header: Header::TfrcFeedback(f),
+            ..
+        }) = r.poll_transmit(ms(1580))
+        else {
+            panic!("no repeated report")
+        };
+        assert_eq!(f.seq_echo, 0);
+        assert_eq!(f.x_recv, S, "one packet per second");
+        assert_eq!(f.t_delay, Dur::from_millis(1500));
+        assert_eq!(r.next_timeout(), None, "repeated once only");
+        // A packet inside the RTT is reported by the timer 1.5 RTTs after the last report.
+        r.on_packet(ms(1680), &data(1, ms(1600), 1000, 1460));
+        assert!(r.poll_transmit(ms(1680)).is_none());
+        assert_eq!(r.next_timeout(), Some(ms(3080)));
+
+        let mut r = TfrcReceiver::new(cfg(TfrcConfig::rfc5348()));
+        r.on_packet(ms(80), &data(0, ms(0), 1000, 1460));
+        assert!(r.poll_transmit(ms(80)).is_some());
+        assert_eq!(r.next_timeout(), None, "nothing new to report");
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct TfrcSender {
     /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`), and the smoothed RTT then.
     last_double: Option<Time>,
     double_rtt: f64,
+    /// When the last report taken in congestion control set the rate (ns-2's `last_change_`,
+    /// for [`TfrcConfig::increase_elapsed`]).
+    last_change: Option<Time>,
     packets_sent: u64,
     bytes_sent: u64,
     timeouts: u64,
@@ -126,6 +129,7 @@ impl TfrcSender {
             slowstart_at: None,
             last_double: None,
             double_rtt: 0.0,
+            last_change: None,
             packets_sent: 0,
             bytes_sent: 0,
             timeouts: 0,
@@ -528,12 +532,27 @@ impl TfrcSender {
             };
             self.x_calc = Some(x_calc);
             let mut target = if self.cfg.receive_bound {
-                x_calc.min(2.0 * rx)
+                // ns-2's `maximumrate = max(maxrate_, size_/rtt_)` with
+                // [`TfrcConfig::receive_bound_floor`].
+                let floor = if self.cfg.receive_bound_floor {
+                    s / r
+                } else {
+                    0.0
+                };
+                x_calc.min((2.0 * rx).max(floor))
             } else {
                 x_calc
             };
-            // 004 Eq. 3.7: Δb = s/R.
-            let delta_b = s / r;
+            // 004 Eq. 3.7: Δb = s/R; ns-2 scales it by the time since the last change.
+            let elapsed = self
+                .last_change
+                .map_or(1.0, |t| now.saturating_since(t).as_secs_f64() / r);
+            let delta_b = if self.cfg.increase_elapsed {
+                s / r * elapsed.min(2.0)
+            } else {
+                s / r
+            };
+            self.last_change = Some(now);
             let step_of = if self.cfg.increase_limit {
                 if target > self.x {
                     // 004 Eq. 3.8: at most one more packet per RTT.
@@ -1044,6 +1063,55 @@ mod tests {
         assert!(close(s.rate(), 20_000.0, 1e-9));
     }
 
+    /// ns-2.35's `maximumrate = max(maxrate_, size_/rtt_)`: a report of one packet per second
+    /// (ns-2's repeated timer report) bounds the `ns2` sender at one packet per RTT, `s/R` =
+    /// 10 000 B/s here, not at `2·X_recv` = 2000 B/s.
+    #[test]
+    fn under_ns2_the_receive_bound_never_falls_below_one_packet_per_rtt() {
+        let run = |floor: bool| {
+            let mut s = started(TfrcConfig {
+                receive_bound_floor: floor,
+                ..TfrcConfig::ns2()
+            });
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            feedback(&mut s, ms(200), 100, 1e-6, 1000);
+            s.rate()
+        };
+        assert!(TfrcConfig::ns2().receive_bound_floor);
+        assert!(close(run(true), 10_000.0, 1e-9), "{}", run(true));
+        assert!(close(run(false), 2_000.0, 1e-9), "{}", run(false));
+    }
+
+    /// ns-2.35's `increase_rate`: `X + (s/R)·min(2, Δt/R)`, `Δt` since the last report's
+    /// change. From 10 000 B/s (`s/R`, R = 0.1 s) a report 0.2 s later adds two packets per
+    /// RTT, one 0.05 s after that half a packet; the thesis' limit adds one each time.
+    #[test]
+    fn under_ns2_an_increase_is_scaled_by_the_time_since_the_last_change() {
+        let run = |elapsed: bool| {
+            let mut s = started(TfrcConfig {
+                increase_elapsed: elapsed,
+                ..TfrcConfig::ns2()
+            });
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            feedback(&mut s, ms(200), 100, 1e-6, 1000); // down to s/R
+            feedback(&mut s, ms(400), 100, 1e-6, 10_000_000);
+            let first = s.rate();
+            feedback(&mut s, ms(450), 100, 1e-6, 10_000_000);
+            (first, s.rate())
+        };
+        assert!(TfrcConfig::ns2().increase_limit && TfrcConfig::ns2().increase_elapsed);
+        let (a, b) = run(true);
+        assert!(
+            close(a, 30_000.0, 1e-9) && close(b, 35_000.0, 1e-9),
+            "{a} {b}"
+        );
+        let (a, b) = run(false);
+        assert!(
+            close(a, 20_000.0, 1e-9) && close(b, 30_000.0, 1e-9),
+            "{a} {b}"
+        );
+    }
+
     /// 004 Sec. 3.5.2: "As soon as receiver reports arrive at the sender again, the sending
     /// rate can be readjusted to the rate expected by the receiver." The first report after a
     /// stall measures its receive rate over the silent interval (one packet in 3 s); the thesis
@@ -1245,10 +1313,27 @@ mod tests {
 
     #[test]
     fn rfc_nofeedback_interval_is_max_of_four_rtts_and_two_packets() {
+        let mut s = started(TfrcConfig::rfc5348());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        // X = 4380 B / 0.1 s = 43 800 B/s: max(0.4 s, 2·1460/43800 s) = 0.4 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+    }
+
+    /// ns-2.35's `Agent/TFRC` re-arms its no-feedback timer at `max(2·rtt_, 2·size_/rate_)`,
+    /// half RFC 5348's `4R`; at S1's 165 ms RTT and a packet per RTT that is the difference
+    /// between a timer that fires on one lost report and one that needs two.
+    #[test]
+    fn ns2_nofeedback_interval_is_max_of_two_rtts_and_two_packets() {
         let mut s = started(TfrcConfig::ns2());
         feedback(&mut s, ms(100), 100, 0.0, 0);
-        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.4 s, 2·1000/40000 s) = 0.4 s.
-        assert_eq!(s.stats().rto, Some(Dur::from_millis(400)));
+        // X = 4000 B / 0.1 s = 40 000 B/s: max(0.2 s, 2·1000/40000 s) = 0.2 s.
+        assert_eq!(s.stats().rto, Some(Dur::from_millis(200)));
+        // At 5000 B/s (p = 0.3 at R = 0.1 s gives less) the packet term rules: 2·1000/X.
+        feedback(&mut s, ms(300), 100, 0.3, 2_500);
+        let want = 2.0 * 1000.0 / s.rate();
+        assert!(want > 0.2, "{want}");
+        let got = s.stats().rto.unwrap().as_secs_f64();
+        assert!(close(got, want, 1e-6), "{got} vs {want}");
     }
 
     #[test]
