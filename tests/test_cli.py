@@ -393,7 +393,7 @@ def test_check_backend_testbed_refuses_what_the_testbed_would_without_root() -> 
 
     for name, word in (
         ("stall", "a stall (a link that holds arrivals while it does not transmit)"),
-        ("tiny", "flow 0: a TFRC packet_size of 20 B (header_size 0 B) makes a 20 B datagram"),
+        ("tiny", "flow 0: a TFRC packet of 20 B on the wire cannot carry UDP/IPv4's 28 B"),
     ):
         r = check(str(files[name]))
         assert r.returncode == 0, r.stderr  # the simulator runs it

@@ -413,8 +413,15 @@ pub fn flow_port(i: usize) -> u16 {
 /// One flow of a testbed run.
 #[derive(Clone, Debug)]
 pub enum FlowKind {
-    /// TFRC with this configuration.
-    Tfrc(TfrcConfig),
+    /// TFRC with this configuration, its data packets sized by [`KernelHeaders`] with
+    /// `kernel_headers`: the testbed's caller gives the simulator's own `cfg` and UDP/IPv4's
+    /// 28 B, so that each packet is the simulator's `packet_size + header_size` on the
+    /// bottleneck and its receiver counts the simulator's bytes (0: datagrams of `cfg`'s own
+    /// sizes).
+    Tfrc {
+        cfg: TfrcConfig,
+        kernel_headers: u32,
+    },
     /// TFRC fed by a video source (issue 5): application-limited, each frame offered at its
     /// time ([`crate::video::VideoFeed`]). The source's pauses are in run time (from the
     /// run's start, as in a scenario); its frame 0 is at the flow's start, and its frame
@@ -770,8 +777,11 @@ pub fn run_flows_sampled(
                 FlowKind::TfrcVideo { .. } | FlowKind::TfwcVideo { .. } | FlowKind::CbrVideo { .. }
             );
             match f2 {
-                FlowKind::Tfrc(cfg) => {
-                    let ep = TfrcReceiver::new(cfg);
+                FlowKind::Tfrc {
+                    cfg,
+                    kernel_headers,
+                } => {
+                    let ep = KernelHeaders::new(TfrcReceiver::new(cfg), kernel_headers);
                     udp_receiver(ep, Protocol::Tfrc, at, clk, false, ready_tx)
                 }
                 FlowKind::TfrcVideo {
@@ -819,9 +829,12 @@ pub fn run_flows_sampled(
             wait_until(start + offset);
             let bind = format!("{sip}:0");
             match f3 {
-                FlowKind::Tfrc(cfg) => {
-                    let s = udp_sender(TfrcSender::new(cfg), Protocol::Tfrc, &bind, to)?;
-                    run_sender(s, clk, stop, None)
+                FlowKind::Tfrc {
+                    cfg,
+                    kernel_headers,
+                } => {
+                    let ep = KernelHeaders::new(TfrcSender::new(cfg), kernel_headers);
+                    run_sender(udp_sender(ep, Protocol::Tfrc, &bind, to)?, clk, stop, None)
                 }
                 FlowKind::TfrcVideo {
                     cfg,
@@ -961,7 +974,9 @@ fn udp_sender<S: Sender>(
 /// put the frames after tfcc's header and carried 944 B of them per 1000-byte packet, 6 %
 /// fewer than the simulator's. A packet whose size in the simulator is below `bytes` plus its
 /// tfcc header (a frame's tail of a few dozen bytes) goes out padded to that header, and its
-/// receiver counts it padded; one implementation for all three so that no copy drifts.
+/// receiver counts it padded; one implementation for all three so that no copy drifts. A bulk
+/// TFRC flow ([`FlowKind::Tfrc`]) runs in it too (since 2026-11-28), so that its packets are the
+/// simulator's size on the bottleneck whatever its `header_size`.
 pub struct KernelHeaders<E> {
     ep: E,
     bytes: u32,

@@ -271,7 +271,13 @@ fn tfrc_and_kernel_tcp_share_a_10_mbps_tbf_bottleneck() {
     let res = run_flows(
         &bed,
         &[
-            (FlowKind::Tfrc(TfrcConfig::rfc5348()), Duration::ZERO),
+            (
+                FlowKind::Tfrc {
+                    cfg: TfrcConfig::rfc5348(),
+                    kernel_headers: 0,
+                },
+                Duration::ZERO,
+            ),
             (
                 FlowKind::Tcp {
                     cc: "cubic".into(),

@@ -28,7 +28,7 @@
 //! the receiver as the simulator follows them (`frames.parquet`, one `tfcc_sim::frames::FrameLog`
 //! for both; `tfcc_net::testbed::FlowResult::frames` says how its times are taken on real
 //! sockets). A video-fed flow runs the simulator's own packets, each datagram 28 B shorter
-//! (`wire_size::video_on_udp`, `tfcc_net::testbed::KernelHeaders`), so that its packets per
+//! (`wire_size::kernel_header_bytes`, `tfcc_net::testbed::KernelHeaders`), so that its packets per
 //! frame and bytes are the simulator's.
 //! What is refused, with the reason: RED queues, byte limits, loss on
 //! other links, other protocols (tfcc's TCP-like window schemes among them), a video source on

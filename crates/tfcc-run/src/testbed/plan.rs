@@ -17,7 +17,7 @@ use tfcc_sim::{QueueLimit, QueueSpec, ReceiverImpl, SenderImpl};
 
 use super::capture::{self, CapturePlan};
 use super::wire_size::{
-    cbr_on_udp, kernel_mss, rate_on_udp, tfrc_on_udp, tfwc_on_udp, video_on_udp,
+    cbr_on_udp, kernel_header_bytes, kernel_mss, rate_on_udp, tfrc_on_udp, tfwc_on_udp,
 };
 use crate::RunError;
 
@@ -153,32 +153,34 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
             // as in the simulator (its seed and stream name).
             // A video-fed flow, TFRC's, TFWC's or CBR's, runs the simulator's own configuration,
             // each packet sent 28 B shorter and counted 28 B longer at the receiver
-            // (`video_on_udp`): the simulator's bytes of the frames per packet, its packets on
+            // (`kernel_header_bytes`): the simulator's bytes of the frames per packet, its packets on
             // the bottleneck, and its bytes delivered, so nothing is rescaled.
             (SenderImpl::Tfrc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
                 Some((flow, v)) => FlowKind::TfrcVideo {
                     cfg: s.config().clone(),
-                    kernel_headers: video_on_udp(
+                    kernel_headers: kernel_header_bytes(
                         s.config().wire_size(),
                         tfcc_core::tfrc::wire::DATA_LEN,
-                        "TFRC",
+                        "video-fed TFRC",
                     )
                     .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
                     video: v.clone(),
                     seed: built.cfg.seed,
                     flow: *flow,
                 },
-                None => FlowKind::Tfrc(
-                    tfrc_on_udp(s.config()).map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
-                ),
+                None => FlowKind::Tfrc {
+                    cfg: s.config().clone(),
+                    kernel_headers: tfrc_on_udp(s.config())
+                        .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
+                },
             },
             (SenderImpl::Tfwc(s), _) => match built.videos.iter().find(|v| v.0 as usize == i) {
                 Some((flow, v)) => FlowKind::TfwcVideo {
                     cfg: s.config().clone(),
-                    kernel_headers: video_on_udp(
+                    kernel_headers: kernel_header_bytes(
                         s.config().packet_size,
                         tfcc_core::tfwc::wire::DATA_LEN,
-                        "TFWC",
+                        "video-fed TFWC",
                     )
                     .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
                     video: v.clone(),
@@ -249,10 +251,10 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
                     }
                     Some((flow, v)) => FlowKind::CbrVideo {
                         cfg: s.config().clone(),
-                        kernel_headers: video_on_udp(
+                        kernel_headers: kernel_header_bytes(
                             s.config().packet_size,
                             tfcc_net::wire::RAW_LEN,
-                            "CBR",
+                            "video-fed CBR",
                         )
                         .map_err(|e| refuse(path, format!("flow {i}: {e}")))?,
                         video: v.clone(),
@@ -283,7 +285,7 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
             (_, p) => return Err(refuse(path, format!("protocol {p} is not supported yet"))),
         };
         paths[i].proto = match &kind {
-            FlowKind::Tfrc(_) | FlowKind::TfrcVideo { .. } => Some(Protocol::Tfrc),
+            FlowKind::Tfrc { .. } | FlowKind::TfrcVideo { .. } => Some(Protocol::Tfrc),
             FlowKind::Tfwc(_) | FlowKind::TfwcVideo { .. } => Some(Protocol::Tfwc),
             FlowKind::Rate { estimator, .. } => Some(Protocol::Rate(estimator.scheme())),
             FlowKind::Cbr(_) | FlowKind::CbrVideo { .. } => Some(Protocol::Raw),
@@ -539,7 +541,9 @@ mod tests {
             "TFRC in padded datagrams",
         );
         assert!(
-            err.contains("--backend testbed: flow 0: a TFRC packet_size of 20 B"),
+            err.contains(
+                "--backend testbed: flow 0: a TFRC packet of 20 B on the wire cannot carry"
+            ),
             "{err}"
         );
     }

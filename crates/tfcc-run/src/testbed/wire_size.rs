@@ -11,37 +11,19 @@ use tfcc_net::testbed::{FlowKind, FlowResult, FlowSpec};
 /// UDP/IPv4 header bytes the kernel puts on the wire in front of each datagram's payload.
 const UDP_IPV4_HEADER: u32 = 28;
 
-/// A TFRC flow's configuration for the real UDP transport. `TfrcConfig::header_size` counts
-/// header bytes a data packet carries on the wire beyond its `packet_size`; the simulator adds
-/// them all, here the kernel adds UDP/IPv4's 28 itself, so the datagram carries only the rest.
-/// A packet thus takes the same bytes on the testbed's bottleneck as in the simulator (the 004
-/// scenarios' `header_size = 28`: 1460 B datagrams, 1488 B on the wire; ns-2's `headersize_ 32`:
-/// 1004 B datagrams for 1032 B). With a `header_size` below 28 (the thesis preset's 0) there
-/// is nothing to take the kernel's headers from, and the packet is `28 - header_size` bytes
-/// longer on the bottleneck than in the simulator (1460 B datagrams, 1488 B on the wire, for
-/// the simulator's 1460); a video-fed TFRC flow does not have this excess ([`video_on_udp`]),
-/// a bulk one still does (noticed 2026-11-28, not changed). A datagram
-/// must hold tfcc's 44-byte TFRC data header: a smaller one went out padded to 44 B, more
-/// bytes on the bottleneck than the simulator's packet (a 20-byte `packet_size` with the
-/// thesis' 28 B of headers: 48 B in the simulator, 72 B here), so it is refused as TFWC's is.
-pub(super) fn tfrc_on_udp(
-    cfg: &tfcc_core::tfrc::TfrcConfig,
-) -> Result<tfcc_core::tfrc::TfrcConfig, String> {
-    let mut c = cfg.clone();
-    c.header_size = c.header_size.saturating_sub(UDP_IPV4_HEADER);
-    let header = tfcc_core::tfrc::wire::DATA_LEN as u32;
-    if c.wire_size() < header {
-        return Err(format!(
-            "a TFRC packet_size of {} B (header_size {} B) makes a {} B datagram, too small \
-             for tfcc's {header} B data header: the datagram is packet_size plus what \
-             header_size has beyond UDP/IPv4's {UDP_IPV4_HEADER} B, so at least {} B here",
-            cfg.packet_size,
-            cfg.header_size,
-            c.wire_size(),
-            header + UDP_IPV4_HEADER.min(cfg.header_size)
-        ));
-    }
-    Ok(c)
+/// The bytes of each packet of a bulk TFRC flow that the kernel's UDP/IPv4 headers make up on
+/// the testbed: the flow runs the simulator's own configuration inside
+/// `tfcc_net::testbed::KernelHeaders`, as a video-fed one does ([`kernel_header_bytes`]), so a
+/// packet is the simulator's `packet_size + header_size` on the bottleneck whatever its
+/// `header_size` (the 004 scenarios' 28: 1460 B datagrams, 1488 B on the wire; ns-2's
+/// `headersize_ 32`: 1004 B datagrams for 1032 B; the thesis preset's 0: 1432 B datagrams for
+/// 1460 B), and its receiver counts the simulator's bytes. Until 2026-11-28 the datagram was
+/// `packet_size` plus what `header_size` has beyond 28, so below 28 (the thesis preset) a
+/// packet was `28 - header_size` bytes longer on the bottleneck than in the simulator. A packet
+/// too small for UDP/IPv4 and tfcc's 44-byte data header would go out padded, more bytes on
+/// the bottleneck than the simulator's packet: refused, as TFWC's is.
+pub(super) fn tfrc_on_udp(cfg: &tfcc_core::tfrc::TfrcConfig) -> Result<u32, String> {
+    kernel_header_bytes(cfg.wire_size(), tfcc_core::tfrc::wire::DATA_LEN, "TFRC")
 }
 
 /// A TFWC flow's configuration for the real UDP transport, with the bytes per packet the
@@ -55,7 +37,7 @@ pub(super) fn tfrc_on_udp(
 /// datagram less what remains of `header_size` after the 28 B the kernel carries. The caller
 /// scales the receiver's bytes by simulator / testbed bytes per packet, which is exact since
 /// every bulk TFWC datagram has `packet_size` bytes. A video-fed TFWC flow (its tails short)
-/// runs the simulator's configuration instead ([`video_on_udp`]).
+/// runs the simulator's configuration instead ([`kernel_header_bytes`]).
 pub(super) fn tfwc_on_udp(
     cfg: &tfcc_core::tfwc::TfwcConfig,
 ) -> Result<(tfcc_core::tfwc::TfwcConfig, u32, u32), String> {
@@ -115,7 +97,7 @@ pub(super) fn rate_on_udp(
 /// the simulator's times (one every `packet_size · 8 / rate`) and take its bytes on the
 /// bottleneck. The rate's rounding to whole bits per second moves the send times by less than
 /// one part in a million at the rates here. A video-fed CBR flow only has its size checked
-/// here: it runs the simulator's packet size and rate ([`video_on_udp`]).
+/// here: it runs the simulator's packet size and rate ([`kernel_header_bytes`]).
 pub(super) fn cbr_on_udp(
     cfg: &tfcc_sim::CbrConfig,
 ) -> Result<(tfcc_sim::CbrConfig, u32, u32), String> {
@@ -138,7 +120,8 @@ pub(super) fn cbr_on_udp(
     Ok((c, cfg.packet_size, here))
 }
 
-/// The bytes of each packet of a video-fed TFRC, TFWC or CBR flow that the kernel's UDP/IPv4
+/// The bytes of each packet of a video-fed TFRC, TFWC or CBR flow (and of a bulk TFRC flow,
+/// [`tfrc_on_udp`]; `what` names the flow in the refusal) that the kernel's UDP/IPv4
 /// headers make up on the testbed, given the simulator's largest packet of it on the wire
 /// (`wire`: TFWC's and CBR's `packet_size`, TFRC's `packet_size + header_size`) and tfcc's
 /// data header for the protocol (`header` bytes, inside the datagram). Such a flow runs the
@@ -150,11 +133,11 @@ pub(super) fn cbr_on_udp(
 /// header rides inside the datagram, its cost not charged to the video, as the simulator's
 /// packets are all the application's. A full packet that cannot hold UDP/IPv4 and tfcc's
 /// header would go out padded, more bytes on the bottleneck than the simulator's: refused.
-pub(super) fn video_on_udp(wire: u32, header: usize, protocol: &str) -> Result<u32, String> {
+pub(super) fn kernel_header_bytes(wire: u32, header: usize, what: &str) -> Result<u32, String> {
     let min = UDP_IPV4_HEADER + header as u32;
     if wire < min {
         return Err(format!(
-            "a video-fed {protocol} packet of {wire} B on the wire cannot carry UDP/IPv4's \
+            "a {what} packet of {wire} B on the wire cannot carry UDP/IPv4's \
              {UDP_IPV4_HEADER} B and tfcc's {header} B data header (at least {min} B)"
         ));
     }
@@ -258,38 +241,35 @@ mod tests {
 
     #[test]
     fn tfrc_datagrams_leave_udp_ipv4_headers_to_the_kernel() {
-        let mut cfg = tfcc_core::tfrc::TfrcConfig::thesis();
+        use tfcc_core::tfrc::TfrcConfig;
+        // The datagram is the simulator's wire size less the kernel's 28 B, whatever the
+        // header_size: 1488 - 28 with the 004 scenarios' 28, 1032 - 28 with ns-2's 32, and
+        // 1460 - 28 with the thesis preset's 0 (a 1460-B datagram, 1488 B on the wire, before).
+        let mut cfg = TfrcConfig::thesis();
         cfg.header_size = 28;
-        let c = tfrc_on_udp(&cfg).unwrap();
-        assert_eq!(
-            (c.packet_size, c.header_size, c.wire_size()),
-            (1460, 0, 1460)
-        );
-        let c = tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::ns2()).unwrap();
-        assert_eq!(c.wire_size() + UDP_IPV4_HEADER, 1032);
-        assert_eq!(
-            tfrc_on_udp(&tfcc_core::tfrc::TfrcConfig::thesis())
-                .unwrap()
-                .header_size,
-            0
-        );
-        // The smallest datagram that holds tfcc's 44-byte header: 44 + 28 B on the wire.
+        for (c, datagram) in [
+            (cfg.clone(), 1460),
+            (TfrcConfig::ns2(), 1004),
+            (TfrcConfig::thesis(), 1432),
+        ] {
+            let k = tfrc_on_udp(&c).unwrap();
+            assert_eq!((k, c.wire_size() - k), (UDP_IPV4_HEADER, datagram));
+        }
+        // The smallest packet that holds UDP/IPv4 and tfcc's 44-byte header: 72 B on the wire.
         cfg.packet_size = 44;
-        assert_eq!(tfrc_on_udp(&cfg).unwrap().wire_size(), 44);
+        assert_eq!(tfrc_on_udp(&cfg), Ok(28));
         cfg.packet_size = 43;
-        let e = tfrc_on_udp(&cfg).unwrap_err();
-        assert!(
-            e.contains("makes a 43 B datagram, too small for tfcc's 44 B data header"),
-            "{e}"
+        assert_eq!(
+            tfrc_on_udp(&cfg).unwrap_err(),
+            "a TFRC packet of 71 B on the wire cannot carry UDP/IPv4's 28 B and tfcc's 44 B \
+             data header (at least 72 B)"
         );
-        assert!(e.ends_with("at least 72 B here"), "{e}");
-        // Without header bytes the datagram is the packet_size alone.
+        // Without header bytes the packet_size alone must hold them (it went out padded).
         cfg.header_size = 0;
-        assert!(tfrc_on_udp(&cfg)
-            .unwrap_err()
-            .ends_with("at least 44 B here"));
-        cfg.packet_size = 44;
-        assert!(tfrc_on_udp(&cfg).is_ok());
+        cfg.packet_size = 71;
+        assert!(tfrc_on_udp(&cfg).is_err());
+        cfg.packet_size = 72;
+        assert_eq!(tfrc_on_udp(&cfg), Ok(28));
     }
 
     #[test]
@@ -321,17 +301,19 @@ mod tests {
     #[test]
     fn a_video_packet_leaves_udp_ipv4_headers_to_the_kernel_if_it_holds_tfccs_header() {
         let tfwc = tfcc_core::tfwc::wire::DATA_LEN;
-        assert_eq!(video_on_udp(1000, tfwc, "TFWC"), Ok(28));
-        assert_eq!(video_on_udp(56, tfwc, "TFWC"), Ok(28));
-        let e = video_on_udp(55, tfwc, "TFWC").unwrap_err();
+        assert_eq!(kernel_header_bytes(1000, tfwc, "video-fed TFWC"), Ok(28));
+        assert_eq!(kernel_header_bytes(56, tfwc, "video-fed TFWC"), Ok(28));
+        let e = kernel_header_bytes(55, tfwc, "video-fed TFWC").unwrap_err();
         assert_eq!(
             e,
             "a video-fed TFWC packet of 55 B on the wire cannot carry UDP/IPv4's 28 B and \
              tfcc's 28 B data header (at least 56 B)"
         );
-        assert!(video_on_udp(71, tfcc_core::tfrc::wire::DATA_LEN, "TFRC").is_err());
+        assert!(
+            kernel_header_bytes(71, tfcc_core::tfrc::wire::DATA_LEN, "video-fed TFRC").is_err()
+        );
         assert_eq!(
-            video_on_udp(72, tfcc_core::tfrc::wire::DATA_LEN, "TFRC"),
+            kernel_header_bytes(72, tfcc_core::tfrc::wire::DATA_LEN, "TFRC"),
             Ok(28)
         );
     }
