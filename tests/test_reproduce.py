@@ -1789,3 +1789,19 @@ def test_a_measured_value_is_shown_on_its_own_side_of_the_band(
     o = _settle(values, **bounds)
     assert reproduce.show_measured(o) == shown
     assert f"| {shown} |" in reproduce.results_table([o])
+
+
+def test_a_testbed_run_with_tfcc_run_from_the_environment_names_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """run.json's commit describes the package's checkout; a testbed run whose tfcc-run is
+    $TFCC_RUN's (another build, perhaps of another commit) says so, a simulator run (which does
+    not use it) does not."""
+    monkeypatch.delenv("TFCC_RUN", raising=False)
+    plain = reproduce.run_commit("testbed")
+    assert plain == reproduce.git_commit() and "TFCC_RUN" not in plain
+    monkeypatch.setenv("TFCC_RUN", "/tmp/other/tfcc-run")
+    assert (
+        reproduce.run_commit("testbed") == f"{plain} (tfcc-run from TFCC_RUN=/tmp/other/tfcc-run)"
+    )
+    assert reproduce.run_commit("sim") == plain

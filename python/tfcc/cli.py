@@ -518,7 +518,7 @@ def reproduce(
         name=name,
         quick=quick,
         started=started,
-        commit=rep.git_commit(),
+        commit=rep.run_commit(backend),
         wall_s=time.monotonic() - t0,
         backend=backend,
         seeds=seed_list,

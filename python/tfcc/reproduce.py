@@ -149,6 +149,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -1206,6 +1207,16 @@ def utc_now() -> str:
     from datetime import UTC, datetime
 
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def run_commit(backend: str = "sim", where: Path = CLAIMS_DIR) -> str:
+    """What made a reproduction's runs, as run.json and results.md record it: the checkout's
+    commit (:func:`git_commit`), and for a testbed run whose ``tfcc-run`` comes from ``$TFCC_RUN``
+    (``tfcc.testbed.native``) that executable too, which the commit does not describe (a helper's
+    testbed set once recorded the package's commit while its runs were another build's)."""
+    commit = git_commit(where)
+    override = os.environ.get("TFCC_RUN") if backend == "testbed" else None
+    return f"{commit} (tfcc-run from TFCC_RUN={override})" if override else commit
 
 
 def git_commit(where: Path = CLAIMS_DIR) -> str:
