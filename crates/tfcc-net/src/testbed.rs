@@ -425,7 +425,7 @@ pub enum FlowKind {
     /// TFRC fed by a video source (issue 5): application-limited, each frame offered at its
     /// time ([`crate::video::VideoFeed`]). The source's pauses are in run time (from the
     /// run's start, as in a scenario); its frame 0 is at the flow's start, and its frame
-    /// sizes come from `SimRng::named(seed, "flow/{flow}/video")`, the simulator's stream
+    /// sizes come from `SimRng::video(seed, flow)`, the simulator's stream
     /// for flow number `flow`, so both backends see the same frames.
     ///
     /// Its data packets are sized as [`KernelHeaders`] says with `kernel_headers`: the
@@ -844,7 +844,7 @@ pub fn run_flows_sampled(
                     flow,
                 } => {
                     // The simulator's source on the same random stream: the same frames.
-                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    let rng = SimRng::video(seed, flow);
                     let ep = KernelHeaders::new(TfrcSender::new(cfg), kernel_headers);
                     let s = udp_sender(ep, Protocol::Tfrc, &bind, to)?;
                     run_sender(s, clk, stop, Some((video, rng, offset, flow)))
@@ -860,7 +860,7 @@ pub fn run_flows_sampled(
                     seed,
                     flow,
                 } => {
-                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    let rng = SimRng::video(seed, flow);
                     let ep = KernelHeaders::new(TfwcSender::new(cfg, Time::ZERO), kernel_headers);
                     let s = udp_sender(ep, Protocol::Tfwc, &bind, to)?;
                     run_sender(s, clk, stop, Some((video, rng, offset, flow)))
@@ -881,7 +881,7 @@ pub fn run_flows_sampled(
                     seed,
                     flow,
                 } => {
-                    let rng = SimRng::named(seed, &format!("flow/{flow}/video"));
+                    let rng = SimRng::video(seed, flow);
                     let ep =
                         KernelHeaders::new(CbrSender::new(cfg, Time::ZERO, None), kernel_headers);
                     let s = udp_sender(ep, Protocol::Raw, &bind, to)?;

@@ -54,7 +54,7 @@ fn a_video_flow_delivers_its_frames_and_nothing_in_the_pause() {
     .unwrap();
     drop(bed);
     // The frames of [0, 7 s) outside the pause: 125 of them.
-    let mut src = VideoSource::new(video, Time::ZERO, SimRng::named(4, "flow/0/video"));
+    let mut src = VideoSource::new(video, Time::ZERO, SimRng::video(4, 0));
     let mut want = 0;
     while src.next_time() < Time::from_secs(7) {
         want += src.take_frame();

@@ -164,10 +164,7 @@ bottleneck = {{ rate = "2Mbps", delay = "10ms", queue = "droptail", limit = 30 }
     };
     let link = &v["links"][0];
     assert_eq!(link["name"], "bottleneck");
-    let (bytes, pkts) = (
-        link["tx_bytes"].as_u64().unwrap(),
-        link["tx_packets"].as_u64().unwrap(),
-    );
+    let (bytes, pkts) = bytes_and_packets(link);
     eprintln!("bottleneck: {bytes} B in {pkts} packets; {}", v["flows"][0]);
     assert!(pkts > 100, "{link}");
     // tbf charges (and tc counts) the IP packet, not the veth's Ethernet header on top.
@@ -292,10 +289,7 @@ source = { kind = "video", fps = 30, rate = "1.5Mbps", gop = 1, adapt = { kind =
         "{b} B against the simulator's {s}"
     );
     let link = &tb["links"][0];
-    let (tx, packets) = (
-        link["tx_bytes"].as_u64().unwrap(),
-        link["tx_packets"].as_u64().unwrap(),
-    );
+    let (tx, packets) = bytes_and_packets(link);
     assert_eq!(tx, 1000 * packets, "{link}");
 }
 
@@ -1230,6 +1224,14 @@ access = {{ rate = "100Mbps", delay = "1ms" }}
     )
 }
 
+/// A link's `tx_bytes` and `tx_packets` from a summary.
+fn bytes_and_packets(link: &serde_json::Value) -> (u64, u64) {
+    (
+        link["tx_bytes"].as_u64().unwrap(),
+        link["tx_packets"].as_u64().unwrap(),
+    )
+}
+
 fn f64_of(v: &serde_json::Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"))
 }
@@ -1256,10 +1258,7 @@ fn a_warc_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
     let u = f64_of(link, "utilization");
     assert!((0.98..=1.01).contains(&u), "utilisation {u}");
     // Every data packet is 1000 B on the bottleneck and counted whole, as in the simulator.
-    let (bytes, pkts) = (
-        link["tx_bytes"].as_u64().unwrap(),
-        link["tx_packets"].as_u64().unwrap(),
-    );
+    let (bytes, pkts) = bytes_and_packets(link);
     assert_eq!(bytes, 1000 * pkts, "{link}");
     assert_eq!(f["bytes_delivered"].as_u64().unwrap() % 1000, 0, "{f}");
     // Queueing dominates the RTT (a full queue is 100 ms at 4 Mb/s).
@@ -1354,10 +1353,7 @@ off = "1s"
         tb["flows"][0]
     );
     let link = &tb["links"][0];
-    let (b, p) = (
-        link["tx_bytes"].as_u64().unwrap(),
-        link["tx_packets"].as_u64().unwrap(),
-    );
+    let (b, p) = bytes_and_packets(link);
     assert_eq!(b, 1000 * p, "{link}");
 }
 

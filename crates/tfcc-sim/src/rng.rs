@@ -57,6 +57,12 @@ impl SimRng {
         SimRng::stream(seed, component_key(name))
     }
 
+    /// The stream of flow number `flow`'s video source. One name for both backends: the
+    /// testbed draws its video flows' frames from it too, so that they are the simulator's.
+    pub fn video(seed: u64, flow: u32) -> SimRng {
+        SimRng::named(seed, &format!("flow/{flow}/video"))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }

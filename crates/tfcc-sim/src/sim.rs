@@ -604,7 +604,7 @@ impl World {
             let f = &mut w.flows[flow as usize];
             // Application-limited from the start: the sender has nothing until a frame comes.
             f.sender.offer(Some(0));
-            let rng = crate::rng::SimRng::named(seed, &format!("flow/{flow}/video"));
+            let rng = crate::rng::SimRng::video(seed, flow);
             let mut src = VideoSource::new(vc, f.book.start, rng);
             let t = src.next_time();
             if t < f.book.stop.min(w.end) {
