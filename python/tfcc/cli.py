@@ -369,6 +369,16 @@ def reproduce(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            help="With --backend testbed: how many testbed runs at a time (default 20). Each "
+            "is real time; the run's line gives the relay's lateness and the load, and names "
+            "runs that were late.",
+            show_default=False,
+        ),
+    ] = None,
     seeds: Annotated[
         str | None,
         typer.Option(
@@ -417,6 +427,10 @@ def reproduce(
         claims = rep.with_seeds(claims, seed_list)
     if backend not in ("sim", "testbed"):
         raise _fail(f"--backend {backend}: unknown backend (use sim or testbed)")
+    if jobs is not None and backend != "testbed":
+        raise _fail("--jobs is for --backend testbed (the simulator's runs use every core already)")
+    if jobs is not None and jobs < 1:
+        raise _fail(f"--jobs {jobs}: at least 1 testbed run at a time")
     if check:
         _check_claim_file(name, quick, backend)
         return
@@ -440,12 +454,17 @@ def reproduce(
         chosen = claims
         if not claims:
             raise _fail(f"{name}: no claim is marked testbed = true")
-        console.print(f"testbed: {len(claims)} claims, runs in real time, side by side")
+        workers = tb.DEFAULT_JOBS if jobs is None else jobs
+        console.print(
+            f"testbed: {len(claims)} claims, runs in real time, {workers} at a time at most"
+        )
         try:
             runner = tb.prerun_claims(
                 claims,
+                workers=workers,
                 on_done=lambda d, n: console.print(f"  testbed runs {d}/{n}", style="dim"),
             )
+            console.print(f"testbed: {runner.timing.describe()}", highlight=False)
         except KeyboardInterrupt:
             sys.stderr.write(
                 f"{interrupt_word()}: the testbed runs were stopped and their namespaces removed\n"
@@ -526,6 +545,13 @@ def reproduce(
     if isinstance(runner, sw.ClaimRuns):
         info.runs_total, info.runs_reused = runner.total, runner.reused
         info.runs_wall_s = runner.runs_wall_s
+    if backend == "testbed":
+        from dataclasses import asdict
+
+        from tfcc import testbed as tb
+
+        if isinstance(runner, tb.ClaimRuns):
+            info.testbed_timing = asdict(runner.timing)
     if out is not None:
         rep.write_results(Path(out), title, outcomes, figures, info=info)
     if update_doc is not None:

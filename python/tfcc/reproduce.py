@@ -1164,6 +1164,10 @@ class RunInfo:
     #: ``--seeds``: the seeds every claim measured instead of its own (None: the claim files'
     #: seeds, as in every ``run.json`` written before the option).
     seeds: list[int] | None = None
+    #: ``--backend testbed``: how closely the runs kept their delays
+    #: (:class:`tfcc.testbed.Timing` as a dict; None on the simulator and in ``run.json``
+    #: files written before it existed).
+    testbed_timing: dict[str, Any] | None = None
 
     def command(self) -> str:
         from tfcc.sweep import format_seeds
@@ -1181,7 +1185,12 @@ class RunInfo:
         kind = "`--quick` set" if self.quick else "full set"
         if self.seeds is not None:
             kind += f" at seeds {format_seeds(self.seeds)} for every claim (not the claim files')"
-        return f"run {self.started}, commit {self.commit}, {kind}, wall time {self.wall()}"
+        text = f"run {self.started}, commit {self.commit}, {kind}, wall time {self.wall()}"
+        if self.testbed_timing is not None:
+            from tfcc.testbed import Timing
+
+            text += f"; {Timing(**self.testbed_timing).describe()}"
+        return text
 
     def wall(self) -> str:
         """The wall time as the pages show it, saying when runs were reused and how long they

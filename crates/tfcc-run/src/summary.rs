@@ -168,6 +168,32 @@ pub struct TestbedSection {
     /// Per namespace that sends kernel-TCP data: the timeouts its TCP senders found spurious
     /// in the measurement window (tfcc_net::testbed::tcp_spurious_rtos).
     pub tcp_spurious_rtos: Vec<NamespaceRtos>,
+    /// How closely the relay kept the scenario's delays over the whole run; `None` where no
+    /// relay ran (one flow on a path without delay or loss). Older summaries lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<RelayTiming>,
+    /// The host's 1-minute load average when the run started and when it ended
+    /// (`/proc/loadavg`): a testbed run is real time, and a loaded host delays its senders'
+    /// and receivers' threads as well as the relay. `None` where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<[f64; 2]>,
+}
+
+/// The relay's timing over the whole run, so that a testbed result carries the evidence of how
+/// faithfully its delays were applied (a run's stderr says the same, but a reproduction keeps
+/// only the summary). Lateness is how long after its due time a packet was released
+/// (tfcc_net::relay::Lateness), quantiles as their histogram bucket's upper edge.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RelayTiming {
+    /// Packets the relay forwarded.
+    pub forwarded: u64,
+    pub lateness_p50_ms: f64,
+    pub lateness_p99_ms: f64,
+    pub lateness_max_ms: f64,
+    /// The relay thread's CPU time over its wall time.
+    pub cpu_share: f64,
+    /// Whether it ran under SCHED_FIFO (it falls back to the normal scheduler when refused).
+    pub realtime: bool,
 }
 
 /// One namespace's spurious retransmission timeouts over the measurement window, as the kernel

@@ -1452,6 +1452,22 @@ fn a_tear_flow_alone_fills_the_bottleneck_as_in_the_simulator() {
     assert!(lost <= 60 && p <= 0.003, "{f}");
     assert!(lost == 0 || p > 0.0, "{f}");
     assert_eq!(f["receiver_timeouts"], 0, "{f}");
+    // The relay's timing is in the summary (a reproduction keeps only that): it forwarded
+    // every data packet and ACK, its quantiles in order, and the host's load was read.
+    let section = &tb["testbed"];
+    let relay = &section["relay"];
+    assert!(relay["forwarded"].as_u64().unwrap() > 6000, "{section}");
+    let (p50, p99, max) = (
+        f64_of(relay, "lateness_p50_ms"),
+        f64_of(relay, "lateness_p99_ms"),
+        f64_of(relay, "lateness_max_ms"),
+    );
+    assert!(0.0 <= p50 && p50 <= p99 && p99 <= max, "{section}");
+    assert!(relay["realtime"].is_boolean(), "{section}");
+    let load = section["load_average"].as_array().expect("load average");
+    assert!(load.len() == 2 && load.iter().all(|l| l.as_f64().unwrap() >= 0.0));
+    // The simulator has no such section.
+    assert!(sim.get("testbed").is_none(), "{}", sim["testbed"]);
 }
 
 /// One TFRCP flow alone for 30 s on WARC's dumbbell: the receiver sets the rate every 5 s to

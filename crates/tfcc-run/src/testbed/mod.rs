@@ -113,6 +113,7 @@ pub fn run(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Finished, RunError> {
     let wall = Instant::now();
+    let load_at_start = load_average();
     let plan = plan(path, overrides, seed)?;
     for n in &plan.notes {
         eprintln!("note: {n}");
@@ -231,7 +232,11 @@ pub fn run(
         links,
         metrics,
         web: None,
-        testbed: Some(TestbedSection { tcp_spurious_rtos }),
+        testbed: Some(TestbedSection {
+            tcp_spurious_rtos,
+            relay: relay_stats.as_ref().map(whole_run::timing),
+            load_average: load_at_start.zip(load_average()).map(|(a, b)| [a, b]),
+        }),
         trace: None,
     };
     Ok(Finished {
@@ -248,6 +253,13 @@ pub fn run(
 /// Starts the relay where the run needs one: for the loss model, a dropout or a loss change,
 /// two flows or more (it is where each flow's arrivals at the queue are counted), or a path
 /// delay. A run without any of them goes through the veths and tc alone.
+/// The host's 1-minute load average, the first field of `/proc/loadavg`; `None` where it
+/// cannot be read or parsed (the summary then leaves it out rather than guess).
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 fn start_relay(bed: &Dumbbell, plan: &Plan) -> Result<Option<Relay>, RunError> {
     let events_need_relay = plan
         .events

@@ -10,6 +10,19 @@ use tfcc_net::relay::RelayStats;
 use tfcc_net::testbed::FlowResult;
 
 use super::series::Directions;
+use crate::summary::RelayTiming;
+
+/// The relay's timing for the summary: the same figures the report below prints.
+pub(super) fn timing(st: &RelayStats) -> RelayTiming {
+    RelayTiming {
+        forwarded: st.forwarded,
+        lateness_p50_ms: st.lateness.quantile(0.5).as_millis_f64(),
+        lateness_p99_ms: st.lateness.quantile(0.99).as_millis_f64(),
+        lateness_max_ms: st.lateness.max().as_millis_f64(),
+        cpu_share: st.cpu_share(),
+        realtime: st.realtime,
+    }
+}
 
 /// Prints the whole run's figures: `relay`'s statistics where it ran, the flows' `results`,
 /// tc's counters at the run's end (`tc`) and after the `drain` (`drained`).
