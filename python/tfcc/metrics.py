@@ -971,8 +971,8 @@ def _shortest_rtt(flows: list[Mapping]) -> list[Mapping]:
     """The group's shortest-RTT flows: those with the least propagation RTT (``base_rtt_s``,
     the RTT the set-up gives a flow), all of them when several tie, as at 003 E2.2's CV[RTT] =
     0, where every flow is "the shortest-RTT flow" and picking one by its measured RTT would
-    pick by queueing noise. Summaries without ``base_rtt_s`` (the testbed's, older runs') fall
-    back to the least measured mean RTT, one flow."""
+    pick by queueing noise. Summaries without ``base_rtt_s`` (older runs', and the testbed's
+    before 2026-11-28) fall back to the least measured mean RTT, one flow."""
     if flows and all(f.get("base_rtt_s") is not None for f in flows):
         least = min(float(f["base_rtt_s"]) for f in flows)
         return [f for f in flows if float(f["base_rtt_s"]) - least <= _RTT_TIE_S]

@@ -238,10 +238,18 @@ pub struct FlowEntry {
     pub loss_event_rate: Option<f64>,
     pub mean_rtt_s: Option<f64>,
     /// The flow's propagation RTT, the delays of its routes' links as configured (the
-    /// simulator's `FlowSummary::base_rtt_s`); `null` on the testbed, whose paths add the
-    /// host's own delays. Older summaries lack it.
+    /// simulator's `FlowSummary::base_rtt_s`, `Topology::base_rtt_s`). The testbed reports
+    /// the same configured figure: its relay holds each packet for exactly those delays, and
+    /// what a real path adds on top (the relay's lateness, the stack's own time) is, like
+    /// queueing, in `mean_rtt_s` and not in this set-up figure. Older summaries lack it, and
+    /// testbed summaries before 2026-11-28 have `null`.
     #[serde(default)]
     pub base_rtt_s: Option<f64>,
+    /// CoV of the flow's goodput per sampling interval over the intervals wholly in the window
+    /// that end after the flow's start (`tfcc_sim::recorder::WindowGoodput`, one definition for
+    /// both backends: the testbed feeds it its receivers' delivered bytes at the sampling
+    /// instants); `null` without such an interval or with nothing delivered in them.
+    /// Testbed summaries before 2026-11-28 have `null`.
     pub cov: Option<f64>,
     pub retransmits: u64,
     /// The sender's timeouts (TCP's RTO expiries; a rate sender's no-feedback expiries), every
@@ -344,6 +352,15 @@ pub struct LinkEntry {
     pub early_drops: u64,
     pub artificial_drops: u64,
     pub down_drops: u64,
+    /// Packets waiting in the queue, the one being sent not among them. The simulator's is its
+    /// time average over the window; the testbed's is the mean of its tc readings, one point
+    /// reading per sampling interval (`series::mean_backlog`), which tc's counters cannot
+    /// average. Both agree where a queue stands (002 R5's TFRC against TCP, seed 1: 39.61 on
+    /// the testbed against the simulator's 39.69); they part where the traffic is periodic in a divisor of the
+    /// sampling interval, so every reading finds the same phase of it: a 30 fps video on a
+    /// CBR flow bursts each frame into the queue for a few ms every 33.3 ms, and the 100 ms
+    /// readings all fall between the bursts (0.0 on the testbed, and 0.0 over the simulator's
+    /// own point readings in `queues.parquet`, against its time average 0.44).
     pub mean_queue_pkts: Option<f64>,
     pub arrivals: u64,
     pub tx_packets: u64,

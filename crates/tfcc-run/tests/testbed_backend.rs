@@ -1513,3 +1513,65 @@ fn a_tfrcp_flow_alone_takes_the_simulators_throughput() {
     assert!(p < 1.5 * sp, "p {p} against {sp}");
     assert_eq!(f["receiver_timeouts"], 0, "{f}");
 }
+
+/// The summary's `cov` and `base_rtt_s` on the testbed, beside the simulator's for the same
+/// file (2026-11-28, bedsum: both were `null` on the testbed). Two runs on a 10 Mb/s dumbbell:
+/// a steady 2 Mb/s CBR flow (25 packets in every 100 ms interval, CoV 0 in the simulator)
+/// beside an on/off one (1 s on, 1 s off: about half the intervals empty, CoV about 1), and a
+/// TFRC flow alone, which fills the link (CoV 0.006 in the simulator). The band, 0.05 either
+/// way of the simulator's: a real host moves a packet at an interval's edge into the next
+/// one, and one of 25 packets is 0.04 of an interval's goodput. The base RTT is the routes'
+/// configured delays on both backends, to the last bit: 2 × (10 ms + 2 × 0.5 ms) here.
+/// Measured: 0.0000 and 0.9787 (CBR) and 0.0057 (TFRC) on both backends; TFRC's 100 ms
+/// samples, 9.928 and 10.045 Mb/s as the link's packets fall into them, came in another
+/// order on the testbed, in the same numbers.
+#[test]
+fn bedsum_cov_and_base_rtt_are_the_simulators() {
+    let dumbbell = r#"
+duration = "8s"
+measure_from = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "10ms", queue = "droptail", limit = 50 }
+"#;
+    let cbr = format!(
+        "name = \"bedsum-cbr\"\n{dumbbell}\n[[flows]]\nprotocol = \"cbr\"\nrate = \"2Mbps\"\n\
+         [[flows]]\nprotocol = \"cbr-onoff\"\nrate = \"2Mbps\"\non = \"1s\"\noff = \"1s\"\n"
+    );
+    let tfrc = format!("name = \"bedsum-tfrc\"\n{dumbbell}\n[[flows]]\nprotocol = \"tfrc\"\n");
+    let Some((cbr_tb, _)) = run_on_testbed("bedsum-cbr", &cbr) else {
+        return;
+    };
+    let Some((tfrc_tb, _)) = run_on_testbed("bedsum-tfrc", &tfrc) else {
+        return;
+    };
+    let (cbr_sim, tfrc_sim) = (
+        run_in_simulator("bedsum-cbr", &cbr),
+        run_in_simulator("bedsum-tfrc", &tfrc),
+    );
+    let cov = |v: &serde_json::Value, i: usize| f64_of(&v["flows"][i], "cov");
+    for (what, tb, sim, i) in [
+        ("steady CBR", &cbr_tb, &cbr_sim, 0),
+        ("on/off CBR", &cbr_tb, &cbr_sim, 1),
+        ("TFRC alone", &tfrc_tb, &tfrc_sim, 0),
+    ] {
+        eprintln!(
+            "{what}: cov {:.4} on the testbed, {:.4} in the simulator",
+            cov(tb, i),
+            cov(sim, i)
+        );
+        assert!(
+            (cov(tb, i) - cov(sim, i)).abs() <= 0.05,
+            "{what}: {} against the simulator's {}",
+            tb["flows"][i],
+            sim["flows"][i]
+        );
+        assert_eq!(
+            tb["flows"][i]["base_rtt_s"], sim["flows"][i]["base_rtt_s"],
+            "{what}"
+        );
+        assert!((f64_of(&tb["flows"][i], "base_rtt_s") - 0.024).abs() < 1e-12);
+    }
+    assert!(cov(&cbr_sim, 0) < 0.01, "{}", cbr_sim["flows"][0]);
+    assert!(cov(&cbr_sim, 1) > 0.9, "{}", cbr_sim["flows"][1]);
+}

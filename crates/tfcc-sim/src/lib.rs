@@ -48,7 +48,8 @@ pub use link::{LinkId, LinkSpec};
 pub use loss_model::{LossModel, LossScope, LossSpec};
 pub use queue::{QueueLimit, QueueSpec, RedConfig};
 pub use recorder::{
-    FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, RunResult, RunSummary,
+    counts_in_window, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals,
+    RunResult, RunSummary, WindowGoodput,
 };
 pub use sim::{FlowSink, LinkAction, ScheduledEvent, SimConfig, Simulation};
 pub use topology::{

@@ -11,7 +11,7 @@
 //! monotone counters read at both ends, so warm-up is excluded exactly (DESIGN.md,
 //! `measure_from`).
 
-use tfcc_core::Time;
+use tfcc_core::{Dur, Time};
 
 /// One flow over one sampling interval `(time − interval, time]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,7 +156,8 @@ pub struct FlowSummary {
     /// RTT a set-up assigns a flow, by which 003 E2.2 names the "shortest-RTT flow").
     pub base_rtt_s: f64,
     /// Coefficient of variation (population standard deviation / mean) of the per-interval
-    /// throughput samples lying wholly in the window, at the sampling timescale.
+    /// throughput samples lying wholly in the window, at the sampling timescale
+    /// ([`WindowGoodput`], which the testbed's summary uses too).
     pub cov: Option<f64>,
     pub retransmits: u64,
     /// The sender's timeouts in the window (TCP's retransmission timeouts; a rate sender's
@@ -316,6 +317,48 @@ pub fn fairness_theta(tcp: &[f64], other: &[f64]) -> Option<f64> {
     (mt + mo > 0.0).then(|| mt / (mt + mo))
 }
 
+/// Whether the sampling interval that ends at `now` counts towards a flow's summary figures
+/// taken from its samples (`FlowSummary::cov`, `mean_rtt_s`): it lies wholly in the
+/// measurement window (`now ≥ measure_from + interval`) and ends after the flow's `start`. The
+/// one rule for the simulator's sampling events and the testbed's readings at the same
+/// instants, so both backends' figures cover the same intervals.
+pub fn counts_in_window(now: Time, interval: Dur, measure_from: Dur, start: Time) -> bool {
+    now.saturating_since(Time::ZERO) >= measure_from + interval && now > start
+}
+
+/// A flow's goodput per sampling interval, from the payload bytes its receiver has delivered
+/// by each sampling instant, and the CoV of the intervals that count ([`counts_in_window`]):
+/// `FlowSummary::cov`. Both backends feed it (the simulator at its sampling events, the
+/// testbed from its receivers' readings at the same instants), so the summary's CoV has one
+/// definition: goodput at the receiver, at the sampling timescale, population standard
+/// deviation over mean.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WindowGoodput {
+    last: u64,
+    moments: Moments,
+}
+
+impl WindowGoodput {
+    /// Takes the bytes delivered by the end of an interval of length `interval` and returns the
+    /// interval's goodput in bit/s (the time series' `throughput_bps`); `counts` adds it to
+    /// the CoV. Bytes are cumulative; a reading below the previous one (none on either
+    /// backend) reads as an interval with nothing delivered.
+    pub fn sample(&mut self, delivered: u64, interval: Dur, counts: bool) -> f64 {
+        let thr = delivered.saturating_sub(self.last) as f64 * 8.0 / interval.as_secs_f64();
+        self.last = delivered;
+        if counts {
+            self.moments.push(thr);
+        }
+        thr
+    }
+
+    /// Population standard deviation / mean of the counted intervals' goodput; `None` without
+    /// one, or when nothing was delivered in them.
+    pub fn cov(&self) -> Option<f64> {
+        self.moments.cov()
+    }
+}
+
 /// Running mean and variance (population), for per-flow CoV without storing samples.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Moments {
@@ -365,6 +408,34 @@ mod tests {
         assert_eq!(fairness_theta(&[4.0], &[4.0, 4.0, 4.0]), Some(0.5));
         assert_eq!(fairness_theta(&[], &[1.0]), None);
         assert_eq!(fairness_theta(&[0.0], &[0.0]), None);
+    }
+
+    /// An interval counts once it lies wholly in the window and ends after the flow's start;
+    /// its goodput is the bytes delivered in it, and the CoV is over the counted ones only.
+    #[test]
+    fn window_goodput_counts_the_intervals_wholly_in_the_window() {
+        let (iv, from) = (Dur::from_millis(100), Dur::from_millis(250));
+        let at = |ms: u64| Time::ZERO + Dur::from_millis(ms);
+        // The interval (200, 300] ms starts before the window; (300, 400] lies in it.
+        assert!(!counts_in_window(at(300), iv, from, Time::ZERO));
+        assert!(counts_in_window(at(400), iv, from, Time::ZERO));
+        // A flow starting at 450 ms: (400, 500] ends after its start and counts, (300, 400]
+        // does not.
+        assert!(!counts_in_window(at(400), iv, from, at(450)));
+        assert!(counts_in_window(at(500), iv, from, at(450)));
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        let mut g = WindowGoodput::default();
+        // 1000 B in (0, 100] ms: 80 kb/s, not counted; then 2500 B and 1500 B counted.
+        assert!(near(g.sample(1_000, iv, false), 80e3));
+        assert_eq!(g.cov(), None);
+        assert!(near(g.sample(3_500, iv, true), 200e3));
+        assert!(near(g.sample(5_000, iv, true), 120e3));
+        // Mean 160 kb/s, population sd 40 kb/s.
+        assert!((g.cov().unwrap() - 0.25).abs() < 1e-12);
+        // Nothing delivered in the counted intervals: no CoV.
+        let mut idle = WindowGoodput::default();
+        idle.sample(0, iv, true);
+        assert_eq!(idle.cov(), None);
     }
 
     #[test]

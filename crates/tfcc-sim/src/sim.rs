@@ -16,8 +16,9 @@ use crate::link::{Link, LinkCounters, LinkId, Wake};
 use crate::loss_model::LossSpec;
 use crate::packet_pool::{Direction, PacketId, PacketMeta, PacketPool};
 use crate::recorder::{
-    jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary, LinkTotals, Moments,
-    PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary, VideoRecord,
+    counts_in_window, jain_index, FlowSample, FlowSummary, FlowTotals, LinkSample, LinkSummary,
+    LinkTotals, Moments, PtcpCtrlSlot, PtcpEvalSlot, PtcpRecord, RunResult, RunSummary,
+    VideoRecord, WindowGoodput,
 };
 use crate::topology::Topology;
 use crate::trace::{PacketTrace, TraceConfig, TraceEvent, TraceRecord};
@@ -198,15 +199,15 @@ struct FlowBook {
     route: u32,
     /// The route's propagation delays, forward and back, as configured at the start (no
     /// queueing or transmission time): the flow's RTT as a set-up states it (003 E2.2's
-    /// "shortest-RTT flow", ns-2's per-flow link delays). In nanoseconds as `u128`: every link
-    /// delay fits the clock's `u64` nanoseconds (584 years), but a route's sum of them need not,
-    /// and a path longer than the clock is a valid (if odd) set-up whose packets never arrive.
-    base_rtt_ns: u128,
+    /// "shortest-RTT flow", ns-2's per-flow link delays), in seconds
+    /// (`Topology::base_rtt_s`, which sums beyond the clock: a path longer than the clock is a
+    /// valid, if odd, set-up whose packets never arrive).
+    base_rtt_s: f64,
     start: Time,
     stop: Time,
     mark: FlowMark,
-    last_delivered: u64,
-    throughput: Moments,
+    /// Goodput per sampling interval, and the summary's CoV of it.
+    goodput: WindowGoodput,
     rtt: Moments,
 }
 
@@ -479,19 +480,11 @@ impl World {
                 book: FlowBook {
                     protocol: f.protocol,
                     route: f.route as u32,
-                    base_rtt_ns: {
-                        let r = &topology.routes[f.route];
-                        r.forward
-                            .iter()
-                            .chain(r.reverse.iter())
-                            .map(|&l| u128::from(topology.links[l as usize].delay.as_nanos()))
-                            .sum()
-                    },
+                    base_rtt_s: topology.base_rtt_s(f.route),
                     start: f.start,
                     stop: f.stop.unwrap_or(Time::MAX),
                     mark: FlowMark::default(),
-                    last_delivered: 0,
-                    throughput: Moments::default(),
+                    goodput: WindowGoodput::default(),
                     rtt: Moments::default(),
                 },
             })
@@ -1073,16 +1066,16 @@ impl World {
     fn sample(&mut self, now: Time) {
         let iv = self.cfg.sample_interval;
         let secs = iv.as_secs_f64();
-        // An interval counts towards the summary's CoV and RTT if it lies wholly in the window.
-        let in_window = now.saturating_since(Time::ZERO) >= self.cfg.measure_from + iv;
         for (i, f) in self.flows.iter_mut().enumerate() {
             let delivered = f.receiver.delivered_bytes();
-            let thr = (delivered - f.book.last_delivered) as f64 * 8.0 / secs;
-            f.book.last_delivered = delivered;
+            // The interval counts towards the summary's CoV and RTT if it lies wholly in the
+            // window and ends after the flow's start (the testbed's summary applies the same
+            // rule to its readings).
+            let counts = counts_in_window(now, iv, self.cfg.measure_from, f.book.start);
+            let thr = f.book.goodput.sample(delivered, iv, counts);
             let s = f.sender.stats();
             let rtt = s.rtt.map(|d| d.as_secs_f64());
-            if in_window && now > f.book.start {
-                f.book.throughput.push(thr);
+            if counts {
                 if let Some(r) = rtt {
                     f.book.rtt.push(r);
                 }
@@ -1209,9 +1202,8 @@ impl World {
                     packets_lost: f.count.dropped[0] - m.count.dropped[0],
                     loss_event_rate,
                     mean_rtt_s: f.book.rtt.mean(),
-                    // As `nanos_to_secs_f64`: `u128 as f64` rounds as `u64 as f64` does.
-                    base_rtt_s: f.book.base_rtt_ns as f64 / 1e9,
-                    cov: f.book.throughput.cov(),
+                    base_rtt_s: f.book.base_rtt_s,
+                    cov: f.book.goodput.cov(),
                     retransmits: s.retransmits - m.retransmits,
                     timeouts: s.timeouts - m.timeouts,
                     spurious_timeouts: s.spurious_timeouts - m.spurious_timeouts,

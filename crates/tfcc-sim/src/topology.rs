@@ -146,6 +146,29 @@ impl Topology {
             .map(|i| i as LinkId)
     }
 
+    /// The propagation delays of route `route`'s links as configured, summed per direction
+    /// (forward, reverse), in nanoseconds: a flow's base RTT is their sum (the simulator's
+    /// `FlowSummary::base_rtt_s`), and the testbed's relay holds each direction's packets for
+    /// its sum, so both backends take a route's delays from here. `u128`: every link delay
+    /// fits the clock's `u64` nanoseconds (584 years), but a route's sum of them need not.
+    pub fn route_delays_ns(&self, route: usize) -> [u128; 2] {
+        let r = &self.routes[route];
+        let sum = |ids: &[LinkId]| {
+            ids.iter()
+                .map(|&l| u128::from(self.links[l as usize].delay.as_nanos()))
+                .sum()
+        };
+        [sum(&r.forward), sum(&r.reverse)]
+    }
+
+    /// A flow on route `route`'s propagation RTT in seconds, its links' delays there and back
+    /// as configured, without queueing or transmission time: the summary's `base_rtt_s` on
+    /// both backends (the RTT a set-up assigns a flow, by which 003 E2.2 names the
+    /// "shortest-RTT flow"). As `nanos_to_secs_f64`: `u128 as f64` rounds as `u64 as f64`.
+    pub fn base_rtt_s(&self, route: usize) -> f64 {
+        self.route_delays_ns(route).iter().sum::<u128>() as f64 / 1e9
+    }
+
     fn push(&mut self, spec: LinkSpec) -> LinkId {
         self.links.push(spec);
         (self.links.len() - 1) as LinkId

@@ -135,16 +135,15 @@ pub(super) fn plan(path: &Path, overrides: &[String], seed: Option<u64>) -> Resu
     // (`wire_size::to_simulator_bytes`).
     let mut counted = Vec::new();
     for (i, f) in built.flows.iter().enumerate() {
-        let route = &built.topology.routes[f.route];
-        let sum = |ids: &[u32]| {
-            ids.iter()
-                .map(|&id| built.topology.links[id as usize].delay)
-                .fold(Dur::ZERO, |a, b| a + b)
-        };
+        // The route's delays, as the simulator sums them (and the summary's `base_rtt_s`).
+        let [forward, reverse] = built
+            .topology
+            .route_delays_ns(f.route)
+            .map(|ns| Dur(u64::try_from(ns).unwrap_or(u64::MAX)));
         paths.push(FlowPath {
             port: flow_port(i),
-            forward: sum(&route.forward),
-            reverse: sum(&route.reverse),
+            forward,
+            reverse,
             // Set below, once the flow's kind is known.
             proto: None,
         });

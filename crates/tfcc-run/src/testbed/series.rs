@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tfcc_core::time::std_secs_f64;
 use tfcc_net::testbed::{root_qdisc_samples, QdiscSample, FORWARD_DEV, REVERSE_DEV};
+use tfcc_sim::recorder::WindowGoodput;
 
 use crate::{FlowColumns, LinkColumns};
 
@@ -36,19 +37,20 @@ impl Directions {
     }
 }
 
-/// Per-flow goodput per sampling interval, from the receivers' delivered bytes.
+/// Per-flow goodput per sampling interval, from the receivers' delivered bytes, as the
+/// simulator's series and summary take it (`WindowGoodput`).
 pub(super) fn flow_columns(
     results: &[tfcc_net::testbed::FlowResult],
     interval: Duration,
 ) -> FlowColumns {
     let mut c = FlowColumns::default();
+    let iv = dur(interval);
     for (i, r) in results.iter().enumerate() {
-        let mut last = 0;
+        let mut goodput = WindowGoodput::default();
         for (k, &d) in r.delivered.iter().enumerate() {
             c.flow.push(i as i64);
             c.t.push(std_secs_f64(interval * (k as u32 + 1)));
-            c.throughput_bps
-                .push(d.saturating_sub(last) as f64 * 8.0 / interval.as_secs_f64());
+            c.throughput_bps.push(goodput.sample(d, iv, false));
             c.delivered_bytes.push(i64::try_from(d).unwrap_or(i64::MAX));
             // The sender's state: a tfcc sender's statistics (rate in bit/s as the simulator
             // records it), or kernel TCP's smoothed RTT and cwnd (segments) from TCP_INFO.
@@ -65,10 +67,14 @@ pub(super) fn flow_columns(
             ] {
                 col.push(None);
             }
-            last = d;
         }
     }
     c
+}
+
+/// A span of the run's clock as the simulator's integer nanoseconds (`tfcc_core::Dur`).
+pub(super) fn dur(d: Duration) -> tfcc_core::Dur {
+    tfcc_core::Dur(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// The latest multiple of `interval` at or before `elapsed` (the sampling instant a reading

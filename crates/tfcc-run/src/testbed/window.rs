@@ -6,13 +6,16 @@
 
 use std::time::Duration;
 
+use tfcc_core::{Dur, Time};
 use tfcc_net::relay::RelayStats;
 use tfcc_net::testbed::{FlowResult, QdiscSample};
-use tfcc_sim::recorder::{fairness_theta, jain_index, VideoRecord};
+use tfcc_sim::recorder::{
+    counts_in_window, fairness_theta, jain_index, VideoRecord, WindowGoodput,
+};
 use tfcc_sim::LinkAction;
 
 use super::plan::Plan;
-use super::series::{mean_backlog, Directions};
+use super::series::{dur, mean_backlog, Directions};
 use super::spurious_rtos;
 use crate::summary::{is_tcp, FlowEntry, LinkEntry, Metrics, NamespaceRtos, VideoEntry};
 
@@ -40,6 +43,7 @@ fn endpoint_figures(
     interval: Duration,
     measure_from: Duration,
     duration: Duration,
+    start: Time,
 ) -> EndpointFigures {
     // Sample k (0-based) is taken at (k + 1) · interval.
     let k_of = |t: Duration| (t.as_nanos() / interval.as_nanos().max(1)) as usize;
@@ -69,11 +73,13 @@ fn endpoint_figures(
             r.window_packets_judged.unwrap_or(0),
         )
     };
+    // The samples of the intervals that count, as the simulator's (`counts_in_window`).
+    let (iv, from) = (dur(interval), dur(measure_from));
     let rtts: Vec<f64> = r
         .sender
         .iter()
         .enumerate()
-        .filter(|(k, _)| k + 1 > k_of(measure_from))
+        .filter(|(k, _)| counts_in_window(instant(iv, *k), iv, from, start))
         .filter_map(|(_, s)| s.rtt.map(|d| d.as_secs_f64()))
         .collect();
     let mean_rtt_s = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
@@ -101,6 +107,44 @@ fn endpoint_figures(
         mean_rtt_s,
         timeouts: b.timeouts.saturating_sub(a.timeouts),
     }
+}
+
+/// The instant sample `k` (0-based) of a series stands for: `(k + 1) · interval` after the
+/// run's start ([`FlowResult::delivered`], `FlowResult::sender`).
+fn instant(interval: Dur, k: usize) -> Time {
+    Time::ZERO + interval * (k as u64 + 1)
+}
+
+/// The summary's `cov` of a flow: its receiver's goodput per sampling interval, from the bytes
+/// it had delivered at each sampling instant ([`FlowResult::delivered`]), over the intervals
+/// that lie wholly in the window and end after the flow's `start`, through the simulator's own
+/// [`WindowGoodput`]. The readings are the simulator's quantity at the same instants: a tfcc
+/// receiver's delivered bytes are read at the instant on its session's clock, a kernel TCP
+/// receiver's bytes read from its socket within its 5 ms read timeout of it. A flow whose
+/// bytes are rescaled to the simulator's packet size (`wire_size::to_simulator_bytes`) has
+/// the same CoV, a ratio.
+fn goodput_cov(
+    delivered: &[u64],
+    interval: Duration,
+    measure_from: Duration,
+    start: Time,
+) -> Option<f64> {
+    let (iv, from) = (dur(interval), dur(measure_from));
+    let mut g = WindowGoodput::default();
+    for (k, &d) in delivered.iter().enumerate() {
+        g.sample(d, iv, counts_in_window(instant(iv, k), iv, from, start));
+    }
+    g.cov()
+}
+
+/// Flow `i`'s propagation RTT as configured (`Topology::base_rtt_s`, the simulator's
+/// figure): the relay holds each packet for exactly its route's delays in that direction
+/// (`plan`'s `FlowPath`s, from the same sums), so the configured RTT is what the testbed sets
+/// up too. The RTT measured on top of it (`mean_rtt_s`) adds queueing, transmission and the
+/// host's own delays (the relay's lateness, the stack's), which this figure leaves out on both
+/// backends.
+fn base_rtt_s(plan: &Plan, i: usize) -> f64 {
+    plan.built.topology.base_rtt_s(plan.built.flows[i].route)
 }
 
 /// Bits the bottleneck could carry in `duration` at its scheduled rates. A dropout leaves the
@@ -179,10 +223,12 @@ pub(super) fn flow_entries(
         .zip(&plan.built.flow_info)
         .enumerate()
         .map(|(i, (r, info))| {
-            let own = endpoint_figures(r, interval, measure_from, duration);
-            (i, r, info, own)
+            let start = plan.built.flows[i].start;
+            let own = endpoint_figures(r, interval, measure_from, duration, start);
+            let cov = goodput_cov(&r.delivered, interval, measure_from, start);
+            (i, r, info, own, cov)
         })
-        .map(|(i, r, info, own)| FlowEntry {
+        .map(|(i, r, info, own, cov)| FlowEntry {
             id: i as u32,
             label: Some(info.label.clone()),
             group: Some(info.group),
@@ -194,8 +240,8 @@ pub(super) fn flow_entries(
             packets_lost: lost[i],
             loss_event_rate: own.loss_event_rate,
             mean_rtt_s: own.mean_rtt_s,
-            base_rtt_s: None,
-            cov: None,
+            base_rtt_s: Some(base_rtt_s(plan, i)),
+            cov,
             retransmits: 0,
             timeouts: own.timeouts,
             spurious_timeouts: spurious_rtos::of_flow(spurious, i),
@@ -322,7 +368,7 @@ mod tests {
             Duration::from_secs(4),
             Duration::from_secs(10),
         );
-        let f = endpoint_figures(&r, iv, from, to);
+        let f = endpoint_figures(&r, iv, from, to, Time::ZERO);
         assert_eq!(f.packets_sent, 600);
         // The receiver's 3 events per packet it judged in the window.
         assert_eq!(f.loss_event_rate, Some(3.0 / 580.0));
@@ -337,12 +383,12 @@ mod tests {
             })
             .collect();
         (out.window_loss_events, out.window_packets_judged) = (Some(79), Some(85));
-        let g = endpoint_figures(&out, iv, from, to);
+        let g = endpoint_figures(&out, iv, from, to, Time::ZERO);
         assert_eq!((g.packets_sent, g.loss_event_rate), (4, Some(79.0 / 85.0)));
         // A receiver-counted flow that judged nothing in the window reads 0.
         (out.window_loss_events, out.window_packets_judged) = (Some(0), Some(0));
         assert_eq!(
-            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            endpoint_figures(&out, iv, from, to, Time::ZERO).loss_event_rate,
             Some(0.0)
         );
         // A receiver that counted no loss event in the whole run (TFRCP's) gives its loss
@@ -351,12 +397,12 @@ mod tests {
         out.receiver_p = Some(0.0125);
         out.receiver_run_loss_events = Some(0);
         assert_eq!(
-            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            endpoint_figures(&out, iv, from, to, Time::ZERO).loss_event_rate,
             Some(0.0125)
         );
         out.receiver_run_loss_events = Some(2);
         assert_eq!(
-            endpoint_figures(&out, iv, from, to).loss_event_rate,
+            endpoint_figures(&out, iv, from, to, Time::ZERO).loss_event_rate,
             Some(0.0)
         );
         // A tfcc sender's timeouts in the window (2 at 4 s, 5 at 10 s), as the simulator's.
@@ -364,7 +410,7 @@ mod tests {
         // RTT samples at 5..=10 s: 45..=50 ms.
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender_window_loss_events = Some(12);
-        let f = endpoint_figures(&r, iv, from, to);
+        let f = endpoint_figures(&r, iv, from, to, Time::ZERO);
         // The sender's 12 events located in the window per packet it sent.
         assert_eq!(f.loss_event_rate, Some(12.0 / 600.0));
         // After an outage that began before the window, a TFWC sender detects in the window
@@ -378,21 +424,69 @@ mod tests {
             })
             .collect();
         late.sender_window_loss_events = Some(3);
-        let f = endpoint_figures(&late, iv, from, to);
+        let f = endpoint_figures(&late, iv, from, to, Time::ZERO);
         assert_eq!((f.packets_sent, f.loss_event_rate), (6, Some(0.5)));
         // Kernel TCP: no transport counters; segments sent (TCP_INFO) and the RTT, no loss
         // event rate.
         r.sender_counters = None;
-        let f = endpoint_figures(&r, iv, from, to);
+        let f = endpoint_figures(&r, iv, from, to, Time::ZERO);
         assert_eq!((f.packets_sent, f.loss_event_rate), (600, None));
         // and its timeouts in the window (tcpi_total_rto 2 at 4 s, 5 at 10 s)
         assert_eq!(f.timeouts, 3);
         assert!((f.mean_rtt_s.unwrap() - 0.0475).abs() < 1e-12);
         r.sender.clear();
         assert_eq!(
-            endpoint_figures(&r, iv, from, to),
+            endpoint_figures(&r, iv, from, to, Time::ZERO),
             EndpointFigures::default()
         );
+    }
+
+    /// The testbed's CoV is the simulator's over the same readings: goodput per interval from
+    /// the receiver's bytes at the sampling instants, the intervals wholly in the window and
+    /// ending after the flow's start only.
+    #[test]
+    fn the_cov_takes_the_intervals_in_the_window_after_the_flows_start() {
+        let s = Duration::from_secs;
+        // Bytes by 1, 2, ..., 6 s; the window from 2 s, the flow from 2.5 s. The intervals
+        // ending at 3-6 s count: 100, 200, 100 and 0 B, 800, 1600, 800 and 0 b/s, mean 800,
+        // population sd 800 / √2.
+        let delivered = [100, 200, 300, 500, 600, 600];
+        let start = Time::ZERO + Dur::from_millis(2_500);
+        let cov = goodput_cov(&delivered, s(1), s(2), start).unwrap();
+        assert!((cov - 0.5f64.sqrt()).abs() < 1e-12, "{cov}");
+        // A window from 1 s and a flow from 0 s: the interval ending at 2 s counts too.
+        let mut m = tfcc_sim::recorder::Moments::default();
+        for b in [100.0, 100.0, 200.0, 100.0, 0.0] {
+            m.push(b * 8.0);
+        }
+        let from_0 = goodput_cov(&delivered, s(1), s(1), Time::ZERO).unwrap();
+        assert!((from_0 - m.cov().unwrap()).abs() < 1e-12, "{from_0}");
+        // A window with no interval wholly in it, or nothing delivered: no CoV.
+        assert_eq!(goodput_cov(&delivered, s(1), s(6), Time::ZERO), None);
+        assert_eq!(goodput_cov(&[0, 0, 0], s(1), s(0), Time::ZERO), None);
+    }
+
+    /// A flow's base RTT is its route's delays as configured, the same sums the relay holds
+    /// its packets for: two flows with 1 and 3 ms access links across a 10 ms bottleneck.
+    #[test]
+    fn the_base_rtt_is_the_routes_configured_delays() {
+        let path = std::env::temp_dir().join(format!("tfcc-base-rtt-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "name = \"base-rtt\"\nduration = \"5s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = { rate = \"4Mbps\", delay = \"10ms\" }\n\
+             access = { rate = \"100Mbps\", delay = [\"1ms\", \"3ms\"] }\n\
+             [[flows]]\nprotocol = \"tfrc\"\ncount = 2\n",
+        )
+        .unwrap();
+        let p = super::super::plan::plan(&path, &[], None);
+        let _ = std::fs::remove_file(&path);
+        let p = p.unwrap();
+        for (i, want_ms) in [(0, 24.0), (1, 32.0)] {
+            assert!((base_rtt_s(&p, i) * 1e3 - want_ms).abs() < 1e-9, "flow {i}");
+            let relayed = p.paths[i].forward + p.paths[i].reverse;
+            assert_eq!(relayed.as_secs_f64(), base_rtt_s(&p, i), "flow {i}");
+        }
     }
 
     #[test]
