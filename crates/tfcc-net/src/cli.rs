@@ -821,7 +821,8 @@ fn drive_receiver<R: Receiver>(mut s: Session<R>, duration: Dur, every: Dur) -> 
             break;
         }
         say_first_drop(&s, &mut said);
-        let d = s.delivered_bytes();
+        // By the row's end by kernel stamps: a late wake-up's reads go to the next row.
+        let d = s.delivered_bytes_by_end();
         let st = s.endpoint().stats();
         println!(
             "{:>8.1} {:>12.3} {:>9.5} {:>8}",

@@ -1104,6 +1104,8 @@ fn run_sender<S: tfcc_core::endpoint::Sender>(
     // The video source's counts at the window's start: none yet if the flow starts in it.
     let mut at_window = None;
     let mut samples = Vec::with_capacity(clk.samples());
+    // Each reading counts the bytes by its instant by their kernel stamps
+    // (`Session::delivered_bytes_by_end`), not what a late wake-up had read by then.
     for k in 1..=clk.samples() {
         let t = clk.interval * k as u32;
         if clk.start + t <= born {
@@ -1222,22 +1224,22 @@ fn udp_receiver<R: Receiver>(
         let t = clk.interval * k as u32;
         if before.is_none() && t > clk.measure_from {
             s.run_until(at(clk.measure_from))?;
-            before = Some(s.delivered_bytes());
+            before = Some(s.delivered_bytes_by_end());
             counted_before = counted(s.endpoint().stats());
         }
         s.run_until(at(t))?;
-        delivered.push(s.delivered_bytes());
+        delivered.push(s.delivered_bytes_by_end());
     }
     if before.is_none() {
         s.run_until(at(clk.measure_from))?;
-        before = Some(s.delivered_bytes());
+        before = Some(s.delivered_bytes_by_end());
         counted_before = counted(s.endpoint().stats());
     }
     // The window ends with the run, as in the simulator: bytes delivered while the queue
     // drains afterwards count towards the total only (they had inflated goodput by the
     // backlog over the window, above the bottleneck rate).
     s.run_until(at(clk.duration))?;
-    let in_window = s.delivered_bytes();
+    let in_window = s.delivered_bytes_by_end();
     let at_end = s.endpoint().stats();
     let receiver_p = at_end.p;
     let (events_end, judged_end, timeouts_end) = counted(at_end);

@@ -276,3 +276,48 @@ fn a_refused_send_is_counted_and_its_first_error_kept() {
     assert!(s.counters().send_errors >= 1, "{:?}", s.counters());
     assert!(s.first_send_error().is_some());
 }
+
+/// A receiver that wakes late reads datagrams stamped after the slice it was running: they are
+/// delivered at once, but `delivered_bytes_by_end` counts them in the next slice by their
+/// kernel stamps, so a per-interval figure (`tfcc recv`'s rows, the testbed's samples and
+/// window edges) does not depend on how late the host woke the reader. Three 1000-byte
+/// packets at 5, 13 and 21 ms of the sender's clock (which starts just after the receiver's)
+/// are read only after the sender has finished, at about 25 ms.
+#[test]
+fn a_late_wake_up_counts_each_datagram_in_the_slice_of_its_stamp() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rx = Session::receiver(
+        CbrSink::new(),
+        Protocol::Raw,
+        "127.0.0.1:0",
+        SessionConfig::default(),
+    )
+    .unwrap();
+    let cfg = CbrConfig {
+        rate: Rate::from_bps(1_000_000),
+        packet_size: 1000,
+        on_off: None,
+    };
+    let src =
+        tfcc_sim::flow::CbrSender::new(cfg, Time::from_millis(5), Some(Time::from_millis(22)));
+    let to = rx.local_addr().unwrap();
+    let mut tx = Session::sender(
+        src,
+        Protocol::Raw,
+        "127.0.0.1:0",
+        to,
+        SessionConfig::default(),
+    )
+    .unwrap();
+    tx.run_until(Time::from_millis(25)).unwrap();
+    assert_eq!(tx.counters().sent, 3);
+    // The slice to 17 ms ends long ago: the packets of 5 and 13 ms count in it, the one of
+    // 21 ms is delivered but not by its end.
+    rx.run_until(Time::from_millis(17)).unwrap();
+    assert_eq!(rx.delivered_bytes(), 3000);
+    assert_eq!(rx.delivered_bytes_by_end(), 2000);
+    // The next slice holds it.
+    rx.run_until(Time::from_millis(40)).unwrap();
+    assert_eq!(rx.delivered_bytes_by_end(), 3000);
+    assert_eq!(rx.counters().unstamped, 0, "{:?}", rx.counters());
+}

@@ -1526,7 +1526,7 @@ fn a_tfrcp_flow_alone_takes_the_simulators_throughput() {
 /// samples, 9.928 and 10.045 Mb/s as the link's packets fall into them, came in another
 /// order on the testbed, in the same numbers.
 #[test]
-fn bedsum_cov_and_base_rtt_are_the_simulators() {
+fn cov_and_base_rtt_are_the_simulators() {
     let dumbbell = r#"
 duration = "8s"
 measure_from = "2s"
