@@ -318,11 +318,13 @@ pub struct TfrcConfig {
     /// half the slowstart bound); not in `recv`'s slowstart exit, which sets the rate to
     /// `X_calc` and leaves `last_change_` alone, nor in the no-feedback handler. tfcc sets it
     /// likewise: at slowstart's start and doublings and at every congestion-control report
-    /// except the one that ends slowstart, so the first increase after slowstart (or after a
-    /// return to it) counts `Δt` from slowstart's last doubling, at least two report intervals
-    /// back, where until 2026-11-28 (ns2lc) it counted from the exit report. A first report that
-    /// already shows loss (tfcc goes straight to congestion control; ns-2 starts slowstart
-    /// regardless) counts `Δt = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2`
+    /// except the first to show a loss, which ends ns-2's slowstart even when a no-feedback
+    /// expiry took tfcc's sender out of it first (ns-2's stays in slowstart through one). So
+    /// the first increase after slowstart (or after a return to it) counts `Δt` from
+    /// slowstart's last change, at least two report intervals back, where until 2026-11-28
+    /// (ns2lc) it counted from the exit report. A first report that already shows a loss
+    /// (tfcc goes straight to congestion control; ns-2 starts slowstart regardless) counts `Δt
+    /// = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2`
     /// only.
     pub increase_elapsed: bool,
     /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348

@@ -68,7 +68,7 @@ pub struct TfrcSender {
     double_rtt: f64,
     /// When a report last changed the rate (ns-2's `last_change_`, read only under
     /// [`TfrcConfig::increase_elapsed`], whose doc gives the rule): slowstart's start and
-    /// doublings and every congestion-control report except the one that ends slowstart.
+    /// doublings and every congestion-control report except the first to show a loss.
     last_change: Option<Time>,
     packets_sent: u64,
     bytes_sent: u64,
@@ -523,7 +523,11 @@ impl TfrcSender {
             // reports outright, but with its two-loss slowstart exit a single unsent packet
             // would then freeze the rate for good; this reading keeps its intent (no
             // doubling) without the dead end.
-            let ends_slowstart = self.mode == Mode::Slowstart;
+            // The first report to show a loss ends ns-2's slowstart, also after a no-feedback
+            // expiry that took tfcc's sender out of it (ns-2's stays in slowstart).
+            let ends_slowstart = matches!(self.mode, Mode::Slowstart | Mode::CongestionControl)
+                && p_prev <= 0.0
+                && self.p > 0.0;
             if self.p > 0.0 {
                 self.mode = Mode::CongestionControl;
             }
@@ -1126,7 +1130,9 @@ mod tests {
     /// to `s/R`), then a report 0.05 s later adds `1.5·s/R` (0.15 s since the doubling); from
     /// the exit it would be `0.5·s/R`, from slowstart's start `2·s/R`. After a return to
     /// slowstart (a no-feedback halving, then a loss-free report that doubles) the same holds:
-    /// 0.12 s after that doubling, `1.2·s/R`.
+    /// 0.12 s after that doubling, `1.2·s/R`. And when the report after the expiry is the
+    /// first to show a loss, it ends slowstart as ns-2's does (ns-2 stays in slowstart through
+    /// an expiry): the next increase counts from slowstart's start, capped at `2·s/R`.
     #[test]
     fn under_ns2_the_first_increase_after_slowstart_counts_from_its_last_doubling() {
         let mut s = started(TfrcConfig::ns2());
@@ -1150,6 +1156,14 @@ mod tests {
         assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
         feedback(&mut s, ms(1220), 100, 1e-6, 10_000_000);
         assert!(close(s.rate(), 22_000.0, 1e-9), "{}", s.rate());
+
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        s.on_timeout(ms(1000));
+        feedback(&mut s, ms(1100), 100, 1e-6, 1000);
+        assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(1150), 100, 1e-6, 10_000_000);
+        assert!(close(s.rate(), 30_000.0, 1e-9), "{}", s.rate());
     }
 
     /// 004 Sec. 3.5.2: "As soon as receiver reports arrive at the sender again, the sending
