@@ -310,12 +310,21 @@ pub struct TfrcConfig {
     /// RTT per feedback. Off in RFC 5348; on in `ns2`, whose `increase_rate` has it in the form
     /// of [`Self::increase_elapsed`].
     pub increase_limit: bool,
-    /// With [`Self::increase_limit`], scale the step by the time since the last report taken
-    /// in congestion control: `Δb = (s/R)·min(2, Δt/R)`, ns-2.35's `increase_rate` (`mult =
-    /// (now − last_change_)/rtt_`, capped at 2; ns-2's `last_change_` is set by every report's
-    /// increase or decrease and by slowstart's changes, not by the no-feedback timer; here the
-    /// first report after slowstart counts `Δt = R`). Off: `Δb = s/R` per report (004 Eq.
-    /// 3.7). On in `ns2` only.
+    /// With [`Self::increase_limit`], scale the step by the time since a report last changed
+    /// the rate: `Δb = (s/R)·min(2, Δt/R)`, ns-2.35's `increase_rate` (`mult = (now −
+    /// last_change_)/rtt_`, capped at 2). ns-2 sets `last_change_` in `increase_rate` and
+    /// `decrease_rate`, so at every report in congestion control, and in `slowstart()` wherever
+    /// that sets the rate (the initial rate of the first reports, each doubling, the cut to
+    /// half the slowstart bound); not in `recv`'s slowstart exit, which sets the rate to
+    /// `X_calc` and leaves `last_change_` alone, nor in the no-feedback handler. tfcc sets it
+    /// likewise: at slowstart's start and doublings and at every congestion-control report
+    /// except the first to show a loss, which ends ns-2's slowstart even when a no-feedback
+    /// expiry took tfcc's sender out of it first (ns-2's stays in slowstart through one). So
+    /// the first increase after slowstart (or after a return to it) counts `Δt` from
+    /// slowstart's last change, at least two report intervals back, where until 2026-11-28
+    /// (ns2lc) it counted from the exit report. A first report that already shows a loss
+    /// (tfcc goes straight to congestion control; ns-2 starts slowstart regardless) counts `Δt
+    /// = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2` only.
     pub increase_elapsed: bool,
     /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348
     /// §4.3 step 4's `X = max(min(X_Bps, recv_limit), s/t_mbi)` (and ns-2's agent). The thesis

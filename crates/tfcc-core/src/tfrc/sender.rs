@@ -66,8 +66,9 @@ pub struct TfrcSender {
     /// When slowstart last doubled the rate (RFC 5348 §4.3 `tld`), and the smoothed RTT then.
     last_double: Option<Time>,
     double_rtt: f64,
-    /// When the last report taken in congestion control set the rate (ns-2's `last_change_`,
-    /// for [`TfrcConfig::increase_elapsed`]).
+    /// When a report last changed the rate (ns-2's `last_change_`, read only under
+    /// [`TfrcConfig::increase_elapsed`], whose doc gives the rule): slowstart's start and
+    /// doublings and every congestion-control report except the first to show a loss.
     last_change: Option<Time>,
     packets_sent: u64,
     bytes_sent: u64,
@@ -483,6 +484,7 @@ impl TfrcSender {
                 self.mode = Mode::Slowstart;
                 self.last_double = Some(now);
                 self.double_rtt = r;
+                self.last_change = Some(now);
             } else {
                 // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
                 // slowstart a loss-free report re-enters it) and double once per RTT. The
@@ -511,6 +513,7 @@ impl TfrcSender {
                     self.set_rate(doubled, r, delta_b, delta_b);
                     self.last_double = Some(now);
                     self.double_rtt = r;
+                    self.last_change = Some(now);
                 }
             }
         } else {
@@ -520,6 +523,11 @@ impl TfrcSender {
             // reports outright, but with its two-loss slowstart exit a single unsent packet
             // would then freeze the rate for good; this reading keeps its intent (no
             // doubling) without the dead end.
+            // The first report to show a loss ends ns-2's slowstart, also after a no-feedback
+            // expiry that took tfcc's sender out of it (ns-2's stays in slowstart).
+            let ends_slowstart = matches!(self.mode, Mode::Slowstart | Mode::CongestionControl)
+                && p_prev <= 0.0
+                && self.p > 0.0;
             if self.p > 0.0 {
                 self.mode = Mode::CongestionControl;
             }
@@ -552,7 +560,11 @@ impl TfrcSender {
             } else {
                 s / r
             };
-            self.last_change = Some(now);
+            // ns-2's slowstart exit sets the rate without touching `last_change_`, so the next
+            // report's increase counts from slowstart's last change.
+            if !ends_slowstart {
+                self.last_change = Some(now);
+            }
             let step_of = if self.cfg.increase_limit {
                 if target > self.x {
                     // 004 Eq. 3.8: at most one more packet per RTT.
@@ -1110,6 +1122,48 @@ mod tests {
             close(a, 20_000.0, 1e-9) && close(b, 30_000.0, 1e-9),
             "{a} {b}"
         );
+    }
+
+    /// ns-2.35 sets `last_change_` at slowstart's doublings but not at the report that ends
+    /// slowstart, so the first increase after it counts `Δt` from the last doubling. R = 0.1
+    /// s, s/R = 10 000 B/s: slowstart from 0.1 s, a doubling at 0.2 s, the exit at 0.3 s (down
+    /// to `s/R`), then a report 0.05 s later adds `1.5·s/R` (0.15 s since the doubling); from
+    /// the exit it would be `0.5·s/R`, from slowstart's start `2·s/R`. After a return to
+    /// slowstart (a no-feedback halving, then a loss-free report that doubles) the same holds:
+    /// 0.12 s after that doubling, `1.2·s/R`. And when the report after the expiry is the
+    /// first to show a loss, it ends slowstart as ns-2's does (ns-2 stays in slowstart through
+    /// an expiry): the next increase counts from slowstart's start, capped at `2·s/R`.
+    #[test]
+    fn under_ns2_the_first_increase_after_slowstart_counts_from_its_last_doubling() {
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        feedback(&mut s, ms(200), 100, 0.0, 10_000_000);
+        assert!(close(s.rate(), 80_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(300), 100, 1e-6, 1000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(350), 100, 1e-6, 10_000_000);
+        assert!(close(s.rate(), 25_000.0, 1e-9), "{}", s.rate());
+
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        s.on_timeout(ms(1000)); // no feedback for 2R: halved, out of slowstart
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        feedback(&mut s, ms(1100), 100, 0.0, 10_000_000);
+        assert_eq!(s.mode(), Mode::Slowstart);
+        assert!(close(s.rate(), 40_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(1150), 100, 1e-6, 1000);
+        assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(1220), 100, 1e-6, 10_000_000);
+        assert!(close(s.rate(), 22_000.0, 1e-9), "{}", s.rate());
+
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        s.on_timeout(ms(1000));
+        feedback(&mut s, ms(1100), 100, 1e-6, 1000);
+        assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(1150), 100, 1e-6, 10_000_000);
+        assert!(close(s.rate(), 30_000.0, 1e-9), "{}", s.rate());
     }
 
     /// 004 Sec. 3.5.2: "As soon as receiver reports arrive at the sender again, the sending
