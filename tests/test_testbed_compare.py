@@ -43,6 +43,21 @@ def test_rows_carry_loss_and_rtt_and_dashes_for_what_the_testbed_lacks() -> None
     assert by[("1 tcp-reno", "packets lost")] == (4, None)
 
 
+def test_cov_base_rtt_and_mean_queue_are_side_by_side() -> None:
+    # Both backends' summaries carry them since 2026-11-28; an older testbed summary's null
+    # (or a missing key) is a dash.
+    sim, bed = summary(0.02, 0.06), summary(None, None)
+    for s, cov in ((sim, 0.25), (bed, 0.27)):
+        s["flows"][0] |= {"cov": cov, "base_rtt_s": 0.04}
+        s["links"][0]["mean_queue_pkts"] = 12.5
+    rows = compare_rows(RunResult(sim), RunResult(bed))
+    by = {(flow, metric): (a, b) for flow, metric, a, b in rows}
+    assert by[("0 tfrc", "goodput CoV")] == (0.25, 0.27)
+    assert by[("0 tfrc", "base RTT ms")] == (40.0, 40.0)
+    assert by[("1 tcp-reno", "goodput CoV")] == (None, None)
+    assert by[("bottleneck", "mean_queue_pkts")] == (12.5, 12.5)
+
+
 def test_reverse_flows_and_the_reverse_direction_are_rows_of_their_own() -> None:
     def two_way(rev_drops: int) -> dict[str, Any]:
         s = summary(0.02, 0.06)

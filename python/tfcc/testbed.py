@@ -271,16 +271,21 @@ FLOW_METRICS = (
     # queue's drops is unknown (README, "Drops and losses on the testbed").
     ("packets_lost", "packets lost", 1.0),
     ("mean_rtt_s", "mean RTT ms", 1e3),
+    # Goodput's CoV per sampling interval, one definition on both backends
+    # (tfcc_sim::recorder::WindowGoodput; null in testbed summaries before 2026-11-28).
+    ("cov", "goodput CoV", 1.0),
+    ("base_rtt_s", "base RTT ms", 1e3),
 )
 
 
 def compare_rows(
     sim: RunResult, testbed: RunResult
 ) -> list[tuple[str, str, float | None, float | None]]:
-    """(flow label, metric, simulator value, testbed value) rows: every flow's throughput (a
-    reverse flow, ``direction = "reverse"``, marked so), then the bottleneck's utilisation and
-    drops in each direction the summaries have, then the run's fairness metrics (over the
-    forward flows, as both backends compute them)."""
+    """(flow label, metric, simulator value, testbed value) rows: every flow's figures of
+    :data:`FLOW_METRICS` (a reverse flow, ``direction = "reverse"``, marked so), then the
+    bottleneck's utilisation, drops and mean queue in each direction the summaries have, then
+    the run's fairness metrics (over the forward flows, as both backends compute them); a
+    figure a summary lacks is ``None``."""
     rows: list[tuple[str, str, float | None, float | None]] = []
     sf, tf = sim.summary["flows"], testbed.summary["flows"]
     for a, b in zip(sf, tf, strict=False):
@@ -303,8 +308,8 @@ def compare_rows(
     tl = {x["name"]: x for x in testbed.summary["links"]}
     for link in ("bottleneck", "bottleneck-rev"):
         if link in sl and link in tl:
-            for key in ("utilization", "drops"):
-                rows.append((link, key, sl[link][key], tl[link][key]))
+            for key in ("utilization", "drops", "mean_queue_pkts"):
+                rows.append((link, key, sl[link].get(key), tl[link].get(key)))
     # Both backends leave reverse flows out of θ and Jain.
     scope = "forward flows" if any(f.get("direction") == "reverse" for f in sf) else "all"
     for key in ("fairness_theta", "jain_index"):
