@@ -355,8 +355,9 @@ pub struct TfrcConfig {
     /// the first increase after slowstart (or after a return to it) counts `Δt` from
     /// slowstart's last change, at least two report intervals back, where until 2026-11-28
     /// (ns2lc) it counted from the exit report. A first report that already shows a loss
-    /// (tfcc goes straight to congestion control; ns-2 starts slowstart regardless) counts `Δt
-    /// = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2` only.
+    /// starts slowstart in ns-2 ([`Self::slowstart_on_lossy_first_report`], so the next
+    /// report is the exit); with that field off it takes tfcc straight to congestion control
+    /// and counts `Δt = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2` only.
     pub increase_elapsed: bool,
     /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348
     /// §4.3 step 4's `X = max(min(X_Bps, recv_limit), s/t_mbi)` (and ns-2's agent). The thesis
