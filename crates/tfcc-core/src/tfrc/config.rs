@@ -260,6 +260,38 @@ pub struct TfrcConfig {
     /// average lags while queues build) ends slowstart without halving; the halving timer runs
     /// on. Not in RFC 5348 or ns-2.
     pub slowstart_timer: bool,
+    /// Hold the rate at the initial window at the second report too (`max(X, W_init/R)` with
+    /// the new `R`, no doubling), when that window is above one packet: ns-2.35's
+    /// `TfrcAgent::slowstart()` keeps "the initial rate" while `round_id <= 1 || (round_id == 2
+    /// && initial_rate() > 1)`, because the first report's receive rate covers too little to
+    /// bound a doubling by. Its `round_id` counts reports and no-feedback expiries, so this
+    /// counts both. The earliest doubling is then the third report's. RFC 5348 §4.3 and the
+    /// thesis double from the second report: on in `ns2` only.
+    pub slowstart_hold_second_report: bool,
+    /// Take a slowstart doubling only when more than the current smoothed `R` has passed
+    /// since the rate last changed (`last_change`, as [`Self::increase_elapsed`] keeps it):
+    /// ns-2.35's `TfrcAgent::slowstart()` doubles when `now - last_change_ > rtt_`, strictly.
+    /// Off, tfcc's own rule: at least the smaller of the RTT at the last doubling and the
+    /// current one since that doubling, so that reports one RTT apart keep doubling while the
+    /// queue lifts the smoothed RTT (the thesis' Eq. 3.13 doubles at every report, one per
+    /// RTT). On in `ns2` only; ns-2's strict test with reports spaced by about `rtt_` skips a
+    /// doubling whenever a report comes at or just under one `rtt_` after the last change.
+    pub slowstart_strict_wait: bool,
+    /// In slowstart, at every loss-free report: a rate above `2·X_recv` drops to `X_recv`, a
+    /// rate at `2·X_recv` stays, and only a rate below it doubles (when due, up to `2·X_recv`);
+    /// with no receive rate reported the rate is `s/R`. ns-2.35's `TfrcAgent::slowstart()`
+    /// with `ss_maxrate_ = 2·X_recv`: its branch "Limited by maxrate" sets `rate_ =
+    /// ss_maxrate_/2` whether or not a doubling is due, and its `ss_maxrate_ <= 0` branch
+    /// `size_/rtt_`. Off (RFC 3448 §4.3, RFC 5348 §4.3, the thesis): the bound applies only
+    /// when a doubling is due, as `min(2X, 2·X_recv)` ([`Self::slowstart_bound`]). On in `ns2`
+    /// only.
+    pub slowstart_cut_to_receive_rate: bool,
+    /// Start slowstart at the first report even when it already shows a loss (the rate goes
+    /// to the initial window; the next report that shows a loss ends slowstart): ns-2.35's
+    /// `TfrcAgent::recv()` calls `slowstart()` for the first report (`first_pkt_rcvd == 0`)
+    /// before it looks at `flost`. Off, such a report takes the sender straight to congestion
+    /// control (RFC 5348 §4.3 step 4 reads `p` first). On in `ns2` only.
+    pub slowstart_on_lossy_first_report: bool,
     /// The receiver's report timer. 004 Sec. 3.1: "Receiver reports are sent once per RTT
     /// [...] When the sending rate is less than one packet per RTT, a report is only sent when
     /// at least one packet was received since the last report"; RFC 5348 §6.2's feedback timer
@@ -323,8 +355,9 @@ pub struct TfrcConfig {
     /// the first increase after slowstart (or after a return to it) counts `Δt` from
     /// slowstart's last change, at least two report intervals back, where until 2026-11-28
     /// (ns2lc) it counted from the exit report. A first report that already shows a loss
-    /// (tfcc goes straight to congestion control; ns-2 starts slowstart regardless) counts `Δt
-    /// = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2` only.
+    /// starts slowstart in ns-2 ([`Self::slowstart_on_lossy_first_report`], so the next
+    /// report is the exit); with that field off it takes tfcc straight to congestion control
+    /// and counts `Δt = R`. Off: `Δb = s/R` per report (004 Eq. 3.7). On in `ns2` only.
     pub increase_elapsed: bool,
     /// In congestion control, bound the rate by twice the reported receive rate, RFC 5348
     /// §4.3 step 4's `X = max(min(X_Bps, recv_limit), s/t_mbi)` (and ns-2's agent). The thesis
@@ -446,6 +479,10 @@ impl Default for TfrcConfig {
             initial_window: InitialWindow::OnePacket,          // 004 Sec. 3.6.1
             slowstart_bound: SlowstartBound::Thesis,           // 004 Eq. 3.14-3.15
             slowstart_timer: true,                             // 004 Eq. 3.16
+            slowstart_hold_second_report: false,               // 004 Eq. 3.13
+            slowstart_strict_wait: false,                      // sender.rs, 004 Eq. 3.13
+            slowstart_cut_to_receive_rate: false,              // 004 Eq. 3.14-3.15
+            slowstart_on_lossy_first_report: false,            // RFC 5348 §4.3 step 4
             report_timer: true,                                // 004 Sec. 3.1, RFC 5348 §6.2
             report_timer_rtts: 1.0,                            // 004 Sec. 3.1, RFC 5348 §6.2
             report_timer_repeat: false,                        // not in 004 nor RFC 5348
@@ -573,6 +610,10 @@ impl TfrcConfig {
     /// | `slowstart_bound` | `X + min(X, X_recv)` | `min(2X, 2·X_recv)` | `ssmult_ 2` |
     /// | `slowstart_exit_losses` | 2 | 1 | first loss ends slowstart |
     /// | `slowstart_timer` | `(d/2)·R_sample` | none | — |
+    /// | `slowstart_hold_second_report` | off | initial window at the second report | `round_id == 2` in `slowstart()` |
+    /// | `slowstart_strict_wait` | RTT at the last doubling | `> rtt_` since `last_change_` | `slowstart()` |
+    /// | `slowstart_cut_to_receive_rate` | off | above `2·X_recv`: `X_recv` at every report | `ss_maxrate_/2` in `slowstart()` |
+    /// | `slowstart_on_lossy_first_report` | off | slowstart starts anyway | `first_pkt_rcvd` in `recv()` |
     /// | `report_on_loss_event` | off (once per RTT) | on | report on a new loss event |
     /// | `seed` | `b_sst/2` | receive rate | `AdjustHistoryAfterSS_ 1` |
     /// | `increase_limit`, `increase_elapsed` | `s/R` per report | `(s/R)·min(2, Δt/R)` per report | `increase_rate` |
@@ -608,6 +649,10 @@ impl TfrcConfig {
             initial_window: InitialWindow::Rfc5348,
             slowstart_bound: SlowstartBound::TwiceReceiveRate,
             slowstart_timer: false,
+            slowstart_hold_second_report: true,
+            slowstart_strict_wait: true,
+            slowstart_cut_to_receive_rate: true,
+            slowstart_on_lossy_first_report: true,
             report_timer_rtts: 1.5,
             report_timer_repeat: true,
             report_on_loss_event: true,

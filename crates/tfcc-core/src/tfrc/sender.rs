@@ -476,36 +476,75 @@ impl TfrcSender {
             // slowstart.
             self.x = initial;
             self.climb = initial;
+        } else if self.mode == Mode::InitRtt
+            && (self.p <= 0.0 || self.cfg.slowstart_on_lossy_first_report)
+        {
+            // First RTT sample: slowstart begins (004 App. B), with a loss shown already too
+            // under [`TfrcConfig::slowstart_on_lossy_first_report`].
+            self.x = initial;
+            self.climb = initial;
+            self.mode = Mode::Slowstart;
+            self.last_double = Some(now);
+            self.double_rtt = r;
+            self.last_change = Some(now);
         } else if self.p <= 0.0 && self.mode != Mode::Forced {
-            if self.mode == Mode::InitRtt {
-                // First RTT sample: slowstart begins (004 App. B).
-                self.x = initial;
-                self.climb = initial;
-                self.mode = Mode::Slowstart;
+            // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
+            // slowstart a loss-free report re-enters it) and double once per RTT.
+            self.mode = Mode::Slowstart;
+            // ns-2's `round_id`: reports and no-feedback expiries.
+            let round = self.feedbacks.saturating_add(self.timeouts);
+            let bound = 2.0 * rx;
+            if self.cfg.slowstart_hold_second_report
+                && round <= 2
+                && self.cfg.initial_window != InitialWindow::OnePacket
+            {
+                // ns-2's second report: the initial window again, with the new RTT.
+                let held = self.x.max(initial);
+                self.x = held;
+                self.climb = held;
                 self.last_double = Some(now);
                 self.double_rtt = r;
                 self.last_change = Some(now);
+            } else if self.cfg.slowstart_cut_to_receive_rate && self.x >= bound {
+                // ns-2 bounds slowstart at every report, due or not: above `2·X_recv` to
+                // `X_recv` (no `s/R` floor there), at it unchanged; no receive rate, `s/R`.
+                let cut = if rx <= 0.0 {
+                    Some(s / r)
+                } else if self.x > bound {
+                    Some(rx)
+                } else {
+                    None
+                };
+                if let Some(cut) = cut {
+                    self.x = cut;
+                    self.climb = cut;
+                    self.last_change = Some(now);
+                }
             } else {
-                // No loss yet: (re-)enter slowstart (004 Sec. 3.6.1: after a timer-ended
-                // slowstart a loss-free report re-enters it) and double once per RTT. The
-                // thesis doubles on every report (Eq. 3.13), reports coming once per RTT; the
-                // guard only keeps early reports (a loss event's) from doubling again. "One
-                // RTT" is the RTT at the last doubling: the receiver spaces its reports by the
-                // RTT in the headers (its report timer, 004 Sec. 3.1), which is the sender's
-                // RTT when those packets left, and in slowstart the smoothed RTT grows with the
-                // queue, so the current one would make every other report miss the doubling.
-                self.mode = Mode::Slowstart;
-                let due = self.last_double.map_or(true, |t| {
-                    now.saturating_since(t).as_secs_f64() >= self.double_rtt.min(r)
-                });
+                // The thesis doubles on every report (Eq. 3.13), reports coming once per RTT;
+                // the guard only keeps early reports (a loss event's) from doubling again.
+                // "One RTT" is the RTT at the last doubling: the receiver spaces its reports
+                // by the RTT in the headers (its report timer, 004 Sec. 3.1), which is the
+                // sender's RTT when those packets left, and in slowstart the smoothed RTT
+                // grows with the queue, so the current one would make every other report miss
+                // the doubling. ns-2 waits strictly more than the current RTT since the last
+                // change ([`TfrcConfig::slowstart_strict_wait`]).
+                let due = if self.cfg.slowstart_strict_wait {
+                    self.last_change
+                        .map_or(true, |t| now.saturating_since(t).as_secs_f64() > r)
+                } else {
+                    self.last_double.map_or(true, |t| {
+                        now.saturating_since(t).as_secs_f64() >= self.double_rtt.min(r)
+                    })
+                };
                 if due {
                     let doubled = match self.cfg.slowstart_bound {
                         // 004 Eq. 3.14–3.15.
                         SlowstartBound::Thesis => (self.x + self.x.min(rx)).max(s / r),
                         // RFC 3448 §4.3, ns-2.
-                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(2.0 * rx).max(s / r),
+                        SlowstartBound::TwiceReceiveRate => (2.0 * self.x).min(bound).max(s / r),
                         // RFC 5348 §4.3 step 4: the floor is the initial rate.
-                        SlowstartBound::Rfc5348 => (2.0 * self.x).min(2.0 * rx).max(initial),
+                        SlowstartBound::Rfc5348 => (2.0 * self.x).min(bound).max(initial),
                     };
                     // 004 Sec. 3.6.1: smoothed like the congestion-control increase, with
                     // slowstart's Δb (Eq. 3.14: the step the bound left, `doubled − X`).
@@ -525,8 +564,10 @@ impl TfrcSender {
             // doubling) without the dead end.
             // The first report to show a loss ends ns-2's slowstart, also after a no-feedback
             // expiry that took tfcc's sender out of it (ns-2's stays in slowstart).
-            let ends_slowstart = matches!(self.mode, Mode::Slowstart | Mode::CongestionControl)
-                && p_prev <= 0.0
+            // Slowstart mode with a loss already shown is
+            // [`TfrcConfig::slowstart_on_lossy_first_report`]'s.
+            let ends_slowstart = (self.mode == Mode::Slowstart
+                || (self.mode == Mode::CongestionControl && p_prev <= 0.0))
                 && self.p > 0.0;
             if self.p > 0.0 {
                 self.mode = Mode::CongestionControl;
@@ -986,9 +1027,12 @@ mod tests {
         // 004 Eq. 3.14-3.15: X + min(X, X_recv) = 29 200 + 5 000.
         feedback(&mut s, ms(300), 100, 0.0, 5_000);
         assert!(close(s.rate(), 34_200.0, 1e-9));
-        // RFC 5348 §4.3: max(min(2X, 2·X_recv), s/R) = max(10 000, 14 600).
+        // RFC 3448 §4.3: max(min(2X, 2·X_recv), s/R) = max(8 000, 10 000) (ns-2's own
+        // bound is under_ns2_a_slowstart_rate_above_twice_the_receive_rate_drops_to_it's).
         let mut r = started(TfrcConfig {
             initial_window: super::super::config::InitialWindow::OnePacket,
+            slowstart_strict_wait: false,
+            slowstart_cut_to_receive_rate: false,
             ..TfrcConfig::ns2()
         });
         feedback(&mut r, ms(100), 100, 0.0, 0);
@@ -997,6 +1041,123 @@ mod tests {
         assert!(close(r.rate(), 10_000.0, 1e-9));
         feedback(&mut r, ms(300), 100, 0.0, 1_000_000);
         assert!(close(r.rate(), 20_000.0, 1e-9));
+    }
+
+    /// ns-2.35's `slowstart()` keeps the initial window at `round_id == 2` when that window
+    /// is above one packet, so the first doubling comes at the third report at the earliest;
+    /// `round_id` counts no-feedback expiries too. ns2 preset: s = 1000 B, RFC 3390 window of
+    /// 4000 B, R = 100 ms.
+    #[test]
+    fn under_ns2_the_second_report_holds_the_initial_window() {
+        let run = |cfg: TfrcConfig| {
+            let mut s = started(cfg);
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            assert!(close(s.rate(), 40_000.0, 1e-9), "{}", s.rate());
+            feedback(&mut s, ms(210), 100, 0.0, 1_000_000);
+            let second = s.rate();
+            feedback(&mut s, ms(320), 100, 0.0, 1_000_000);
+            (second, s.rate())
+        };
+        let (second, third) = run(TfrcConfig::ns2());
+        assert!(close(second, 40_000.0, 1e-9), "{second}");
+        assert!(close(third, 80_000.0, 1e-9), "{third}");
+        // Off: the second report doubles.
+        let (second, _) = run(TfrcConfig {
+            slowstart_hold_second_report: false,
+            ..TfrcConfig::ns2()
+        });
+        assert!(close(second, 80_000.0, 1e-9), "{second}");
+        // An expiry counts as a round: the halved rate (20 000) doubles at the next report,
+        // bounded by 2·X_recv = 30 000, instead of going back to the initial window.
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0, 0);
+        s.on_timeout(ms(300)); // max(2R, 2s/X) after the report
+        assert!(close(s.rate(), 20_000.0, 1e-9), "{}", s.rate());
+        feedback(&mut s, ms(350), 100, 0.0, 15_000);
+        assert!(close(s.rate(), 30_000.0, 1e-9), "{}", s.rate());
+    }
+
+    /// ns-2.35's `slowstart()` doubles only when `now - last_change_ > rtt_`, strictly and
+    /// with the current smoothed RTT; tfcc's own rule doubles a report one RTT (the RTT at the
+    /// last doubling) after the last doubling while the queue lifts the smoothed RTT.
+    #[test]
+    fn under_ns2_a_doubling_waits_more_than_the_current_rtt_since_the_last_change() {
+        let run = |cfg: TfrcConfig| {
+            let mut s = started(cfg);
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            feedback(&mut s, ms(200), 100, 0.0, 1_000_000); // held: 40 000
+                                                            // 100 ms after the last change, the smoothed RTT now 105 ms.
+            feedback(&mut s, ms(300), 200, 0.0, 1_000_000);
+            let at_one_rtt = s.rate();
+            // 110 ms after it, the smoothed RTT 104.75 ms.
+            feedback(&mut s, ms(310), 100, 0.0, 1_000_000);
+            (at_one_rtt, s.rate())
+        };
+        let (at_one_rtt, later) = run(TfrcConfig::ns2());
+        assert!(close(at_one_rtt, 40_000.0, 1e-9), "{at_one_rtt}");
+        assert!(close(later, 80_000.0, 1e-9), "{later}");
+        let (at_one_rtt, later) = run(TfrcConfig {
+            slowstart_strict_wait: false,
+            ..TfrcConfig::ns2()
+        });
+        assert!(close(at_one_rtt, 80_000.0, 1e-9), "{at_one_rtt}");
+        assert!(close(later, 80_000.0, 1e-9), "{later}");
+    }
+
+    /// ns-2.35's `slowstart()`: a rate above `ss_maxrate_ = 2·X_recv` drops to `X_recv` at
+    /// every report, a doubling due or not, without the `s/R` floor; no receive rate gives
+    /// `s/R`. Without the rule the bound applies only when a doubling is due, as `2·X_recv`.
+    #[test]
+    fn under_ns2_a_slowstart_rate_above_twice_the_receive_rate_drops_to_it() {
+        let run = |cfg: TfrcConfig| {
+            let mut s = started(cfg);
+            feedback(&mut s, ms(100), 100, 0.0, 0);
+            feedback(&mut s, ms(200), 100, 0.0, 1_000_000); // held: 40 000
+            feedback(&mut s, ms(250), 100, 0.0, 10_000); // not due; 2·X_recv = 20 000
+            let not_due = s.rate();
+            feedback(&mut s, ms(400), 100, 0.0, 3_000); // due; 2·X_recv = 6 000
+            let due = s.rate();
+            feedback(&mut s, ms(450), 100, 0.0, 1_500); // at 2·X_recv: unchanged
+            let at_bound = s.rate();
+            feedback(&mut s, ms(500), 100, 0.0, 0);
+            (not_due, due, at_bound, s.rate())
+        };
+        let (not_due, due, at_bound, none) = run(TfrcConfig::ns2());
+        assert!(close(not_due, 10_000.0, 1e-9), "{not_due}");
+        assert!(close(due, 3_000.0, 1e-9), "{due}");
+        assert!(close(at_bound, 3_000.0, 1e-9), "{at_bound}");
+        assert!(close(none, 10_000.0, 1e-9), "{none}"); // s/R
+        let (not_due, due, _, _) = run(TfrcConfig {
+            slowstart_cut_to_receive_rate: false,
+            ..TfrcConfig::ns2()
+        });
+        assert!(close(not_due, 40_000.0, 1e-9), "{not_due}");
+        assert!(close(due, 10_000.0, 1e-9), "{due}"); // max(min(80 000, 6 000), s/R)
+    }
+
+    /// ns-2.35's `recv()` calls `slowstart()` for the first report whatever its loss rate, so
+    /// a first report that shows a loss sets the initial window and the next lossy report ends
+    /// slowstart (leaving `last_change`, so the increase after it counts from the first
+    /// report). p = 0.0001 keeps `X_calc` far above the rates here.
+    #[test]
+    fn under_ns2_a_lossy_first_report_starts_slowstart() {
+        let mut s = started(TfrcConfig::ns2());
+        feedback(&mut s, ms(100), 100, 0.0001, 0);
+        assert_eq!(s.mode(), Mode::Slowstart);
+        assert!(close(s.rate(), 40_000.0, 1e-9), "{}", s.rate());
+        // The exit: 40 000 + (s/R)·min(2, 100 ms/R).
+        feedback(&mut s, ms(200), 100, 0.0001, 1_000_000);
+        assert_eq!(s.mode(), Mode::CongestionControl);
+        assert!(close(s.rate(), 50_000.0, 1e-9), "{}", s.rate());
+        // Δt from the first report, 250 ms: capped at 2·s/R.
+        feedback(&mut s, ms(350), 100, 0.0001, 1_000_000);
+        assert!(close(s.rate(), 70_000.0, 1e-9), "{}", s.rate());
+        let mut s = started(TfrcConfig {
+            slowstart_on_lossy_first_report: false,
+            ..TfrcConfig::ns2()
+        });
+        feedback(&mut s, ms(100), 100, 0.0001, 0);
+        assert_eq!(s.mode(), Mode::CongestionControl);
     }
 
     #[test]
@@ -1126,8 +1287,9 @@ mod tests {
 
     /// ns-2.35 sets `last_change_` at slowstart's doublings but not at the report that ends
     /// slowstart, so the first increase after it counts `Δt` from the last doubling. R = 0.1
-    /// s, s/R = 10 000 B/s: slowstart from 0.1 s, a doubling at 0.2 s, the exit at 0.3 s (down
-    /// to `s/R`), then a report 0.05 s later adds `1.5·s/R` (0.15 s since the doubling); from
+    /// s, s/R = 10 000 B/s: slowstart from 0.1 s, the initial window held at 0.2 s, a doubling
+    /// at 0.31 s, the exit at 0.41 s (down to `s/R`), then a report 0.05 s later adds
+    /// `1.5·s/R` (0.15 s since the doubling); from
     /// the exit it would be `0.5·s/R`, from slowstart's start `2·s/R`. After a return to
     /// slowstart (a no-feedback halving, then a loss-free report that doubles) the same holds:
     /// 0.12 s after that doubling, `1.2·s/R`. And when the report after the expiry is the
@@ -1137,12 +1299,13 @@ mod tests {
     fn under_ns2_the_first_increase_after_slowstart_counts_from_its_last_doubling() {
         let mut s = started(TfrcConfig::ns2());
         feedback(&mut s, ms(100), 100, 0.0, 0);
-        feedback(&mut s, ms(200), 100, 0.0, 10_000_000);
+        feedback(&mut s, ms(200), 100, 0.0, 10_000_000); // holds the initial window
+        feedback(&mut s, ms(310), 100, 0.0, 10_000_000);
         assert!(close(s.rate(), 80_000.0, 1e-9), "{}", s.rate());
-        feedback(&mut s, ms(300), 100, 1e-6, 1000);
+        feedback(&mut s, ms(410), 100, 1e-6, 1000);
         assert_eq!(s.mode(), Mode::CongestionControl);
         assert!(close(s.rate(), 10_000.0, 1e-9), "{}", s.rate());
-        feedback(&mut s, ms(350), 100, 1e-6, 10_000_000);
+        feedback(&mut s, ms(460), 100, 1e-6, 10_000_000);
         assert!(close(s.rate(), 25_000.0, 1e-9), "{}", s.rate());
 
         let mut s = started(TfrcConfig::ns2());
