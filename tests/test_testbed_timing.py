@@ -114,3 +114,19 @@ def test_jobs_is_refused_where_it_means_nothing(args: list[str], message: str) -
     assert res.exit_code != 0
     assert message in res.output, res.output
     assert "Traceback" not in res.output
+
+
+def test_a_testbed_reproduction_records_its_timing_in_run_json(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The CLI's wiring: the testbed runs' timing reaches the console and run.json. The runs are
+    # stand-ins (their summaries hold no flows, so every claim's metric fails: exit 1).
+    monkeypatch.setattr(tb, "run", lambda scenario, overrides, seed: RunResult(summary(0.2, 5.0)))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(
+        app,
+        ["reproduce", "tfwc", "--backend", "testbed", "--quick", "--jobs", "2", "--out", str(out)],
+    )
+    assert "2 at a time at most" in res.output, res.output
+    assert "relay lateness p99 ≤ 0.2 ms" in res.output, res.output
+    info, _ = rep.read_run(out)
+    assert info.backend == "testbed" and info.testbed_timing is not None
+    assert info.testbed_timing["p99_ms"] == 0.2 and info.testbed_timing["max_ms"] == 5.0

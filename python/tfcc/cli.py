@@ -545,13 +545,11 @@ def reproduce(
     if isinstance(runner, sw.ClaimRuns):
         info.runs_total, info.runs_reused = runner.total, runner.reused
         info.runs_wall_s = runner.runs_wall_s
-    if backend == "testbed":
+    timing = getattr(runner, "timing", None)  # tfcc.testbed.ClaimRuns's
+    if timing is not None:
         from dataclasses import asdict
 
-        from tfcc import testbed as tb
-
-        if isinstance(runner, tb.ClaimRuns):
-            info.testbed_timing = asdict(runner.timing)
+        info.testbed_timing = asdict(timing)
     if out is not None:
         rep.write_results(Path(out), title, outcomes, figures, info=info)
     if update_doc is not None:

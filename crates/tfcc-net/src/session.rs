@@ -569,9 +569,10 @@ impl<E: Endpoint> Session<E> {
                 size: u32::try_from(r.len).unwrap_or(u32::MAX),
                 header,
             };
-            let before = self.delivered_bytes();
+            // Only a datagram stamped after the slice's end needs its delivered bytes apart.
+            let late = (arrived > self.slice_end).then(|| self.delivered_bytes());
             self.ep.on_packet(t, &pkt);
-            if arrived > self.slice_end {
+            if let Some(before) = late {
                 self.after_end += self.delivered_bytes() - before;
             }
             if let Some(d) = self.deliver.as_mut() {
